@@ -1,0 +1,148 @@
+"""The Stratego board: squares, names, lakes, sides, neighbour and ray tables.
+
+A square is an ``int`` from 0 to 99, equal to the index into a Gravon ``field`` string:
+column ``"ABCDEFGHIK"[sq % 10]`` (there is no J), row ``sq // 10 + 1``. Square 0 is A1 (red's
+back row, red's left), square 99 is K10. Red (player 1) sets up on rows 1-4 and moves first;
+blue (player 2) on rows 7-10.
+
+This module knows geometry only: it does not know pieces, rules or the XML format.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import Final
+
+Square = int
+"""A board square, 0..99 (the Gravon field index)."""
+
+COLUMNS: Final = "ABCDEFGHIK"
+"""Column letters left to right from red's seat; Gravon skips J."""
+
+SQUARES: Final = range(100)
+
+LAKES: Final = frozenset({42, 43, 46, 47, 52, 53, 56, 57})
+"""C5 D5 G5 H5 C6 D6 G6 H6."""
+
+IS_LAKE: Final = tuple(sq in LAKES for sq in SQUARES)
+
+
+class Side(IntEnum):
+    """A player. The value is the Gravon player id (1 red, 2 blue)."""
+
+    RED = 1
+    BLUE = 2
+
+    @property
+    def other(self) -> Side:
+        """The opponent."""
+        return Side.BLUE if self is Side.RED else Side.RED
+
+    @property
+    def label(self) -> str:
+        """``'red'`` or ``'blue'``."""
+        return self.name.lower()
+
+
+def square_name(square: Square, *, gravon: bool = False) -> str:
+    """Name a square: ``square_name(99) == 'K10'``; ``gravon=True`` writes row 10 as ``':'``."""
+    if not 0 <= square < 100:
+        raise ValueError(f"square index out of range 0..99: {square!r}")
+    row = square // 10 + 1
+    col = COLUMNS[square % 10]
+    if row == 10:
+        return col + (":" if gravon else "10")
+    return col + str(row)
+
+
+_SQUARE_BY_NAME: Final[dict[str, Square]] = {}
+for _sq in SQUARES:
+    _SQUARE_BY_NAME[square_name(_sq)] = _sq
+    _SQUARE_BY_NAME[square_name(_sq, gravon=True)] = _sq
+
+
+def parse_square(name: str) -> Square:
+    """Read a square name: ``'A1'``..``'K10'``, Gravon's ``'K:'`` for row 10 too.
+
+    Raises ``ValueError`` for anything else (including the letter J, which Gravon skips).
+    """
+    try:
+        return _SQUARE_BY_NAME[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"not a square name: {name!r} (expected A1..K10, no J)") from None
+
+
+def square_lookup() -> dict[str, Square]:
+    """A copy of the name→square table, for hot loops that want ``dict.get``."""
+    return dict(_SQUARE_BY_NAME)
+
+
+def row_of(square: Square) -> int:
+    """Board row 1..10 (red's back row is 1)."""
+    return square // 10 + 1
+
+
+def col_of(square: Square) -> int:
+    """Board column 1..10 from red's left (A=1, K=10)."""
+    return square % 10 + 1
+
+
+def owner_view(square: Square, side: Side) -> tuple[int, int]:
+    """(row, col) as ``side`` sees the board: row 1 is their back row, col 1 their left.
+
+    Blue sits opposite red, so blue's view is the board turned 180 degrees (not mirrored).
+    """
+    if side is Side.RED:
+        return square // 10 + 1, square % 10 + 1
+    return 10 - square // 10, 10 - square % 10
+
+
+def from_owner_view(row: int, col: int, side: Side) -> Square:
+    """Inverse of :func:`owner_view`."""
+    if not (1 <= row <= 10 and 1 <= col <= 10):
+        raise ValueError(f"row and col must be 1..10, got {row}, {col}")
+    if side is Side.RED:
+        return (row - 1) * 10 + (col - 1)
+    return (10 - row) * 10 + (10 - col)
+
+
+def _neighbours(square: Square) -> tuple[Square, ...]:
+    row, col = divmod(square, 10)
+    out = []
+    for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        r, c = row + dr, col + dc
+        if 0 <= r < 10 and 0 <= c < 10 and (r * 10 + c) not in LAKES:
+            out.append(r * 10 + c)
+    return tuple(out)
+
+
+NEIGHBOURS: Final = tuple(_neighbours(sq) for sq in SQUARES)
+"""Orthogonal neighbours of each square that are on the board and not lakes."""
+
+DIRECTIONS: Final = (10, -10, 1, -1)
+
+
+def _ray(square: Square, step: int) -> tuple[Square, ...]:
+    out = []
+    row, col = divmod(square, 10)
+    dr, dc = {10: (1, 0), -10: (-1, 0), 1: (0, 1), -1: (0, -1)}[step]
+    r, c = row + dr, col + dc
+    while 0 <= r < 10 and 0 <= c < 10 and (r * 10 + c) not in LAKES:
+        out.append(r * 10 + c)
+        r, c = r + dr, c + dc
+    return tuple(out)
+
+
+RAYS: Final = tuple(tuple(_ray(sq, step) for step in DIRECTIONS) for sq in SQUARES)
+"""For each square, four rays (up, down, right, left in red's view) of squares up to a lake
+or the edge, nearest first."""
+
+
+def home_rows(side: Side) -> range:
+    """The board rows (1..10) where ``side`` sets up."""
+    return range(1, 5) if side is Side.RED else range(7, 11)
+
+
+def is_home_square(square: Square, side: Side) -> bool:
+    """Whether ``square`` lies in ``side``'s four setup rows."""
+    return square < 40 if side is Side.RED else square >= 60
