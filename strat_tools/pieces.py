@@ -144,3 +144,21 @@ CODE_SIDE: Final = tuple(0 if c in (EMPTY, LAKE) else (1 if c <= 12 else 2) for 
 """0 for empty/lake, else the Gravon player id (1 red, 2 blue)."""
 CODE_KIND: Final = tuple(-1 if c in (EMPTY, LAKE) else (c - 1) % 12 for c in range(26))
 """-1 for empty/lake, else the kind value 0..11."""
+
+
+def _army(letters: str) -> tuple[int, ...]:
+    """Counts per kind (index = kind value) of an army written in red Gravon letters."""
+    counts = [0] * 12
+    for letter in letters:
+        counts[letter_code(letter) - 1] += 1
+    return tuple(counts)
+
+
+ARMIES: Final[dict[str, tuple[int, ...]]] = {
+    "classic": _army("BBBBBBCDDDDDDDDEEEEEFFFFGGGGHHHHIIIJJKLM"),
+    "barrage": _army("BCDDEKLM"),
+    "duell": _army("BBCDDEEKLM"),
+    "ultimate lightning": _army("BBCDDDDEEFFGGHHIJKLM"),
+}
+"""Each variant's army per side as counts indexed by kind value. Classicfree has none: any
+army is allowed there."""
