@@ -1,0 +1,251 @@
+"""The ``strat-tools`` command line: a thin click layer over the library.
+
+Each command parses options, calls one library function and renders its result. Data goes
+to stdout; progress and messages go to stderr. Library errors become ``Error: ...`` with
+exit 1; usage errors stay click's exit 2. ``validate`` exits 1 when any game is invalid.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+from strat_tools import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMATS = ("table", "csv", "json", "jsonl")
+
+
+# ---------------------------------------------------------------------------------------
+# Shared options and rendering (used by every command)
+# ---------------------------------------------------------------------------------------
+
+
+def jobs_option(func: F) -> F:
+    """``--jobs N``: worker processes (default: all cores)."""
+    return click.option(
+        "--jobs", "-j", type=click.IntRange(min=1), default=None,
+        help="Worker processes, split by file and zip member (default: all cores).",
+    )(func)
+
+
+def rules_option(func: F) -> F:
+    """``--rules auto|NAME``."""
+    return click.option(
+        "--rules", "rules", default="auto", show_default=True, metavar="auto|NAME",
+        help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
+    )(func)
+
+
+def dask_options(func: F) -> F:
+    """``--dask`` and ``--dask-address``."""
+    func = click.option(
+        "--dask-address", default=None, metavar="tcp://HOST:PORT",
+        help="Run on this Dask scheduler (implies --dask). Paths must be visible to workers.",
+    )(func)
+    return click.option(
+        "--dask", is_flag=True, default=False,
+        help="Run the per-file work on dask.distributed (a local cluster unless an address "
+        "is given). Needs the 'dist' extra.",
+    )(func)
+
+
+def format_option(choices: Sequence[str] = FORMATS, default: str = "table") -> Callable[[F], F]:
+    """``--format`` with the given choices."""
+    def decorate(func: F) -> F:
+        return click.option(
+            "--format", "fmt", type=click.Choice(list(choices)), default=default,
+            show_default=True, help="Output format.",
+        )(func)
+    return decorate
+
+
+def paths_argument(func: F) -> F:
+    """``PATHS...``: files, folders, globs and zips (at least one)."""
+    return click.argument("paths", nargs=-1, required=True, metavar="PATHS...")(func)
+
+
+def render(data: Any, fmt: str, out: Any = None) -> None:
+    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``."""
+    import pandas as pd
+
+    out = out or click.get_text_stream("stdout")
+    if isinstance(data, dict) and fmt in ("json",):
+        out.write(json.dumps(data, indent=2, default=_json_default) + "\n")
+        return
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if fmt == "table":
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            out.write((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n")
+    elif fmt == "csv":
+        frame.to_csv(out, index=False)
+    elif fmt == "json":
+        out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
+    elif fmt == "jsonl":
+        text = frame.to_json(orient="records", lines=True, force_ascii=False)
+        out.write(text if text.endswith("\n") or not text else text + "\n")
+    else:
+        raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def message(text: str) -> None:
+    """A message for the user, on stderr."""
+    click.echo(text, err=True)
+
+
+@contextmanager
+def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on stderr when stderr is a terminal; otherwise nothing."""
+    if not sys.stderr.isatty() or total < 2:
+        yield None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+def library_errors(func: F) -> F:
+    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except KeyboardInterrupt:
+            raise click.Abort() from None
+        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+            raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="strat-tools")
+def main() -> None:
+    """Read, replay, validate and analyse Stratego game records (Gravon StraDoS2 XML).
+
+    PATHS may be .xml files, folders (searched recursively), glob patterns and the monthly
+    .zip archives as Gravon publishes them.
+
+    \b
+    Example:
+      strat-tools validate data/
+      strat-tools heatmap data/ --piece flag -o flag.png
+    """
+
+
+# ---------------------------------------------------------------------------------------
+# validate
+# ---------------------------------------------------------------------------------------
+
+
+@main.command()
+@paths_argument
+@format_option(("text", "json", "jsonl", "csv"), default="text")
+@rules_option
+@jobs_option
+@dask_options
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary (text format).")
+@click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
+@library_errors
+def validate(
+    paths: tuple[str, ...], fmt: str, rules: str, jobs: int | None, dask: bool,
+    dask_address: str | None, quiet: bool, verbose: bool,
+) -> None:
+    """Check that every game record is legal: read, check and replay each one.
+
+    Every input game file (zip members included) is one entry: valid, invalid (with
+    diagnostics naming file, member, XML line, ply and rule) or unchecked (with the reason).
+    Exit 0 when nothing is invalid, 1 when anything is.
+
+    \b
+    Example:
+      strat-tools validate games/*.xml
+      strat-tools validate ../gravon/strados2014-5.zip --format json
+    """
+    code = _run_validate(
+        list(paths), fmt=fmt, rules=rules, jobs=jobs, dask=dask or bool(dask_address),
+        dask_address=dask_address, quiet=quiet, verbose=verbose,
+    )
+    sys.exit(code)
+
+
+def _run_validate(
+    paths: list[str], *, fmt: str, rules: str, jobs: int | None, dask: bool,
+    dask_address: str | None, quiet: bool, verbose: bool,
+) -> int:
+    """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
+    from strat_tools.rules import check_rules_name
+    from strat_tools.sources import expand
+    from strat_tools.validate import Summary, iter_verdicts, problem_lines
+
+    check_rules_name(rules)
+    units = expand(paths)
+    if not units:
+        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+    out = click.get_text_stream("stdout")
+    summary = Summary()
+    with progress_bar(len(units), "validating") as update:
+        verdicts = iter_verdicts(
+            units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
+        )
+        if fmt == "json":
+            out.write('{"games": [')
+        elif fmt == "csv":
+            out.write("source,member,game_id,variant,status,rules,plies,severity,code,line,ply,message\n")
+        for verdict in verdicts:
+            summary.add(verdict)
+            _write_verdict(out, verdict, fmt, first=summary.games == 1, quiet=quiet, verbose=verbose,
+                           lines=problem_lines)
+    if fmt == "json":
+        out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
+    elif fmt == "text":
+        out.write(summary.line() + "\n")
+        for code, count in sorted(summary.by_code.items(), key=lambda kv: (-kv[1], kv[0])):
+            if quiet and not verbose:
+                break
+            out.write(f"  {count:>7}  {code}\n")
+    else:
+        message(summary.line())
+    return 0 if summary.invalid == 0 else 1
+
+
+def _write_verdict(out: Any, verdict: Any, fmt: str, *, first: bool, quiet: bool, verbose: bool,
+                   lines: Callable[..., Iterator[str]]) -> None:
+    if fmt == "text":
+        if not quiet:
+            for line in lines(verdict, verbose=verbose):
+                out.write(line + "\n")
+    elif fmt == "jsonl":
+        out.write(json.dumps(verdict.to_dict()) + "\n")
+    elif fmt == "json":
+        out.write(("\n" if first else ",\n") + json.dumps(verdict.to_dict()))
+    elif fmt == "csv":
+        import csv
+
+        writer = csv.writer(out, lineterminator="\n")
+        head = [verdict.source, verdict.member or "", verdict.game_id, verdict.variant,
+                verdict.status.value, verdict.rules, verdict.plies]
+        if not verdict.diagnostics:
+            writer.writerow([*head, "", "", "", "", ""])
+        for d in verdict.diagnostics:
+            writer.writerow([*head, d.severity.value, d.code, d.line or "", d.ply or "", d.message])
+
+
+# ---------------------------------------------------------------------------------------
+# Other commands are added below, one section each.
+# ---------------------------------------------------------------------------------------

@@ -1,0 +1,42 @@
+"""Shared fixtures: where the real Gravon archive is, and small helpers.
+
+Tests that need the real archive take the ``gravon_dir`` fixture: it skips with a clear reason
+where the folder is absent (a user's fresh clone). CI sets ``STRAT_TOOLS_REQUIRE_ARCHIVE=1`` so
+that a missing archive fails there instead of skipping silently.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def archive_path() -> Path:
+    """The real archive folder: $STRAT_TOOLS_GRAVON, else ``<repo>/../shared/gravon``."""
+    env = os.environ.get("STRAT_TOOLS_GRAVON")
+    return Path(env) if env else REPO.parent / "shared" / "gravon"
+
+
+@pytest.fixture(scope="session")
+def gravon_dir() -> Path:
+    """The real Gravon archive (23 monthly zips); skips when it is not there."""
+    path = archive_path()
+    if not path.is_dir() or not any(path.glob("*.zip")):
+        if os.environ.get("STRAT_TOOLS_REQUIRE_ARCHIVE"):
+            pytest.fail(f"STRAT_TOOLS_REQUIRE_ARCHIVE is set but no archive at {path}")
+        pytest.skip(
+            f"real Gravon archive not found at {path} "
+            "(set STRAT_TOOLS_GRAVON to the folder of strados*.zip files)"
+        )
+    return path
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """tests/fixtures."""
+    return FIXTURES
