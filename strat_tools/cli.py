@@ -206,7 +206,9 @@ def _run_validate(
         if fmt == "json":
             out.write('{"games": [')
         elif fmt == "csv":
-            out.write("source,member,game_id,variant,status,rules,plies,severity,code,line,ply,message\n")
+            out.write(
+                "source,member,game_id,variant,status,rules,plies,severity,code,line,ply,message\n"
+            )
         for verdict in verdicts:
             summary.add(verdict)
             _write_verdict(out, verdict, fmt, first=summary.games == 1, quiet=quiet, verbose=verbose,

@@ -72,7 +72,7 @@ MODERN_LABELS: Final = ("B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", 
 
 
 def rank_label(kind: PieceKind, numbering: Numbering = "modern") -> str:
-    """Short rank label: ``rank_label(MARSHAL) == '10'``, ``rank_label(MARSHAL, 'classic') == '1'``."""
+    """Short rank label: ``'10'`` for the marshal in the modern numbering, ``'1'`` in the classic."""
     if numbering == "modern":
         return MODERN_LABELS[kind]
     if numbering == "classic":

@@ -44,7 +44,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def make_batches(units: Sequence[Unit], jobs: int, batch_size: int | None = None) -> list[list[Unit]]:
+def make_batches(
+    units: Sequence[Unit], jobs: int, batch_size: int | None = None
+) -> list[list[Unit]]:
     """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
     process overhead (and to open each zip once per batch)."""
     if not units:

@@ -11,7 +11,7 @@ This module knows no XML and no rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum, IntEnum
+from enum import IntEnum, StrEnum
 from pathlib import PurePosixPath
 from typing import Final, NamedTuple
 
@@ -21,26 +21,20 @@ VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classic
 """The Gravon variants, as written in ``game/@type`` and file names."""
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     """How bad a diagnostic is. Only ``error`` makes a game invalid."""
 
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Status(str, Enum):
+class Status(StrEnum):
     """The verdict on one input game."""
 
     VALID = "valid"
     INVALID = "invalid"
     UNCHECKED = "unchecked"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)
