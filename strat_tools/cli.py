@@ -211,8 +211,10 @@ def _run_validate(
             )
         for verdict in verdicts:
             summary.add(verdict)
-            _write_verdict(out, verdict, fmt, first=summary.games == 1, quiet=quiet, verbose=verbose,
-                           lines=problem_lines)
+            _write_verdict(
+                out, verdict, fmt, first=summary.games == 1, quiet=quiet, verbose=verbose,
+                lines=problem_lines,
+            )
     if fmt == "json":
         out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     elif fmt == "text":

@@ -72,7 +72,7 @@ MODERN_LABELS: Final = ("B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", 
 
 
 def rank_label(kind: PieceKind, numbering: Numbering = "modern") -> str:
-    """Short rank label: ``'10'`` for the marshal in the modern numbering, ``'1'`` in the classic."""
+    """Short rank label: the marshal is ``'10'`` (modern) or ``'1'`` (classic)."""
     if numbering == "modern":
         return MODERN_LABELS[kind]
     if numbering == "classic":
