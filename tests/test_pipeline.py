@@ -1,0 +1,67 @@
+"""The batch pipeline: input order kept whatever the number of workers, on a pool or Dask."""
+
+from __future__ import annotations
+
+import os
+from functools import partial
+
+import pytest
+
+from strat_tools.pipeline import PipelineError, default_jobs, make_batches, map_batches
+from strat_tools.sources import Unit
+
+
+def _names(batch: list[Unit], tag: str = "") -> list[str]:
+    """A picklable batch function: the members, tagged, with the worker's pid."""
+    return [f"{tag}{u.member}" for u in batch]
+
+
+def _pid(batch: list[Unit]) -> int:
+    return os.getpid()
+
+
+UNITS = [Unit("a.zip", f"g{i:04d}.xml") for i in range(523)]
+
+
+def test_batches_are_contiguous_and_cover_every_unit() -> None:
+    batches = make_batches(UNITS, jobs=2)
+    assert [u for b in batches for u in b] == UNITS
+    assert max(len(b) for b in batches) <= 200
+    assert make_batches([], jobs=4) == []
+    assert [len(b) for b in make_batches(UNITS[:5], jobs=1, batch_size=2)] == [2, 2, 1]
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_results_come_in_input_order_for_any_jobs(jobs: int) -> None:
+    out = [n for chunk in map_batches(partial(_names, tag="x"), UNITS, jobs=jobs) for n in chunk]
+    assert out == [f"x{u.member}" for u in UNITS]
+
+
+def test_progress_counts_every_unit() -> None:
+    seen: list[int] = []
+    list(map_batches(_names, UNITS, jobs=2, progress=seen.append))
+    assert sum(seen) == len(UNITS)
+
+
+def test_jobs_one_runs_in_this_process_and_more_jobs_do_not() -> None:
+    assert set(map_batches(_pid, UNITS, jobs=1)) == {os.getpid()}
+    assert os.getpid() not in set(map_batches(_pid, UNITS, jobs=2, batch_size=10))
+
+
+def test_bad_jobs_is_refused() -> None:
+    with pytest.raises(ValueError, match="jobs"):
+        list(map_batches(_names, UNITS, jobs=0))
+    assert default_jobs() >= 1
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_gives_the_same_results_in_order() -> None:
+    pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
+    out = [n for chunk in map_batches(_names, UNITS, jobs=2, dask=True) for n in chunk]
+    assert out == [str(u.member) for u in UNITS]
+
+
+def test_unreachable_dask_scheduler_is_a_clear_error() -> None:
+    pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
+    with pytest.raises(PipelineError, match="cannot reach the Dask scheduler"):
+        list(map_batches(_names, UNITS, jobs=1, dask_address="tcp://127.0.0.1:1"))
