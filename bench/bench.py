@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""strat-tools benchmark: every speed goal as a ratio to the parse floor, measured in one run.
+
+    python bench/bench.py                       # on ../shared/gravon
+    python bench/bench.py PATH... --quick       # fewer measurements, any input
+
+Each measurement runs in a fresh subprocess (clean imports, honest peak memory) and times
+only the work, as ``parse_floor.py`` does. Prints a table and, with ``--json FILE``, the raw
+numbers. Targets come from the issues; a missed target is printed as such, with the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FLOOR = ROOT.parent / "shared" / "tools" / "parse_floor.py"
+DEFAULT_INPUT = ROOT.parent / "shared" / "gravon"
+
+
+# ----------------------------------------------------------------------------- inner runs
+
+
+def _peak_mb() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(own, kids) / 1024
+
+
+def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
+    """Run one measurement in this process and return its numbers."""
+    from strat_tools.sources import expand
+
+    units = expand(paths)
+    out: dict[str, Any] = {"games": len(units)}
+    start = time.perf_counter()
+    if task == "validate":
+        from strat_tools.validate import iter_verdicts
+
+        counts = {"valid": 0, "invalid": 0, "unchecked": 0}
+        for verdict in iter_verdicts(units, jobs=jobs):
+            counts[verdict.status.value] += 1
+        out.update(counts)
+    elif task == "read":
+        from strat_tools.gravon import read_units
+
+        out["moves"] = sum(r.plies for r in read_units(units))
+    elif task == "read-strict":
+        from strat_tools.gravon import read_units
+
+        out["moves"] = sum(r.plies for r in read_units(units, fast=False))
+    elif task in ("export", "setups"):
+        from strat_tools.dataset import export_paths
+
+        with tempfile.TemporaryDirectory() as tmp:
+            export_paths(units, Path(tmp) / "out", jobs=jobs, setups_only=task == "setups")
+    elif task == "engine":
+        out.update(_engine(units))
+        return out
+    else:
+        raise SystemExit(f"unknown task {task}")
+    out["seconds"] = time.perf_counter() - start
+    out["peak_mb"] = _peak_mb()
+    return out
+
+
+def _engine(units: list[Any]) -> dict[str, Any]:
+    """Replay only: records are decoded first, then every game is replayed under the clock."""
+    from strat_tools.gravon import read_units
+    from strat_tools.replay import replay
+    from strat_tools.rules import rules_for
+
+    records = [r for r in read_units(units) if r.readable and r.setup is not None]
+    rules = [rules_for(r) for r in records]
+    start = time.perf_counter()
+    moves = 0
+    for record, rule in zip(records, rules, strict=True):
+        moves += replay(record, rule).plies_replayed
+    seconds = time.perf_counter() - start
+    return {"moves": moves, "seconds": seconds, "moves_per_s": moves / seconds}
+
+
+def chess_yardstick(n_games: int = 300, seed: int = 7) -> dict[str, Any]:
+    """python-chess: read a generated PGN file and replay every move (legality-checked)."""
+    import io
+    import random
+
+    import chess
+    import chess.pgn
+
+    rng = random.Random(seed)
+    pgn = io.StringIO()
+    for i in range(n_games):
+        board = chess.Board()
+        game = chess.pgn.Game()
+        game.headers["Event"] = f"bench {i}"
+        node: Any = game
+        while not board.is_game_over() and board.ply() < 160:
+            move = rng.choice(list(board.legal_moves))
+            board.push(move)
+            node = node.add_variation(move)
+        print(game, file=pgn, end="\n\n")
+    text = pgn.getvalue()
+    start = time.perf_counter()
+    handle = io.StringIO(text)
+    moves = 0
+    while (game := chess.pgn.read_game(handle)) is not None:
+        board = game.board()
+        for move in game.mainline_moves():
+            board.push(move)
+            moves += 1
+    seconds = time.perf_counter() - start
+    return {"moves": moves, "seconds": seconds, "moves_per_s": moves / seconds}
+
+
+# ----------------------------------------------------------------------------- outer run
+
+
+def _run(args: list[str]) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    if proc.returncode != 0:
+        return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def floor(paths: list[str], jobs: int) -> dict[str, Any]:
+    """parse_floor.py's own timing, in a fresh process."""
+    proc = subprocess.run(
+        [sys.executable, str(FLOOR), "--jobs", str(jobs), *paths],
+        capture_output=True, text=True, check=True,
+    )
+    fields = dict(kv.split("=") for kv in proc.stdout.split())
+    return {"seconds": float(fields["seconds"]), "games": int(fields["games"]),
+            "moves": int(fields["moves"])}
+
+
+def measure(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
+    """One inner measurement in a fresh subprocess."""
+    return _run([str(Path(__file__)), "--inner", task, "--jobs", str(jobs), *paths])
+
+
+def copies(paths: list[str], times: int, tmp: Path) -> list[str]:
+    """``times`` real copies of the input (not links: links would be read once)."""
+    out = []
+    for i in range(times):
+        for p in paths:
+            src = Path(p)
+            dst = tmp / f"copy{i}" / src.name
+            if src.is_dir():
+                shutil.copytree(src, dst)
+            else:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+            out.append(str(dst))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("--inner", help=argparse.SUPPRESS)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--quick", action="store_true", help="skip memory and yardstick runs")
+    parser.add_argument("--json", help="also write the raw numbers to this file")
+    args = parser.parse_args()
+    paths = args.paths or [str(DEFAULT_INPUT)]
+    if args.inner:
+        print(json.dumps(inner(args.inner, paths, args.jobs)))
+        return
+    all_jobs = os.cpu_count() or 1
+    rows: list[tuple[str, str, str, str]] = []
+    raw: dict[str, Any] = {"machine": f"{platform.machine()}, {all_jobs} cores, "
+                           f"Python {platform.python_version()}", "input": paths}
+
+    def ratio(name: str, res: dict[str, Any], base: float, target: float | None) -> None:
+        raw[name] = res
+        if "error" in res:
+            rows.append((name, "error", " ".join(res["error"]), ""))
+            return
+        r = res["seconds"] / base
+        verdict = "" if target is None else ("ok" if r <= target else f"MISSED (target {target}x)")
+        rows.append((name, f"{res['seconds']:.2f} s", f"{r:.2f}x floor", verdict))
+
+    f1 = floor(paths, 1)
+    fj = floor(paths, all_jobs)
+    raw["floor_1"], raw["floor_all"] = f1, fj
+    rows.append(("parse_floor --jobs 1", f"{f1['seconds']:.2f} s",
+                 f"{f1['games']} games, {f1['moves']} moves", ""))
+    rows.append((f"parse_floor --jobs {all_jobs}", f"{fj['seconds']:.2f} s", "", ""))
+    ratio("read (fast path) 1 job", measure("read", paths, 1), f1["seconds"], 0.8)
+    ratio("read (strict) 1 job", measure("read-strict", paths, 1), f1["seconds"], 1.15)
+    ratio("validate 1 job", measure("validate", paths, 1), f1["seconds"], 1.25)
+    ratio(f"validate {all_jobs} jobs", measure("validate", paths, all_jobs), fj["seconds"], 1.3)
+    ratio("export 1 job", measure("export", paths, 1), f1["seconds"], 2.0)
+    ratio(f"export {all_jobs} jobs", measure("export", paths, all_jobs), fj["seconds"], None)
+    ratio("setups-only 1 job", measure("setups", paths, 1), f1["seconds"], 1.2)
+    engine = measure("engine", paths, 1)
+    raw["engine"] = engine
+    if "error" not in engine:
+        ok = "ok" if engine["moves_per_s"] >= 5e6 else "MISSED (target 5M/s)"
+        rows.append(("engine replay, 1 core", f"{engine['moves_per_s'] / 1e6:.2f} M moves/s",
+                     f"{engine['moves']} moves in {engine['seconds']:.2f} s", ok))
+    if not args.quick:
+        with tempfile.TemporaryDirectory() as tmp:
+            four = copies(paths, 4, Path(tmp))
+            m1 = measure("export", paths, 1)
+            m4 = measure("export", four, 1)
+        raw["memory_1x"], raw["memory_4x"] = m1, m4
+        if "error" not in m1 and "error" not in m4:
+            r = m4["peak_mb"] / m1["peak_mb"]
+            rows.append(("peak memory, export 1x / 4x input",
+                         f"{m1['peak_mb']:.0f} / {m4['peak_mb']:.0f} MB", f"{r:.2f}x",
+                         "ok" if r <= 1.2 else "MISSED (target 1.2x)"))
+        chess_res = chess_yardstick()
+        raw["python_chess"] = chess_res
+        rows.append(("python-chess PGN read+replay", f"{chess_res['moves_per_s'] / 1e3:.0f} k moves/s",
+                     f"{chess_res['moves']} moves", "yardstick"))
+    print(f"strat-tools bench on {raw['machine']}; input: {' '.join(paths)}")
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw, indent=2))
+
+
+if __name__ == "__main__":
+    main()
