@@ -1,0 +1,599 @@
+"""Figures: setup heatmaps, difference maps and whole-board views, as matplotlib Figures.
+
+Every function takes DataFrames shaped like the ``setups``, setup-context and ``moves``
+tables (or a board as a list of 100 codes) and returns a :class:`matplotlib.figure.Figure`
+built without pyplot, so nothing here touches a display or global state; notebooks can
+restyle the figure, :func:`save_figure` writes it atomically.
+
+Orientation, fixed once for every figure:
+
+* The 4x10 setup area is drawn in the **owner's view**, as the ``setups`` table stores it:
+  the owner's back row (``row`` 1) at the bottom, the front row (``row`` 4) at the top with
+  the lakes drawn just beyond it, ``col`` 1 (the owner's left) at the left. Columns are
+  labelled ``A``..``K`` and rows ``1``..``4`` as red sees its own half; for blue, owner-view
+  ``A1`` is the board's ``K10`` (the board turned 180 degrees, not mirrored). Red and blue
+  setups therefore pool into one picture.
+* The whole 10x10 board is drawn as red sees it (row 1 at the bottom, ``A`` at the left),
+  with the lakes on C5 D5 G5 H5 C6 D6 G6 H6; ``view='owner'`` turns blue's moves 180 degrees
+  so that every mover plays "from the bottom".
+
+This module draws; it does not read game files or compute statistics beyond the per-square
+counts a picture needs (placement shares come from :mod:`strat_tools.stats`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, Normalize
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from strat_tools.board import COLUMNS, LAKES, parse_square
+from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
+from strat_tools.stats import Data, piece_placement, setup_context
+
+Variants = str | Sequence[str] | None
+
+PIECE_ORDER: tuple[str, ...] = (
+    "flag",
+    "bomb",
+    "spy",
+    "scout",
+    "miner",
+    "sergeant",
+    "lieutenant",
+    "captain",
+    "major",
+    "colonel",
+    "general",
+    "marshal",
+)
+"""The twelve piece labels in the order small multiples are drawn: flag, bomb, then by rank."""
+
+LAKE_COLOUR = "#7fb3d5"
+RED_COLOUR = "#c0392b"
+BLUE_COLOUR = "#2e59a8"
+TrafficMeasure = Literal["path", "target", "battle"]
+
+
+def _setup_rows(data: Data, side: str | None = None) -> pd.DataFrame:
+    """The setup rows (with game context when ``data`` is a GameSet), one side if asked."""
+    frame = data if isinstance(data, pd.DataFrame) else setup_context(data.games, data.setups)
+    if side not in (None, "both"):
+        frame = frame[frame["side"] == side]
+    return frame
+
+
+def _placement(
+    frame: pd.DataFrame, piece: str, variant: Variants = None, by: str | None = None
+) -> pd.DataFrame:
+    """Placement of one piece over the 40 setup cells, from :mod:`strat_tools.stats`."""
+    return piece_placement(frame, piece=piece, by=by, variant=variant)
+
+
+def _grid(placement: pd.DataFrame, column: str = "share") -> np.ndarray:
+    """A 4x10 array [row-1, col-1] of one placement column."""
+    grid = np.zeros((4, 10))
+    rows = placement["row"].to_numpy(dtype=int) - 1
+    cols = placement["col"].to_numpy(dtype=int) - 1
+    grid[rows, cols] = placement[column].to_numpy(dtype=float)
+    return grid
+
+
+def _n_setups(placement: pd.DataFrame) -> int:
+    """The number of setups a placement frame counts (its ``setups`` column)."""
+    return int(placement["setups"].max()) if len(placement) else 0
+
+
+def _text_colour(cmap: Colormap, norm: Normalize, value: float) -> str:
+    """Black or white, whichever reads better on the cell colour of ``value``."""
+    red, green, blue, _ = cmap(norm(value))
+    luminance = 0.299 * red + 0.587 * green + 0.114 * blue
+    return "black" if luminance > 0.55 else "white"
+
+
+def _piece_title(piece: str, numbering: str = "modern") -> str:
+    """``'Marshal (10)'``, ``'Flag (F)'``: the name plus its rank in the chosen numbering."""
+    kind = PieceKind.from_label(piece)
+    label = rank_label(kind, "classic" if numbering == "classic" else "modern")
+    return f"{kind.label.capitalize()} ({label})"
+
+
+def percent_label(share: float, decimals: int = 1) -> str:
+    """A share as the cell annotation writes it: ``percent_label(0.1234) == '12.3'``."""
+    return f"{share * 100:.{decimals}f}"
+
+
+def _draw_setup_area(
+    ax: Axes, grid: np.ndarray, cmap: Colormap, norm: Normalize, labels: list[list[str]]
+) -> None:
+    """Colour and annotate a 4x10 grid in the owner's view, lakes beyond the front row."""
+    ax.imshow(grid, cmap=cmap, norm=norm, origin="lower", extent=(0.5, 10.5, 0.5, 4.5))
+    for r in range(4):
+        for c in range(10):
+            ax.text(
+                c + 1,
+                r + 1,
+                labels[r][c],
+                ha="center",
+                va="center",
+                fontsize="small",
+                color=_text_colour(cmap, norm, float(grid[r, c])),
+                gid="cell-label",
+            )
+    for left in (3, 7):  # the lakes stand in front of columns C-D and G-H
+        ax.add_patch(
+            Rectangle(
+                (left - 0.5, 4.6),
+                2,
+                0.5,
+                facecolor=LAKE_COLOUR,
+                edgecolor="none",
+                gid="lake",
+                clip_on=False,
+            )
+        )
+        ax.text(
+            left + 0.5, 4.85, "lake", ha="center", va="center", fontsize="x-small", color="white"
+        )
+    ax.set_xlim(0.5, 10.5)
+    ax.set_ylim(0.5, 5.1)
+    ax.set_xticks(range(1, 11), list(COLUMNS))
+    ax.set_yticks(range(1, 5), ["1", "2", "3", "4"])
+    ax.tick_params(length=0)
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    ax.set_aspect("equal")
+
+
+def placement_heatmap(
+    placement: pd.DataFrame,
+    piece: str = "flag",
+    *,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: str = "modern",
+) -> Figure:
+    """Draw a placement frame (``row, col, count, setups, share`` for the 40 cells).
+
+    Each cell is annotated with its share in percent (one decimal): the percentage of setups
+    that have ``piece`` on that square. The colour scale runs from 0 to the largest share.
+    """
+    grid = _grid(placement) * 100
+    n = _n_setups(placement)
+    colours = colormaps[cmap]
+    norm = Normalize(vmin=0.0, vmax=max(float(grid.max()), 1e-9))
+    labels = [[percent_label(grid[r, c] / 100) for c in range(10)] for r in range(4)]
+    fig = Figure(figsize=(8.4, 4.4), layout="constrained")
+    ax = fig.add_subplot()
+    _draw_setup_area(ax, grid, colours, norm, labels)
+    ax.set_xlabel("column, from the owner's left (owner's view: A..K as red sees its own half)")
+    ax.set_ylabel("row from the owner's back row")
+    heading = f"{_piece_title(piece, numbering)} placement, n = {n:,} setups"
+    ax.set_title(heading if title is None else f"{heading}\n{title}")
+    bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
+    bar.set_label(f"% of setups with a {PieceKind.from_label(piece).label} here")
+    return fig
+
+
+def setup_heatmap(
+    data: Data,
+    piece: str = "flag",
+    *,
+    variant: Variants = None,
+    side: str | None = None,
+    by: str | None = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: str = "modern",
+) -> Figure:
+    """Heatmap of where ``piece`` stands in the setups: the one entry point for all kinds.
+
+    ``data`` is a GameSet, the ``setups`` table or the setup context; ``variant`` and
+    ``side`` ('red', 'blue', 'both') filter it. ``piece='all'`` draws twelve panels on one
+    scale; ``by='won'`` draws winners minus losers; any other ``by`` (``period``,
+    ``variant``, ``year``, ``side``, ``result``) one panel per group. Example::
+
+        fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
+        save_figure(fig, "flag.png")
+    """
+    frame = _setup_rows(data, side)
+    if by == "won":
+        return winners_vs_losers(frame, piece, variant=variant, title=title, numbering=numbering)
+    if piece == "all":
+        return all_pieces_heatmap(
+            frame, variant=variant, cmap=cmap, title=title, numbering=numbering
+        )
+    if by is not None:
+        return grouped_heatmap(
+            frame, piece, by, variant=variant, cmap=cmap, title=title, numbering=numbering
+        )
+    placement = _placement(frame, piece, variant)
+    return placement_heatmap(placement, piece, cmap=cmap, title=title, numbering=numbering)
+
+
+def _small_multiples(
+    panels: dict[str, pd.DataFrame], cmap: str, columns: int = 3
+) -> tuple[Figure, np.ndarray]:
+    """Draw one 4x10 panel per placement frame on a shared 0..max scale (integer percent)."""
+    grids = {name: _grid(frame) * 100 for name, frame in panels.items()}
+    top = max([float(g.max()) for g in grids.values()] + [1e-9])
+    norm = Normalize(vmin=0.0, vmax=top)
+    colours = colormaps[cmap]
+    rows = -(-len(panels) // columns)
+    fig = Figure(figsize=(4.3 * columns + 0.9, 2.15 * rows + 1.0), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False))
+    for ax, (name, grid) in zip(axes.flat, grids.items(), strict=False):
+        labels = [[f"{grid[r, c]:.0f}" for c in range(10)] for r in range(4)]
+        _draw_setup_area(ax, grid, colours, norm, labels)
+        ax.set_title(f"{name}, n = {_n_setups(panels[name]):,}", fontsize="medium")
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    bar = fig.colorbar(axes.flat[0].images[0], ax=axes, shrink=0.6, pad=0.01)
+    bar.set_label("% of setups (shared scale)")
+    return fig, axes
+
+
+def all_pieces_heatmap(
+    data: Data,
+    *,
+    variant: Variants = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: str = "modern",
+) -> Figure:
+    """Twelve small heatmaps, one per kind, on one shared colour scale (integer percent)."""
+    frame = _setup_rows(data)
+    panels = {
+        _piece_title(piece, numbering): _placement(frame, piece, variant) for piece in PIECE_ORDER
+    }
+    fig, _ = _small_multiples(panels, cmap)
+    n = _n_setups(next(iter(panels.values())))
+    heading = f"Where each piece stands, n = {n:,} setups (owner's view, back row at the bottom)"
+    fig.suptitle(heading if title is None else f"{heading}\n{title}")
+    return fig
+
+
+def grouped_heatmap(
+    data: Data,
+    piece: str,
+    by: str,
+    *,
+    variant: Variants = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: str = "modern",
+) -> Figure:
+    """One panel per group of ``by`` (e.g. ``period``) for one piece, on a shared scale."""
+    placement = _placement(_setup_rows(data), piece, variant, by)
+    panels = {
+        str(key): group
+        for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
+    }
+    if not panels:
+        raise ValueError(f"no setups to group by {by!r}")
+    fig, _ = _small_multiples(panels, cmap, columns=min(3, len(panels)))
+    total = sum(_n_setups(frame) for frame in panels.values())
+    heading = f"{_piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"
+    fig.suptitle(heading if title is None else f"{heading}\n{title}")
+    return fig
+
+
+def difference_heatmap(
+    group_a: Data,
+    group_b: Data,
+    piece: str = "flag",
+    *,
+    labels: tuple[str, str] = ("group A", "group B"),
+    variant: Variants = None,
+    title: str | None = None,
+    cmap: str = "PRGn",
+    numbering: str = "modern",
+) -> Figure:
+    """Share in ``group_a`` minus share in ``group_b`` per cell, in percentage points.
+
+    The diverging scale is centred at 0 and symmetric (``-m..+m``, ``m`` the largest absolute
+    difference), so equal colours mean equal gaps on both sides. Green and purple, not red
+    and blue, so that no one reads the colours as the two players.
+    """
+    place_a = _placement(_setup_rows(group_a), piece, variant)
+    place_b = _placement(_setup_rows(group_b), piece, variant)
+    diff = (_grid(place_a) - _grid(place_b)) * 100
+    extent = max(float(np.abs(diff).max()), 1e-9)
+    norm = Normalize(vmin=-extent, vmax=extent)
+    texts = [[signed_label(diff[r, c]) for c in range(10)] for r in range(4)]
+    fig = Figure(figsize=(8.4, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    _draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
+    n_a, n_b = _n_setups(place_a), _n_setups(place_b)
+    heading = (
+        f"{_piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
+        f"minus {labels[1]} (n = {n_b:,}) setups"
+    )
+    ax.set_title(heading if title is None else f"{heading}\n{title}")
+    ax.set_xlabel("column, from the owner's left (owner's view)")
+    ax.set_ylabel("row from the owner's back row")
+    bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
+    bar.set_label(f"percentage points (+: more often among {labels[0]})")
+    return fig
+
+
+def signed_label(points: float) -> str:
+    """A difference as the cell annotation writes it: ``'+1.2'``, ``'\u22120.5'``, ``'0.0'``."""
+    text = f"{points:+.1f}"
+    if text in ("+0.0", "-0.0"):
+        return "0.0"
+    return text.replace("-", "\u2212")
+
+
+def winners_vs_losers(
+    context: Data,
+    piece: str = "flag",
+    *,
+    variant: Variants = None,
+    title: str | None = None,
+    numbering: str = "modern",
+) -> Figure:
+    """Difference map of winners' minus losers' setups (``won`` column of the setup context).
+
+    Draws and unknown results (``won`` is NA) are left out of both groups.
+    """
+    frame = _setup_rows(context)
+    won = frame["won"].astype("boolean")
+    winners = frame[won.fillna(False).to_numpy(dtype=bool)]
+    losers = frame[(~won).fillna(False).to_numpy(dtype=bool)]
+    return difference_heatmap(
+        winners, losers, piece, labels=("winners", "losers"), variant=variant, title=title,
+        numbering=numbering,
+    )  # fmt: skip
+
+
+def _board_axes(ax: Axes) -> None:
+    """Ticks, limits, lakes and home-row colours of a 10x10 board drawn as red sees it."""
+    ax.set_xlim(-0.5, 9.5)
+    ax.set_ylim(-0.5, 9.5)
+    ax.set_xticks(range(10), list(COLUMNS))
+    ax.set_yticks(range(10), [str(r) for r in range(1, 11)])
+    ax.tick_params(length=0)
+    ax.set_aspect("equal")
+    for row, tick in enumerate(ax.get_yticklabels(), start=1):
+        if row <= 4 or row >= 7:
+            tick.set_color(RED_COLOUR if row <= 4 else BLUE_COLOUR)
+            tick.set_fontweight("bold")
+    ax.set_ylabel("row (red sets up on 1-4, blue on 7-10)")
+    for lake in sorted(LAKES):
+        row, col = divmod(lake, 10)
+        ax.add_patch(
+            Rectangle(
+                (col - 0.5, row - 0.5), 1, 1, facecolor=LAKE_COLOUR, edgecolor="none",
+                gid="lake", zorder=3,
+            )
+        )  # fmt: skip
+    for x in (2.5, 6.5):
+        ax.text(x, 4.5, "lake", ha="center", va="center", color="white", zorder=4)
+
+
+def board_heatmap(
+    values: Sequence[float] | np.ndarray,
+    *,
+    title: str = "",
+    label: str = "count",
+    cmap: str = "YlOrBr",
+    annotate: bool = True,
+    decimals: int = 0,
+) -> Figure:
+    """A 10x10 board coloured by one value per square (index = Gravon square, 0 = A1).
+
+    Lakes are drawn over their squares (their values are ignored); red's home rows 1-4 are
+    marked red at the left edge, blue's 7-10 blue. The colour scale runs from 0 to the
+    largest value on a non-lake square.
+    """
+    grid = np.asarray(values, dtype=float).reshape(10, 10).copy()
+    for lake in LAKES:
+        grid.flat[lake] = np.nan
+    top = float(np.nanmax(grid)) if np.isfinite(grid).any() else 0.0
+    norm = Normalize(vmin=0.0, vmax=max(top, 1e-9))
+    colours = colormaps[cmap]
+    fig = Figure(figsize=(7.6, 6.6), layout="constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(grid, cmap=colours, norm=norm, origin="lower", extent=(-0.5, 9.5, -0.5, 9.5))
+    if annotate:
+        for square in range(100):
+            if square in LAKES:
+                continue
+            value = float(grid.flat[square])
+            ax.text(
+                square % 10,
+                square // 10,
+                _compact(value, decimals),
+                ha="center",
+                va="center",
+                fontsize="x-small",
+                color=_text_colour(colours, norm, value),
+                gid="cell-label",
+            )
+    _board_axes(ax)
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02).set_label(label)
+    return fig
+
+
+def _compact(value: float, decimals: int) -> str:
+    """Short cell text: ``12.3k`` above ten thousand, else the number."""
+    if abs(value) >= 10_000:
+        return f"{value / 1000:.0f}k"
+    return f"{value:.{decimals}f}"
+
+
+def position_figure(
+    board: Sequence[int],
+    *,
+    title: str = "",
+    numbering: str = "modern",
+    last_move: tuple[int, int] | None = None,
+) -> Figure:
+    """Draw a position (100 board codes): red and blue pieces with their rank labels."""
+    fig = Figure(figsize=(6.4, 6.6), layout="constrained")
+    ax = fig.add_subplot()
+    ax.add_patch(Rectangle((-0.5, -0.5), 10, 10, facecolor="#e9dfc4", edgecolor="none"))
+    for square, code in enumerate(board):
+        if code == 0 or code == LAKE or square in LAKES:
+            continue
+        row, col = divmod(square, 10)
+        colour = RED_COLOUR if CODE_SIDE[code] == 1 else BLUE_COLOUR
+        ax.add_patch(
+            Rectangle(
+                (col - 0.42, row - 0.42),
+                0.84,
+                0.84,
+                facecolor=colour,
+                edgecolor="white",
+                gid="piece",
+            )
+        )
+        kind = PieceKind(CODE_KIND[code])
+        number = rank_label(kind, "classic" if numbering == "classic" else "modern")
+        ax.text(
+            col,
+            row,
+            number,
+            ha="center",
+            va="center",
+            color="white",
+            fontweight="bold",
+            gid="piece-label",
+        )
+    if last_move is not None:
+        (r0, c0), (r1, c1) = divmod(last_move[0], 10), divmod(last_move[1], 10)
+        ax.annotate(
+            "", (c1, r1), (c0, r0), arrowprops={"arrowstyle": "->", "color": "gold", "lw": 2.5}
+        )
+    for line in np.arange(-0.5, 10, 1.0):
+        ax.axhline(line, color="#b8ab88", lw=0.5)
+        ax.axvline(line, color="#b8ab88", lw=0.5)
+    _board_axes(ax)
+    ax.set_title(title)
+    return fig
+
+
+def square_traffic(
+    moves: pd.DataFrame,
+    *,
+    piece: str | None = "scout",
+    measure: TrafficMeasure = "path",
+    view: Literal["board", "owner"] = "board",
+) -> np.ndarray:
+    """Count per square (100 ints) of what the ``moves`` table says happened there.
+
+    ``measure='path'``: every square a moving piece entered (a scout's squares passed over
+    and its end square); ``'target'``: end squares only; ``'battle'``: squares where an
+    attack took place (moves with an ``outcome``). ``piece=None`` counts every mover.
+    ``view='owner'`` turns blue's moves 180 degrees, so both sides move "up the board".
+    """
+    frame = moves
+    if piece is not None:
+        frame = frame[frame["piece"] == piece]
+    if measure == "battle":
+        frame = frame[frame["outcome"].notna()]
+    source, target = _square_index(frame["source"]), _square_index(frame["target"])
+    known = (source >= 0) & (target >= 0)
+    source, target = source[known], target[known]
+    if view == "owner":
+        blue = (frame["side"] == "blue").to_numpy(dtype=bool)[known]
+        source = np.where(blue, 99 - source, source)
+        target = np.where(blue, 99 - target, target)
+    if measure != "path":
+        return np.bincount(target, minlength=100)[:100]
+    return np.bincount(_path_squares(source, target), minlength=100)[:100]
+
+
+def _square_index(names: pd.Series) -> np.ndarray:
+    """Square names ('A1'..'K10') as ints 0..99, -1 for null or bad names, vectorised.
+
+    The tables store squares as a categorical over a fixed dictionary, so this maps the few
+    categories and indexes by code, never parsing a name per row.
+    """
+    if isinstance(names.dtype, pd.CategoricalDtype):
+        categories = np.array([_parse_or_minus(str(c)) for c in names.cat.categories] + [-1])
+        return np.asarray(categories[names.cat.codes.to_numpy()], dtype=np.int64)
+    lookup = {name: _parse_or_minus(str(name)) for name in names.dropna().unique()}
+    return np.asarray(names.map(lookup).fillna(-1).to_numpy(dtype=np.int64))
+
+
+def _parse_or_minus(name: str) -> int:
+    """``parse_square`` that returns -1 instead of raising."""
+    try:
+        return parse_square(name)
+    except ValueError:
+        return -1
+
+
+def _path_squares(source: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Every square entered by straight moves source→target (excluding each source)."""
+    row0, col0 = np.divmod(source, 10)
+    row1, col1 = np.divmod(target, 10)
+    step_row, step_col = np.sign(row1 - row0), np.sign(col1 - col0)
+    length = np.maximum(np.abs(row1 - row0), np.abs(col1 - col0))
+    straight = (row0 == row1) | (col0 == col1)
+    step_row, step_col, length = step_row[straight], step_col[straight], length[straight]
+    row0, col0 = row0[straight], col0[straight]
+    repeats = np.repeat(np.arange(len(length)), length)
+    # k = 1..length for each move, built without a Python loop per move
+    starts = np.cumsum(length) - length
+    k = np.arange(int(length.sum())) - np.repeat(starts, length) + 1
+    rows = row0[repeats] + k * step_row[repeats]
+    cols = col0[repeats] + k * step_col[repeats]
+    return np.asarray(rows * 10 + cols, dtype=np.int64)
+
+
+def traffic_heatmap(
+    moves: pd.DataFrame,
+    *,
+    piece: str | None = "scout",
+    measure: TrafficMeasure = "path",
+    view: Literal["board", "owner"] = "board",
+    title: str | None = None,
+) -> Figure:
+    """Whole-board heatmap of :func:`square_traffic`, titled with what and how many."""
+    counts = square_traffic(moves, piece=piece, measure=measure, view=view)
+    frame = moves if piece is None else moves[moves["piece"] == piece]
+    if measure == "battle":
+        frame = frame[frame["outcome"].notna()]
+    who = "all pieces" if piece is None else f"{piece}s"
+    what = {
+        "path": f"Squares entered by {who}",
+        "target": f"Squares {who} moved to",
+        "battle": f"Squares where {who} fought",
+    }[measure]
+    games = frame["game_id"].nunique() if "game_id" in frame else 0
+    heading = f"{what}: {len(frame):,} moves in {games:,} game{'s' if games != 1 else ''}"
+    if view == "owner":
+        heading += " (each mover's own view, own side at the bottom)"
+    label = {"path": "times entered", "target": "moves ending here", "battle": "battles"}
+    return board_heatmap(
+        counts, title=heading if title is None else f"{heading}\n{title}", label=label[measure]
+    )
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
+    target = Path(path)
+    suffix = target.suffix.lower().lstrip(".") or "png"
+    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            fig.savefig(stream, format=suffix, dpi=dpi)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return target
