@@ -1,0 +1,409 @@
+"""A Stratego position that knows the rules: move legality, battles, repetition, rescue.
+
+:class:`Position` holds a flat 100-int board (codes from ``pieces.py``), the side to move,
+each side's two-squares (repetition) state, captured pieces and rescues. It checks a move
+completely (:meth:`Position.illegal_reason`), plays it (:meth:`Position.push`), and lists
+legal moves. The replay engine (``replay.py``) runs a faster loop over the same state and
+falls back to this class for anything unusual, so the rules live here once.
+
+Module-level tables (:data:`DISTANCE`, :data:`PATH`, :data:`STEP`) are indexed by
+``source * 100 + target`` so the hot loops touch only ints.
+
+This module knows no XML and no game records; it does not check armies or setups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from strat_tools.board import LAKES, RAYS, Side, square_name
+from strat_tools.pieces import CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_name
+from strat_tools.rules import (
+    OUTCOME_ATTACKER,
+    OUTCOME_BOTH,
+    OUTCOME_DEFENDER,
+    OUTCOME_FLAG,
+    OUTCOME_NONE,
+    RuleSet,
+    battle_table,
+    get_rules,
+)
+
+
+def _line_tables() -> tuple[list[int], list[int], list[tuple[int, ...]]]:
+    """Distance, unit step and intermediate squares for every straight, lake-free move."""
+    distance = [0] * 10000
+    step = [0] * 10000
+    path: list[tuple[int, ...]] = [()] * 10000
+    for source in range(100):
+        if source in LAKES:
+            continue
+        for ray, unit in zip(RAYS[source], (10, -10, 1, -1), strict=True):
+            for index, target in enumerate(ray):
+                key = source * 100 + target
+                distance[key] = index + 1
+                step[key] = unit
+                path[key] = ray[:index]
+    return distance, step, path
+
+
+DISTANCE, STEP, PATH = _line_tables()
+"""Per ``source * 100 + target``: squares travelled in a straight lake-free line (0 if not
+such a move), the unit step (±1, ±10) and the squares passed over."""
+
+SCOUT_CODES: Final = (PieceKind.SCOUT + 1, PieceKind.SCOUT + 13)
+CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
+NO_LIMIT: Final = 1 << 30
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid; ``code`` names the rule (``'rule.lake'``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class Position:
+    """A board, the side to move and the rule state (repetition, captures, rescues).
+
+    >>> pos = Position(setup, 'gravon-2013')       # doctest: +SKIP
+    >>> pos.push(parse_square('A4'), parse_square('A5'))
+    """
+
+    __slots__ = (
+        "battle",
+        "board",
+        "captured",
+        "fast_side",
+        "limit",
+        "rep_count",
+        "rep_hi",
+        "rep_lo",
+        "rep_src",
+        "rep_tgt",
+        "rescued",
+        "rescuers",
+        "rules",
+        "side",
+        "steps",
+        "winner",
+    )
+
+    def __init__(
+        self,
+        setup: Sequence[int],
+        rules: RuleSet | str = "gravon-2013",
+        side: Side = Side.RED,
+    ) -> None:
+        if len(setup) != 100:
+            raise ValueError(f"a board has 100 squares, got {len(setup)}")
+        self.board: list[int] = list(setup)
+        self.side: int = int(side)
+        self.rules = get_rules(rules)
+        self.battle = battle_table(self.rules)
+        self.steps: tuple[int, ...] = tuple(
+            0 if CODE_KIND[c] < 0 else self.rules.steps[CODE_KIND[c]] for c in range(26)
+        )
+        limit = self.rules.two_squares_limit
+        self.limit: int = NO_LIMIT if limit is None else limit
+        # fast_side[code]: the side whose piece the replay's hot loop may move without the
+        # full rules (movable, and not a scout when the scout clause needs its span).
+        self.fast_side: tuple[int, ...] = tuple(
+            0
+            if self.steps[c] == 0 or (self.rules.scout_clause and c in SCOUT_CODES)
+            else CODE_SIDE[c]
+            for c in range(26)
+        )
+        # Repetition state per side (index 1 red, 2 blue): last move and how many moves in a
+        # row went back and forth; lo/hi is the span shared by the chain (scout clause).
+        self.rep_src = [-1, -1, -1]
+        self.rep_tgt = [-1, -1, -1]
+        self.rep_count = [0, 0, 0]
+        self.rep_lo = [0, 0, 0]
+        self.rep_hi = [0, 0, 0]
+        self.captured: tuple[list[int], list[int], list[int]] = ([], [], [])
+        """Codes of each side's pieces removed so far (index = side)."""
+        self.rescued: list[int] = [0, 0, 0]
+        """Rescues made per side."""
+        self.rescuers: set[int] = set()
+        """Squares of pieces that have made a rescue (a piece may rescue only once)."""
+        self.winner: int = 0
+        """The side that captured the flag, 0 while the game is open."""
+
+    # -- inspection -------------------------------------------------------------------
+
+    def __str__(self) -> str:
+        from strat_tools.engine.render import render_board
+
+        return render_board(self.board)
+
+    def copy(self) -> Position:
+        """An independent copy (for search or the game generator)."""
+        other = Position.__new__(Position)
+        other.board = self.board[:]
+        other.side = self.side
+        other.rules = self.rules
+        other.battle = self.battle
+        other.steps = self.steps
+        other.limit = self.limit
+        other.fast_side = self.fast_side
+        for name in ("rep_src", "rep_tgt", "rep_count", "rep_lo", "rep_hi", "rescued"):
+            setattr(other, name, getattr(self, name)[:])
+        other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
+        other.rescuers = set(self.rescuers)
+        other.winner = self.winner
+        return other
+
+    # -- repetition -------------------------------------------------------------------
+
+    def repetition(self, source: int, target: int) -> tuple[int, int, int]:
+        """(count, lo, hi) the mover's back-and-forth chain would have after this move."""
+        side = self.side
+        seg_lo, seg_hi = min(source, target), max(source, target)
+        if source != self.rep_tgt[side]:
+            return 1, seg_lo, seg_hi
+        prev_src = self.rep_src[side]
+        if not (self.rules.scout_clause and self.board[source] in SCOUT_CODES):
+            if target == prev_src:
+                return self.rep_count[side] + 1, seg_lo, seg_hi
+            return 1, seg_lo, seg_hi
+        # Scout clause: the scout stands on every square it passes over, so a reversing move
+        # on the same line continues the chain while all its moves share two squares.
+        unit = STEP[source * 100 + target]
+        if unit == 0 or unit != -STEP[prev_src * 100 + source]:
+            return 1, seg_lo, seg_hi
+        lo = max(self.rep_lo[side], seg_lo)
+        hi = min(self.rep_hi[side], seg_hi)
+        if hi - lo >= abs(unit):
+            return self.rep_count[side] + 1, lo, hi
+        prev_lo, prev_hi = min(prev_src, source), max(prev_src, source)
+        return 2, max(prev_lo, seg_lo), min(prev_hi, seg_hi)
+
+    # -- legality ---------------------------------------------------------------------
+
+    def illegal_reason(self, source: int, target: int) -> tuple[str, str] | None:
+        """``(code, reason)`` if moving ``source``→``target`` now breaks a rule, else None."""
+        try:
+            self.check(source, target)
+        except IllegalMove as exc:
+            return exc.code, exc.message
+        return None
+
+    def check(self, source: int, target: int) -> int:
+        """Raise :class:`IllegalMove` naming the rule unless the move is legal; return the
+        distance travelled."""
+        board, side = self.board, self.side
+        if self.winner:
+            raise IllegalMove("rule.after_end", "the game already ended: the flag was captured")
+        if not (0 <= source < 100 and 0 <= target < 100):
+            raise IllegalMove("rule.off_board", "a square is not on the board")
+        piece = board[source]
+        if piece == EMPTY:
+            raise IllegalMove("rule.empty_source", f"{square_name(source)} is empty")
+        if piece == LAKE or board[target] == LAKE:
+            raise IllegalMove("rule.lake", "pieces cannot stand on a lake")
+        if CODE_SIDE[piece] != side:
+            raise IllegalMove(
+                "rule.turn", f"it is {Side(side).label}'s turn, but this is a {piece_name(piece)}"
+            )
+        if CODE_KIND[piece] in (PieceKind.BOMB, PieceKind.FLAG):
+            raise IllegalMove("rule.immovable", f"a {CODE_KIND_LABEL[piece]} never moves")
+        if CODE_SIDE[board[target]] == side:
+            raise IllegalMove("rule.own_piece", f"{square_name(target)} holds an own piece")
+        distance = self._check_path(source, target, piece)
+        count = self.repetition(source, target)[0]
+        if count > self.limit:
+            raise IllegalMove(
+                "rule.two_squares",
+                f"move {count} in a row back and forth between the same squares "
+                f"(limit {self.rules.two_squares_limit})",
+            )
+        return distance
+
+    def _check_path(self, source: int, target: int, piece: int) -> int:
+        """Geometry: straight, lake-free, within the piece's reach, nothing in between."""
+        board = self.board
+        key = source * 100 + target
+        distance = DISTANCE[key]
+        if distance == 0:
+            if source == target:
+                raise IllegalMove("rule.distance", "the piece does not move")
+            if self._captain_turn(source, target, piece):
+                return 2
+            if source // 10 == target // 10 or source % 10 == target % 10:
+                raise IllegalMove("rule.lake", "the move crosses a lake")
+            raise IllegalMove("rule.diagonal", "not a straight orthogonal move")
+        if distance > self.steps[piece]:
+            raise IllegalMove(
+                "rule.distance",
+                f"a {CODE_KIND_LABEL[piece]} moves at most {self.steps[piece]} square(s), "
+                f"not {distance}",
+            )
+        for square in PATH[key]:
+            if board[square] != EMPTY:
+                code = "rule.scout_path" if piece in SCOUT_CODES else "rule.path"
+                raise IllegalMove(
+                    code, f"{square_name(square)} on the way holds a {piece_name(board[square])}"
+                )
+        return distance
+
+    def _captain_turn(self, source: int, target: int, piece: int) -> bool:
+        """Whether a two-step captain move turning a corner is legal here."""
+        if piece not in CAPTAIN_CODES or self.steps[piece] < 2 or not self.rules.captain_turns:
+            return False
+        if abs(source // 10 - target // 10) != 1 or abs(source % 10 - target % 10) != 1:
+            return False
+        corners = (source // 10 * 10 + target % 10, target // 10 * 10 + source % 10)
+        return any(self.board[c] == EMPTY for c in corners)
+
+    # -- playing ----------------------------------------------------------------------
+
+    def push(self, source: int, target: int, rescue: tuple[int, int] | None = None) -> int:
+        """Play a move after checking it; returns the battle outcome code (0 = no battle).
+
+        ``rescue`` is ``(square, piece code)`` for a rescue made with this move. Raises
+        :class:`IllegalMove` (a ``ValueError``) naming the rule if the move is not legal.
+        """
+        self.check(source, target)
+        if rescue is not None:
+            self.check_rescue(source, target, *rescue)
+        return self.apply(source, target, rescue)
+
+    def apply(self, source: int, target: int, rescue: tuple[int, int] | None = None) -> int:
+        """Play a move that is known to be legal; returns the battle outcome code."""
+        board, side = self.board, self.side
+        count, lo, hi = self.repetition(source, target)
+        self.rep_src[side], self.rep_tgt[side], self.rep_count[side] = source, target, count
+        self.rep_lo[side], self.rep_hi[side] = lo, hi
+        piece, defender = board[source], board[target]
+        outcome = OUTCOME_NONE
+        board[source] = EMPTY
+        if defender == EMPTY:
+            board[target] = piece
+        else:
+            outcome = self.battle[piece * 26 + defender]
+            other = 3 - side
+            if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+                board[target] = piece
+                self.captured[other].append(defender)
+                if outcome == OUTCOME_FLAG:
+                    self.winner = side
+            elif outcome == OUTCOME_DEFENDER:
+                self.captured[side].append(piece)
+            else:
+                board[target] = EMPTY
+                self.captured[side].append(piece)
+                self.captured[other].append(defender)
+        if self.rescuers and source in self.rescuers:
+            self.rescuers.discard(source)
+            if board[target] == piece:
+                self.rescuers.add(target)
+        if rescue is not None:
+            self._apply_rescue(target, *rescue)
+        self.side = 3 - side
+        return outcome
+
+    def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
+        """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
+        side, board = self.side, self.board
+        piece = board[source]
+        if not self.rules.rescue:
+            raise IllegalMove("rule.rescue", "these rules have no rescue")
+        back_row = target >= 90 if side == Side.RED else target < 10
+        if not back_row:
+            raise IllegalMove("rule.rescue", "a rescue needs a move onto the enemy back row")
+        if piece in SCOUT_CODES:
+            raise IllegalMove("rule.rescue", "a scout cannot rescue")
+        if self.rescued[side] >= self.rules.rescue_limit:
+            raise IllegalMove("rule.rescue", f"at most {self.rules.rescue_limit} rescues each")
+        if source in self.rescuers:
+            raise IllegalMove("rule.rescue", "this piece already made a rescue")
+        own_half = square < 50 if side == Side.RED else square >= 50
+        if not (0 <= square < 100 and own_half and board[square] == EMPTY):
+            raise IllegalMove("rule.rescue", "the rescue square must be empty, in the own half")
+        if CODE_SIDE[code] != side or code not in self.captured[side]:
+            raise IllegalMove("rule.rescue", f"no captured {piece_name(code)} to rescue")
+        if CODE_KIND[code] == PieceKind.BOMB:
+            raise IllegalMove("rule.rescue", "a bomb cannot be rescued")
+        if self.battle[piece * 26 + board[target]] in (OUTCOME_DEFENDER, OUTCOME_BOTH):
+            raise IllegalMove("rule.rescue", "the rescuing piece did not survive its attack")
+
+    def _apply_rescue(self, rescuer_square: int, square: int, code: int) -> None:
+        side = self.side
+        self.board[square] = code
+        self.captured[side].remove(code)
+        self.rescued[side] += 1
+        self.rescuers.add(rescuer_square)
+
+    # -- move generation --------------------------------------------------------------
+
+    def legal_moves(self) -> list[tuple[int, int]]:
+        """Every legal (source, target) for the side to move (repetition limit included)."""
+        if self.winner:
+            return []
+        return list(self._moves(first_only=False))
+
+    def has_legal_move(self, side: int | None = None) -> bool:
+        """Whether ``side`` (default: the side to move) could move now."""
+        if self.winner:
+            return False
+        if side is None or side == self.side:
+            return bool(self._moves(first_only=True))
+        saved = self.side
+        self.side = side
+        try:
+            return bool(self._moves(first_only=True))
+        finally:
+            self.side = saved
+
+    def _moves(self, *, first_only: bool) -> list[tuple[int, int]]:
+        board, side, steps = self.board, self.side, self.steps
+        limit = self.limit
+        found: list[tuple[int, int]] = []
+        for source in range(100):
+            piece = board[source]
+            if CODE_SIDE[piece] != side or steps[piece] == 0:
+                continue
+            for target in self._reach(source, piece):
+                if self.repetition(source, target)[0] <= limit:
+                    found.append((source, target))
+                    if first_only:
+                        return found
+        return found
+
+    def _reach(self, source: int, piece: int) -> list[int]:
+        """Targets the piece's movement allows (ignoring repetition)."""
+        board, side = self.board, self.side
+        reach = self.steps[piece]
+        out: list[int] = []
+        for ray in RAYS[source]:
+            for travelled, square in enumerate(ray, 1):
+                if travelled > reach:
+                    break
+                occupant = board[square]
+                if occupant == EMPTY:
+                    out.append(square)
+                    continue
+                if CODE_SIDE[occupant] != side:
+                    out.append(square)
+                break
+        if reach >= 2 and piece in CAPTAIN_CODES and self.rules.captain_turns:
+            row, col = divmod(source, 10)
+            for dr in (-1, 1):
+                for dc in (-1, 1):
+                    if 0 <= row + dr < 10 and 0 <= col + dc < 10:
+                        target = (row + dr) * 10 + col + dc
+                        if (
+                            target not in LAKES
+                            and CODE_SIDE[board[target]] != side
+                            and (self._captain_turn(source, target, piece))
+                        ):
+                            out.append(target)
+        return out
+
+
+CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE_KIND)
+"""Kind label per board code ('' for empty and lake)."""

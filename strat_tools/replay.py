@@ -1,0 +1,447 @@
+"""The replay engine: play a :class:`GameRecord` under a rule set and check every move.
+
+:func:`replay` puts the setup on a flat 100-int board and plays the recorded moves, checking
+each one (side to move, own movable piece, lakes, straight lines, reach, scout paths, the
+two-squares rule, rescues, nothing after the flag fell). The first illegal move stops the
+replay with a diagnostic that names the rule, the move, the ply, the XML line and what stood
+on the board; everything before it is kept. At the end it infers how the game ended from the
+board and checks the recorded result against it.
+
+Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
+distance, revealed) for the tables; the hot loop builds no per-move objects and falls back to
+:class:`~strat_tools.engine.position.Position` (where the rules live) for anything unusual.
+
+This module knows no XML: records come from ``gravon.py`` or are built by hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from strat_tools.board import Side, square_name
+from strat_tools.engine.position import (
+    DISTANCE,
+    PATH,
+    SCOUT_CODES,
+    IllegalMove,
+    Position,
+)
+from strat_tools.engine.render import BoardNumbering, parse_board, render_board
+from strat_tools.pieces import CODE_SIDE, piece_name
+from strat_tools.records import Diagnostic, GameRecord, Severity, Status, Termination
+from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
+
+__all__ = [
+    "OUTCOME_LABELS",
+    "IllegalMove",
+    "Position",
+    "Replay",
+    "board_at",
+    "decode_rescue_piece",
+    "parse_board",
+    "render_board",
+    "replay",
+]
+
+REVEALED_MOVER = 1
+"""Bit in :attr:`Replay.revealed`: the moving piece's rank became known to the opponent."""
+REVEALED_DEFENDER = 2
+"""Bit in :attr:`Replay.revealed`: the attacked piece's rank became known."""
+
+
+@dataclass(slots=True)
+class Replay:
+    """What replaying one record found: per-ply events, final board, ending, diagnostics."""
+
+    record: GameRecord
+    rules: RuleSet
+    status: Status = Status.UNCHECKED
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    """The engine's own diagnostics (the record's stay on the record)."""
+    movers: list[int] = field(default_factory=list)
+    """Board code of the moving piece, per replayed ply."""
+    defenders: list[int] = field(default_factory=list)
+    """Board code of the attacked piece, 0 when the move was no attack."""
+    outcomes: list[int] = field(default_factory=list)
+    """0 none, 1 attacker wins, 2 defender wins, 3 both removed, 4 flag captured."""
+    distances: list[int] = field(default_factory=list)
+    """Squares travelled."""
+    revealed: list[int] = field(default_factory=list)
+    """Bits: 1 the mover's rank became known to the opponent, 2 the defender's."""
+    rescued: dict[int, int] = field(default_factory=dict)
+    """Ply → board code of the piece brought back by a rescue on that ply."""
+    final_board: list[int] = field(default_factory=list)
+    captured: tuple[list[int], list[int]] = ([], [])
+    """Codes of red's and of blue's pieces removed, in order of removal."""
+    termination: Termination | None = None
+    """How the board says the game ended (None: it had not ended on the board)."""
+    winner: int | None = None
+    """The winner the board shows: 1 red, 2 blue, 3 both stuck; None if open."""
+    plies_replayed: int = 0
+
+    @property
+    def stopped_at(self) -> int | None:
+        """The ply of the first illegal move, or None if every move was replayed."""
+        return self.plies_replayed + 1 if self.plies_replayed < self.record.plies else None
+
+
+def decode_rescue_piece(raw: int | None, side: int) -> int:
+    """The board code of the piece a Gravon ``rescuepiece`` number names (-1 if unknown).
+
+    ``rescuepiece`` is the piece's code counted from red's bomb: the board code minus one
+    (1 red spy .. 11 red flag? see docs/rules-findings.md), read with the rescuing side.
+    """
+    if raw is None:
+        return -1
+    return raw
+
+
+def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
+    """Replay ``record`` under ``rules`` (a RuleSet, a name, or None/'auto' for the record's
+    own) and check every move and the result.
+
+    >>> result = replay(record)                     # doctest: +SKIP
+    >>> result.status, result.termination
+    (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
+    """
+    ruleset = resolve_rules(rules, record)
+    out = Replay(record, ruleset)
+    if record.setup is None or len(record.setup) != 100:
+        _no_setup(record, out)
+        return out
+    pos = Position(record.setup, ruleset)
+    n = record.plies
+    out.movers = [0] * n
+    out.defenders = [0] * n
+    out.outcomes = [0] * n
+    out.distances = [1] * n
+    out.revealed = [0] * n
+    replayed = _play_all(record, pos, out)
+    out.plies_replayed = replayed
+    for name in ("movers", "defenders", "outcomes", "distances", "revealed"):
+        del getattr(out, name)[replayed:]
+    out.final_board = pos.board
+    out.captured = (pos.captured[1], pos.captured[2])
+    _judge_ending(record, pos, out, complete=replayed == n)
+    out.status = _status(record, out)
+    return out
+
+
+def _no_setup(record: GameRecord, out: Replay) -> None:
+    """A record without a usable setup: nothing to replay; moves make it unchecked."""
+    if record.plies:
+        out.diagnostics.append(
+            Diagnostic(
+                "replay.no_setup",
+                Severity.WARNING,
+                f"no setup, so the {record.plies} moves cannot be replayed",
+                record.source,
+                record.member,
+            )
+        )
+    out.status = _status(record, out)
+    if record.plies and out.status is Status.VALID:
+        out.status = Status.UNCHECKED
+
+
+def _status(record: GameRecord, out: Replay) -> Status:
+    if not record.readable:
+        return Status.INVALID
+    for diag in record.diagnostics:
+        if diag.severity is Severity.ERROR:
+            return Status.INVALID
+    for diag in out.diagnostics:
+        if diag.severity is Severity.ERROR:
+            return Status.INVALID
+    return Status.VALID
+
+
+def _play_all(record: GameRecord, pos: Position, out: Replay) -> int:
+    """Play every move, fast where possible; return how many plies were legal."""
+    srcs, tgts = record.sources, record.targets
+    n = record.plies
+    rescue_indices = sorted(ply - 1 for ply in record.rescues if 1 <= ply <= n)
+    index = 0
+    while index < n:
+        stop = n
+        for rescue_index in rescue_indices:
+            if rescue_index >= index:
+                stop = rescue_index
+                break
+        index = _fast(pos, srcs, tgts, index, stop, out)
+        if index < n:
+            if not _slow(record, pos, index, out):
+                return index
+            index += 1
+    return n
+
+
+def _fast(
+    pos: Position, srcs: Sequence[int], tgts: Sequence[int], start: int, stop: int, out: Replay
+) -> int:
+    """The hot loop: play plies ``start..stop-1`` while they are ordinary and legal.
+
+    Returns the index of the first ply it did not play (``stop`` if it played them all): an
+    unusual ply (a scout under the scout clause, a rescue, an illegal move, a move after the
+    flag fell, a piece that rescued before) is left to :func:`_slow`.
+    """
+    if pos.winner or pos.rescuers or start >= stop:
+        return start
+    board, battle, steps, fast_side = pos.board, pos.battle, pos.steps, pos.fast_side
+    rep_src, rep_tgt, rep_count = pos.rep_src, pos.rep_tgt, pos.rep_count
+    movers, defenders, outcomes = out.movers, out.defenders, out.outcomes
+    distances, revealed = out.distances, out.revealed
+    captured = pos.captured
+    limit = pos.limit
+    reveal_battle = 1 if pos.rules.silent_defense else 3
+    distance_of, path_of, side_of = DISTANCE, PATH, CODE_SIDE
+    side = pos.side
+    index = start
+    for index in range(start, stop):
+        source = srcs[index]
+        target = tgts[index]
+        piece = board[source]
+        # Step 1: an own piece this loop may move, within its reach, path clear.
+        if fast_side[piece] != side or source < 0 or target < 0:
+            break
+        key = source * 100 + target
+        distance = distance_of[key]
+        if distance != 1:
+            if distance == 0 or distance > steps[piece]:
+                break
+            if any(board[square] for square in path_of[key]):
+                break
+            distances[index] = distance
+        # Step 2: not onto an own piece (lakes are excluded by the distance table).
+        defender = board[target]
+        if defender and side_of[defender] == side:
+            break
+        # Step 3: the two-squares rule.
+        if source == rep_tgt[side] and target == rep_src[side]:
+            count = rep_count[side] + 1
+            if count > limit:
+                break
+        else:
+            count = 1
+        rep_src[side] = source
+        rep_tgt[side] = target
+        rep_count[side] = count
+        # Step 4: move, or resolve the battle.
+        movers[index] = piece
+        board[source] = 0
+        if not defender:
+            board[target] = piece
+            if distance != 1:
+                revealed[index] = 1
+        else:
+            outcome = battle[piece * 26 + defender]
+            defenders[index] = defender
+            outcomes[index] = outcome
+            revealed[index] = 3 if piece in SCOUT_CODES else reveal_battle
+            other = 3 - side
+            if outcome == 1:
+                board[target] = piece
+                captured[other].append(defender)
+            elif outcome == 2:
+                captured[side].append(piece)
+            elif outcome == 3:
+                board[target] = 0
+                captured[side].append(piece)
+                captured[other].append(defender)
+            else:
+                board[target] = piece
+                captured[other].append(defender)
+                pos.winner = side
+                pos.side = other
+                return index + 1
+        side = 3 - side
+    else:
+        index = stop
+    pos.side = side
+    return index
+
+
+def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
+    """Check and play one ply with the full rules; on an illegal move add the diagnostic."""
+    source, target = record.sources[index], record.targets[index]
+    rescue_record = record.rescues.get(index + 1)
+    try:
+        distance = pos.check(source, target)
+        rescue = None
+        if rescue_record is not None:
+            code = decode_rescue_piece(rescue_record.piece, pos.side)
+            if rescue_record.square is None:
+                raise IllegalMove(
+                    "rule.rescue", f"unreadable rescue square {rescue_record.raw_field!r}"
+                )
+            rescue = (rescue_record.square, code)
+            pos.check_rescue(source, target, *rescue)
+    except IllegalMove as exc:
+        out.diagnostics.append(_illegal(record, pos, index, exc))
+        return False
+    piece, defender = pos.board[source], pos.board[target]
+    outcome = pos.apply(source, target, rescue)
+    out.movers[index] = piece
+    out.defenders[index] = defender
+    out.outcomes[index] = outcome
+    out.distances[index] = distance
+    if defender:
+        silent = pos.rules.silent_defense and piece not in SCOUT_CODES
+        out.revealed[index] = 1 if silent else 3
+    elif distance > 1:
+        out.revealed[index] = 1
+    if rescue is not None:
+        out.rescued[index + 1] = rescue[1]
+    return True
+
+
+def _move_text(source: int, target: int) -> str:
+    def name(square: int) -> str:
+        return square_name(square) if 0 <= square < 100 else "??"
+
+    return f"{name(source)}-{name(target)}"
+
+
+def _illegal(record: GameRecord, pos: Position, index: int, exc: IllegalMove) -> Diagnostic:
+    """The diagnostic for an illegal move: rule, move, ply, line, pieces on the board."""
+    source, target = record.sources[index], record.targets[index]
+    side = "red" if index % 2 == 0 else "blue"
+    board = pos.board
+    holds = [
+        f"{square_name(sq)}: {piece_name(board[sq])}" for sq in (source, target) if 0 <= sq < 100
+    ]
+    message = (
+        f"{side}'s move {_move_text(source, target)} is illegal: {exc.message} ({'; '.join(holds)})"
+    )
+    line = record.lines[index] if index < len(record.lines) else None
+    return Diagnostic(
+        exc.code, Severity.ERROR, message, record.source, record.member, line, index + 1
+    )
+
+
+def _judge_ending(record: GameRecord, pos: Position, out: Replay, *, complete: bool) -> None:
+    """Infer the ending from the board and, for a complete replay, check the result."""
+    stuck = {Side.RED: False, Side.BLUE: False}
+    if pos.winner:
+        out.termination, out.winner = Termination.FLAG_CAPTURED, pos.winner
+    else:
+        stuck = {side: not pos.has_legal_move(side) for side in (Side.RED, Side.BLUE)}
+        if stuck[Side.RED] and stuck[Side.BLUE]:
+            out.termination, out.winner = Termination.BOTH_NO_MOVES, 3
+        elif stuck[Side.RED] or stuck[Side.BLUE]:
+            out.termination = Termination.NO_MOVES
+            out.winner = Side.BLUE if stuck[Side.RED] else Side.RED
+    if complete and record.result is not None:
+        for code, message in _result_problems(record, pos, stuck):
+            out.diagnostics.append(
+                Diagnostic(
+                    code,
+                    Severity.ERROR,
+                    message,
+                    record.source,
+                    record.member,
+                    None,
+                    record.plies or None,
+                )
+            )
+
+
+def _result_problems(
+    record: GameRecord, pos: Position, stuck: dict[Side, bool]
+) -> list[tuple[str, str]]:
+    """Contradictions between the recorded result and the final board."""
+    assert record.result is not None
+    rtype, winner = record.result.type, record.result.winner
+    problems: list[tuple[str, str]] = []
+    said = f"the result says type {rtype}, winner {winner}"
+    if pos.winner:
+        capturer = Side(pos.winner).label
+        if rtype != 1:
+            problems.append(
+                ("result.flag", f"{capturer} captured the flag on the last move, but {said}")
+            )
+        if winner != pos.winner:
+            problems.append(("result.winner", f"{capturer} captured the flag, but {said}"))
+        return problems
+    if rtype == 1:
+        problems.append(("result.flag", f"{said} (flag captured), but no flag was captured"))
+    elif rtype == 0:
+        if not (stuck[Side.RED] or stuck[Side.BLUE]):
+            problems.append(("result.no_moves", f"{said} (no legal move), but both sides can move"))
+        elif winner in (1, 2) and stuck[Side(winner)]:
+            problems.append(("result.winner", f"{said}, but the winner is the side without a move"))
+    elif rtype == 2:
+        if not (stuck[Side.RED] and stuck[Side.BLUE]):
+            problems.append(("result.no_moves", f"{said} (neither can move), but a side can move"))
+        elif winner != 3:
+            problems.append(("result.winner", f"{said}, but neither side can move: a draw"))
+    return problems
+
+
+def board_at(
+    record: GameRecord, ply: int | None = None, rules: RuleSet | str | None = None
+) -> Position:
+    """The position after ``ply`` moves (all of them if None), replaying up to there.
+
+    Stops early at an illegal move; raises ``ValueError`` when the record has no setup.
+    """
+    if record.setup is None:
+        raise ValueError(f"{record.game_id}: the record has no setup to show")
+    upto = record.plies if ply is None else max(0, min(ply, record.plies))
+    clipped = GameRecord(
+        record.source,
+        record.member,
+        record.variant,
+        record.year,
+        record.month,
+        record.number,
+        record.setup,
+        record.sources[:upto],
+        record.targets[:upto],
+        record.lines[:upto],
+        {p: r for p, r in record.rescues.items() if p <= upto},
+    )
+    ruleset = resolve_rules(rules, record)
+    pos = Position(record.setup, ruleset)
+    out = Replay(clipped, ruleset)
+    out.movers, out.defenders, out.outcomes = [0] * upto, [0] * upto, [0] * upto
+    out.distances, out.revealed = [1] * upto, [0] * upto
+    _play_all(clipped, pos, out)
+    return pos
+
+
+def show(
+    record: GameRecord,
+    ply: int | None = None,
+    *,
+    numbering: BoardNumbering = "modern",
+    rules: RuleSet | str | None = None,
+) -> str:
+    """The board after ``ply`` as text with the last move (and any battle) marked."""
+    result = replay(record, rules)
+    upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
+    pos = board_at(record, upto, rules)
+    last = None
+    caption = [f"{record.game_id}  ply {upto}/{record.plies}  rules {result.rules.name}"]
+    if upto:
+        i = upto - 1
+        last = (record.sources[i], record.targets[i])
+        mover, defender, outcome = result.movers[i], result.defenders[i], result.outcomes[i]
+        text = f"last move {_move_text(*last)}: {piece_name(mover)}"
+        if defender:
+            text += f" attacks {piece_name(defender)}: {OUTCOME_LABELS[outcome]} wins"
+            if outcome == 3:
+                text = text[: -len(" wins")] + " removed"
+        caption.append(text)
+    board = render_board(
+        pos.board,
+        numbering=numbering,
+        last_move=last,
+        battle=bool(upto and result.defenders[upto - 1]),
+    )
+    side = "red" if pos.side == 1 else "blue"
+    caption.append(
+        f"{side} to move" if not pos.winner else f"{Side(pos.winner).label} captured the flag"
+    )
+    return "\n".join([caption[0], board, *caption[1:]])
