@@ -222,7 +222,7 @@ def setup_heatmap(
 
 
 def _small_multiples(
-    panels: dict[str, pd.DataFrame], cmap: str, columns: int = 3
+    panels: dict[str, pd.DataFrame], cmap: str, columns: int = 3, *, panel_n: bool = True
 ) -> tuple[Figure, np.ndarray]:
     """Draw one 4x10 panel per placement frame on a shared 0..max scale (integer percent)."""
     grids = {name: _grid(frame) * 100 for name, frame in panels.items()}
@@ -235,7 +235,8 @@ def _small_multiples(
     for ax, (name, grid) in zip(axes.flat, grids.items(), strict=False):
         labels = [[f"{grid[r, c]:.0f}" for c in range(10)] for r in range(4)]
         _draw_setup_area(ax, grid, colours, norm, labels)
-        ax.set_title(f"{name}, n = {_n_setups(panels[name]):,}", fontsize="medium")
+        heading = f"{name}, n = {_n_setups(panels[name]):,}" if panel_n else name
+        ax.set_title(heading, fontsize="medium")
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
     bar = fig.colorbar(axes.flat[0].images[0], ax=axes, shrink=0.6, pad=0.01)
@@ -256,7 +257,7 @@ def all_pieces_heatmap(
     panels = {
         _piece_title(piece, numbering): _placement(frame, piece, variant) for piece in PIECE_ORDER
     }
-    fig, _ = _small_multiples(panels, cmap)
+    fig, _ = _small_multiples(panels, cmap, panel_n=False)
     n = _n_setups(next(iter(panels.values())))
     heading = f"Where each piece stands, n = {n:,} setups (owner's view, back row at the bottom)"
     fig.suptitle(heading if title is None else f"{heading}\n{title}")

@@ -1,0 +1,355 @@
+"""Figures are checked for what they show: annotations, colour limits, lakes, orientation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+
+from strat_tools import plots
+from strat_tools.board import LAKES, parse_square
+from strat_tools.pieces import letter_code
+
+# Three hand-made setups in the owner's view (row 1 = back row at the bottom of each
+# diagram, col 1 = the owner's left). Only the flag (F), bombs (B) and one scout (2) are
+# written; the rest of each army does not matter to these tests.
+SETUPS = {
+    ("g1", "red"): """
+        ..........
+        ..........
+        B.........
+        FB........
+    """,
+    ("g1", "blue"): """
+        ..........
+        .........2
+        B.........
+        FB........
+    """,
+    ("g2", "red"): """
+        ..........
+        ..........
+        .......B.B
+        ........BF
+    """,
+}
+LETTER_PIECE = {"F": "flag", "B": "bomb", "2": "scout"}
+
+
+def setups_frame(diagrams: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """The ``setups`` table rows of owner-view diagrams (top line = row 4)."""
+    rows = []
+    for (game_id, side), diagram in diagrams.items():
+        lines = [line.strip() for line in diagram.strip().splitlines()]
+        for index, line in enumerate(lines):
+            row = 4 - index
+            for col, letter in enumerate(line, start=1):
+                if letter in LETTER_PIECE:
+                    rows.append((game_id, side, row, col, LETTER_PIECE[letter]))
+    return pd.DataFrame(rows, columns=["game_id", "side", "row", "col", "piece"])
+
+
+def cell_labels(ax: Axes) -> dict[tuple[int, int], str]:
+    """The annotated text of each cell, keyed by its (row, col) position on the axes."""
+    return {
+        (round(text.get_position()[1]), round(text.get_position()[0])): text.get_text()
+        for text in ax.texts
+        if text.get_gid() == "cell-label"
+    }
+
+
+def only_image(ax: Axes) -> AxesImage:
+    """The one colour image of an axes."""
+    assert len(ax.images) == 1
+    return ax.images[0]
+
+
+@pytest.fixture
+def setups() -> pd.DataFrame:
+    """Three setups: two with the flag in the back-left corner, one back-right."""
+    return setups_frame(SETUPS)
+
+
+def test_flag_heatmap_annotates_each_cells_share(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "flag")
+    ax = fig.axes[0]
+    labels = cell_labels(ax)
+    assert len(labels) == 40
+    # two of three setups have the flag on A1 (owner's view), one on K1
+    assert labels[(1, 1)] == "66.7"
+    assert labels[(1, 10)] == "33.3"
+    assert {text for key, text in labels.items() if key not in ((1, 1), (1, 10))} == {"0.0"}
+    assert "n = 3 setups" in ax.get_title()
+
+
+def test_heatmap_annotations_equal_the_stats_function(setups: pd.DataFrame) -> None:
+    from strat_tools.stats import piece_placement
+
+    placement = piece_placement(setups, "bomb")
+    labels = cell_labels(plots.setup_heatmap(setups, "bomb").axes[0])
+    for row, col, share in zip(placement["row"], placement["col"], placement["share"], strict=True):
+        assert labels[(row, col)] == f"{share * 100:.1f}"
+
+
+def test_heatmap_orientation_back_row_at_the_bottom(setups: pd.DataFrame) -> None:
+    ax = plots.setup_heatmap(setups, "flag").axes[0]
+    bottom, top = ax.get_ylim()
+    assert bottom < top  # y grows upwards, so row 1 (y = 1) is drawn lowest
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("ABCDEFGHIK")
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["1", "2", "3", "4"]
+    lakes = [p for p in ax.patches if p.get_gid() == "lake"]
+    # the two lakes stand beyond the front row (row 4), in front of columns C-D and G-H
+    assert sorted((p.get_x() + 0.5, p.get_x() + 0.5 + p.get_width() - 1) for p in lakes) == [
+        (3, 4),
+        (7, 8),
+    ]
+    assert all(p.get_y() > 4.5 for p in lakes)
+
+
+def test_heatmap_colour_scale_runs_from_zero_to_the_largest_share(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "flag")
+    image = only_image(fig.axes[0])
+    assert image.get_clim() == pytest.approx((0.0, 200 / 3))
+    # the colours agree with the labels: array row 0 is drawn at the bottom (row 1)
+    assert image.origin == "lower"
+    assert image.get_array()[0, 0] == pytest.approx(200 / 3)
+    assert image.get_array()[0, 9] == pytest.approx(100 / 3)
+    colourbar = fig.axes[1]
+    assert "% of setups" in colourbar.get_ylabel()
+
+
+def test_side_filter_and_title(setups: pd.DataFrame) -> None:
+    ax = plots.setup_heatmap(setups, "flag", side="red", title="hand-made").axes[0]
+    labels = cell_labels(ax)
+    assert labels[(1, 1)] == "50.0" and labels[(1, 10)] == "50.0"
+    assert "n = 2 setups" in ax.get_title() and "hand-made" in ax.get_title()
+
+
+def test_all_pieces_share_one_colour_scale(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "all")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels[:3]] == ["Flag (F)", "Bomb (B)", "Spy (1)"]
+    assert len(panels) == 12
+    # bombs reach 2/3 on A2 (g1 red and blue), the largest share of any piece
+    assert [only_image(ax).get_clim() for ax in panels] == [pytest.approx((0.0, 200 / 3))] * 12
+    scout = cell_labels(panels[3])
+    assert scout[(3, 10)] == "33" and sum(v != "0" for v in scout.values()) == 1
+
+
+def test_classic_numbering_in_panel_titles(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "all", numbering="classic")
+    titles = [ax.get_title() for ax in fig.axes if ax.images]
+    assert "Marshal (1)" in titles and "Scout (9)" in titles and "Spy (S)" in titles
+
+
+def test_difference_map_is_centred_at_zero() -> None:
+    winners = setups_frame({k: v for k, v in SETUPS.items() if k[0] == "g1"})
+    losers = setups_frame({("g2", "red"): SETUPS[("g2", "red")]})
+    fig = plots.difference_heatmap(winners, losers, "flag", labels=("winners", "losers"))
+    ax = fig.axes[0]
+    low, high = only_image(ax).get_clim()
+    assert (low, high) == (-100.0, 100.0)
+    labels = cell_labels(ax)
+    assert labels[(1, 1)] == "+100.0"
+    assert labels[(1, 10)] == "\u2212100.0"
+    assert labels[(2, 5)] == "0.0"
+    assert "winners (n = 2) minus losers (n = 1)" in ax.get_title()
+
+
+def test_winners_vs_losers_splits_on_won(setups: pd.DataFrame) -> None:
+    context = setups.assign(
+        won=pd.array([True] * 3 + [False] * 4 + [pd.NA] * 4, dtype="boolean")[: len(setups)]
+    )
+    # rows: g1 red (3 pieces: won), g1 blue (4 pieces: lost), g2 red (4 pieces: unknown)
+    assert list(context.groupby(["game_id", "side"], sort=False).size()) == [3, 4, 4]
+    ax = plots.setup_heatmap(context, "flag", by="won").axes[0]
+    assert "winners (n = 1) minus losers (n = 1)" in ax.get_title()
+    assert only_image(ax).get_clim() == (-1e-9, 1e-9)  # same flag square: no difference
+
+
+def test_grouped_heatmap_one_panel_per_group(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "flag", by="side")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["blue, n = 1", "red, n = 2"]
+    assert cell_labels(panels[0])[(1, 1)] == "100"
+    assert cell_labels(panels[1])[(1, 1)] == "50"
+
+
+def board_patches(ax: Axes, gid: str) -> set[int]:
+    """The squares covered by the unit patches with ``gid`` on a whole-board view."""
+    squares = set()
+    for patch in ax.patches:
+        if patch.get_gid() == gid:
+            col, row = round(patch.get_x() + 0.5), round(patch.get_y() + 0.5)
+            squares.add(row * 10 + col)
+    return squares
+
+
+def test_board_view_draws_the_lakes_where_they_belong() -> None:
+    ax = plots.board_heatmap(np.zeros(100)).axes[0]
+    assert board_patches(ax, "lake") == set(LAKES)
+    assert {parse_square(n) for n in ("C5", "D5", "G5", "H5", "C6", "D6", "G6", "H6")} == set(LAKES)
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("ABCDEFGHIK")
+    assert ax.get_yticklabels()[0].get_text() == "1"  # red's back row at the bottom
+    assert ax.get_ylim()[0] < ax.get_ylim()[1]
+
+
+def test_board_heatmap_scale_ignores_lake_values() -> None:
+    values = np.arange(100, dtype=float)
+    values[57] = 10_000  # H6 is a lake: its value must not stretch the scale
+    ax = plots.board_heatmap(values).axes[0]
+    assert only_image(ax).get_clim() == (0.0, 99.0)
+    labels = cell_labels(ax)
+    assert len(labels) == 92
+    assert labels[(9, 9)] == "99" and (5, 7) not in labels
+
+
+def ascii_counts(counts: np.ndarray) -> str:
+    """A 10x10 count grid as red sees it: row 10 on top, lakes as ~, zeros as dots."""
+    lines = []
+    for row in range(9, -1, -1):
+        cells = []
+        for col in range(10):
+            square = row * 10 + col
+            value = int(counts[square])
+            cells.append("~" if square in LAKES else ("." if value == 0 else str(value)))
+        lines.append("".join(cells))
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def moves() -> pd.DataFrame:
+    """A scout run up the A file, a blue scout down K, a miner step, a scout battle."""
+    return pd.DataFrame(
+        {
+            "game_id": ["g1", "g1", "g1", "g2", "g2"],
+            "ply": [1, 2, 3, 1, 2],
+            "side": ["red", "blue", "red", "red", "blue"],
+            "piece": ["scout", "scout", "miner", "scout", "scout"],
+            "source": ["A4", "K7", "E4", "B4", "A7"],
+            "target": ["A9", "K5", "E5", "B5", "A8"],
+            "distance": [5, 2, 1, 1, 1],
+            "defender": [None, None, None, None, "bomb"],
+            "outcome": [None, None, None, None, "defender"],
+        }
+    )
+
+
+def test_scout_paths_count_every_square_entered(moves: pd.DataFrame) -> None:
+    counts = plots.square_traffic(moves, piece="scout", measure="path")
+    assert ascii_counts(counts) == "\n".join(
+        [
+            "..........",
+            "1.........",
+            "2.........",
+            "1.........",
+            "1.~~..~~.1",
+            "11~~..~~.1",
+            "..........",
+            "..........",
+            "..........",
+            "..........",
+        ]
+    )
+
+
+def test_battles_and_owner_view(moves: pd.DataFrame) -> None:
+    battles = plots.square_traffic(moves, piece=None, measure="battle")
+    assert int(battles.sum()) == 1 and battles[parse_square("A8")] == 1
+    owner = plots.square_traffic(moves, piece="scout", measure="target", view="owner")
+    # blue's K7->K5 becomes A4->A6 and A7->A8 becomes K4->K3 in the mover's own view
+    assert ascii_counts(owner) == "\n".join(
+        [
+            "..........",
+            "1.........",
+            "..........",
+            "..........",
+            "1.~~..~~..",
+            ".1~~..~~..",
+            "..........",
+            ".........1",
+            "..........",
+            "..........",
+        ]
+    )
+
+
+def test_traffic_reads_categorical_squares_and_skips_bad_ones(moves: pd.DataFrame) -> None:
+    names = [plots.COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100)]
+    frame = moves.copy()
+    frame.loc[2, "target"] = None  # a bad square name in the record becomes null
+    for column in ("source", "target"):
+        frame[column] = pd.Categorical(frame[column], categories=names)
+    counts = plots.square_traffic(frame, piece=None, measure="target")
+    assert int(counts.sum()) == 4 and counts[parse_square("E5")] == 0
+
+
+def test_traffic_heatmap_titles_what_and_how_many(moves: pd.DataFrame) -> None:
+    fig = plots.traffic_heatmap(moves, piece="scout")
+    ax = fig.axes[0]
+    assert ax.get_title() == "Squares entered by scouts: 4 moves in 2 games"
+    assert only_image(ax).get_clim() == (0.0, 2.0)
+    assert cell_labels(ax)[(7, 0)] == "2"  # A8, entered twice
+
+
+POSITION = """
+    .........F
+    ..........
+    ..........
+    ......X...
+    ..~~..~~..
+    ..~~.D~~..
+    ...L......
+    ..........
+    ..........
+    M.........
+"""
+
+
+def test_position_figure_puts_each_piece_on_its_square() -> None:
+    board = [0] * 100
+    for index, line in enumerate(POSITION.strip().splitlines()):
+        row = 9 - index
+        for col, letter in enumerate(line.strip()):
+            if letter == "~":
+                board[row * 10 + col] = 25
+            elif letter == "F":
+                board[row * 10 + col] = letter_code("Y")  # blue flag
+            elif letter != ".":
+                board[row * 10 + col] = letter_code(letter)
+    ax = plots.position_figure(board, last_move=(35, 45)).axes[0]
+    labels = {
+        (round(t.get_position()[1]) * 10 + round(t.get_position()[0])): t.get_text()
+        for t in ax.texts
+        if t.get_gid() == "piece-label"
+    }
+    assert labels == {99: "F", 66: "10", 45: "2", 33: "10", 0: "F"}
+    assert board_patches(ax, "lake") == set(LAKES)
+    colours = {round(p.get_x() + 0.42) + 10 * round(p.get_y() + 0.42): p.get_facecolor()[:3]
+               for p in ax.patches if p.get_gid() == "piece"}  # fmt: skip
+    assert colours[0][0] > colours[0][2] and colours[99][2] > colours[99][0]  # red, blue
+
+
+@pytest.mark.parametrize(
+    "suffix, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")]
+)
+def test_save_figure_writes_the_format_of_the_suffix(
+    tmp_path: Path, setups: pd.DataFrame, suffix: str, magic: bytes
+) -> None:
+    target = plots.save_figure(plots.setup_heatmap(setups), tmp_path / f"flag.{suffix}")
+    assert target.read_bytes().startswith(magic)
+    assert [p.name for p in tmp_path.iterdir()] == [f"flag.{suffix}"]
+
+
+def test_save_figure_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
+    target = tmp_path / "figure.nope"
+    target.write_bytes(b"old")
+    with pytest.raises(ValueError):
+        plots.save_figure(Figure(), target)
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["figure.nope"]
