@@ -16,12 +16,26 @@ of its own: moves, battles and repetition limits are the engine's (``rules.py``,
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from strat_tools.board import LAKES, Side, from_owner_view
-from strat_tools.pieces import ARMIES, EMPTY, LAKE, PieceKind, piece_code
+from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
+from strat_tools.engine.position import DISTANCE
+from strat_tools.gravon import parse_record
+from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_code
+from strat_tools.records import GameRecord, Result, Termination
+from strat_tools.replay import Position, replay
+from strat_tools.rules import (
+    OUTCOME_ATTACKER,
+    OUTCOME_BOTH,
+    OUTCOME_DEFENDER,
+    OUTCOME_FLAG,
+    OUTCOME_NONE,
+    RuleSet,
+    rules_for,
+)
+from strat_tools.writer import game_file_name, record_to_xml
 
 B, SPY, SC, MI, SE, LT, CA, MA, CO, GE, MS, FL = PieceKind
 
@@ -218,3 +232,362 @@ def setup_field(red: Sequence[int], blue: Sequence[int]) -> tuple[int, ...]:
                 square = from_owner_view(index // 10 + 1, index % 10 + 1, side)
                 board[square] = piece_code(side, PieceKind(kind))
     return tuple(board)
+
+
+# -- playing ---------------------------------------------------------------------------
+
+PIECE_VALUES: Final = (2.0, 3.0, 1.0, 2.5, 1.5, 2.0, 3.0, 4.5, 6.0, 8.0, 10.0, 25.0)
+"""What the policy thinks each kind is worth (index = kind value; the flag wins the game)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """The weights of the playing policy (see docs/generator.md for how a move is scored)."""
+
+    noise: float = 1.2
+    """Uniform random noise added to every move's score: the players' whims."""
+    advance: float = 0.5
+    """Per square a move brings a piece closer to the nearest enemy piece."""
+    probe: float = 0.8
+    """Worth of revealing an unknown enemy piece by attacking it."""
+    danger: float = 0.9
+    """Share of a piece's value at stake next to an enemy known to beat it."""
+    values: tuple[float, ...] = PIECE_VALUES
+
+
+DEFAULT_POLICY: Final = Policy()
+
+
+class Knowledge:
+    """What both players have seen: which pieces were revealed in battle and which moved.
+
+    Indexed by square; the flags move with their pieces. A moved piece is neither a bomb nor
+    the flag; a revealed piece's kind is known to the opponent.
+    """
+
+    __slots__ = ("moved", "revealed")
+
+    def __init__(self) -> None:
+        self.revealed = [False] * 100
+        self.moved = [False] * 100
+
+    def observe(
+        self, source: int, target: int, defender: int, outcome: int, board: list[int]
+    ) -> None:
+        """Update after ``source``→``target`` was played (``board`` is the board after it)."""
+        revealed, moved = self.revealed, self.moved
+        # A battle shows both pieces; a scout moving more than one square shows itself.
+        shown = revealed[source] or defender != EMPTY or DISTANCE[source * 100 + target] > 1
+        revealed[source] = moved[source] = False
+        if board[target] == EMPTY:
+            revealed[target] = moved[target] = False
+        elif outcome != OUTCOME_DEFENDER:
+            revealed[target], moved[target] = shown, True
+        else:
+            revealed[target] = True
+
+
+def _battle_value(outcome: int, kind: int, defender_kind: int, values: Sequence[float]) -> float:
+    """What a battle is worth to the attacker, in piece values."""
+    if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+        return values[defender_kind]
+    if outcome == OUTCOME_DEFENDER:
+        return -values[kind]
+    return values[defender_kind] - values[kind]
+
+
+def _distance_map(board: list[int], enemy: int, revealed: list[bool]) -> list[int]:
+    """Squares to the nearest enemy piece worth walking to (known bombs are not), lakes aside."""
+    dist = [99] * 100
+    frontier = [
+        sq
+        for sq in range(100)
+        if CODE_SIDE[board[sq]] == enemy and not (revealed[sq] and CODE_KIND[board[sq]] == B)
+    ]
+    for sq in frontier:
+        dist[sq] = 0
+    step = 0
+    while frontier:
+        step += 1
+        reached = []
+        for sq in frontier:
+            for near in NEIGHBOURS[sq]:
+                if dist[near] > step:
+                    dist[near] = step
+                    reached.append(near)
+        frontier = reached
+    return dist
+
+
+class _Turn:
+    """The per-move view of one player: what it knows and what it expects of hidden pieces."""
+
+    __slots__ = ("battle", "board", "enemy", "expected", "hidden", "know", "policy")
+
+    def __init__(
+        self, board: list[int], side: int, know: Knowledge, battle: list[int], policy: Policy
+    ) -> None:
+        self.board, self.enemy, self.know = board, 3 - side, know
+        self.battle, self.policy = battle, policy
+        self.hidden: tuple[list[int], list[int]] | None = None
+        self.expected: dict[tuple[int, bool], float] = {}
+
+    def _hidden_counts(self) -> tuple[list[int], list[int]]:
+        """Counts per board code of the enemy's unrevealed pieces: all, and movable only.
+
+        This is what a player can deduce (the army minus what was captured or shown), not
+        a look at the hidden board.
+        """
+        every = [0] * 26
+        for sq in range(100):
+            code = self.board[sq]
+            if CODE_SIDE[code] == self.enemy and not self.know.revealed[sq]:
+                every[code] += 1
+        movable = [n if CODE_KIND[code] not in (B, FL) else 0 for code, n in enumerate(every)]
+        return every, movable
+
+    def attack_unknown(self, piece: int, defender_moved: bool) -> float:
+        """Expected worth of ``piece`` attacking an unrevealed piece (moved or not)."""
+        key = (piece, defender_moved)
+        if key not in self.expected:
+            if self.hidden is None:
+                self.hidden = self._hidden_counts()
+            counts = self.hidden[1] if defender_moved else self.hidden[0]
+            total = sum(counts) or 1
+            kind, values, battle = CODE_KIND[piece], self.policy.values, self.battle
+            worth = sum(
+                n * _battle_value(battle[piece * 26 + code], kind, CODE_KIND[code], values)
+                for code, n in enumerate(counts)
+                if n
+            )
+            self.expected[key] = worth / total + self.policy.probe
+        return self.expected[key]
+
+    def danger(self, square: int, piece: int, shown: bool) -> float:
+        """What ``piece`` risks standing on ``square``: the worst known enemy next to it."""
+        board, battle, revealed = self.board, self.battle, self.know.revealed
+        for near in NEIGHBOURS[square]:
+            code = board[near]
+            if CODE_SIDE[code] == self.enemy and revealed[near]:
+                outcome = battle[code * 26 + piece]
+                if outcome in (OUTCOME_ATTACKER, OUTCOME_BOTH):
+                    scale = 1.0 if shown else 0.4
+                    return self.policy.danger * scale * self.policy.values[CODE_KIND[piece]]
+        return 0.0
+
+
+def choose_move(
+    position: Position,
+    know: Knowledge,
+    moves: Sequence[tuple[int, int]],
+    rng: random.Random,
+    policy: Policy = DEFAULT_POLICY,
+) -> tuple[int, int]:
+    """The policy's pick among ``moves`` (legal moves of the side to move), with noise.
+
+    Attacks score their (expected) battle worth; other moves score the approach to the
+    enemy plus the danger they leave minus the danger they walk into. See docs/generator.md.
+    """
+    board, revealed, moved = position.board, know.revealed, know.moved
+    turn = _Turn(board, position.side, know, position.battle, policy)
+    dist = _distance_map(board, turn.enemy, revealed)
+    values, advance, noise = policy.values, policy.advance, policy.noise
+    best, best_score = moves[0], -1e9
+    for source, target in moves:
+        piece, defender = board[source], board[target]
+        if defender != EMPTY:
+            if revealed[target]:
+                outcome = position.battle[piece * 26 + defender]
+                score = _battle_value(outcome, CODE_KIND[piece], CODE_KIND[defender], values)
+            else:
+                score = turn.attack_unknown(piece, moved[target])
+        else:
+            score = advance * (dist[source] - dist[target])
+            shown = revealed[source] or DISTANCE[source * 100 + target] > 1
+            score += turn.danger(source, piece, revealed[source])
+            score -= turn.danger(target, piece, shown)
+        score += noise * rng.random()
+        if score > best_score:
+            best, best_score = (source, target), score
+    return best
+
+
+# -- games -----------------------------------------------------------------------------
+
+MAX_PLIES: Final = 3000
+"""Hard cap on a generated game's length (real classic games: median 323, longest 1,879)."""
+
+RESIGN_RATIO: Final = 1.5
+"""At the cap, the side whose movable army is worth this many times less resigns; else draw."""
+
+
+def _army_worth(board: list[int], side: int, values: Sequence[float]) -> float:
+    return sum(
+        values[CODE_KIND[code]]
+        for code in board
+        if CODE_SIDE[code] == side and CODE_KIND[code] not in (B, FL)
+    )
+
+
+def _ending(position: Position, mover: int, outcome: int) -> Result | None:
+    """Gravon's check after every move: flag taken, or a player (or both) unable to move."""
+    if outcome == OUTCOME_FLAG:
+        return Result(int(Termination.FLAG_CAPTURED), mover)
+    other = 3 - mover
+    other_can = position.has_legal_move(other)
+    mover_can = position.has_legal_move(mover)
+    if not other_can and not mover_can:
+        return Result(int(Termination.BOTH_NO_MOVES), 3)
+    if not other_can:
+        return Result(int(Termination.NO_MOVES), mover)
+    if not mover_can:
+        return Result(int(Termination.NO_MOVES), other)
+    return None
+
+
+def _cap_result(position: Position, values: Sequence[float]) -> Result:
+    """At the move cap: the clearly weaker side resigns, otherwise the players agree a draw."""
+    red = _army_worth(position.board, 1, values)
+    blue = _army_worth(position.board, 2, values)
+    if red >= RESIGN_RATIO * blue:
+        return Result(int(Termination.RESIGNED), 1)
+    if blue >= RESIGN_RATIO * red:
+        return Result(int(Termination.RESIGNED), 2)
+    return Result(int(Termination.DRAW_AGREED), 3)
+
+
+def play_game(
+    setup: tuple[int, ...],
+    rules: RuleSet,
+    rng: random.Random,
+    *,
+    policy: Policy = DEFAULT_POLICY,
+    max_plies: int = MAX_PLIES,
+) -> tuple[list[int], list[int], Result]:
+    """Play one game from ``setup``: (sources, targets, result). Every move is a legal one."""
+    position = Position(setup, rules)
+    know = Knowledge()
+    sources: list[int] = []
+    targets: list[int] = []
+    start = _ending(position, 2, OUTCOME_NONE)  # a setup may leave a side without a move
+    if start is not None:
+        return sources, targets, start
+    while len(sources) < max_plies:
+        mover = position.side
+        source, target = choose_move(position, know, position.legal_moves(), rng, policy)
+        defender = position.board[target]
+        outcome = position.apply(source, target)
+        know.observe(source, target, defender, outcome, position.board)
+        sources.append(source)
+        targets.append(target)
+        result = _ending(position, mover, outcome)
+        if result is not None:
+            return sources, targets, result
+    return sources, targets, _cap_result(position, policy.values)
+
+
+def _variant_weights(variant: str | Mapping[str, float]) -> tuple[list[str], list[float]]:
+    mix = {variant: 1.0} if isinstance(variant, str) else dict(variant)
+    unknown = [name for name in mix if name not in SETUP_MODELS]
+    if unknown or not mix:
+        known = ", ".join(SETUP_MODELS)
+        raise ValueError(f"cannot generate variant {unknown or mix!r}; expected {known}")
+    if any(weight < 0 for weight in mix.values()) or sum(mix.values()) <= 0:
+        raise ValueError(f"variant weights must be >= 0 with a positive sum, got {mix!r}")
+    return list(mix), list(mix.values())
+
+
+def generate_game(
+    number: int,
+    variant: str,
+    seed: int,
+    *,
+    year: int = 2026,
+    month: int = 11,
+    policy: Policy = DEFAULT_POLICY,
+    max_plies: int = MAX_PLIES,
+) -> GameRecord:
+    """Game ``number`` of a generated month, drawn from its own seed (``seed``, ``number``)."""
+    rng = random.Random(f"strat-tools/{seed}/{number}")
+    model = SETUP_MODELS[variant]
+    setup = setup_field(draw_setup(model, rng), draw_setup(model, rng))
+    record = GameRecord(
+        source=f"{variant}-{year}.{month - 1}-{number}.xml",
+        variant=variant,
+        year=year,
+        month=month,
+        number=number,
+        setup=setup,
+        players=("Player 1", "Player 2"),
+    )
+    sources, targets, result = play_game(
+        setup, rules_for(record), rng, policy=policy, max_plies=max_plies
+    )
+    record.sources, record.targets, record.result = sources, targets, result
+    return record
+
+
+class GenerationError(RuntimeError):
+    """A generated game failed its own checks: a bug in the generator or the engine."""
+
+
+def verify_game(record: GameRecord) -> None:
+    """Write ``record``, read it back and replay it; raise :class:`GenerationError` unless the
+    file parses to the same game, with no error, and the engine finds it valid."""
+    name = game_file_name(record)
+    parsed = parse_record(record_to_xml(record), name)
+    same = (
+        parsed.setup == record.setup
+        and parsed.sources == record.sources
+        and parsed.targets == record.targets
+        and parsed.result == record.result
+        and (parsed.variant, parsed.year, parsed.month, parsed.number)
+        == (record.variant, record.year, record.month, record.number)
+    )
+    problems = [str(d) for d in parsed.errors]
+    if not same:
+        problems.append("the written file reads back as a different game")
+    checked = replay(parsed)
+    problems.extend(str(d) for d in checked.diagnostics if d.severity.value == "error")
+    if problems or checked.status.value != "valid":
+        raise GenerationError(f"generated game {name} is not valid: " + "; ".join(problems))
+
+
+def generate_games(
+    n: int,
+    *,
+    variant: str | Mapping[str, float] = "classic",
+    seed: int = 0,
+    year: int = 2026,
+    month: int = 11,
+    first_number: int = 1,
+    policy: Policy = DEFAULT_POLICY,
+    max_plies: int = MAX_PLIES,
+    verify: bool = True,
+) -> Iterator[GameRecord]:
+    """Yield ``n`` generated games numbered from ``first_number``, all dated ``year``-``month``.
+
+    ``variant`` is one variant or a mix such as ``{'classic': 8, 'barrage': 1, 'duell': 1}``
+    (each game's variant drawn with those weights). The same arguments always give the same
+    games. With ``verify`` (the default) each game is written, read back and replayed by the
+    engine before it is yielded (see :func:`verify_game`).
+
+    >>> games = list(generate_games(3, variant="barrage", seed=7))
+    >>> [g.game_id for g in games]
+    ['barrage-2026.10-1', 'barrage-2026.10-2', 'barrage-2026.10-3']
+    """
+    if n < 0:
+        raise ValueError(f"the number of games must be >= 0, got {n}")
+    if not 1 <= month <= 12:
+        raise ValueError(f"month must be 1..12, got {month}")
+    names, weights = _variant_weights(variant)
+    picker = random.Random(f"strat-tools/{seed}/variants")
+    for index in range(n):
+        chosen = names[0] if len(names) == 1 else picker.choices(names, weights)[0]
+        record = generate_game(
+            first_number + index, chosen, seed,
+            year=year, month=month, policy=policy, max_plies=max_plies,
+        )
+        if verify:
+            verify_game(record)
+        yield record
