@@ -1,0 +1,484 @@
+"""Arrow tables of games, setups, moves and diagnostics, built column-wise from records.
+
+One schema per table, declared here once (:data:`SCHEMAS`); everything else (the Parquet and
+CSV export, reading back, pandas frames, statistics) takes its columns and types from these.
+:func:`tables_for_units` is the per-batch work of an export: read, check, replay, and return
+the four tables for that batch (Arrow, never decoded move lists), so it can run on a process
+pool or on Dask through :func:`strat_tools.pipeline.map_batches`.
+
+Every input unit becomes exactly one ``games`` row, unreadable ones included (status
+``invalid``, with their diagnostics). Columns are built with numpy and ``pa.array`` over whole
+batches, never row by row. Small label columns (side, piece, squares, outcome) are dictionary
+encoded with a fixed dictionary, so they become pandas categoricals with the same categories
+in every batch and after any round trip.
+
+Setups-only tables (``setups_only=True``) skip the replay entirely: ``moves`` is empty, a
+game's ``status`` is ``invalid`` when the record checks found an error and ``unchecked``
+otherwise (its moves were never judged, so it is never called ``valid``), ``rules`` is null
+and ``replayed`` is false.
+
+This module does not write files (see :mod:`strat_tools.dataset`) and computes no statistics
+(see :mod:`strat_tools.stats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from strat_tools.board import COLUMNS
+from strat_tools.gravon import read_units
+from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
+from strat_tools.records import Diagnostic, GameRecord, Severity, Status
+from strat_tools.sources import Unit
+
+if TYPE_CHECKING:
+    from strat_tools.replay import Replay
+
+TABLE_NAMES: Final = ("games", "setups", "moves", "diagnostics")
+"""The tables of a dataset, in export order."""
+
+SIDE_LABELS: Final = ("red", "blue")
+"""Dictionary of the ``side`` columns (index 0 red, 1 blue)."""
+SQUARE_NAMES: Final = tuple(COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100))
+"""Dictionary of the square columns: index = square (0 = ``A1`` .. 99 = ``K10``)."""
+OUTCOME_LABELS: Final = ("attacker", "defender", "both", "flag")
+"""Dictionary of ``moves.outcome``: the engine's outcome codes 1..4, minus one."""
+
+_LABEL = pa.string()
+
+
+def _dict_type() -> pa.DataType:
+    return pa.dictionary(pa.int8(), _LABEL)
+
+
+GAMES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("member", pa.string()),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("year", pa.int16()),
+        pa.field("month", pa.int8()),
+        pa.field("period", pa.string()),
+        pa.field("number", pa.int32()),
+        pa.field("rules", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("result_type", pa.int8()),
+        pa.field("winner", pa.int8()),
+        pa.field("termination", pa.string()),
+        pa.field("replay_termination", pa.string()),
+        pa.field("plies", pa.int32(), nullable=False),
+        pa.field("plies_replayed", pa.int32(), nullable=False),
+        pa.field("n_errors", pa.int32(), nullable=False),
+        pa.field("n_warnings", pa.int32(), nullable=False),
+        pa.field("has_setup", pa.bool_(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
+        pa.field("replayed", pa.bool_(), nullable=False),
+    ],
+    metadata={
+        "doc": "One row per input game file. month is the calendar month 1..12; "
+        "termination is the recorded result's label, replay_termination the engine's."
+    },
+)
+"""``games``: one row per input game file (unreadable ones too)."""
+
+SETUPS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("side", _dict_type(), nullable=False),
+        pa.field("row", pa.int8(), nullable=False),
+        pa.field("col", pa.int8(), nullable=False),
+        pa.field("square", _dict_type(), nullable=False),
+        pa.field("piece", _dict_type(), nullable=False),
+    ],
+    metadata={
+        "doc": "One row per piece on the board at the start. row/col in the owner's view: "
+        "row 1 = that side's back row, col 1 = that player's left; square is the board name."
+    },
+)
+"""``setups``: one row per piece of each side's starting position, in the owner's view."""
+
+MOVES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        pa.field("side", _dict_type(), nullable=False),
+        pa.field("piece", _dict_type()),
+        pa.field("source", _dict_type()),
+        pa.field("target", _dict_type()),
+        pa.field("distance", pa.int8()),
+        pa.field("defender", _dict_type()),
+        pa.field("outcome", _dict_type()),
+    ],
+    metadata={
+        "doc": "One row per recorded move. piece/defender/outcome come from the replay "
+        "(null past the last replayed ply); source/target are null for a bad square name."
+    },
+)
+"""``moves``: one row per recorded move, with what the replay saw."""
+
+DIAGNOSTICS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("code", pa.string(), nullable=False),
+        pa.field("severity", pa.string(), nullable=False),
+        pa.field("message", pa.string(), nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("ply", pa.int32()),
+    ],
+    metadata={"doc": "One row per diagnostic, the reader's, the checks' and the engine's."},
+)
+"""``diagnostics``: one row per problem found in a game."""
+
+SCHEMAS: Final[dict[str, pa.Schema]] = {
+    "games": GAMES_SCHEMA,
+    "setups": SETUPS_SCHEMA,
+    "moves": MOVES_SCHEMA,
+    "diagnostics": DIAGNOSTICS_SCHEMA,
+}
+"""Every table's schema by name."""
+
+DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
+    "side": SIDE_LABELS,
+    "piece": KIND_LABELS,
+    "defender": KIND_LABELS,
+    "square": SQUARE_NAMES,
+    "source": SQUARE_NAMES,
+    "target": SQUARE_NAMES,
+    "outcome": OUTCOME_LABELS,
+}
+"""The fixed dictionary of each dictionary-encoded column (same name in every table)."""
+
+_DICT_ARRAYS: Final = {name: pa.array(values, _LABEL) for name, values in DICTIONARIES.items()}
+
+# Per board code 0..25: side index (0 red, 1 blue, -1 none) and kind index (-1 none).
+_SIDE_INDEX: Final = np.array([s - 1 for s in CODE_SIDE], dtype=np.int8)
+_KIND_INDEX: Final = np.array(CODE_KIND, dtype=np.int8)
+
+IntArray = npt.NDArray[np.int64]
+
+
+def dictionary_column(
+    name: str, indices: npt.NDArray[Any], mask: npt.NDArray[np.bool_] | None = None
+) -> pa.DictionaryArray:
+    """A dictionary column over the fixed dictionary of ``name``; ``mask`` marks nulls."""
+    values = indices.astype(np.int8, copy=False)
+    if mask is not None:
+        values = np.where(mask, 0, values).astype(np.int8, copy=False)
+    index = pa.array(values, pa.int8(), mask=mask)
+    return pa.DictionaryArray.from_arrays(index, _DICT_ARRAYS[name])
+
+
+def labels_column(name: str, labels: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> Any:
+    """Encode label strings (``'red'``, ``'K10'``...) over the fixed dictionary of ``name``.
+
+    Nulls stay null; a label outside the dictionary raises ``ValueError``.
+    """
+    values = labels if isinstance(labels, pa.Array | pa.ChunkedArray) else pa.array(labels, _LABEL)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(_LABEL)
+    indices = pc.index_in(values, value_set=_DICT_ARRAYS[name])
+    unknown = pc.and_(pc.is_null(indices), pc.is_valid(values))
+    if pc.any(unknown).as_py():
+        bad = pc.filter(values, unknown)[0].as_py()
+        raise ValueError(f"unknown {name} label {bad!r}; expected one of {DICTIONARIES[name]}")
+    return pa.DictionaryArray.from_arrays(indices.cast(pa.int8()), _DICT_ARRAYS[name])
+
+
+def table_from_columns(name: str, columns: dict[str, Sequence[Any]]) -> pa.Table:
+    """A table of schema ``name`` from plain Python columns (labels for dictionary columns).
+
+    For tests, fixtures and small hand-made data; missing nullable columns become nulls.
+    """
+    schema = SCHEMAS[name]
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+    rows = lengths.pop() if lengths else 0
+    arrays = []
+    for f in schema:
+        values = columns.get(f.name, [None] * rows)
+        if pa.types.is_dictionary(f.type):
+            arrays.append(labels_column(f.name, list(values)))
+        else:
+            arrays.append(pa.array(list(values), f.type))
+    return pa.table(arrays, schema=schema)
+
+
+def conform(name: str, table: pa.Table) -> pa.Table:
+    """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``."""
+    schema = SCHEMAS[name]
+    missing = [f.name for f in schema if f.name not in table.column_names]
+    if missing:
+        raise ValueError(f"{name} table lacks the columns {', '.join(missing)}")
+    arrays = []
+    for f in schema:
+        column = table.column(f.name)
+        if pa.types.is_dictionary(f.type):
+            if column.type != f.type:
+                column = labels_column(f.name, column)
+            else:
+                column = column.combine_chunks()
+        elif column.type != f.type:
+            column = column.cast(f.type)
+        arrays.append(column)
+    return pa.table(arrays, schema=schema)
+
+
+_PANDAS_TYPES: Final[dict[pa.DataType, Any]] = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """A pandas DataFrame of a table: nullable ints and booleans, categoricals for labels."""
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)
+    return frame
+
+
+def empty_tables() -> dict[str, pa.Table]:
+    """The four tables with no rows."""
+    return {name: schema.empty_table() for name, schema in SCHEMAS.items()}
+
+
+def concat_tables(parts: Iterable[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+    """Concatenate per-batch tables, table by table (no copy of the columns)."""
+    collected: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
+    for part in parts:
+        for name in TABLE_NAMES:
+            collected[name].append(part[name])
+    return {
+        name: pa.concat_tables(tables) if tables else SCHEMAS[name].empty_table()
+        for name, tables in collected.items()
+    }
+
+
+def tables_for_units(
+    units: Sequence[Unit], *, rules: str | None = "auto", setups_only: bool = False
+) -> dict[str, pa.Table]:
+    """Read, check and (unless ``setups_only``) replay a batch; return its four tables.
+
+    Top-level and picklable, for :func:`strat_tools.pipeline.map_batches`::
+
+        from functools import partial
+        parts = map_batches(partial(tables_for_units, rules="auto"), expand(["data/"]))
+    """
+    return tables_for_records(read_units(units), rules=rules, setups_only=setups_only)
+
+
+def tables_for_records(
+    records: Iterable[GameRecord], *, rules: str | None = "auto", setups_only: bool = False
+) -> dict[str, pa.Table]:
+    """The four tables of already-read (and checked) records; replays them unless told not to."""
+    builder = _Builder(moves=not setups_only)
+    for record in records:
+        game_replay = None if setups_only else _safe_replay(record, rules)
+        builder.add(record, game_replay)
+    return builder.finish()
+
+
+def _safe_replay(record: GameRecord, rules: str | None) -> Replay | None:
+    """Replay one record; an engine crash becomes an error diagnostic, never an exception."""
+    if not record.readable:
+        return None
+    from strat_tools.replay import replay  # the engine is only needed when replaying
+
+    try:
+        return replay(record, rules)
+    except Exception as exc:  # one bad game must never stop a run
+        record.add(
+            "internal.replay",
+            Severity.ERROR,
+            f"the replay engine failed on this game: {type(exc).__name__}: {exc}",
+        )
+        return None
+
+
+class _Builder:
+    """Column lists for one batch; :meth:`finish` turns them into the four tables."""
+
+    def __init__(self, *, moves: bool = True) -> None:
+        self.with_moves = moves
+        self.games: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
+        self.setup_rows: list[tuple[int, ...]] = []
+        self.setup_games: list[int] = []
+        self.move_games: list[int] = []
+        self.move_plies: list[int] = []
+        self.sources: list[int] = []
+        self.targets: list[int] = []
+        self.movers: list[int] = []
+        self.defenders: list[int] = []
+        self.outcomes: list[int] = []
+        self.diagnostics: dict[str, list[Any]] = {name: [] for name in DIAGNOSTICS_SCHEMA.names}
+
+    def add(self, record: GameRecord, game_replay: Replay | None) -> None:
+        """Take one game: its games row, setup, moves and diagnostics."""
+        index = len(self.games["game_id"])
+        diagnostics = list(record.diagnostics)
+        if game_replay is not None:
+            diagnostics += game_replay.diagnostics
+        self._add_game(record, game_replay, diagnostics)
+        if record.setup is not None and len(record.setup) == 100:
+            self.setup_rows.append(record.setup)
+            self.setup_games.append(index)
+        if self.with_moves:
+            self._add_moves(record, game_replay)
+        game_id = record.game_id
+        columns = self.diagnostics
+        for diag in diagnostics:
+            columns["game_id"].append(game_id)
+            columns["code"].append(diag.code)
+            columns["severity"].append(diag.severity.value)
+            columns["message"].append(diag.message)
+            columns["line"].append(diag.line)
+            columns["ply"].append(diag.ply)
+
+    def _add_game(
+        self, record: GameRecord, game_replay: Replay | None, diagnostics: list[Diagnostic]
+    ) -> None:
+        columns = self.games
+        result = record.result
+        n_errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+        if game_replay is not None:
+            status = game_replay.status
+        elif n_errors or not record.readable:
+            status = Status.INVALID
+        else:
+            status = Status.UNCHECKED
+        period = (
+            f"{record.year:04d}-{record.month:02d}"
+            if record.year is not None and record.month is not None
+            else None
+        )
+        ending = game_replay.termination if game_replay is not None else None
+        values: dict[str, Any] = {
+            "game_id": record.game_id,
+            "source": record.source,
+            "member": record.member,
+            "variant": record.variant,
+            "year": record.year,
+            "month": record.month,
+            "period": period,
+            "number": record.number,
+            "rules": game_replay.rules.name if game_replay is not None else None,
+            "status": status.value,
+            "result_type": result.type if result is not None else None,
+            "winner": result.winner if result is not None else None,
+            "termination": result.termination.label if result is not None else None,
+            "replay_termination": ending.label if ending is not None else None,
+            "plies": record.plies,
+            "plies_replayed": game_replay.plies_replayed if game_replay is not None else 0,
+            "n_errors": n_errors,
+            "n_warnings": sum(1 for d in diagnostics if d.severity is Severity.WARNING),
+            "has_setup": record.setup is not None,
+            "readable": record.readable,
+            "replayed": game_replay is not None,
+        }
+        for name, value in values.items():
+            columns[name].append(value)
+
+    def _add_moves(self, record: GameRecord, game_replay: Replay | None) -> None:
+        plies = record.plies
+        if not plies:
+            return
+        self.move_games.append(plies)
+        self.sources += record.sources
+        self.targets += record.targets
+        done = game_replay.plies_replayed if game_replay is not None else 0
+        if done:
+            self.movers += game_replay.movers[:done]  # type: ignore[union-attr]
+            self.defenders += game_replay.defenders[:done]  # type: ignore[union-attr]
+            self.outcomes += game_replay.outcomes[:done]  # type: ignore[union-attr]
+        if done < plies:
+            padding = [0] * (plies - done)
+            self.movers += padding
+            self.defenders += padding
+            self.outcomes += padding
+
+    def finish(self) -> dict[str, pa.Table]:
+        """The four tables of everything added."""
+        game_ids = pa.array(self.games["game_id"], pa.string())
+        return {
+            "games": _table(GAMES_SCHEMA, self.games),
+            "setups": self._setups(game_ids),
+            "moves": self._moves(game_ids),
+            "diagnostics": _table(DIAGNOSTICS_SCHEMA, self.diagnostics),
+        }
+
+    def _setups(self, game_ids: pa.Array) -> pa.Table:
+        if not self.setup_rows:
+            return SETUPS_SCHEMA.empty_table()
+        codes = np.array(self.setup_rows, dtype=np.int8)
+        pieces = (codes > 0) & (codes < 25)
+        rows_of_games, squares = np.nonzero(pieces)
+        code = codes[rows_of_games, squares]
+        side = _SIDE_INDEX[code]
+        blue = side == 1
+        board_row = squares // 10
+        board_col = squares % 10
+        row = np.where(blue, 10 - board_row, board_row + 1)
+        col = np.where(blue, 10 - board_col, board_col + 1)
+        games = np.asarray(self.setup_games, dtype=np.int64)[rows_of_games]
+        return pa.table(
+            [
+                pc.take(game_ids, pa.array(games)),
+                dictionary_column("side", side),
+                pa.array(row.astype(np.int8)),
+                pa.array(col.astype(np.int8)),
+                dictionary_column("square", squares),
+                dictionary_column("piece", _KIND_INDEX[code]),
+            ],
+            schema=SETUPS_SCHEMA,
+        )
+
+    def _moves(self, game_ids: pa.Array) -> pa.Table:
+        if not self.sources:
+            return MOVES_SCHEMA.empty_table()
+        counts = np.array(self.move_games, dtype=np.int64)
+        with_moves = np.flatnonzero(np.array(self.games["plies"], dtype=np.int64))
+        games = np.repeat(with_moves, counts)
+        starts = np.repeat(np.cumsum(counts) - counts, counts)
+        ply = np.arange(len(games), dtype=np.int64) - starts + 1
+        source = np.array(self.sources, dtype=np.int64)
+        target = np.array(self.targets, dtype=np.int64)
+        bad = (source < 0) | (source > 99) | (target < 0) | (target > 99)
+        source_ok = np.clip(source, 0, 99)
+        target_ok = np.clip(target, 0, 99)
+        distance = np.abs(source_ok // 10 - target_ok // 10) + np.abs(
+            source_ok % 10 - target_ok % 10
+        )
+        mover = np.array(self.movers, dtype=np.int64)
+        defender = np.array(self.defenders, dtype=np.int64)
+        outcome = np.array(self.outcomes, dtype=np.int64)
+        return pa.table(
+            [
+                pc.take(game_ids, pa.array(games)),
+                pa.array(ply.astype(np.int32)),
+                dictionary_column("side", (ply + 1) % 2),
+                dictionary_column("piece", _KIND_INDEX[mover], mover == 0),
+                dictionary_column("source", source_ok, (source < 0) | (source > 99)),
+                dictionary_column("target", target_ok, (target < 0) | (target > 99)),
+                pa.array(distance.astype(np.int8), mask=bad),
+                dictionary_column("defender", _KIND_INDEX[defender], defender == 0),
+                dictionary_column("outcome", np.maximum(outcome - 1, 0), outcome == 0),
+            ],
+            schema=MOVES_SCHEMA,
+        )
+
+
+def _table(schema: pa.Schema, columns: dict[str, list[Any]]) -> pa.Table:
+    """A table from plain column lists, typed by ``schema``."""
+    return pa.table([pa.array(columns[f.name], f.type) for f in schema], schema=schema)

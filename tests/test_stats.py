@@ -1,0 +1,351 @@
+"""Statistics against values counted by hand on a few small, drawn setups and move lists.
+
+The setups are drawn in the owner's view, back row (row 1) at the bottom, as their owner
+sees them: ``F`` flag, ``B`` bomb, ``S`` scout, ``.`` anything else (a sergeant, so every
+drawn setup area is full). Only the four setup rows are drawn.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from strat_tools import stats
+from strat_tools.tables import table_from_columns, to_frame
+
+LETTERS = {"F": "flag", "B": "bomb", "S": "scout", ".": "sergeant"}
+
+
+def drawn(diagram: str) -> list[tuple[int, int, str]]:
+    """(row, col, piece) of a 4-row owner's-view diagram, top line = row 4."""
+    lines = [line.split() for line in diagram.strip().splitlines()]
+    assert len(lines) == 4 and all(len(line) == 10 for line in lines)
+    return [
+        (4 - i, j + 1, LETTERS[letter])
+        for i, line in enumerate(lines)
+        for j, letter in enumerate(line)
+    ]
+
+
+@dataclass
+class Frames:
+    """A hand-made GameSet stand-in: the three frames, typed as the real tables are."""
+
+    games: pd.DataFrame
+    setups: pd.DataFrame
+    moves: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+# g1: red wins. Red flag in its left corner, walled by two bombs; blue flag mid back row.
+RED_1 = """
+. . . . . . . . . .
+. . . . . . . . . .
+B . . . . . . . . .
+F B S S . . . . . .
+"""
+BLUE_1 = """
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+. . . B F . S . . .
+"""
+# g2: blue wins. Red flag on row 2 at the right edge, three bombs round it; blue in a corner.
+RED_2 = """
+. . . . . . . . . .
+. . . . . . . . . B
+. . . . . . . . B F
+. . . . . . . . . B
+"""
+BLUE_2 = """
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+. S . . . . . . . F
+"""
+# g3: draw. Blue's flag on row 4 behind the left lake (C5 in its view), bombed on three sides.
+RED_3 = """
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+. . F . . . . . . .
+"""
+BLUE_3 = """
+. B F B . . . . . .
+. . B . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+"""
+# g4 (classicfree) and g5 (invalid) must be left out by default.
+CORNER = """
+. . . . . . . . . .
+. . . . . . . . . .
+. . . . . . . . . .
+F . . . . . . . . .
+"""
+
+GAMES = [
+    # game_id, variant, period, status, winner, termination, plies
+    ("g1", "classic", "2014-01", "valid", 1, "flag_captured", 5),
+    ("g2", "classic", "2014-02", "valid", 2, "resigned", 2),
+    ("g3", "classic", "2014-02", "valid", 3, "draw_agreed", 0),
+    ("g4", "classicfree", "2014-02", "valid", 1, "flag_captured", 10),
+    ("g5", "classic", "2014-02", "invalid", 2, "flag_captured", 7),
+]
+SETUPS = {
+    "g1": (RED_1, BLUE_1),
+    "g2": (RED_2, BLUE_2),
+    "g3": (RED_3, BLUE_3),
+    "g4": (CORNER, CORNER),
+    "g5": (CORNER, CORNER),
+}
+MOVES = [
+    # game_id, ply, piece, distance, defender, outcome
+    ("g1", 1, "scout", 3, None, None),
+    ("g1", 2, "miner", 1, None, None),
+    ("g1", 3, "scout", 1, "sergeant", "defender"),
+    ("g1", 4, "scout", 5, "scout", "both"),
+    ("g1", 5, "marshal", 1, "flag", "flag"),
+    ("g2", 1, "sergeant", 1, None, None),
+    ("g2", 2, "scout", 2, "spy", "attacker"),
+    ("g5", 1, "scout", 4, None, None),
+]
+
+
+def make_frames() -> Frames:
+    """The five games above as typed frames."""
+    games = table_from_columns(
+        "games",
+        {
+            "game_id": [g[0] for g in GAMES],
+            "source": ["hand.zip"] * len(GAMES),
+            "variant": [g[1] for g in GAMES],
+            "year": [2014] * len(GAMES),
+            "month": [int(g[2][-2:]) for g in GAMES],
+            "period": [g[2] for g in GAMES],
+            "status": [g[3] for g in GAMES],
+            "winner": [g[4] for g in GAMES],
+            "termination": [g[5] for g in GAMES],
+            "plies": [g[6] for g in GAMES],
+            "plies_replayed": [g[6] for g in GAMES],
+            "n_errors": [1 if g[3] == "invalid" else 0 for g in GAMES],
+            "n_warnings": [0] * len(GAMES),
+            "has_setup": [True] * len(GAMES),
+            "readable": [True] * len(GAMES),
+            "replayed": [True] * len(GAMES),
+        },
+    )
+    setup_columns: dict[str, list[Any]] = {
+        k: [] for k in ("game_id", "side", "row", "col", "square", "piece")
+    }
+    for game_id, (red, blue) in SETUPS.items():
+        for side, diagram in (("red", red), ("blue", blue)):
+            for row, col, piece in drawn(diagram):
+                setup_columns["game_id"].append(game_id)
+                setup_columns["side"].append(side)
+                setup_columns["row"].append(row)
+                setup_columns["col"].append(col)
+                setup_columns["square"].append("A1")  # not used by the statistics
+                setup_columns["piece"].append(piece)
+    moves = table_from_columns(
+        "moves",
+        {
+            "game_id": [m[0] for m in MOVES],
+            "ply": [m[1] for m in MOVES],
+            "side": ["red" if m[1] % 2 else "blue" for m in MOVES],
+            "piece": [m[2] for m in MOVES],
+            "distance": [m[3] for m in MOVES],
+            "defender": [m[4] for m in MOVES],
+            "outcome": [m[5] for m in MOVES],
+        },
+    )
+    return Frames(
+        to_frame(games), to_frame(table_from_columns("setups", setup_columns)), to_frame(moves)
+    )
+
+
+@pytest.fixture(scope="module")
+def frames() -> Frames:
+    return make_frames()
+
+
+def cell(table: pd.DataFrame, **where: Any) -> pd.Series:
+    """The one row of ``table`` matching ``where``."""
+    mask = pd.Series(True, index=table.index)
+    for key, value in where.items():
+        mask &= table[key] == value
+    rows = table.loc[mask]
+    assert len(rows) == 1, f"{len(rows)} rows match {where}"
+    return rows.iloc[0]
+
+
+def test_wilson_interval_known_values() -> None:
+    low, high = stats.wilson_interval(8, 10)
+    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
+    assert stats.wilson_interval(0, 10)[0] == 0.0
+    assert stats.wilson_interval(10, 10)[1] == 1.0
+    assert all(math.isnan(x) for x in stats.wilson_interval(0, 0))
+    with pytest.raises(ValueError, match="0 <= k <= n"):
+        stats.wilson_interval(3, 2)
+
+
+def test_setup_context_joins_games_and_says_who_won(frames: Frames) -> None:
+    context = stats.setup_context(frames.games, frames.setups)
+    assert len(context) == len(frames.setups) == 5 * 2 * 40
+    won = context.drop_duplicates(["game_id", "side"]).set_index(["game_id", "side"])["won"]
+    assert bool(won[("g1", "red")]) and not bool(won[("g1", "blue")])
+    assert bool(won[("g2", "blue")]) and not bool(won[("g2", "red")])
+    assert won[("g3", "red")] is pd.NA and won[("g3", "blue")] is pd.NA
+    assert str(context["won"].dtype) == "boolean"
+    assert set(context["period"]) == {"2014-01", "2014-02"}
+
+
+def test_flag_placement_covers_all_40_cells_with_hand_counts(frames: Frames) -> None:
+    table = stats.flag_placement(frames)
+    assert list(table.columns) == ["row", "col", "count", "setups", "share"]
+    assert len(table) == 40
+    # g1-g3 only (classicfree and invalid games are out by default): 6 setups.
+    assert set(table["setups"]) == {6}
+    expected = {(1, 1): 1, (1, 5): 1, (2, 10): 1, (1, 10): 1, (1, 3): 1, (4, 3): 1}
+    got = {
+        (r, c): n for r, c, n in zip(table["row"], table["col"], table["count"], strict=True) if n
+    }
+    assert got == expected
+    assert cell(table, row=1, col=1)["share"] == pytest.approx(1 / 6)
+
+
+def test_placement_options_include_what_the_defaults_leave_out(frames: Frames) -> None:
+    with_free = stats.flag_placement(frames, include_classicfree=True)
+    assert cell(with_free, row=1, col=1)["count"] == 3 and set(with_free["setups"]) == {8}
+    everything = stats.flag_placement(frames, include_classicfree=True, exclude_invalid=False)
+    assert cell(everything, row=1, col=1)["count"] == 5
+    only_free = stats.flag_placement(frames, variant="classicfree")
+    assert cell(only_free, row=1, col=1)["share"] == 1.0
+
+
+def test_flag_placement_by_side_and_period(frames: Frames) -> None:
+    table = stats.flag_placement(frames, by=["side", "period"])
+    assert len(table) == 4 * 40
+    assert cell(table, side="blue", period="2014-02", row=1, col=10)["count"] == 1
+    assert cell(table, side="blue", period="2014-02", row=4, col=3)["count"] == 1
+    assert cell(table, side="red", period="2014-01", row=1, col=1)["setups"] == 1
+    assert cell(table, side="red", period="2014-02", row=1, col=1)["count"] == 0
+    assert cell(table, side="red", period="2014-02", row=2, col=10)["setups"] == 2
+
+
+def test_flag_rows_and_bomb_columns(frames: Frames) -> None:
+    rows = stats.piece_by_line(frames, "flag", "row")
+    assert dict(zip(rows["row"], rows["count"], strict=True)) == {1: 4, 2: 1, 3: 0, 4: 1}
+    assert cell(rows, row=1)["share"] == pytest.approx(4 / 6)
+    bombs = stats.piece_by_line(frames, "bomb", "col")
+    # Bombs per column (owner's view): g1 red A2 B1, blue D1; g2 red K1 I2 K3; g3 blue B4 D4 C3.
+    assert dict(zip(bombs["col"], bombs["count"], strict=True)) == {
+        1: 1,
+        2: 2,
+        3: 1,
+        4: 2,
+        5: 0,
+        6: 0,
+        7: 0,
+        8: 0,
+        9: 1,
+        10: 2,
+    }
+
+
+def test_bombs_next_to_flag_and_enclosure(frames: Frames) -> None:
+    table = stats.bombs_next_to_flag(frames)
+    assert list(table["bombs"]) == [0, 1, 2, 3, 4]
+    assert list(table["count"]) == [2, 1, 1, 2, 0]
+    assert set(table["setups"]) == {6}
+    enclosed = stats.flag_enclosure(frames)
+    assert enclosed.iloc[0]["enclosed"] == 3 and enclosed.iloc[0]["setups"] == 6
+    by_side = stats.flag_enclosure(frames, by="side")
+    assert dict(zip(by_side["side"], by_side["enclosed"], strict=True)) == {"blue": 1, "red": 2}
+
+
+def test_flag_surroundings_treat_lakes_and_edges_as_closed(frames: Frames) -> None:
+    table = stats.flag_surroundings(frames).set_index(["game_id", "side"])
+    assert table.loc[("g1", "red"), "neighbours"] == 2  # corner: two edges
+    assert table.loc[("g3", "blue"), "neighbours"] == 3  # the lake in front is closed
+    assert bool(table.loc[("g3", "blue"), "enclosed"])
+    assert not bool(table.loc[("g1", "blue"), "enclosed"])
+
+
+def test_win_rate_by_flag_on_back_row_with_wilson_bounds(frames: Frames) -> None:
+    table = stats.win_rate(frames, "flag_back_row")
+    back = cell(table, flag_back_row=True)
+    # decided setups: g1 red (won), g1 blue (lost), g2 blue (won) on the back row; g2 red lost.
+    assert (back["setups"], back["wins"]) == (3, 2)
+    assert (back["ci_low"], back["ci_high"]) == pytest.approx(stats.wilson_interval(2, 3))
+    other = cell(table, flag_back_row=False)
+    assert (other["setups"], other["wins"], other["win_rate"]) == (1, 0, 0.0)
+    with pytest.raises(ValueError, match="unknown feature"):
+        stats.win_rate(frames, "flag_in_pocket")
+
+
+def test_grouping_errors_name_the_choices(frames: Frames) -> None:
+    with pytest.raises(ValueError, match="choose from variant, period"):
+        stats.flag_placement(frames, by="colour")
+    with pytest.raises(ValueError, match="per game"):
+        stats.endings(frames, by="side")
+
+
+def test_endings_and_lengths(frames: Frames) -> None:
+    table = stats.endings(frames)
+    flag = cell(table, termination="flag_captured")
+    # g1 (5 plies) and g4 (classicfree, 10 plies) count; g5 is invalid.
+    assert (flag["games"], flag["mean_plies"], flag["max_plies"]) == (2, 7.5, 10)
+    assert flag["share"] == pytest.approx(0.5)
+    assert table["games"].sum() == 4
+    lengths = stats.game_lengths(frames, by="period")
+    assert dict(zip(lengths["period"], lengths["games"], strict=True)) == {
+        "2014-01": 1,
+        "2014-02": 3,
+    }
+    assert cell(lengths, period="2014-02")["no_moves"] == 1
+
+
+def test_scout_usage_counts(frames: Frames) -> None:
+    row = stats.scout_usage(frames).iloc[0]
+    assert (row["moves"], row["scout_moves"], row["long_moves"], row["scout_attacks"]) == (
+        7,
+        4,
+        3,
+        3,
+    )
+    assert row["scout_share"] == pytest.approx(4 / 7)
+    assert row["long_share"] == pytest.approx(3 / 4)
+    by_side = stats.scout_usage(frames, by="side")
+    assert dict(zip(by_side["side"], by_side["scout_moves"], strict=True)) == {"blue": 2, "red": 2}
+
+
+def test_scout_distances_and_targets(frames: Frames) -> None:
+    distances = stats.scout_distances(frames)
+    assert dict(zip(distances["distance"], distances["count"], strict=True)) == {
+        1: 1,
+        2: 1,
+        3: 1,
+        5: 1,
+    }
+    attacks = stats.scout_attacks(frames).set_index("defender")
+    assert attacks["count"].to_dict() == {"sergeant": 1, "scout": 1, "spy": 1}
+    assert attacks["wins"].to_dict() == {"sergeant": 0, "scout": 0, "spy": 1}
+
+
+def test_first_scout_move(frames: Frames) -> None:
+    row = stats.first_scout_move(frames).iloc[0]
+    # g1 red ply 1, g1 blue ply 4, g2 blue ply 2; g2 red never moved a scout.
+    assert (row["sides"], row["with_scout_move"]) == (4, 3)
+    assert row["mean_ply"] == pytest.approx(7 / 3)
+    assert row["median_ply"] == 2.0
+
+
+def test_scouts_surviving(frames: Frames) -> None:
+    table = stats.scouts_surviving(frames)
+    # g1: red had 2, lost one attacking (ply 3) and one defending (ply 4, both removed);
+    # blue had 1, lost it at ply 4. g2: blue keeps its 1; red had none. g3: none at all.
+    assert dict(zip(table["scouts_left"], table["count"], strict=True)) == {0: 5, 1: 1}
