@@ -498,6 +498,37 @@ def tip_win_rates(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> p
     return _order_tips(table.reset_index(), by)
 
 
+def tip_head_to_head(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.DataFrame:
+    """Games where exactly one side follows a tip: how often that side wins, Wilson 95% CI.
+
+    Both setups of a game meet the same ending, clock and server, so this within-game view
+    is less exposed to game-level noise than :func:`tip_win_rates`; it still cannot tell the
+    tip from the skill of the players who choose it. Decided games only (no draws).
+    Columns: [*by, tip, games, follower_wins, rate, low, high].
+    """
+    long = _long_tips(features, [*by, "game_id"])
+    long = long[long["won"].notna()].assign(
+        followed=lambda f: f["follows"].astype(bool),
+        won_bool=lambda f: f["won"].astype(bool),
+    )
+    long = long.assign(follower_won=long["followed"] & long["won_bool"])
+    per_game = long.groupby([*by, "tip", "game_id"], sort=False, observed=True).agg(
+        sides=("followed", "size"), followers=("followed", "sum"), won=("follower_won", "sum")
+    )
+    split = per_game[(per_game["sides"] == 2) & (per_game["followers"] == 1)].reset_index()
+    table = split.groupby([*by, "tip"], sort=False, observed=True).agg(
+        games=("won", "size"), follower_wins=("won", "sum")
+    ).reset_index()
+    bounds = [
+        wilson_interval(int(k), int(n))
+        for k, n in zip(table["follower_wins"], table["games"], strict=True)
+    ]
+    table["rate"] = table["follower_wins"] / table["games"]
+    table["low"] = [b[0] for b in bounds]
+    table["high"] = [b[1] for b in bounds]
+    return _order_tips(table, by)
+
+
 def _column(counts: pd.DataFrame, stat: str, flag: bool) -> IntArray:
     if (stat, flag) in counts.columns:
         return counts[(stat, flag)].to_numpy(np.int64)
@@ -594,27 +625,34 @@ def placement_entropy(
 
     Columns: variant, piece, setups, pieces (pieces of that kind counted), entropy_bits
     (plug-in estimate, in bits, of the square of a randomly chosen piece of that kind, from
-    :func:`strat_tools.stats.piece_placement` counts), max_bits (log2 40 = 5.32, the uniform
-    maximum), relative = entropy_bits / max_bits. Sorted per variant from most predictable
-    (lowest entropy) to least.
+    :func:`strat_tools.stats.piece_placement` counts), corrected_bits (Miller-Madow: plus
+    (occupied squares - 1) / (2·pieces·ln 2), since the plug-in estimate runs low on small
+    samples such as duell's 62 setups), max_bits (log2 40 = 5.32, the uniform maximum),
+    relative = entropy_bits / max_bits. Sorted per variant from most predictable (lowest
+    entropy) to least.
     """
-    parts = []
-    for label in KIND_LABELS:
-        cells = piece_placement(
-            data, label, "variant", variant, exclude_invalid=exclude_invalid
-        )
-        parts.append(cells.assign(piece=label))
+    parts = [
+        piece_placement(data, label, "variant", variant, exclude_invalid=exclude_invalid)
+        .assign(piece=label)
+        for label in KIND_LABELS
+    ]
     cells = pd.concat(parts, ignore_index=True)
     cells["variant"] = cells["variant"].astype(str)
-    grouped = cells.groupby(["variant", "piece"], sort=False)
-    totals = grouped["count"].transform("sum")
+    cells = cells[cells["variant"].isin(list(ARMIES))]
+    totals = cells.groupby(["variant", "piece"], sort=False)["count"].transform("sum")
     p = (cells["count"] / totals.where(totals > 0)).fillna(0.0).to_numpy(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cells["_h"] = -np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0)
-    table = grouped.agg(
-        setups=("setups", "first"), pieces=("count", "sum"), entropy_bits=("_h", "sum")
+    cells = cells.assign(
+        _h=-p * np.log2(np.where(p > 0, p, 1.0)), _used=(cells["count"] > 0).astype(np.int64)
+    )
+    table = cells.groupby(["variant", "piece"], sort=False).agg(
+        setups=("setups", "first"), pieces=("count", "sum"), entropy_bits=("_h", "sum"),
+        used=("_used", "sum"),
     ).reset_index()
-    table = table[(table["pieces"] > 0) & table["variant"].isin(list(ARMIES))]
+    table = table[table["pieces"] > 0]
+    table["corrected_bits"] = table["entropy_bits"] + (table["used"] - 1) / (
+        2 * table["pieces"] * math.log(2)
+    )
+    table = table.drop(columns="used")
     table["max_bits"] = math.log2(CELLS)
     table["relative"] = table["entropy_bits"] / table["max_bits"]
     table["pieces"] = table["pieces"].astype(np.int64)
@@ -631,10 +669,17 @@ ratios, placement entropy, the tip texts."""
 
 
 def tip_summary(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.DataFrame:
-    """Adoption and win rates side by side: one row per tip (and group), with its title."""
+    """Adoption, win rates and head-to-head side by side: one row per tip (and group)."""
     adoption = tip_adoption(features, by)
     rates = tip_win_rates(features, by)
+    duels = tip_head_to_head(features, by).rename(
+        columns={"games": "h2h_games", "follower_wins": "h2h_wins", "rate": "h2h_rate",
+                 "low": "h2h_low", "high": "h2h_high"}
+    )
     table = adoption.merge(rates, on=[*by, "tip"], how="left")
+    table = table.merge(duels, on=[*by, "tip"], how="left")
+    table["h2h_games"] = table["h2h_games"].fillna(0).astype(np.int64)
+    table["h2h_wins"] = table["h2h_wins"].fillna(0).astype(np.int64)
     titles = {tip.name: tip.title for tip in TIPS}
     table.insert(len(by) + 1, "title", table["tip"].map(titles))
     return table

@@ -81,7 +81,8 @@ def frame(*setups: tuple[str, str], **context: Any) -> pd.DataFrame:
         won = context.get("won", [None] * len(setups))[index]
         for (row, col), piece in sorted(pieces.items()):
             rows.append({
-                "game_id": f"{variant}-2014.4-{index}", "side": side, "row": row, "col": col,
+                "game_id": f"{variant}-2014.4-{context.get('games', range(len(setups)))[index]}",
+                "side": side, "row": row, "col": col,
                 "square": "", "piece": piece, "variant": variant, "year": 2014, "month": 5,
                 "period": context.get("periods", ["2014-05"] * len(setups))[index],
                 "status": "unchecked", "result_type": 1,
@@ -498,6 +499,26 @@ def test_win_rates_with_nobody_on_one_side_give_nan_intervals() -> None:
     assert math.isnan(row["low_other"]) and math.isnan(row["rate_other"])
 
 
+def test_head_to_head_counts_games_where_exactly_one_side_follows() -> None:
+    lonely = swap(BASE, ((1, 1), (4, 10)))
+    # Game 0: red follows and wins. Game 1: blue follows, red wins. Game 2: both follow.
+    # Game 3: red follows, draw (left out).
+    context = frame(("classic", BASE), ("classic", lonely), ("classic", lonely),
+                    ("classic", BASE), ("classic", BASE), ("classic", BASE),
+                    ("classic", BASE), ("classic", lonely),
+                    games=[0, 0, 1, 1, 2, 2, 3, 3],
+                    won=[True, False, True, False, True, False, None, None])
+    features = advice.setup_features(context)
+    table = advice.tip_head_to_head(features).set_index("tip")
+    row = table.loc["flag_next_to_bomb"]
+    assert (row["games"], row["follower_wins"], row["rate"]) == (2, 1, 0.5)
+    assert (row["low"], row["high"]) == pytest.approx(stats.wilson_interval(1, 2))
+    assert "flag_bombed_in" in table.index
+    summary = advice.tip_summary(features).set_index("tip")
+    assert summary.loc["flag_next_to_bomb", "h2h_games"] == 2
+    assert summary.loc["spy_next_to_general", "h2h_games"] == 0
+
+
 # --- adjacency --------------------------------------------------------------------------
 
 
@@ -570,6 +591,9 @@ def test_entropy_is_zero_for_a_fixed_square_and_log2_40_for_a_uniform_one() -> N
     table = advice.placement_entropy(frame(*diagrams)).set_index("piece")
     assert table.loc["flag", "entropy_bits"] == pytest.approx(math.log2(40))
     assert table.loc["flag", "max_bits"] == pytest.approx(math.log2(40))
+    assert table.loc["flag", "corrected_bits"] == pytest.approx(
+        math.log2(40) + 39 / (2 * 40 * math.log(2))
+    )
     marshal = table.loc["marshal"]
     # The marshal sits on cell 29 except in the one setup where it swapped with the flag.
     p = 39 / 40
