@@ -1,0 +1,205 @@
+"""Record checks that need no replay: the setup and the recorded result, judged on their own.
+
+:func:`check_record` appends diagnostics to a :class:`GameRecord`:
+
+- ``setup.missing``: no usable setup (info when the game has no moves either: it ended before
+  the setup was done, which is legitimate; an error when moves follow);
+- ``setup.army``: a side's army is not the variant's (``ARMIES`` in ``pieces.py``; any army in
+  classicfree), e.g. "red army has 5 bombs, classic needs 6";
+- ``setup.zone``: a piece outside its side's four rows (not classicfree);
+- ``setup.lake``: a lake square not marked as lake, or a lake mark off the lakes;
+- ``setup.middle``: a piece on rows 5-6 (not classicfree);
+- ``result.type``, ``result.winner``, ``result.inconsistent`` (error),
+  ``result.draw_winner`` (warning: draw agreed, yet a winner; a handful of real games).
+
+It does not parse (``gravon.py``) and does not replay moves (``replay.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from strat_tools.board import LAKES, square_name
+from strat_tools.pieces import ARMIES, CODE_KIND, KINDS, LAKE
+from strat_tools.records import RESULT_TYPES, GameRecord, Severity
+
+ERROR: Final = Severity.ERROR
+_PLURAL: Final = {"spy": "spies"}
+_SIDE_NAMES: Final = ("", "red", "blue")
+_SIDE_ROWS: Final = ("", "1-4", "7-10")
+_WINNER_TYPES: Final = frozenset({0, 1, 3, 11, 13, 14})
+"""Result types that name a loser, so the winner must be 1 or 2."""
+_DRAW_TYPES: Final = frozenset({2})
+"""Result types that are draws by their nature, so the winner must be 3."""
+_MAX_LISTED: Final = 5
+
+
+def _count(n: int, label: str) -> str:
+    word = label if n == 1 else _PLURAL.get(label, label + "s")
+    return f"{n} {word}"
+
+
+def army_counts(setup: tuple[int, ...], side: int) -> list[int]:
+    """Pieces per kind (index = kind value) of ``side`` (1 red, 2 blue) anywhere in ``setup``."""
+    counts = [0] * 12
+    low = 1 if side == 1 else 13
+    for code in setup:
+        if low <= code < low + 12:
+            counts[code - low] += 1
+    return counts
+
+
+def check_army(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
+    """Each side must hold exactly the variant's army."""
+    need = ARMIES.get(record.variant)
+    if need is None:
+        return
+    for side in (1, 2):
+        have = army_counts(setup, side)
+        wrong = [
+            f"{_count(have[k], kind.label)}, {record.variant} needs {need[k]}"
+            for k, kind in enumerate(KINDS)
+            if have[k] != need[k]
+        ]
+        if wrong:
+            record.add(
+                "setup.army",
+                ERROR,
+                f"{_SIDE_NAMES[side]} army has " + "; ".join(wrong),
+                line=line,
+            )
+
+
+def _listed(items: list[str]) -> str:
+    shown = ", ".join(items[:_MAX_LISTED])
+    return shown + (f" and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
+
+
+def _piece(code: int) -> str:
+    return f"{_SIDE_NAMES[1 if code <= 12 else 2]} {KINDS[CODE_KIND[code]].label}"
+
+
+def check_squares(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
+    """Lakes in place; unless classicfree, pieces in their own rows and rows 5-6 empty."""
+    lakes_off = [square_name(sq) for sq in sorted(LAKES) if setup[sq] != LAKE]
+    extra = [square_name(sq) for sq, code in enumerate(setup) if code == LAKE and sq not in LAKES]
+    if lakes_off:
+        record.add(
+            "setup.lake",
+            ERROR,
+            f"lake squares not marked as lake: {_listed(lakes_off)} (found "
+            + _listed(
+                [
+                    _piece(setup[s]) if setup[s] else "empty"
+                    for s in sorted(LAKES)
+                    if setup[s] != LAKE
+                ]
+            )
+            + ")",
+            line=line,
+        )
+    if extra:
+        record.add(
+            "setup.lake", ERROR, f"lake mark on {_listed(extra)}, which are not lakes", line=line
+        )
+    if record.variant == "classicfree":
+        return
+    middle = [
+        f"{_piece(c)} on {square_name(sq)}" for sq, c in enumerate(setup[40:60], 40) if 0 < c < LAKE
+    ]
+    if middle:
+        record.add(
+            "setup.middle", ERROR, f"rows 5-6 must start empty; found {_listed(middle)}", line=line
+        )
+    for side, home in ((1, range(0, 40)), (2, range(60, 100))):
+        low = 1 if side == 1 else 13
+        away = [
+            f"{_piece(c)} on {square_name(sq)}"
+            for sq, c in enumerate(setup)
+            if low <= c < low + 12 and sq not in home and not 40 <= sq < 60
+        ]
+        if away:
+            record.add(
+                "setup.zone",
+                ERROR,
+                f"{_listed(away)}: outside {_SIDE_NAMES[side]}'s rows {_SIDE_ROWS[side]}",
+                line=line,
+            )
+
+
+def check_setup(record: GameRecord, line: int | None = None) -> None:
+    """Setup checks: presence, army, zones, lakes, middle rows."""
+    setup = record.setup
+    if setup is None:
+        if any(d.code == "setup.field" for d in record.diagnostics):
+            return  # the reader already said why the field is unusable
+        if record.plies:
+            record.add(
+                "setup.missing", ERROR, f"no setup (no <field>) but {record.plies} moves follow"
+            )
+        else:
+            record.add(
+                "setup.missing",
+                Severity.INFO,
+                "no setup (no <field>): the game ended before the setup was done",
+            )
+        return
+    if len(setup) != 100 or any(not 0 <= c <= LAKE for c in setup):
+        record.add("setup.field", ERROR, "setup is not 100 board codes 0..25", line=line)
+        return
+    check_army(record, setup, line)
+    check_squares(record, setup, line)
+
+
+def check_result(record: GameRecord, line: int | None = None) -> None:
+    """The recorded result: known type, known winner, and the two consistent."""
+    result = record.result
+    if result is None or result.type is None or result.winner is None:
+        return  # the reader reported the missing or unreadable values
+    rtype, winner = result.type, result.winner
+    if rtype not in RESULT_TYPES:
+        known = ", ".join(str(t) for t in sorted(RESULT_TYPES))
+        record.add(
+            "result.type", ERROR, f"unknown result type {rtype}; known types are {known}", line=line
+        )
+    if winner not in (1, 2, 3):
+        record.add(
+            "result.winner",
+            ERROR,
+            f"winner {winner}; expected 1 (red), 2 (blue) or 3 (draw)",
+            line=line,
+        )
+        return
+    if rtype in _DRAW_TYPES and winner != 3:
+        record.add(
+            "result.inconsistent",
+            ERROR,
+            f"result type {rtype} (both cannot move) is a draw, but winner is {winner}",
+            line=line,
+        )
+    elif rtype in _WINNER_TYPES and winner == 3:
+        what = result.termination.label.replace("_", " ")
+        record.add(
+            "result.inconsistent",
+            ERROR,
+            f"result type {rtype} ({what}) needs a winner, but winner is 3 (draw)",
+            line=line,
+        )
+    elif rtype == 4 and winner != 3:
+        record.add(
+            "result.draw_winner",
+            Severity.WARNING,
+            f"result type 4 (draw agreed) with winner {winner}",
+            line=line,
+        )
+
+
+def check_record(
+    record: GameRecord, *, setup_line: int | None = None, result_line: int | None = None
+) -> None:
+    """Append the record-level diagnostics (setup and result) to ``record``.
+
+    ``setup_line``/``result_line`` locate them in the XML when the reader knows the lines.
+    """
+    check_setup(record, setup_line)
+    check_result(record, result_line)

@@ -1,0 +1,600 @@
+"""The Gravon StraDoS2 XML reader: one game file's bytes → :class:`GameRecord`.
+
+Two paths give identical records. The *fast path* (:mod:`strat_tools.fastscan`) decodes files
+that match the archive's exact byte layout with one compiled regex; everything else (any odd
+or hostile input) goes to the *strict path* here: lxml ``iterparse`` with safe settings (no
+DTD, no entities, no network, no huge trees), squares decoded inside the loop, elements
+cleared as they are read so no DOM is kept.
+
+What it does: decodes the variant, the file-name metadata (year, calendar month, number),
+the setup (``None`` without a ``field``), moves (ply by position, ``id`` checked 1..N, bad
+squares as -1), ultimate lightning rescues (raw; column ``J`` in rescue moves repaired to
+``K``, reported), players and result, and reports unknown elements and attributes, each
+diagnostic with its XML line. An input that is not a game record at all (empty, truncated,
+malformed, wrong encoding, a DOCTYPE, another root) gives a record with ``readable=False``
+and an ``xml.*`` error. It never raises for bad input.
+
+What it does not do: judge the setup or the result (``checks.py``) or the moves
+(``replay.py``). It knows no rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from io import BytesIO
+from typing import Any, Final
+
+from lxml import etree
+
+from strat_tools import fastscan
+from strat_tools.board import square_lookup
+from strat_tools.checks import check_record
+from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
+from strat_tools.sources import (
+    MAX_GAME_BYTES,
+    SourceError,
+    Unit,
+    UnitReader,
+    expand,
+    is_unsafe_member_name,
+)
+
+ERROR: Final = Severity.ERROR
+WARNING: Final = Severity.WARNING
+INFO: Final = Severity.INFO
+
+SQUARES: Final = square_lookup()
+"""Square name (``'K10'`` or Gravon's ``'K:'``) → square index."""
+
+_FIELD_CODES: Final = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXY_")}
+
+_MEMBER_NAME: Final = re.compile(
+    r"^(?P<variant>[a-z ]+)-(?P<year>\d{4})\.(?P<month>\d{1,2})-(?P<number>\d+)\.xml$"
+)
+_ZIP_NAME: Final = re.compile(r"^strados(?P<year>\d{4})-(?P<month>\d{1,2})\.zip$", re.IGNORECASE)
+
+_KNOWN_ATTRIBUTES: Final = {
+    "stratego": (),
+    "game": ("type",),
+    "field": ("content",),
+    "move": ("id", "source", "target"),
+    "rescue": ("rescuefield", "rescuepiece"),
+    "player": ("id",),
+    "result": ("type", "winner"),
+}
+_PARENT: Final = {
+    "game": "stratego",
+    "field": "game",
+    "move": "game",
+    "player": "game",
+    "result": "game",
+    "rescue": "move",
+}
+_STAGE: Final = {"field": 0, "move": 1, "player": 2, "result": 3}
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def apply_name_metadata(record: GameRecord) -> str | None:
+    """Fill year, calendar month and number from the member/file name or the zip name.
+
+    Returns the variant written in the file name (``None`` if the name is not Gravon's).
+    Gravon counts months from 0, so ``record.month`` is the name's month + 1.
+    """
+    found = _MEMBER_NAME.match(
+        _basename(record.member if record.member is not None else record.source)
+    )
+    zipped = _ZIP_NAME.match(_basename(record.source)) if record.member is not None else None
+    if found is not None:
+        year, month = int(found["year"]), int(found["month"])
+        record.number = int(found["number"])
+    elif zipped is not None:
+        year, month = int(zipped["year"]), int(zipped["month"])
+    else:
+        return None
+    if zipped is not None and (int(zipped["year"]), int(zipped["month"])) != (year, month):
+        record.add(
+            "name.period",
+            WARNING,
+            f"game file name says {year}.{month} but its zip says "
+            f"{zipped['year']}-{zipped['month']} (months counted from 0); using the game's",
+        )
+    if not 0 <= month <= 11:
+        record.add("name.month", WARNING, f"month {month} in the file name is not 0..11")
+    else:
+        record.year, record.month = year, month + 1
+    return found["variant"] if found is not None else None
+
+
+def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]:
+    """An empty record with its name metadata, and the variant its file name claims."""
+    record = GameRecord(source=source, member=member)
+    if member is not None and is_unsafe_member_name(member):
+        record.add(
+            "source.member_name",
+            WARNING,
+            f"zip member name {member!r} is absolute or contains '..' (read, never used as a path)",
+        )
+    return record, apply_name_metadata(record)
+
+
+def decode_field(record: GameRecord, content: str, line: int | None) -> None:
+    """Set ``record.setup`` from a 100-letter field string, or report why it is unusable."""
+    codes = [_FIELD_CODES.get(c, -1) for c in content]
+    bad = sorted({c for c, code in zip(content, codes, strict=True) if code < 0})
+    if len(codes) != 100 or bad:
+        what = f"{len(content)} characters" if len(codes) != 100 else ""
+        if bad:
+            what += (", " if what else "") + "letters " + "".join(bad)[:20]
+        record.add(
+            "setup.field", ERROR, f"field content has {what}; expected 100 of A-Y and _", line=line
+        )
+        return
+    record.setup = tuple(codes)
+
+
+def check_variant(
+    record: GameRecord, variant: str | None, named: str | None, line: int | None
+) -> None:
+    """Set the variant from ``game/@type`` and compare it with the file name's prefix."""
+    if variant is None:
+        record.add("game.variant", ERROR, "game has no type attribute", line=line)
+        record.variant = named or ""
+        return
+    record.variant = variant
+    if variant not in VARIANTS:
+        record.add(
+            "game.variant",
+            ERROR,
+            f"unknown game type {variant!r}; expected one of {', '.join(VARIANTS)}",
+            line=line,
+        )
+    if named is not None and named != variant:
+        record.add(
+            "name.variant",
+            WARNING,
+            f"game type {variant!r} but the file name says {named!r}",
+            line=line,
+        )
+
+
+def parse_int(
+    record: GameRecord, text: str | None, what: str, code: str, line: int | None
+) -> int | None:
+    """An integer attribute, or ``None`` with an error diagnostic when absent or not a number."""
+    if text is None:
+        record.add(code, ERROR, f"{what} is missing", line=line)
+        return None
+    if text.isascii() and text.isdigit() and len(text) < 10:
+        return int(text)
+    record.add(code, ERROR, f"{what} is {text[:20]!r}, not a number", line=line)
+    return None
+
+
+class _StrictParser:
+    """State of one strict parse: the record being built and where things were seen."""
+
+    def __init__(self, record: GameRecord) -> None:
+        self.record = record
+        self.stage = 0
+        self.field_line: int | None = None
+        self.result_line: int | None = None
+        self.rescue: Rescue | None = None
+        self.rescue_line: int | None = None
+        self.ids: list[str | None] = []
+        self.players: dict[int, str] = {}
+        self.counts = {"field": 0, "game": 0, "result": 0}
+        self.in_game = 0
+        self.game_line: int | None = None
+
+    def unknown_attributes(self, el: Any, tag: str) -> None:
+        known = _KNOWN_ATTRIBUTES[tag]
+        for name in el.keys():  # noqa: SIM118 - lxml: keys() is the attribute list
+            if name not in known:
+                self.record.add(
+                    "xml.unknown_attribute",
+                    WARNING,
+                    f"<{tag}> has unknown attribute {name!r}",
+                    line=el.sourceline,
+                )
+
+    def structure(self, el: Any, tag: str, parent: Any) -> None:
+        """Where the element stands: inside the right parent, in the expected order."""
+        want = _PARENT.get(tag)
+        if want is not None and (parent is None or parent.tag != want):
+            found = "the document root" if parent is None else f"<{parent.tag}>"
+            self.record.add(
+                "xml.structure",
+                ERROR,
+                f"<{tag}> inside {found}, expected inside <{want}>",
+                line=el.sourceline,
+            )
+        stage = _STAGE.get(tag)
+        if stage is not None:
+            if stage < self.stage:
+                self.record.add(
+                    "xml.order",
+                    WARNING,
+                    f"<{tag}> after later elements; expected field, moves, players, result",
+                    line=el.sourceline,
+                )
+            self.stage = max(self.stage, stage)
+
+    def move(self, el: Any) -> None:
+        """A move off the hot path: odd attributes, bad squares, rescue, or out of place."""
+        record = self.record
+        line = el.sourceline or 0
+        parent = el.getparent()
+        if parent is not None and parent.tag == "game":
+            self.in_game += 1
+        self.structure(el, "move", parent)
+        self.unknown_attributes(el, "move")
+        self.ids.append(el.get("id"))
+        src, tgt = el.get("source"), el.get("target")
+        ply = len(record.sources) + 1
+        rescue = self.rescue
+        if rescue is not None:
+            self.rescue = None
+            record.rescues[ply] = rescue
+            src, tgt = self.repair_column_j(src, tgt, ply, line)
+        record.sources.append(self.square(src, "source", ply, line))
+        record.targets.append(self.square(tgt, "target", ply, line))
+        record.lines.append(line)
+
+    def square(self, name: str | None, what: str, ply: int, line: int) -> int:
+        sq = SQUARES.get(name, -1) if name is not None else -1
+        if sq < 0:
+            shown = "missing" if name is None else repr(name[:20])
+            self.record.add(
+                "move.square",
+                ERROR,
+                f"move {what} is {shown}, not a square A1..K10",
+                line=line,
+                ply=ply,
+            )
+        return sq
+
+    def repair_column_j(
+        self, src: str | None, tgt: str | None, ply: int, line: int
+    ) -> tuple[str | None, str | None]:
+        fixed = [s if s is None or not s.startswith("J") else "K" + s[1:] for s in (src, tgt)]
+        if fixed != [src, tgt]:
+            self.record.add(
+                "repair.column_j",
+                INFO,
+                f"rescue move {src}-{tgt} writes column K as J; read as {fixed[0]}-{fixed[1]}",
+                line=line,
+                ply=ply,
+            )
+        return fixed[0], fixed[1]
+
+    def rescue_element(self, el: Any) -> None:
+        raw_field, raw_piece = el.get("rescuefield", ""), el.get("rescuepiece", "")
+        square = SQUARES.get(raw_field)
+        if square is None:
+            self.record.add(
+                "rescue.square",
+                ERROR,
+                f"rescuefield {raw_field[:20]!r} is not a square",
+                line=el.sourceline,
+            )
+        piece = int(raw_piece) if raw_piece.isdigit() and len(raw_piece) < 6 else None
+        if piece is None:
+            self.record.add(
+                "rescue.piece",
+                ERROR,
+                f"rescuepiece {raw_piece[:20]!r} is not a number",
+                line=el.sourceline,
+            )
+        self.rescue = Rescue(square, piece, raw_field, raw_piece)
+
+    def player(self, el: Any) -> None:
+        pid = parse_int(self.record, el.get("id"), "player id", "player.id", el.sourceline)
+        if pid not in (1, 2):
+            if pid is not None:
+                self.record.add(
+                    "player.id", ERROR, f"player id {pid}; expected 1 or 2", line=el.sourceline
+                )
+            return
+        if pid in self.players:
+            self.record.add(
+                "player.repeated", WARNING, f"player {pid} given twice", line=el.sourceline
+            )
+        self.players[pid] = el.text or ""
+
+    def result(self, el: Any) -> None:
+        line = el.sourceline
+        self.counts["result"] += 1
+        if self.counts["result"] > 1:
+            self.record.add("result.repeated", ERROR, "more than one <result>", line=line)
+        self.result_line = line
+        rtype = parse_int(self.record, el.get("type"), "result type", "result.type", line)
+        winner = parse_int(self.record, el.get("winner"), "result winner", "result.winner", line)
+        self.record.result = Result(rtype, winner)
+
+    def field(self, el: Any) -> None:
+        self.counts["field"] += 1
+        if self.counts["field"] > 1:
+            self.record.add("setup.field", ERROR, "more than one <field>", line=el.sourceline)
+            return
+        self.field_line = el.sourceline
+        content = el.get("content")
+        if content is None:
+            self.record.add(
+                "setup.field", ERROR, "<field> has no content attribute", line=el.sourceline
+            )
+            return
+        decode_field(self.record, content, el.sourceline)
+
+    def run(self, data: bytes, named: str | None) -> None:
+        """Parse ``data``; raises lxml's ``XMLSyntaxError`` for XML that is not well formed."""
+        record = self.record
+        sources, targets, lines, ids = record.sources, record.targets, record.lines, self.ids
+        square = SQUARES.get
+        el: Any = None
+        for _event, el in etree.iterparse(
+            BytesIO(data),
+            events=("end",),
+            resolve_entities=False,
+            no_network=True,
+            load_dtd=False,
+            huge_tree=False,
+            remove_comments=True,
+            remove_pis=True,
+        ):
+            if el.tag == "move":
+                # Hot loop: one call for all attributes; anything unusual takes move().
+                items = el.items()
+                if self.stage == 1 and self.rescue is None and len(items) == 3:
+                    (k_id, mid), (k_src, src), (k_tgt, tgt) = items
+                    sq_src, sq_tgt = square(src, -1), square(tgt, -1)
+                    if (
+                        k_id == "id"
+                        and k_src == "source"
+                        and k_tgt == "target"
+                        and sq_src >= 0 <= sq_tgt
+                    ):
+                        ids.append(mid)
+                        sources.append(sq_src)
+                        targets.append(sq_tgt)
+                        lines.append(el.sourceline)
+                        self.in_game += 1
+                        el.clear()
+                        continue
+                self.move(el)
+                el.clear()
+            elif isinstance(el.tag, str):
+                self.element(el, el.tag, named)
+        if el is None:
+            raise ValueError("no element found")
+        self.finish(el.tag if isinstance(el.tag, str) else "?")
+
+    def element(self, el: Any, tag: str, named: str | None) -> None:
+        """Every element but an ordinary move."""
+        line = el.sourceline
+        parent = el.getparent()
+        if parent is not None and parent.tag == "game":
+            self.in_game += 1
+        if tag not in _KNOWN_ATTRIBUTES:
+            self.record.add(
+                "xml.unknown_element", WARNING, f"unknown element <{tag[:40]}>", line=line
+            )
+            el.clear()
+            return
+        self.structure(el, tag, parent)
+        self.unknown_attributes(el, tag)
+        if tag == "game":
+            self.game(el, named)
+        elif tag == "field":
+            self.field(el)
+        elif tag == "rescue":
+            self.rescue_element(el)
+        elif tag == "player":
+            self.player(el)
+        elif tag == "result":
+            self.result(el)
+
+    def game(self, el: Any, named: str | None) -> None:
+        """The end of ``<game>``: its type, and whether every child was seen where expected."""
+        self.counts["game"] += 1
+        self.game_line = el.sourceline
+        if self.counts["game"] > 1:
+            return
+        check_variant(self.record, el.get("type"), named, self.game_line)
+        if len(el) != self.in_game:
+            self.record.add(
+                "xml.structure",
+                ERROR,
+                f"<game> has {len(el)} child elements but {self.in_game} were read in place;"
+                " a <move> is nested where it does not belong",
+                line=self.game_line,
+            )
+        el.clear()
+
+    def finish(self, root: str) -> None:
+        """After the parse: root, game count, ids, result and players."""
+        record = self.record
+        game_line = self.game_line
+        if root != "stratego":
+            record.add(
+                "xml.root", ERROR, f"root element is <{root[:40]}>, expected <stratego>", line=1
+            )
+            record.readable = False
+            return
+        if self.counts["game"] != 1:
+            found = (
+                "no <game>" if not self.counts["game"] else f"{self.counts['game']} <game> elements"
+            )
+            record.add("xml.game", ERROR, f"{found}; expected exactly one", line=game_line)
+            if not self.counts["game"]:
+                record.readable = False
+                return
+        self.check_ids()
+        if record.result is None:
+            record.add("result.missing", ERROR, "no <result>", line=game_line)
+        if set(self.players) != {1, 2}:
+            missing = " and ".join(str(p) for p in (1, 2) if p not in self.players)
+            record.add("player.missing", WARNING, f"no <player> with id {missing}", line=game_line)
+        record.players = (self.players.get(1, ""), self.players.get(2, ""))
+
+    def check_ids(self) -> None:
+        """Move ids must run 1..N with no gaps or repeats; plies follow position anyway."""
+        check_move_ids(self.record, self.ids)
+
+
+_ID_TEXTS: Final = [str(i) for i in range(1, 20001)]
+
+
+def check_move_ids(record: GameRecord, ids: list[str | None]) -> None:
+    """Report every move whose ``id`` is not its position (1-based), as ``move.id``."""
+    if ids == _ID_TEXTS[: len(ids)]:
+        return
+    for ply, mid in enumerate(ids, 1):
+        if mid == str(ply):
+            continue
+        line = record.lines[ply - 1] if ply <= len(record.lines) else None
+        if mid is None:
+            message = f"move at position {ply} has no id"
+        elif not (mid.isascii() and mid.isdigit()):
+            message = f"move id {mid[:20]!r} at position {ply} is not a number"
+        else:
+            message = f"move id {mid} at position {ply}; expected {ply} (ids run 1..N, no gaps)"
+        record.add("move.id", ERROR, message, line=line, ply=ply)
+
+
+def _refuse(data: bytes) -> tuple[str, str] | None:
+    """A reason to refuse ``data`` before parsing: (code, message), or ``None``."""
+    if not data.strip():
+        return "xml.empty", "empty file" if not data else "file holds only white space"
+    head = data[:4]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head:
+        return "xml.encoding", "file is UTF-16 or UTF-32; Gravon records are UTF-8"
+    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        return (
+            "xml.doctype",
+            "file has a DOCTYPE or entity declaration; refused (no DTDs, no entities)",
+        )
+    declared = re.match(
+        rb"(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]{1,40})[\"']", data
+    )
+    if declared is not None and declared.group(1).upper().replace(b"_", b"-") not in (
+        b"UTF-8",
+        b"UTF8",
+        b"US-ASCII",
+        b"ASCII",
+    ):
+        return (
+            "xml.encoding",
+            f"declared encoding {declared.group(1).decode('ascii')!r}; Gravon records are UTF-8",
+        )
+    return None
+
+
+def _xml_error(exc: etree.XMLSyntaxError) -> tuple[str, str, int | None]:
+    """(code, message, line) for a syntax error, naming what was found."""
+    message = str(exc.msg or exc)[:200]
+    if "Document is empty" in message or "no element found" in message:
+        return "xml.empty", "no XML element in the file", None
+    if (
+        "encoding" in message.lower()
+        or "Input is not proper UTF-8" in message
+        or "Char 0x" in message
+    ):
+        return (
+            "xml.encoding",
+            f"bytes not valid in the declared encoding: {message}",
+            exc.lineno or None,
+        )
+    if (
+        "Premature end" in message
+        or "EndTag" in message
+        or "Couldn't find end" in message
+        or "expected '>'" in message
+    ):
+        return (
+            "xml.truncated",
+            f"file ends inside an element (truncated?): {message}",
+            exc.lineno or None,
+        )
+    return "xml.malformed", f"not well-formed XML: {message}", exc.lineno or None
+
+
+def parse_strict(
+    data: bytes, source: str, member: str | None = None
+) -> tuple[GameRecord, int | None, int | None]:
+    """Strict-path parse: (record, field line, result line). Never raises for bad input."""
+    record, named = new_record(source, member)
+    refused = _refuse(data)
+    if refused is not None:
+        record.add(refused[0], ERROR, refused[1], line=1 if refused[0] != "xml.empty" else None)
+        record.readable = False
+        return record, None, None
+    parser = _StrictParser(record)
+    try:
+        parser.run(data, named)
+    except etree.XMLSyntaxError as exc:
+        code, message, line = _xml_error(exc)
+        record.add(code, ERROR, message, line=line)
+        record.readable = False
+    except (ValueError, MemoryError, RecursionError) as exc:
+        record.add("xml.malformed", ERROR, f"cannot parse: {type(exc).__name__}", line=None)
+        record.readable = False
+    return record, parser.field_line, parser.result_line
+
+
+def parse_record(
+    data: bytes, source: str, member: str | None = None, *, fast: bool = True, check: bool = True
+) -> GameRecord:
+    """One game file's bytes → :class:`GameRecord`, with record checks unless ``check=False``.
+
+    ``fast=False`` forces the strict path (the fast path falls back to it by itself for
+    anything that is not byte-for-byte the archive's layout).
+
+    >>> data = open("classic-2014.5-2245.xml", "rb").read()  # doctest: +SKIP
+    >>> record = parse_record(data, "classic-2014.5-2245.xml")  # doctest: +SKIP
+    >>> record.variant, record.plies  # doctest: +SKIP
+    ('classic', 490)
+    """
+    parsed = fastscan.scan(data, source, member) if fast else None
+    if parsed is None:
+        parsed = parse_strict(data, source, member)
+    record, field_line, result_line = parsed
+    if check and record.readable:
+        check_record(record, setup_line=field_line, result_line=result_line)
+    return record
+
+
+def unreadable_record(unit: Unit, reason: str) -> GameRecord:
+    """The record standing for a unit whose bytes could not be read."""
+    record, _named = new_record(unit.source, unit.member)
+    record.add("source.unreadable", ERROR, reason)
+    record.readable = False
+    return record
+
+
+def read_units(
+    units: Sequence[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
+) -> Iterator[GameRecord]:
+    """One record per unit, in order; each zip is opened once for the whole batch."""
+    with UnitReader(limit) as reader:
+        for unit in units:
+            try:
+                data = reader.read(unit)
+            except SourceError as exc:
+                yield unreadable_record(unit, str(exc))
+                continue
+            yield parse_record(data, unit.source, unit.member, fast=fast, check=check)
+
+
+def read_records(
+    paths: Iterable[str], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
+) -> Iterator[GameRecord]:
+    """Every game under ``paths`` (files, folders, globs, zips) as records, in a stable order.
+
+    >>> for record in read_records(["strados2014-4.zip"]):  # doctest: +SKIP
+    ...     print(record.game_id, record.plies)
+    """
+    return read_units(expand(paths), check=check, fast=fast, limit=limit)
