@@ -252,6 +252,10 @@ class Policy:
     """Worth of revealing an unknown enemy piece by attacking it."""
     danger: float = 0.9
     """Share of a piece's value at stake next to an enemy known to beat it."""
+    resign_below: float = 0.4
+    """A player whose movable army is worth less than this share of the enemy's may resign..."""
+    resign_chance: float = 0.05
+    """...with this chance on each of its turns (0 turns resignation off)."""
     values: tuple[float, ...] = PIECE_VALUES
 
 
@@ -322,7 +326,7 @@ def _distance_map(board: list[int], enemy: int, revealed: list[bool]) -> list[in
 class _Turn:
     """The per-move view of one player: what it knows and what it expects of hidden pieces."""
 
-    __slots__ = ("battle", "board", "enemy", "expected", "hidden", "know", "policy")
+    __slots__ = ("battle", "board", "enemy", "expected", "hidden", "know", "policy", "watched")
 
     def __init__(
         self, board: list[int], side: int, know: Knowledge, battle: list[int], policy: Policy
@@ -331,6 +335,13 @@ class _Turn:
         self.battle, self.policy = battle, policy
         self.hidden: tuple[list[int], list[int]] | None = None
         self.expected: dict[tuple[int, bool], float] = {}
+        # Squares next to a revealed enemy piece, with those pieces: most squares have none.
+        self.watched: dict[int, list[int]] = {}
+        revealed, enemy = know.revealed, self.enemy
+        for square in range(100):
+            if revealed[square] and CODE_SIDE[board[square]] == enemy:
+                for near in NEIGHBOURS[square]:
+                    self.watched.setdefault(near, []).append(board[square])
 
     def _hidden_counts(self) -> tuple[list[int], list[int]]:
         """Counts per board code of the enemy's unrevealed pieces: all, and movable only.
@@ -365,14 +376,13 @@ class _Turn:
 
     def danger(self, square: int, piece: int, shown: bool) -> float:
         """What ``piece`` risks standing on ``square``: the worst known enemy next to it."""
-        board, battle, revealed = self.board, self.battle, self.know.revealed
-        for near in NEIGHBOURS[square]:
-            code = board[near]
-            if CODE_SIDE[code] == self.enemy and revealed[near]:
-                outcome = battle[code * 26 + piece]
-                if outcome in (OUTCOME_ATTACKER, OUTCOME_BOTH):
-                    scale = 1.0 if shown else 0.4
-                    return self.policy.danger * scale * self.policy.values[CODE_KIND[piece]]
+        enemies = self.watched.get(square)
+        if enemies is None:
+            return 0.0
+        for code in enemies:
+            if self.battle[code * 26 + piece] in (OUTCOME_ATTACKER, OUTCOME_BOTH):
+                scale = 1.0 if shown else 0.4
+                return self.policy.danger * scale * self.policy.values[CODE_KIND[piece]]
         return 0.0
 
 
@@ -429,6 +439,14 @@ def _army_worth(board: list[int], side: int, values: Sequence[float]) -> float:
     )
 
 
+def _resigns(board: list[int], side: int, policy: Policy, rng: random.Random) -> bool:
+    """Whether ``side``, clearly behind, gives up now."""
+    if rng.random() >= policy.resign_chance:
+        return False
+    own = _army_worth(board, side, policy.values)
+    return own < policy.resign_below * _army_worth(board, 3 - side, policy.values)
+
+
 def _ending(position: Position, mover: int, outcome: int) -> Result | None:
     """Gravon's check after every move: flag taken, or a player (or both) unable to move."""
     if outcome == OUTCOME_FLAG:
@@ -474,6 +492,8 @@ def play_game(
         return sources, targets, start
     while len(sources) < max_plies:
         mover = position.side
+        if policy.resign_chance and _resigns(position.board, mover, policy, rng):
+            return sources, targets, Result(int(Termination.RESIGNED), 3 - mover)
         source, target = choose_move(position, know, position.legal_moves(), rng, policy)
         defender = position.board[target]
         outcome = position.apply(source, target)
