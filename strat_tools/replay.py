@@ -89,12 +89,14 @@ class Replay:
 def decode_rescue_piece(raw: int | None, side: int) -> int:
     """The board code of the piece a Gravon ``rescuepiece`` number names (-1 if unknown).
 
-    ``rescuepiece`` is the piece's code counted from red's bomb: the board code minus one
-    (1 red spy .. 11 red flag? see docs/rules-findings.md), read with the rescuing side.
+    ``rescuepiece`` is a board code (1..24, the field letter minus 'A') whose kind is the
+    rescued piece's; its colour is unreliable (blue's rescues are written in red codes more
+    often than not), so the colour comes from the rescuing ``side``. See
+    docs/rules-findings.md.
     """
-    if raw is None:
+    if raw is None or not 1 <= raw <= 24:
         return -1
-    return raw
+    return (raw - 1) % 12 + (1 if side == Side.RED else 13)
 
 
 def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:

@@ -65,11 +65,16 @@ class RuleSet:
     attacker_wins_ties: bool = False
     """Aggressor advantage: equal ranks, the attacker wins."""
     one_time_bombs: bool = False
-    """A bomb is removed after its first hit (the attacker dies too, unless a miner)."""
+    """A bomb is removed after its first hit; the attacker dies too, unless it defuses."""
+    bomb_defuser: int = PieceKind.MINER
+    """The kind that removes a bomb and takes its square (Gravon's ultimate lightning: the
+    scout, see docs/rules-findings.md)."""
     rescue: bool = False
     """Reaching the enemy back row may bring back a captured piece (ultimate lightning)."""
     rescue_limit: int = 2
     """Most rescues per player."""
+    rescue_bombs: bool = False
+    """Whether a captured bomb may be rescued (Gravon allowed it; the rulebook does not)."""
     silent_defense: bool = False
     """Only the attacker's rank is revealed in a battle, unless a scout attacked."""
     steps: tuple[int, ...] = CLASSIC_STEPS
@@ -112,6 +117,8 @@ _LIGHTNING: Final = {
     "attacker_wins_ties": True,
     "one_time_bombs": True,
     "rescue": True,
+    "rescue_bombs": True,
+    "bomb_defuser": PieceKind.SCOUT,
     "steps": LIGHTNING_STEPS,
 }
 
@@ -223,15 +230,16 @@ def battle_outcome(attacker: int, defender: int, ruleset: RuleSet) -> int:
     """The outcome code of ``attacker`` (a board code) attacking ``defender`` (an enemy code).
 
     Higher rank wins; equal ranks both go (the attacker wins with aggressor advantage); a spy
-    attacking the marshal wins; anything attacking the spy wins; only a miner survives a bomb
-    (with one-time bombs, the bomb goes too); any movable piece takes the flag.
+    attacking the marshal wins; anything attacking the spy wins; only the bomb defuser (the
+    miner) survives a bomb (with one-time bombs, the bomb goes too); any movable piece takes
+    the flag.
     """
     a = CODE_KIND[attacker]
     d = CODE_KIND[defender]
     if d == PieceKind.FLAG:
         return OUTCOME_FLAG
     if d == PieceKind.BOMB:
-        if a == PieceKind.MINER:
+        if a == ruleset.bomb_defuser:
             return OUTCOME_ATTACKER
         return OUTCOME_BOTH if ruleset.one_time_bombs else OUTCOME_DEFENDER
     if a == PieceKind.SPY and d == PieceKind.MARSHAL:

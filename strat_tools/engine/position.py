@@ -297,10 +297,15 @@ class Position:
                 board[target] = EMPTY
                 self.captured[side].append(piece)
                 self.captured[other].append(defender)
-        if self.rescuers and source in self.rescuers:
-            self.rescuers.discard(source)
-            if board[target] == piece:
-                self.rescuers.add(target)
+        rescuers = self.rescuers
+        if rescuers:
+            # Follow the pieces that rescued: a piece may rescue only once.
+            moved = source in rescuers
+            rescuers.discard(source)
+            if board[target] != defender:
+                rescuers.discard(target)
+            if moved and board[target] == piece:
+                rescuers.add(target)
         if rescue is not None:
             self._apply_rescue(target, *rescue)
         self.side = 3 - side
@@ -326,7 +331,7 @@ class Position:
             raise IllegalMove("rule.rescue", "the rescue square must be empty, in the own half")
         if CODE_SIDE[code] != side or code not in self.captured[side]:
             raise IllegalMove("rule.rescue", f"no captured {piece_name(code)} to rescue")
-        if CODE_KIND[code] == PieceKind.BOMB:
+        if CODE_KIND[code] == PieceKind.BOMB and not self.rules.rescue_bombs:
             raise IllegalMove("rule.rescue", "a bomb cannot be rescued")
         if self.battle[piece * 26 + board[target]] in (OUTCOME_DEFENDER, OUTCOME_BOTH):
             raise IllegalMove("rule.rescue", "the rescuing piece did not survive its attack")
