@@ -24,7 +24,7 @@ This module does not write files (see :mod:`strat_tools.dataset`) and computes n
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -36,10 +36,8 @@ from strat_tools.board import COLUMNS
 from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
+from strat_tools.replay import Replay, replay
 from strat_tools.sources import Unit
-
-if TYPE_CHECKING:
-    from strat_tools.replay import Replay
 
 TABLE_NAMES: Final = ("games", "setups", "moves", "diagnostics")
 """The tables of a dataset, in export order."""
@@ -74,6 +72,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("winner", pa.int8()),
         pa.field("termination", pa.string()),
         pa.field("replay_termination", pa.string()),
+        pa.field("replay_winner", pa.int8()),
         pa.field("plies", pa.int32(), nullable=False),
         pa.field("plies_replayed", pa.int32(), nullable=False),
         pa.field("n_errors", pa.int32(), nullable=False),
@@ -116,10 +115,12 @@ MOVES_SCHEMA: Final = pa.schema(
         pa.field("distance", pa.int8()),
         pa.field("defender", _dict_type()),
         pa.field("outcome", _dict_type()),
+        pa.field("rescued", _dict_type()),
     ],
     metadata={
         "doc": "One row per recorded move. piece/defender/outcome come from the replay "
-        "(null past the last replayed ply); source/target are null for a bad square name."
+        "(null past the last replayed ply); source/target are null for a bad square name; "
+        "rescued is the piece an ultimate lightning rescue brought back on that ply."
     },
 )
 """``moves``: one row per recorded move, with what the replay saw."""
@@ -153,6 +154,7 @@ DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
     "source": SQUARE_NAMES,
     "target": SQUARE_NAMES,
     "outcome": OUTCOME_LABELS,
+    "rescued": KIND_LABELS,
 }
 """The fixed dictionary of each dictionary-encoded column (same name in every table)."""
 
@@ -179,19 +181,32 @@ def dictionary_column(
 def labels_column(name: str, labels: pa.Array | pa.ChunkedArray | Sequence[str | None]) -> Any:
     """Encode label strings (``'red'``, ``'K10'``...) over the fixed dictionary of ``name``.
 
-    Nulls stay null; a label outside the dictionary raises ``ValueError``.
+    Takes plain strings or a dictionary array with any dictionary (as read back from a
+    Parquet file). Nulls stay null; a label outside the dictionary raises ``ValueError``.
     """
     values = labels if isinstance(labels, pa.Array | pa.ChunkedArray) else pa.array(labels, _LABEL)
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+        chunks = [labels_column(name, chunk) for chunk in values.chunks]
+        if not chunks:
+            return pa.DictionaryArray.from_arrays(pa.array([], pa.int8()), _DICT_ARRAYS[name])
+        return pa.chunked_array(chunks, _dict_type())
     if pa.types.is_dictionary(values.type):
-        values = values.cast(_LABEL)
+        # Map the (small) dictionary, then gather: no per-row string work.
+        mapping = _fixed_indices(name, values.dictionary.cast(_LABEL))
+        indices = pc.take(mapping, values.indices)
+    else:
+        indices = _fixed_indices(name, values)
+    return pa.DictionaryArray.from_arrays(indices, _DICT_ARRAYS[name])
+
+
+def _fixed_indices(name: str, values: pa.Array) -> pa.Array:
+    """int8 positions of ``values`` in the fixed dictionary of ``name`` (null stays null)."""
     indices = pc.index_in(values, value_set=_DICT_ARRAYS[name])
     unknown = pc.and_(pc.is_null(indices), pc.is_valid(values))
     if pc.any(unknown).as_py():
         bad = pc.filter(values, unknown)[0].as_py()
         raise ValueError(f"unknown {name} label {bad!r}; expected one of {DICTIONARIES[name]}")
-    return pa.DictionaryArray.from_arrays(indices.cast(pa.int8()), _DICT_ARRAYS[name])
+    return indices.cast(pa.int8())
 
 
 def table_from_columns(name: str, columns: dict[str, Sequence[Any]]) -> pa.Table:
@@ -224,10 +239,7 @@ def conform(name: str, table: pa.Table) -> pa.Table:
     for f in schema:
         column = table.column(f.name)
         if pa.types.is_dictionary(f.type):
-            if column.type != f.type:
-                column = labels_column(f.name, column)
-            else:
-                column = column.combine_chunks()
+            column = labels_column(f.name, column)
         elif column.type != f.type:
             column = column.cast(f.type)
         arrays.append(column)
@@ -251,7 +263,12 @@ def to_frame(table: pa.Table) -> pd.DataFrame:
 
 def empty_tables() -> dict[str, pa.Table]:
     """The four tables with no rows."""
-    return {name: schema.empty_table() for name, schema in SCHEMAS.items()}
+    return {name: empty_table(name) for name in TABLE_NAMES}
+
+
+def empty_table(name: str) -> pa.Table:
+    """Table ``name`` with no rows (its label columns keep their fixed dictionaries)."""
+    return table_from_columns(name, {})
 
 
 def concat_tables(parts: Iterable[dict[str, pa.Table]]) -> dict[str, pa.Table]:
@@ -261,7 +278,7 @@ def concat_tables(parts: Iterable[dict[str, pa.Table]]) -> dict[str, pa.Table]:
         for name in TABLE_NAMES:
             collected[name].append(part[name])
     return {
-        name: pa.concat_tables(tables) if tables else SCHEMAS[name].empty_table()
+        name: pa.concat_tables(tables) if tables else empty_table(name)
         for name, tables in collected.items()
     }
 
@@ -294,8 +311,6 @@ def _safe_replay(record: GameRecord, rules: str | None) -> Replay | None:
     """Replay one record; an engine crash becomes an error diagnostic, never an exception."""
     if not record.readable:
         return None
-    from strat_tools.replay import replay  # the engine is only needed when replaying
-
     try:
         return replay(record, rules)
     except Exception as exc:  # one bad game must never stop a run
@@ -322,6 +337,8 @@ class _Builder:
         self.movers: list[int] = []
         self.defenders: list[int] = []
         self.outcomes: list[int] = []
+        self.rescued: dict[int, int] = {}
+        """Row in the moves table → board code of the rescued piece."""
         self.diagnostics: dict[str, list[Any]] = {name: [] for name in DIAGNOSTICS_SCHEMA.names}
 
     def add(self, record: GameRecord, game_replay: Replay | None) -> None:
@@ -379,6 +396,7 @@ class _Builder:
             "winner": result.winner if result is not None else None,
             "termination": result.termination.label if result is not None else None,
             "replay_termination": ending.label if ending is not None else None,
+            "replay_winner": game_replay.winner if game_replay is not None else None,
             "plies": record.plies,
             "plies_replayed": game_replay.plies_replayed if game_replay is not None else 0,
             "n_errors": n_errors,
@@ -395,13 +413,22 @@ class _Builder:
         if not plies:
             return
         self.move_games.append(plies)
+        if game_replay is not None and game_replay.rescued:
+            first_row = len(self.sources)
+            for ply, code in game_replay.rescued.items():
+                if 1 <= code <= 24 and 1 <= ply <= plies:
+                    self.rescued[first_row + ply - 1] = code
         self.sources += record.sources
         self.targets += record.targets
         done = game_replay.plies_replayed if game_replay is not None else 0
         if done:
-            self.movers += game_replay.movers[:done]  # type: ignore[union-attr]
-            self.defenders += game_replay.defenders[:done]  # type: ignore[union-attr]
-            self.outcomes += game_replay.outcomes[:done]  # type: ignore[union-attr]
+            assert game_replay is not None
+            for column, values in (
+                (self.movers, game_replay.movers),
+                (self.defenders, game_replay.defenders),
+                (self.outcomes, game_replay.outcomes),
+            ):
+                column += values if len(values) == done else values[:done]
         if done < plies:
             padding = [0] * (plies - done)
             self.movers += padding
@@ -420,7 +447,7 @@ class _Builder:
 
     def _setups(self, game_ids: pa.Array) -> pa.Table:
         if not self.setup_rows:
-            return SETUPS_SCHEMA.empty_table()
+            return empty_table("setups")
         codes = np.array(self.setup_rows, dtype=np.int8)
         pieces = (codes > 0) & (codes < 25)
         rows_of_games, squares = np.nonzero(pieces)
@@ -446,37 +473,51 @@ class _Builder:
 
     def _moves(self, game_ids: pa.Array) -> pa.Table:
         if not self.sources:
-            return MOVES_SCHEMA.empty_table()
-        counts = np.array(self.move_games, dtype=np.int64)
+            return empty_table("moves")
+        counts = np.array(self.move_games, dtype=np.int32)
         with_moves = np.flatnonzero(np.array(self.games["plies"], dtype=np.int64))
         games = np.repeat(with_moves, counts)
         starts = np.repeat(np.cumsum(counts) - counts, counts)
-        ply = np.arange(len(games), dtype=np.int64) - starts + 1
-        source = np.array(self.sources, dtype=np.int64)
-        target = np.array(self.targets, dtype=np.int64)
-        bad = (source < 0) | (source > 99) | (target < 0) | (target > 99)
-        source_ok = np.clip(source, 0, 99)
-        target_ok = np.clip(target, 0, 99)
+        ply = np.arange(len(games), dtype=np.int32) - starts + 1
+        source = _small_ints(self.sources)
+        target = _small_ints(self.targets)
+        source_bad = (source < 0) | (source > 99)
+        target_bad = (target < 0) | (target > 99)
+        source_ok = np.where(source_bad, 0, source)
+        target_ok = np.where(target_bad, 0, target)
         distance = np.abs(source_ok // 10 - target_ok // 10) + np.abs(
             source_ok % 10 - target_ok % 10
         )
-        mover = np.array(self.movers, dtype=np.int64)
-        defender = np.array(self.defenders, dtype=np.int64)
-        outcome = np.array(self.outcomes, dtype=np.int64)
+        mover = _small_ints(self.movers)
+        defender = _small_ints(self.defenders)
+        outcome = _small_ints(self.outcomes)
+        rescued = np.zeros(len(games), dtype=np.int64)
+        if self.rescued:
+            rescued[list(self.rescued)] = list(self.rescued.values())
         return pa.table(
             [
                 pc.take(game_ids, pa.array(games)),
                 pa.array(ply.astype(np.int32)),
                 dictionary_column("side", (ply + 1) % 2),
                 dictionary_column("piece", _KIND_INDEX[mover], mover == 0),
-                dictionary_column("source", source_ok, (source < 0) | (source > 99)),
-                dictionary_column("target", target_ok, (target < 0) | (target > 99)),
-                pa.array(distance.astype(np.int8), mask=bad),
+                dictionary_column("source", source_ok, source_bad),
+                dictionary_column("target", target_ok, target_bad),
+                pa.array(distance.astype(np.int8), mask=source_bad | target_bad),
                 dictionary_column("defender", _KIND_INDEX[defender], defender == 0),
                 dictionary_column("outcome", np.maximum(outcome - 1, 0), outcome == 0),
+                dictionary_column("rescued", _KIND_INDEX[rescued], rescued == 0),
             ],
             schema=MOVES_SCHEMA,
         )
+
+
+def _small_ints(values: list[int]) -> npt.NDArray[np.int16]:
+    """A list of small ints as an int16 array; ``bytes()`` converts 0..255 three times faster
+    than ``np.array`` does, and -1 (a bad square) sends it down the slow path."""
+    try:
+        return np.frombuffer(bytes(values), dtype=np.uint8).astype(np.int16)
+    except ValueError:
+        return np.array(values, dtype=np.int16)
 
 
 def _table(schema: pa.Schema, columns: dict[str, list[Any]]) -> pa.Table:

@@ -1,0 +1,407 @@
+"""The notebook API: read games into a :class:`GameSet`, export it, read an export back.
+
+:func:`read_games` reads record files, folders, globs or zips (in parallel, through
+:func:`strat_tools.pipeline.map_batches`) into four tables, or reads an exported dataset
+folder back without parsing anything. :func:`export_dataset` streams the same tables batch
+by batch into a folder, so memory stays flat however long the input; :meth:`GameSet.export`
+writes tables already in memory. :func:`read_dataset` gives back identical tables.
+
+A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
+``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
+as Dask or Spark write them, is read too) or ``NAME.csv``. Every file is written under a
+temporary name in the same folder and renamed into place only when complete, so a crash
+leaves the old file or none, never half of one. CSV keeps nulls apart from empty strings:
+every non-null value is quoted, a null is an empty unquoted field.
+
+This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.tables`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.sources import expand
+from strat_tools.tables import (
+    SCHEMAS,
+    TABLE_NAMES,
+    concat_tables,
+    conform,
+    empty_tables,
+    tables_for_units,
+    to_frame,
+)
+
+Format = Literal["parquet", "csv"]
+FORMATS: Final = ("parquet", "csv")
+"""Export formats."""
+
+PathArg = str | os.PathLike[str]
+Paths = PathArg | Iterable[PathArg]
+
+# Rows buffered per table before a Parquet row group is written: big enough for fast
+# scans, small enough that an export of millions of moves stays within tens of MB.
+ROW_GROUP_ROWS: Final = 1_000_000
+
+
+class DatasetError(Exception):
+    """A dataset folder is missing a table or holds one that does not fit its schema."""
+
+
+class GameSet:
+    """Games as four tables: ``.games``, ``.setups``, ``.moves``, ``.diagnostics``.
+
+    The frames are pandas DataFrames (nullable ints, categoricals for labels), built from
+    the Arrow tables (``.tables``) on first use.
+
+    >>> games = read_games("data/")  # doctest: +SKIP
+    >>> games.games.groupby("variant").size()  # doctest: +SKIP
+    """
+
+    def __init__(self, tables: dict[str, pa.Table]) -> None:
+        missing = [name for name in TABLE_NAMES if name not in tables]
+        if missing:
+            raise ValueError(f"a GameSet needs the tables {', '.join(missing)}")
+        self.tables: dict[str, pa.Table] = {name: tables[name] for name in TABLE_NAMES}
+
+    @cached_property
+    def games(self) -> pd.DataFrame:
+        """One row per input game file."""
+        return to_frame(self.tables["games"])
+
+    @cached_property
+    def setups(self) -> pd.DataFrame:
+        """One row per piece of each starting position, in its owner's view."""
+        return to_frame(self.tables["setups"])
+
+    @cached_property
+    def moves(self) -> pd.DataFrame:
+        """One row per recorded move."""
+        return to_frame(self.tables["moves"])
+
+    @cached_property
+    def diagnostics(self) -> pd.DataFrame:
+        """One row per problem found."""
+        return to_frame(self.tables["diagnostics"])
+
+    def counts(self) -> dict[str, int]:
+        """Games by status, plus rows per table."""
+        status = self.tables["games"].column("status").to_pylist()
+        out = {s: status.count(s) for s in ("valid", "invalid", "unchecked")}
+        out["games"] = len(status)
+        for name in ("setups", "moves", "diagnostics"):
+            out[name] = self.tables[name].num_rows
+        return out
+
+    def __len__(self) -> int:
+        return int(self.tables["games"].num_rows)
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        return (
+            f"<GameSet {c['games']:,} games: {c['valid']:,} valid, {c['invalid']:,} invalid, "
+            f"{c['unchecked']:,} unchecked; {c['setups']:,} setup rows, {c['moves']:,} moves, "
+            f"{c['diagnostics']:,} diagnostics>"
+        )
+
+    def export(self, directory: PathArg, format: Format = "parquet") -> ExportSummary:
+        """Write the four tables under ``directory`` (atomically, file by file)."""
+        started = time.perf_counter()
+        with DatasetWriter(directory, format) as writer:
+            writer.write(self.tables)
+        return writer.summary(time.perf_counter() - started)
+
+
+@dataclass(slots=True)
+class ExportSummary:
+    """What an export wrote: games by status and rows per table."""
+
+    directory: str
+    format: str
+    files: list[str] = field(default_factory=list)
+    games: int = 0
+    valid: int = 0
+    invalid: int = 0
+    unchecked: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
+        return (
+            f"{self.games:,} games = {self.valid:,} valid + {self.invalid:,} invalid + "
+            f"{self.unchecked:,} unchecked; wrote {rows} to {self.directory} "
+            f"({self.format}) in {self.seconds:.1f} s"
+        )
+
+
+class DatasetWriter:
+    """Writes batches of the four tables to temporary files; renames them into place on exit.
+
+    Used as a context manager: a clean exit commits every file, an exception removes the
+    temporary files and leaves whatever was in ``directory`` before.
+    """
+
+    def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
+        if format not in FORMATS:
+            raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        self.directory = Path(directory)
+        self.format: Format = format
+        self.rows = dict.fromkeys(TABLE_NAMES, 0)
+        self.status = {"valid": 0, "invalid": 0, "unchecked": 0}
+        self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._writers: dict[str, Any] = {}
+        self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
+        self._buffered = dict.fromkeys(TABLE_NAMES, 0)
+
+    def final_path(self, name: str) -> Path:
+        """Where table ``name`` ends up."""
+        return self.directory / f"{name}.{self.format}"
+
+    def _temp_path(self, name: str) -> Path:
+        return self.directory / f".{name}.{self.format}{self._tag}"
+
+    def __enter__(self) -> DatasetWriter:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for name in TABLE_NAMES:
+            self._writers[name] = self._open(name)
+        return self
+
+    def _open(self, name: str) -> Any:
+        path = str(self._temp_path(name))
+        if self.format == "parquet":
+            return pq.ParquetWriter(path, SCHEMAS[name], compression="zstd")
+        options = pacsv.WriteOptions(quoting_style="all_valid")
+        return pacsv.CSVWriter(path, _csv_schema(SCHEMAS[name]), write_options=options)
+
+    def write(self, tables: dict[str, pa.Table]) -> None:
+        """Add one batch of the four tables."""
+        status = tables["games"].column("status").to_pylist()
+        for key in self.status:
+            self.status[key] += status.count(key)
+        for name in TABLE_NAMES:
+            table = tables[name]
+            self.rows[name] += table.num_rows
+            self._buffers[name].append(table)
+            self._buffered[name] += table.num_rows
+            if self._buffered[name] >= ROW_GROUP_ROWS:
+                self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        parts = self._buffers[name]
+        if not parts:
+            return
+        table = pa.concat_tables(parts)
+        self._buffers[name] = []
+        self._buffered[name] = 0
+        if self.format == "csv":
+            table = table.cast(_csv_schema(SCHEMAS[name]))
+        self._writers[name].write_table(table)
+
+    def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
+        try:
+            if exc_type is None:
+                for name in TABLE_NAMES:
+                    self._flush(name)
+        finally:
+            for writer in self._writers.values():
+                writer.close()
+        if exc_type is None:
+            for name in TABLE_NAMES:
+                os.replace(self._temp_path(name), self.final_path(name))
+        else:
+            for name in TABLE_NAMES:
+                self._temp_path(name).unlink(missing_ok=True)
+
+    def summary(self, seconds: float = 0.0) -> ExportSummary:
+        """What has been written so far."""
+        return ExportSummary(
+            directory=str(self.directory),
+            format=self.format,
+            files=[str(self.final_path(name)) for name in TABLE_NAMES],
+            games=self.rows["games"],
+            valid=self.status["valid"],
+            invalid=self.status["invalid"],
+            unchecked=self.status["unchecked"],
+            rows=dict(self.rows),
+            seconds=seconds,
+        )
+
+
+def _csv_schema(schema: pa.Schema) -> pa.Schema:
+    """The schema as written to CSV: dictionary columns as their plain labels."""
+    return pa.schema(
+        [
+            pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+            for f in schema
+        ]
+    )
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def _path_list(paths: Paths) -> list[str]:
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    return [os.fspath(p) for p in paths]
+
+
+def _table_file(directory: Path, name: str) -> Path | None:
+    """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any."""
+    for candidate in (directory / f"{name}.parquet", directory / name, directory / f"{name}.csv"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def is_dataset(path: PathArg) -> bool:
+    """Whether ``path`` is a dataset folder (it holds a ``games`` table)."""
+    directory = Path(path)
+    return directory.is_dir() and _table_file(directory, "games") is not None
+
+
+def read_dataset(directory: PathArg) -> GameSet:
+    """Read an exported dataset folder back: the same tables, typed by the schemas.
+
+    >>> games = read_dataset("out/")  # doctest: +SKIP
+    """
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise DatasetError(f"{folder} is not a folder")
+    tables = {}
+    for name in TABLE_NAMES:
+        path = _table_file(folder, name)
+        if path is None:
+            raise DatasetError(
+                f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
+            )
+        tables[name] = _read_table(path, name)
+    return GameSet(tables)
+
+
+def _read_table(path: Path, name: str) -> pa.Table:
+    try:
+        if path.suffix == ".csv":
+            columns = {f.name: f.type for f in _csv_schema(SCHEMAS[name])}
+            table = pacsv.read_csv(
+                path,
+                convert_options=pacsv.ConvertOptions(
+                    column_types=columns,
+                    strings_can_be_null=True,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
+        else:
+            table = pq.read_table(path, schema=None)
+        return conform(name, table)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+        raise DatasetError(f"cannot read the {name} table from {path}: {exc}") from exc
+
+
+def _batches(
+    paths: list[str],
+    *,
+    setups_only: bool,
+    rules: str | None,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+    progress: ProgressCallback | None,
+) -> Iterator[dict[str, pa.Table]]:
+    """The four tables per batch of input, in input order (a dataset folder: one batch)."""
+    if len(paths) == 1 and is_dataset(paths[0]):
+        gameset = read_dataset(paths[0])
+        if progress is not None:
+            progress(len(gameset))
+        yield gameset.tables
+        return
+    work = partial(tables_for_units, rules=rules, setups_only=setups_only)
+    yield from map_batches(
+        work, expand(paths), jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
+    )
+
+
+def read_games(
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> GameSet:
+    """Read game records (files, folders, globs, zips) or an exported dataset folder.
+
+    ``setups_only`` skips the replay (much faster; no moves table, see
+    :mod:`strat_tools.tables`); ``rules`` names a rule set or ``'auto'``; ``jobs`` is the
+    number of processes (None: every core); ``dask``/``dask_address`` run the batches on Dask.
+
+    >>> import strat_tools as st
+    >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
+    >>> games.setups.query("piece == 'flag'").row.value_counts()  # doctest: +SKIP
+    """
+    parts = _batches(
+        _path_list(paths),
+        setups_only=setups_only,
+        rules=rules,
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+    )
+    return GameSet(concat_tables(parts))
+
+
+def export_dataset(
+    paths: Paths,
+    directory: PathArg,
+    *,
+    format: Format = "parquet",
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
+) -> ExportSummary:
+    """Read records (or a dataset folder) and write the four tables under ``directory``.
+
+    Streams: each batch is written as it arrives, so memory stays flat. Atomic per file.
+
+    >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
+    """
+    started = time.perf_counter()
+    with DatasetWriter(directory, format) as writer:
+        for tables in _batches(
+            _path_list(paths),
+            setups_only=setups_only,
+            rules=rules,
+            jobs=jobs,
+            dask=dask,
+            dask_address=dask_address,
+            progress=progress,
+        ):
+            writer.write(tables)
+            if on_batch is not None:
+                on_batch(tables)
+    return writer.summary(time.perf_counter() - started)
+
+
+def empty_gameset() -> GameSet:
+    """A GameSet with no games."""
+    return GameSet(empty_tables())

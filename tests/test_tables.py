@@ -1,0 +1,240 @@
+"""The Arrow tables: schemas, the per-batch builder, setups in the owner's view, moves.
+
+Fixtures (tests/fixtures/tables/, one folder per quirk, Gravon file names inside so the
+reader finds year and month):
+
+- ``two_battles``: a classic game whose blue setup is red's turned 180 degrees; a scout
+  moves two squares, the blue marshal takes it, another scout attacks the marshal and loses.
+- ``bad_square``: blue's second move names ``J7`` (Gravon has no column J).
+- ``no_field``: a record without ``<field>`` (the game ended before the setup was done).
+- ``not_xml``: a file that is not XML at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from strat_tools import tables
+from strat_tools.board import Side, parse_square
+from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.sources import expand
+from strat_tools.tables import (
+    SCHEMAS,
+    TABLE_NAMES,
+    table_from_columns,
+    tables_for_units,
+    to_frame,
+)
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
+TWO_BATTLES = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
+
+SYMBOLS = {
+    "bomb": "B", "spy": "S", "scout": "2", "miner": "3", "sergeant": "4", "lieutenant": "5",
+    "captain": "6", "major": "7", "colonel": "8", "general": "9", "marshal": "M", "flag": "F",
+}  # fmt: skip
+
+# Red's setup of two_battles, as its owner sees it: row 4 (front) on top, col 1 on the left.
+# Blue's field letters are red's turned 180 degrees, so blue's own view is the same picture.
+OWNER_VIEW = """
+2 2 2 2 2 2 2 2 S M
+B B 3 3 3 3 3 8 8 9
+B B 5 6 6 6 6 7 7 7
+F B B 4 4 4 4 5 5 5
+"""
+
+
+def diagram(setups: Any, game_id: str, side: str) -> str:
+    """A 4x10 owner's-view picture of one side's setup from the setups table."""
+    rows = setups[(setups["game_id"] == game_id) & (setups["side"] == side)]
+    grid = [["."] * 10 for _ in range(4)]
+    for row, col, piece in zip(rows["row"], rows["col"], rows["piece"], strict=True):
+        grid[4 - row][col - 1] = SYMBOLS[piece]
+    return "\n".join(" ".join(line) for line in grid)
+
+
+@pytest.fixture(scope="module")
+def fixture_tables() -> dict[str, pa.Table]:
+    return tables_for_units(expand([FIXTURES]))
+
+
+def test_every_table_has_one_schema_and_the_contract_columns() -> None:
+    assert tuple(SCHEMAS) == TABLE_NAMES == ("games", "setups", "moves", "diagnostics")
+    contract = {
+        "games": ["game_id", "source", "member", "variant", "year", "month", "number", "rules",
+                  "status", "result_type", "winner", "termination", "plies", "n_errors",
+                  "n_warnings", "has_setup"],
+        "setups": ["game_id", "side", "row", "col", "square", "piece"],
+        "moves": ["game_id", "ply", "side", "piece", "source", "target", "distance", "defender",
+                  "outcome"],
+        "diagnostics": ["game_id", "code", "severity", "message", "line", "ply"],
+    }  # fmt: skip
+    for name, columns in contract.items():
+        assert [c for c in SCHEMAS[name].names if c in columns] == columns, name
+    games = SCHEMAS["games"]
+    assert games.field("year").type == pa.int16() and games.field("month").type == pa.int8()
+    assert games.field("number").type == pa.int32() and games.field("plies").type == pa.int32()
+    assert SCHEMAS["setups"].field("row").type == pa.int8()
+    assert SCHEMAS["moves"].field("distance").type == pa.int8()
+
+
+def test_every_input_unit_is_one_games_row_in_input_order(
+    fixture_tables: dict[str, pa.Table],
+) -> None:
+    for name, table in fixture_tables.items():
+        assert table.schema == SCHEMAS[name], name
+    games = to_frame(fixture_tables["games"])
+    assert list(games["game_id"]) == [
+        "classic-2014.4-4", "classic-2014.8-3", "classic-2014.4-2", "classic-2014.4-1"
+    ]  # fmt: skip
+    status = dict(zip(games["game_id"], games["status"], strict=True))
+    assert status == {
+        "classic-2014.4-1": "valid",
+        "classic-2014.4-4": "invalid",
+        "classic-2014.8-3": "valid",
+        "classic-2014.4-2": "invalid",
+    }
+    unreadable = games.set_index("game_id").loc["classic-2014.4-2"]
+    assert not unreadable["readable"] and not unreadable["replayed"]
+    assert unreadable["n_errors"] == 1 and pd_isna(unreadable["rules"])
+    diagnostics = to_frame(fixture_tables["diagnostics"])
+    codes = diagnostics.groupby("game_id")["code"].apply(list).to_dict()
+    assert codes["classic-2014.4-2"] == ["xml.malformed"]
+    assert "move.square" in codes["classic-2014.4-4"]
+
+
+def pd_isna(value: Any) -> bool:
+    """Whether a frame cell is null (None, NaN or NA)."""
+    return bool(pd.isna(value))
+
+
+def test_games_row_metadata_of_two_battles(fixture_tables: dict[str, pa.Table]) -> None:
+    games = to_frame(fixture_tables["games"]).set_index("game_id")
+    game = games.loc["classic-2014.4-1"]
+    # Gravon months count from 0: "2014.4" is May.
+    assert (game["year"], game["month"], game["period"], game["number"]) == (2014, 5, "2014-05", 1)
+    assert (game["variant"], game["rules"], game["termination"]) == (
+        "classic",
+        "gravon-2013",
+        "resigned",
+    )
+    assert (game["result_type"], game["winner"], game["plies"], game["plies_replayed"]) == (
+        3,
+        2,
+        5,
+        5,
+    )
+    assert game["has_setup"] and game["replayed"] and game["n_errors"] == 0
+    no_field = games.loc["classic-2014.8-3"]
+    assert not no_field["has_setup"] and no_field["plies"] == 0
+
+
+def test_setups_in_the_owner_view_as_diagrams(fixture_tables: dict[str, pa.Table]) -> None:
+    setups = to_frame(fixture_tables["setups"])
+    expected = OWNER_VIEW.strip()
+    assert diagram(setups, "classic-2014.4-1", "red") == expected
+    assert diagram(setups, "classic-2014.4-1", "blue") == expected
+    assert set(setups["game_id"]) == {"classic-2014.4-1", "classic-2014.4-4"}
+    assert len(setups) == 2 * 2 * 40
+
+
+def test_setups_agree_square_by_square_with_the_field_string(
+    fixture_tables: dict[str, pa.Table],
+) -> None:
+    content = TWO_BATTLES.read_text().split('content="')[1].split('"')[0]
+    setups = to_frame(fixture_tables["setups"])
+    rows = setups[setups["game_id"] == "classic-2014.4-1"]
+    seen = {}
+    for side, square, piece in zip(rows["side"], rows["square"], rows["piece"], strict=True):
+        code = piece_code(Side.RED if side == "red" else Side.BLUE, PieceKind.from_label(piece))
+        seen[parse_square(square)] = CODE_LETTERS[code]
+    on_board = {i: ch for i, ch in enumerate(content) if ch not in "A_"}
+    assert seen == on_board
+    # Owner's view: blue's row/col is the board turned 180 degrees.
+    blue_flag = rows[(rows["side"] == "blue") & (rows["piece"] == "flag")].iloc[0]
+    assert (blue_flag["square"], blue_flag["row"], blue_flag["col"]) == ("K10", 1, 1)
+
+
+def test_moves_of_two_battles(fixture_tables: dict[str, pa.Table]) -> None:
+    moves = to_frame(fixture_tables["moves"])
+    game = moves[moves["game_id"] == "classic-2014.4-1"]
+    columns = ["ply", "side", "piece", "source", "target", "distance", "defender", "outcome"]
+    rows = [
+        tuple(None if pd_isna(v) else v for v in row)
+        for row in game[columns].itertuples(index=False)
+    ]
+    assert rows == [
+        (1, "red", "scout", "A4", "A6", 2, None, None),
+        (2, "blue", "marshal", "A7", "A6", 1, "scout", "attacker"),
+        (3, "red", "scout", "B4", "B5", 1, None, None),
+        (4, "blue", "marshal", "A6", "A5", 1, None, None),
+        (5, "red", "scout", "B5", "A5", 1, "marshal", "defender"),
+    ]
+
+
+def test_a_bad_square_is_null_and_unreplayed_plies_keep_their_rows(
+    fixture_tables: dict[str, pa.Table],
+) -> None:
+    moves = to_frame(fixture_tables["moves"])
+    game = moves[moves["game_id"] == "classic-2014.4-4"].reset_index(drop=True)
+    assert list(game["ply"]) == [1, 2]
+    assert game.loc[0, "piece"] == "scout" and game.loc[0, "distance"] == 2
+    assert pd_isna(game.loc[1, "source"]) and game.loc[1, "target"] == "A6"
+    assert pd_isna(game.loc[1, "distance"]) and pd_isna(game.loc[1, "piece"])
+
+
+def test_setups_only_skips_the_replay() -> None:
+    result = tables_for_units(expand([FIXTURES]), setups_only=True)
+    assert result["moves"].num_rows == 0
+    assert result["setups"].num_rows == 160
+    games = to_frame(result["games"]).set_index("game_id")
+    assert games["rules"].isna().all() and not games["replayed"].any()
+    assert (games["plies_replayed"] == 0).all()
+    # The record checks' verdict stands; nothing is called valid without a replay.
+    assert games.loc["classic-2014.4-2", "status"] == "invalid"
+    assert games.loc["classic-2014.4-4", "status"] == "invalid"  # the reader saw J7
+    assert games.loc["classic-2014.4-1", "status"] == "unchecked"
+
+
+def test_an_engine_crash_is_a_diagnostic_not_an_exception(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(record: Any, rules: Any = None) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(tables, "replay", broken)
+    result = tables_for_units(expand([TWO_BATTLES]))
+    games = to_frame(result["games"])
+    assert list(games["status"]) == ["invalid"]
+    diagnostics = to_frame(result["diagnostics"])
+    assert list(diagnostics["code"]) == ["internal.replay"]
+    assert "RuntimeError: boom" in diagnostics["message"].iloc[0]
+
+
+def test_label_columns_use_fixed_dictionaries() -> None:
+    table = table_from_columns("moves", {"game_id": ["g"], "ply": [1], "side": ["blue"]})
+    side = table.column("side").combine_chunks()
+    assert side.dictionary.to_pylist() == ["red", "blue"]
+    assert table.column("piece").null_count == 1
+    with pytest.raises(ValueError, match="unknown piece label 'dragon'"):
+        table_from_columns("setups", {"game_id": ["g"], "side": ["red"], "row": [1], "col": [1],
+                                      "square": ["A1"], "piece": ["dragon"]})  # fmt: skip
+
+
+def test_conform_reads_plain_strings_back_to_the_schema() -> None:
+    plain = pa.table(
+        {
+            "game_id": ["g"], "side": ["blue"], "row": pa.array([1], pa.int64()),
+            "col": pa.array([10], pa.int64()), "square": ["A10"], "piece": ["flag"],
+        }
+    )  # fmt: skip
+    table = tables.conform("setups", plain)
+    assert table.schema == SCHEMAS["setups"]
+    assert to_frame(table).iloc[0].to_dict() == {
+        "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag"
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="lacks the columns piece"):
+        tables.conform("setups", plain.drop_columns(["piece"]))
