@@ -48,8 +48,9 @@ class SetupModel:
 
     The flag is placed first (``flag_rows`` x ``flag_cols``); then guard bombs on the flag's
     neighbours (one of three styles chosen with ``guard_styles``: all neighbours, each
-    neighbour with probability ``guard_partial``, or none); then every other piece, kind by
-    kind in ``order``, on a free square drawn with weight ``rows[kind][row] * cols[kind][col]``.
+    neighbour with probability ``guard_partial``, or none); then, with chance ``cover``, a
+    movable piece right in front of it; then every other piece, kind by kind in ``order``,
+    on a free square drawn with weight ``rows[kind][row] * cols[kind][col]``.
     Rows are 1..4 from the owner's back row, columns 1..10 from the owner's left.
     """
 
@@ -61,6 +62,8 @@ class SetupModel:
     guard_partial: float
     guard_front_first: bool
     """Try the square in front of the flag first (classic); else the neighbours in random order."""
+    cover: float
+    """Chance that a movable piece stands right in front of the flag if no bomb does."""
     rows: dict[PieceKind, Weights]
     cols: dict[PieceKind, Weights]
     order: tuple[PieceKind, ...]
@@ -84,6 +87,7 @@ CLASSIC_MODEL: Final = SetupModel(
     guard_styles=(0.45, 0.37, 0.18),
     guard_partial=0.5,
     guard_front_first=True,
+    cover=0.0,
     rows={
         B: (0.30, 0.36, 0.20, 0.14),
         SPY: (0.05, 0.33, 0.50, 0.12),
@@ -123,6 +127,7 @@ BARRAGE_MODEL: Final = SetupModel(
     guard_styles=(0.55, 0.0, 0.45),
     guard_partial=0.0,
     guard_front_first=False,
+    cover=0.45,
     rows={
         B: (0.40, 0.25, 0.05, 0.30),
         SPY: (0.08, 0.15, 0.12, 0.66),
@@ -143,7 +148,8 @@ DUELL_MODEL: Final = SetupModel(
     flag_cols=(0.15, 0.06, 0.04, 0.10, 0.10, 0.06, 0.10, 0.08, 0.06, 0.25),
     guard_styles=(0.35, 0.45, 0.20),
     guard_partial=0.5,
-    guard_front_first=True,
+    guard_front_first=False,
+    cover=0.4,
     rows={
         B: (0.30, 0.25, 0.20, 0.25),
         SPY: (0.21, 0.13, 0.40, 0.26),
@@ -215,6 +221,12 @@ def draw_setup(model: SetupModel, rng: random.Random) -> list[int]:
     area[flag] = FL
     counts = list(model.army)
     counts[B] = _guard_flag(model, area, flag, counts[B], rng)
+    if flag < 30 and area[flag + 10] < 0 and rng.random() < model.cover:
+        # Small armies leave lanes open: people often put a piece in front of the flag.
+        movable = [k for k in model.order if k != B for _ in range(counts[k])]
+        kind = rng.choice(movable)
+        area[flag + 10] = kind
+        counts[kind] -= 1
     for kind in model.order:
         for _ in range(counts[kind]):
             _place(area, kind, model.rows[kind], model.cols[kind], rng)
@@ -236,7 +248,7 @@ def setup_field(red: Sequence[int], blue: Sequence[int]) -> tuple[int, ...]:
 
 # -- playing ---------------------------------------------------------------------------
 
-PIECE_VALUES: Final = (2.0, 3.0, 1.0, 2.5, 1.5, 2.0, 3.0, 4.5, 6.0, 8.0, 10.0, 25.0)
+PIECE_VALUES: Final = (2.0, 3.0, 1.0, 2.5, 1.5, 2.0, 3.0, 4.5, 6.0, 8.0, 10.0, 15.0)
 """What the policy thinks each kind is worth (index = kind value; the flag wins the game)."""
 
 
@@ -246,6 +258,8 @@ class Policy:
 
     noise: float = 1.2
     """Uniform random noise added to every move's score: the players' whims."""
+    opening: int = 40
+    """Plies over which players come to hope that an unmoved piece is the flag (from 0)."""
     advance: float = 0.5
     """Per square a move brings a piece closer to the nearest enemy piece."""
     probe: float = 0.8
@@ -323,18 +337,39 @@ def _distance_map(board: list[int], enemy: int, revealed: list[bool]) -> list[in
     return dist
 
 
+FLAG_BELIEF: Final = (0.0, 1.2, 0.4, 0.1, 0.05)
+"""How much likelier than average the flag is behind an unmoved piece, by the owner's row
+(1 = back row; index 0 for a piece that moved, which is never the flag)."""
+
+
+def _depth(square: int, side: int) -> int:
+    """The owner's row of ``square`` for ``side`` (1 = back row), 0 outside its home rows."""
+    row = square // 10 + 1 if side == 1 else 10 - square // 10
+    return row if row <= 4 else 0
+
+
 class _Turn:
     """The per-move view of one player: what it knows and what it expects of hidden pieces."""
 
-    __slots__ = ("battle", "board", "enemy", "expected", "hidden", "know", "policy", "watched")
+    __slots__ = (
+        "battle", "board", "enemy", "expected", "flag_hope", "hidden", "know", "policy", "watched"
+    )
 
     def __init__(
-        self, board: list[int], side: int, know: Knowledge, battle: list[int], policy: Policy
+        self,
+        board: list[int],
+        side: int,
+        know: Knowledge,
+        battle: list[int],
+        policy: Policy,
+        ply: int,
     ) -> None:
         self.board, self.enemy, self.know = board, 3 - side, know
         self.battle, self.policy = battle, policy
+        # Early on, players take an unmoved piece for a bluff or a bomb rather than the flag.
+        self.flag_hope = min(1.0, ply / policy.opening) if policy.opening > 0 else 1.0
         self.hidden: tuple[list[int], list[int]] | None = None
-        self.expected: dict[tuple[int, bool], float] = {}
+        self.expected: dict[tuple[int, int], float] = {}
         # Squares next to a revealed enemy piece, with those pieces: most squares have none.
         self.watched: dict[int, list[int]] = {}
         revealed, enemy = know.revealed, self.enemy
@@ -357,20 +392,27 @@ class _Turn:
         movable = [n if CODE_KIND[code] not in (B, FL) else 0 for code, n in enumerate(every)]
         return every, movable
 
-    def attack_unknown(self, piece: int, defender_moved: bool) -> float:
-        """Expected worth of ``piece`` attacking an unrevealed piece (moved or not)."""
-        key = (piece, defender_moved)
+    def attack_unknown(self, piece: int, square: int, defender_moved: bool) -> float:
+        """Expected worth of ``piece`` attacking the unrevealed piece on ``square``.
+
+        The odds are the enemy's hidden pieces (movable ones only if it has moved), except
+        that the flag is believed to stand where people put it: mostly on the back row.
+        """
+        depth = 0 if defender_moved else _depth(square, self.enemy)
+        key = (piece, depth)
         if key not in self.expected:
             if self.hidden is None:
                 self.hidden = self._hidden_counts()
             counts = self.hidden[1] if defender_moved else self.hidden[0]
             total = sum(counts) or 1
             kind, values, battle = CODE_KIND[piece], self.policy.values, self.battle
-            worth = sum(
-                n * _battle_value(battle[piece * 26 + code], kind, CODE_KIND[code], values)
-                for code, n in enumerate(counts)
-                if n
-            )
+            worth = 0.0
+            for code, n in enumerate(counts):
+                if n:
+                    value = _battle_value(battle[piece * 26 + code], kind, CODE_KIND[code], values)
+                    if CODE_KIND[code] == FL:
+                        value *= FLAG_BELIEF[depth] * self.flag_hope
+                    worth += n * value
             self.expected[key] = worth / total + self.policy.probe
         return self.expected[key]
 
@@ -392,14 +434,15 @@ def choose_move(
     moves: Sequence[tuple[int, int]],
     rng: random.Random,
     policy: Policy = DEFAULT_POLICY,
+    ply: int = 1000,
 ) -> tuple[int, int]:
-    """The policy's pick among ``moves`` (legal moves of the side to move), with noise.
+    """The policy's pick among ``moves`` (legal moves of the side to move) at ``ply``.
 
     Attacks score their (expected) battle worth; other moves score the approach to the
     enemy plus the danger they leave minus the danger they walk into. See docs/generator.md.
     """
     board, revealed, moved = position.board, know.revealed, know.moved
-    turn = _Turn(board, position.side, know, position.battle, policy)
+    turn = _Turn(board, position.side, know, position.battle, policy, ply)
     dist = _distance_map(board, turn.enemy, revealed)
     values, advance, noise = policy.values, policy.advance, policy.noise
     best, best_score = moves[0], -1e9
@@ -410,7 +453,7 @@ def choose_move(
                 outcome = position.battle[piece * 26 + defender]
                 score = _battle_value(outcome, CODE_KIND[piece], CODE_KIND[defender], values)
             else:
-                score = turn.attack_unknown(piece, moved[target])
+                score = turn.attack_unknown(piece, target, moved[target])
         else:
             score = advance * (dist[source] - dist[target])
             shown = revealed[source] or DISTANCE[source * 100 + target] > 1
@@ -494,7 +537,8 @@ def play_game(
         mover = position.side
         if policy.resign_chance and _resigns(position.board, mover, policy, rng):
             return sources, targets, Result(int(Termination.RESIGNED), 3 - mover)
-        source, target = choose_move(position, know, position.legal_moves(), rng, policy)
+        moves = position.legal_moves()
+        source, target = choose_move(position, know, moves, rng, policy, len(sources))
         defender = position.board[target]
         outcome = position.apply(source, target)
         know.observe(source, target, defender, outcome, position.board)
@@ -515,6 +559,36 @@ def _variant_weights(variant: str | Mapping[str, float]) -> tuple[list[str], lis
     if any(weight < 0 for weight in mix.values()) or sum(mix.values()) <= 0:
         raise ValueError(f"variant weights must be >= 0 with a positive sum, got {mix!r}")
     return list(mix), list(mix.values())
+
+
+def parse_variant_mix(text: str) -> str | dict[str, float]:
+    """Read ``'classic'`` or a weighted mix ``'classic=8,barrage=1,duell=1'``.
+
+    >>> parse_variant_mix("classic=8,barrage=2")
+    {'classic': 8.0, 'barrage': 2.0}
+    """
+    if "=" not in text:
+        _variant_weights(text.strip())
+        return text.strip()
+    mix: dict[str, float] = {}
+    for part in text.split(","):
+        name, sep, weight = part.partition("=")
+        try:
+            mix[name.strip()] = float(weight)
+        except ValueError:
+            raise ValueError(f"not a variant weight: {part!r} (expected like classic=8)") from None
+        if not sep:
+            raise ValueError(f"not a variant weight: {part!r} (expected like classic=8)")
+    _variant_weights(mix)
+    return mix
+
+
+def parse_period(text: str) -> tuple[int, int]:
+    """Read a calendar period ``'2026-11'`` as (year, month)."""
+    year, sep, month = text.partition("-")
+    if not (sep and year.isdigit() and month.isdigit() and 1 <= int(month) <= 12):
+        raise ValueError(f"not a period: {text!r} (expected YYYY-MM, e.g. 2026-11)")
+    return int(year), int(month)
 
 
 def generate_game(
