@@ -555,7 +555,8 @@ def _variant_weights(variant: str | Mapping[str, float]) -> tuple[list[str], lis
     unknown = [name for name in mix if name not in SETUP_MODELS]
     if unknown or not mix:
         known = ", ".join(SETUP_MODELS)
-        raise ValueError(f"cannot generate variant {unknown or mix!r}; expected {known}")
+        names = ", ".join(map(repr, unknown)) or "(none)"
+        raise ValueError(f"cannot generate variant {names}; expected {known}")
     if any(weight < 0 for weight in mix.values()) or sum(mix.values()) <= 0:
         raise ValueError(f"variant weights must be >= 0 with a positive sum, got {mix!r}")
     return list(mix), list(mix.values())

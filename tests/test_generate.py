@@ -249,3 +249,37 @@ def test_written_month_archive_keeps_period(tmp_path: Path) -> None:
     write_games(generate_games(4, variant="duell", seed=1), out)
     again = list(read_records([str(out)]))
     assert [(r.year, r.month, r.variant) for r in again] == [(2026, 11, "duell")] * 4
+
+
+# -- command line ----------------------------------------------------------------------
+
+
+def test_cli_generate_writes_a_zip(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    out = tmp_path / "strados2026-10.zip"
+    args = ["generate", "-n", "4", "-o", str(out), "--seed", "5", "--variant", "barrage=1,duell=1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "Wrote 4 games to" in result.stderr
+    assert result.stdout == ""
+    again = list(read_records([str(out)]))
+    assert len(again) == 4 and {g.variant for g in again} <= {"barrage", "duell"}
+    expected = generate_games(4, variant={"barrage": 1, "duell": 1}, seed=5)
+    assert sorted(g.game_id for g in again) == sorted(g.game_id for g in expected)
+
+
+def test_cli_generate_refuses_unknown_variant(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    result = CliRunner().invoke(main, ["generate", "-n", "1", "-o", str(tmp_path / "x.zip"),
+                                       "--variant", "chess"])
+    assert result.exit_code == 1
+    assert "Error: cannot generate variant 'chess'; expected classic, barrage, duell" in (
+        result.stderr
+    )
+    assert not (tmp_path / "x.zip").exists()
