@@ -36,10 +36,24 @@ def jobs_option(func: F) -> F:
     )(func)
 
 
+def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
+    from strat_tools.rules import RULESETS, get_rules
+
+    base, _, options = value.partition("+")
+    probe = next(iter(RULESETS)) if base == "auto" else base
+    try:
+        get_rules(probe + ("+" + options if options else ""))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
 def rules_option(func: F) -> F:
-    """``--rules auto|NAME``."""
+    """``--rules auto|NAME[+OPTION...]``, checked before any work starts."""
     return click.option(
-        "--rules", "rules", default="auto", show_default=True, metavar="auto|NAME",
+        "--rules", "rules", default="auto", show_default=True, metavar="auto|NAME[+OPTION]",
+        callback=_check_rules,
         help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
     )(func)
 
@@ -189,11 +203,9 @@ def _run_validate(
     dask_address: str | None, quiet: bool, verbose: bool,
 ) -> int:
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
-    from strat_tools.rules import check_rules_name
     from strat_tools.sources import expand
     from strat_tools.validate import Summary, iter_verdicts, problem_lines
 
-    check_rules_name(rules)
     units = expand(paths)
     if not units:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
