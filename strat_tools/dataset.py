@@ -37,6 +37,7 @@ from strat_tools.sources import expand
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
+    check_rules,
     concat_tables,
     conform,
     empty_tables,
@@ -328,6 +329,8 @@ def _batches(
             progress(len(gameset))
         yield gameset.tables
         return
+    if not setups_only:
+        check_rules(rules)
     work = partial(tables_for_units, rules=rules, setups_only=setups_only)
     yield from map_batches(
         work, expand(paths), jobs=jobs, dask=dask, dask_address=dask_address, progress=progress

@@ -752,3 +752,71 @@ def scouts_surviving(
     start = start.join(lost, how="left").fillna({"lost": 0})
     start["scouts_left"] = (start["start"] - start["lost"]).astype("int64")
     return _distribution(start.reset_index(drop=True), keys, "scouts_left")
+
+
+# --- one entry point by name (the CLI's --stat) ---------------------------------------------
+
+SETUP_STATISTICS: Final = (
+    "flag",
+    "bombs",
+    "placement",
+    "rows",
+    "columns",
+    "bombs-next-to-flag",
+    "flag-enclosed",
+    "win-rate",
+)
+"""Statistics that need only setups (reading them never pays for a replay)."""
+GAME_STATISTICS: Final = ("endings", "lengths")
+MOVE_STATISTICS: Final = (
+    "scouts",
+    "scout-distances",
+    "scout-attacks",
+    "first-scout",
+    "scouts-left",
+)
+STATISTICS: Final = (*SETUP_STATISTICS, *GAME_STATISTICS, *MOVE_STATISTICS)
+"""Every statistic :func:`compute` knows, by name."""
+
+
+def compute(
+    name: str,
+    data: TableSet,
+    *,
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    piece: str = "flag",
+    feature: str = "flag_back_row",
+    include_classicfree: bool = False,
+) -> pd.DataFrame:
+    """Compute the statistic ``name`` (one of :data:`STATISTICS`) on a GameSet.
+
+    ``piece`` applies to placement, rows and columns; ``feature`` to win-rate.
+
+    >>> compute("rows", games, by="variant", piece="flag")  # doctest: +SKIP
+    """
+    setup_options = {"include_classicfree": include_classicfree}
+    setup_stats: dict[str, Callable[[], pd.DataFrame]] = {
+        "flag": lambda: flag_placement(data, by, variant=variant, **setup_options),
+        "bombs": lambda: bomb_placement(data, by, variant=variant, **setup_options),
+        "placement": lambda: piece_placement(data, piece, by, variant, **setup_options),
+        "rows": lambda: piece_by_line(data, piece, "row", by, variant, **setup_options),
+        "columns": lambda: piece_by_line(data, piece, "col", by, variant, **setup_options),
+        "bombs-next-to-flag": lambda: bombs_next_to_flag(data, by, variant, **setup_options),
+        "flag-enclosed": lambda: flag_enclosure(data, by, variant, **setup_options),
+        "win-rate": lambda: win_rate(data, feature, by, variant, **setup_options),
+        "scouts-left": lambda: scouts_surviving(data, by, variant, **setup_options),
+    }
+    other_stats: dict[str, Callable[..., pd.DataFrame]] = {
+        "endings": endings,
+        "lengths": game_lengths,
+        "scouts": scout_usage,
+        "scout-distances": scout_distances,
+        "scout-attacks": scout_attacks,
+        "first-scout": first_scout_move,
+    }
+    if name in setup_stats:
+        return setup_stats[name]()
+    if name in other_stats:
+        return other_stats[name](data, by, variant)
+    raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")

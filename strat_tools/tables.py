@@ -37,6 +37,7 @@ from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay
+from strat_tools.rules import resolve_rules
 from strat_tools.sources import Unit
 
 TABLE_NAMES: Final = ("games", "setups", "moves", "diagnostics")
@@ -281,6 +282,11 @@ def concat_tables(parts: Iterable[dict[str, pa.Table]]) -> dict[str, pa.Table]:
         name: pa.concat_tables(tables) if tables else empty_table(name)
         for name, tables in collected.items()
     }
+
+
+def check_rules(rules: str | None) -> None:
+    """Raise ``ValueError`` now for a rule-set name the engine would refuse on every game."""
+    resolve_rules(rules, GameRecord(source="", variant="classic"))
 
 
 def tables_for_units(

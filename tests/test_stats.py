@@ -7,8 +7,10 @@ drawn setup area is full). Only the four setup rows are drawn.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -349,3 +351,38 @@ def test_scouts_surviving(frames: Frames) -> None:
     # g1: red had 2, lost one attacking (ply 3) and one defending (ply 4, both removed);
     # blue had 1, lost it at ply 4. g2: blue keeps its 1; red had none. g3: none at all.
     assert dict(zip(table["scouts_left"], table["count"], strict=True)) == {0: 5, 1: 1}
+
+
+def test_compute_names_every_statistic(frames: Frames) -> None:
+    for name in stats.STATISTICS:
+        table = stats.compute(name, frames)  # type: ignore[arg-type]
+        assert len(table) > 0, name
+    rows = stats.compute("rows", frames, piece="bomb", by="side")  # type: ignore[arg-type]
+    assert rows["count"].sum() == 9
+    with pytest.raises(ValueError, match="unknown statistic 'luck'"):
+        stats.compute("luck", frames)  # type: ignore[arg-type]
+
+
+def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+    from strat_tools.dataset import read_games
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "tables"
+    runner = CliRunner()
+    result = runner.invoke(main, ["stats", str(fixtures), "--stat", "rows", "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "row,count,setups,share", "1,2,2,1.0", "2,0,2,0.0", "3,0,2,0.0", "4,0,2,0.0"
+    ]  # fmt: skip
+    read_games(fixtures, jobs=1).export(tmp_path)
+    scouts = runner.invoke(
+        main, ["stats", str(tmp_path), "--stat", "scout-attacks", "--format", "json"]
+    )
+    assert scouts.exit_code == 0, scouts.output
+    assert json.loads(scouts.stdout) == [
+        {"defender": "marshal", "count": 1, "share": 1.0, "wins": 0}
+    ]
+    unknown = runner.invoke(main, ["stats", str(tmp_path), "--stat", "luck"])
+    assert unknown.exit_code == 2 and "unknown statistic 'luck'" in unknown.stderr

@@ -1,0 +1,258 @@
+"""GameSet, read_games, export and read_dataset: round trips, atomic writes, streaming.
+
+Uses the table fixtures (tests/fixtures/tables/, see test_tables.py) and, where it is
+present, the real archive (``archive`` marker; skipped with the reason where it is absent).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from strat_tools import dataset, tables
+from strat_tools.board import Side, parse_square
+from strat_tools.dataset import (
+    DatasetError,
+    DatasetWriter,
+    GameSet,
+    export_dataset,
+    read_dataset,
+    read_games,
+)
+from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
+TABLES = ("games", "setups", "moves", "diagnostics")
+
+
+@pytest.fixture(scope="module")
+def fixture_set() -> GameSet:
+    return read_games(FIXTURES, jobs=1)
+
+
+def assert_same(left: GameSet, right: GameSet) -> None:
+    """The four frames are equal, dtypes and categories included."""
+    for name in TABLES:
+        pd.testing.assert_frame_equal(getattr(left, name), getattr(right, name), obj=name)
+
+
+def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) -> None:
+    assert len(fixture_set) == 4
+    assert_same(read_games(str(FIXTURES), jobs=1), fixture_set)
+    by_list = read_games([FIXTURES / "two_battles", FIXTURES / "not_xml"], jobs=1)
+    assert list(by_list.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-2"]
+    by_glob = read_games(str(FIXTURES / "*" / "classic-2014.4-*.xml"), jobs=1)
+    assert sorted(by_glob.games["game_id"]) == [
+        "classic-2014.4-1", "classic-2014.4-2", "classic-2014.4-4"
+    ]  # fmt: skip
+
+
+def test_a_missing_path_is_an_invalid_game_not_an_exception() -> None:
+    games = read_games(FIXTURES / "nowhere.zip", jobs=1)
+    assert list(games.games["status"]) == ["invalid"]
+    assert len(games.diagnostics) == 1
+
+
+def test_repr_and_counts_account_for_every_game(fixture_set: GameSet) -> None:
+    assert repr(fixture_set) == (
+        "<GameSet 4 games: 2 valid, 2 invalid, 0 unchecked; 160 setup rows, 7 moves, 4 diagnostics>"
+    )
+    counts = fixture_set.counts()
+    assert counts["valid"] + counts["invalid"] + counts["unchecked"] == counts["games"] == 4
+
+
+def test_frames_have_the_declared_dtypes(fixture_set: GameSet) -> None:
+    games, setups, moves = fixture_set.games, fixture_set.setups, fixture_set.moves
+    assert str(games["month"].dtype) == "Int8" and str(games["year"].dtype) == "Int16"
+    assert str(games["has_setup"].dtype) == "boolean"
+    assert isinstance(setups["piece"].dtype, pd.CategoricalDtype)
+    assert len(setups["piece"].cat.categories) == 12
+    assert list(moves["side"].cat.categories) == ["red", "blue"]
+    assert len(moves["source"].cat.categories) == 100
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_export_then_read_back_gives_equal_frames(
+    fixture_set: GameSet, tmp_path: Path, fmt: Any
+) -> None:
+    summary = fixture_set.export(tmp_path, fmt)
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{name}.{fmt}" for name in TABLES)
+    assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
+    assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4}
+    back = read_dataset(tmp_path)
+    assert_same(back, fixture_set)
+    # read_games on a dataset folder reads it back too.
+    assert_same(read_games(tmp_path), fixture_set)
+
+
+def test_csv_keeps_empty_strings_apart_from_nulls(tmp_path: Path) -> None:
+    games = tables.table_from_columns(
+        "games",
+        {
+            "game_id": ["a", "b"], "source": ["x", "y"], "member": [None, ""],
+            "variant": ["", "classic"], "status": ["invalid", "valid"], "plies": [0, 0],
+            "plies_replayed": [0, 0], "n_errors": [1, 0], "n_warnings": [0, 0],
+            "has_setup": [False, False], "readable": [False, True], "replayed": [False, True],
+        },
+    )  # fmt: skip
+    gameset = GameSet({**tables.empty_tables(), "games": games})
+    gameset.export(tmp_path, "csv")
+    back = read_dataset(tmp_path).games
+    assert back["member"].isna().tolist() == [True, False]
+    assert back["member"].iloc[1] == "" and back["variant"].iloc[0] == ""
+
+
+def test_reading_a_dataset_does_not_parse_anything(
+    fixture_set: GameSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixture_set.export(tmp_path)
+
+    def no_parsing(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a dataset folder was parsed as records")
+
+    monkeypatch.setattr(dataset, "tables_for_units", no_parsing)
+    assert len(read_games(tmp_path)) == 4
+
+
+def test_a_failed_export_leaves_the_old_files_and_no_temporary_ones(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    fixture_set.export(tmp_path)
+    before = {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)}
+    with pytest.raises(RuntimeError, match="crash"), DatasetWriter(tmp_path) as writer:
+        writer.write(tables.empty_tables())
+        raise RuntimeError("crash half way")
+    assert {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)} == before
+
+
+def test_export_streams_batch_by_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One row group per batch when the buffer holds a single row: what arrives is written.
+    monkeypatch.setattr(dataset, "ROW_GROUP_ROWS", 1)
+    written: list[int] = []
+    summary = export_dataset(
+        [FIXTURES], tmp_path, jobs=1, on_batch=lambda t: written.append(t["games"].num_rows)
+    )
+    assert sum(written) == summary.games == 4 and len(written) == 4
+    assert pq.ParquetFile(tmp_path / "games.parquet").num_row_groups == 4
+
+
+def test_export_rejects_an_unknown_format(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown format 'xlsx'"):
+        export_dataset([FIXTURES], tmp_path, format="xlsx")  # type: ignore[arg-type]
+
+
+def test_read_dataset_names_a_missing_table(fixture_set: GameSet, tmp_path: Path) -> None:
+    fixture_set.export(tmp_path)
+    (tmp_path / "moves.parquet").unlink()
+    with pytest.raises(DatasetError, match="has no moves table"):
+        read_dataset(tmp_path)
+
+
+# --- the real archive ------------------------------------------------------------------------
+
+
+def raw_fields(folder: Path) -> dict[str, str]:
+    """game_id → field content, read straight from the zips with a regular expression."""
+    fields: dict[str, str] = {}
+    pattern = re.compile(rb'<field content="([^"]*)"')
+    for path in sorted(folder.glob("*.zip")):
+        with zipfile.ZipFile(path) as archive:
+            for member in archive.namelist():
+                found = pattern.search(archive.read(member))
+                if found:
+                    fields[Path(member).stem] = found.group(1).decode()
+    return fields
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_archive_setups_agree_square_by_square_with_the_raw_fields(gravon_dir: Path) -> None:
+    games = read_games(gravon_dir, setups_only=True, jobs=2)
+    assert len(games) == 13_980
+    fields = raw_fields(gravon_dir)
+    setups = games.tables["setups"]
+    # Field letter per (side index, piece index): the dictionaries are the board's orders.
+    codes = [
+        CODE_LETTERS[piece_code(side, PieceKind.from_label(label))]
+        for side in (Side.RED, Side.BLUE)
+        for label in tables.DICTIONARIES["piece"]
+    ]
+    side = setups.column("side").combine_chunks().indices.to_numpy()
+    piece = setups.column("piece").combine_chunks().indices.to_numpy()
+    square = setups.column("square").combine_chunks().indices.to_numpy()
+    game_ids = setups.column("game_id").to_pylist()
+    seen: dict[str, dict[int, str]] = {}
+    for game_id, s, p, sq in zip(game_ids, side, piece, square, strict=True):
+        seen.setdefault(game_id, {})[int(sq)] = codes[int(s) * 12 + int(p)]
+    expected = {
+        game_id: {i: ch for i, ch in enumerate(content) if ch not in "A_"}
+        for game_id, content in fields.items()
+    }
+    expected = {k: v for k, v in expected.items() if v}
+    assert seen == expected
+    assert len(game_ids) == sum(len(v) for v in expected.values())
+    assert parse_square("K10") == 99  # the square dictionary is the board index
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_archive_export_holds_every_game_and_move(gravon_dir: Path, tmp_path: Path) -> None:
+    summary = export_dataset([gravon_dir], tmp_path, jobs=2)
+    assert summary.games == 13_980
+    assert summary.valid + summary.invalid + summary.unchecked == 13_980
+    assert summary.rows["moves"] == 4_328_697
+    back = read_dataset(tmp_path)
+    assert len(back) == 13_980
+    assert Counter(back.games["variant"]) == {
+        "classic": 12_400, "barrage": 1_440, "ultimate lightning": 55, "classicfree": 54,
+        "duell": 31,
+    }  # fmt: skip
+    assert int(back.games["plies"].sum()) == 4_328_697
+
+
+# --- the export command ----------------------------------------------------------------------
+
+
+def test_export_command_writes_the_tables_and_accounts_for_every_input(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    out = tmp_path / "tables"
+    result = CliRunner().invoke(main, ["export", str(FIXTURES), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert "4 games = 2 valid + 2 invalid + 0 unchecked" in result.stderr
+    assert "2 invalid games are in the tables" in result.stderr
+    assert result.stdout == ""
+    assert len(read_dataset(out)) == 4
+    csv_out = tmp_path / "csv"
+    converted = CliRunner().invoke(
+        main, ["export", str(out), "-o", str(csv_out), "--format", "csv"]
+    )
+    assert converted.exit_code == 0, converted.output
+    assert_same(read_dataset(csv_out), read_dataset(out))
+
+
+def test_export_command_errors(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    runner = CliRunner()
+    bad_rules = runner.invoke(main, ["export", str(FIXTURES), "-o", str(tmp_path), "--rules", "x"])
+    assert bad_rules.exit_code in (1, 2) and "unknown rule set 'x'" in bad_rules.stderr
+    assert not list(tmp_path.iterdir())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = runner.invoke(main, ["export", str(empty), "-o", str(tmp_path / "out")])
+    assert nothing.exit_code == 1 and "no game records found" in nothing.stderr
+    help_text = runner.invoke(main, ["export", "--help"]).output
+    assert "Example:" in help_text and "strat-tools export" in help_text
