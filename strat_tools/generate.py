@@ -270,6 +270,8 @@ class Policy:
     """A player whose movable army is worth less than this share of the enemy's may resign..."""
     resign_chance: float = 0.05
     """...with this chance on each of its turns (0 turns resignation off)."""
+    patience: int = 300
+    """Plies without a battle after which the players stop: the weaker resigns, or a draw."""
     values: tuple[float, ...] = PIECE_VALUES
 
 
@@ -507,7 +509,7 @@ def _ending(position: Position, mover: int, outcome: int) -> Result | None:
 
 
 def _cap_result(position: Position, values: Sequence[float]) -> Result:
-    """At the move cap: the clearly weaker side resigns, otherwise the players agree a draw."""
+    """At the move cap or out of patience: the clearly weaker side resigns, else a draw."""
     red = _army_worth(position.board, 1, values)
     blue = _army_worth(position.board, 2, values)
     if red >= RESIGN_RATIO * blue:
@@ -533,7 +535,8 @@ def play_game(
     start = _ending(position, 2, OUTCOME_NONE)  # a setup may leave a side without a move
     if start is not None:
         return sources, targets, start
-    while len(sources) < max_plies:
+    quiet = 0
+    while len(sources) < max_plies and quiet < policy.patience:
         mover = position.side
         if policy.resign_chance and _resigns(position.board, mover, policy, rng):
             return sources, targets, Result(int(Termination.RESIGNED), 3 - mover)
@@ -544,6 +547,7 @@ def play_game(
         know.observe(source, target, defender, outcome, position.board)
         sources.append(source)
         targets.append(target)
+        quiet = 0 if defender != EMPTY else quiet + 1
         result = _ending(position, mover, outcome)
         if result is not None:
             return sources, targets, result
