@@ -61,10 +61,10 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
 
         out["moves"] = sum(r.plies for r in read_units(units, fast=False))
     elif task in ("export", "setups"):
-        from strat_tools.dataset import export_paths
+        from strat_tools.dataset import export_dataset
 
         with tempfile.TemporaryDirectory() as tmp:
-            export_paths(units, Path(tmp) / "out", jobs=jobs, setups_only=task == "setups")
+            export_dataset(paths, Path(tmp) / "out", jobs=jobs, setups_only=task == "setups")
     elif task == "engine":
         out.update(_engine(units))
         return out

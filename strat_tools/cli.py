@@ -90,7 +90,7 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``."""
     import pandas as pd
 
-    out = out or click.get_text_stream("stdout")
+    out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
         out.write(json.dumps(data, indent=2, default=_json_default) + "\n")
         return
@@ -209,7 +209,7 @@ def _run_validate(
     units = expand(paths)
     if not units:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
-    out = click.get_text_stream("stdout")
+    out = sys.stdout
     summary = Summary()
     with progress_bar(len(units), "validating") as update:
         verdicts = iter_verdicts(

@@ -1,0 +1,122 @@
+"""The command line: exit codes, output formats, messages on stderr, help with examples.
+
+Inputs are made here: legal games from the generator, and broken files written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from strat_tools.cli import main
+from strat_tools.generate import generate_games
+from strat_tools.writer import write_games
+
+TRUNCATED = b'<?xml version="1.0" encoding="UTF-8"?>\n<stratego>\n <game type="classic">\n  <fie'
+
+
+@pytest.fixture(scope="module")
+def legal_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Six generated games (classic, barrage, duell), every one legal, in one zip."""
+    path = tmp_path_factory.mktemp("legal") / "strados2026-10.zip"
+    mix = {"classic": 1.0, "barrage": 1.0, "duell": 1.0}
+    write_games(generate_games(6, variant=mix, seed=3, month=11), path)
+    return path
+
+
+@pytest.fixture()
+def mixed_folder(tmp_path: Path, legal_zip: Path) -> Path:
+    """A folder with the legal zip, a truncated record and an empty file."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / legal_zip.name).write_bytes(legal_zip.read_bytes())
+    (folder / "classic-2014.5-1.xml").write_bytes(TRUNCATED)
+    (folder / "classic-2014.5-2.xml").write_bytes(b"")
+    return folder
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_validate_legal_games_exits_zero_with_a_summary(legal_zip: Path) -> None:
+    code, out, _ = run("validate", str(legal_zip))
+    assert code == 0, out
+    assert out.strip().splitlines()[-1].startswith("6 games in 1 files: 6 valid, 0 invalid")
+
+
+def test_validate_json_is_one_object_accounting_for_every_input(mixed_folder: Path) -> None:
+    code, out, _ = run("validate", str(mixed_folder), "--format", "json", "--jobs", "1")
+    assert code == 1
+    doc = json.loads(out)
+    summary = doc["summary"]
+    assert summary["games"] == 8 == len(doc["games"])
+    assert summary["games"] == summary["valid"] + summary["invalid"] + summary["unchecked"]
+    assert summary["invalid"] == 2 and summary["valid"] == 6
+    bad = {g["member"] or Path(g["source"]).name: g for g in doc["games"] if g["status"] != "valid"}
+    assert set(bad) == {"classic-2014.5-1.xml", "classic-2014.5-2.xml"}
+    for game in bad.values():
+        assert game["diagnostics"] and game["diagnostics"][0]["severity"] == "error"
+        assert set(game["diagnostics"][0]) == {"code", "severity", "message", "line", "ply"}
+
+
+def test_validate_output_is_the_same_for_any_jobs(mixed_folder: Path) -> None:
+    outs = {run("validate", str(mixed_folder), "--format", "jsonl", "--jobs", j)[1]
+            for j in ("1", "2")}
+    assert len(outs) == 1
+    assert len(outs.pop().splitlines()) == 8
+
+
+def test_validate_csv_has_a_row_per_diagnostic_or_game(mixed_folder: Path) -> None:
+    code, out, err = run("validate", str(mixed_folder), "--format", "csv")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith("source,member,game_id,variant,status")
+    assert sum(",valid," in line for line in lines) == 6
+    assert "8 games" in err
+
+
+def test_validate_text_names_file_line_and_code_then_summarises(mixed_folder: Path) -> None:
+    code, out, _ = run("validate", str(mixed_folder))
+    assert code == 1
+    problems = [line for line in out.splitlines() if "classic-2014.5-1.xml" in line]
+    assert problems and " error [xml." in problems[0]
+    assert "8 games in 3 files: 6 valid, 2 invalid, 0 unchecked" in out
+
+
+def test_missing_path_is_an_invalid_entry_and_the_run_goes_on(legal_zip: Path) -> None:
+    code, out, _ = run("validate", str(legal_zip), "/no/such/file.xml", "--format", "json")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["summary"]["games"] == 7 and doc["summary"]["invalid"] == 1
+
+
+def test_no_records_at_all_is_an_error_not_success(tmp_path: Path) -> None:
+    code, out, err = run("validate", str(tmp_path))
+    assert code == 1 and "no game records found" in err and out == ""
+
+
+def test_unknown_rule_set_is_a_usage_error(legal_zip: Path) -> None:
+    code, _, err = run("validate", str(legal_zip), "--rules", "nonsense")
+    assert code == 2 and "unknown rule set" in err
+
+
+def test_validate_without_paths_is_a_usage_error() -> None:
+    code, _, err = run("validate")
+    assert code == 2 and "PATHS" in err
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for name, command in main.commands.items():
+        code, out, _ = run(name, "--help")
+        assert code == 0, name
+        assert command.help and "Example" in command.help, f"{name} help has no example"
+
+
+def test_version_and_module_entry_point() -> None:
+    code, out, _ = run("--version")
+    assert code == 0 and "strat-tools" in out
