@@ -121,19 +121,36 @@ def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]
     return record, apply_name_metadata(record)
 
 
+_FIELD_LETTERS: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXY_"
+_FIELD_TABLE: Final = bytes.maketrans(_FIELD_LETTERS, bytes(range(26)))
+
+
 def decode_field(record: GameRecord, content: str, line: int | None) -> None:
     """Set ``record.setup`` from a 100-letter field string, or report why it is unusable."""
-    codes = [_FIELD_CODES.get(c, -1) for c in content]
-    bad = sorted({c for c, code in zip(content, codes, strict=True) if code < 0})
-    if len(codes) != 100 or bad:
-        what = f"{len(content)} characters" if len(codes) != 100 else ""
-        if bad:
-            what += (", " if what else "") + "letters " + "".join(bad)[:20]
-        record.add(
-            "setup.field", ERROR, f"field content has {what}; expected 100 of A-Y and _", line=line
-        )
+    raw = content.encode("utf-8", "replace")
+    if len(content) == 100 and content.isascii() and not raw.translate(None, _FIELD_LETTERS):
+        record.setup = tuple(raw.translate(_FIELD_TABLE))
         return
-    record.setup = tuple(codes)
+    bad = sorted({c for c in content if c not in _FIELD_CODES})
+    what = f"{len(content)} characters" if len(content) != 100 else ""
+    if bad:
+        what += (", " if what else "") + "letters " + repr("".join(bad)[:20])
+    record.add(
+        "setup.field", ERROR, f"field content has {what}; expected 100 of A-Y and _", line=line
+    )
+
+
+def report_column_j(record: GameRecord, src: str, tgt: str, ply: int, line: int | None) -> None:
+    """Report the in-memory repair of column J in a rescue move (no-op if there is no J)."""
+    if src.startswith("J") or tgt.startswith("J"):
+        fixed = "-".join("K" + s[1:] if s.startswith("J") else s for s in (src, tgt))
+        record.add(
+            "repair.column_j",
+            INFO,
+            f"rescue move {src}-{tgt} writes column K as J; read as {fixed}",
+            line=line,
+            ply=ply,
+        )
 
 
 def check_variant(
@@ -260,15 +277,10 @@ class _StrictParser:
     def repair_column_j(
         self, src: str | None, tgt: str | None, ply: int, line: int
     ) -> tuple[str | None, str | None]:
+        """Column J in a rescue move means K (a known archive defect): repair and report."""
         fixed = [s if s is None or not s.startswith("J") else "K" + s[1:] for s in (src, tgt)]
         if fixed != [src, tgt]:
-            self.record.add(
-                "repair.column_j",
-                INFO,
-                f"rescue move {src}-{tgt} writes column K as J; read as {fixed[0]}-{fixed[1]}",
-                line=line,
-                ply=ply,
-            )
+            report_column_j(self.record, src or "", tgt or "", ply, line)
         return fixed[0], fixed[1]
 
     def rescue_element(self, el: Any) -> None:
@@ -545,6 +557,23 @@ def parse_strict(
     return record, parser.field_line, parser.result_line
 
 
+def from_fast(game: fastscan.FastGame, source: str, member: str | None) -> GameRecord:
+    """Build the record for a fast-path scan, with the same diagnostics as the strict path."""
+    record, named = new_record(source, member)
+    if game.field is not None:
+        decode_field(record, game.field, game.field_line)
+    record.sources, record.targets, record.lines = game.sources, game.targets, game.lines
+    for rescue in game.rescues:
+        line = game.lines[rescue.ply - 1]
+        report_column_j(record, rescue.source, rescue.target, rescue.ply, line)
+        square = SQUARES[rescue.field]
+        record.rescues[rescue.ply] = Rescue(square, int(rescue.piece), rescue.field, rescue.piece)
+    record.players = game.players
+    record.result = Result(game.result_type, game.winner)
+    check_variant(record, game.variant, named, game.game_line)
+    return record
+
+
 def parse_record(
     data: bytes, source: str, member: str | None = None, *, fast: bool = True, check: bool = True
 ) -> GameRecord:
@@ -558,10 +587,14 @@ def parse_record(
     >>> record.variant, record.plies  # doctest: +SKIP
     ('classic', 490)
     """
-    parsed = fastscan.scan(data, source, member) if fast else None
-    if parsed is None:
-        parsed = parse_strict(data, source, member)
-    record, field_line, result_line = parsed
+    game = fastscan.scan(data) if fast else None
+    field_line: int | None
+    result_line: int | None
+    if game is not None:
+        record = from_fast(game, source, member)
+        field_line, result_line = game.field_line, game.result_line
+    else:
+        record, field_line, result_line = parse_strict(data, source, member)
     if check and record.readable:
         check_record(record, setup_line=field_line, result_line=result_line)
     return record
