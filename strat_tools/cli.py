@@ -442,3 +442,49 @@ def stats(
         feature=feature, include_classicfree=include_classicfree,
     )
     render(table, fmt)
+
+
+# ---------------------------------------------------------------------------------------
+# advice (owner: advice)
+# ---------------------------------------------------------------------------------------
+
+
+@main.command()
+@paths_argument
+@click.option("--variant", default="classic", show_default=True,
+              type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+              help="Variant with a fixed army ('all': each of them, one group per variant).")
+@click.option("--view", default="tips", show_default=True,
+              type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+              help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
+              "month; adjacency: kinds side by side against chance; entropy: how predictable "
+              "each kind's square is; catalogue: the tips' source sentences and definitions.")
+@format_option(("table", "csv", "json"))
+@jobs_option
+@library_errors
+def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int | None) -> None:
+    """Put the rulebooks' setup tips to the test on real setups (reads setups only).
+
+    For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
+    bombs, spy next to the general, ...): how many setups follow it, and the win rate of
+    those that do against those that do not, with Wilson 95% intervals. Draws are left
+    out; invalid games too. See docs/advice.md for the definitions and what such a
+    comparison can and cannot show.
+
+    \b
+    Example:
+      strat-tools advice ../gravon/
+      strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
+    """
+    from strat_tools.advice import advice_table, tip_catalogue
+    from strat_tools.dataset import read_games
+
+    if view == "catalogue":
+        render(tip_catalogue(), fmt)
+        return
+    total = _units_or_dataset(paths)
+    with progress_bar(total, "reading") as update:
+        games = read_games(list(paths), setups_only=True, jobs=jobs, progress=update)
+    if not len(games.setups):
+        raise click.ClickException(f"no setups found in {' '.join(paths)}")
+    render(advice_table(games, view, None if variant == "all" else variant), fmt)

@@ -627,3 +627,49 @@ def test_advice_section_data_has_every_part() -> None:
                          "entropy"}
     assert data["adjacency_matrix"].shape == (12, 12)
     assert all(isinstance(value, pd.DataFrame) for value in data.values())
+
+
+# --- the command ------------------------------------------------------------------------
+
+
+def test_advice_command_reads_records_and_reports_each_tip(fixtures_dir: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    folder = str(fixtures_dir / "advice")
+    result = CliRunner().invoke(main, ["advice", folder, "--jobs", "1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["tip"]: row for row in json.loads(result.stdout)}
+    assert list(rows) == list(advice.TIP_NAMES)
+    # Game 1: red's sealed flag (BASE) beats blue's open front-row flag; game 2 is a draw.
+    sealed = rows["flag_bombed_in"]
+    assert (sealed["setups"], sealed["followed"]) == (4, 3)
+    assert (sealed["n_follow"], sealed["wins_follow"], sealed["n_other"]) == (1, 1, 1)
+    assert (sealed["h2h_games"], sealed["h2h_wins"]) == (1, 1)
+    # Blue's flag left the corner of BASE: the two bombs there now guard a decoy.
+    assert (rows["corner_decoy"]["followed"], rows["corner_decoy"]["wins_follow"]) == (2, 0)
+
+
+def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    folder = str(fixtures_dir / "advice")
+    runner = CliRunner()
+    entropy = runner.invoke(main, ["advice", folder, "-j", "1", "--view", "entropy",
+                                   "--format", "csv"])
+    assert entropy.exit_code == 0, entropy.output
+    assert entropy.stdout.splitlines()[0].startswith("variant,piece,setups,pieces,entropy_bits")
+    assert entropy.stdout.splitlines()[1].startswith("classic,")
+    catalogue = runner.invoke(main, ["advice", folder, "--view", "catalogue"])
+    assert catalogue.exit_code == 0 and "flag_bombed_in" in catalogue.stdout
+    bad = runner.invoke(main, ["advice", folder, "--variant", "classicfree"])
+    assert bad.exit_code == 2
+    missing = runner.invoke(main, ["advice", str(fixtures_dir / "advice" / "nothing_here")])
+    assert missing.exit_code == 1 and missing.output.startswith("Error: ")
+    help_text = runner.invoke(main, ["advice", "--help"]).output
+    assert "Example:" in help_text
