@@ -673,3 +673,29 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
     assert missing.exit_code == 1 and missing.output.startswith("Error: ")
     help_text = runner.invoke(main, ["advice", "--help"]).output
     assert "Example:" in help_text
+
+
+# --- the real archive -------------------------------------------------------------------
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
+    gravon_dir: Path,
+) -> None:
+    from strat_tools.dataset import read_games
+
+    games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
+    context = stats.setup_context(games.games, games.setups)
+    grid = advice.setup_grid(context)
+    fixed = games.games[games.games["variant"].isin(list(ARMIES)) & games.games["has_setup"]]
+    assert len(grid.kinds) + grid.dropped == 2 * len(games.games[games.games["has_setup"]])
+    assert len(grid.kinds) == 2 * len(fixed)
+    features = advice.setup_features(context, exclude_invalid=False)
+    theirs = stats.flag_surroundings(context, exclude_invalid=False)
+    merged = features.merge(theirs, on=["game_id", "side"], suffixes=("", "_stats"))
+    applies = merged["flag_bombed_in"].notna()
+    assert applies.sum() > 1000
+    assert (merged.loc[applies, "flag_bombed_in"].astype(bool)
+            == merged.loc[applies, "enclosed"].astype(bool)).all()
+    assert (merged["flag_next_to_bomb"].astype(bool) == (merged["bombs"] > 0)).all()
