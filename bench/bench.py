@@ -226,7 +226,8 @@ def main() -> None:
                          "ok" if r <= 1.2 else "MISSED (target 1.2x)"))
         chess_res = chess_yardstick()
         raw["python_chess"] = chess_res
-        rows.append(("python-chess PGN read+replay", f"{chess_res['moves_per_s'] / 1e3:.0f} k moves/s",
+        rows.append(("python-chess PGN read+replay",
+                     f"{chess_res['moves_per_s'] / 1e3:.0f} k moves/s",
                      f"{chess_res['moves']} moves", "yardstick"))
     print(f"strat-tools bench on {raw['machine']}; input: {' '.join(paths)}")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -148,18 +148,21 @@ def _map_dask(
 
 def _dask_client(jobs: int, address: str | None) -> tuple[Any, Any]:
     try:
-        from dask.distributed import Client, LocalCluster
+        from dask import distributed
     except ImportError as exc:
         raise PipelineError(
             "Dask is not installed: install the 'dist' extra "
             "(pip install 'strat-tools[dist]') to use --dask"
         ) from exc
+    # dask.distributed has no type hints: hold its classes as Any.
+    client_cls: Any = distributed.Client
+    cluster_cls: Any = distributed.LocalCluster
     if address:
         try:
-            return Client(address, timeout="10s"), None
+            return client_cls(address, timeout="10s"), None
         except (OSError, TimeoutError) as exc:
             raise PipelineError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
-    cluster = LocalCluster(
+    cluster = cluster_cls(
         n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
     )
-    return Client(cluster), cluster
+    return client_cls(cluster), cluster

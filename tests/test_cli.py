@@ -112,7 +112,7 @@ def test_validate_without_paths_is_a_usage_error() -> None:
 
 def test_every_command_has_help_with_an_example() -> None:
     for name, command in main.commands.items():
-        code, out, _ = run(name, "--help")
+        code, _, _ = run(name, "--help")
         assert code == 0, name
         assert command.help and "Example" in command.help, f"{name} help has no example"
 
