@@ -17,7 +17,7 @@ This module knows no XML: records come from ``gravon.py`` or are built by hand.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from strat_tools.board import Side, square_name
 from strat_tools.engine.position import (
@@ -108,6 +108,44 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
     ruleset = resolve_rules(rules, record)
+    out = _replay(record, ruleset)
+    fallback = ruleset.two_squares_fallback
+    if fallback is not None and any(d.code == "rule.two_squares" for d in out.diagnostics):
+        looser = replace(
+            ruleset,
+            name=f"{ruleset.name}+limit{fallback}",
+            two_squares_limit=fallback,
+            two_squares_fallback=None,
+        )
+        retry = _replay(record, looser)
+        if retry.status is not Status.INVALID or not _breaks_two_squares(retry):
+            retry.diagnostics.insert(0, _fallback_note(record, out, fallback))
+            return retry
+    return out
+
+
+def _breaks_two_squares(out: Replay) -> bool:
+    return any(d.code == "rule.two_squares" for d in out.diagnostics)
+
+
+def _fallback_note(record: GameRecord, strict: Replay, fallback: int) -> Diagnostic:
+    """Info: this game breaks the rule set's limit but keeps the looser one it was played under."""
+    first = next(d for d in strict.diagnostics if d.code == "rule.two_squares")
+    return Diagnostic(
+        "rules.two_squares_fallback",
+        Severity.INFO,
+        f"ply {first.ply} goes past the two-squares limit of {strict.rules.two_squares_limit}; "
+        f"replayed under the limit of {fallback} this game was played under "
+        "(see docs/rules-findings.md)",
+        record.source,
+        record.member,
+        first.line,
+        first.ply,
+    )
+
+
+def _replay(record: GameRecord, ruleset: RuleSet) -> Replay:
+    """One replay under exactly ``ruleset``."""
     out = Replay(record, ruleset)
     if record.setup is None or len(record.setup) != 100:
         _no_setup(record, out)
@@ -336,10 +374,13 @@ def _judge_ending(record: GameRecord, pos: Position, out: Replay, *, complete: b
             out.winner = Side.BLUE if stuck[Side.RED] else Side.RED
     if complete and record.result is not None:
         for code, message in _result_problems(record, pos, stuck):
+            # A type-0/2 label with a side still able to move contradicts no move; it is the
+            # label that is doubtful (see docs/rules-findings.md), so it only warns.
+            severity = Severity.WARNING if code == "result.no_moves" else Severity.ERROR
             out.diagnostics.append(
                 Diagnostic(
                     code,
-                    Severity.ERROR,
+                    severity,
                     message,
                     record.source,
                     record.member,

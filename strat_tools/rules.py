@@ -57,6 +57,10 @@ class RuleSet:
     """Counts per kind value, or ``None`` for any army (classicfree)."""
     two_squares_limit: int | None = 5
     """Most consecutive back-and-forth moves of one piece between the same two squares."""
+    two_squares_fallback: int | None = None
+    """A looser limit some games of this rule set were played under (Gravon 2013-14: 5).
+    A game that breaks :attr:`two_squares_limit` but keeps this one is replayed under it,
+    with an info diagnostic: see docs/rules-findings.md. ``+strict`` switches it off."""
     scout_clause: bool = False
     """ISF: a scout counts as standing on its start square and every square it passes over."""
     chasing_rule: bool = False
@@ -106,8 +110,9 @@ OPTIONS: Final[dict[str, dict[str, object]]] = {
     "chasing": {"chasing_rule": True},
     "chasing-error": {"chasing_rule": True, "chasing_severity": Severity.ERROR},
     "scoutclause": {"scout_clause": True},
-    "limit3": {"two_squares_limit": 3},
-    "limit5": {"two_squares_limit": 5},
+    "strict": {"two_squares_fallback": None},
+    "limit3": {"two_squares_limit": 3, "two_squares_fallback": None},
+    "limit5": {"two_squares_limit": 5, "two_squares_fallback": None},
     "nolimit": {"two_squares_limit": None},
 }
 """Named options a rule-set name may add after ``+``: ``'gravon-2013+aggressor+silent'``."""
@@ -132,8 +137,10 @@ RULESETS: Final[dict[str, RuleSet]] = {
         ),
         RuleSet(
             "gravon-2013",
-            "Gravon classic rules of 2013-2014: two-squares limit 3, no scout clause",
+            "Gravon classic rules of 2013-2014: two-squares limit 3 (a few games: 5), no scout "
+            "clause",
             two_squares_limit=3,
+            two_squares_fallback=5,
         ),
         RuleSet(
             "issf",
@@ -158,8 +165,9 @@ RULESETS: Final[dict[str, RuleSet]] = {
         RuleSet(
             "ultimate-lightning",
             "Gravon ultimate lightning of 2013-2014: rescue, aggressor advantage, one-time "
-            "bombs, captains two squares; two-squares limit 3",
+            "bombs, captains two squares; two-squares limit 3 (a few games: 5)",
             two_squares_limit=3,
+            two_squares_fallback=5,
             **_LIGHTNING,  # type: ignore[arg-type]
         ),
     )
