@@ -283,3 +283,26 @@ def test_cli_generate_refuses_unknown_variant(tmp_path: Path) -> None:
         result.stderr
     )
     assert not (tmp_path / "x.zip").exists()
+
+
+@pytest.mark.slow
+def test_shipped_sample_is_what_the_command_makes(tmp_path: Path) -> None:
+    """data/README.md names the command that made data/; running it must give the same bytes."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    repo = Path(__file__).resolve().parent.parent
+    readme = (repo / "data" / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## How it was made", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    args = shlex.split(block.replace("\\\n", " "))
+    assert args[:2] == ["strat-tools", "generate"]
+    out_index = args.index("-o") + 1
+    shipped = repo / args[out_index]
+    args[out_index] = str(tmp_path / shipped.name)
+    result = CliRunner().invoke(main, args[1:])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / shipped.name).read_bytes() == shipped.read_bytes()
+    assert shipped.stat().st_size < 2_000_000
