@@ -20,6 +20,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Protocol
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.board import LAKES
@@ -298,7 +300,9 @@ def bomb_placement(data: Data, by: By = None, **options: Any) -> pd.DataFrame:
 
 _STEPS: Final = ((1, 0), (-1, 0), (0, 1), (0, -1))
 # Lakes in the owner's view: the board turned 180 degrees keeps the lakes where they are.
-_LAKE_CELLS: Final = frozenset((sq // 10 + 1, sq % 10 + 1) for sq in LAKES)
+_LAKE_GRID: Final = np.zeros((12, 12), dtype=bool)
+for _sq in LAKES:
+    _LAKE_GRID[_sq // 10 + 1, _sq % 10 + 1] = True
 
 
 def flag_surroundings(
@@ -321,33 +325,46 @@ def flag_surroundings(
         include_classicfree=include_classicfree,
         exclude_invalid=exclude_invalid,
     )
-    flags = frame.loc[frame["piece"] == "flag"]
-    flags = flags.loc[~flags.duplicated(["game_id", "side"], keep=False)]
-    bombs = frame.loc[frame["piece"] == "bomb", ["game_id", "side", "row", "col"]]
-    bomb_keys = set(
-        zip(bombs["game_id"], bombs["side"].astype(str), bombs["row"], bombs["col"], strict=True)
+    # One int per setup (game, side), then one int per cell of it: neighbour lookups become
+    # a vectorised membership test instead of a Python loop over every flag.
+    setup_id = frame.groupby(["game_id", "side"], observed=True, sort=False).ngroup().to_numpy()
+    row = frame["row"].to_numpy(dtype=np.int64)
+    col = frame["col"].to_numpy(dtype=np.int64)
+    is_flag = (frame["piece"] == "flag").to_numpy(dtype=bool)
+    is_bomb = (frame["piece"] == "bomb").to_numpy(dtype=bool)
+    bomb_cells = np.sort(((setup_id * 12 + row) * 12 + col)[is_bomb])
+    flags = frame.loc[is_flag]
+    single = ~flags.duplicated(["game_id", "side"], keep=False).to_numpy()
+    flags = flags.loc[single]
+    flag_setup, flag_row, flag_col = (
+        setup_id[is_flag][single],
+        row[is_flag][single],
+        col[is_flag][single],
     )
-    neighbours: list[int] = []
-    bombed: list[int] = []
-    for game_id, side, row, col in zip(
-        flags["game_id"], flags["side"].astype(str), flags["row"], flags["col"], strict=True
-    ):
-        cells = [
-            (row + dr, col + dc)
-            for dr, dc in _STEPS
-            if 1 <= row + dr <= 10
-            and 1 <= col + dc <= 10
-            and (row + dr, col + dc) not in _LAKE_CELLS
-        ]
-        neighbours.append(len(cells))
-        bombed.append(sum((game_id, side, r, c) in bomb_keys for r, c in cells))
+    neighbours = np.zeros(len(flags), dtype=np.int64)
+    bombed = np.zeros(len(flags), dtype=np.int64)
+    for dr, dc in _STEPS:
+        r, c = flag_row + dr, flag_col + dc
+        open_cell = (
+            (r >= 1) & (r <= 10) & (c >= 1) & (c <= 10) & ~_LAKE_GRID[r.clip(0, 11), c.clip(0, 11)]
+        )
+        neighbours += open_cell
+        bombed += open_cell & _contains(bomb_cells, (flag_setup * 12 + r) * 12 + c)
     out = flags.drop(columns=["piece", "square"]).rename(
         columns={"row": "flag_row", "col": "flag_col"}
     )
-    out["neighbours"] = pd.array(neighbours, dtype="int64")
-    out["bombs"] = pd.array(bombed, dtype="int64")
+    out["neighbours"] = neighbours
+    out["bombs"] = bombed
     out["enclosed"] = out["bombs"] == out["neighbours"]
     return out.reset_index(drop=True)
+
+
+def _contains(sorted_values: npt.NDArray[np.int64], keys: npt.NDArray[np.int64]) -> Any:
+    """Elementwise: is each key in ``sorted_values``? (binary search, no hashing)."""
+    if not len(sorted_values):
+        return np.zeros(len(keys), dtype=bool)
+    at = np.searchsorted(sorted_values, keys).clip(0, len(sorted_values) - 1)
+    return sorted_values[at] == keys
 
 
 def bombs_next_to_flag(
