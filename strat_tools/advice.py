@@ -34,7 +34,9 @@ from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
 from strat_tools.stats import Data, piece_placement, setup_frame, wilson_interval
 
 IntArray = npt.NDArray[np.int64]
+"""An int64 numpy array (grids, counts, cells)."""
 BoolArray = npt.NDArray[np.bool_]
+"""A boolean numpy array: one value per setup."""
 
 ROWS: Final = 4
 COLS: Final = 10
@@ -43,6 +45,7 @@ CELLS: Final = ROWS * COLS
 view: cell 0 is the back-left corner, cells 30..39 the front row."""
 
 EMPTY_CELL: Final = -1
+"""Grid value of an empty cell (barrage, duell and ultimate lightning leave some)."""
 STRONG_MIN: Final = int(PieceKind.MAJOR)
 """'High-ranked' / 'strong' pieces: major (7) and above."""
 WEAK_MAX: Final = int(PieceKind.LIEUTENANT)
@@ -76,6 +79,7 @@ def _neighbour_table() -> IntArray:
 
 
 NEIGHBOUR_CELLS: Final = _neighbour_table()
+"""``(40, 4)``: each cell's neighbours, a cell index or -1 edge / -2 lake / -3 open square."""
 ADJACENT: Final = np.zeros((CELLS, CELLS), dtype=np.bool_)
 """``ADJACENT[a, b]``: cells a and b are orthogonal neighbours within the setup area."""
 for _cell in range(CELLS):
@@ -633,6 +637,24 @@ def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFr
     return matrix.loc[order, order]
 
 
+def _placement_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """``stats.piece_placement`` by variant for every kind, stacked with a ``piece`` column."""
+    frame = frame[frame["variant"].isin(list(ARMIES))]
+    kinds = _lookup(frame["piece"], _LABEL_KIND, -1)
+    # One kind's rows at a time: piece_placement then scans 1/12 of the frame, not all of it.
+    parts = [
+        piece_placement(frame[kinds == kind], label, "variant", exclude_invalid=False)
+        .assign(piece=label)
+        for kind, label in enumerate(KIND_LABELS)
+        if (kinds == kind).any()
+    ]
+    if not parts:
+        return pd.DataFrame()
+    cells = pd.concat(parts, ignore_index=True)
+    cells["variant"] = cells["variant"].astype(str)
+    return cells
+
+
 def placement_entropy(
     data: Data, variant: str | Sequence[str] | None = None, *, exclude_invalid: bool = True
 ) -> pd.DataFrame:
@@ -646,22 +668,10 @@ def placement_entropy(
     relative = entropy_bits / max_bits. Sorted per variant from most predictable (lowest
     entropy) to least.
     """
-    frame = setup_frame(data, None, variant, exclude_invalid=exclude_invalid)
-    frame = frame[frame["variant"].isin(list(ARMIES))]
-    kinds = _lookup(frame["piece"], _LABEL_KIND, -1)
-    # One kind's rows at a time: piece_placement then scans 1/12 of the frame, not all of it.
-    parts = [
-        piece_placement(frame[kinds == kind], label, "variant", exclude_invalid=False)
-        .assign(piece=label)
-        for kind, label in enumerate(KIND_LABELS)
-        if (kinds == kind).any()
-    ]
-    if not parts:
+    cells = _placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    if not len(cells):
         return pd.DataFrame(columns=["variant", "piece", "setups", "pieces", "entropy_bits",
                                      "corrected_bits", "max_bits", "relative"])
-    cells = pd.concat(parts, ignore_index=True)
-    cells["variant"] = cells["variant"].astype(str)
-    cells = cells[cells["variant"].isin(list(ARMIES))]
     totals = cells.groupby(["variant", "piece"], sort=False)["count"].transform("sum")
     p = (cells["count"] / totals.where(totals > 0)).fillna(0.0).to_numpy(np.float64)
     cells = cells.assign(

@@ -578,7 +578,7 @@ def test_adjacency_in_barrage_counts_only_pieces() -> None:
 # --- entropy ----------------------------------------------------------------------------
 
 
-def test_entropy_is_zero_for_a_fixed_square_and_log2_40_for_a_uniform_one() -> None:
+def test_entropy_of_a_flag_on_every_square_is_log2_40_and_one_move_is_binary() -> None:
     diagrams = []
     base = cells(BASE)
     flat = [base[(r, c)] for r in range(1, 5) for c in range(1, 11)]
