@@ -24,7 +24,7 @@ from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
 from strat_tools.engine.position import DISTANCE
 from strat_tools.gravon import parse_record
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_code
-from strat_tools.records import GameRecord, Result, Termination
+from strat_tools.records import GameRecord, Result, Severity, Status, Termination
 from strat_tools.replay import Position, replay
 from strat_tools.rules import (
     OUTCOME_ATTACKER,
@@ -362,7 +362,7 @@ class _Turn:
         board: list[int],
         side: int,
         know: Knowledge,
-        battle: list[int],
+        battle: Sequence[int],
         policy: Policy,
         ply: int,
     ) -> None:
@@ -632,7 +632,8 @@ class GenerationError(RuntimeError):
 
 def verify_game(record: GameRecord) -> None:
     """Write ``record``, read it back and replay it; raise :class:`GenerationError` unless the
-    file parses to the same game, with no error, and the engine finds it valid."""
+    file reads back as the same game and neither reader nor engine has anything to say
+    (no error and no warning) and the engine finds it valid."""
     name = game_file_name(record)
     parsed = parse_record(record_to_xml(record), name)
     same = (
@@ -643,12 +644,15 @@ def verify_game(record: GameRecord) -> None:
         and (parsed.variant, parsed.year, parsed.month, parsed.number)
         == (record.variant, record.year, record.month, record.number)
     )
-    problems = [str(d) for d in parsed.errors]
+    checked = replay(parsed)
+    problems = [
+        str(d)
+        for d in (*parsed.diagnostics, *checked.diagnostics)
+        if d.severity in (Severity.ERROR, Severity.WARNING)
+    ]
     if not same:
         problems.append("the written file reads back as a different game")
-    checked = replay(parsed)
-    problems.extend(str(d) for d in checked.diagnostics if d.severity.value == "error")
-    if problems or checked.status.value != "valid":
+    if problems or checked.status is not Status.VALID:
         raise GenerationError(f"generated game {name} is not valid: " + "; ".join(problems))
 
 

@@ -229,9 +229,16 @@ def test_move_cap_ends_in_resignation_or_draw() -> None:
 
 def test_verify_game_catches_a_broken_game() -> None:
     record = generate_game(2, "barrage", 4)
-    assert record.result is not None and record.result.type != Termination.BOTH_NO_MOVES
-    record.result = Result(int(Termination.BOTH_NO_MOVES), 3)
-    with pytest.raises(GenerationError, match="not valid"):
+    assert record.result is not None and record.result.type != Termination.FLAG_CAPTURED
+    record.result = Result(int(Termination.FLAG_CAPTURED), 1)
+    with pytest.raises(GenerationError, match=r"not valid: .*result\.flag"):
+        verify_game(record)
+
+
+def test_verify_game_refuses_warnings_too() -> None:
+    record = generate_game(2, "barrage", 4)
+    record.result = Result(int(Termination.BOTH_NO_MOVES), 3)  # a side can still move
+    with pytest.raises(GenerationError, match=r"result\.no_moves"):
         verify_game(record)
 
 
