@@ -487,4 +487,5 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
         games = read_games(list(paths), setups_only=True, jobs=jobs, progress=update)
     if not len(games.setups):
         raise click.ClickException(f"no setups found in {' '.join(paths)}")
-    render(advice_table(games, view, None if variant == "all" else variant), fmt)
+    table = advice_table(games, view, None if variant == "all" else variant)
+    render(table.round(3) if fmt == "table" else table, fmt)
