@@ -629,6 +629,14 @@ def test_advice_section_data_has_every_part() -> None:
     assert all(isinstance(value, pd.DataFrame) for value in data.values())
 
 
+def test_no_fixed_army_setups_give_empty_tables_not_errors() -> None:
+    context = frame(("classicfree", BASE), check_army=False)
+    data = advice.advice_section_data(context)
+    assert len(data["catalogue"]) == len(advice.TIPS)
+    assert all(len(data[key]) == 0 for key in ("summary", "periods", "adjacency", "entropy"))
+    assert {"tip", "share", "h2h_rate"} <= set(data["summary"].columns)
+
+
 # --- the command ------------------------------------------------------------------------
 
 
