@@ -1,0 +1,181 @@
+"""Sources: expanding paths, folders, globs and zips into units, and reading them safely."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from strat_tools.sources import (
+    Skipped,
+    SourceError,
+    Unit,
+    UnitReader,
+    expand,
+    is_unsafe_member_name,
+)
+
+GRAVON = Path(__file__).parent / "fixtures" / "gravon"
+GAME = (GRAVON / "classic-2014.4-17.xml").read_bytes()
+
+
+def tree(root: Path) -> Path:
+    """root/b.xml, root/a.xml, root/sub/c.xml, root/notes.txt, root/games.zip (2 xml + 1 txt)."""
+    (root / "sub").mkdir(parents=True)
+    for name in ("b.xml", "a.xml", "sub/c.xml"):
+        (root / name).write_bytes(GAME)
+    (root / "notes.txt").write_text("not a game")
+    with zipfile.ZipFile(root / "games.zip", "w") as archive:
+        archive.writestr("z.xml", GAME)
+        archive.writestr("y.xml", GAME)
+        archive.writestr("readme.txt", "no")
+    return root
+
+
+def labels(units: list[Unit], root: Path) -> list[str]:
+    """Unit labels relative to ``root``."""
+    return [os.path.relpath(u.source, root) + (f"!{u.member}" if u.member else "") for u in units]
+
+
+def test_folder_sorted_recursive_with_zip_members_in_name_order(tmp_path: Path) -> None:
+    root = tree(tmp_path / "games")
+    skipped: list[Skipped] = []
+    units = expand([root], skipped=skipped)
+    assert labels(units, root) == [
+        "a.xml",
+        "b.xml",
+        "games.zip!y.xml",
+        "games.zip!z.xml",
+        "sub/c.xml",
+    ]
+    assert all(u.error is None for u in units)
+    assert sorted((Path(s.source).name, s.member, s.reason) for s in skipped) == [
+        ("games.zip", "readme.txt", "not an .xml file"),
+        ("notes.txt", None, "not an .xml or .zip file"),
+    ]
+
+
+def test_arguments_keep_their_order_and_globs_expand_sorted(tmp_path: Path) -> None:
+    root = tree(tmp_path / "games")
+    units = expand([str(root / "sub"), str(root / "*.xml")])
+    assert labels(units, root) == ["sub/c.xml", "a.xml", "b.xml"]
+
+
+def test_missing_path_and_unmatched_glob_are_error_units(tmp_path: Path) -> None:
+    units = expand([tmp_path / "nope.xml", str(tmp_path / "*.zip")])
+    assert [u.error for u in units] == ["no such file or folder", "no file matches this pattern"]
+
+
+def test_broken_and_fake_zips_are_error_units() -> None:
+    for name in ("broken.zip", "truncated.zip"):
+        (unit,) = expand([GRAVON / name])
+        assert unit.member is None and unit.error is not None
+        assert unit.error.startswith("not a readable zip archive")
+
+
+def test_symlink_loop_visits_each_file_once(tmp_path: Path) -> None:
+    root = tree(tmp_path / "games")
+    (root / "sub" / "loop").symlink_to(root, target_is_directory=True)
+    (root / "again").symlink_to(root / "sub", target_is_directory=True)
+    skipped: list[Skipped] = []
+    units = expand([root], skipped=skipped)
+    assert len(units) == 5
+    assert sum("already visited" in s.reason for s in skipped) == 2
+
+
+def test_fifo_is_an_error_unit_and_never_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.xml"
+    os.mkfifo(fifo)
+    (unit,) = expand([tmp_path])
+    assert unit.error == "not a regular file (a FIFO, device or socket)"
+    with UnitReader() as reader, pytest.raises(SourceError):
+        reader.read(unit)
+
+
+def test_unreadable_file_gives_the_os_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "locked.xml"
+    path.write_bytes(GAME)
+    real_open = open
+
+    def deny(file: object, *args: object, **kwargs: object) -> object:
+        if str(file) == str(path):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", deny)
+    with UnitReader() as reader, pytest.raises(SourceError, match="Permission denied"):
+        reader.read(Unit(str(path)))
+
+
+def test_reader_opens_each_zip_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path / "games")
+    opened: list[str] = []
+    real = zipfile.ZipFile
+
+    class Counting(real):  # type: ignore[misc, valid-type]
+        def __init__(self, file: str, *args: object, **kwargs: object) -> None:
+            opened.append(str(file))
+            super().__init__(file, *args, **kwargs)
+
+    units = expand([root / "games.zip"])
+    monkeypatch.setattr(zipfile, "ZipFile", Counting)
+    with UnitReader() as reader:
+        assert [reader.read(u) for u in units] == [GAME, GAME]
+    assert len(opened) == 1
+
+
+def test_size_limit_applies_to_files_and_inflated_members(tmp_path: Path) -> None:
+    big = tmp_path / "big.xml"
+    big.write_bytes(b" " * 5000)
+    with zipfile.ZipFile(tmp_path / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("zeros.xml", b"\0" * 200_000)
+    (member,) = expand([tmp_path / "bomb.zip"])
+    with UnitReader(limit=4096) as reader:
+        with pytest.raises(SourceError, match="limit"):
+            reader.read(Unit(str(big)))
+        with pytest.raises(SourceError, match="limit"):
+            reader.read(member)
+    with UnitReader(limit=1_000_000) as reader:
+        assert len(reader.read(member)) == 200_000
+
+
+def test_lying_declared_size_is_caught_while_inflating(tmp_path: Path) -> None:
+    path = tmp_path / "liar.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.xml", b"\0" * 100_000)
+    data = bytearray(path.read_bytes())
+    # Patch the declared uncompressed size (local header offset 22, central header +24) to 10.
+    local = data.find(b"PK\x03\x04")
+    central = data.find(b"PK\x01\x02")
+    data[local + 22 : local + 26] = (10).to_bytes(4, "little")
+    data[central + 24 : central + 28] = (10).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    (unit,) = expand([path])
+    with UnitReader(limit=4096) as reader, pytest.raises(SourceError, match=r"CRC|Bad"):
+        reader.read(unit)
+
+
+@pytest.mark.parametrize(
+    ("name", "unsafe"),
+    [
+        ("classic-2014.4-1.xml", False),
+        ("sub/classic-2014.4-1.xml", False),
+        ("../classic.xml", True),
+        ("a/../../b.xml", True),
+        ("/etc/passwd.xml", True),
+        ("C:/games/x.xml", True),
+        ("..\\x.xml", True),
+        ("a..b.xml", False),
+    ],
+)
+def test_unsafe_member_names(name: str, unsafe: bool) -> None:
+    assert is_unsafe_member_name(name) is unsafe
+
+
+def test_unit_label() -> None:
+    assert Unit("a.zip", "b.xml").label == "a.zip!b.xml"
+    assert Unit("c.xml").label == "c.xml"
