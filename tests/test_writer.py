@@ -198,3 +198,40 @@ def test_rewrites_real_archive_byte_for_byte(gravon_dir: Path, zip_name: str) ->
             if record_to_xml(record, gravon_quirks=True) != data:
                 differ.append(name)
     assert differ == []
+
+
+def test_round_trip_of_arbitrary_records() -> None:
+    """Any record the format can hold reads back the same, whatever its (il)legality."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    squares = st.integers(0, 99)
+    records = st.builds(
+        lambda variant, setup, moves, result, number: GameRecord(
+            "x.xml",
+            variant=variant,
+            year=2026,
+            month=11,
+            number=number,
+            setup=None if setup is None else tuple(setup),
+            sources=[s for s, _ in moves],
+            targets=[t for _, t in moves],
+            players=("Player 1", "Player 2"),
+            result=result,
+        ),
+        st.sampled_from(["classic", "barrage", "duell", "classicfree"]),
+        st.none() | st.lists(st.integers(0, 25), min_size=100, max_size=100),
+        st.lists(st.tuples(squares, squares), max_size=30),
+        st.builds(Result, st.sampled_from([0, 1, 2, 3, 4, 10, 14]), st.integers(1, 3)),
+        st.integers(0, 99999),
+    )
+
+    @settings(max_examples=150, deadline=None)
+    @given(records)
+    def check(record: GameRecord) -> None:
+        data = record_to_xml(record)
+        again = parse_record(data, game_file_name(record))
+        assert _same_game(again, record)
+        assert record_to_xml(again) == data
+
+    check()
