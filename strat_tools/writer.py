@@ -14,6 +14,7 @@ or consistent (that is ``checks.py`` and ``replay.py``), and it never modifies i
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import zipfile
 from collections.abc import Iterable
@@ -125,10 +126,16 @@ def archive_name(year: int, month: int) -> str:
     return f"strados{year}-{month - 1}.zip"
 
 
-def _zip_info(name: str, record: GameRecord) -> zipfile.ZipInfo:
-    # A fixed timestamp (the first day of the game's month) keeps archives reproducible.
-    year = record.year if record.year is not None and record.year >= 1980 else 1980
-    month = record.month if record.month is not None and 1 <= record.month <= 12 else 1
+_NAME_PERIOD: Final = re.compile(r"-(\d{4})\.(\d{1,2})-\d+\.xml$")
+
+
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    # A fixed timestamp (the first day of the game's month, read from its Gravon name)
+    # keeps archives reproducible.
+    found = _NAME_PERIOD.search(name)
+    year, month = (int(found[1]), int(found[2]) + 1) if found else (1980, 1)
+    if year < 1980 or not 1 <= month <= 12:
+        year, month = 1980, 1
     info = zipfile.ZipInfo(name, date_time=(year, month, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = 0o644 << 16
@@ -138,19 +145,19 @@ def _zip_info(name: str, record: GameRecord) -> zipfile.ZipInfo:
 def _claim(name: str, seen: set[str]) -> None:
     if name in seen:
         raise ValueError(f"two games would both be written as {name!r}")
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"not a plain file name: {name!r}")
     seen.add(name)
 
 
-def _write_zip(records: Iterable[GameRecord], out: Path, gravon_quirks: bool) -> int:
+def _write_zip(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     seen: set[str] = set()
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     try:
         with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-            for record in records:
-                name = game_file_name(record)
+            for name, data in files:
                 _claim(name, seen)
-                data = record_to_xml(record, gravon_quirks=gravon_quirks)
-                archive.writestr(_zip_info(name, record), data, compresslevel=9)
+                archive.writestr(_zip_info(name), data, compresslevel=9)
         os.chmod(tmp, 0o644)
         os.replace(tmp, out)
     except BaseException:
@@ -172,14 +179,37 @@ def write_file_atomically(path: Path, data: bytes) -> None:
         raise
 
 
-def _write_folder(records: Iterable[GameRecord], out: Path, gravon_quirks: bool) -> int:
+def _write_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
-    for record in records:
-        name = game_file_name(record)
+    for name, data in files:
         _claim(name, seen)
-        write_file_atomically(out / name, record_to_xml(record, gravon_quirks=gravon_quirks))
+        write_file_atomically(out / name, data)
     return len(seen)
+
+
+def write_files(
+    files: Iterable[tuple[str, bytes]], out: str | os.PathLike[str], *, zip: bool | None = None
+) -> int:
+    """Write ready-made game files, ``(name, bytes)`` pairs, into folder or zip file ``out``.
+
+    ``zip=None`` decides by the name: a path ending in ``.zip`` becomes one archive (written
+    to a temporary file and renamed, so a failure leaves the old archive or none); a folder
+    gets one file each, each written atomically. Pairs are consumed as they come, so a
+    million games need no list. Returns the number of files written; raises ``ValueError``
+    when two files would get the same name.
+    """
+    path = Path(out)
+    as_zip = path.suffix.lower() == ".zip" if zip is None else zip
+    if as_zip:
+        if path.is_dir():
+            raise ValueError(f"{path} is a folder; give a .zip file name to write an archive")
+        if not path.parent.is_dir():
+            raise ValueError(f"folder {path.parent} does not exist")
+        return _write_zip(files, path)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{path} exists and is not a folder")
+    return _write_folder(files, path)
 
 
 def write_games(
@@ -191,22 +221,14 @@ def write_games(
 ) -> int:
     """Write ``records`` into folder ``out`` (one Gravon-named file each) or zip file ``out``.
 
-    ``zip=None`` decides by the name: a path ending in ``.zip`` becomes one archive (written
-    to a temporary file and renamed, so a failure leaves the old archive or none). Records
-    are consumed as they come, so a generator of a million games needs no list. Returns the
-    number of games written; raises ``ValueError`` when two games would get the same name.
+    As :func:`write_files`, with each record named by :func:`game_file_name` and written by
+    :func:`record_to_xml`. Returns the number of games written.
 
-    >>> write_games(generate_games(100, seed=1), "strados2026-9.zip")  # doctest: +SKIP
+    >>> write_games(generate_games(100, seed=1), "strados2026-10.zip")  # doctest: +SKIP
     100
     """
-    path = Path(out)
-    as_zip = path.suffix.lower() == ".zip" if zip is None else zip
-    if as_zip:
-        if path.is_dir():
-            raise ValueError(f"{path} is a folder; give a .zip file name to write an archive")
-        if not path.parent.is_dir():
-            raise ValueError(f"folder {path.parent} does not exist")
-        return _write_zip(records, path, gravon_quirks)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"{path} exists and is not a folder")
-    return _write_folder(records, path, gravon_quirks)
+    files = (
+        (game_file_name(record), record_to_xml(record, gravon_quirks=gravon_quirks))
+        for record in records
+    )
+    return write_files(files, out, zip=zip)

@@ -16,6 +16,7 @@ from strat_tools.writer import (
     game_file_name,
     record_to_xml,
     write_file_atomically,
+    write_files,
     write_games,
 )
 
@@ -235,3 +236,13 @@ def test_round_trip_of_arbitrary_records() -> None:
         assert record_to_xml(again) == data
 
     check()
+
+
+@pytest.mark.parametrize("name", ["../evil.xml", "sub/x.xml", ".hidden.xml", ""])
+def test_write_files_refuses_names_that_leave_the_folder(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ValueError, match="not a plain file name"):
+        write_files([(name, b"<stratego/>")], tmp_path / "out")
+    with pytest.raises(ValueError, match="not a plain file name"):
+        write_files([(name, b"<stratego/>")], tmp_path / "out.zip")
+    assert not (tmp_path / "out.zip").exists()
+    assert not (tmp_path / "evil.xml").exists()
