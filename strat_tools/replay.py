@@ -202,6 +202,10 @@ def _play_all(record: GameRecord, pos: Position, out: Replay) -> int:
     srcs, tgts = record.sources, record.targets
     n = record.plies
     rescue_indices = sorted(ply - 1 for ply in record.rescues if 1 <= ply <= n)
+    if -1 in srcs or -1 in tgts:
+        # Unreadable squares: the fast loop must not index with them; the slow path reports.
+        bad = min(seq.index(-1) for seq in (srcs, tgts) if -1 in seq)
+        rescue_indices = sorted({*rescue_indices, bad})
     index = 0
     while index < n:
         stop = n
@@ -224,12 +228,12 @@ def _fast(
 
     Returns the index of the first ply it did not play (``stop`` if it played them all): an
     unusual ply (a scout under the scout clause, a rescue, an illegal move, a move after the
-    flag fell, a piece that rescued before) is left to :func:`_slow`.
+    flag fell, a piece that rescued before) is left to :func:`_slow`. Squares must be 0..99.
     """
     if pos.winner or pos.rescuers or start >= stop:
         return start
     board, battle, steps, fast_side = pos.board, pos.battle, pos.steps, pos.fast_side
-    rep_src, rep_tgt, rep_count = pos.rep_src, pos.rep_tgt, pos.rep_count
+    rep_key, rep_count = pos.rep_key, pos.rep_count
     movers, defenders, outcomes = out.movers, out.defenders, out.outcomes
     distances, revealed = out.distances, out.revealed
     captured = pos.captured
@@ -243,30 +247,29 @@ def _fast(
         target = tgts[index]
         piece = board[source]
         # Step 1: an own piece this loop may move, within its reach, path clear.
-        if fast_side[piece] != side or source < 0 or target < 0:
+        if fast_side[piece] != side:
             break
         key = source * 100 + target
         distance = distance_of[key]
         if distance != 1:
             if distance == 0 or distance > steps[piece]:
                 break
-            if any(board[square] for square in path_of[key]):
+            if any([board[square] for square in path_of[key]]):
                 break
             distances[index] = distance
         # Step 2: not onto an own piece (lakes are excluded by the distance table).
         defender = board[target]
         if defender and side_of[defender] == side:
             break
-        # Step 3: the two-squares rule.
-        if source == rep_tgt[side] and target == rep_src[side]:
+        # Step 3: the two-squares rule (the reverse of this side's last move continues it).
+        if target * 100 + source == rep_key[side]:
             count = rep_count[side] + 1
             if count > limit:
                 break
+            rep_count[side] = count
         else:
-            count = 1
-        rep_src[side] = source
-        rep_tgt[side] = target
-        rep_count[side] = count
+            rep_count[side] = 1
+        rep_key[side] = key
         # Step 4: move, or resolve the battle.
         movers[index] = piece
         board[source] = 0
@@ -274,28 +277,29 @@ def _fast(
             board[target] = piece
             if distance != 1:
                 revealed[index] = 1
+            side = 3 - side
+            continue
+        outcome = battle[piece * 26 + defender]
+        defenders[index] = defender
+        outcomes[index] = outcome
+        revealed[index] = 3 if piece in SCOUT_CODES else reveal_battle
+        other = 3 - side
+        if outcome == 1:
+            board[target] = piece
+            captured[other].append(defender)
+        elif outcome == 2:
+            captured[side].append(piece)
+        elif outcome == 3:
+            board[target] = 0
+            captured[side].append(piece)
+            captured[other].append(defender)
         else:
-            outcome = battle[piece * 26 + defender]
-            defenders[index] = defender
-            outcomes[index] = outcome
-            revealed[index] = 3 if piece in SCOUT_CODES else reveal_battle
-            other = 3 - side
-            if outcome == 1:
-                board[target] = piece
-                captured[other].append(defender)
-            elif outcome == 2:
-                captured[side].append(piece)
-            elif outcome == 3:
-                board[target] = 0
-                captured[side].append(piece)
-                captured[other].append(defender)
-            else:
-                board[target] = piece
-                captured[other].append(defender)
-                pos.winner = side
-                pos.side = other
-                return index + 1
-        side = 3 - side
+            board[target] = piece
+            captured[other].append(defender)
+            pos.winner = side
+            pos.side = other
+            return index + 1
+        side = other
     else:
         index = stop
     pos.side = side

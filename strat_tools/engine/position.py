@@ -15,6 +15,7 @@ This module knows no XML and no game records; it does not check armies or setups
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final
 
 from strat_tools.board import LAKES, RAYS, Side, square_name
@@ -57,6 +58,21 @@ CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
 NO_LIMIT: Final = 1 << 30
 
 
+@lru_cache(maxsize=64)
+def rule_tables(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """Per rule set, computed once: battle outcomes (``attacker * 26 + defender``), reach per
+    board code, the side whose piece the replay's hot loop may move per code (0 for pieces
+    that never move and, under the scout clause, scouts) and the repetition limit."""
+    battle = tuple(battle_table(rules))
+    steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
+    fast_side = tuple(
+        0 if steps[c] == 0 or (rules.scout_clause and c in SCOUT_CODES) else CODE_SIDE[c]
+        for c in range(26)
+    )
+    limit = NO_LIMIT if rules.two_squares_limit is None else rules.two_squares_limit
+    return battle, steps, fast_side, limit
+
+
 class IllegalMove(ValueError):
     """A move the rules forbid; ``code`` names the rule (``'rule.lake'``)."""
 
@@ -81,9 +97,8 @@ class Position:
         "limit",
         "rep_count",
         "rep_hi",
+        "rep_key",
         "rep_lo",
-        "rep_src",
-        "rep_tgt",
         "rescued",
         "rescuers",
         "rules",
@@ -103,24 +118,11 @@ class Position:
         self.board: list[int] = list(setup)
         self.side: int = int(side)
         self.rules = get_rules(rules)
-        self.battle = battle_table(self.rules)
-        self.steps: tuple[int, ...] = tuple(
-            0 if CODE_KIND[c] < 0 else self.rules.steps[CODE_KIND[c]] for c in range(26)
-        )
-        limit = self.rules.two_squares_limit
-        self.limit: int = NO_LIMIT if limit is None else limit
-        # fast_side[code]: the side whose piece the replay's hot loop may move without the
-        # full rules (movable, and not a scout when the scout clause needs its span).
-        self.fast_side: tuple[int, ...] = tuple(
-            0
-            if self.steps[c] == 0 or (self.rules.scout_clause and c in SCOUT_CODES)
-            else CODE_SIDE[c]
-            for c in range(26)
-        )
+        self.battle, self.steps, self.fast_side, self.limit = rule_tables(self.rules)
         # Repetition state per side (index 1 red, 2 blue): last move and how many moves in a
         # row went back and forth; lo/hi is the span shared by the chain (scout clause).
-        self.rep_src = [-1, -1, -1]
-        self.rep_tgt = [-1, -1, -1]
+        self.rep_key = [-1, -1, -1]
+        """Each side's last move as ``source * 100 + target`` (-1 before its first move)."""
         self.rep_count = [0, 0, 0]
         self.rep_lo = [0, 0, 0]
         self.rep_hi = [0, 0, 0]
@@ -150,7 +152,7 @@ class Position:
         other.steps = self.steps
         other.limit = self.limit
         other.fast_side = self.fast_side
-        for name in ("rep_src", "rep_tgt", "rep_count", "rep_lo", "rep_hi", "rescued"):
+        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rescued"):
             setattr(other, name, getattr(self, name)[:])
         other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
         other.rescuers = set(self.rescuers)
@@ -163,9 +165,10 @@ class Position:
         """(count, lo, hi) the mover's back-and-forth chain would have after this move."""
         side = self.side
         seg_lo, seg_hi = min(source, target), max(source, target)
-        if source != self.rep_tgt[side]:
+        last = self.rep_key[side]
+        if last < 0 or source != last % 100:
             return 1, seg_lo, seg_hi
-        prev_src = self.rep_src[side]
+        prev_src = last // 100
         if not (self.rules.scout_clause and self.board[source] in SCOUT_CODES):
             if target == prev_src:
                 return self.rep_count[side] + 1, seg_lo, seg_hi
@@ -276,7 +279,7 @@ class Position:
         """Play a move that is known to be legal; returns the battle outcome code."""
         board, side = self.board, self.side
         count, lo, hi = self.repetition(source, target)
-        self.rep_src[side], self.rep_tgt[side], self.rep_count[side] = source, target, count
+        self.rep_key[side], self.rep_count[side] = source * 100 + target, count
         self.rep_lo[side], self.rep_hi[side] = lo, hi
         piece, defender = board[source], board[target]
         outcome = OUTCOME_NONE

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Engine benchmark: replay speed on the real games' decoded moves, one core, no parsing.
+
+    .venv/bin/python bench/bench_engine.py [ARCHIVE_DIR] [--repeat N]
+
+ARCHIVE_DIR defaults to $STRAT_TOOLS_GRAVON or ../shared/gravon. The games are read once
+(not timed); then each variant runs ``--repeat`` times and the best run counts (the machine
+is shared). Prints one line per variant with games/s and moves/s:
+
+- ``move loop``: the engine's move checking and playing alone (``Position`` set up per game,
+  every move checked and played, battles resolved, per-ply columns filled);
+- ``replay``: the full :func:`strat_tools.replay.replay` per game, which adds the ending
+  inference (legal-move search for both sides) and the result check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from strat_tools.engine.position import Position  # noqa: E402
+from strat_tools.gravon import read_records  # noqa: E402
+from strat_tools.records import GameRecord  # noqa: E402
+from strat_tools.replay import Replay, replay  # noqa: E402
+from strat_tools.replay import _play_all as play_all  # noqa: E402
+from strat_tools.rules import resolve_rules  # noqa: E402
+
+
+def move_loop(records: list[GameRecord]) -> int:
+    """Check and play every move of every game; returns the plies played."""
+    played = 0
+    for record in records:
+        if record.setup is None:
+            continue
+        rules = resolve_rules(None, record)
+        pos = Position(record.setup, rules)
+        out = Replay(record, rules)
+        n = record.plies
+        out.movers, out.defenders, out.outcomes = [0] * n, [0] * n, [0] * n
+        out.distances, out.revealed = [1] * n, [0] * n
+        played += play_all(record, pos, out)
+    return played
+
+
+def full_replay(records: list[GameRecord]) -> int:
+    """Replay every game with the ending and result checks; returns the plies replayed."""
+    return sum(replay(record).plies_replayed for record in records)
+
+
+def best_of(
+    func: Callable[[list[GameRecord]], int], records: list[GameRecord], repeat: int
+) -> tuple[float, int]:
+    """The fastest of ``repeat`` runs: (seconds, plies)."""
+    best, plies = float("inf"), 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        plies = func(records)
+        best = min(best, time.perf_counter() - start)
+    return best, plies
+
+
+def main() -> None:
+    default = os.environ.get("STRAT_TOOLS_GRAVON") or str(REPO.parent / "shared" / "gravon")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("archive", nargs="?", default=default)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    records = list(read_records([args.archive], check=False))
+    print(f"read {len(records)} games in {time.perf_counter() - start:.1f} s (not timed below)")
+    for name, func in (("move loop", move_loop), ("replay", full_replay)):
+        seconds, plies = best_of(func, records, args.repeat)
+        print(
+            f"{name:<10} games={len(records)} moves={plies} seconds={seconds:.3f} "
+            f"games_per_s={len(records) / seconds:.0f} moves_per_s={plies / seconds:.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
