@@ -23,8 +23,8 @@ counts a picture needs (placement shares come from :mod:`strat_tools.stats`).
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -40,6 +40,7 @@ from matplotlib.patches import Rectangle
 from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.stats import Data, piece_placement, setup_context
+from strat_tools.writer import write_file_atomically
 
 Variants = str | Sequence[str] | None
 
@@ -129,6 +130,7 @@ def _draw_setup_area(
                 fontsize="small",
                 color=_text_colour(cmap, norm, float(grid[r, c])),
                 gid="cell-label",
+                in_layout=False,  # inside the axes: keeps constrained layout fast
             )
     for left in (3, 7):  # the lakes stand in front of columns C-D and G-H
         ax.add_patch(
@@ -394,8 +396,8 @@ def board_heatmap(
 ) -> Figure:
     """A 10x10 board coloured by one value per square (index = Gravon square, 0 = A1).
 
-    Lakes are drawn over their squares (their values are ignored); red's home rows 1-4 are
-    marked red at the left edge, blue's 7-10 blue. The colour scale runs from 0 to the
+    Lakes are drawn over their squares (their values are ignored); the row numbers of red's
+    home rows 1-4 are written in red, blue's 7-10 in blue. The colour scale runs from 0 to the
     largest value on a non-lake square.
     """
     grid = np.asarray(values, dtype=float).reshape(10, 10).copy()
@@ -421,6 +423,7 @@ def board_heatmap(
                 fontsize="x-small",
                 color=_text_colour(colours, norm, value),
                 gid="cell-label",
+                in_layout=False,  # inside the axes: keeps constrained layout fast
             )
     _board_axes(ax)
     ax.set_title(title)
@@ -578,23 +581,48 @@ def traffic_heatmap(
     games = frame["game_id"].nunique() if "game_id" in frame else 0
     heading = f"{what}: {len(frame):,} moves in {games:,} game{'s' if games != 1 else ''}"
     if view == "owner":
-        heading += " (each mover's own view, own side at the bottom)"
+        heading += "\neach mover's own view: blue's moves turned 180°, own side at the bottom"
     label = {"path": "times entered", "target": "moves ending here", "battle": "battles"}
-    return board_heatmap(
+    fig = board_heatmap(
         counts, title=heading if title is None else f"{heading}\n{title}", label=label[measure]
     )
+    if view == "owner":  # rows are the mover's, not red's and blue's
+        fig.axes[0].set_ylabel("row from the mover's back row (own setup on 1-4)")
+        for tick in fig.axes[0].get_yticklabels():
+            tick.set_color("black")
+    return fig
 
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
     """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
     target = Path(path)
-    suffix = target.suffix.lower().lstrip(".") or "png"
-    handle, temp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            fig.savefig(stream, format=suffix, dpi=dpi)
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()  # render first: a bad format fails before the file is touched
+    fig.savefig(buffer, format=target.suffix.lower().lstrip(".") or "png", dpi=dpi)
+    write_file_atomically(target, buffer.getvalue())
     return target
+
+
+def game_length_histogram(games: pd.DataFrame, *, bin_width: int = 50) -> Figure:
+    """Share of games per length bin (plies), one step line per variant; invalid games out.
+
+    Each variant is normalised to its own number of games, so small variants stay visible;
+    the legend names each variant's n and median. The x axis stops at the 99th percentile.
+    """
+    frame = games.loc[games["status"].astype(str) != "invalid", ["variant", "plies"]]
+    plies = frame["plies"].to_numpy(dtype=float)
+    top = float(np.percentile(plies, 99)) if len(plies) else float(bin_width)
+    edges = np.arange(0, top + bin_width, bin_width)
+    fig = Figure(figsize=(8.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for variant, group in frame.groupby(frame["variant"].astype(str), sort=True):
+        values = group["plies"].to_numpy(dtype=float)
+        counts, _ = np.histogram(values, bins=edges)
+        share = counts / len(values) * 100
+        label = f"{variant} (n = {len(values):,}, median {np.median(values):.0f})"
+        ax.stairs(share, edges, label=label, linewidth=1.8)
+    ax.set_xlabel(f"game length in plies (bins of {bin_width}; one ply = one player's move)")
+    ax.set_ylabel("% of that variant's games")
+    ax.set_title(f"Game lengths, n = {len(frame):,} games (invalid games left out)")
+    ax.set_xlim(0, edges[-1])
+    ax.legend(fontsize="small")
+    return fig

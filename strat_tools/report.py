@@ -1,0 +1,498 @@
+"""The corpus report: one self-contained HTML (or Markdown) file from a GameSet.
+
+:func:`report_text` builds the report as text, :func:`write_report` writes it atomically.
+Sections: the corpus (games per variant and period, validity, diagnostics by code), endings
+and game lengths, flag and bomb placement, bombs around the flag, all pieces, scout usage,
+and win rates with Wilson 95% intervals. Every table names its sample size; every figure is
+embedded as a base64 PNG ``data:`` URI, so the file needs nothing else (no scripts, fonts,
+styles or images from anywhere).
+
+This module arranges what :mod:`strat_tools.stats` computes and :mod:`strat_tools.plots`
+draws; it reads no game files and computes no statistic of its own beyond counting the
+``games`` and ``diagnostics`` tables for the corpus section.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, Protocol
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from strat_tools import plots, stats
+from strat_tools.records import VARIANTS
+from strat_tools.writer import write_file_atomically
+
+ReportFormat = Literal["html", "md"]
+REPORT_FORMATS: tuple[str, ...] = ("html", "md")
+
+
+class ReportData(Protocol):
+    """What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """One row per game."""
+
+    @property
+    def setups(self) -> pd.DataFrame:
+        """One row per piece of a starting position."""
+
+    @property
+    def moves(self) -> pd.DataFrame:
+        """One row per move."""
+
+    @property
+    def diagnostics(self) -> pd.DataFrame:
+        """One row per diagnostic."""
+
+
+# --- a tiny document model, rendered twice (HTML and Markdown) ------------------------------
+
+
+@dataclass(frozen=True)
+class Table:
+    """A captioned table; ``frame`` is already formatted as strings."""
+
+    caption: str
+    frame: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A captioned figure, held as PNG bytes."""
+
+    caption: str
+    png: bytes
+    alt: str
+
+
+@dataclass
+class Section:
+    """A report section: a heading and its paragraphs, tables and pictures in order."""
+
+    title: str
+    anchor: str
+    blocks: list[str | Table | Picture] = field(default_factory=list)
+
+    def text(self, paragraph: str) -> None:
+        """Append a paragraph."""
+        self.blocks.append(paragraph)
+
+    def table(self, caption: str, frame: pd.DataFrame) -> None:
+        """Append a table (numbers formatted here: counts with separators, shares in %)."""
+        self.blocks.append(Table(caption, format_frame(frame)))
+
+    def figure(self, caption: str, fig: Figure, alt: str) -> None:
+        """Append a figure, rendered now to PNG so it can be released."""
+        self.blocks.append(Picture(caption, figure_png(fig), alt))
+
+
+def figure_png(fig: Figure, dpi: int = 100) -> bytes:
+    """A figure as PNG bytes."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+_PERCENT_COLUMNS = ("share", "rate", "ci_low", "ci_high", "valid_pct")
+
+
+def _format_value(column: str, value: object) -> str:
+    """One cell as text: ``12.3%`` for shares and rates, ``1,234`` for counts."""
+    if value is None or (isinstance(value, float) and value != value) or value is pd.NA:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and any(column.endswith(p) for p in _PERCENT_COLUMNS):
+        return f"{value * 100:.1f}%"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
+    return str(value)
+
+
+def format_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of display strings with readable headers (``win_rate`` → ``win rate``)."""
+    out = pd.DataFrame(index=range(len(frame)))
+    for column in frame.columns:
+        values = frame[column].astype(object).tolist()
+        cells = [_format_value(str(column), _plain(v)) for v in values]
+        out[str(column).replace("_", " ")] = cells
+    return out
+
+
+def _plain(value: object) -> object:
+    """numpy scalars as Python ones, so formatting sees ints as ints."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value
+
+
+# --- the sections -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frames:
+    """The report's inputs, each joined with its game context once (joins cost seconds)."""
+
+    games: pd.DataFrame
+    setups: pd.DataFrame
+    moves: pd.DataFrame
+    diagnostics: pd.DataFrame
+
+    @classmethod
+    def of(cls, data: ReportData) -> Frames:
+        """Join setups and moves with their games' context, once for every section."""
+        return cls(
+            games=data.games,
+            setups=_compact(stats.setup_context(data.games, data.setups)),
+            moves=_compact(stats.move_context(data.games, data.moves)),
+            diagnostics=data.diagnostics,
+        )
+
+
+def _compact(frame: pd.DataFrame) -> pd.DataFrame:
+    """Repeated string columns as categoricals: row filters over millions of moves then
+    copy small ints instead of strings (about ten times faster on the full archive)."""
+    text = [
+        name
+        for name in frame.columns
+        if pd.api.types.is_string_dtype(frame[name])
+        and not isinstance(frame[name].dtype, pd.CategoricalDtype)
+    ]
+    return frame.astype({name: "category" for name in text}) if text else frame
+
+
+def _main_variant(data: Frames) -> str | None:
+    """The variant with the most setups (placement pictures are drawn for it)."""
+    games = data.games
+    candidates = games.loc[games["has_setup"].astype(bool) & (games["variant"] != "classicfree")]
+    if candidates.empty:
+        return None
+    return str(candidates["variant"].value_counts().idxmax())
+
+
+def corpus_section(data: Frames) -> Section:
+    """Games per variant and period, validity, and diagnostics by code."""
+    section = Section("The corpus", "corpus")
+    games = data.games
+    section.text(
+        f"{len(games):,} games from {games['source'].nunique():,} input file(s); "
+        f"{int(games['has_setup'].astype(bool).sum()):,} with a setup, "
+        f"{int((games['plies'] == 0).sum()):,} without any move."
+    )
+    counts = pd.crosstab(games["period"].fillna("unknown"), games["variant"])
+    counts = counts.reindex(columns=[v for v in VARIANTS if v in counts.columns])
+    counts["all"] = counts.sum(axis=1)
+    counts = counts.reset_index().rename(columns={"period": "period (YYYY-MM)"})
+    section.table("Games per period and variant (n = games)", counts)
+    section.table("Validity per variant (n = games)", _validity(games))
+    section.table(
+        "Diagnostics by code, most frequent first (games = games with at least one)",
+        _diagnostics_by_code(data.diagnostics),
+    )
+    return section
+
+
+def _validity(games: pd.DataFrame) -> pd.DataFrame:
+    """Per variant: games, valid, invalid, unchecked, and the valid share."""
+    table = pd.crosstab(games["variant"], games["status"])
+    for status in ("valid", "invalid", "unchecked"):
+        if status not in table:
+            table[status] = 0
+    table = table[["valid", "invalid", "unchecked"]]
+    table.insert(0, "games", table.sum(axis=1))
+    table["valid_pct"] = table["valid"] / table["games"]
+    return table.sort_values("games", ascending=False).reset_index()
+
+
+def _diagnostics_by_code(diagnostics: pd.DataFrame) -> pd.DataFrame:
+    """code, severity, count, games, and one example message per code."""
+    columns = ["code", "severity", "count", "games", "example"]
+    if diagnostics.empty:
+        return pd.DataFrame([{c: "–" for c in columns}]).assign(code="(no diagnostics)")
+    frame = diagnostics.astype({"code": str, "severity": str})
+    table = (
+        frame.groupby(["code", "severity"], sort=False)
+        .agg(count=("game_id", "size"), games=("game_id", "nunique"), example=("message", "first"))
+        .reset_index()
+        .sort_values(["count", "code"], ascending=[False, True])
+    )
+    table["example"] = table["example"].astype(str).str.slice(0, 120)
+    return table[columns].reset_index(drop=True)
+
+
+def endings_section(data: Frames) -> Section:
+    """How games end and how long they last."""
+    section = Section("Endings and game lengths", "endings")
+    section.text("Invalid games are left out; a ply is one player's move.")
+    ends = stats.endings(data.games, by="variant")
+    ends = ends.sort_values(["variant", "games"], ascending=[True, False])
+    section.table("How games end, per variant (games = n in that row)", ends)
+    lengths = stats.game_lengths(data.games, by="variant").sort_values("games", ascending=False)
+    section.table("Game length in plies, per variant (games = n)", lengths)
+    section.figure(
+        "Game lengths (histogram per variant)",
+        plots.game_length_histogram(data.games),
+        "histogram of game lengths in plies",
+    )
+    return section
+
+
+def placement_section(data: Frames, variant: str) -> Section:
+    """Flag and bomb heatmaps, flag by variant, and the flag's bomb cover."""
+    section = Section("Flag and bomb placement", "placement")
+    section.text(
+        "Owner's view: the owner's back row at the bottom, the owner's left at the left, so "
+        "red and blue setups pool (for blue, owner-view A1 is the board's K10). Each cell is "
+        "the percentage of setups with that piece on that square. Classicfree games (any "
+        "army anywhere) and invalid games are left out."
+    )
+    for piece in ("flag", "bomb"):
+        fig = plots.setup_heatmap(data.setups, piece, variant=variant, title=f"variant: {variant}")
+        section.figure(f"{piece.capitalize()} placement, {variant}", fig, f"{piece} heatmap")
+    by_variant = plots.setup_heatmap(data.setups, "flag", by="variant")
+    section.figure("Flag placement per variant (shared scale)", by_variant, "flag by variant")
+    section.figure(
+        f"Flag: winners minus losers, {variant}",
+        plots.setup_heatmap(data.setups, "flag", by="won", variant=variant),
+        "difference map of flag placement between winners and losers",
+    )
+    section.table(
+        "Bombs on the squares next to the flag (setups = n per variant)",
+        stats.bombs_next_to_flag(data.setups, by="variant"),
+    )
+    section.table(
+        "Flag fully enclosed by bombs, board edges and lakes (setups = n)",
+        stats.flag_enclosure(data.setups, by="variant"),
+    )
+    return section
+
+
+def pieces_section(data: Frames, variant: str) -> Section:
+    """Twelve small heatmaps of the main variant."""
+    section = Section("All pieces", "pieces")
+    section.text("Same view and meaning as the flag map; one shared colour scale, whole percent.")
+    fig = plots.setup_heatmap(data.setups, "all", variant=variant, title=f"variant: {variant}")
+    section.figure(f"Where each piece stands, {variant}", fig, "twelve piece heatmaps")
+    return section
+
+
+def scouts_section(data: Frames, variant: str) -> Section:
+    """Scout moves, distances, targets, and where scouts and battles go on the board."""
+    section = Section("Scout usage", "scouts")
+    if data.moves.empty:
+        section.text("No moves in this data set (read with setups only): nothing to show.")
+        return section
+    section.table(
+        "Scout moves per variant (moves = replayed moves)", stats.scout_usage(data.moves, "variant")
+    )
+    distances = stats.scout_distances(data.moves, variant=variant)
+    section.table(f"How far scouts move, {variant} (count = scout moves)", distances)
+    section.table(
+        f"What scouts attack, {variant}", stats.scout_attacks(data.moves, variant=variant)
+    )
+    moves = stats.move_frame(data.moves, variant=variant)
+    section.figure(
+        f"Squares scouts enter, {variant}, each mover's own view",
+        plots.traffic_heatmap(moves, piece="scout", view="owner", title=f"variant: {variant}"),
+        "board heatmap of scout paths",
+    )
+    section.figure(
+        f"Where battles happen, {variant}",
+        plots.traffic_heatmap(moves, piece=None, measure="battle", title=f"variant: {variant}"),
+        "board heatmap of battles",
+    )
+    return section
+
+
+def win_rates_section(data: Frames, variant: str) -> Section:
+    """Red against blue, and setup features, with Wilson 95% intervals."""
+    section = Section("Win rates", "wins")
+    section.text(
+        "Decided games only (draws and unknown results left out); ci low..ci high is the "
+        "Wilson 95% interval, so a feature whose interval covers the other's is no evidence."
+    )
+    section.table("Red (moves first) against blue, per variant", side_win_rates(data.games))
+    for feature in stats.SETUP_FEATURES:
+        table = stats.win_rate(data.setups, feature, variant=variant)
+        section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
+    return section
+
+
+def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
+    """Per variant: decided games, red wins, red's win rate and its Wilson interval."""
+    decided = games.loc[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
+    rows = []
+    for variant, group in decided.groupby("variant", sort=True):
+        n, k = len(group), int((group["winner"] == 1).sum())
+        low, high = stats.wilson_interval(k, n)
+        rows.append(
+            {"variant": variant, "games": n, "red_wins": k, "red_win_rate": k / n,
+             "ci_low": low, "ci_high": high}
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=["variant", "games", "red_wins", "red_win_rate",
+                                       "ci_low", "ci_high"])  # fmt: skip
+
+
+def build_sections(source: ReportData) -> list[Section]:
+    """Every section of the report, in reading order."""
+    data = Frames.of(source)
+    sections = [corpus_section(data), endings_section(data)]
+    variant = _main_variant(data)
+    if variant is None:
+        return sections
+    builders: Iterable[Callable[[Frames, str], Section]] = (
+        placement_section, pieces_section, scouts_section, win_rates_section,
+    )  # fmt: skip
+    sections.extend(build(data, variant) for build in builders)
+    return sections
+
+
+# --- rendering ----------------------------------------------------------------------------
+
+_CSS = """
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;
+color:#1d1d1f;background:#fafafa}
+main{max-width:1100px;margin:0 auto;padding:1rem 1.5rem 4rem}
+h1{font-size:1.7rem;margin:.8rem 0 .2rem}h2{border-bottom:2px solid #ddd;padding-top:1rem}
+nav ol{columns:2;font-size:.95rem}
+table{border-collapse:collapse;margin:.4rem 0 1.2rem;font-size:.88rem;background:#fff}
+caption{text-align:left;font-weight:600;padding:.3rem 0}
+th,td{border:1px solid #d6d6d6;padding:.2rem .5rem;text-align:left}
+th{background:#eef1f5}.num{text-align:right;font-variant-numeric:tabular-nums}
+.scroll{overflow-x:auto}
+figure{margin:.6rem 0 1.6rem;background:#fff;padding:.4rem;border:1px solid #e3e3e3}
+figure img{max-width:100%;height:auto;display:block;margin:auto}
+figcaption{font-size:.9rem;color:#444;padding-top:.3rem}
+.meta{color:#555}
+"""
+
+
+def _html_block(block: str | Table | Picture) -> str:
+    """One block as HTML."""
+    if isinstance(block, Table):
+        return _html_table(block)
+    if isinstance(block, Picture):
+        data = base64.b64encode(block.png).decode("ascii")
+        return (
+            f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(block.alt)}">'
+            f"<figcaption>{html.escape(block.caption)}</figcaption></figure>"
+        )
+    return f"<p>{html.escape(block)}</p>"
+
+
+_NUMBER = re.compile(r"^[-+\u2212]?[\d,]*\.?\d+%?$|^–$")
+
+
+def _html_table(table: Table) -> str:
+    """A table with a caption; numeric columns right-aligned, text columns left-aligned."""
+    frame = table.frame
+    numeric = [all(_NUMBER.match(str(v)) for v in frame[c]) for c in frame.columns]
+    align = ['class="num"' if flag else "" for flag in numeric]
+    head = "".join(
+        f"<th {a}>{html.escape(str(c))}</th>" for c, a in zip(frame.columns, align, strict=True)
+    )
+    rows = "".join(
+        "<tr>"
+        + "".join(f"<td {a}>{html.escape(str(v))}</td>" for v, a in zip(row, align, strict=True))
+        + "</tr>"
+        for row in frame.itertuples(index=False)
+    )
+    return (
+        f'<div class="scroll"><table><caption>{html.escape(table.caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
+def render_html(sections: list[Section], title: str, meta: str) -> str:
+    """The whole report as one self-contained HTML page."""
+    toc = "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body><main>",
+        f'<h1>{html.escape(title)}</h1><p class="meta">{html.escape(meta)}</p>',
+        f"<nav><ol>{toc}</ol></nav>",
+    ]
+    for section in sections:
+        parts.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
+        parts.extend(_html_block(block) for block in section.blocks)
+        parts.append("</section>")
+    parts.append("</main></body></html>\n")
+    return "\n".join(parts)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_block(block: str | Table | Picture) -> str:
+    """One block as Markdown (figures as data: URIs, so the file stays self-contained)."""
+    if isinstance(block, Table):
+        header = "| " + " | ".join(_md_cell(str(c)) for c in block.frame.columns) + " |"
+        rule = "|" + "|".join("---" for _ in block.frame.columns) + "|"
+        rows = [
+            "| " + " | ".join(_md_cell(str(v)) for v in row) + " |"
+            for row in block.frame.itertuples(index=False)
+        ]
+        return "\n".join([f"**{block.caption}**", "", header, rule, *rows])
+    if isinstance(block, Picture):
+        data = base64.b64encode(block.png).decode("ascii")
+        return f"![{block.alt}](data:image/png;base64,{data})\n\n*{block.caption}*"
+    return block
+
+
+def render_markdown(sections: list[Section], title: str, meta: str) -> str:
+    """The whole report as one Markdown document."""
+    parts = [f"# {title}", "", meta, ""]
+    for section in sections:
+        parts.extend([f"## {section.title}", ""])
+        for block in section.blocks:
+            parts.extend([_md_block(block), ""])
+    return "\n".join(parts)
+
+
+def report_text(
+    data: ReportData, format: ReportFormat = "html", *, title: str = "Stratego game records"
+) -> str:
+    """The report as text. Example::
+
+    games = strat_tools.read_games("../shared/gravon")
+    html = report_text(games, "html")
+    """
+    if format not in REPORT_FORMATS:
+        raise ValueError(f"unknown report format {format!r}; expected html or md")
+    sections = build_sections(data)
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    n = len(data.games)
+    meta = f"{n:,} games; generated {when} by strat-tools."
+    if format == "html":
+        return render_html(sections, title, meta)
+    return render_markdown(sections, title, meta)
+
+
+def write_report(
+    data: ReportData,
+    path: str | os.PathLike[str],
+    format: ReportFormat | None = None,
+    *,
+    title: str = "Stratego game records",
+) -> Path:
+    """Write the report to ``path`` atomically; the format defaults to the suffix (.md → md)."""
+    target = Path(path)
+    chosen: ReportFormat = format or ("md" if target.suffix.lower() == ".md" else "html")
+    text = report_text(data, chosen, title=title)
+    write_file_atomically(target, text.encode("utf-8"))
+    return target
