@@ -131,7 +131,7 @@ def decode_field(record: GameRecord, content: str, line: int | None) -> None:
     if len(content) == 100 and content.isascii() and not raw.translate(None, _FIELD_LETTERS):
         record.setup = tuple(raw.translate(_FIELD_TABLE))
         return
-    bad = sorted({c for c in content if c not in _FIELD_CODES})
+    bad = sorted({c for c in content[:1000] if c not in _FIELD_CODES})
     what = f"{len(content)} characters" if len(content) != 100 else ""
     if bad:
         what += (", " if what else "") + "letters " + repr("".join(bad)[:20])
@@ -505,33 +505,37 @@ def _refuse(data: bytes) -> tuple[str, str] | None:
     return None
 
 
+_XML_ERROR_KINDS: Final = (
+    ("xml.entity", ("Entity '", "entity", "Entity")),
+    ("xml.encoding", ("encoding", "Input is not proper UTF-8", "Char 0x", "invalid character")),
+    ("xml.limit", ("too long", "Excessive depth", "huge", "xmlParserMaxDepth", "limit")),
+    ("xml.truncated", ("Premature end", "EndTag", "Couldn't find end", "expected '>'")),
+)
+
+
 def _xml_error(exc: etree.XMLSyntaxError) -> tuple[str, str, int | None]:
-    """(code, message, line) for a syntax error, naming what was found."""
-    message = str(exc.msg or exc)[:200]
+    """(code, message, line) for a syntax error, naming what was found.
+
+    libxml2's own first fatal error is preferred: with ``resolve_entities=False`` lxml's
+    exception text can degrade to "no element found" while the log holds the real cause.
+    """
+    message, line = str(exc.msg or exc), exc.lineno or None
+    last: Any = getattr(exc.error_log, "last_error", None)
+    if last is not None and ("no element found" in message or not message):
+        message, line = str(last.message), last.line or None
+    message = message[:200]
     if "Document is empty" in message or "no element found" in message:
         return "xml.empty", "no XML element in the file", None
-    if (
-        "encoding" in message.lower()
-        or "Input is not proper UTF-8" in message
-        or "Char 0x" in message
-    ):
-        return (
-            "xml.encoding",
-            f"bytes not valid in the declared encoding: {message}",
-            exc.lineno or None,
-        )
-    if (
-        "Premature end" in message
-        or "EndTag" in message
-        or "Couldn't find end" in message
-        or "expected '>'" in message
-    ):
-        return (
-            "xml.truncated",
-            f"file ends inside an element (truncated?): {message}",
-            exc.lineno or None,
-        )
-    return "xml.malformed", f"not well-formed XML: {message}", exc.lineno or None
+    for code, needles in _XML_ERROR_KINDS:
+        if any(needle in message for needle in needles):
+            what = {
+                "xml.entity": "entity reference refused (no entities)",
+                "xml.encoding": "bytes not valid in the declared encoding",
+                "xml.limit": "beyond the parser's safety limits",
+                "xml.truncated": "file ends inside an element (truncated?)",
+            }[code]
+            return code, f"{what}: {message}", line
+    return "xml.malformed", f"not well-formed XML: {message}", line
 
 
 def parse_strict(
