@@ -285,12 +285,17 @@ def _write_verdict(out: Any, verdict: Any, fmt: str, *, first: bool, quiet: bool
               help="Calendar month the games are dated (YYYY-MM); names count months from 0.")
 @click.option("--first-number", type=click.IntRange(min=0), default=1, show_default=True,
               help="Game number of the first game (the n in classic-2026.10-n.xml).")
+@jobs_option
 @library_errors
-def generate(count: int, out: str, variant: str, seed: int, period: str, first_number: int) -> None:
+def generate(
+    count: int, out: str, variant: str, seed: int, period: str, first_number: int,
+    jobs: int | None,
+) -> None:
     """Generate synthetic games (human-like setups, a simple policy) as Gravon XML.
 
     Every game is replayed by the engine and valid before it is written; the output is
-    written atomically. The games are synthetic: see docs/generator.md.
+    written atomically and is the same for any --jobs. The games are synthetic: see
+    docs/generator.md.
 
     \b
     Example:
@@ -299,26 +304,19 @@ def generate(count: int, out: str, variant: str, seed: int, period: str, first_n
     """
     import time
 
-    from strat_tools.generate import generate_games, parse_period, parse_variant_mix
-    from strat_tools.writer import write_games
+    from strat_tools.generate import generate_files, parse_period, parse_variant_mix
+    from strat_tools.writer import write_files
 
     mix = parse_variant_mix(variant)
     year, month = parse_period(period)
     started = time.perf_counter()
-    games = generate_games(
-        count, variant=mix, seed=seed, year=year, month=month, first_number=first_number
-    )
     with progress_bar(count, "Generating") as update:
-        if update is not None:
-            games = _counting(games, update)
-        written = write_games(games, out)
+        files = generate_files(
+            count, variant=mix, seed=seed, year=year, month=month, first_number=first_number,
+            jobs=jobs, progress=update,
+        )
+        written = write_files(files, out)
     message(f"Wrote {written} games to {out} in {time.perf_counter() - started:.1f} s.")
-
-
-def _counting(items: Iterator[Any], update: Callable[[int], None]) -> Iterator[Any]:
-    for item in items:
-        update(1)
-        yield item
 
 
 # ---------------------------------------------------------------------------------------

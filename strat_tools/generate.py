@@ -16,14 +16,16 @@ of its own: moves, battles and repetition limits are the engine's (``rules.py``,
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from functools import partial
+from typing import Final, cast
 
 from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
 from strat_tools.engine.position import DISTANCE
 from strat_tools.gravon import parse_record
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_code
+from strat_tools.pipeline import map_batches
 from strat_tools.records import GameRecord, Result, Severity, Status, Termination
 from strat_tools.replay import Position, replay
 from strat_tools.rules import (
@@ -35,6 +37,7 @@ from strat_tools.rules import (
     RuleSet,
     rules_for,
 )
+from strat_tools.sources import Unit
 from strat_tools.writer import game_file_name, record_to_xml
 
 B, SPY, SC, MI, SE, LT, CA, MA, CO, GE, MS, FL = PieceKind
@@ -630,12 +633,16 @@ class GenerationError(RuntimeError):
     """A generated game failed its own checks: a bug in the generator or the engine."""
 
 
-def verify_game(record: GameRecord) -> None:
-    """Write ``record``, read it back and replay it; raise :class:`GenerationError` unless the
-    file reads back as the same game and neither reader nor engine has anything to say
-    (no error and no warning) and the engine finds it valid."""
+def verify_game(record: GameRecord) -> bytes:
+    """Write ``record``, read it back and replay it; return the XML if all is well.
+
+    Raises :class:`GenerationError` unless the file reads back as the same game, neither
+    reader nor engine has anything to say (no error, no warning) and the engine finds it
+    valid.
+    """
     name = game_file_name(record)
-    parsed = parse_record(record_to_xml(record), name)
+    data = record_to_xml(record)
+    parsed = parse_record(data, name)
     same = (
         parsed.setup == record.setup
         and parsed.sources == record.sources
@@ -654,6 +661,21 @@ def verify_game(record: GameRecord) -> None:
         problems.append("the written file reads back as a different game")
     if problems or checked.status is not Status.VALID:
         raise GenerationError(f"generated game {name} is not valid: " + "; ".join(problems))
+    return data
+
+
+def plan_games(
+    n: int, variant: str | Mapping[str, float], seed: int, first_number: int = 1
+) -> list[tuple[int, str]]:
+    """(number, variant) of each game to generate: the variant of a mix drawn from the seed."""
+    if n < 0:
+        raise ValueError(f"the number of games must be >= 0, got {n}")
+    names, weights = _variant_weights(variant)
+    picker = random.Random(f"strat-tools/{seed}/variants")
+    return [
+        (first_number + index, names[0] if len(names) == 1 else picker.choices(names, weights)[0])
+        for index in range(n)
+    ]
 
 
 def generate_games(
@@ -679,18 +701,70 @@ def generate_games(
     >>> [g.game_id for g in games]
     ['barrage-2026.10-1', 'barrage-2026.10-2', 'barrage-2026.10-3']
     """
-    if n < 0:
-        raise ValueError(f"the number of games must be >= 0, got {n}")
     if not 1 <= month <= 12:
         raise ValueError(f"month must be 1..12, got {month}")
-    names, weights = _variant_weights(variant)
-    picker = random.Random(f"strat-tools/{seed}/variants")
-    for index in range(n):
-        chosen = names[0] if len(names) == 1 else picker.choices(names, weights)[0]
+    for number, chosen in plan_games(n, variant, seed, first_number):
         record = generate_game(
-            first_number + index, chosen, seed,
-            year=year, month=month, policy=policy, max_plies=max_plies,
+            number, chosen, seed, year=year, month=month, policy=policy, max_plies=max_plies
         )
         if verify:
             verify_game(record)
         yield record
+
+
+def _generate_batch(
+    plan: list[tuple[int, str]],
+    *,
+    seed: int,
+    year: int,
+    month: int,
+    policy: Policy,
+    max_plies: int,
+    verify: bool,
+) -> list[tuple[str, bytes]]:
+    """Worker: generate the planned games and return them as (file name, XML) pairs."""
+    out = []
+    for number, variant in plan:
+        record = generate_game(
+            number, variant, seed, year=year, month=month, policy=policy, max_plies=max_plies
+        )
+        data = verify_game(record) if verify else record_to_xml(record)
+        out.append((game_file_name(record), data))
+    return out
+
+
+def generate_files(
+    n: int,
+    *,
+    variant: str | Mapping[str, float] = "classic",
+    seed: int = 0,
+    year: int = 2026,
+    month: int = 11,
+    first_number: int = 1,
+    policy: Policy = DEFAULT_POLICY,
+    max_plies: int = MAX_PLIES,
+    verify: bool = True,
+    jobs: int | None = 1,
+    progress: Callable[[int], None] | None = None,
+) -> Iterator[tuple[str, bytes]]:
+    """The games of :func:`generate_games` as (file name, XML) pairs, made by ``jobs`` worker
+    processes (``None``: all cores) and yielded in order, for :func:`writer.write_files`.
+
+    Each game depends only on the seed and its number, so the output is the same for any
+    number of jobs. Workers ship XML bytes, never records.
+
+    >>> files = generate_files(10_000, seed=1, jobs=None)
+    >>> write_files(files, "strados2026-10.zip")  # doctest: +SKIP
+    10000
+    """
+    if not 1 <= month <= 12:
+        raise ValueError(f"month must be 1..12, got {month}")
+    plan = plan_games(n, variant, seed, first_number)
+    work = partial(
+        _generate_batch, seed=seed, year=year, month=month, policy=policy,
+        max_plies=max_plies, verify=verify,
+    )
+    # map_batches only slices and pickles its items, so a plan works as well as file units.
+    units = cast("list[Unit]", plan)
+    for batch in map_batches(work, units, jobs=jobs, batch_size=20, progress=progress):
+        yield from batch

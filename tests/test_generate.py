@@ -16,6 +16,7 @@ from strat_tools.generate import (
     Policy,
     choose_move,
     draw_setup,
+    generate_files,
     generate_game,
     generate_games,
     setup_field,
@@ -26,7 +27,13 @@ from strat_tools.pieces import ARMIES, PieceKind
 from strat_tools.records import Result, Status, Termination
 from strat_tools.replay import Position, parse_board, render_board, replay
 from strat_tools.rules import RULESETS
-from strat_tools.writer import archive_name, game_file_name, record_to_xml, write_games
+from strat_tools.writer import (
+    archive_name,
+    game_file_name,
+    record_to_xml,
+    write_files,
+    write_games,
+)
 
 VARIANTS = ("classic", "barrage", "duell")
 CALM = Policy(noise=0.0)
@@ -202,6 +209,16 @@ def test_same_seed_same_bytes_other_seed_other_games(tmp_path: Path) -> None:
     write_games(generate_games(8, variant=mix, seed=43), c)
     assert a.read_bytes() == b.read_bytes()
     assert a.read_bytes() != c.read_bytes()
+
+
+def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
+    mix = {"classic": 2, "duell": 1}
+    write_games(generate_games(24, variant=mix, seed=8), tmp_path / "serial.zip")
+    done: list[int] = []
+    files = generate_files(24, variant=mix, seed=8, jobs=2, progress=done.append)
+    assert write_files(files, tmp_path / "parallel.zip") == 24
+    assert sum(done) == 24
+    assert (tmp_path / "serial.zip").read_bytes() == (tmp_path / "parallel.zip").read_bytes()
 
 
 def test_game_depends_on_its_number_not_on_the_games_before() -> None:
