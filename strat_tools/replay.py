@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from strat_tools.board import Side, square_name
+from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.position import (
     DISTANCE,
     PATH,
@@ -108,7 +109,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
     ruleset = resolve_rules(rules, record)
-    out = _replay(record, ruleset)
+    out = _replay_checked(record, ruleset)
     fallback = ruleset.two_squares_fallback
     if fallback is not None and any(d.code == "rule.two_squares" for d in out.diagnostics):
         looser = replace(
@@ -117,7 +118,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
             two_squares_limit=fallback,
             two_squares_fallback=None,
         )
-        retry = _replay(record, looser)
+        retry = _replay_checked(record, looser)
         if retry.status is not Status.INVALID or not _breaks_two_squares(retry):
             retry.diagnostics.insert(0, _fallback_note(record, out, fallback))
             return retry
@@ -144,26 +145,71 @@ def _fallback_note(record: GameRecord, strict: Replay, fallback: int) -> Diagnos
     )
 
 
-def _replay(record: GameRecord, ruleset: RuleSet) -> Replay:
-    """One replay under exactly ``ruleset``."""
+def _replay_checked(record: GameRecord, ruleset: RuleSet) -> Replay:
+    """One replay under exactly ``ruleset``, the chasing rule included when it is on."""
+    out = _replay(record, ruleset)
+    if not ruleset.chasing_rule or not out.plies_replayed or record.setup is None:
+        return out
+    placed = {
+        ply: (rescue.square, out.rescued[ply])
+        for ply, rescue in record.rescues.items()
+        if ply in out.rescued and rescue.square is not None
+    }
+    n = out.plies_replayed
+    violations = find_chases(
+        record.setup, record.sources[:n], record.targets[:n], out.outcomes, placed
+    )
+    if not violations:
+        return out
+    first = violations[0]
+    severity = ruleset.chasing_severity
+    if severity is Severity.ERROR:
+        out = _replay(record, ruleset, upto=first.ply - 1)
+    for violation in violations if severity is not Severity.ERROR else [first]:
+        out.diagnostics.append(_chase_diagnostic(record, violation, severity))
+    out.status = _status(record, out)
+    return out
+
+
+def _chase_diagnostic(
+    record: GameRecord, violation: ChaseViolation, severity: Severity
+) -> Diagnostic:
+    """The diagnostic for a chasing move that repeats a position of its chase."""
+    index = violation.ply - 1
+    move = _move_text(record.sources[index], record.targets[index])
+    message = (
+        f"{Side(violation.chaser).label}'s move {move} chases the piece on "
+        f"{square_name(violation.chased_square)} back into a position already seen in the "
+        f"chase that began at ply {violation.chase_start} (more-squares rule)"
+    )
+    line = record.lines[index] if index < len(record.lines) else None
+    return Diagnostic(
+        "rule.chasing", severity, message, record.source, record.member, line, violation.ply
+    )
+
+
+def _replay(record: GameRecord, ruleset: RuleSet, upto: int | None = None) -> Replay:
+    """One replay under exactly ``ruleset`` (of the first ``upto`` plies, if given: then the
+    result is not checked)."""
     out = Replay(record, ruleset)
     if record.setup is None or len(record.setup) != 100:
         _no_setup(record, out)
         return out
     pos = Position(record.setup, ruleset)
-    n = record.plies
+    n = record.plies if upto is None else min(upto, record.plies)
     out.movers = [0] * n
     out.defenders = [0] * n
     out.outcomes = [0] * n
     out.distances = [1] * n
     out.revealed = [0] * n
-    replayed = _play_all(record, pos, out)
+    replayed = _play_all(record, pos, out, n)
     out.plies_replayed = replayed
-    for name in ("movers", "defenders", "outcomes", "distances", "revealed"):
-        del getattr(out, name)[replayed:]
+    if replayed < n:
+        for name in ("movers", "defenders", "outcomes", "distances", "revealed"):
+            del getattr(out, name)[replayed:]
     out.final_board = pos.board
     out.captured = (pos.captured[1], pos.captured[2])
-    _judge_ending(record, pos, out, complete=replayed == n)
+    _judge_ending(record, pos, out, complete=replayed == record.plies)
     out.status = _status(record, out)
     return out
 
@@ -197,10 +243,10 @@ def _status(record: GameRecord, out: Replay) -> Status:
     return Status.VALID
 
 
-def _play_all(record: GameRecord, pos: Position, out: Replay) -> int:
-    """Play every move, fast where possible; return how many plies were legal."""
+def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None = None) -> int:
+    """Play every move (the first ``upto``), fast where possible; return how many were legal."""
     srcs, tgts = record.sources, record.targets
-    n = record.plies
+    n = record.plies if upto is None else upto
     rescue_indices = sorted(ply - 1 for ply in record.rescues if 1 <= ply <= n)
     if -1 in srcs or -1 in tgts:
         # Unreadable squares: the fast loop must not index with them; the slow path reports.
@@ -211,7 +257,7 @@ def _play_all(record: GameRecord, pos: Position, out: Replay) -> int:
         stop = n
         for rescue_index in rescue_indices:
             if rescue_index >= index:
-                stop = rescue_index
+                stop = min(rescue_index, n)
                 break
         index = _fast(pos, srcs, tgts, index, stop, out)
         if index < n:
@@ -436,25 +482,12 @@ def board_at(
     if record.setup is None:
         raise ValueError(f"{record.game_id}: the record has no setup to show")
     upto = record.plies if ply is None else max(0, min(ply, record.plies))
-    clipped = GameRecord(
-        record.source,
-        record.member,
-        record.variant,
-        record.year,
-        record.month,
-        record.number,
-        record.setup,
-        record.sources[:upto],
-        record.targets[:upto],
-        record.lines[:upto],
-        {p: r for p, r in record.rescues.items() if p <= upto},
-    )
     ruleset = resolve_rules(rules, record)
     pos = Position(record.setup, ruleset)
-    out = Replay(clipped, ruleset)
+    out = Replay(record, ruleset)
     out.movers, out.defenders, out.outcomes = [0] * upto, [0] * upto, [0] * upto
     out.distances, out.revealed = [1] * upto, [0] * upto
-    _play_all(clipped, pos, out)
+    _play_all(record, pos, out, upto)
     return pos
 
 

@@ -65,7 +65,8 @@ class RuleSet:
     """ISF: a scout counts as standing on its start square and every square it passes over."""
     chasing_rule: bool = False
     """Check the ISF more-squares (chasing) rule."""
-    chasing_severity: Severity = Severity.WARNING
+    chasing_severity: Severity = Severity.ERROR
+    """No archive game breaks the chasing rule (docs/rules-findings.md), so it is an error."""
     attacker_wins_ties: bool = False
     """Aggressor advantage: equal ranks, the attacker wins."""
     one_time_bombs: bool = False
@@ -108,7 +109,7 @@ OPTIONS: Final[dict[str, dict[str, object]]] = {
     "rescue": {"rescue": True},
     "onetimebombs": {"one_time_bombs": True},
     "chasing": {"chasing_rule": True},
-    "chasing-error": {"chasing_rule": True, "chasing_severity": Severity.ERROR},
+    "chasing-warn": {"chasing_rule": True, "chasing_severity": Severity.WARNING},
     "scoutclause": {"scout_clause": True},
     "strict": {"two_squares_fallback": None},
     "limit3": {"two_squares_limit": 3, "two_squares_fallback": None},
