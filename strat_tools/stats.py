@@ -93,18 +93,51 @@ def setup_context(games: pd.DataFrame, setups: pd.DataFrame) -> pd.DataFrame:
 
     ``won`` is a nullable boolean: whether this side won (NA for draws and unknown results).
     """
-    context = games.loc[:, ["game_id", *[c for c in CONTEXT_COLUMNS if c in games]]]
-    frame = setups.merge(context, on="game_id", how="left", validate="many_to_one")
+    return _with_context(games, setups, CONTEXT_COLUMNS)
+
+
+def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``rows`` (setups or moves) with per-game ``columns`` and ``won`` added.
+
+    A join without a merge: factorise the rows' game ids (a few thousand distinct), find each
+    in ``games`` once, and gather. Text columns come back as categoricals, so millions of
+    moves carry small codes, not strings. Rows of unknown games get nulls.
+    """
+    codes, uniques = pd.factorize(rows["game_id"])
+    index = pd.Index(games["game_id"]).get_indexer(uniques)
+    where = index[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+    where = np.where(codes < 0, -1, where)
+    added: dict[str, Any] = {}
+    for name in columns:
+        if name not in games or name in rows:
+            continue
+        column = games[name]
+        if (
+            isinstance(column.dtype, pd.CategoricalDtype)
+            or column.dtype == object
+            or (pd.api.types.is_string_dtype(column.dtype))
+        ):
+            category = column.astype("category")
+            picked = np.where(where < 0, -1, category.cat.codes.to_numpy()[where])
+            added[name] = pd.Categorical.from_codes(picked, dtype=category.dtype)
+        else:
+            added[name] = column.array.take(where, allow_fill=True)
+    frame = rows.assign(**added)
     frame["won"] = _won(frame["side"], frame["winner"])
     return frame
 
 
 def _won(side: pd.Series, winner: pd.Series) -> pd.Series:
     """Nullable boolean: did ``side`` ('red'/'blue') win, given the game's winner 1/2/3?"""
-    winner = pd.Series(winner, index=side.index).astype("Int8")
-    side_id = side.astype("string").map({"red": 1, "blue": 2}).astype("Int8")
-    won = (side_id == winner).astype("boolean")
-    return won.where(winner.isin([1, 2]).fillna(False).astype(bool), pd.NA)
+    side_id = np.where(
+        (side == "red").to_numpy(dtype=bool),
+        1,
+        np.where((side == "blue").to_numpy(dtype=bool), 2, 0),
+    )
+    winner_id = pd.Series(winner).astype("Int8").to_numpy(dtype=np.int8, na_value=0)
+    decided = (winner_id == 1) | (winner_id == 2)
+    values = pd.arrays.BooleanArray(side_id == winner_id, ~decided)
+    return pd.Series(values, index=side.index, name="won")
 
 
 def _result_labels(won: pd.Series, winner: pd.Series) -> pd.Series:
@@ -137,9 +170,11 @@ def _filter(
     *,
     include_classicfree: bool,
     exclude_invalid: bool,
+    keep: pd.Series | None = None,
 ) -> pd.DataFrame:
-    """Apply the variant/status filters and add the derived ``result`` column if asked for."""
-    keep = pd.Series(True, index=frame.index)
+    """Apply the variant/status filters (and ``keep``, a row mask) in one selection, and add
+    the derived ``result`` column if asked for."""
+    keep = pd.Series(True, index=frame.index) if keep is None else keep.fillna(False).astype(bool)
     wanted = _variants(variant)
     if "variant" in frame:
         if wanted is not None:
@@ -570,10 +605,7 @@ def _length_summary(plies: pd.Series) -> dict[str, Any]:
 
 def move_context(games: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
     """Moves joined with their game's context and ``won`` (did the moving side win)."""
-    columns = ["game_id", *[c for c in (*CONTEXT_COLUMNS, "plies", "plies_replayed") if c in games]]
-    frame = moves.merge(games.loc[:, columns], on="game_id", how="left", validate="many_to_one")
-    frame["won"] = _won(frame["side"], frame["winner"])
-    return frame
+    return _with_context(games, moves, (*CONTEXT_COLUMNS, "plies", "plies_replayed"))
 
 
 def move_frame(
@@ -585,9 +617,13 @@ def move_frame(
 ) -> pd.DataFrame:
     """The replayed moves a move statistic counts (context joined, filters applied)."""
     frame = data if isinstance(data, pd.DataFrame) else move_context(data.games, data.moves)
-    frame = frame.loc[frame["piece"].notna()]
     return _filter(
-        frame, _by_list(by), variant, include_classicfree=True, exclude_invalid=exclude_invalid
+        frame,
+        _by_list(by),
+        variant,
+        include_classicfree=True,
+        exclude_invalid=exclude_invalid,
+        keep=frame["piece"].notna(),
     )
 
 
