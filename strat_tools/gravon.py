@@ -538,6 +538,12 @@ def _xml_error(exc: etree.XMLSyntaxError) -> tuple[str, str, int | None]:
     return "xml.malformed", f"not well-formed XML: {message}", line
 
 
+def _ends_early(data: bytes, line: int | None) -> bool:
+    """Whether a parse error sits on the last line of a file that stops before its root ends."""
+    last_line = data.count(b"\n") + 1
+    return line is not None and line >= last_line and not data.rstrip().endswith(b"</stratego>")
+
+
 def parse_strict(
     data: bytes, source: str, member: str | None = None
 ) -> tuple[GameRecord, int | None, int | None]:
@@ -553,6 +559,8 @@ def parse_strict(
         parser.run(data, named)
     except etree.XMLSyntaxError as exc:
         code, message, line = _xml_error(exc)
+        if code == "xml.malformed" and _ends_early(data, line):
+            code, message = "xml.truncated", f"file ends inside an element (truncated?): {message}"
         record.add(code, ERROR, message, line=line)
         record.readable = False
     except (ValueError, MemoryError, RecursionError) as exc:
