@@ -112,14 +112,12 @@ def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str
         if name not in games or name in rows:
             continue
         column = games[name]
-        if (
-            isinstance(column.dtype, pd.CategoricalDtype)
-            or column.dtype == object
-            or (pd.api.types.is_string_dtype(column.dtype))
+        if pd.api.types.is_string_dtype(column.dtype) or isinstance(
+            column.dtype, pd.CategoricalDtype
         ):
-            category = column.astype("category")
-            picked = np.where(where < 0, -1, category.cat.codes.to_numpy()[where])
-            added[name] = pd.Categorical.from_codes(picked, dtype=category.dtype)
+            category = pd.Categorical(column)
+            picked = np.where(where < 0, -1, np.asarray(category.codes)[where])
+            added[name] = pd.Categorical.from_codes(picked, categories=category.categories)
         else:
             added[name] = column.array.take(where, allow_fill=True)
     frame = rows.assign(**added)
