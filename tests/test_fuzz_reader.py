@@ -1,0 +1,70 @@
+"""Fuzzing the reader: byte-level mutations of real-style records never raise, and the fast
+path never disagrees with the strict one (it either declines or decodes identically)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from strat_tools import fastscan
+from strat_tools.gravon import parse_record
+
+GRAVON = Path(__file__).parent / "fixtures" / "gravon"
+BASES = [
+    (GRAVON / name).read_bytes()
+    for name in ("classic-2014.4-17.xml", "rescue_with_column_j.xml", "no_field.xml")
+]
+INTERESTING = b'<>"/=&;!-[]?#% \n\r\t\x00\xff\xef\xbb\xbfJK:0123456789ABYZ_'
+
+byte = st.one_of(st.sampled_from(list(INTERESTING)), st.integers(0, 255))
+edit = st.tuples(
+    st.sampled_from(["replace", "insert", "delete", "duplicate"]),
+    st.floats(0, 1),
+    st.lists(byte, min_size=1, max_size=4),
+    st.integers(1, 40),
+)
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def mutate(data: bytes, edits: list[tuple[str, float, list[int], int]]) -> bytes:
+    """Apply byte-level edits at relative positions."""
+    buf = bytearray(data)
+    for kind, where, new, length in edits:
+        at = int(where * len(buf))
+        if kind == "replace":
+            buf[at : at + len(new)] = bytes(new)
+        elif kind == "insert":
+            buf[at:at] = bytes(new)
+        elif kind == "delete":
+            del buf[at : at + length]
+        else:
+            buf[at:at] = buf[at : at + length]
+    return bytes(buf)
+
+
+@FUZZ
+@given(base=st.sampled_from(BASES), edits=st.lists(edit, min_size=1, max_size=4))
+def test_mutated_records_never_raise_and_paths_agree(
+    base: bytes, edits: list[tuple[str, float, list[int], int]]
+) -> None:
+    data = mutate(base, edits)
+    fast = parse_record(data, "fuzz.xml")
+    strict = parse_record(data, "fuzz.xml", fast=False)
+    assert fast == strict
+    if not strict.readable:
+        assert any(d.code.startswith(("xml.", "source.")) for d in strict.errors)
+
+
+@FUZZ
+@given(data=st.binary(max_size=400))
+def test_random_bytes_never_raise(data: bytes) -> None:
+    record = parse_record(data, "random.xml")
+    assert fastscan.scan(data) is None
+    assert not record.readable or record.diagnostics
