@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from strat_tools.sources import Unit
-
 T = TypeVar("T")
+U = TypeVar("U")
+"""An item of work: usually a :class:`~strat_tools.sources.Unit` (one game file)."""
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
@@ -45,8 +45,8 @@ def default_jobs() -> int:
 
 
 def make_batches(
-    units: Sequence[Unit], jobs: int, batch_size: int | None = None
-) -> list[list[Unit]]:
+    units: Sequence[U], jobs: int, batch_size: int | None = None
+) -> list[list[U]]:
     """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
     process overhead (and to open each zip once per batch)."""
     if not units:
@@ -57,8 +57,8 @@ def make_batches(
 
 
 def map_batches(
-    func: Callable[[list[Unit]], T],
-    units: Sequence[Unit],
+    func: Callable[[list[U]], T],
+    units: Sequence[U],
     *,
     jobs: int | None = None,
     dask: bool = False,
@@ -90,8 +90,8 @@ def map_batches(
 
 
 def _map_pool(
-    func: Callable[[list[Unit]], T],
-    batches: list[list[Unit]],
+    func: Callable[[list[U]], T],
+    batches: list[list[U]],
     jobs: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
@@ -115,8 +115,8 @@ def _map_pool(
 
 
 def _map_dask(
-    func: Callable[[list[Unit]], T],
-    batches: list[list[Unit]],
+    func: Callable[[list[U]], T],
+    batches: list[list[U]],
     jobs: int,
     address: str | None,
     progress: ProgressCallback | None,
