@@ -19,7 +19,7 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Final, cast
+from typing import Final
 
 from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
 from strat_tools.engine.position import DISTANCE
@@ -37,7 +37,6 @@ from strat_tools.rules import (
     RuleSet,
     rules_for,
 )
-from strat_tools.sources import Unit
 from strat_tools.writer import game_file_name, record_to_xml
 
 B, SPY, SC, MI, SE, LT, CA, MA, CO, GE, MS, FL = PieceKind
@@ -764,7 +763,5 @@ def generate_files(
         _generate_batch, seed=seed, year=year, month=month, policy=policy,
         max_plies=max_plies, verify=verify,
     )
-    # map_batches only slices and pickles its items, so a plan works as well as file units.
-    units = cast("list[Unit]", plan)
-    for batch in map_batches(work, units, jobs=jobs, batch_size=20, progress=progress):
+    for batch in map_batches(work, plan, jobs=jobs, batch_size=20, progress=progress):
         yield from batch
