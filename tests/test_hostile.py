@@ -166,3 +166,14 @@ def test_utf16_cannot_smuggle_a_doctype_past_the_byte_check(tmp_path: Path) -> N
     record = parse_record(external_entity(secret).decode().encode("utf-16"), "x.xml")
     assert [d.code for d in record.diagnostics] == ["xml.encoding"]
     assert SECRET not in repr(record)
+
+
+def test_billion_laughs_stays_bounded_even_past_the_doctype_refusal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Defence in depth: libxml2's amplification limit stops the bomb without our byte check."""
+    monkeypatch.setattr(gravon, "_refuse", lambda data: None)
+    record = parse_record((HOSTILE / "billion_laughs.xml").read_bytes(), "lol.xml", fast=False)
+    assert not record.readable
+    assert [d.code for d in record.errors] == ["xml.entity"]
+    assert all(len(name) < 100 for name in record.players)
