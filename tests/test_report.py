@@ -1,0 +1,258 @@
+"""The report: its numbers, its self-containedness, its atomic writing, and a real browser."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import lxml.html
+import pandas as pd
+import pytest
+from PIL import Image
+
+from strat_tools import report, stats
+from strat_tools.checks import check_record
+from strat_tools.dataset import GameSet
+from strat_tools.generate import generate_games
+from strat_tools.gravon import parse_record
+from strat_tools.records import GameRecord
+from strat_tools.tables import tables_for_records
+from strat_tools.writer import record_to_xml
+
+IMAGE_SOURCE = re.compile(r'<img [^>]*src="([^"]*)"')
+DATA_PNG = "data:image/png;base64,"
+
+
+def broken_record() -> GameRecord:
+    """A generated game whose third move starts from an empty middle square."""
+    record = next(generate_games(1, seed=5, year=2014, month=3, first_number=900))
+    xml = record_to_xml(record).decode()
+    xml, replaced = re.subn(
+        r'<move id="3" source="[^"]+" target="[^"]+"/>',
+        '<move id="3" source="E5" target="E6"/>',
+        xml,
+    )
+    assert replaced == 1
+    broken = parse_record(xml.encode(), "classic-2014.2-900.xml")
+    check_record(broken)
+    return broken
+
+
+@pytest.fixture(scope="module")
+def gameset() -> GameSet:
+    """26 generated games in two periods and two variants, plus one invalid game."""
+    records = [
+        *generate_games(20, variant="classic", seed=1, year=2013, month=10),
+        *generate_games(6, variant="barrage", seed=2, year=2014, month=3, first_number=50),
+        broken_record(),
+    ]
+    return GameSet(tables_for_records(records))
+
+
+@pytest.fixture(scope="module")
+def html_text(gameset: GameSet) -> str:
+    """The HTML report of the fixture games."""
+    return report.report_text(gameset, "html", title="Test games")
+
+
+def read_table(text: str, caption_start: str) -> pd.DataFrame:
+    """The report table whose caption starts with ``caption_start``, as strings."""
+    tree = lxml.html.fromstring(text)
+    found = [t for t in tree.iter("table") if t.findtext("caption", "").startswith(caption_start)]
+    assert len(found) == 1, caption_start
+    markup = lxml.html.tostring(found[0], encoding="unicode")
+    return pd.read_html(io.StringIO(markup), flavor="lxml")[0].astype(str)
+
+
+def number(text: str) -> float:
+    """A formatted cell back to a number: '1,234' → 1234, '12.5%' → 0.125."""
+    clean = text.replace(",", "").replace("\u2212", "-")
+    return float(clean[:-1]) / 100 if clean.endswith("%") else float(clean)
+
+
+def test_every_section_is_there_in_reading_order(html_text: str) -> None:
+    headings = re.findall(r"<h2>([^<]+)</h2>", html_text)
+    assert headings == [
+        "The corpus",
+        "Endings and game lengths",
+        "Flag and bomb placement",
+        "All pieces",
+        "Scout usage",
+        "Win rates",
+    ]
+    assert html_text.startswith("<!DOCTYPE html>") and "<title>Test games</title>" in html_text
+
+
+def test_report_is_self_contained(html_text: str) -> None:
+    sources = IMAGE_SOURCE.findall(html_text)
+    assert len(sources) == 8
+    assert all(src.startswith(DATA_PNG) for src in sources)
+    for tag in ("<script", "<link", "<iframe", "@import", "url("):
+        assert tag not in html_text
+    assert not re.search(r"(src|href)=\"(?!data:|#)", html_text)
+
+
+def test_every_image_is_a_valid_png(html_text: str) -> None:
+    for src in IMAGE_SOURCE.findall(html_text):
+        png = base64.b64decode(src[len(DATA_PNG) :], validate=True)
+        with Image.open(io.BytesIO(png)) as image:
+            image.verify()
+        with Image.open(io.BytesIO(png)) as image:
+            assert image.format == "PNG" and image.width > 300 and image.height > 200
+
+
+def test_corpus_tables_account_for_every_game(html_text: str, gameset: GameSet) -> None:
+    periods = read_table(html_text, "Games per period and variant")
+    assert dict(zip(periods.iloc[:, 0], periods["all"].map(number), strict=True)) == {
+        "2013-10": 20,
+        "2014-03": 7,
+    }
+    validity = read_table(html_text, "Validity per variant")
+    by_variant = validity.set_index("variant")
+    assert number(by_variant.loc["classic", "games"]) == 21
+    assert number(by_variant.loc["classic", "invalid"]) == 1
+    assert number(by_variant.loc["barrage", "valid"]) == 6
+    assert by_variant.loc["barrage", "valid pct"] == "100.0%"
+    codes = read_table(html_text, "Diagnostics by code")
+    expected = gameset.diagnostics["code"].astype(str).value_counts()
+    assert dict(zip(codes["code"], codes["count"].map(number), strict=True)) == dict(expected)
+
+
+def test_side_win_rates_with_wilson_intervals(html_text: str, gameset: GameSet) -> None:
+    table = read_table(html_text, "Red (moves first) against blue").set_index("variant")
+    games = gameset.games
+    decided = games[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
+    classic = decided[decided["variant"] == "classic"]
+    red = int((classic["winner"] == 1).sum())
+    low, high = stats.wilson_interval(red, len(classic))
+    row = table.loc["classic"]
+    assert (number(row["games"]), number(row["red wins"])) == (len(classic), red)
+    assert number(row["ci low"]) == pytest.approx(low, abs=0.0005)
+    assert number(row["ci high"]) == pytest.approx(high, abs=0.0005)
+
+
+def test_setup_win_rates_name_their_sample(html_text: str, gameset: GameSet) -> None:
+    table = read_table(html_text, "Win rate by flag back row, classic")
+    expected = stats.win_rate(gameset, "flag_back_row", variant="classic")
+    assert table["setups"].map(number).sum() == expected["setups"].sum()
+    assert list(table["win rate"]) == [f"{r * 100:.1f}%" for r in expected["win_rate"]]
+
+
+def test_numbers_right_aligned_text_left(html_text: str) -> None:
+    row = re.search(r"<tr><td >classic</td><td class=\"num\">", html_text)
+    assert row is not None
+
+
+def test_markdown_report(gameset: GameSet) -> None:
+    text = report.report_text(gameset, "md", title="Test games")
+    assert text.startswith("# Test games\n")
+    assert "## The corpus" in text and "## Win rates" in text
+    images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
+    assert len(images) == 8 and all(src.startswith(DATA_PNG) for src in images)
+    assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
+    assert "http" not in text
+
+
+def test_unknown_format_is_refused(gameset: GameSet) -> None:
+    with pytest.raises(ValueError, match="unknown report format"):
+        report.report_text(gameset, "pdf")  # type: ignore[arg-type]
+
+
+def test_setups_only_report_says_there_are_no_moves() -> None:
+    records = list(generate_games(4, seed=9))
+    games = GameSet(tables_for_records(records, setups_only=True))
+    text = report.report_text(games, "html")
+    assert "No moves in this data set" in text
+    assert len(IMAGE_SOURCE.findall(text)) == 6  # no scout or battle maps
+
+
+def test_write_report_is_atomic_and_takes_the_format_from_the_suffix(
+    tmp_path: Path, gameset: GameSet
+) -> None:
+    target = tmp_path / "report.md"
+    target.write_text("old")
+    report.write_report(gameset, target)
+    assert target.read_text().startswith("# Stratego game records")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.md"]
+    assert target.stat().st_mode & 0o644 == 0o644
+
+
+def test_failed_report_leaves_the_old_file(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    target.write_text("old")
+
+    class Broken:
+        games = pd.DataFrame({"x": [1]})  # no columns a report needs
+        setups = moves = diagnostics = pd.DataFrame()
+
+    with pytest.raises(KeyError):
+        report.write_report(Broken(), target)  # type: ignore[arg-type]
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+# --- a real browser -------------------------------------------------------------------------
+
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+)
+# Appended to a copy of the report only: the report itself has no scripts.
+PROBE = """<script>
+window.addEventListener('load', () => {
+  const sizes = [...document.images].map(i => i.complete + ':' + i.naturalWidth);
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  out.textContent = sizes.join(' ');
+  document.body.appendChild(out);
+});
+</script></body>"""
+
+
+def chromium() -> str:
+    """The Chromium executable, or a skip with the reason."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("no headless Chromium here (apt-get install chromium)")
+
+
+def run_chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    """Chromium with the CI flags and a fresh profile; fails the test after 120 s."""
+    command = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.browser
+def test_report_renders_in_a_real_browser(tmp_path: Path, gameset: GameSet) -> None:
+    page = report.write_report(gameset, tmp_path / "report.html")
+    shot = tmp_path / "shot.png"
+    done = run_chromium(
+        "--window-size=1280,3000", f"--screenshot={shot}", page.as_uri(), profile=tmp_path / "a"
+    )
+    assert shot.exists(), done.stderr[-2000:]
+    with Image.open(shot) as image:
+        colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colours is not None and len(colours) > 500  # text, tables and heatmaps, not blank
+    probe = tmp_path / "probe.html"
+    probe.write_text(page.read_text().replace("</body>", PROBE, 1))
+    dom = run_chromium(
+        "--virtual-time-budget=10000", "--dump-dom", probe.as_uri(), profile=tmp_path / "b"
+    )
+    found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
+    assert found is not None, dom.stderr[-2000:]
+    sizes = found.group(1).split()
+    assert len(sizes) == 8
+    assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
