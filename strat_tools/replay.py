@@ -280,6 +280,7 @@ def _fast(
         return start
     board, battle, steps, fast_side = pos.board, pos.battle, pos.steps, pos.fast_side
     rep_key, rep_count = pos.rep_key, pos.rep_count
+    rep_lo, rep_hi, spans, repetition = pos.rep_lo, pos.rep_hi, pos.spans, pos.repetition
     movers, defenders, outcomes = out.movers, out.defenders, out.outcomes
     distances, revealed = out.distances, out.revealed
     captured = pos.captured
@@ -307,8 +308,14 @@ def _fast(
         defender = board[target]
         if defender and side_of[defender] == side:
             break
-        # Step 3: the two-squares rule (the reverse of this side's last move continues it).
-        if target * 100 + source == rep_key[side]:
+        # Step 3: the two-squares rule (the reverse of this side's last move continues it;
+        # a scout under the scout clause continues it while its moves share two squares).
+        if spans[piece]:
+            count, low, high = repetition(source, target, side)
+            if count > limit:
+                break
+            rep_count[side], rep_lo[side], rep_hi[side] = count, low, high
+        elif target * 100 + source == rep_key[side]:
             count = rep_count[side] + 1
             if count > limit:
                 break

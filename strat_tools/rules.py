@@ -119,6 +119,7 @@ OPTIONS: Final[dict[str, dict[str, object]]] = {
 """Named options a rule-set name may add after ``+``: ``'gravon-2013+aggressor+silent'``."""
 
 _LIGHTNING: Final = {
+    "scout_clause": True,
     "army": ARMIES["ultimate lightning"],
     "attacker_wins_ties": True,
     "one_time_bombs": True,
@@ -133,14 +134,16 @@ RULESETS: Final[dict[str, RuleSet]] = {
     for rs in (
         RuleSet(
             "gravon-2004",
-            "Gravon classic rules of 2004-2005: two-squares limit 5, no scout clause",
+            "Gravon classic rules of 2004-2005: two-squares limit 5, scout clause",
             two_squares_limit=5,
+            scout_clause=True,
         ),
         RuleSet(
             "gravon-2013",
-            "Gravon classic rules of 2013-2014: two-squares limit 3 (a few games: 5), no scout "
+            "Gravon classic rules of 2013-2014: two-squares limit 3 (a few games: 5), scout "
             "clause",
             two_squares_limit=3,
+            scout_clause=True,
             two_squares_fallback=5,
         ),
         RuleSet(

@@ -59,18 +59,19 @@ NO_LIMIT: Final = 1 << 30
 
 
 @lru_cache(maxsize=64)
-def rule_tables(rules: RuleSet) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+def rule_tables(
+    rules: RuleSet,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[bool, ...], int]:
     """Per rule set, computed once: battle outcomes (``attacker * 26 + defender``), reach per
     board code, the side whose piece the replay's hot loop may move per code (0 for pieces
-    that never move and, under the scout clause, scouts) and the repetition limit."""
+    that never move), whether a code's repetition needs the scout clause's span, and the
+    repetition limit."""
     battle = tuple(battle_table(rules))
     steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
-    fast_side = tuple(
-        0 if steps[c] == 0 or (rules.scout_clause and c in SCOUT_CODES) else CODE_SIDE[c]
-        for c in range(26)
-    )
+    fast_side = tuple(0 if steps[c] == 0 else CODE_SIDE[c] for c in range(26))
+    spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
     limit = NO_LIMIT if rules.two_squares_limit is None else rules.two_squares_limit
-    return battle, steps, fast_side, limit
+    return battle, steps, fast_side, spans, limit
 
 
 class IllegalMove(ValueError):
@@ -103,6 +104,7 @@ class Position:
         "rescuers",
         "rules",
         "side",
+        "spans",
         "steps",
         "winner",
     )
@@ -118,7 +120,7 @@ class Position:
         self.board: list[int] = list(setup)
         self.side: int = int(side)
         self.rules = get_rules(rules)
-        self.battle, self.steps, self.fast_side, self.limit = rule_tables(self.rules)
+        self.battle, self.steps, self.fast_side, self.spans, self.limit = rule_tables(self.rules)
         # Repetition state per side (index 1 red, 2 blue): last move and how many moves in a
         # row went back and forth; lo/hi is the span shared by the chain (scout clause).
         self.rep_key = [-1, -1, -1]
@@ -152,6 +154,7 @@ class Position:
         other.steps = self.steps
         other.limit = self.limit
         other.fast_side = self.fast_side
+        other.spans = self.spans
         for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rescued"):
             setattr(other, name, getattr(self, name)[:])
         other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
@@ -161,15 +164,16 @@ class Position:
 
     # -- repetition -------------------------------------------------------------------
 
-    def repetition(self, source: int, target: int) -> tuple[int, int, int]:
-        """(count, lo, hi) the mover's back-and-forth chain would have after this move."""
-        side = self.side
+    def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
+        """(count, lo, hi) the mover's back-and-forth chain would have after this move
+        (``side``: the mover, default the side to move)."""
+        side = side or self.side
         seg_lo, seg_hi = min(source, target), max(source, target)
         last = self.rep_key[side]
         if last < 0 or source != last % 100:
             return 1, seg_lo, seg_hi
         prev_src = last // 100
-        if not (self.rules.scout_clause and self.board[source] in SCOUT_CODES):
+        if not self.spans[self.board[source]]:
             if target == prev_src:
                 return self.rep_count[side] + 1, seg_lo, seg_hi
             return 1, seg_lo, seg_hi
