@@ -487,3 +487,143 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
         raise click.ClickException(f"no setups found in {' '.join(paths)}")
     table = advice_table(games, view, None if variant == "all" else variant)
     render(table.round(3) if fmt == "table" else table, fmt)
+
+
+# ---------------------------------------------------------------------------------------
+# heatmap and report (owner: plots)
+# ---------------------------------------------------------------------------------------
+
+PIECE_CHOICES = (
+    "flag", "bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain", "major",
+    "colonel", "general", "marshal", "all",
+)
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def _require_readable(games: Any, paths: Sequence[str]) -> None:
+    """Stop with the reader's own reason when not one input could be read."""
+    frame = games.games
+    if len(frame) and frame["readable"].astype(bool).any():
+        return
+    reasons = games.diagnostics["message"].astype(str).drop_duplicates().head(3).tolist()
+    detail = "; ".join(reasons) or "no game records found"
+    raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+
+
+def _source_label(paths: Sequence[str]) -> str:
+    """A short 'source: ...' line for figure titles."""
+    text = ", ".join(paths)
+    return "source: " + (text if len(text) <= 60 else text[:57] + "...")
+
+
+@main.command()
+@paths_argument
+@click.option("--piece", default="flag", show_default=True, type=click.Choice(PIECE_CHOICES),
+              help="Piece to map; 'all' draws the twelve kinds as small multiples.")
+@click.option("--variant", default="classic", show_default=True,
+              type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+              help="Variant whose setups are drawn (armies differ, so variants never pool).")
+@click.option("--side", default="both", show_default=True,
+              type=click.Choice(["red", "blue", "both"]),
+              help="Whose setups; both pool, in each owner's view.")
+@click.option("--by", default=None,
+              type=click.Choice(["won", "period", "year", "side", "result"]),
+              help="won: winners minus losers on a diverging scale; others: one panel per group.")
+@click.option("--moves", "measure", default=None, type=click.Choice(["path", "target", "battle"]),
+              help="Draw the whole board from the moves instead (replays the games): squares "
+              "the piece passed (path), moved to (target), or battles there (--piece all: any).")
+@click.option("--numbering", default="modern", show_default=True,
+              type=click.Choice(["modern", "classic"]),
+              help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).")
+@click.option("--title", default=None, help="Extra title line (default: the input paths).")
+@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
+              help="Image file: .png, .svg or .pdf (written atomically).")
+@jobs_option
+@library_errors
+def heatmap(
+    paths: tuple[str, ...], piece: str, variant: str, side: str, by: str | None,
+    measure: str | None, numbering: str, title: str | None, out: str, jobs: int | None,
+) -> None:
+    """Draw where a piece stands in the setups (owner's view, back row at the bottom).
+
+    Each cell is annotated with the percentage of setups that have the piece there; the
+    title names n. With --moves, draw the 10x10 board with the lakes instead: where scouts
+    travel, where battles happen.
+
+    \b
+    Example:
+      strat-tools heatmap ../gravon/ --piece flag -o flag.png
+      strat-tools heatmap ../gravon/ --piece all --side blue -o pieces.svg
+      strat-tools heatmap ../gravon/ --piece bomb --by won -o bombs-won.pdf
+      strat-tools heatmap ../gravon/ --piece scout --moves path -o scouts.png
+    """
+    from strat_tools import plots
+    from strat_tools.dataset import read_games
+    from strat_tools.stats import move_frame
+
+    if not out.lower().endswith(FIGURE_SUFFIXES):
+        raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    total = _units_or_dataset(paths)
+    with progress_bar(total, "reading") as update:
+        games = read_games(list(paths), setups_only=measure is None, jobs=jobs, progress=update)
+    _require_readable(games, paths)
+    label = title or _source_label(paths)
+    if measure is None:
+        fig = plots.setup_heatmap(
+            games, piece, variant=variant, side=side, by=by, numbering=numbering,
+            title=f"{variant}, {label}",
+        )
+    else:
+        moves = move_frame(games, variant=variant)
+        if side != "both":
+            moves = moves[moves["side"] == side]
+        fig = plots.traffic_heatmap(
+            moves, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
+            title=f"{variant}, {label}",
+        )
+    plots.save_figure(fig, out)
+    message(f"Wrote {out}.")
+
+
+@main.command()
+@paths_argument
+@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
+              help="Report file, written atomically (one file: figures embedded).")
+@click.option("--format", "fmt", default=None, type=click.Choice(["html", "md"]),
+              help="html or md (default: from the file suffix, .md for Markdown, else html).")
+@click.option("--title", default="Stratego game records", show_default=True,
+              help="The report's heading.")
+@click.option("--setups-only", is_flag=True,
+              help="No replay: faster, but no scout, battle or validity-by-replay sections.")
+@rules_option
+@jobs_option
+@library_errors
+def report(
+    paths: tuple[str, ...], out: str, fmt: str | None, title: str, setups_only: bool,
+    rules: str, jobs: int | None,
+) -> None:
+    """Write one self-contained report: corpus, endings, placement, scouts, win rates.
+
+    Every table names its sample size; win rates come with Wilson 95% intervals; figures
+    are embedded, so the file opens anywhere without network or other files.
+
+    \b
+    Example:
+      strat-tools report ../gravon/ -o report.html
+      strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
+    """
+    from strat_tools.dataset import read_games
+    from strat_tools.report import write_report
+    from strat_tools.tables import check_rules
+
+    if not setups_only:
+        check_rules(rules)
+    total = _units_or_dataset(paths)
+    with progress_bar(total, "reading") as update:
+        games = read_games(
+            list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update
+        )
+    _require_readable(games, paths)
+    message(f"Read {len(games):,} games; writing the report...")
+    write_report(games, out, fmt, title=title)  # type: ignore[arg-type]
+    message(f"Wrote {out}.")

@@ -77,8 +77,17 @@ def _setup_rows(data: Data, side: str | None = None) -> pd.DataFrame:
 def _placement(
     frame: pd.DataFrame, piece: str, variant: Variants = None, by: str | None = None
 ) -> pd.DataFrame:
-    """Placement of one piece over the 40 setup cells, from :mod:`strat_tools.stats`."""
-    return piece_placement(frame, piece=piece, by=by, variant=variant)
+    """Placement of one piece over the 40 setup cells, from :mod:`strat_tools.stats`.
+
+    Raises ``ValueError`` when no setup is left to count (an empty picture says nothing).
+    """
+    placement: pd.DataFrame = piece_placement(frame, piece=piece, by=by, variant=variant)
+    if _n_setups(placement) == 0:
+        wanted = "any variant" if variant is None else f"variant {variant}"
+        raise ValueError(
+            f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
+        )
+    return placement
 
 
 def _grid(placement: pd.DataFrame, column: str = "share") -> np.ndarray:
@@ -208,6 +217,8 @@ def setup_heatmap(
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
         save_figure(fig, "flag.png")
     """
+    if piece != "all":
+        PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
     frame = _setup_rows(data, side)
     if by == "won":
         return winners_vs_losers(frame, piece, variant=variant, title=title, numbering=numbering)
