@@ -6,8 +6,16 @@ from __future__ import annotations
 import pytest
 
 from strat_tools.board import parse_square
-from strat_tools.records import GameRecord, Result, Status, Termination
-from strat_tools.replay import IllegalMove, Position, parse_board, render_board, replay
+from strat_tools.records import GameRecord, Rescue, Result, Status, Termination
+from strat_tools.replay import (
+    IllegalMove,
+    Position,
+    board_at,
+    parse_board,
+    render_board,
+    replay,
+    show,
+)
 
 EMPTY_BOARD = """
       A   B   C   D   E   F   G   H   I   K
@@ -60,7 +68,9 @@ def test_position_push_and_diagram() -> None:
     pos = Position(put({"A1": "rF", "E4": "r10", "K10": "bF", "E7": "b1"}), "gravon-2013")
     assert move(pos, "E4-E5") == 0
     assert move(pos, "E7-E6") == 0
-    assert diagram(pos) == """\
+    assert (
+        diagram(pos)
+        == """\
       A   B   C   D   E   F   G   H   I   K
 10   .   .   .   .   .   .   .   .   .  bF
  9   .   .   .   .   .   .   .   .   .   .
@@ -72,6 +82,7 @@ def test_position_push_and_diagram() -> None:
  3   .   .   .   .   .   .   .   .   .   .
  2   .   .   .   .   .   .   .   .   .   .
  1  rF   .   .   .   .   .   .   .   .   ."""
+    )
     # Marshal attacks the spy: anything attacking the spy wins.
     assert move(pos, "E5-E6") == 1
     assert pos.captured[2] == [14]  # blue spy
@@ -80,8 +91,9 @@ def test_position_push_and_diagram() -> None:
 def test_legal_moves_of_a_scout_stop_at_pieces_and_lakes() -> None:
     pos = Position(put({"A1": "rF", "C4": "r2", "C8": "b5", "K10": "bF", "A4": "r4"}))
     targets = sorted(t for s, t in pos.legal_moves() if s == parse_square("C4"))
-    assert targets == sorted(parse_square(n) for n in ("C3", "C2", "C1", "B4", "D4", "E4",
-                                                       "F4", "G4", "H4", "I4", "K4"))
+    assert targets == sorted(
+        parse_square(n) for n in ("C3", "C2", "C1", "B4", "D4", "E4", "F4", "G4", "H4", "I4", "K4")
+    )
 
 
 def test_push_rejects_illegal_move_with_rule_code() -> None:
@@ -94,8 +106,13 @@ def test_push_rejects_illegal_move_with_rule_code() -> None:
 def test_replay_of_hand_built_record_captures_flag() -> None:
     setup = tuple(put({"A1": "rF", "A4": "r2", "A9": "bF", "K7": "b3"}))
     record = GameRecord(
-        source="t", variant="classicfree", year=2014, setup=setup,
-        sources=[parse_square("A4")], targets=[parse_square("A9")], lines=[5],
+        source="t",
+        variant="classicfree",
+        year=2014,
+        setup=setup,
+        sources=[parse_square("A4")],
+        targets=[parse_square("A9")],
+        lines=[5],
         result=Result(1, 1),
     )
     result = replay(record)
@@ -103,3 +120,240 @@ def test_replay_of_hand_built_record_captures_flag() -> None:
     assert result.termination is Termination.FLAG_CAPTURED
     assert result.outcomes == [4]
     assert result.distances == [5]
+
+
+# -- hand-built games: one per rule -----------------------------------------------------
+
+BASE = {"A1": "rF", "K10": "bF", "K1": "r3", "A10": "b3"}
+"""Both flags and a spare movable piece each, so no game ends by accident."""
+
+
+def game(
+    pieces: dict[str, str],
+    moves: str,
+    *,
+    variant: str = "classic",
+    year: int = 2014,
+    result: tuple[int, int] | None = None,
+) -> GameRecord:
+    """A record from pieces on an empty board and moves like 'A4-A5 K7-K6'."""
+    setup = tuple(put({**BASE, **pieces}))
+    pairs = [tuple(parse_square(p) for p in m.split("-")) for m in moves.split()]
+    return GameRecord(
+        source="t.xml",
+        variant=variant,
+        year=year,
+        month=1,
+        setup=setup,
+        sources=[s for s, _ in pairs],
+        targets=[t for _, t in pairs],
+        lines=[10 + i for i in range(len(pairs))],
+        result=None if result is None else Result(*result),
+    )
+
+
+ILLEGAL = [
+    ("rule.turn", 1, {"E4": "r5", "E7": "b5"}, "E7-E6"),
+    ("rule.empty_source", 1, {}, "E4-E5"),
+    ("rule.immovable", 1, {"E4": "rB"}, "E4-E5"),
+    ("rule.immovable", 1, {}, "A1-A2"),
+    ("rule.lake", 1, {"C4": "r5"}, "C4-C5"),
+    ("rule.own_piece", 1, {"E4": "r5", "E3": "r6"}, "E4-E3"),
+    ("rule.diagonal", 1, {"E4": "r5"}, "E4-F5"),
+    ("rule.distance", 1, {"E4": "r5"}, "E4-E6"),
+    ("rule.scout_path", 1, {"E2": "r2", "E4": "r5"}, "E2-E7"),
+    ("rule.scout_path", 1, {"E2": "r2", "E4": "b5"}, "E2-E7"),
+    ("rule.lake", 1, {"B5": "r2"}, "B5-E5"),
+    ("rule.after_end", 3, {"I10": "b3", "K8": "r5"}, "K8-K9 A10-A9 K1-K2"),
+]
+
+
+@pytest.mark.parametrize(("code", "ply", "pieces", "moves"), ILLEGAL)
+def test_illegal_move_is_reported_and_stops_the_replay(
+    code: str, ply: int, pieces: dict[str, str], moves: str
+) -> None:
+    record = game(pieces, moves if code != "rule.after_end" else "K8-K9 A10-A9 K9-K10 A9-A8")
+    if code == "rule.after_end":
+        ply = 4
+    result = replay(record, "gravon-2013")
+    assert result.status is Status.INVALID
+    diag = result.diagnostics[0]
+    assert (diag.code, diag.ply, diag.line) == (code, ply, 10 + ply - 1)
+    assert result.plies_replayed == ply - 1
+    assert result.stopped_at == ply
+    move = record.moves[ply - 1].to_str()
+    assert move in diag.message
+
+
+def test_after_end_names_the_captured_flag() -> None:
+    record = game({"K8": "r5"}, "K8-K9 A10-A9 K9-K10 A9-A8")
+    result = replay(record)
+    assert result.outcomes[2] == 4
+    assert result.diagnostics[0].code == "rule.after_end"
+    assert result.termination is Termination.FLAG_CAPTURED and result.winner == 1
+
+
+def test_two_squares_limit_three_and_five() -> None:
+    moves = "E4-E5 A10-A9 E5-E4 A9-A8 E4-E5 A8-A7 E5-E4 A7-A6 E4-E5 A6-B6 E5-E4"
+    record = game({"E4": "r5"}, moves)
+    strict = replay(record, "gravon-2013+strict")
+    assert [(d.code, d.ply) for d in strict.diagnostics] == [("rule.two_squares", 7)]
+    five = replay(record, "gravon-2004")
+    assert [(d.code, d.ply) for d in five.diagnostics] == [("rule.two_squares", 11)]
+    # Past 5 too: the looser limit does not help, so the strict verdict stands.
+    assert replay(record, "gravon-2013").diagnostics == strict.diagnostics
+
+
+def test_two_squares_fallback_to_five_is_reported() -> None:
+    moves = "E4-E5 A10-A9 E5-E4 A9-A8 E4-E5 A8-A7 E5-E4 A7-A6 E4-E5"
+    result = replay(game({"E4": "r5"}, moves))
+    assert result.rules.name == "gravon-2013+limit5"
+    assert result.status is Status.VALID
+    note = result.diagnostics[0]
+    assert (note.code, note.severity.value, note.ply) == ("rules.two_squares_fallback", "info", 7)
+
+
+def test_two_squares_count_restarts_after_another_move() -> None:
+    moves = "E4-E5 A10-A9 E5-E4 A9-A8 E4-E5 A8-A7 K1-K2 A7-A6 E5-E4 A6-B6 E4-E5"
+    assert replay(game({"E4": "r5"}, moves), "gravon-2013+strict").status is Status.VALID
+
+
+def test_scout_clause_counts_moves_over_the_same_squares() -> None:
+    moves = "E1-E4 A10-A9 E4-E2 A9-A8 E2-E4 A8-A7 E4-E3"
+    record = game({"E1": "r2"}, moves)
+    clause = replay(record, "gravon-2013+strict")
+    assert [(d.code, d.ply) for d in clause.diagnostics] == [("rule.two_squares", 7)]
+    assert replay(record, "classic+limit3").status is Status.VALID
+
+
+# -- battles, shown in both numberings ---------------------------------------------------
+
+
+def test_spy_takes_marshal_only_when_attacking() -> None:
+    record = game({"E5": "r1", "E6": "b10", "F6": "b9"}, "E5-E6")
+    result = replay(record)
+    assert result.outcomes == [1] and result.revealed == [3]
+    pos = board_at(record)
+    assert str(pos).splitlines()[4:7] == [
+        " 7   .   .   .   .   .   .   .   .   .   .",
+        " 6   .   .  ~~  ~~  r1  b9  ~~  ~~   .   .",
+        " 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .",
+    ]
+    classic = render_board(pos.board, numbering="classic").splitlines()[5]
+    assert classic == " 6   .   .  ~~  ~~  rS  b2  ~~  ~~   .   ."
+
+
+def test_equal_ranks_both_go_unless_aggressor() -> None:
+    record = game({"E5": "r6", "E6": "b6"}, "E5-E6")
+    assert replay(record).outcomes == [3]
+    assert replay(record).final_board[parse_square("E6")] == 0
+    aggressor = replay(record, "gravon-2013+aggressor")
+    assert aggressor.outcomes == [1]
+    row = render_board(aggressor.final_board, numbering="classic").splitlines()[5]
+    assert row == " 6   .   .  ~~  ~~  r5   .  ~~  ~~   .   ."
+
+
+def test_bombs_and_miners() -> None:
+    record = game({"E5": "r8", "E6": "bB", "F5": "r3", "F6": "bB"}, "E5-E6 A10-A9 F5-F6")
+    result = replay(record)
+    assert result.outcomes == [2, 0, 1]
+    assert result.captured == ([9], [13])  # red colonel; blue bomb (taken by the miner)
+    rows = render_board(result.final_board).splitlines()[5:7]
+    assert rows == [
+        " 6   .   .  ~~  ~~  bB  r3  ~~  ~~   .   .",
+        " 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .",
+    ]
+
+
+def test_silent_defense_reveals_only_the_attacker() -> None:
+    record = game({"E5": "r8", "E6": "b7", "B2": "r2", "B9": "b4"}, "E5-E6 A10-A9 B2-B9")
+    assert replay(record).revealed == [3, 0, 3]
+    assert replay(record, "auto+silent").revealed == [1, 0, 3]
+
+
+def test_show_marks_last_move_and_battle() -> None:
+    record = game({"E5": "r8", "E6": "b7"}, "E5-E6")
+    text = show(record, 1, numbering="classic")
+    assert " 6   .   .  ~~  ~~  r3!" in text
+    assert "red colonel attacks blue major: attacker wins" in text
+
+
+# -- ultimate lightning ------------------------------------------------------------------
+
+
+def lightning(
+    pieces: dict[str, str], moves: str, rescues: dict[int, Rescue] | None = None
+) -> GameRecord:
+    record = game(pieces, moves, variant="ultimate lightning")
+    record.rescues = rescues or {}
+    return record
+
+
+def test_lightning_captain_moves_two_squares_and_may_turn() -> None:
+    record = lightning({"E3": "r6"}, "E3-E5 A10-A9 E5-F6")
+    result = replay(record)
+    assert result.status is Status.VALID and result.distances == [2, 1, 2]
+    assert result.revealed == [1, 0, 1]  # a two-square move shows a captain
+    too_far = replay(lightning({"E2": "r6"}, "E2-E5"))
+    assert [(d.code, d.ply) for d in too_far.diagnostics] == [("rule.distance", 1)]
+    blocked = replay(lightning({"E3": "r6", "E4": "r5"}, "E3-E5"))
+    assert blocked.diagnostics[0].code == "rule.path"
+    assert replay(game({"E3": "r6"}, "E3-E5")).diagnostics[0].code == "rule.distance"
+
+
+def test_lightning_bomb_goes_after_its_first_hit() -> None:
+    record = lightning({"E5": "r8", "E6": "bB", "E4": "r7"}, "E5-E6 A10-A9 E4-E5 A9-A8 E5-E6")
+    result = replay(record)
+    assert result.outcomes == [3, 0, 0, 0, 0]  # bomb and colonel gone; the major walks in
+    assert result.final_board[parse_square("E6")] == 8
+
+
+def test_lightning_ties_go_to_the_attacker() -> None:
+    assert replay(lightning({"E5": "r6", "E6": "b6"}, "E5-E6")).outcomes == [1]
+
+
+def test_lightning_rescue_legal_and_illegal() -> None:
+    # Red loses its major to blue's colonel, then its general reaches row 10 and rescues it.
+    pieces = {"E8": "r7", "E9": "b8", "D9": "r9", "B2": "b5"}
+    moves = "E8-E9 B2-B1 D9-D10"
+    rescue = Rescue(parse_square("E4"), 8, "E4", "8")  # code 8 = red major
+    record = lightning(pieces, moves, {3: rescue})
+    result = replay(record)
+    assert result.status is Status.VALID, result.diagnostics
+    assert result.rescued == {3: 8}
+    assert result.final_board[parse_square("E4")] == 8
+    not_back_row = lightning({**pieces, "D9": "r9"}, "E8-E9 B2-B1 D9-C9", {3: rescue})
+    assert replay(not_back_row).diagnostics[0].code == "rule.rescue"
+    nothing_lost = lightning(pieces, "E8-E9 B2-B1 D9-D10", {3: Rescue(34, 10, "E4", "10")})
+    assert "no captured red general" in replay(nothing_lost).diagnostics[0].message
+    classic = game(pieces, moves)
+    classic.rescues = {3: rescue}
+    assert "no rescue" in replay(classic).diagnostics[0].message
+
+
+# -- the recorded result against the board --------------------------------------------
+
+
+def test_result_checks() -> None:
+    capture = "K8-K9 A10-A9 K9-K10"
+    assert replay(game({"K8": "r5"}, capture, result=(1, 1))).status is Status.VALID
+    wrong_winner = replay(game({"K8": "r5"}, capture, result=(1, 2)))
+    assert [d.code for d in wrong_winner.diagnostics] == ["result.winner"]
+    timeout = replay(game({"K8": "r5"}, capture, result=(11, 1)))
+    assert [d.code for d in timeout.diagnostics] == ["result.flag"]
+    no_capture = replay(game({"K8": "r5"}, "K8-K9", result=(1, 1)))
+    assert [d.code for d in no_capture.diagnostics] == ["result.flag"]
+    nobody_stuck = replay(game({}, "K1-K2", result=(0, 1)))
+    assert [(d.code, d.severity.value) for d in nobody_stuck.diagnostics] == [
+        ("result.no_moves", "warning")
+    ]
+
+
+def test_no_legal_move_right_after_own_move() -> None:
+    # Blue's last movable piece walks into a bomb: blue has nothing left to move.
+    pieces = {"E5": "r5", "E7": "b5", "E6": "rB", "A10": "bB"}
+    record = game(pieces, "E5-F5 E7-E6", result=(0, 1))
+    result = replay(record)
+    assert result.termination is Termination.NO_MOVES and result.winner == 1
+    assert result.status is Status.VALID
+    assert replay(game(pieces, "E5-F5 E7-E6", result=(0, 2))).diagnostics[0].code == "result.winner"
