@@ -532,6 +532,9 @@ def _source_label(paths: Sequence[str]) -> str:
 @click.option("--moves", "measure", default=None, type=click.Choice(["path", "target", "battle"]),
               help="Draw the whole board from the moves instead (replays the games): squares "
               "the piece passed (path), moved to (target), or battles there (--piece all: any).")
+@click.option("--view", default="board", show_default=True, type=click.Choice(["board", "owner"]),
+              help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
+              "so every mover plays up the board).")
 @click.option("--numbering", default="modern", show_default=True,
               type=click.Choice(["modern", "classic"]),
               help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).")
@@ -542,7 +545,8 @@ def _source_label(paths: Sequence[str]) -> str:
 @library_errors
 def heatmap(
     paths: tuple[str, ...], piece: str, variant: str, side: str, by: str | None,
-    measure: str | None, numbering: str, title: str | None, out: str, jobs: int | None,
+    measure: str | None, view: str, numbering: str, title: str | None, out: str,
+    jobs: int | None,
 ) -> None:
     """Draw where a piece stands in the setups (owner's view, back row at the bottom).
 
@@ -555,7 +559,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece flag -o flag.png
       strat-tools heatmap ../gravon/ --piece all --side blue -o pieces.svg
       strat-tools heatmap ../gravon/ --piece bomb --by won -o bombs-won.pdf
-      strat-tools heatmap ../gravon/ --piece scout --moves path -o scouts.png
+      strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
     """
     from strat_tools import plots
     from strat_tools.dataset import read_games
@@ -579,7 +583,7 @@ def heatmap(
             moves = moves[moves["side"] == side]
         fig = plots.traffic_heatmap(
             moves, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-            title=f"{variant}, {label}",
+            view=view, title=f"{variant}, {label}",  # type: ignore[arg-type]
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")

@@ -353,3 +353,100 @@ def test_save_figure_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
         plots.save_figure(Figure(), target)
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["figure.nope"]
+
+
+# --- the heatmap command ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def games_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Twelve generated classic games in one zip."""
+    from strat_tools.generate import generate_games
+    from strat_tools.writer import write_games
+
+    path = tmp_path_factory.mktemp("games") / "strados2026-10.zip"
+    write_games(generate_games(12, variant="classic", seed=4, month=11), path)
+    return path
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    """Run ``strat-tools`` in process: exit code, stdout, stderr."""
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def svg_texts(path: Path) -> str:
+    """The text of an SVG written by matplotlib (glyphs kept as text)."""
+    return path.read_text()
+
+
+def test_heatmap_command_writes_the_flag_map(tmp_path: Path, games_zip: Path) -> None:
+    from strat_tools.dataset import read_games
+    from strat_tools.stats import piece_placement
+
+    out = tmp_path / "flag.png"
+    code, stdout, stderr = run_cli("heatmap", str(games_zip), "--piece", "flag", "-o", str(out))
+    assert code == 0, stderr
+    assert stdout == "" and f"Wrote {out}" in stderr
+    assert out.read_bytes().startswith(b"\x89PNG")
+    # the same picture through the library, to read its labels back
+    games = read_games([str(games_zip)], setups_only=True, jobs=1)
+    placement = piece_placement(games, "flag", variant="classic")
+    labels = cell_labels(plots.setup_heatmap(games, "flag", variant="classic").axes[0])
+    assert int(placement["setups"].max()) == 24
+    for row, col, share in zip(placement["row"], placement["col"], placement["share"], strict=True):
+        assert labels[(row, col)] == f"{share * 100:.1f}"
+
+
+def test_heatmap_command_all_pieces_svg(tmp_path: Path, games_zip: Path) -> None:
+    import matplotlib
+
+    out = tmp_path / "pieces.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        code, _, stderr = run_cli("heatmap", str(games_zip), "--piece", "all", "-o", str(out))
+    assert code == 0, stderr
+    text = svg_texts(out)
+    assert "n = 24 setups" in text and "Marshal (10)" in text
+
+
+def test_heatmap_command_moves_view(tmp_path: Path, games_zip: Path) -> None:
+    out = tmp_path / "scouts.pdf"
+    code, _, stderr = run_cli(
+        "heatmap", str(games_zip), "--piece", "scout", "--moves", "path", "--view", "owner",
+        "-o", str(out), "--jobs", "1",
+    )  # fmt: skip
+    assert code == 0, stderr
+    assert out.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize(
+    "args, code, text",
+    [
+        (["--piece", "flag", "-o", "flag.txt"], 2, "must end in .png, .svg or .pdf"),
+        (["--piece", "queen", "-o", "x.png"], 2, "Invalid value for '--piece'"),
+        (
+            ["--variant", "barrage", "-o", "x.png"],
+            1,
+            "Error: no setups to draw for variant barrage",
+        ),
+    ],
+)
+def test_heatmap_command_errors(
+    tmp_path: Path, games_zip: Path, args: list[str], code: int, text: str
+) -> None:
+    result = run_cli(
+        "heatmap", str(games_zip), *[str(tmp_path / a) if "." in a else a for a in args]
+    )
+    assert result[0] == code
+    assert text in result[2]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_heatmap_command_missing_input(tmp_path: Path) -> None:
+    code, _, stderr = run_cli("heatmap", str(tmp_path / "nothing"), "-o", str(tmp_path / "x.png"))
+    assert code == 1
+    assert stderr.startswith("Error: nothing readable in")

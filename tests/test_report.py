@@ -256,3 +256,31 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, gameset: GameSet) -> N
     sizes = found.group(1).split()
     assert len(sizes) == 8
     assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
+
+
+# --- the report command -------------------------------------------------------------------
+
+
+def test_report_command_writes_html_and_markdown(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+    from strat_tools.writer import write_games
+
+    archive = tmp_path / "strados2026-10.zip"
+    write_games(generate_games(8, variant="classic", seed=6, month=11), archive)
+    runner = CliRunner()
+    html_out = tmp_path / "report.html"
+    result = runner.invoke(main, ["report", str(archive), "-o", str(html_out), "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "" and "Read 8 games" in result.stderr
+    text = html_out.read_text()
+    assert text.startswith("<!DOCTYPE html>") and "8 games" in text
+    md_out = tmp_path / "report.txt"
+    result = runner.invoke(
+        main, ["report", str(archive), "-o", str(md_out), "--format", "md", "--setups-only"]
+    )
+    assert result.exit_code == 0, result.stderr
+    assert md_out.read_text().startswith("# Stratego game records")
+    missing = runner.invoke(main, ["report", str(tmp_path / "none"), "-o", str(md_out)])
+    assert missing.exit_code == 1 and "Error: nothing readable" in missing.stderr
