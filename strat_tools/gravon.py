@@ -205,6 +205,8 @@ class _StrictParser:
         self.players: dict[int, str] = {}
         self.counts = {"field": 0, "game": 0, "result": 0}
         self.in_game = 0
+        self.dropped = 0
+        self.moves_elsewhere = 0
         self.game_line: int | None = None
 
     def unknown_attributes(self, el: Any, tag: str) -> None:
@@ -245,8 +247,8 @@ class _StrictParser:
         record = self.record
         line = el.sourceline or 0
         parent = el.getparent()
-        if parent is not None and parent.tag == "game":
-            self.in_game += 1
+        if parent is None or parent.tag != "game":
+            self.moves_elsewhere += 1
         self.structure(el, "move", parent)
         self.unknown_attributes(el, "move")
         self.ids.append(el.get("id"))
@@ -347,6 +349,7 @@ class _StrictParser:
         sources, targets, lines, ids = record.sources, record.targets, record.lines, self.ids
         square = SQUARES.get
         el: Any = None
+        hot = False  # whether the next move may take the hot path (recomputed after slow ones)
         for _event, el in etree.iterparse(
             BytesIO(data),
             events=("end",),
@@ -360,29 +363,38 @@ class _StrictParser:
             if el.tag == "move":
                 # Hot loop: one call for all attributes; anything unusual takes move().
                 items = el.items()
-                if self.stage == 1 and self.rescue is None and len(items) == 3:
+                if hot and len(items) == 3:
                     (k_id, mid), (k_src, src), (k_tgt, tgt) = items
                     sq_src, sq_tgt = square(src, -1), square(tgt, -1)
                     if (
-                        k_id == "id"
-                        and k_src == "source"
+                        k_src == "source"
                         and k_tgt == "target"
+                        and k_id == "id"
                         and sq_src >= 0 <= sq_tgt
                     ):
                         ids.append(mid)
                         sources.append(sq_src)
                         targets.append(sq_tgt)
                         lines.append(el.sourceline)
-                        self.in_game += 1
-                        el.clear()
+                        if len(ids) & 1023 == 0:
+                            self.drop_read_moves(el)
                         continue
                 self.move(el)
-                el.clear()
             elif isinstance(el.tag, str):
+                if el.tag == "game":
+                    self.in_game += len(ids) - self.moves_elsewhere
                 self.element(el, el.tag, named)
+            hot = self.stage == 1 and self.rescue is None
         if el is None:
             raise ValueError("no element found")
         self.finish(el.tag if isinstance(el.tag, str) else "?")
+
+    def drop_read_moves(self, el: Any) -> None:
+        """Delete the game's children read so far, so no DOM builds up in a long game."""
+        parent = el.getparent()
+        if parent is not None and parent.tag == "game":
+            self.dropped += len(parent) - 1
+            del parent[:-1]
 
     def element(self, el: Any, tag: str, named: str | None) -> None:
         """Every element but an ordinary move."""
@@ -416,11 +428,12 @@ class _StrictParser:
         if self.counts["game"] > 1:
             return
         check_variant(self.record, el.get("type"), named, self.game_line)
-        if len(el) != self.in_game:
+        if len(el) + self.dropped != self.in_game:
             self.record.add(
                 "xml.structure",
                 ERROR,
-                f"<game> has {len(el)} child elements but {self.in_game} were read in place;"
+                f"<game> has {len(el) + self.dropped} child elements but {self.in_game} were"
+                " read in place;"
                 " a <move> is nested where it does not belong",
                 line=self.game_line,
             )
