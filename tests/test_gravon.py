@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from strat_tools import fastscan
-from strat_tools.board import parse_square
+from strat_tools.board import parse_square, square_name
 from strat_tools.gravon import parse_record, parse_strict, read_records, read_units
 from strat_tools.pieces import CODE_LETTERS
 from strat_tools.records import GameRecord
@@ -231,3 +231,24 @@ def test_real_archive_identical_on_both_paths(gravon_dir: Path) -> None:
     with UnitReader() as reader:
         strict_only = sum(fastscan.scan(reader.read(u)) is None for u in units)
     assert strict_only == 0  # every real file is in the archive layout
+
+
+def test_fast_square_table_round_trips_with_board_names() -> None:
+    assert len(fastscan.SQUARE_CODES) == 100
+    for square in range(100):
+        assert fastscan.SQUARE_CODES[square_name(square, gravon=True).encode()] == square
+
+
+def test_long_game_keeps_every_move_and_both_paths_agree() -> None:
+    base = (GRAVON / "classic-2014.4-17.xml").read_bytes()
+    head, _, rest = base.partition(b'  <move id="1"')
+    tail = rest[rest.index(b"  <player") :]
+    moves = b"".join(
+        b'  <move id="%d" source="%s" target="%s"/>\n'
+        % (i + 1, (b"A7", b"A4")[i % 2], (b"A6", b"A5")[i % 2])
+        for i in range(5000)
+    )
+    data = head + moves + tail
+    fast, strict = parse_record(data, "long.xml"), parse_record(data, "long.xml", fast=False)
+    assert fast == strict
+    assert fast.plies == 5000 and fast.lines[-1] == 5005 and fast.diagnostics == []
