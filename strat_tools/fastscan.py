@@ -177,7 +177,7 @@ def scan(data: bytes) -> FastGame | None:
         return None
     start, end = found.span(3)
     first_line = data.count(b"\n", 0, start) + 1
-    if b"<rescue" in data[start:end]:
+    if data.find(b"<rescue", start, end) >= 0:
         moves = _rescue_moves(data[start:end], first_line)
         if moves is None:
             return None
@@ -202,5 +202,5 @@ def scan(data: bytes) -> FastGame | None:
         winner=int(found.group(7)),
         game_line=3,
         field_line=5 if field is not None else None,
-        result_line=data.count(b"\n", 0, found.start(6)) + 1,
+        result_line=first_line + len(lines) + len(rescues) + 2,  # after the two player lines
     )

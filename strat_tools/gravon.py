@@ -393,8 +393,10 @@ class _StrictParser:
         """Delete the game's children read so far, so no DOM builds up in a long game."""
         parent = el.getparent()
         if parent is not None and parent.tag == "game":
-            self.dropped += len(parent) - 1
-            del parent[:-1]
+            # Only earlier siblings: libxml2 may already have parsed elements after this one.
+            done = parent.index(el)
+            self.dropped += done
+            del parent[:done]
 
     def element(self, el: Any, tag: str, named: str | None) -> None:
         """Every element but an ordinary move."""

@@ -239,16 +239,17 @@ def test_fast_square_table_round_trips_with_board_names() -> None:
         assert fastscan.SQUARE_CODES[square_name(square, gravon=True).encode()] == square
 
 
-def test_long_game_keeps_every_move_and_both_paths_agree() -> None:
+@pytest.mark.parametrize("plies", [1024, 1025, 2048, 5000])
+def test_long_game_keeps_every_move_and_both_paths_agree(plies: int) -> None:
     base = (GRAVON / "classic-2014.4-17.xml").read_bytes()
     head, _, rest = base.partition(b'  <move id="1"')
     tail = rest[rest.index(b"  <player") :]
     moves = b"".join(
         b'  <move id="%d" source="%s" target="%s"/>\n'
         % (i + 1, (b"A7", b"A4")[i % 2], (b"A6", b"A5")[i % 2])
-        for i in range(5000)
+        for i in range(plies)
     )
     data = head + moves + tail
     fast, strict = parse_record(data, "long.xml"), parse_record(data, "long.xml", fast=False)
     assert fast == strict
-    assert fast.plies == 5000 and fast.lines[-1] == 5005 and fast.diagnostics == []
+    assert fast.plies == plies and fast.lines[-1] == plies + 5 and fast.diagnostics == []
