@@ -256,3 +256,20 @@ def test_export_command_errors(tmp_path: Path) -> None:
     assert nothing.exit_code == 1 and "no game records found" in nothing.stderr
     help_text = runner.invoke(main, ["export", "--help"]).output
     assert "Example:" in help_text and "strat-tools export" in help_text
+
+
+def test_a_parquet_folder_per_table_is_read_too(fixture_set: GameSet, tmp_path: Path) -> None:
+    # Dask and Spark write a table as a folder of part files: NAME/part-*.parquet.
+    fixture_set.export(tmp_path)
+    games = pq.read_table(tmp_path / "games.parquet")
+    (tmp_path / "games.parquet").unlink()
+    (tmp_path / "games").mkdir()
+    pq.write_table(games.slice(0, 2), tmp_path / "games" / "part-0.parquet")
+    pq.write_table(games.slice(2), tmp_path / "games" / "part-1.parquet")
+    assert_same(read_dataset(tmp_path), fixture_set)
+
+
+@pytest.mark.slow
+def test_read_games_on_a_local_dask_cluster_gives_the_same_tables(fixture_set: GameSet) -> None:
+    pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
+    assert_same(read_games(FIXTURES, dask=True, jobs=2), fixture_set)

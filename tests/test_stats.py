@@ -386,3 +386,15 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     ]
     unknown = runner.invoke(main, ["stats", str(tmp_path), "--stat", "luck"])
     assert unknown.exit_code == 2 and "unknown statistic 'luck'" in unknown.stderr
+
+
+def test_grouping_by_result_and_won(frames: Frames) -> None:
+    by_result = stats.piece_by_line(frames, "flag", "row", by="result")
+    # g1 red and g2 blue won, g1 blue and g2 red lost, both g3 setups drew.
+    setups = by_result.drop_duplicates("result").set_index("result")["setups"].to_dict()
+    assert setups == {"draw": 2, "loss": 2, "win": 2}
+    assert cell(by_result, result="loss", row=2)["count"] == 1  # g2 red
+    by_won = stats.flag_placement(frames, by="won")
+    winners = by_won[by_won["won"].eq(True).fillna(False).astype(bool)]
+    assert set(winners["setups"]) == {2}
+    assert winners.loc[winners["count"] > 0, ["row", "col"]].values.tolist() == [[1, 1], [1, 10]]
