@@ -443,9 +443,11 @@ def board_heatmap(
 
 
 def _compact(value: float, decimals: int) -> str:
-    """Short cell text: ``12.3k`` above ten thousand, else the number."""
-    if abs(value) >= 10_000:
+    """Short cell text: ``'532'``, ``'9.8k'``, ``'123k'``, so every cell fits its square."""
+    if abs(value) >= 100_000:
         return f"{value / 1000:.0f}k"
+    if abs(value) >= 1000:
+        return f"{value / 1000:.1f}k"
     return f"{value:.{decimals}f}"
 
 
@@ -587,10 +589,11 @@ def traffic_heatmap(
     what = {
         "path": f"Squares entered by {who}",
         "target": f"Squares {who} moved to",
-        "battle": f"Squares where {who} fought",
+        "battle": "Where battles happen" + ("" if piece is None else f", {who} attacking"),
     }[measure]
     games = frame["game_id"].nunique() if "game_id" in frame else 0
-    heading = f"{what}: {len(frame):,} moves in {games:,} game{'s' if games != 1 else ''}"
+    unit = ("attack" if measure == "battle" else "move") + ("s" if len(frame) != 1 else "")
+    heading = f"{what}: {len(frame):,} {unit} in {games:,} game{'s' if games != 1 else ''}"
     if view == "owner":
         heading += "\neach mover's own view: blue's moves turned 180°, own side at the bottom"
     label = {"path": "times entered", "target": "moves ending here", "battle": "battles"}

@@ -209,6 +209,13 @@ def test_board_heatmap_scale_ignores_lake_values() -> None:
     assert labels[(9, 9)] == "99" and (5, 7) not in labels
 
 
+def test_board_heatmap_shortens_big_counts_to_fit_a_square() -> None:
+    values = np.zeros(100)
+    values[[0, 1, 2, 3]] = [532, 9876, 10_000, 123_456]
+    labels = cell_labels(plots.board_heatmap(values).axes[0])
+    assert [labels[(0, c)] for c in range(4)] == ["532", "9.9k", "10.0k", "123k"]
+
+
 def ascii_counts(counts: np.ndarray) -> str:
     """A 10x10 count grid as red sees it: row 10 on top, lakes as ~, zeros as dots."""
     lines = []
@@ -295,6 +302,11 @@ def test_traffic_heatmap_titles_what_and_how_many(moves: pd.DataFrame) -> None:
     assert ax.get_title() == "Squares entered by scouts: 4 moves in 2 games"
     assert only_image(ax).get_clim() == (0.0, 2.0)
     assert cell_labels(ax)[(7, 0)] == "2"  # A8, entered twice
+    battles = plots.traffic_heatmap(moves, piece=None, measure="battle").axes[0]
+    assert battles.get_title() == "Where battles happen: 1 attack in 1 game"
+    assert "(red sets up on 1-4" in battles.get_ylabel()
+    owner = plots.traffic_heatmap(moves, view="owner").axes[0]
+    assert "mover's back row" in owner.get_ylabel()
 
 
 POSITION = """
@@ -450,3 +462,21 @@ def test_heatmap_command_missing_input(tmp_path: Path) -> None:
     code, _, stderr = run_cli("heatmap", str(tmp_path / "nothing"), "-o", str(tmp_path / "x.png"))
     assert code == 1
     assert stderr.startswith("Error: nothing readable in")
+
+
+@pytest.mark.archive
+def test_flag_heatmap_of_the_real_archive(gravon_dir: Path) -> None:
+    from strat_tools.dataset import read_games
+    from strat_tools.stats import piece_placement
+
+    games = read_games([str(gravon_dir)], setups_only=True)
+    ax = plots.setup_heatmap(games, "flag", variant="classic").axes[0]
+    # 12,400 classic games, one without a setup (classic-2014.9-2525): 2 x 12,399 setups
+    assert "n = 24,798 setups" in ax.get_title()
+    placement = piece_placement(games, "flag", variant="classic")
+    labels = cell_labels(ax)
+    for row, col, share in zip(placement["row"], placement["col"], placement["share"], strict=True):
+        assert labels[(row, col)] == f"{share * 100:.1f}"
+    # most flags stand on the back row, as every rulebook advises
+    back_row = placement.loc[placement["row"] == 1, "share"].sum()
+    assert back_row > 0.9
