@@ -575,7 +575,8 @@ def parse_strict(
     except etree.XMLSyntaxError as exc:
         code, message, line = _xml_error(exc)
         if code == "xml.malformed" and _ends_early(data, line):
-            code, message = "xml.truncated", f"file ends inside an element (truncated?): {message}"
+            detail = message.removeprefix("not well-formed XML: ")
+            code, message = "xml.truncated", f"file ends inside an element (truncated?): {detail}"
         record.add(code, ERROR, message, line=line)
         record.readable = False
     except (ValueError, MemoryError, RecursionError) as exc:
