@@ -253,3 +253,25 @@ def test_long_game_keeps_every_move_and_both_paths_agree(plies: int) -> None:
     fast, strict = parse_record(data, "long.xml"), parse_record(data, "long.xml", fast=False)
     assert fast == strict
     assert fast.plies == plies and fast.lines[-1] == plies + 5 and fast.diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("move", "expected"),
+    [
+        (b'<move source="A7" id="2" target="A6"/>', []),
+        (b'<move target="A6" source="A7" id="2"/>', []),
+        (
+            b'<move id="2" from="A7" target="A6"/>',
+            [("xml.unknown_attribute", "warning", 7, None), ("move.square", "error", 7, 2)],
+        ),
+    ],
+)
+def test_attribute_names_and_order_are_read_not_assumed(
+    move: bytes, expected: list[tuple[object, ...]]
+) -> None:
+    data = (GRAVON / "classic-2014.4-17.xml").read_bytes()
+    data = data.replace(b'<move id="2" source="A7" target="A6"/>', move)
+    record = parse_record(data, "x.xml", fast=False)
+    assert codes(record) == expected
+    if not expected:
+        assert [m.to_str() for m in record.moves] == ["I4-I5", "A7-A6", "I5-I6"]
