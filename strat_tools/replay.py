@@ -517,9 +517,10 @@ def show(
         mover, defender, outcome = result.movers[i], result.defenders[i], result.outcomes[i]
         text = f"last move {_move_text(*last)}: {piece_name(mover)}"
         if defender:
-            text += f" attacks {piece_name(defender)}: {OUTCOME_LABELS[outcome]} wins"
-            if outcome == 3:
-                text = text[: -len(" wins")] + " removed"
+            verdict = {3: "both removed", 4: "the flag is captured"}.get(
+                outcome, f"{OUTCOME_LABELS[outcome]} wins"
+            )
+            text += f" attacks {piece_name(defender)}: {verdict}"
         caption.append(text)
     board = render_board(
         pos.board,

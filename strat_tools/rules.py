@@ -233,6 +233,25 @@ def resolve_rules(name: str | RuleSet | None, record: GameRecord) -> RuleSet:
     return ruleset.with_options(*options) if options else ruleset
 
 
+def ruleset_rows() -> list[dict[str, object]]:
+    """One row per named rule set, for ``strat-tools rules`` and the README table."""
+    return [
+        {
+            "name": rs.name,
+            "two_squares_limit": str(rs.two_squares_limit or "none"),
+            "fallback": str(rs.two_squares_fallback or "-"),
+            "scout_clause": rs.scout_clause,
+            "chasing": rs.chasing_severity.value if rs.chasing_rule else "off",
+            "attacker_wins_ties": rs.attacker_wins_ties,
+            "one_time_bombs": rs.one_time_bombs,
+            "rescue": rs.rescue,
+            "captain_steps": rs.steps[PieceKind.CAPTAIN],
+            "description": rs.description,
+        }
+        for rs in RULESETS.values()
+    ]
+
+
 def rule_names() -> list[str]:
     """The names a user may choose (``auto`` first), without options."""
     return ["auto", *RULESETS]

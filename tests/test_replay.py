@@ -3,9 +3,13 @@ hand-built records, result checks and the board renderer. Boards are ASCII diagr
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from click.testing import CliRunner
 
 from strat_tools.board import parse_square
+from strat_tools.cli import main
 from strat_tools.records import GameRecord, Rescue, Result, Status, Termination
 from strat_tools.replay import (
     IllegalMove,
@@ -357,3 +361,47 @@ def test_no_legal_move_right_after_own_move() -> None:
     assert result.termination is Termination.NO_MOVES and result.winner == 1
     assert result.status is Status.VALID
     assert replay(game(pieces, "E5-F5 E7-E6", result=(0, 2))).diagnostics[0].code == "result.winner"
+
+
+# -- the command line: strat-tools show and strat-tools rules ------------------------------
+
+
+def test_cli_show_board_after_a_ply(fixtures_dir: Path) -> None:
+    path = str(fixtures_dir / "engine" / "classicfree-2014.4-7.xml")
+    result = CliRunner().invoke(main, ["show", path, "--ply", "3", "--numbering", "classic"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "classicfree-2014.4-7  ply 3/5  rules gravon-2013"
+    assert lines[1:12] == [
+        "      A   B   C   D   E   F   G   H   I   K",
+        "10  b8   .   .   .   .   .   .   .   .   .",
+        " 9  bF   .   .   .   .   .   .   .   .   .",
+        " 8   .   .   .   .   .   .   .   .   .   .",
+        " 7   .   .   .   .   .   .   .   .   .   .",
+        " 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .",
+        " 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .",
+        " 4  r9   .   .   .   .   .   .   .   .   .",
+        " 3   .   .   .   .   .   .   .   .   .  r8!",
+        " 2   .   .   .   .   .   .   .   .   .   .+",
+        " 1  rF   .   .   .   .   .   .   .   .   .",
+    ]
+    assert lines[12] == "last move K2-K3: red miner attacks blue scout: attacker wins"
+    end = CliRunner().invoke(main, ["show", path])
+    assert "red scout attacks blue flag: the flag is captured" in end.stdout
+    assert "red captured the flag" in end.stdout
+
+
+def test_cli_show_errors(fixtures_dir: Path, tmp_path: Path) -> None:
+    path = str(fixtures_dir / "engine" / "classicfree-2014.4-7.xml")
+    missing = CliRunner().invoke(main, ["show", path, "--game", "classic-2014.1-1"])
+    assert missing.exit_code == 1 and "Error: no game classic-2014.1-1" in missing.output
+    bad_rules = CliRunner().invoke(main, ["show", path, "--rules", "nope"])
+    assert bad_rules.exit_code == 2
+
+
+def test_cli_rules_lists_rule_sets() -> None:
+    result = CliRunner().invoke(main, ["rules", "--format", "csv"])
+    assert result.exit_code == 0
+    rows = result.stdout.splitlines()
+    assert rows[0].startswith("name,two_squares_limit,fallback,scout_clause")
+    assert rows[2].startswith("gravon-2013,3,5,True,off,False")
