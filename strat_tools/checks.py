@@ -79,31 +79,27 @@ def _piece(code: int) -> str:
     return f"{_SIDE_NAMES[1 if code <= 12 else 2]} {KINDS[CODE_KIND[code]].label}"
 
 
-def check_squares(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
-    """Lakes in place; unless classicfree, pieces in their own rows and rows 5-6 empty."""
-    lakes_off = [square_name(sq) for sq in sorted(LAKES) if setup[sq] != LAKE]
+def check_lakes(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
+    """The eight lake squares hold the lake mark, and no other square does."""
+    lakes_off = [sq for sq in sorted(LAKES) if setup[sq] != LAKE]
     extra = [square_name(sq) for sq, code in enumerate(setup) if code == LAKE and sq not in LAKES]
     if lakes_off:
+        names = _listed([square_name(sq) for sq in lakes_off])
+        found = _listed([_piece(setup[sq]) if setup[sq] else "empty" for sq in lakes_off])
         record.add(
             "setup.lake",
             ERROR,
-            f"lake squares not marked as lake: {_listed(lakes_off)} (found "
-            + _listed(
-                [
-                    _piece(setup[s]) if setup[s] else "empty"
-                    for s in sorted(LAKES)
-                    if setup[s] != LAKE
-                ]
-            )
-            + ")",
+            f"lake squares not marked as lake: {names} (found {found})",
             line=line,
         )
     if extra:
         record.add(
             "setup.lake", ERROR, f"lake mark on {_listed(extra)}, which are not lakes", line=line
         )
-    if record.variant == "classicfree":
-        return
+
+
+def check_zones(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
+    """Rows 5-6 start empty and each side's pieces stand in its own four rows."""
     middle = [
         f"{_piece(c)} on {square_name(sq)}" for sq, c in enumerate(setup[40:60], 40) if 0 < c < LAKE
     ]
@@ -125,6 +121,13 @@ def check_squares(record: GameRecord, setup: tuple[int, ...], line: int | None) 
                 f"{_listed(away)}: outside {_SIDE_NAMES[side]}'s rows {_SIDE_ROWS[side]}",
                 line=line,
             )
+
+
+def check_squares(record: GameRecord, setup: tuple[int, ...], line: int | None) -> None:
+    """Lakes in place; unless classicfree, pieces in their own rows and rows 5-6 empty."""
+    check_lakes(record, setup, line)
+    if record.variant != "classicfree":
+        check_zones(record, setup, line)
 
 
 _MIDDLE: Final = bytes(LAKE if sq in LAKES else 0 for sq in range(40, 60))

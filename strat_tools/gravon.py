@@ -191,6 +191,18 @@ def parse_int(
     return None
 
 
+_PARSE_OPTIONS: Final[dict[str, Any]] = {
+    "events": ("end",),
+    "resolve_entities": False,  # never expand an entity (billion laughs, XXE)
+    "no_network": True,  # never fetch a URL
+    "load_dtd": False,  # never load an external DTD
+    "huge_tree": False,  # keep libxml2's depth and size limits
+    "remove_comments": True,
+    "remove_pis": True,
+}
+"""lxml settings of the strict parser; see docs/security.md."""
+
+
 class _StrictParser:
     """State of one strict parse: the record being built and where things were seen."""
 
@@ -210,6 +222,7 @@ class _StrictParser:
         self.game_line: int | None = None
 
     def unknown_attributes(self, el: Any, tag: str) -> None:
+        """Warn about attributes the format does not define."""
         known = _KNOWN_ATTRIBUTES[tag]
         for name in el.keys():  # noqa: SIM118 - lxml: keys() is the attribute list
             if name not in known:
@@ -264,6 +277,7 @@ class _StrictParser:
         record.lines.append(line)
 
     def square(self, name: str | None, what: str, ply: int, line: int) -> int:
+        """A square name → index, or -1 with a ``move.square`` error."""
         sq = SQUARES.get(name, -1) if name is not None else -1
         if sq < 0:
             shown = "missing" if name is None else repr(name[:20])
@@ -286,6 +300,7 @@ class _StrictParser:
         return fixed[0], fixed[1]
 
     def rescue_element(self, el: Any) -> None:
+        """``<rescue>``: kept raw for the move that ends next."""
         raw_field, raw_piece = el.get("rescuefield", ""), el.get("rescuepiece", "")
         square = SQUARES.get(raw_field)
         if square is None:
@@ -306,6 +321,7 @@ class _StrictParser:
         self.rescue = Rescue(square, piece, raw_field, raw_piece)
 
     def player(self, el: Any) -> None:
+        """``<player id>name</player>``."""
         pid = parse_int(self.record, el.get("id"), "player id", "player.id", el.sourceline)
         if pid not in (1, 2):
             if pid is not None:
@@ -320,6 +336,7 @@ class _StrictParser:
         self.players[pid] = el.text or ""
 
     def result(self, el: Any) -> None:
+        """``<result type winner>``, raw ints (checks.py judges them)."""
         line = el.sourceline
         self.counts["result"] += 1
         if self.counts["result"] > 1:
@@ -330,6 +347,7 @@ class _StrictParser:
         self.record.result = Result(rtype, winner)
 
     def field(self, el: Any) -> None:
+        """``<field content>``: the setup."""
         self.counts["field"] += 1
         if self.counts["field"] > 1:
             self.record.add("setup.field", ERROR, "more than one <field>", line=el.sourceline)
@@ -350,16 +368,7 @@ class _StrictParser:
         square = SQUARES.get
         el: Any = None
         hot = False  # whether the next move may take the hot path (recomputed after slow ones)
-        for _event, el in etree.iterparse(
-            BytesIO(data),
-            events=("end",),
-            resolve_entities=False,
-            no_network=True,
-            load_dtd=False,
-            huge_tree=False,
-            remove_comments=True,
-            remove_pis=True,
-        ):
+        for _event, el in etree.iterparse(BytesIO(data), **_PARSE_OPTIONS):
             if el.tag == "move":
                 # Hot loop: one call for all attributes; anything unusual takes move().
                 items = el.items()
