@@ -398,3 +398,20 @@ def test_grouping_by_result_and_won(frames: Frames) -> None:
     winners = by_won[by_won["won"].eq(True).fillna(False).astype(bool)]
     assert set(winners["setups"]) == {2}
     assert winners.loc[winners["count"] > 0, ["row", "col"]].values.tolist() == [[1, 1], [1, 10]]
+
+
+def test_scouts_surviving_by_side_and_a_rescued_scout_comes_back(frames: Frames) -> None:
+    by_side = stats.scouts_surviving(frames, by="side")
+    counts = {
+        (s, n): c
+        for s, n, c in zip(by_side["side"], by_side["scouts_left"], by_side["count"], strict=True)
+    }
+    assert counts == {("blue", 0): 2, ("blue", 1): 1, ("red", 0): 3}
+    moves = frames.moves.copy()
+    last = (moves["game_id"] == "g1") & (moves["ply"] == 5)  # red's marshal takes the flag
+    moves["rescued"] = (
+        moves["rescued"].astype(object).where(~last, "scout").astype(frames.moves["rescued"].dtype)
+    )
+    rescued = stats.scouts_surviving(Frames(frames.games, frames.setups, moves), by="side")
+    red = rescued[rescued["side"] == "red"].set_index("scouts_left")["count"].to_dict()
+    assert red == {0: 2, 1: 1}

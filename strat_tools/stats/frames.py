@@ -1,0 +1,283 @@
+"""The frames statistics count: game context joined onto setups and moves, and the filters.
+
+Shared by :mod:`strat_tools.stats.setups` and :mod:`strat_tools.stats.play`: grouping names,
+the Wilson interval, :func:`setup_context`/:func:`move_context` (a join without a merge),
+and :func:`setup_frame`/:func:`move_frame`/:func:`game_frame` (filters applied: variant,
+classicfree, invalid games). Counts nothing itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
+
+import numpy as np
+import pandas as pd
+
+GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
+"""The columns a statistic can be grouped ``by``."""
+
+CONTEXT_COLUMNS: Final = (
+    "variant",
+    "year",
+    "month",
+    "period",
+    "status",
+    "result_type",
+    "winner",
+    "termination",
+)
+"""Per-game columns that :func:`setup_context` joins onto each setup row."""
+
+SETUP_ROWS: Final = (1, 2, 3, 4)
+SETUP_COLS: Final = tuple(range(1, 11))
+
+By = str | Sequence[str] | None
+
+
+class TableSet(Protocol):
+    """Anything with the dataset frames: a :class:`~strat_tools.dataset.GameSet`."""
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """One row per game."""
+
+    @property
+    def setups(self) -> pd.DataFrame:
+        """One row per piece of a starting position."""
+
+    @property
+    def moves(self) -> pd.DataFrame:
+        """One row per move."""
+
+
+Data = TableSet | pd.DataFrame
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of ``k`` successes in ``n`` trials (95% by default).
+
+    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
+    (0.49, 0.943)
+
+    ``n == 0`` gives ``(nan, nan)``.
+    """
+    if n <= 0:
+        return math.nan, math.nan
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    p = k / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# --- context --------------------------------------------------------------------------------
+
+
+def setup_context(games: pd.DataFrame, setups: pd.DataFrame) -> pd.DataFrame:
+    """Setups joined with their game's context: variant, period, status, result, ``won``.
+
+    ``won`` is a nullable boolean: whether this side won (NA for draws and unknown results).
+    """
+    return _with_context(games, setups, CONTEXT_COLUMNS)
+
+
+def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``rows`` (setups or moves) with per-game ``columns`` and ``won`` added.
+
+    A join without a merge: factorise the rows' game ids (a few thousand distinct), find each
+    in ``games`` once, and gather. Text columns come back as categoricals, so millions of
+    moves carry small codes, not strings. Rows of unknown games get nulls.
+    """
+    codes, uniques = pd.factorize(rows["game_id"])
+    index = pd.Index(games["game_id"]).get_indexer(uniques)
+    where = index[codes] if len(codes) else np.zeros(0, dtype=np.int64)
+    where = np.where(codes < 0, -1, where)
+    added: dict[str, Any] = {}
+    for name in columns:
+        if name not in games or name in rows:
+            continue
+        column = games[name]
+        if pd.api.types.is_string_dtype(column.dtype) or isinstance(
+            column.dtype, pd.CategoricalDtype
+        ):
+            category = pd.Categorical(column)
+            picked = np.where(where < 0, -1, np.asarray(category.codes)[where])
+            added[name] = pd.Categorical.from_codes(picked, categories=category.categories)
+        else:
+            added[name] = column.array.take(where, allow_fill=True)
+    frame = rows.assign(**added)
+    frame["won"] = _won(frame["side"], frame["winner"])
+    return frame
+
+
+def _won(side: pd.Series, winner: pd.Series) -> pd.Series:
+    """Nullable boolean: did ``side`` ('red'/'blue') win, given the game's winner 1/2/3?"""
+    side_id = np.where(
+        (side == "red").to_numpy(dtype=bool),
+        1,
+        np.where((side == "blue").to_numpy(dtype=bool), 2, 0),
+    )
+    winner_id = pd.Series(winner).astype("Int8").to_numpy(dtype=np.int8, na_value=0)
+    decided = (winner_id == 1) | (winner_id == 2)
+    values = pd.arrays.BooleanArray(side_id == winner_id, ~decided)
+    return pd.Series(values, index=side.index, name="won")
+
+
+def _result_labels(won: pd.Series, winner: pd.Series) -> pd.Series:
+    """``win``/``loss``/``draw`` per row, NA where the result is unknown."""
+    labels = won.map({True: "win", False: "loss"}).astype("string")
+    draw = pd.Series(winner, index=won.index).astype("Int8").eq(3).fillna(False).astype(bool)
+    return labels.mask(draw, "draw")
+
+
+def _by_list(by: By) -> list[str]:
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    for name in names:
+        if name not in GROUPINGS:
+            raise ValueError(f"cannot group by {name!r}; choose from {', '.join(GROUPINGS)}")
+    return names
+
+
+def _variants(variant: str | Sequence[str] | None) -> list[str] | None:
+    if variant is None:
+        return None
+    return [variant] if isinstance(variant, str) else list(variant)
+
+
+def _filter(
+    frame: pd.DataFrame,
+    by: list[str],
+    variant: str | Sequence[str] | None,
+    *,
+    include_classicfree: bool,
+    exclude_invalid: bool,
+    keep: pd.Series | None = None,
+) -> pd.DataFrame:
+    """Apply the variant/status filters (and ``keep``, a row mask) in one selection, and add
+    the derived ``result`` column if asked for."""
+    keep = pd.Series(True, index=frame.index) if keep is None else keep.fillna(False).astype(bool)
+    wanted = _variants(variant)
+    if "variant" in frame:
+        if wanted is not None:
+            keep &= frame["variant"].isin(wanted)
+        elif not include_classicfree:
+            keep &= frame["variant"] != "classicfree"
+    elif wanted is not None:
+        raise ValueError("cannot filter by variant: the frame has no 'variant' column")
+    if exclude_invalid and "status" in frame:
+        keep &= frame["status"] != "invalid"
+    frame = frame.loc[keep]
+    if "result" in by:
+        frame = frame.assign(result=_result_labels(frame["won"], frame["winner"]))
+    missing = [name for name in by if name not in frame]
+    if missing:
+        raise ValueError(
+            f"cannot group by {', '.join(missing)}: pass a GameSet or a setup_context frame"
+        )
+    # Group keys as plain values: categorical keys would bring unused categories along.
+    plain = {
+        name: frame[name].astype(frame[name].cat.categories.dtype)
+        for name in by
+        if isinstance(frame[name].dtype, pd.CategoricalDtype)
+    }
+    return frame.assign(**plain) if plain else frame
+
+
+def setup_frame(
+    data: Data,
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    *,
+    include_classicfree: bool = False,
+    exclude_invalid: bool = True,
+) -> pd.DataFrame:
+    """The setup rows a setup statistic counts (context joined, filters applied)."""
+    frame = data if isinstance(data, pd.DataFrame) else setup_context(data.games, data.setups)
+    return _filter(
+        frame,
+        _by_list(by),
+        variant,
+        include_classicfree=include_classicfree,
+        exclude_invalid=exclude_invalid,
+    )
+
+
+def _groupby(frame: pd.DataFrame, keys: list[str]) -> Any:
+    return frame.groupby(keys, observed=True, sort=True, dropna=False)
+
+
+def _count_setups(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Number of distinct setups (game, side) per group, as a frame with column ``setups``."""
+    pairs = frame.drop_duplicates(["game_id", "side"])
+    if not by:
+        return pd.DataFrame({"setups": [len(pairs)]})
+    counts: pd.DataFrame = _groupby(pairs, by).size().rename("setups").reset_index()
+    return counts
+
+
+def _with_setups(counts: pd.DataFrame, setups: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Attach the ``setups`` sample size and ``share = count / setups``."""
+    if by:
+        counts = counts.merge(setups, on=by, how="left")
+    else:
+        counts = counts.assign(setups=int(setups["setups"].iloc[0]))
+    counts["setups"] = counts["setups"].astype("int64")
+    counts["share"] = counts["count"] / counts["setups"].where(counts["setups"] > 0)
+    return counts
+
+
+def game_frame(
+    data: Data,
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    *,
+    exclude_invalid: bool = True,
+) -> pd.DataFrame:
+    """The games rows a game statistic counts (filters applied; ``side`` grouping not allowed)."""
+    keys = _by_list(by)
+    if {"side", "won", "result"} & set(keys):
+        raise ValueError("game statistics are per game: group by variant, period or year")
+    games = data if isinstance(data, pd.DataFrame) else data.games
+    return _filter(games, keys, variant, include_classicfree=True, exclude_invalid=exclude_invalid)
+
+
+def move_context(games: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
+    """Moves joined with their game's context and ``won`` (did the moving side win)."""
+    return _with_context(games, moves, (*CONTEXT_COLUMNS, "plies", "plies_replayed"))
+
+
+def move_frame(
+    data: Data,
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    *,
+    exclude_invalid: bool = True,
+) -> pd.DataFrame:
+    """The replayed moves a move statistic counts (context joined, filters applied)."""
+    frame = data if isinstance(data, pd.DataFrame) else move_context(data.games, data.moves)
+    return _filter(
+        frame,
+        _by_list(by),
+        variant,
+        include_classicfree=True,
+        exclude_invalid=exclude_invalid,
+        keep=frame["piece"].notna(),
+    )
+
+
+def _distribution(frame: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+    """[*keys, column, count, share] with share within each group."""
+    table: pd.DataFrame = _groupby(frame, [*keys, column]).size().rename("count").reset_index()
+    totals = table.groupby(keys)["count"].transform("sum") if keys else table["count"].sum()
+    table["share"] = table["count"] / totals
+    return table
+
+
+def _as_tuple(key: Any) -> tuple[Any, ...]:
+    return key if isinstance(key, tuple) else (key,)
