@@ -171,13 +171,17 @@ def check_setup(record: GameRecord, line: int | None = None) -> None:
             return  # the reader already said why the field is unusable
         if record.plies:
             record.add(
-                "setup.missing", ERROR, f"no setup (no <field>) but {record.plies} moves follow"
+                "setup.missing",
+                ERROR,
+                f"no setup (no <field>) but {record.plies} moves follow",
+                line=line,
             )
         else:
             record.add(
                 "setup.missing",
                 Severity.INFO,
                 "no setup (no <field>): the game ended before the setup was done",
+                line=line,
             )
         return
     if len(setup) != 100 or min(setup) < 0 or max(setup) > LAKE:

@@ -571,7 +571,10 @@ def _ends_early(data: bytes, line: int | None) -> bool:
 def parse_strict(
     data: bytes, source: str, member: str | None = None
 ) -> tuple[GameRecord, int | None, int | None]:
-    """Strict-path parse: (record, field line, result line). Never raises for bad input."""
+    """Strict-path parse: (record, setup line, result line). Never raises for bad input.
+
+    The setup line is the ``<field>``'s, or ``<game>``'s when there is no field.
+    """
     record, named = new_record(source, member)
     refused = _refuse(data)
     if refused is not None:
@@ -591,7 +594,8 @@ def parse_strict(
     except (ValueError, MemoryError, RecursionError) as exc:
         record.add("xml.malformed", ERROR, f"cannot parse: {type(exc).__name__}", line=None)
         record.readable = False
-    return record, parser.field_line, parser.result_line
+    # Without a <field>, setup diagnostics point at <game>, where the field should have been.
+    return record, parser.field_line or parser.game_line, parser.result_line
 
 
 def from_fast(game: fastscan.FastGame, source: str, member: str | None) -> GameRecord:
@@ -629,7 +633,7 @@ def parse_record(
     result_line: int | None
     if game is not None:
         record = from_fast(game, source, member)
-        field_line, result_line = game.field_line, game.result_line
+        field_line, result_line = game.field_line or game.game_line, game.result_line
     else:
         record, field_line, result_line = parse_strict(data, source, member)
     if check and record.readable:

@@ -96,7 +96,7 @@ def test_unreadable_inputs_give_one_invalid_record(name: str, expected: object) 
 def test_no_field_is_a_legitimate_record() -> None:
     record = read("no_field.xml")
     assert record.readable and record.setup is None and record.plies == 0
-    assert codes(record) == [("setup.missing", "info", None, None)]
+    assert codes(record) == [("setup.missing", "info", 3, None)]
     assert read("no_field_with_moves.xml").errors[0].code == "setup.missing"
 
 
