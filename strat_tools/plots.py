@@ -640,3 +640,27 @@ def game_length_histogram(games: pd.DataFrame, *, bin_width: int = 50) -> Figure
     ax.set_xlim(0, edges[-1])
     ax.legend(fontsize="small")
     return fig
+
+
+def win_rate_chart(rates: pd.DataFrame, *, title: str = "") -> Figure:
+    """Win rates as points with their 95% intervals, one line per row, 50% marked.
+
+    ``rates`` has columns ``label``, ``win_rate``, ``ci_low``, ``ci_high`` and ``setups``
+    (as :func:`strat_tools.stats.win_rate` gives them, with a label added); each line is
+    labelled with its n, so a wide interval explains itself.
+    """
+    fig = Figure(figsize=(8.4, 0.42 * len(rates) + 1.3), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(rates))[::-1]
+    rate = rates["win_rate"].to_numpy(dtype=float) * 100
+    low = rate - rates["ci_low"].to_numpy(dtype=float) * 100
+    high = rates["ci_high"].to_numpy(dtype=float) * 100 - rate
+    ax.errorbar(rate, y, xerr=[low, high], fmt="o", color="#333", ecolor="#888", capsize=3)
+    ax.axvline(50, color=LAKE_COLOUR, lw=1.5, zorder=0)
+    labels = [
+        f"{label}  (n = {n:,})" for label, n in zip(rates["label"], rates["setups"], strict=True)
+    ]
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("win rate, % (bars: Wilson 95% interval; line: 50%)")
+    ax.set_title(title)
+    return fig

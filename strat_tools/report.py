@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -228,7 +229,13 @@ def _diagnostics_by_code(diagnostics: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
         .sort_values(["count", "code"], ascending=[False, True])
     )
-    table["example"] = table["example"].astype(str).str.slice(0, 120)
+    long = table["example"].astype(str).str.len() > 120
+    table["example"] = (
+        table["example"]
+        .astype(str)
+        .str.slice(0, 120)
+        .where(~long, table["example"].astype(str).str.slice(0, 119) + "…")
+    )
     return table[columns].reset_index(drop=True)
 
 
@@ -237,7 +244,7 @@ def endings_section(data: Frames) -> Section:
     section = Section("Endings and game lengths", "endings")
     section.text("Invalid games are left out; a ply is one player's move.")
     ends = stats.endings(data.games, by="variant")
-    ends = ends.sort_values(["variant", "games"], ascending=[True, False])
+    ends = _by_variant_size(ends.sort_values("games", ascending=False), data.games)
     section.table("How games end, per variant (games = n in that row)", ends)
     lengths = stats.game_lengths(data.games, by="variant").sort_values("games", ascending=False)
     section.table("Game length in plies, per variant (games = n)", lengths)
@@ -270,11 +277,11 @@ def placement_section(data: Frames, variant: str) -> Section:
     )
     section.table(
         "Bombs on the squares next to the flag (setups = n per variant)",
-        stats.bombs_next_to_flag(data.setups, by="variant"),
+        _by_variant_size(stats.bombs_next_to_flag(data.setups, by="variant"), data.games),
     )
     section.table(
         "Flag fully enclosed by bombs, board edges and lakes (setups = n)",
-        stats.flag_enclosure(data.setups, by="variant"),
+        _by_variant_size(stats.flag_enclosure(data.setups, by="variant"), data.games),
     )
     return section
 
@@ -295,7 +302,8 @@ def scouts_section(data: Frames, variant: str) -> Section:
         section.text("No moves in this data set (read with setups only): nothing to show.")
         return section
     section.table(
-        "Scout moves per variant (moves = replayed moves)", stats.scout_usage(data.moves, "variant")
+        "Scout moves per variant (moves = replayed moves)",
+        _by_variant_size(stats.scout_usage(data.moves, "variant"), data.games),
     )
     distances = stats.scout_distances(data.moves, variant=variant)
     section.table(f"How far scouts move, {variant} (count = scout moves)", distances)
@@ -321,13 +329,49 @@ def win_rates_section(data: Frames, variant: str) -> Section:
     section = Section("Win rates", "wins")
     section.text(
         "Decided games only (draws and unknown results left out); ci low..ci high is the "
-        "Wilson 95% interval, so a feature whose interval covers the other's is no evidence."
+        "Wilson 95% interval. Where two intervals do not overlap, the gap is unlikely to be "
+        "chance; these are still correlations: a setup habit may go with stronger players "
+        "rather than cause wins."
     )
-    section.table("Red (moves first) against blue, per variant", side_win_rates(data.games))
-    for feature in stats.SETUP_FEATURES:
-        table = stats.win_rate(data.setups, feature, variant=variant)
+    section.table(
+        "Red (moves first) against blue, per variant (games = decided games)",
+        _by_variant_size(side_win_rates(data.games), data.games),
+    )
+    tables = {
+        feature: stats.win_rate(data.setups, feature, variant=variant)
+        for feature in stats.SETUP_FEATURES
+    }
+    chart = pd.concat(
+        [
+            table.assign(
+                label=[f"{feature.replace('_', ' ')}: {_yes_no(v)}" for v in table[feature]]
+            )
+            for feature, table in tables.items()
+        ],
+        ignore_index=True,
+    )
+    section.figure(
+        f"Win rate by setup feature, {variant}",
+        plots.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
+        "win rates with confidence intervals per setup feature",
+    )
+    for feature, table in tables.items():
         section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
     return section
+
+
+def _yes_no(value: object) -> str:
+    """Feature values as labels: booleans as yes/no, counts as they are."""
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _by_variant_size(table: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
+    """Rows ordered by their variant's number of games (classic first), stably."""
+    order = {v: i for i, v in enumerate(games["variant"].astype(str).value_counts().index)}
+    rank = table["variant"].astype(str).map(order).fillna(len(order))
+    return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
 def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
@@ -368,7 +412,7 @@ main{max-width:1100px;margin:0 auto;padding:1rem 1.5rem 4rem}
 h1{font-size:1.7rem;margin:.8rem 0 .2rem}h2{border-bottom:2px solid #ddd;padding-top:1rem}
 nav ol{columns:2;font-size:.95rem}
 table{border-collapse:collapse;margin:.4rem 0 1.2rem;font-size:.88rem;background:#fff}
-caption{text-align:left;font-weight:600;padding:.3rem 0}
+caption{text-align:left;font-weight:600;padding:.3rem 0;white-space:nowrap}
 th,td{border:1px solid #d6d6d6;padding:.2rem .5rem;text-align:left}
 th{background:#eef1f5}.num{text-align:right;font-variant-numeric:tabular-nums}
 .scroll{overflow-x:auto}

@@ -480,3 +480,27 @@ def test_flag_heatmap_of_the_real_archive(gravon_dir: Path) -> None:
     # most flags stand on the back row, as every rulebook advises
     back_row = placement.loc[placement["row"] == 1, "share"].sum()
     assert back_row > 0.9
+
+
+def test_win_rate_chart_draws_each_interval() -> None:
+    rates = pd.DataFrame(
+        {
+            "label": ["flag corner: no", "flag corner: yes"],
+            "setups": [100, 20],
+            "win_rate": [0.5, 0.6],
+            "ci_low": [0.4, 0.39],
+            "ci_high": [0.6, 0.78],
+        }
+    )
+    ax = plots.win_rate_chart(rates, title="test").axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "flag corner: no  (n = 100)",
+        "flag corner: yes  (n = 20)",
+    ]
+    points = ax.lines[0].get_xydata()
+    assert points.ravel().tolist() == pytest.approx([50.0, 1.0, 60.0, 0.0])
+    bars = ax.collections[0].get_segments()
+    assert [tuple(seg[:, 0]) for seg in bars] == [
+        pytest.approx((40.0, 60.0)),
+        pytest.approx((39.0, 78.0)),
+    ]

@@ -89,7 +89,7 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
 
 def test_report_is_self_contained(html_text: str) -> None:
     sources = IMAGE_SOURCE.findall(html_text)
-    assert len(sources) == 8
+    assert len(sources) == 9
     assert all(src.startswith(DATA_PNG) for src in sources)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html_text
@@ -152,7 +152,7 @@ def test_markdown_report(gameset: GameSet) -> None:
     assert text.startswith("# Test games\n")
     assert "## The corpus" in text and "## Win rates" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
-    assert len(images) == 8 and all(src.startswith(DATA_PNG) for src in images)
+    assert len(images) == 9 and all(src.startswith(DATA_PNG) for src in images)
     assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
     assert "http" not in text
 
@@ -167,7 +167,7 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     games = GameSet(tables_for_records(records, setups_only=True))
     text = report.report_text(games, "html")
     assert "No moves in this data set" in text
-    assert len(IMAGE_SOURCE.findall(text)) == 6  # no scout or battle maps
+    assert len(IMAGE_SOURCE.findall(text)) == 7  # no scout or battle maps
 
 
 def test_write_report_is_atomic_and_takes_the_format_from_the_suffix(
@@ -254,7 +254,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, gameset: GameSet) -> N
     found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
     assert found is not None, dom.stderr[-2000:]
     sizes = found.group(1).split()
-    assert len(sizes) == 8
+    assert len(sizes) == 9
     assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
 
 
