@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools import gravon
+from strat_tools import fastscan, gravon
 from strat_tools.gravon import parse_record, read_records
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
@@ -177,3 +177,12 @@ def test_billion_laughs_stays_bounded_even_past_the_doctype_refusal(
     assert not record.readable
     assert [d.code for d in record.errors] == ["xml.entity"]
     assert all(len(name) < 100 for name in record.players)
+
+
+def test_no_hostile_input_takes_the_fast_path(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    inputs = [path.read_bytes() for path in sorted(HOSTILE.iterdir())]
+    inputs += [external_entity(secret), b"\xef\xbb\xbf" + GAME, GAME[:-1], GAME + b"<!-- -->"]
+    assert all(fastscan.scan(data) is None for data in inputs)
+    assert fastscan.scan(GAME) is not None
