@@ -458,48 +458,40 @@ def position_figure(
     numbering: str = "modern",
     last_move: tuple[int, int] | None = None,
 ) -> Figure:
-    """Draw a position (100 board codes): red and blue pieces with their rank labels."""
+    """Draw a position (100 board codes): red and blue pieces with their rank labels.
+
+    ``last_move`` (source, target squares) is drawn as a gold arrow.
+    """
     fig = Figure(figsize=(6.4, 6.6), layout="constrained")
     ax = fig.add_subplot()
     ax.add_patch(Rectangle((-0.5, -0.5), 10, 10, facecolor="#e9dfc4", edgecolor="none"))
-    for square, code in enumerate(board):
-        if code == 0 or code == LAKE or square in LAKES:
-            continue
-        row, col = divmod(square, 10)
-        colour = RED_COLOUR if CODE_SIDE[code] == 1 else BLUE_COLOUR
-        ax.add_patch(
-            Rectangle(
-                (col - 0.42, row - 0.42),
-                0.84,
-                0.84,
-                facecolor=colour,
-                edgecolor="white",
-                gid="piece",
-            )
-        )
-        kind = PieceKind(CODE_KIND[code])
-        number = rank_label(kind, "classic" if numbering == "classic" else "modern")
-        ax.text(
-            col,
-            row,
-            number,
-            ha="center",
-            va="center",
-            color="white",
-            fontweight="bold",
-            gid="piece-label",
-        )
-    if last_move is not None:
-        (r0, c0), (r1, c1) = divmod(last_move[0], 10), divmod(last_move[1], 10)
-        ax.annotate(
-            "", (c1, r1), (c0, r0), arrowprops={"arrowstyle": "->", "color": "gold", "lw": 2.5}
-        )
     for line in np.arange(-0.5, 10, 1.0):
         ax.axhline(line, color="#b8ab88", lw=0.5)
         ax.axvline(line, color="#b8ab88", lw=0.5)
+    for square, code in enumerate(board):
+        if code != 0 and code != LAKE and square not in LAKES:
+            _draw_piece(ax, square, code, numbering)
+    if last_move is not None:
+        (r0, c0), (r1, c1) = divmod(last_move[0], 10), divmod(last_move[1], 10)
+        arrow = {"arrowstyle": "->", "color": "gold", "lw": 2.5}
+        ax.annotate("", (c1, r1), (c0, r0), arrowprops=arrow)
     _board_axes(ax)
     ax.set_title(title)
     return fig
+
+
+def _draw_piece(ax: Axes, square: int, code: int, numbering: str) -> None:
+    """One piece: a square in its side's colour with its rank label."""
+    row, col = divmod(square, 10)
+    colour = RED_COLOUR if CODE_SIDE[code] == 1 else BLUE_COLOUR
+    box = Rectangle((col - 0.42, row - 0.42), 0.84, 0.84, facecolor=colour, edgecolor="white")
+    box.set_gid("piece")
+    ax.add_patch(box)
+    label = rank_label(
+        PieceKind(CODE_KIND[code]), "classic" if numbering == "classic" else "modern"
+    )
+    ax.text(col, row, label, ha="center", va="center", color="white", fontweight="bold",
+            gid="piece-label")  # fmt: skip
 
 
 def square_traffic(
