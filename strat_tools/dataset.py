@@ -8,9 +8,11 @@ writes tables already in memory. :func:`read_dataset` gives back identical table
 
 A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
 ``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
-as Dask or Spark write them, is read too) or ``NAME.csv``. Every file is written under a
-temporary name in the same folder and renamed into place only when complete, so a crash
-leaves the old file or none, never half of one. CSV keeps nulls apart from empty strings:
+as Dask or Spark write them, is read too) or ``NAME.csv``, and ``dataset.json``, the
+manifest naming them. Every file is written under a temporary name in the same folder and
+renamed into place only when complete, so a crash leaves the old file or none, never half of
+one; a marker fences the renames, and a folder where they did not all happen is refused
+rather than read as a mix of two exports. CSV keeps nulls apart from empty strings:
 every non-null value is quoted, a null is an empty unquoted field.
 
 This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.tables`).
@@ -18,6 +20,7 @@ This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.ta
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -37,6 +40,7 @@ from strat_tools.sources import expand
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
+    GameIds,
     check_rules,
     concat_tables,
     conform,
@@ -51,6 +55,11 @@ FORMATS: Final = ("parquet", "csv")
 
 PathArg = str | os.PathLike[str]
 Paths = PathArg | Iterable[PathArg]
+
+MANIFEST: Final = "dataset.json"
+"""The file naming an export's format and table files, written last."""
+INCOMPLETE_MARKER: Final = ".export-incomplete"
+"""Present while an export renames its files into place; a folder holding it is refused."""
 
 # Rows buffered per table before a Parquet row group is written: big enough for fast
 # scans, small enough that an export of millions of moves stays within tens of MB.
@@ -220,11 +229,38 @@ class DatasetWriter:
             for writer in self._writers.values():
                 writer.close()
         if exc_type is None:
-            for name in TABLE_NAMES:
-                os.replace(self._temp_path(name), self.final_path(name))
+            self._commit()
         else:
             for name in TABLE_NAMES:
                 self._temp_path(name).unlink(missing_ok=True)
+
+    def _commit(self) -> None:
+        """Put the finished files in place as one dataset.
+
+        Four renames cannot be one atomic step, so they are fenced: a marker file goes in
+        first and comes out last, and :func:`read_dataset` refuses a folder that still holds
+        it (a crash between renames could mix two exports). The manifest, written atomically
+        after the renames, names the files of this export, so an older export in the other
+        format is never read instead; its files are removed.
+        """
+        marker = self.directory / INCOMPLETE_MARKER
+        marker.write_text(f"export {self._tag} of {', '.join(TABLE_NAMES)} in progress\n")
+        for name in TABLE_NAMES:
+            os.replace(self._temp_path(name), self.final_path(name))
+        manifest = {
+            "format": self.format,
+            "tables": {name: self.final_path(name).name for name in TABLE_NAMES},
+            "rows": self.rows,
+        }
+        temp = self.directory / f".{MANIFEST}{self._tag}"
+        temp.write_text(json.dumps(manifest, indent=2) + "\n")
+        os.replace(temp, self.directory / MANIFEST)
+        other = "csv" if self.format == "parquet" else "parquet"
+        for name in TABLE_NAMES:
+            stale = self.directory / f"{name}.{other}"
+            if stale.is_file():
+                stale.unlink()
+        marker.unlink()
 
     def summary(self, seconds: float = 0.0) -> ExportSummary:
         """What has been written so far."""
@@ -261,17 +297,58 @@ def _path_list(paths: Paths) -> list[str]:
 
 
 def _table_file(directory: Path, name: str) -> Path | None:
-    """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any."""
-    for candidate in (directory / f"{name}.parquet", directory / name, directory / f"{name}.csv"):
-        if candidate.exists():
-            return candidate
-    return None
+    """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any.
+
+    The manifest of our own exports names it; otherwise (no manifest, or its file is gone)
+    exactly one of ``NAME.parquet``, ``NAME/`` (Parquet parts, as Dask or Spark write them)
+    and ``NAME.csv`` must exist.
+    """
+    manifest = _manifest(directory)
+    listed = manifest.get("tables", {}).get(name) if manifest is not None else None
+    if isinstance(listed, str) and (directory / listed).exists():
+        return directory / listed
+    found = [
+        candidate
+        for candidate in (
+            directory / f"{name}.parquet",
+            directory / name,
+            directory / f"{name}.csv",
+        )
+        if candidate.exists()
+    ]
+    if len(found) > 1:
+        names = ", ".join(p.name for p in found)
+        raise DatasetError(
+            f"{directory} holds the {name} table more than once ({names}); "
+            "remove the stale ones or export again"
+        )
+    return found[0] if found else None
+
+
+def _manifest(directory: Path) -> dict[str, Any] | None:
+    """The export manifest of a dataset folder, if it has one."""
+    path = directory / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise DatasetError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise DatasetError(f"{path} is not a dataset manifest")
+    return data
 
 
 def is_dataset(path: PathArg) -> bool:
     """Whether ``path`` is a dataset folder (it holds a ``games`` table)."""
     directory = Path(path)
-    return directory.is_dir() and _table_file(directory, "games") is not None
+    if not directory.is_dir():
+        return False
+    if (directory / MANIFEST).is_file() or (directory / INCOMPLETE_MARKER).exists():
+        return True
+    return any(
+        (directory / candidate).exists() for candidate in ("games.parquet", "games", "games.csv")
+    )
 
 
 def read_dataset(directory: PathArg) -> GameSet:
@@ -282,6 +359,11 @@ def read_dataset(directory: PathArg) -> GameSet:
     folder = Path(directory)
     if not folder.is_dir():
         raise DatasetError(f"{folder} is not a folder")
+    if (folder / INCOMPLETE_MARKER).exists():
+        raise DatasetError(
+            f"an export into {folder} stopped while putting its files in place, so its tables "
+            "may come from two different exports; run the export again"
+        )
     tables = {}
     for name in TABLE_NAMES:
         path = _table_file(folder, name)
@@ -332,9 +414,11 @@ def _batches(
     if not setups_only:
         check_rules(rules)
     work = partial(tables_for_units, rules=rules, setups_only=setups_only)
-    yield from map_batches(
+    ids = GameIds()
+    for tables in map_batches(
         work, expand(paths), jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
-    )
+    ):
+        yield ids.renumber(tables)
 
 
 def read_games(

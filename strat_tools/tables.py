@@ -328,6 +328,48 @@ def _safe_replay(record: GameRecord, rules: str | None) -> Replay | None:
         return None
 
 
+class GameIds:
+    """Keeps ``game_id`` a key: a second input with the same file name gets ``NAME#2``.
+
+    ``game_id`` is the file name without ``.xml``, and two inputs (two folders, two zips)
+    may hold files of the same name. The first keeps its name; later ones get ``#2``, ``#3``
+    in input order (their ``source``/``member`` in ``games`` say where they came from).
+    Batches are made unique here in the worker, then across batches by
+    :meth:`renumber` in the process that collects them.
+    """
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def claim(self, game_id: str, reserved: frozenset[str] = frozenset()) -> str:
+        """``game_id``, or the first free ``game_id#k`` (k = 2, 3, ...); now taken."""
+        candidate, k = game_id, 1
+        while candidate in self.seen or (k > 1 and candidate in reserved):
+            k += 1
+            candidate = f"{game_id}#{k}"
+        self.seen.add(candidate)
+        return candidate
+
+    def renumber(self, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+        """One batch's tables with any id already taken by an earlier batch renamed."""
+        ids = tables["games"].column("game_id").to_pylist()
+        batch = frozenset(ids)
+        renamed = {old: self.claim(old, batch) for old in ids if old in self.seen}
+        self.seen.update(i for i in ids if i not in renamed)
+        if not renamed:
+            return tables
+        old = pa.array(list(renamed), pa.string())
+        new = pa.array(list(renamed.values()), pa.string())
+        out = {}
+        for name, table in tables.items():
+            at = table.schema.get_field_index("game_id")
+            column = table.column(at)
+            position = pc.index_in(column, value_set=old)
+            replaced = pc.if_else(pc.is_null(position), column, pc.take(new, position))
+            out[name] = table.set_column(at, table.schema.field(at), replaced)
+        return out
+
+
 class _Builder:
     """Column lists for one batch; :meth:`finish` turns them into the four tables."""
 
@@ -346,20 +388,21 @@ class _Builder:
         self.rescued: dict[int, int] = {}
         """Row in the moves table → board code of the rescued piece."""
         self.diagnostics: dict[str, list[Any]] = {name: [] for name in DIAGNOSTICS_SCHEMA.names}
+        self.ids = GameIds()
 
     def add(self, record: GameRecord, game_replay: Replay | None) -> None:
         """Take one game: its games row, setup, moves and diagnostics."""
         index = len(self.games["game_id"])
+        game_id = self.ids.claim(record.game_id)
         diagnostics = list(record.diagnostics)
         if game_replay is not None:
             diagnostics += game_replay.diagnostics
-        self._add_game(record, game_replay, diagnostics)
+        self._add_game(game_id, record, game_replay, diagnostics)
         if record.setup is not None and len(record.setup) == 100:
             self.setup_rows.append(record.setup)
             self.setup_games.append(index)
         if self.with_moves:
             self._add_moves(record, game_replay)
-        game_id = record.game_id
         columns = self.diagnostics
         for diag in diagnostics:
             columns["game_id"].append(game_id)
@@ -370,7 +413,11 @@ class _Builder:
             columns["ply"].append(diag.ply)
 
     def _add_game(
-        self, record: GameRecord, game_replay: Replay | None, diagnostics: list[Diagnostic]
+        self,
+        game_id: str,
+        record: GameRecord,
+        game_replay: Replay | None,
+        diagnostics: list[Diagnostic],
     ) -> None:
         columns = self.games
         result = record.result
@@ -388,7 +435,7 @@ class _Builder:
         )
         ending = game_replay.termination if game_replay is not None else None
         values: dict[str, Any] = {
-            "game_id": record.game_id,
+            "game_id": game_id,
             "source": record.source,
             "member": record.member,
             "variant": record.variant,

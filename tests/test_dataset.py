@@ -84,7 +84,9 @@ def test_export_then_read_back_gives_equal_frames(
     fixture_set: GameSet, tmp_path: Path, fmt: Any
 ) -> None:
     summary = fixture_set.export(tmp_path, fmt)
-    assert sorted(os.listdir(tmp_path)) == sorted(f"{name}.{fmt}" for name in TABLES)
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["dataset.json", *(f"{name}.{fmt}" for name in TABLES)]
+    )
     assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
     assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4}
     back = read_dataset(tmp_path)
@@ -273,3 +275,88 @@ def test_a_parquet_folder_per_table_is_read_too(fixture_set: GameSet, tmp_path: 
 def test_read_games_on_a_local_dask_cluster_gives_the_same_tables(fixture_set: GameSet) -> None:
     pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
     assert_same(read_games(FIXTURES, dask=True, jobs=2), fixture_set)
+
+
+# --- keys and fences -------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def same_name_twice(tmp_path: Path) -> list[Path]:
+    """The two_battles game under its one file name in two folders."""
+    folders = []
+    for sub in ("a", "b"):
+        folder = tmp_path / sub
+        folder.mkdir()
+        source = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
+        (folder / source.name).write_bytes(source.read_bytes())
+        folders.append(folder)
+    return folders
+
+
+def test_two_inputs_with_one_file_name_stay_two_games(same_name_twice: list[Path]) -> None:
+    # jobs=1 over two units makes two batches: the ids are made unique across batches ...
+    across = read_games(same_name_twice, jobs=1)
+    # ... and within one batch, by the builder.
+    within = GameSet(tables.tables_for_units(dataset.expand(same_name_twice)))
+    for games in (across, within):
+        assert list(games.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-1#2"]
+        assert games.setups.groupby("game_id").size().to_dict() == {
+            "classic-2014.4-1": 80, "classic-2014.4-1#2": 80
+        }  # fmt: skip
+        assert games.moves.groupby("game_id").size().to_list() == [5, 5]
+        assert "b" in Path(games.games["source"].iloc[1]).parts
+
+
+def test_game_ids_are_renumbered_past_names_already_taken() -> None:
+    ids = tables.GameIds()
+    assert [ids.claim(n) for n in ("x", "x", "x#2", "y")] == ["x", "x#2", "x#2#2", "y"]
+    batch = tables.table_from_columns(
+        "diagnostics", {"game_id": ["y", "z"], "code": ["a", "b"], "severity": ["info"] * 2,
+                        "message": ["", ""]}
+    )  # fmt: skip
+    renamed = ids.renumber({**tables.empty_tables(), "games": batch, "diagnostics": batch})
+    assert renamed["diagnostics"].column("game_id").to_pylist() == ["y#2", "z"]
+
+
+def test_an_export_stopped_between_renames_is_refused(
+    fixture_set: GameSet, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fixture_set.export(tmp_path)
+    real_replace = os.replace
+    calls: list[str] = []
+
+    def replace_once(src: Any, dst: Any) -> None:
+        if calls:
+            raise KeyboardInterrupt  # the process dies after the first table is in place
+        calls.append(str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(dataset.os, "replace", replace_once)
+    with pytest.raises(KeyboardInterrupt):
+        fixture_set.export(tmp_path)
+    monkeypatch.undo()
+    with pytest.raises(DatasetError, match="stopped while putting its files in place"):
+        read_dataset(tmp_path)
+    fixture_set.export(tmp_path)  # exporting again mends the folder
+    assert_same(read_dataset(tmp_path), fixture_set)
+
+
+def test_a_csv_export_over_a_parquet_export_is_what_is_read_back(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    GameSet(tables.empty_tables()).export(tmp_path, "parquet")
+    fixture_set.export(tmp_path, "csv")
+    assert not list(tmp_path.glob("*.parquet"))
+    assert_same(read_dataset(tmp_path), fixture_set)
+
+
+def test_two_copies_of_a_table_without_a_manifest_are_refused(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    fixture_set.export(tmp_path, "csv")
+    (tmp_path / "dataset.json").unlink()
+    pq.write_table(fixture_set.tables["games"], tmp_path / "games.parquet")
+    with pytest.raises(
+        DatasetError, match=r"games table more than once \(games.parquet, games.csv\)"
+    ):
+        read_dataset(tmp_path)

@@ -415,3 +415,9 @@ def test_scouts_surviving_by_side_and_a_rescued_scout_comes_back(frames: Frames)
     rescued = stats.scouts_surviving(Frames(frames.games, frames.setups, moves), by="side")
     red = rescued[rescued["side"] == "red"].set_index("scouts_left")["count"].to_dict()
     assert red == {0: 2, 1: 1}
+
+
+def test_duplicate_game_ids_are_a_clear_error(frames: Frames) -> None:
+    games = pd.concat([frames.games, frames.games.iloc[:1]], ignore_index=True)
+    with pytest.raises(ValueError, match="game_id 'g1' names more than one game"):
+        stats.setup_context(games, frames.setups)

@@ -93,7 +93,11 @@ def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str
     moves carry small codes, not strings. Rows of unknown games get nulls.
     """
     codes, uniques = pd.factorize(rows["game_id"])
-    index = pd.Index(games["game_id"]).get_indexer(uniques)
+    lookup = pd.Index(games["game_id"])
+    if not lookup.is_unique:
+        twice = lookup[lookup.duplicated()][0]
+        raise ValueError(f"game_id {twice!r} names more than one game; game ids must be unique")
+    index = lookup.get_indexer(uniques)
     where = index[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     where = np.where(codes < 0, -1, where)
     added: dict[str, Any] = {}
