@@ -346,9 +346,11 @@ def is_dataset(path: PathArg) -> bool:
         return False
     if (directory / MANIFEST).is_file() or (directory / INCOMPLETE_MARKER).exists():
         return True
-    return any(
-        (directory / candidate).exists() for candidate in ("games.parquet", "games", "games.csv")
-    )
+    if (directory / "games.parquet").is_file() or (directory / "games.csv").is_file():
+        return True
+    # A games/ folder is a Parquet dataset only if it holds Parquet parts (not game records).
+    parts = directory / "games"
+    return parts.is_dir() and any(parts.glob("*.parquet"))
 
 
 def read_dataset(directory: PathArg) -> GameSet:

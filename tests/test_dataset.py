@@ -360,3 +360,12 @@ def test_two_copies_of_a_table_without_a_manifest_are_refused(
         DatasetError, match=r"games table more than once \(games.parquet, games.csv\)"
     ):
         read_dataset(tmp_path)
+
+
+def test_a_folder_of_records_named_games_is_not_a_dataset(tmp_path: Path) -> None:
+    records = tmp_path / "games"
+    records.mkdir()
+    source = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
+    (records / source.name).write_bytes(source.read_bytes())
+    assert not dataset.is_dataset(tmp_path)
+    assert list(read_games(tmp_path, jobs=1).games["status"]) == ["valid"]
