@@ -147,16 +147,6 @@ def test_numbers_right_aligned_text_left(html_text: str) -> None:
     assert row is not None
 
 
-def test_markdown_report(gameset: GameSet) -> None:
-    text = report.report_text(gameset, "md", title="Test games")
-    assert text.startswith("# Test games\n")
-    assert "## The corpus" in text and "## Win rates" in text
-    images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
-    assert len(images) == 9 and all(src.startswith(DATA_PNG) for src in images)
-    assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
-    assert "http" not in text
-
-
 def test_unknown_format_is_refused(gameset: GameSet) -> None:
     with pytest.raises(ValueError, match="unknown report format"):
         report.report_text(gameset, "pdf")  # type: ignore[arg-type]
@@ -170,15 +160,21 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     assert len(IMAGE_SOURCE.findall(text)) == 7  # no scout or battle maps
 
 
-def test_write_report_is_atomic_and_takes_the_format_from_the_suffix(
+def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     tmp_path: Path, gameset: GameSet
 ) -> None:
     target = tmp_path / "report.md"
     target.write_text("old")
-    report.write_report(gameset, target)
-    assert target.read_text().startswith("# Stratego game records")
+    report.write_report(gameset, target, title="Test games")
     assert [p.name for p in tmp_path.iterdir()] == ["report.md"]
     assert target.stat().st_mode & 0o644 == 0o644
+    text = target.read_text()
+    assert text.startswith("# Test games\n")
+    assert "## The corpus" in text and "## Win rates" in text
+    images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
+    assert len(images) == 9 and all(src.startswith(DATA_PNG) for src in images)
+    assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
+    assert "http" not in text
 
 
 def test_failed_report_leaves_the_old_file(tmp_path: Path) -> None:
@@ -236,8 +232,9 @@ def run_chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.browser
-def test_report_renders_in_a_real_browser(tmp_path: Path, gameset: GameSet) -> None:
-    page = report.write_report(gameset, tmp_path / "report.html")
+def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> None:
+    page = tmp_path / "report.html"
+    page.write_text(html_text)
     shot = tmp_path / "shot.png"
     done = run_chromium(
         "--window-size=1280,3000", f"--screenshot={shot}", page.as_uri(), profile=tmp_path / "a"
