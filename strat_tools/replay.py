@@ -280,7 +280,7 @@ def _fast(
         return start
     board, battle, steps, fast_side = pos.board, pos.battle, pos.steps, pos.fast_side
     rep_key, rep_count = pos.rep_key, pos.rep_count
-    rep_lo, rep_hi, spans, repetition = pos.rep_lo, pos.rep_hi, pos.spans, pos.repetition
+    rep_lo, rep_hi, repetition = pos.rep_lo, pos.rep_hi, pos.repetition
     movers, defenders, outcomes = out.movers, out.defenders, out.outcomes
     distances, revealed = out.distances, out.revealed
     captured = pos.captured
@@ -294,7 +294,8 @@ def _fast(
         target = tgts[index]
         piece = board[source]
         # Step 1: an own piece this loop may move, within its reach, path clear.
-        if fast_side[piece] != side:
+        mover = fast_side[piece]
+        if mover != side and mover != side + 10:
             break
         key = source * 100 + target
         distance = distance_of[key]
@@ -310,11 +311,19 @@ def _fast(
             break
         # Step 3: the two-squares rule (the reverse of this side's last move continues it;
         # a scout under the scout clause continues it while its moves share two squares).
-        if spans[piece]:
-            count, low, high = repetition(source, target, side)
-            if count > limit:
-                break
-            rep_count[side], rep_lo[side], rep_hi[side] = count, low, high
+        if mover != side:
+            last = rep_key[side]
+            if last >= 0 and source == last % 100:
+                count, low, high = repetition(source, target, side)
+                if count > limit:
+                    break
+                rep_count[side], rep_lo[side], rep_hi[side] = count, low, high
+            else:
+                rep_count[side] = 1
+                if source < target:
+                    rep_lo[side], rep_hi[side] = source, target
+                else:
+                    rep_lo[side], rep_hi[side] = target, source
         elif target * 100 + source == rep_key[side]:
             count = rep_count[side] + 1
             if count > limit:

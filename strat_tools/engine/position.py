@@ -64,12 +64,16 @@ def rule_tables(
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[bool, ...], int]:
     """Per rule set, computed once: battle outcomes (``attacker * 26 + defender``), reach per
     board code, the side whose piece the replay's hot loop may move per code (0 for pieces
-    that never move), whether a code's repetition needs the scout clause's span, and the
-    repetition limit."""
+    that never move, side + 10 for a scout under the scout clause), whether a code's
+    repetition needs the scout clause's span, and the repetition limit."""
     battle = tuple(battle_table(rules))
     steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
-    fast_side = tuple(0 if steps[c] == 0 else CODE_SIDE[c] for c in range(26))
     spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
+    # The hot loop compares fast_side[code] with the side to move; a scout under the scout
+    # clause reads side + 10 there, so only scouts pay for the clause's extra check.
+    fast_side = tuple(
+        0 if steps[c] == 0 else CODE_SIDE[c] + (10 if spans[c] else 0) for c in range(26)
+    )
     limit = NO_LIMIT if rules.two_squares_limit is None else rules.two_squares_limit
     return battle, steps, fast_side, spans, limit
 
