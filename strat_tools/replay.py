@@ -5,13 +5,17 @@ each one (side to move, own movable piece, lakes, straight lines, reach, scout p
 two-squares rule, rescues, nothing after the flag fell). The first illegal move stops the
 replay with a diagnostic that names the rule, the move, the ply, the XML line and what stood
 on the board; everything before it is kept. At the end it infers how the game ended from the
-board and checks the recorded result against it.
+board and checks the recorded result against it. A rule set with a fallback two-squares
+limit (Gravon 2013-14: 3, some games 5) replays a game that breaks the limit but keeps the
+fallback under the fallback, with an info diagnostic; with the chasing rule on, the chases
+are checked after the replay (``engine/chasing.py``). See docs/rules-findings.md.
 
 Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
 distance, revealed) for the tables; the hot loop builds no per-move objects and falls back to
 :class:`~strat_tools.engine.position.Position` (where the rules live) for anything unusual.
 
-This module knows no XML: records come from ``gravon.py`` or are built by hand.
+This module knows no XML: records come from ``gravon.py`` or are built by hand. It does not
+check armies or setups (``checks.py`` does).
 """
 
 from __future__ import annotations
