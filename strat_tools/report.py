@@ -177,7 +177,11 @@ def _compact(frame: pd.DataFrame) -> pd.DataFrame:
 def _main_variant(data: Frames) -> str | None:
     """The variant with the most setups (placement pictures are drawn for it)."""
     games = data.games
-    candidates = games.loc[games["has_setup"].astype(bool) & (games["variant"] != "classicfree")]
+    candidates = games.loc[
+        games["has_setup"].astype(bool)
+        & (games["variant"] != "classicfree")
+        & (games["status"].astype(str) != "invalid")
+    ]
     if candidates.empty:
         return None
     return str(candidates["variant"].value_counts().idxmax())
@@ -391,8 +395,14 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
 
 def build_sections(source: ReportData) -> list[Section]:
     """Every section of the report, in reading order."""
+    if len(source.games) == 0:
+        raise ValueError("no games to report on")
     data = Frames.of(source)
-    sections = [corpus_section(data), endings_section(data)]
+    sections = [corpus_section(data)]
+    if (data.games["status"].astype(str) == "invalid").all():
+        sections[0].text("Every game is invalid: the statistics below the corpus need valid ones.")
+        return sections
+    sections.append(endings_section(data))
     variant = _main_variant(data)
     if variant is None:
         return sections

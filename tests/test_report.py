@@ -160,6 +160,21 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     assert len(IMAGE_SOURCE.findall(text)) == 7  # no scout or battle maps
 
 
+def test_no_games_is_an_error_not_an_empty_report() -> None:
+    from strat_tools.dataset import empty_gameset
+
+    with pytest.raises(ValueError, match="no games to report on"):
+        report.report_text(empty_gameset())
+
+
+def test_only_invalid_games_gives_the_corpus_and_says_why() -> None:
+    games = GameSet(tables_for_records([broken_record()]))
+    text = report.report_text(games, "md")
+    assert "## The corpus" in text and "## Endings" not in text
+    assert "Every game is invalid" in text
+    assert "| rule.empty_source | error | 1 | 1 |" in text  # the move from an empty E5
+
+
 def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     tmp_path: Path, gameset: GameSet
 ) -> None:
