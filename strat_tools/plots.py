@@ -219,6 +219,8 @@ def setup_heatmap(
     """
     if piece != "all":
         PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
+    elif by is not None:
+        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
     frame = _setup_rows(data, side)
     if by == "won":
         return winners_vs_losers(frame, piece, variant=variant, title=title, numbering=numbering)

@@ -180,6 +180,15 @@ def test_grouped_heatmap_one_panel_per_group(setups: pd.DataFrame) -> None:
     assert cell_labels(panels[1])[(1, 1)] == "50"
 
 
+def test_all_pieces_cannot_be_grouped_and_unknown_pieces_are_refused(setups: pd.DataFrame) -> None:
+    with pytest.raises(ValueError, match="group 'by' one piece at a time"):
+        plots.setup_heatmap(setups, "all", by="won")
+    with pytest.raises(ValueError, match="unknown piece 'queen'"):
+        plots.setup_heatmap(setups, "queen")
+    with pytest.raises(ValueError, match="no setups to draw for variant barrage"):
+        plots.setup_heatmap(setups.assign(variant="classic"), "flag", variant="barrage")
+
+
 def board_patches(ax: Axes, gid: str) -> set[int]:
     """The squares covered by the unit patches with ``gid`` on a whole-board view."""
     squares = set()
