@@ -405,3 +405,37 @@ def test_cli_rules_lists_rule_sets() -> None:
     rows = result.stdout.splitlines()
     assert rows[0].startswith("name,two_squares_limit,fallback,scout_clause")
     assert rows[2].startswith("gravon-2013,3,5,True,off,False")
+
+
+# -- the more-squares (chasing) rule ---------------------------------------------------
+
+RING = ["B4", "B5", "B6", "B7", "C7", "D7", "E7", "E6", "E5", "E4", "D4", "C4"]
+"""Squares around the C5-D6 lake, each next to the one before."""
+
+
+def chase_around_the_lake(laps: int = 2) -> GameRecord:
+    """Red's major follows blue's captain round the lake, one square behind."""
+    moves = [f"{RING[0]}-{RING[1]}"]
+    for step in range(1, 12 * laps):
+        blue = f"{RING[(step + 1) % 12]}-{RING[(step + 2) % 12]}"
+        red = f"{RING[step % 12]}-{RING[(step + 1) % 12]}"
+        moves += [blue, red]
+    return game({RING[0]: "r7", RING[2]: "b6"}, " ".join(moves))
+
+
+def test_chase_that_repeats_a_position_is_reported() -> None:
+    record = chase_around_the_lake()
+    assert replay(record).status is Status.VALID
+    strict = replay(record, "auto+chasing")
+    diag = strict.diagnostics[0]
+    assert (diag.code, diag.ply, diag.severity.value) == ("rule.chasing", 27, "error")
+    assert "chase that began at ply 3" in diag.message
+    assert strict.plies_replayed == 26 and strict.status is Status.INVALID
+    warned = replay(record, "auto+chasing-warn")
+    assert warned.status is Status.VALID
+    assert {d.code for d in warned.diagnostics} == {"rule.chasing"}
+
+
+def test_one_lap_of_a_chase_is_allowed() -> None:
+    record = chase_around_the_lake(laps=1)
+    assert replay(record, "auto+chasing").status is Status.VALID
