@@ -202,6 +202,12 @@ def corpus_section(data: Frames) -> Section:
     counts = counts.reset_index().rename(columns={"period": "period (YYYY-MM)"})
     section.table("Games per period and variant (n = games)", counts)
     section.table("Validity per variant (n = games)", _validity(games))
+    rules = games.assign(rules=games["rules"].astype(object).fillna("(not replayed)"))
+    used = rules.groupby(["rules", "variant"], sort=True).size().rename("games").reset_index()
+    section.table(
+        "Rule sets the games were replayed under (auto: by variant and period)",
+        used.sort_values(["games", "rules"], ascending=[False, True]).reset_index(drop=True),
+    )
     section.table(
         "Diagnostics by code, most frequent first (games = games with at least one)",
         _diagnostics_by_code(data.diagnostics),

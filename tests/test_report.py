@@ -296,3 +296,13 @@ def test_report_command_writes_html_and_markdown(tmp_path: Path) -> None:
     assert md_out.read_text().startswith("# Stratego game records")
     missing = runner.invoke(main, ["report", str(tmp_path / "none"), "-o", str(md_out)])
     assert missing.exit_code == 1 and "Error: nothing readable" in missing.stderr
+
+
+def test_corpus_names_the_rule_sets(html_text: str, gameset: GameSet) -> None:
+    table = read_table(html_text, "Rule sets the games were replayed under")
+    expected = gameset.games.groupby(["rules", "variant"], observed=True).size()
+    got = {
+        (r, v): number(n)
+        for r, v, n in zip(table["rules"], table["variant"], table["games"], strict=True)
+    }
+    assert got == {key: float(n) for key, n in expected.items()}
