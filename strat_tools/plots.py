@@ -17,6 +17,12 @@ Orientation, fixed once for every figure:
   with the lakes on C5 D5 G5 H5 C6 D6 G6 H6; ``view='owner'`` turns blue's moves 180 degrees
   so that every mover plays "from the bottom".
 
+Entry points: :func:`setup_heatmap` (one piece, ``'all'`` pieces, ``by='won'`` winners
+minus losers, or one panel per group), :func:`difference_heatmap` (any two groups),
+:func:`traffic_heatmap` (scout paths, move targets, battles on the whole board),
+:func:`board_heatmap` (any 100 values), :func:`position_figure` (a position),
+:func:`game_length_histogram`, :func:`win_rate_chart`, and :func:`save_figure`.
+
 This module draws; it does not read game files or compute statistics beyond the per-square
 counts a picture needs (placement shares come from :mod:`strat_tools.stats`).
 """
