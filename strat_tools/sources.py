@@ -214,9 +214,10 @@ class UnitReader:
 
     def _read_file(self, path: str) -> bytes:
         try:
+            # Check before opening: opening a FIFO would block the whole run.
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                raise SourceError("not a regular file (a FIFO, device, socket or folder)")
             with open(path, "rb") as handle:
-                if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                    raise SourceError("not a regular file")
                 data = handle.read(self.limit + 1)
         except OSError as exc:
             raise SourceError(f"cannot read: {_reason(exc)}") from None

@@ -92,6 +92,8 @@ def test_fifo_is_an_error_unit_and_never_opened(tmp_path: Path) -> None:
     assert unit.error == "not a regular file (a FIFO, device or socket)"
     with UnitReader() as reader, pytest.raises(SourceError):
         reader.read(unit)
+    with UnitReader() as reader, pytest.raises(SourceError, match="not a regular file"):
+        reader.read(Unit(str(fifo)))  # a unit made by hand, not by expand: still never opened
 
 
 def test_unreadable_file_gives_the_os_reason(
