@@ -3,6 +3,7 @@ hand-built records, result checks and the board renderer. Boards are ASCII diagr
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 
 from strat_tools.board import parse_square
 from strat_tools.cli import main
+from strat_tools.pieces import ARMIES, CODE_SIDE
 from strat_tools.records import GameRecord, Rescue, Result, Status, Termination
 from strat_tools.replay import (
     IllegalMove,
@@ -439,3 +441,66 @@ def test_chase_that_repeats_a_position_is_reported() -> None:
 def test_one_lap_of_a_chase_is_allowed() -> None:
     record = chase_around_the_lake(laps=1)
     assert replay(record, "auto+chasing").status is Status.VALID
+
+
+# -- the fast loop, Position.check and Position.legal_moves agree ---------------------------
+
+
+def random_setup(rng: random.Random, army: tuple[int, ...]) -> list[int]:
+    """A random legal setup of ``army`` for both sides (rows 1-4 and 7-10)."""
+    board = parse_board(EMPTY_BOARD)
+    for side, squares in ((1, list(range(40))), (2, list(range(60, 100)))):
+        pieces = [kind for kind, count in enumerate(army) for _ in range(count)]
+        for square, kind in zip(rng.sample(squares, len(pieces)), pieces, strict=True):
+            board[square] = kind + (1 if side == 1 else 13)
+    return board
+
+
+@pytest.mark.parametrize(
+    ("rules", "variant"),
+    [
+        ("gravon-2013+strict", "classic"),
+        ("gravon-2004", "classic"),
+        ("classic+aggressor+silent", "classic"),
+        ("ultimate-lightning", "ultimate lightning"),
+        ("issf", "barrage"),
+    ],
+)
+def test_random_legal_games_replay_identically(rules: str, variant: str) -> None:
+    rng = random.Random(f"{rules}/{variant}")
+    army = ARMIES[variant]
+    for _ in range(12):
+        setup = random_setup(rng, army)
+        pos = Position(setup, rules)
+        sources: list[int] = []
+        targets: list[int] = []
+        outcomes: list[int] = []
+        for _ply in range(400):
+            moves = pos.legal_moves()
+            probe = (rng.randrange(100), rng.randrange(100))
+            assert (pos.illegal_reason(*probe) is None) == (probe in moves)
+            if _ply % 100 == 50:
+                own = [s for s in range(100) if CODE_SIDE[pos.board[s]] == pos.side]
+                legal = {(s, t) for s in own for t in range(100) if not pos.illegal_reason(s, t)}
+                assert legal == set(moves)
+            if not moves:
+                break
+            source, target = rng.choice(moves)
+            sources.append(source)
+            targets.append(target)
+            outcomes.append(pos.push(source, target))
+            if pos.winner:
+                break
+        record = GameRecord(
+            source="random",
+            variant=variant,
+            year=2014,
+            setup=tuple(setup),
+            sources=sources,
+            targets=targets,
+        )
+        result = replay(record, rules)
+        assert [d for d in result.diagnostics if d.code.startswith("rule.")] == []
+        assert result.plies_replayed == len(sources)
+        assert result.outcomes == outcomes
+        assert result.final_board == pos.board
