@@ -436,6 +436,7 @@ class _StrictParser:
         """The end of ``<game>``: its type, and whether every child was seen where expected."""
         self.counts["game"] += 1
         self.game_line = el.sourceline
+        self.stage = max(self.stage, len(_STAGE))  # anything after the game is out of place
         if self.counts["game"] > 1:
             return
         check_variant(self.record, el.get("type"), named, self.game_line)

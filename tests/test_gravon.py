@@ -275,3 +275,12 @@ def test_attribute_names_and_order_are_read_not_assumed(
     assert codes(record) == expected
     if not expected:
         assert [m.to_str() for m in record.moves] == ["I4-I5", "A7-A6", "I5-I6"]
+
+
+def test_a_move_after_the_game_is_out_of_place() -> None:
+    data = (GRAVON / "classic-2014.4-17.xml").read_bytes()
+    head = data[: data.index(b"  <player")]
+    data = head + b' </game>\n <move id="4" source="A6" target="A5"/>\n</stratego>'
+    record = parse_record(data, "x.xml", fast=False)
+    assert ("xml.structure", "error", 10, None) in codes(record)
+    assert record.plies == 4
