@@ -68,3 +68,39 @@ def test_random_bytes_never_raise(data: bytes) -> None:
     record = parse_record(data, "random.xml")
     assert fastscan.scan(data) is None
     assert not record.readable or record.diagnostics
+
+
+line_edit = st.tuples(
+    st.sampled_from(["delete", "duplicate", "swap", "nest"]), st.floats(0, 1), st.floats(0, 1)
+)
+
+
+def mutate_lines(data: bytes, edits: list[tuple[str, float, float]]) -> bytes:
+    """Structural edits on whole lines: elements dropped, repeated, reordered or nested."""
+    lines = data.split(b"\n")
+    for kind, first, second in edits:
+        i, j = int(first * (len(lines) - 1)), int(second * (len(lines) - 1))
+        if kind == "delete":
+            del lines[i]
+        elif kind == "duplicate":
+            lines.insert(i, lines[i])
+        elif kind == "swap":
+            lines[i], lines[j] = lines[j], lines[i]
+        else:  # nest line j inside line i's element, if i is self-closing
+            if lines[i].endswith(b"/>"):
+                tag = lines[i].strip().split(b" ")[0][1:]
+                lines[i] = lines[i][:-2] + b">" + lines[j].strip() + b"</" + tag + b">"
+        if not lines:
+            break
+    return b"\n".join(lines)
+
+
+@FUZZ
+@given(base=st.sampled_from(BASES), edits=st.lists(line_edit, min_size=1, max_size=3))
+def test_structural_mutations_never_raise_and_paths_agree(
+    base: bytes, edits: list[tuple[str, float, float]]
+) -> None:
+    data = mutate_lines(base, edits)
+    fast = parse_record(data, "fuzz.xml")
+    assert fast == parse_record(data, "fuzz.xml", fast=False)
+    assert len(fast.lines) == fast.plies == len(fast.targets)
