@@ -134,11 +134,13 @@ def _breaks_two_squares(out: Replay) -> bool:
 
 
 def _fallback_note(record: GameRecord, strict: Replay, fallback: int) -> Diagnostic:
-    """Info: this game breaks the rule set's limit but keeps the looser one it was played under."""
+    """Warning: this game breaks the rule set's limit but keeps the looser one it was played
+    under. A warning, not info: the same verdict would cover a single injected move past the
+    limit, so the user must see it (``+strict`` turns the fallback off)."""
     first = next(d for d in strict.diagnostics if d.code == "rule.two_squares")
     return Diagnostic(
         "rules.two_squares_fallback",
-        Severity.INFO,
+        Severity.WARNING,
         f"ply {first.ply} goes past the two-squares limit of {strict.rules.two_squares_limit}; "
         f"replayed under the limit of {fallback} this game was played under "
         "(see docs/rules-findings.md)",
