@@ -20,6 +20,7 @@ What it does not do: judge the setup or the result (``checks.py``) or the moves
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from io import BytesIO
@@ -665,7 +666,11 @@ def read_units(
 
 
 def read_records(
-    paths: Iterable[str], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    check: bool = True,
+    fast: bool = True,
+    limit: int = MAX_GAME_BYTES,
 ) -> Iterator[GameRecord]:
     """Every game under ``paths`` (files, folders, globs, zips) as records, in a stable order.
 
