@@ -206,11 +206,11 @@ def _run_validate(
     from strat_tools.sources import expand
     from strat_tools.validate import Summary, iter_verdicts, problem_lines
 
-    units = expand(paths)
+    summary = Summary()
+    units = expand(paths, skipped=summary.skipped)
     if not units:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
     out = sys.stdout
-    summary = Summary()
     with progress_bar(len(units), "validating") as update:
         verdicts = iter_verdicts(
             units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
@@ -230,6 +230,10 @@ def _run_validate(
     if fmt == "json":
         out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     elif fmt == "text":
+        if not quiet:
+            for entry in summary.skipped:
+                where = entry.source + (f"!{entry.member}" if entry.member else "")
+                message(f"{where}: skipped: {entry.reason}")
         out.write(summary.line() + "\n")
         for code, count in sorted(summary.by_code.items(), key=lambda kv: (-kv[1], kv[0])):
             if quiet and not verbose:

@@ -21,7 +21,7 @@ from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Unit, expand
+from strat_tools.sources import Skipped, Unit, expand
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,8 @@ class Summary:
     by_variant: Counter[str] = field(default_factory=Counter)
     by_code: Counter[str] = field(default_factory=Counter)
     by_severity: Counter[str] = field(default_factory=Counter)
+    skipped: list[Skipped] = field(default_factory=list)
+    """Entries met in the inputs that are not game files (not counted as games)."""
 
     def add(self, verdict: GameVerdict) -> None:
         """Count one verdict."""
@@ -114,14 +116,20 @@ class Summary:
             "variants": dict(sorted(self.by_variant.items())),
             "diagnostics": dict(sorted(self.by_code.items())),
             "severities": dict(sorted(self.by_severity.items())),
+            "skipped": [
+                {"source": s.source, "member": s.member, "reason": s.reason} for s in self.skipped
+            ],
         }
 
     def line(self) -> str:
         """One-line human summary."""
-        return (
+        text = (
             f"{self.games} games in {len(self.files)} files: {self.valid} valid, "
             f"{self.invalid} invalid, {self.unchecked} unchecked"
         )
+        if self.skipped:
+            text += f" ({len(self.skipped)} non-game entries skipped)"
+        return text
 
 
 def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
@@ -192,8 +200,8 @@ def validate(
     >>> report.summary.line()  # doctest: +SKIP
     '300 games in 1 files: 300 valid, 0 invalid, 0 unchecked'
     """
-    units = expand([paths] if isinstance(paths, str) else list(paths))
     summary = Summary()
+    units = expand([paths] if isinstance(paths, str) else list(paths), skipped=summary.skipped)
     games = []
     for verdict in iter_verdicts(
         units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress

@@ -120,3 +120,22 @@ def test_every_command_has_help_with_an_example() -> None:
 def test_version_and_module_entry_point() -> None:
     code, out, _ = run("--version")
     assert code == 0 and "strat-tools" in out
+
+
+def test_non_game_entries_are_skipped_visibly_not_counted(tmp_path: Path, legal_zip: Path) -> None:
+    import zipfile
+
+    archive = tmp_path / legal_zip.name
+    archive.write_bytes(legal_zip.read_bytes())
+    with zipfile.ZipFile(archive, "a") as zf:
+        zf.writestr("readme.txt", "not a game")
+    (tmp_path / "notes.txt").write_text("not a game either")
+    code, out, err = run("validate", str(tmp_path), "--format", "json")
+    assert code == 0
+    summary = json.loads(out)["summary"]
+    assert summary["games"] == 6
+    assert sorted((Path(s["source"]).name, s["member"]) for s in summary["skipped"]) == [
+        ("notes.txt", None), (legal_zip.name, "readme.txt")
+    ]
+    code, out, err = run("validate", str(tmp_path))
+    assert "(2 non-game entries skipped)" in out and "readme.txt: skipped" in err
