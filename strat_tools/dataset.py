@@ -66,7 +66,7 @@ INCOMPLETE_MARKER: Final = ".export-incomplete"
 ROW_GROUP_ROWS: Final = 1_000_000
 
 
-class DatasetError(Exception):
+class DatasetError(ValueError):
     """A dataset folder is missing a table or holds one that does not fit its schema."""
 
 

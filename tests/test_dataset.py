@@ -369,3 +369,16 @@ def test_a_folder_of_records_named_games_is_not_a_dataset(tmp_path: Path) -> Non
     (records / source.name).write_bytes(source.read_bytes())
     assert not dataset.is_dataset(tmp_path)
     assert list(read_games(tmp_path, jobs=1).games["status"]) == ["valid"]
+
+
+def test_a_refused_dataset_is_an_error_message_on_the_command_line(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    fixture_set.export(tmp_path)
+    (tmp_path / dataset.INCOMPLETE_MARKER).write_text("")
+    result = CliRunner().invoke(main, ["stats", str(tmp_path)])
+    assert result.exit_code == 1 and result.stderr.startswith("Error: an export into")
