@@ -20,20 +20,14 @@ check armies or setups (``checks.py`` does).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from strat_tools.board import Side, square_name
 from strat_tools.engine.chasing import ChaseViolation, find_chases
-from strat_tools.engine.position import (
-    DISTANCE,
-    PATH,
-    SCOUT_CODES,
-    IllegalMove,
-    Position,
-)
+from strat_tools.engine.hotloop import play_span
+from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
-from strat_tools.pieces import CODE_SIDE, piece_name
+from strat_tools.pieces import piece_name
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status, Termination
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 
@@ -250,128 +244,30 @@ def _status(record: GameRecord, out: Replay) -> Status:
 
 
 def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None = None) -> int:
-    """Play every move (the first ``upto``), fast where possible; return how many were legal."""
+    """Play every move (the first ``upto``), fast where possible; return how many were legal.
+
+    The hot loop (:func:`~strat_tools.engine.hotloop.play_span`) plays runs of plies and
+    stops before a rescue and at any ply it does not play itself (an illegal move, an
+    unreadable square, a turning captain); :func:`_slow` checks and plays that one ply with
+    the full rules, or reports it.
+    """
     srcs, tgts = record.sources, record.targets
     n = record.plies if upto is None else upto
+    columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed)
     rescue_indices = sorted(ply - 1 for ply in record.rescues if 1 <= ply <= n)
-    if -1 in srcs or -1 in tgts:
-        # Unreadable squares: the fast loop must not index with them; the slow path reports.
-        bad = min(seq.index(-1) for seq in (srcs, tgts) if -1 in seq)
-        rescue_indices = sorted({*rescue_indices, bad})
     index = 0
     while index < n:
         stop = n
         for rescue_index in rescue_indices:
             if rescue_index >= index:
-                stop = min(rescue_index, n)
+                stop = rescue_index
                 break
-        index = _fast(pos, srcs, tgts, index, stop, out)
+        index = play_span(pos, srcs, tgts, index, stop, columns)
         if index < n:
             if not _slow(record, pos, index, out):
                 return index
             index += 1
     return n
-
-
-def _fast(
-    pos: Position, srcs: Sequence[int], tgts: Sequence[int], start: int, stop: int, out: Replay
-) -> int:
-    """The hot loop: play plies ``start..stop-1`` while they are ordinary and legal.
-
-    Returns the index of the first ply it did not play (``stop`` if it played them all): an
-    unusual ply (a scout under the scout clause, a rescue, an illegal move, a move after the
-    flag fell, a piece that rescued before) is left to :func:`_slow`. Squares must be 0..99.
-    """
-    if pos.winner or pos.rescuers or start >= stop:
-        return start
-    board, battle, steps, fast_side = pos.board, pos.battle, pos.steps, pos.fast_side
-    rep_key, rep_count = pos.rep_key, pos.rep_count
-    rep_lo, rep_hi, repetition = pos.rep_lo, pos.rep_hi, pos.repetition
-    movers, defenders, outcomes = out.movers, out.defenders, out.outcomes
-    distances, revealed = out.distances, out.revealed
-    captured = pos.captured
-    limit = pos.limit
-    reveal_battle = 1 if pos.rules.silent_defense else 3
-    distance_of, path_of, side_of = DISTANCE, PATH, CODE_SIDE
-    side = pos.side
-    index = start
-    for index in range(start, stop):
-        source = srcs[index]
-        target = tgts[index]
-        piece = board[source]
-        # Step 1: an own piece this loop may move, within its reach, path clear.
-        mover = fast_side[piece]
-        if mover != side and mover != side + 10:
-            break
-        key = source * 100 + target
-        distance = distance_of[key]
-        if distance != 1:
-            if distance == 0 or distance > steps[piece]:
-                break
-            if any([board[square] for square in path_of[key]]):
-                break
-            distances[index] = distance
-        # Step 2: not onto an own piece (lakes are excluded by the distance table).
-        defender = board[target]
-        if defender and side_of[defender] == side:
-            break
-        # Step 3: the two-squares rule (the reverse of this side's last move continues it;
-        # a scout under the scout clause continues it while its moves share two squares).
-        if mover != side:
-            last = rep_key[side]
-            if last >= 0 and source == last % 100:
-                count, low, high = repetition(source, target, side)
-                if count > limit:
-                    break
-                rep_count[side], rep_lo[side], rep_hi[side] = count, low, high
-            else:
-                rep_count[side] = 1
-                if source < target:
-                    rep_lo[side], rep_hi[side] = source, target
-                else:
-                    rep_lo[side], rep_hi[side] = target, source
-        elif target * 100 + source == rep_key[side]:
-            count = rep_count[side] + 1
-            if count > limit:
-                break
-            rep_count[side] = count
-        else:
-            rep_count[side] = 1
-        rep_key[side] = key
-        # Step 4: move, or resolve the battle.
-        movers[index] = piece
-        board[source] = 0
-        if not defender:
-            board[target] = piece
-            if distance != 1:
-                revealed[index] = 1
-            side = 3 - side
-            continue
-        outcome = battle[piece * 26 + defender]
-        defenders[index] = defender
-        outcomes[index] = outcome
-        revealed[index] = 3 if piece in SCOUT_CODES else reveal_battle
-        other = 3 - side
-        if outcome == 1:
-            board[target] = piece
-            captured[other].append(defender)
-        elif outcome == 2:
-            captured[side].append(piece)
-        elif outcome == 3:
-            board[target] = 0
-            captured[side].append(piece)
-            captured[other].append(defender)
-        else:
-            board[target] = piece
-            captured[other].append(defender)
-            pos.winner = side
-            pos.side = other
-            return index + 1
-        side = other
-    else:
-        index = stop
-    pos.side = side
-    return index
 
 
 def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from strat_tools.board import LAKES, RAYS, Side, square_name
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_name
@@ -58,24 +58,69 @@ CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
 NO_LIMIT: Final = 1 << 30
 
 
+REACH_NONE: Final = 0
+""":attr:`RuleTables.reach_kind`: not a piece this side may move."""
+REACH_ONE: Final = 1
+"""One square, and the plain two-squares count (the hot loop's common case)."""
+REACH_CLAUSE: Final = 2
+"""Farther than one square, and counted under the scout clause."""
+REACH_LINE: Final = 3
+"""Farther than one square (scouts without the clause, lightning captains), plain count."""
+
+
+class RuleTables(NamedTuple):
+    """A rule set's lookup tables, computed once per rule set (see :func:`rule_tables`)."""
+
+    battle: tuple[int, ...]
+    """Battle outcome per ``attacker * 26 + defender``."""
+    steps: tuple[int, ...]
+    """Reach per board code (0: never moves)."""
+    spans: tuple[bool, ...]
+    """Per board code: its repetition is counted under the scout clause."""
+    limit: int
+    """The two-squares limit (``NO_LIMIT`` for none)."""
+    reach_kind: tuple[tuple[int, ...], ...]
+    """Per side (index 1, 2) and board code: a ``REACH_*`` value."""
+    one_step: tuple[tuple[bool, ...], ...]
+    """Per side and board code: ``reach_kind`` is ``REACH_ONE``."""
+    own: tuple[tuple[bool, ...], ...]
+    """Per side and board code: the code is one of that side's pieces."""
+    reveal: tuple[int, ...]
+    """Per attacker code: the revealed bits of a battle (silent defense hides the defender
+    unless a scout attacks)."""
+
+
 @lru_cache(maxsize=64)
-def rule_tables(
-    rules: RuleSet,
-) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[bool, ...], int]:
-    """Per rule set, computed once: battle outcomes (``attacker * 26 + defender``), reach per
-    board code, the side whose piece the replay's hot loop may move per code (0 for pieces
-    that never move, side + 10 for a scout under the scout clause), whether a code's
-    repetition needs the scout clause's span, and the repetition limit."""
+def rule_tables(rules: RuleSet) -> RuleTables:
+    """The lookup tables of ``rules``: battle outcomes, reach, repetition and the hot loop's
+    per-side piece classes."""
     battle = tuple(battle_table(rules))
     steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
     spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
-    # The hot loop compares fast_side[code] with the side to move; a scout under the scout
-    # clause reads side + 10 there, so only scouts pay for the clause's extra check.
-    fast_side = tuple(
-        0 if steps[c] == 0 else CODE_SIDE[c] + (10 if spans[c] else 0) for c in range(26)
-    )
     limit = NO_LIMIT if rules.two_squares_limit is None else rules.two_squares_limit
-    return battle, steps, fast_side, spans, limit
+
+    def reach_kind(code: int) -> int:
+        if steps[code] == 0:
+            return REACH_NONE
+        if spans[code]:
+            return REACH_CLAUSE
+        return REACH_ONE if steps[code] == 1 else REACH_LINE
+
+    kinds = tuple(reach_kind(c) for c in range(26))
+    reach = tuple(
+        tuple(k if CODE_SIDE[c] == s else 0 for c, k in enumerate(kinds)) for s in (0, 1, 2)
+    )
+    reveal_battle = 1 if rules.silent_defense else 3
+    return RuleTables(
+        battle=battle,
+        steps=steps,
+        spans=spans,
+        limit=limit,
+        reach_kind=reach,
+        one_step=tuple(tuple(k == REACH_ONE for k in side) for side in reach),
+        own=tuple(tuple(CODE_SIDE[c] == s for c in range(26)) for s in (0, 1, 2)),
+        reveal=tuple(3 if c in SCOUT_CODES else reveal_battle for c in range(26)),
+    )
 
 
 class IllegalMove(ValueError):
@@ -98,7 +143,6 @@ class Position:
         "battle",
         "board",
         "captured",
-        "fast_side",
         "limit",
         "rep_count",
         "rep_hi",
@@ -110,6 +154,7 @@ class Position:
         "side",
         "spans",
         "steps",
+        "tables",
         "winner",
     )
 
@@ -124,7 +169,13 @@ class Position:
         self.board: list[int] = list(setup)
         self.side: int = int(side)
         self.rules = get_rules(rules)
-        self.battle, self.steps, self.fast_side, self.spans, self.limit = rule_tables(self.rules)
+        tables = self.tables = rule_tables(self.rules)
+        self.battle, self.steps, self.spans, self.limit = (
+            tables.battle,
+            tables.steps,
+            tables.spans,
+            tables.limit,
+        )
         # Repetition state per side (index 1 red, 2 blue): last move and how many moves in a
         # row went back and forth; lo/hi is the span shared by the chain (scout clause).
         self.rep_key = [-1, -1, -1]
@@ -157,7 +208,7 @@ class Position:
         other.battle = self.battle
         other.steps = self.steps
         other.limit = self.limit
-        other.fast_side = self.fast_side
+        other.tables = self.tables
         other.spans = self.spans
         for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rescued"):
             setattr(other, name, getattr(self, name)[:])
