@@ -329,14 +329,13 @@ def generate(
 
 
 def _units_or_dataset(paths: Sequence[str]) -> int:
-    """How many inputs ``paths`` name (games in a dataset folder); error when there are none."""
+    """How many record files ``paths`` name (dataset folders count 0); error when nothing."""
     from strat_tools.dataset import is_dataset
     from strat_tools.sources import expand
 
-    if len(paths) == 1 and is_dataset(paths[0]):
-        return 0
-    count = len(expand(paths))
-    if not count:
+    records = [p for p in paths if not is_dataset(p)]
+    count = len(expand(records)) if records else 0
+    if records and not count and len(records) == len(paths):
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
     return count
 

@@ -406,21 +406,37 @@ def _batches(
     dask_address: str | None,
     progress: ProgressCallback | None,
 ) -> Iterator[dict[str, pa.Table]]:
-    """The four tables per batch of input, in input order (a dataset folder: one batch)."""
-    if len(paths) == 1 and is_dataset(paths[0]):
-        gameset = read_dataset(paths[0])
-        if progress is not None:
-            progress(len(gameset))
-        yield gameset.tables
-        return
+    """The four tables per batch of input, in input order; each dataset folder among the
+    paths is one batch, read back without parsing; game ids stay unique across all of them."""
     if not setups_only:
         check_rules(rules)
     work = partial(tables_for_units, rules=rules, setups_only=setups_only)
     ids = GameIds()
-    for tables in map_batches(
-        work, expand(paths), jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
-    ):
-        yield ids.renumber(tables)
+    for is_folder, group in _split_datasets(paths):
+        if is_folder:
+            gameset = read_dataset(group[0])
+            if progress is not None:
+                progress(len(gameset))
+            yield ids.renumber(gameset.tables)
+            continue
+        for tables in map_batches(
+            work, expand(group), jobs=jobs, dask=dask, dask_address=dask_address,
+            progress=progress,
+        ):  # fmt: skip
+            yield ids.renumber(tables)
+
+
+def _split_datasets(paths: list[str]) -> list[tuple[bool, list[str]]]:
+    """Runs of record paths and single dataset folders, in the order given."""
+    runs: list[tuple[bool, list[str]]] = []
+    for path in paths:
+        if is_dataset(path):
+            runs.append((True, [path]))
+        elif runs and not runs[-1][0]:
+            runs[-1][1].append(path)
+        else:
+            runs.append((False, [path]))
+    return runs
 
 
 def read_games(

@@ -382,3 +382,13 @@ def test_a_refused_dataset_is_an_error_message_on_the_command_line(
     (tmp_path / dataset.INCOMPLETE_MARKER).write_text("")
     result = CliRunner().invoke(main, ["stats", str(tmp_path)])
     assert result.exit_code == 1 and result.stderr.startswith("Error: an export into")
+
+
+def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    fixture_set.export(first)
+    fixture_set.export(second, "csv")
+    both = read_games([first, FIXTURES / "two_battles", second], jobs=1)
+    assert len(both) == 9
+    assert both.games["game_id"].is_unique
+    assert list(both.games["game_id"])[4:6] == ["classic-2014.4-1#2", "classic-2014.4-4#2"]
