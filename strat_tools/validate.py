@@ -128,7 +128,8 @@ class Summary:
             f"{self.invalid} invalid, {self.unchecked} unchecked"
         )
         if self.skipped:
-            text += f" ({len(self.skipped)} non-game entries skipped)"
+            n = len(self.skipped)
+            text += f" ({n} non-game {'entry' if n == 1 else 'entries'} skipped)"
         return text
 
 
