@@ -8,19 +8,19 @@ writes tables already in memory. :func:`read_dataset` gives back identical table
 
 A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
 ``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
-as Dask or Spark write them, is read too) or ``NAME.csv``, and ``dataset.json``, the
-manifest naming them. Every file is written under a temporary name in the same folder and
-renamed into place only when complete, so a crash leaves the old file or none, never half of
-one; a marker fences the renames, and a folder where they did not all happen is refused
-rather than read as a mix of two exports. CSV keeps nulls apart from empty strings:
-every non-null value is quoted, a null is an empty unquoted field.
+as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
+format's tables, and a folder holding a table twice is refused. Every file is written under
+a temporary name in the same folder and renamed into place only when complete, so a crash
+leaves the old file or none, never half of one; a marker fences the renames, and a folder
+where they did not all happen is refused rather than read as a mix of two exports. CSV keeps
+nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
+field.
 
 This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.tables`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import uuid
@@ -56,8 +56,6 @@ FORMATS: Final = ("parquet", "csv")
 PathArg = str | os.PathLike[str]
 Paths = PathArg | Iterable[PathArg]
 
-MANIFEST: Final = "dataset.json"
-"""The file naming an export's format and table files, written last."""
 INCOMPLETE_MARKER: Final = ".export-incomplete"
 """Present while an export renames its files into place; a folder holding it is refused."""
 
@@ -239,22 +237,13 @@ class DatasetWriter:
 
         Four renames cannot be one atomic step, so they are fenced: a marker file goes in
         first and comes out last, and :func:`read_dataset` refuses a folder that still holds
-        it (a crash between renames could mix two exports). The manifest, written atomically
-        after the renames, names the files of this export, so an older export in the other
-        format is never read instead; its files are removed.
+        it (a crash between renames could mix two exports). An older export's tables in the
+        other format are removed, so they are never read instead of this one.
         """
         marker = self.directory / INCOMPLETE_MARKER
         marker.write_text(f"export {self._tag} of {', '.join(TABLE_NAMES)} in progress\n")
         for name in TABLE_NAMES:
             os.replace(self._temp_path(name), self.final_path(name))
-        manifest = {
-            "format": self.format,
-            "tables": {name: self.final_path(name).name for name in TABLE_NAMES},
-            "rows": self.rows,
-        }
-        temp = self.directory / f".{MANIFEST}{self._tag}"
-        temp.write_text(json.dumps(manifest, indent=2) + "\n")
-        os.replace(temp, self.directory / MANIFEST)
         other = "csv" if self.format == "parquet" else "parquet"
         for name in TABLE_NAMES:
             stale = self.directory / f"{name}.{other}"
@@ -299,14 +288,9 @@ def _path_list(paths: Paths) -> list[str]:
 def _table_file(directory: Path, name: str) -> Path | None:
     """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any.
 
-    The manifest of our own exports names it; otherwise (no manifest, or its file is gone)
-    exactly one of ``NAME.parquet``, ``NAME/`` (Parquet parts, as Dask or Spark write them)
-    and ``NAME.csv`` must exist.
+    At most one of ``NAME.parquet``, ``NAME/`` (Parquet parts, as Dask or Spark write them)
+    and ``NAME.csv`` may exist: two would leave it to chance which export is read.
     """
-    manifest = _manifest(directory)
-    listed = manifest.get("tables", {}).get(name) if manifest is not None else None
-    if isinstance(listed, str) and (directory / listed).exists():
-        return directory / listed
     found = [
         candidate
         for candidate in (
@@ -325,26 +309,12 @@ def _table_file(directory: Path, name: str) -> Path | None:
     return found[0] if found else None
 
 
-def _manifest(directory: Path) -> dict[str, Any] | None:
-    """The export manifest of a dataset folder, if it has one."""
-    path = directory / MANIFEST
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise DatasetError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise DatasetError(f"{path} is not a dataset manifest")
-    return data
-
-
 def is_dataset(path: PathArg) -> bool:
     """Whether ``path`` is a dataset folder (it holds a ``games`` table)."""
     directory = Path(path)
     if not directory.is_dir():
         return False
-    if (directory / MANIFEST).is_file() or (directory / INCOMPLETE_MARKER).exists():
+    if (directory / INCOMPLETE_MARKER).exists():
         return True
     if (directory / "games.parquet").is_file() or (directory / "games.csv").is_file():
         return True

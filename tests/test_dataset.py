@@ -84,9 +84,7 @@ def test_export_then_read_back_gives_equal_frames(
     fixture_set: GameSet, tmp_path: Path, fmt: Any
 ) -> None:
     summary = fixture_set.export(tmp_path, fmt)
-    assert sorted(os.listdir(tmp_path)) == sorted(
-        ["dataset.json", *(f"{name}.{fmt}" for name in TABLES)]
-    )
+    assert sorted(os.listdir(tmp_path)) == sorted(f"{name}.{fmt}" for name in TABLES)
     assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
     assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4}
     back = read_dataset(tmp_path)
@@ -350,11 +348,8 @@ def test_a_csv_export_over_a_parquet_export_is_what_is_read_back(
     assert_same(read_dataset(tmp_path), fixture_set)
 
 
-def test_two_copies_of_a_table_without_a_manifest_are_refused(
-    fixture_set: GameSet, tmp_path: Path
-) -> None:
+def test_two_copies_of_a_table_are_refused(fixture_set: GameSet, tmp_path: Path) -> None:
     fixture_set.export(tmp_path, "csv")
-    (tmp_path / "dataset.json").unlink()
     pq.write_table(fixture_set.tables["games"], tmp_path / "games.parquet")
     with pytest.raises(
         DatasetError, match=r"games table more than once \(games.parquet, games.csv\)"
