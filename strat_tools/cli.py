@@ -406,11 +406,12 @@ def export(
 @format_option()
 @rules_option
 @jobs_option
+@dask_options
 @library_errors
 def stats(
     paths: tuple[str, ...], stat: str, by: tuple[str, ...], variants: tuple[str, ...],
     piece: str, feature: str, include_classicfree: bool, fmt: str, rules: str,
-    jobs: int | None,
+    jobs: int | None, dask: bool, dask_address: str | None,
 ) -> None:
     """Setup and move statistics as a table: placement, bombs, scouts, endings, win rates.
 
@@ -436,7 +437,8 @@ def stats(
     with progress_bar(total, "reading") as update:
         games = read_games(
             list(paths), setups_only=stat in statistics.SETUP_STATISTICS, rules=rules,
-            jobs=jobs, progress=update,
+            jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address,
+            progress=update,
         )
     table = statistics.compute(
         stat, games, by=list(by) or None, variant=list(variants) or None, piece=piece,

@@ -43,3 +43,19 @@ def test_export_is_identical_for_one_and_two_jobs(gravon_dir: Path, tmp_path: Pa
     export_dataset(paths, tmp_path / "one", jobs=1)
     export_dataset(paths, tmp_path / "two", jobs=2)
     _assert_same(_tables(tmp_path / "one"), _tables(tmp_path / "two"))
+
+
+@pytest.mark.slow
+def test_validate_and_stats_print_the_same_with_dask(tmp_path: Path) -> None:
+    pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    data = str(Path(__file__).resolve().parent.parent / "data")
+    runner = CliRunner()
+    for args in (["validate", data, "--format", "jsonl"], ["stats", data, "--stat", "scouts"]):
+        local = runner.invoke(main, [*args, "--jobs", "1"])
+        dask = runner.invoke(main, [*args, "--jobs", "2", "--dask"])
+        assert local.exit_code == dask.exit_code and local.exit_code in (0, 1), local.output
+        assert local.stdout == dask.stdout and local.stdout
