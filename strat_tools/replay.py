@@ -254,7 +254,8 @@ def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None =
     srcs, tgts = record.sources, record.targets
     n = record.plies if upto is None else upto
     columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed)
-    rescue_indices = sorted(ply - 1 for ply in record.rescues if 1 <= ply <= n)
+    rescues = record.rescues
+    rescue_indices = sorted(ply - 1 for ply in rescues if 1 <= ply <= n) if rescues else ()
     index = 0
     while index < n:
         stop = n

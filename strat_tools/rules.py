@@ -185,10 +185,24 @@ def rules_for(record: GameRecord) -> RuleSet:
     The army follows the record's variant (``None`` for classicfree).
     """
     early = record.year is not None and record.year < GRAVON_LIMIT_BOUNDARY_YEAR
-    if record.variant == "ultimate lightning":
+    key = (record.variant, early)
+    ruleset = _AUTO.get(key)
+    if ruleset is None:
+        ruleset = _AUTO[key] = _auto_rules(record.variant, early)
+    return ruleset
+
+
+_AUTO: dict[tuple[str, bool], RuleSet] = {}
+"""The ``auto`` rule set per (variant, before the boundary year): built once, so every game
+of a variant shares one RuleSet (the engine caches its tables per rule set)."""
+
+
+def _auto_rules(variant: str, early: bool) -> RuleSet:
+    """The ``auto`` rule set of ``variant`` before (``early``) or from the boundary year."""
+    if variant == "ultimate lightning":
         return RULESETS["ultimate-lightning-2004" if early else "ultimate-lightning"]
     base = RULESETS["gravon-2004" if early else "gravon-2013"]
-    return _with_army(base, record.variant)
+    return _with_army(base, variant)
 
 
 def _with_army(ruleset: RuleSet, variant: str) -> RuleSet:

@@ -61,6 +61,11 @@ def _stride_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, .
 
 
 ADJACENT, DISTANCE_128, STEP_128, PATH_128 = _stride_tables()
+ADJACENT_ROWS: Final = tuple(
+    tuple(ADJACENT[source * STRIDE : source * STRIDE + 101]) for source in range(101)
+)
+"""``ADJACENT_ROWS[source][target]``: 1 for a one-square lake-free orthogonal move; row and
+column 100 (what -1 indexes) are all 0."""
 """Per ``source * 128 + target``: 1 for a one-square lake-free orthogonal move, squares
 travelled in a straight lake-free line (0 if none), the unit step, the squares passed over."""
 
@@ -93,39 +98,66 @@ def play_span(
     b = 3 - a
     one_a, one_b = tables.one_step[a], tables.one_step[b]
     kind_a, kind_b = tables.reach_kind[a], tables.reach_kind[b]
+    clause_a, clause_b = tables.clause[a], tables.clause[b]
     own_a, own_b = tables.own[a], tables.own[b]
     reveal = tables.reveal
     lost_a, lost_b = pos.captured[a].append, pos.captured[b].append
-    adjacent, distance_of, step_of, path_of = ADJACENT, DISTANCE_128, STEP_128, PATH_128
+    adjacent, distance_of, step_of, path_of = ADJACENT_ROWS, DISTANCE_128, STEP_128, PATH_128
     square_at = board.__getitem__
-    # Each side's chain: last source and target (-1 before its first move), length, span.
-    rep_key, rep_count, rep_lo, rep_hi = pos.rep_key, pos.rep_count, pos.rep_lo, pos.rep_hi
-    a_src, a_tgt = divmod(rep_key[a], 100) if rep_key[a] >= 0 else NO_MOVE
-    b_src, b_tgt = divmod(rep_key[b], 100) if rep_key[b] >= 0 else NO_MOVE
-    a_cnt, a_lo, a_hi = rep_count[a], rep_lo[a], rep_hi[a]
-    b_cnt, b_lo, b_hi = rep_count[b], rep_lo[b], rep_hi[b]
-    a_sources, a_targets = sources[start:stop:2], targets[start:stop:2]
-    b_sources, b_targets = sources[start + 1 : stop : 2], targets[start + 1 : stop : 2]
-    if len(b_sources) < len(a_sources):
-        b_sources, b_targets = [*b_sources, -1], [*b_targets, -1]
+    # Each side's two-squares chain: its length (a_cnt) holds for the chain's move at index
+    # a_next - 2; a move that is not straight back leaves it, so a later back move that
+    # finds a_next stale starts a new chain (the common move stores nothing). a_lo..a_hi
+    # is the span a scout's chain shares under the scout clause.
+    a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
+    b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
+    a_next, b_next = start, start + 1
+    # Each ply comes with its side's previous move (the ply two before, or the side's last
+    # move before ``start``). Two plies per iteration: the moves are padded with one
+    # unreadable move, which stops the loop after an odd number of plies.
+    a_last, b_last = pos.rep_key[a], pos.rep_key[b]
+    a_last_src, a_last_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
+    b_last_src, b_last_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
+    moves_src = iter([*sources[start:stop], -1])
+    moves_tgt = iter([*targets[start:stop], -1])
+    before_src = iter([a_last_src, b_last_src, *sources[start : stop - 1]])
+    before_tgt = iter([a_last_tgt, b_last_tgt, *targets[start : stop - 1]])
     index = stop
-    pairs = zip(count(start, 2), a_sources, a_targets, count(start + 1, 2), b_sources, b_targets)
-    for ia, sa, ta, ib, sb, tb in pairs:
+    pairs = zip(
+        count(start, 2),
+        moves_src,
+        moves_tgt,
+        before_src,
+        before_tgt,
+        count(start + 1, 2),
+        moves_src,
+        moves_tgt,
+        before_src,
+        before_tgt,
+    )
+    for ia, sa, ta, a_src, a_tgt, ib, sb, tb, b_src, b_tgt in pairs:
         # ---- side a. Step 1: an own piece, a legal line, not onto an own piece.
         pa = board[sa]
-        if one_a[pa] and adjacent[sa * 128 + ta]:
+        if one_a[pa] and adjacent[sa][ta]:
             qa = board[ta]
             if qa and own_a[qa]:
                 index = ia
                 break
             # Step 2: the two-squares rule (straight back continues the chain).
             if ta == a_src and sa == a_tgt:
+                if a_next != ia:
+                    a_cnt = 1
                 if a_cnt >= limit:
                     index = ia
                     break
                 a_cnt += 1
-            else:
-                a_cnt = 1
+                a_next = ia + 2
+        elif clause_a[pa] and sa != a_tgt and adjacent[sa][ta]:
+            # A scout under the scout clause, one square, not going on from its last move:
+            # a new chain, as for any piece.
+            qa = board[ta]
+            if qa and own_a[qa]:
+                index = ia
+                break
         else:
             ka = kind_a[pa]
             key = sa * 128 + ta
@@ -141,23 +173,25 @@ def play_span(
                 index = ia
                 break
             if sa != a_tgt:
-                a_cnt = 1
+                pass
             elif ka == 3:
-                if ta != a_src:
-                    a_cnt = 1
-                elif a_cnt >= limit:
-                    index = ia
-                    break
-                else:
+                if ta == a_src:
+                    if a_next != ia:
+                        a_cnt = 1
+                    if a_cnt >= limit:
+                        index = ia
+                        break
                     a_cnt += 1
+                    a_next = ia + 2
             elif step_of[key] == -step_of[a_src * 128 + sa]:
                 # Scout clause: a reversing move on one line goes on while the moves share
                 # two squares (a chain of 1 spans its own move).
                 unit = 1 if -10 < step_of[key] < 10 else 10
                 low, high = (sa, ta) if sa < ta else (ta, sa)
                 prev_low, prev_high = (a_src, sa) if a_src < sa else (sa, a_src)
-                span_low = max(prev_low if a_cnt == 1 else a_lo, low)
-                span_high = min(prev_high if a_cnt == 1 else a_hi, high)
+                if a_next != ia:
+                    a_cnt, a_lo, a_hi = 1, prev_low, prev_high
+                span_low, span_high = max(a_lo, low), min(a_hi, high)
                 if span_high - span_low >= unit:
                     if a_cnt >= limit:
                         index = ia
@@ -168,13 +202,11 @@ def play_span(
                         index = ia
                         break
                     a_cnt, a_lo, a_hi = 2, max(prev_low, low), min(prev_high, high)
-            else:
-                a_cnt = 1
+                a_next = ia + 2
             if da != 1:
                 distances[ia] = da
                 revealed[ia] = 1
         # Step 3: move, or resolve the battle.
-        a_src, a_tgt = sa, ta
         movers[ia] = pa
         board[sa] = 0
         if qa:
@@ -201,18 +233,26 @@ def play_span(
             board[ta] = pa
         # ---- side b: the same steps with b's tables and chain.
         pb = board[sb]
-        if one_b[pb] and adjacent[sb * 128 + tb]:
+        if one_b[pb] and adjacent[sb][tb]:
             qb = board[tb]
             if qb and own_b[qb]:
                 index = ib
                 break
             if tb == b_src and sb == b_tgt:
+                if b_next != ib:
+                    b_cnt = 1
                 if b_cnt >= limit:
                     index = ib
                     break
                 b_cnt += 1
-            else:
-                b_cnt = 1
+                b_next = ib + 2
+        elif clause_b[pb] and sb != b_tgt and adjacent[sb][tb]:
+            # A scout under the scout clause, one square, not going on from its last move:
+            # a new chain, as for any piece.
+            qb = board[tb]
+            if qb and own_b[qb]:
+                index = ib
+                break
         else:
             kb = kind_b[pb]
             key = sb * 128 + tb
@@ -228,21 +268,23 @@ def play_span(
                 index = ib
                 break
             if sb != b_tgt:
-                b_cnt = 1
+                pass
             elif kb == 3:
-                if tb != b_src:
-                    b_cnt = 1
-                elif b_cnt >= limit:
-                    index = ib
-                    break
-                else:
+                if tb == b_src:
+                    if b_next != ib:
+                        b_cnt = 1
+                    if b_cnt >= limit:
+                        index = ib
+                        break
                     b_cnt += 1
+                    b_next = ib + 2
             elif step_of[key] == -step_of[b_src * 128 + sb]:
                 unit = 1 if -10 < step_of[key] < 10 else 10
                 low, high = (sb, tb) if sb < tb else (tb, sb)
                 prev_low, prev_high = (b_src, sb) if b_src < sb else (sb, b_src)
-                span_low = max(prev_low if b_cnt == 1 else b_lo, low)
-                span_high = min(prev_high if b_cnt == 1 else b_hi, high)
+                if b_next != ib:
+                    b_cnt, b_lo, b_hi = 1, prev_low, prev_high
+                span_low, span_high = max(b_lo, low), min(b_hi, high)
                 if span_high - span_low >= unit:
                     if b_cnt >= limit:
                         index = ib
@@ -253,12 +295,10 @@ def play_span(
                         index = ib
                         break
                     b_cnt, b_lo, b_hi = 2, max(prev_low, low), min(prev_high, high)
-            else:
-                b_cnt = 1
+                b_next = ib + 2
             if db != 1:
                 distances[ib] = db
                 revealed[ib] = 1
-        b_src, b_tgt = sb, tb
         movers[ib] = pb
         board[sb] = 0
         if qb:
@@ -283,18 +323,26 @@ def play_span(
                 break
         else:
             board[tb] = pb
-    _store_chain(pos, a, a_src, a_tgt, a_cnt, a_lo, a_hi)
-    _store_chain(pos, b, b_src, b_tgt, b_cnt, b_lo, b_hi)
-    pos.side = a if (index - start) % 2 == 0 else b
+    # Write back each side's last played move and chain, as Position keeps them.
+    played = index - start
+    if played >= 1:
+        last = start + (played - 1) // 2 * 2
+        _store_chain(
+            pos, a, sources[last], targets[last], a_cnt if a_next == last + 2 else 1, a_lo, a_hi
+        )
+    if played >= 2:
+        last = start + 1 + (played - 2) // 2 * 2
+        _store_chain(
+            pos, b, sources[last], targets[last], b_cnt if b_next == last + 2 else 1, b_lo, b_hi
+        )
+    pos.side = a if played % 2 == 0 else b
     return index
 
 
 def _store_chain(
     pos: Position, side: int, source: int, target: int, length: int, low: int, high: int
 ) -> None:
-    """Write one side's two-squares chain back into ``pos`` as :class:`Position` keeps it."""
-    if source < 0:
-        return
+    """Write one side's last move and two-squares chain back into ``pos``."""
     pos.rep_key[side] = source * 100 + target
     pos.rep_count[side] = length
     if length == 1:

@@ -83,6 +83,8 @@ class RuleTables(NamedTuple):
     """Per side (index 1, 2) and board code: a ``REACH_*`` value."""
     one_step: tuple[tuple[bool, ...], ...]
     """Per side and board code: ``reach_kind`` is ``REACH_ONE``."""
+    clause: tuple[tuple[bool, ...], ...]
+    """Per side and board code: ``reach_kind`` is ``REACH_CLAUSE``."""
     own: tuple[tuple[bool, ...], ...]
     """Per side and board code: the code is one of that side's pieces."""
     reveal: tuple[int, ...]
@@ -90,10 +92,27 @@ class RuleTables(NamedTuple):
     unless a scout attacks)."""
 
 
-@lru_cache(maxsize=64)
 def rule_tables(rules: RuleSet) -> RuleTables:
     """The lookup tables of ``rules``: battle outcomes, reach, repetition and the hot loop's
-    per-side piece classes."""
+    per-side piece classes (cached per rule set)."""
+    # Looked up once per replayed game: an identity check is much cheaper than hashing the
+    # rule set's fields, and the entry keeps the rule set alive, so its id stays its own.
+    known = _TABLES_BY_ID.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    tables = _rule_tables(rules)
+    if len(_TABLES_BY_ID) >= 64:
+        _TABLES_BY_ID.clear()
+    _TABLES_BY_ID[id(rules)] = (rules, tables)
+    return tables
+
+
+_TABLES_BY_ID: dict[int, tuple[RuleSet, RuleTables]] = {}
+
+
+@lru_cache(maxsize=64)
+def _rule_tables(rules: RuleSet) -> RuleTables:
+    """:func:`rule_tables`, computed (cached by value: equal rule sets share tables)."""
     battle = tuple(battle_table(rules))
     steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
     spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
@@ -118,6 +137,7 @@ def rule_tables(rules: RuleSet) -> RuleTables:
         limit=limit,
         reach_kind=reach,
         one_step=tuple(tuple(k == REACH_ONE for k in side) for side in reach),
+        clause=tuple(tuple(k == REACH_CLAUSE for k in side) for side in reach),
         own=tuple(tuple(CODE_SIDE[c] == s for c in range(26)) for s in (0, 1, 2)),
         reveal=tuple(3 if c in SCOUT_CODES else reveal_battle for c in range(26)),
     )
