@@ -287,50 +287,29 @@ def test_export_accounts_for_every_input_and_leaks_nothing(
         assert status[name] == "invalid" and errors[name] >= 1, name
     for name in set(names) - mixed.invalid:
         assert status[name] == "valid" and errors[name] == 0, name
-    codes = set(dataset.diagnostics["code"].astype(str))
-    assert {mixed.hostile[name] for name in mixed.invalid} <= codes
+    assert table["game_id"].is_unique  # the key every other table joins on
+    by_id = dict(zip(table["game_id"], names, strict=True))
+    diagnostics = dataset.diagnostics
+    assert set(diagnostics["game_id"]) <= set(by_id)
+    for game_id, rows in diagnostics.groupby("game_id", observed=True):
+        name = by_id[str(game_id)]
+        assert (rows["severity"] == "error").sum() == errors[name], name
+        if mixed.hostile.get(name):
+            assert rows["code"].iloc[0] == mixed.hostile[name], name
+    hostile_codes = {name for name, code in mixed.hostile.items() if code}
+    assert hostile_codes <= set(map(by_id.get, map(str, diagnostics["game_id"])))
 
 
 # --- report ---------------------------------------------------------------------------------
 
 CORPUS = re.compile(r"([\d,]+) games from ([\d,]+) input file")
-DUPLICATE_NAMES = ("unsafe_member_names.zip", "loop")
-"""Entries left out of the report run that must pass today: the unsafe zip holds a member
-named ``classic-2014.4-1.xml`` like the bomb zip does, and ``loop/back`` leads back to the
-whole folder (so it would bring the unsafe zip in again)."""
-
-
-def _report_inputs(mixed: Mixed, whole: bool) -> tuple[list[str], set[str]]:
-    """PATHS for a report run and the names of the game files they hold."""
-    if whole:
-        return [str(mixed.folder)], set(mixed.hostile) | set(mixed.legal)
-    paths = sorted(str(p) for p in mixed.folder.iterdir() if p.name not in DUPLICATE_NAMES)
-    names = {n for n in [*mixed.hostile, *mixed.legal] if not n.startswith(DUPLICATE_NAMES)}
-    return paths, names
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "whole",
-    [
-        pytest.param(
-            True,
-            id="whole-folder",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="two inputs with the same file name give two games with one game_id; "
-                "stats.setup_context raises pandas InvalidIndexError (a traceback, exit 1)",
-            ),
-        ),
-        pytest.param(False, id="without-duplicate-names"),
-    ],
-)
-def test_report_accounts_for_every_input_and_leaks_nothing(
-    mixed: Mixed, tmp_path: Path, whole: bool
-) -> None:
-    paths, names = _report_inputs(mixed, whole)
+def test_report_accounts_for_every_input_and_leaks_nothing(mixed: Mixed, tmp_path: Path) -> None:
+    names = set(mixed.hostile) | mixed.legal
     out = tmp_path / "report.html"
-    run = cli("report", *paths, "-o", str(out))
+    run = cli("report", str(mixed.folder), "-o", str(out))
     assert run.returncode == 0, run.stderr[-3000:]
     assert_no_secret(run.stdout, run.stderr)
     page = out.read_text()
@@ -360,11 +339,6 @@ def same_name_twice(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="game_id (the file name) is the only key of setups/moves/diagnostics, and two "
-    "inputs may share a file name: their rows cannot be told apart",
-)
 def test_two_inputs_with_one_file_name_stay_two_games_in_every_table(
     same_name_twice: Path,
 ) -> None:
@@ -372,14 +346,12 @@ def test_two_inputs_with_one_file_name_stay_two_games_in_every_table(
     assert len(games.games) == 2
     assert games.games["game_id"].is_unique
     per_game = games.setups.groupby("game_id", observed=True).size()
-    assert len(per_game) == 2 and set(per_game) == {80}
+    assert sorted(per_game.index) == sorted(games.games["game_id"]) and set(per_game) == {80}
+    plies = dict(zip(games.games["game_id"], games.games["plies"], strict=True))
+    moves = games.moves.groupby("game_id", observed=True).size()
+    assert moves.to_dict() == plies
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="stats.setup_context indexes games by game_id; duplicate ids raise "
-    "pandas InvalidIndexError, which the CLI shows as a traceback",
-)
 @pytest.mark.parametrize("command", ["stats", "heatmap"])
 def test_commands_survive_two_inputs_with_one_file_name(
     same_name_twice: Path, command: str
@@ -494,12 +466,6 @@ KILL_AT_RENAME = textwrap.dedent(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dataset.DatasetWriter renames the four tables one by one: a crash between two "
-    "renames leaves new games with old setups/moves/diagnostics, and read_dataset reads "
-    "the mix without a word",
-)
 def test_export_killed_between_renames_leaves_old_or_new_never_a_mix(
     small_zips: tuple[Path, Path], tmp_path: Path
 ) -> None:
@@ -522,11 +488,6 @@ def test_export_killed_between_renames_leaves_old_or_new_never_a_mix(
     assert _tables_equal(got, old) or _tables_equal(got, new)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dataset._table_file prefers NAME.parquet over NAME.csv, so after a CSV export "
-    "into a folder holding an older Parquet export, read_dataset silently reads the old one",
-)
 def test_csv_export_over_a_parquet_export_is_what_is_read_back(
     small_zips: tuple[Path, Path], tmp_path: Path
 ) -> None:
