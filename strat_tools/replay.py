@@ -109,7 +109,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     ruleset = resolve_rules(rules, record)
     out = _replay_checked(record, ruleset)
     fallback = ruleset.two_squares_fallback
-    if fallback is not None and any(d.code == "rule.two_squares" for d in out.diagnostics):
+    if fallback is not None and out.diagnostics and _breaks_two_squares(out):
         looser = replace(
             ruleset,
             name=f"{ruleset.name}+limit{fallback}",
@@ -366,9 +366,11 @@ def _result_problems(
     assert record.result is not None
     rtype, winner = record.result.type, record.result.winner
     problems: list[tuple[str, str]] = []
-    said = f"the result says type {rtype}, winner {winner}"
+    # Messages are built only for a contradiction: this runs once per replayed game.
     if pos.winner:
-        capturer = Side(pos.winner).label
+        if rtype == 1 and winner == pos.winner:
+            return problems
+        said, capturer = _said(rtype, winner), Side(pos.winner).label
         if rtype != 1:
             problems.append(
                 ("result.flag", f"{capturer} captured the flag on the last move, but {said}")
@@ -377,18 +379,42 @@ def _result_problems(
             problems.append(("result.winner", f"{capturer} captured the flag, but {said}"))
         return problems
     if rtype == 1:
-        problems.append(("result.flag", f"{said} (flag captured), but no flag was captured"))
+        problems.append(
+            ("result.flag", f"{_said(rtype, winner)} (flag captured), but no flag was captured")
+        )
     elif rtype == 0:
         if not (stuck[Side.RED] or stuck[Side.BLUE]):
-            problems.append(("result.no_moves", f"{said} (no legal move), but both sides can move"))
+            problems.append(
+                (
+                    "result.no_moves",
+                    f"{_said(rtype, winner)} (no legal move), but both sides can move",
+                )
+            )
         elif winner in (1, 2) and stuck[Side(winner)]:
-            problems.append(("result.winner", f"{said}, but the winner is the side without a move"))
+            problems.append(
+                (
+                    "result.winner",
+                    f"{_said(rtype, winner)}, but the winner is the side without a move",
+                )
+            )
     elif rtype == 2:
         if not (stuck[Side.RED] and stuck[Side.BLUE]):
-            problems.append(("result.no_moves", f"{said} (neither can move), but a side can move"))
+            problems.append(
+                (
+                    "result.no_moves",
+                    f"{_said(rtype, winner)} (neither can move), but a side can move",
+                )
+            )
         elif winner != 3:
-            problems.append(("result.winner", f"{said}, but neither side can move: a draw"))
+            problems.append(
+                ("result.winner", f"{_said(rtype, winner)}, but neither side can move: a draw")
+            )
     return problems
+
+
+def _said(rtype: int | None, winner: int | None) -> str:
+    """How a result diagnostic quotes the recorded result."""
+    return f"the result says type {rtype}, winner {winner}"
 
 
 def board_at(

@@ -30,6 +30,7 @@ from itertools import count
 from typing import TYPE_CHECKING, Final
 
 from strat_tools.board import LAKES, RAYS
+from strat_tools.engine.position import ADJACENT_ROWS
 
 if TYPE_CHECKING:
     from strat_tools.engine.position import Position
@@ -61,14 +62,6 @@ def _stride_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, .
 
 
 ADJACENT, DISTANCE_128, STEP_128, PATH_128 = _stride_tables()
-ADJACENT_ROWS: Final = tuple(
-    tuple(ADJACENT[source * STRIDE : source * STRIDE + 101]) for source in range(101)
-)
-"""``ADJACENT_ROWS[source][target]``: 1 for a one-square lake-free orthogonal move; row and
-column 100 (what -1 indexes) are all 0."""
-"""Per ``source * 128 + target``: 1 for a one-square lake-free orthogonal move, squares
-travelled in a straight lake-free line (0 if none), the unit step, the squares passed over."""
-
 NO_MOVE: Final = (-1, -1)
 """Padding for the second half of the last pair: an unreadable move, which stops the loop."""
 
@@ -92,8 +85,9 @@ def play_span(
     if pos.winner or pos.rescuers or start >= stop:
         return start
     movers, defenders, outcomes, distances, revealed = columns
-    board, battle, steps, limit = pos.board, pos.battle, pos.steps, pos.limit
+    board, steps, limit = pos.board, pos.steps, pos.limit
     tables = pos.tables
+    battle = tables.battle_rows
     a = pos.side
     b = 3 - a
     one_a, one_b = tables.one_step[a], tables.one_step[b]
@@ -117,10 +111,11 @@ def play_span(
     a_last, b_last = pos.rep_key[a], pos.rep_key[b]
     a_last_src, a_last_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
     b_last_src, b_last_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
-    moves_src = iter([*sources[start:stop], -1])
-    moves_tgt = iter([*targets[start:stop], -1])
-    before_src = iter([a_last_src, b_last_src, *sources[start : stop - 1]])
-    before_tgt = iter([a_last_tgt, b_last_tgt, *targets[start : stop - 1]])
+    src = [a_last_src, b_last_src, *sources[start:stop], -1]
+    tgt = [a_last_tgt, b_last_tgt, *targets[start:stop], -1]
+    before_src, before_tgt = iter(src), iter(tgt)
+    moves_src, moves_tgt = iter(src), iter(tgt)
+    next(moves_src), next(moves_src), next(moves_tgt), next(moves_tgt)
     index = stop
     pairs = zip(
         count(start, 2),
@@ -137,7 +132,7 @@ def play_span(
     for ia, sa, ta, a_src, a_tgt, ib, sb, tb, b_src, b_tgt in pairs:
         # ---- side a. Step 1: an own piece, a legal line, not onto an own piece.
         pa = board[sa]
-        if one_a[pa] and adjacent[sa][ta]:
+        if one_a[pa][sa][ta]:
             qa = board[ta]
             if qa and own_a[qa]:
                 index = ia
@@ -210,7 +205,7 @@ def play_span(
         movers[ia] = pa
         board[sa] = 0
         if qa:
-            outcome = battle[pa * 26 + qa]
+            outcome = battle[pa][qa]
             defenders[ia] = qa
             outcomes[ia] = outcome
             revealed[ia] = reveal[pa]
@@ -233,7 +228,7 @@ def play_span(
             board[ta] = pa
         # ---- side b: the same steps with b's tables and chain.
         pb = board[sb]
-        if one_b[pb] and adjacent[sb][tb]:
+        if one_b[pb][sb][tb]:
             qb = board[tb]
             if qb and own_b[qb]:
                 index = ib
@@ -302,7 +297,7 @@ def play_span(
         movers[ib] = pb
         board[sb] = 0
         if qb:
-            outcome = battle[pb * 26 + qb]
+            outcome = battle[pb][qb]
             defenders[ib] = qb
             outcomes[ib] = outcome
             revealed[ib] = reveal[pb]

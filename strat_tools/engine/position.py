@@ -53,6 +53,25 @@ DISTANCE, STEP, PATH = _line_tables()
 """Per ``source * 100 + target``: squares travelled in a straight lake-free line (0 if not
 such a move), the unit step (±1, ±10) and the squares passed over."""
 
+
+def _adjacent_rows() -> tuple[tuple[int, ...], ...]:
+    """``[source][target]``: 1 for a one-square lake-free orthogonal move, else 0; 101 x 101
+    so that an unreadable square (-1) indexes the all-zero row and column 100."""
+    return tuple(
+        tuple(
+            int(source < 100 and target < 100 and DISTANCE[source * 100 + target] == 1)
+            for target in range(101)
+        )
+        for source in range(101)
+    )
+
+
+ADJACENT_ROWS: Final = _adjacent_rows()
+"""``ADJACENT_ROWS[source][target]``: 1 for a one-square lake-free orthogonal move; index -1
+(row and column 100) reads 0."""
+NO_ROWS: Final = tuple((0,) * 101 for _ in range(101))
+"""Like :data:`ADJACENT_ROWS`, all 0: the one-square table of a piece that is not one-step."""
+
 SCOUT_CODES: Final = (PieceKind.SCOUT + 1, PieceKind.SCOUT + 13)
 CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
 NO_LIMIT: Final = 1 << 30
@@ -73,6 +92,8 @@ class RuleTables(NamedTuple):
 
     battle: tuple[int, ...]
     """Battle outcome per ``attacker * 26 + defender``."""
+    battle_rows: tuple[tuple[int, ...], ...]
+    """The same as ``battle_rows[attacker][defender]``."""
     steps: tuple[int, ...]
     """Reach per board code (0: never moves)."""
     spans: tuple[bool, ...]
@@ -81,8 +102,9 @@ class RuleTables(NamedTuple):
     """The two-squares limit (``NO_LIMIT`` for none)."""
     reach_kind: tuple[tuple[int, ...], ...]
     """Per side (index 1, 2) and board code: a ``REACH_*`` value."""
-    one_step: tuple[tuple[bool, ...], ...]
-    """Per side and board code: ``reach_kind`` is ``REACH_ONE``."""
+    one_step: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
+    """Per side and board code: :data:`ADJACENT_ROWS` where ``reach_kind`` is ``REACH_ONE``,
+    else :data:`NO_ROWS` (``one_step[side][code][source][target]`` is the hot loop's test)."""
     clause: tuple[tuple[bool, ...], ...]
     """Per side and board code: ``reach_kind`` is ``REACH_CLAUSE``."""
     own: tuple[tuple[bool, ...], ...]
@@ -132,11 +154,14 @@ def _rule_tables(rules: RuleSet) -> RuleTables:
     reveal_battle = 1 if rules.silent_defense else 3
     return RuleTables(
         battle=battle,
+        battle_rows=tuple(battle[code * 26 : code * 26 + 26] for code in range(26)),
         steps=steps,
         spans=spans,
         limit=limit,
         reach_kind=reach,
-        one_step=tuple(tuple(k == REACH_ONE for k in side) for side in reach),
+        one_step=tuple(
+            tuple(ADJACENT_ROWS if k == REACH_ONE else NO_ROWS for k in side) for side in reach
+        ),
         clause=tuple(tuple(k == REACH_CLAUSE for k in side) for side in reach),
         own=tuple(tuple(CODE_SIDE[c] == s for c in range(26)) for s in (0, 1, 2)),
         reveal=tuple(3 if c in SCOUT_CODES else reveal_battle for c in range(26)),
@@ -438,13 +463,31 @@ class Position:
         if self.winner:
             return False
         if side is None or side == self.side:
-            return bool(self._moves(first_only=True))
+            return self._any_move()
         saved = self.side
         self.side = side
         try:
-            return bool(self._moves(first_only=True))
+            return self._any_move()
         finally:
             self.side = saved
+
+    def _any_move(self) -> bool:
+        """Whether the side to move has a legal move: first a quick look at the first square
+        of each piece's four lines (enough in almost every position), then the full search."""
+        board, side, steps, limit = self.board, self.side, self.steps, self.limit
+        own = self.tables.own[side]
+        last = self.rep_key[side]
+        moved_last = last % 100 if last >= 0 else -1
+        for source in range(100):
+            piece = board[source]
+            if not own[piece] or not steps[piece]:
+                continue
+            for ray in RAYS[source]:
+                if ray and not own[board[ray[0]]]:
+                    count = 1 if source != moved_last else self.repetition(source, ray[0])[0]
+                    if count <= limit:
+                        return True
+        return bool(self._moves(first_only=True))
 
     def _moves(self, *, first_only: bool) -> list[tuple[int, int]]:
         board, side, steps = self.board, self.side, self.steps
