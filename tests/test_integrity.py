@@ -157,6 +157,10 @@ def test_validate_accounts_for_every_input_and_exits_1(mixed: Mixed) -> None:
     assert games == mixed.total == valid + invalid + unchecked
     assert invalid == len(mixed.invalid)
     assert valid == mixed.total - len(mixed.invalid) and unchecked == 0
+    skipped: list[Skipped] = []
+    expand([str(mixed.folder)], skipped=skipped)
+    shown = re.search(r"\((\d+) non-game entr(?:y|ies) skipped\)", run.stdout)
+    assert shown and int(shown.group(1)) == len(skipped), run.stdout[-2000:]
 
 
 @pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
