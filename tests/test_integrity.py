@@ -570,3 +570,26 @@ def test_export_failing_midway_keeps_the_old_dataset(
     assert result.exit_code == 1 and "No space left" in result.output, result.output
     assert sorted(os.listdir(out)) == before
     assert _tables_equal(read_dataset(out), old)
+
+
+def test_failed_generate_write_keeps_the_old_archive(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "strados2026-10.zip"
+    args = ["generate", "-n", "3", "--jobs", "1", "-o", str(target), "--seed"]
+    first = CliRunner().invoke(main, [*args, "5"])
+    assert first.exit_code == 0, first.output
+    old = target.read_bytes()
+    real = os.fdopen
+
+    def fdopen(fd: int, mode: str = "r", *rest: object, **kwargs: object) -> object:
+        if mode == "wb":
+            return FailingHandle(io.FileIO(fd, "w"))
+        return real(fd, mode, *rest, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    again = CliRunner().invoke(main, [*args, "6"])
+    monkeypatch.undo()
+    assert again.exit_code == 1 and "No space left" in again.output, again.output
+    assert target.read_bytes() == old
+    assert os.listdir(tmp_path) == [target.name]
