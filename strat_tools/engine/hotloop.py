@@ -101,7 +101,7 @@ def play_span(
     # Each side's two-squares chain: its length (a_cnt) holds for the chain's move at index
     # a_next - 2; a move that is not straight back leaves it, so a later back move that
     # finds a_next stale starts a new chain (the common move stores nothing). a_lo..a_hi
-    # is the span a scout's chain shares under the scout clause.
+    # is the span a scout's chain shares under the scout clause (a_lo -1: a plain chain).
     a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
     b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
     a_next, b_next = start, start + 1
@@ -144,7 +144,7 @@ def play_span(
                 if a_cnt >= limit:
                     index = ia
                     break
-                a_cnt += 1
+                a_cnt, a_lo = a_cnt + 1, -1
                 a_next = ia + 2
         elif clause_a[pa] and sa != a_tgt and adjacent[sa][ta]:
             # A scout under the scout clause, one square, not going on from its last move:
@@ -176,7 +176,7 @@ def play_span(
                     if a_cnt >= limit:
                         index = ia
                         break
-                    a_cnt += 1
+                    a_cnt, a_lo = a_cnt + 1, -1
                     a_next = ia + 2
             elif step_of[key] == -step_of[a_src * 128 + sa]:
                 # Scout clause: a reversing move on one line goes on while the moves share
@@ -239,7 +239,7 @@ def play_span(
                 if b_cnt >= limit:
                     index = ib
                     break
-                b_cnt += 1
+                b_cnt, b_lo = b_cnt + 1, -1
                 b_next = ib + 2
         elif clause_b[pb] and sb != b_tgt and adjacent[sb][tb]:
             # A scout under the scout clause, one square, not going on from its last move:
@@ -271,7 +271,7 @@ def play_span(
                     if b_cnt >= limit:
                         index = ib
                         break
-                    b_cnt += 1
+                    b_cnt, b_lo = b_cnt + 1, -1
                     b_next = ib + 2
             elif step_of[key] == -step_of[b_src * 128 + sb]:
                 unit = 1 if -10 < step_of[key] < 10 else 10
@@ -337,9 +337,13 @@ def play_span(
 def _store_chain(
     pos: Position, side: int, source: int, target: int, length: int, low: int, high: int
 ) -> None:
-    """Write one side's last move and two-squares chain back into ``pos``."""
+    """Write one side's last move and two-squares chain back into ``pos``.
+
+    A span ``low`` of -1 marks a plain chain (not under the scout clause): like a chain of
+    one, :class:`Position` keeps the move's own squares as its span.
+    """
     pos.rep_key[side] = source * 100 + target
     pos.rep_count[side] = length
-    if length == 1:
+    if length == 1 or low < 0:
         low, high = (source, target) if source < target else (target, source)
     pos.rep_lo[side], pos.rep_hi[side] = low, high
