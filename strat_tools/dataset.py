@@ -124,6 +124,18 @@ class GameSet:
             f"{c['diagnostics']:,} diagnostics>"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the counts, then games per variant and status."""
+        from html import escape
+
+        games = self.tables["games"].select(["variant", "status"]).to_pandas()
+        table = (
+            games.groupby(["variant", "status"], observed=True).size().unstack(fill_value=0)
+            if len(games) else pd.DataFrame()
+        )
+        head = escape(repr(self))
+        return f"<p><code>{head}</code></p>" + (table.to_html() if len(table) else "")
+
     def export(self, directory: PathArg, format: Format = "parquet") -> ExportSummary:
         """Write the four tables under ``directory`` (atomically, file by file)."""
         started = time.perf_counter()

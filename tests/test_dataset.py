@@ -387,3 +387,12 @@ def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Pa
     assert len(both) == 9
     assert both.games["game_id"].is_unique
     assert list(both.games["game_id"])[4:6] == ["classic-2014.4-1#2", "classic-2014.4-4#2"]
+
+
+def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
+    from strat_tools.dataset import read_games
+
+    data = Path(__file__).resolve().parent.parent / "data"
+    html = read_games(str(data), setups_only=True)._repr_html_()
+    assert "&lt;GameSet 400 games" in html
+    assert "<th>classic</th>" in html and "<td>303</td>" in html
