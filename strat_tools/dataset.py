@@ -22,6 +22,7 @@ This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.ta
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -167,6 +168,17 @@ class ExportSummary:
         )
 
 
+def _process_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class DatasetWriter:
     """Writes batches of the four tables to temporary files; renames them into place on exit.
 
@@ -195,9 +207,20 @@ class DatasetWriter:
 
     def __enter__(self) -> DatasetWriter:
         self.directory.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_temps()
         for name in TABLE_NAMES:
             self._writers[name] = self._open(name)
         return self
+
+    def _remove_stale_temps(self) -> None:
+        """Delete temporary tables left by an export that was killed (its process is gone);
+        those of an export still running in this folder are left alone."""
+        names, formats = "|".join(TABLE_NAMES), "|".join(FORMATS)
+        pattern = re.compile(rf"^\.(?:{names})\.(?:{formats})\.tmp-(\d+)-[0-9a-f]{{8}}$")
+        for path in self.directory.iterdir():
+            match = pattern.match(path.name)
+            if match and not _process_alive(int(match.group(1))):
+                path.unlink(missing_ok=True)
 
     def _open(self, name: str) -> Any:
         path = str(self._temp_path(name))

@@ -396,3 +396,18 @@ def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
     html = read_games(str(data), setups_only=True)._repr_html_()
     assert "&lt;GameSet 400 games" in html
     assert "<th>classic</th>" in html and "<td>303</td>" in html
+
+
+def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) -> None:
+    from strat_tools.dataset import export_dataset, read_dataset
+
+    data = str(Path(__file__).resolve().parent.parent / "data")
+    out = tmp_path / "tables"
+    out.mkdir()
+    dead = out / ".games.parquet.tmp-999999999-0123abcd"  # no such pid
+    alive = out / f".moves.parquet.tmp-{os.getpid()}-0123abcd"  # a running export's
+    dead.write_bytes(b"half a table")
+    alive.write_bytes(b"still being written")
+    export_dataset([data], out, jobs=1, setups_only=True)
+    assert not dead.exists() and alive.exists()
+    assert len(read_dataset(out)) == 400
