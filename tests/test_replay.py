@@ -216,7 +216,9 @@ def test_two_squares_fallback_to_five_is_reported() -> None:
     assert result.rules.name == "gravon-2013+limit5"
     assert result.status is Status.VALID
     note = result.diagnostics[0]
-    assert (note.code, note.severity.value, note.ply) == ("rules.two_squares_fallback", "warning", 7)
+    assert (note.code, note.severity.value, note.ply) == (
+        "rules.two_squares_fallback", "warning", 7
+    )
 
 
 def test_two_squares_count_restarts_after_another_move() -> None:
