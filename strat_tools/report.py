@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -31,30 +31,15 @@ from matplotlib.figure import Figure
 
 from strat_tools import plots, stats
 from strat_tools.records import VARIANTS
+from strat_tools.stats import TableSet
 from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")
 
 
-class ReportData(Protocol):
-    """What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
-
-    @property
-    def games(self) -> pd.DataFrame:
-        """One row per game."""
-
-    @property
-    def setups(self) -> pd.DataFrame:
-        """One row per piece of a starting position."""
-
-    @property
-    def moves(self) -> pd.DataFrame:
-        """One row per move."""
-
-    @property
-    def diagnostics(self) -> pd.DataFrame:
-        """One row per diagnostic."""
+ReportData = TableSet
+"""What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
 
 
 # --- a tiny document model, rendered twice (HTML and Markdown) ------------------------------

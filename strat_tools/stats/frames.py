@@ -51,6 +51,10 @@ class TableSet(Protocol):
     def moves(self) -> pd.DataFrame:
         """One row per move."""
 
+    @property
+    def diagnostics(self) -> pd.DataFrame:
+        """One row per diagnostic."""
+
 
 Data = TableSet | pd.DataFrame
 
