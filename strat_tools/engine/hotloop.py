@@ -11,11 +11,14 @@ lightning captain, or any ply after a rescue. The caller (``replay.py``) plays t
 Why it looks the way it does (measured on the archive, see bench/bench_engine.py): the loop
 runs once per ply of every game, so it touches only ints, locals and flat tables. It plays two
 plies per iteration, first the side to move (``a``) then the other (``b``), so neither side's
-state needs a lookup by side; each side's two-squares chain is three local ints. The common
-ply (one square, a piece that is not a scout under the scout clause) costs one table lookup
-for the piece and one for the geometry; scouts, lightning captains and battles take longer
-branches. Squares are keyed ``source * 128 + target``: an unreadable square (-1) lands on a
-zero entry, so it stops the loop without a separate scan.
+state needs a lookup by side: each side's last move and two-squares chain are local ints, and
+the chain is counted lazily (a move that is not straight back stores nothing). The common ply
+(one square, a piece that is not a scout under the scout clause) costs one three-level table
+lookup (``one_step[side][piece][source][target]``); a scout starting a chain with one square
+takes a short branch; longer moves, scouts going on under the clause and battles take longer
+ones. Unreadable squares (-1) index all-zero rows and columns (``ADJACENT_ROWS`` is 101 x 101,
+the other tables are keyed ``source * 128 + target``), so they stop the loop without a
+separate scan of the move lists.
 
 The two halves of the loop body are the same code for the two sides; change them together
 (the tests in tests/test_hotloop.py replay random legal and illegal games both ways).
@@ -26,7 +29,6 @@ This module knows no XML and no records; it does not report diagnostics (the cal
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import count
 from typing import TYPE_CHECKING, Final
 
 from strat_tools.board import LAKES, RAYS
@@ -105,31 +107,18 @@ def play_span(
     a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
     b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
     a_next, b_next = start, start + 1
-    # Each ply comes with its side's previous move (the ply two before, or the side's last
-    # move before ``start``). Two plies per iteration: the moves are padded with one
-    # unreadable move, which stops the loop after an odd number of plies.
+    # Each side's last move (-1 before its first); two plies per iteration: the moves are
+    # padded with one unreadable move, which stops the loop after an odd number of plies.
     a_last, b_last = pos.rep_key[a], pos.rep_key[b]
-    a_last_src, a_last_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
-    b_last_src, b_last_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
-    src = [a_last_src, b_last_src, *sources[start:stop], -1]
-    tgt = [a_last_tgt, b_last_tgt, *targets[start:stop], -1]
-    before_src, before_tgt = iter(src), iter(tgt)
-    moves_src, moves_tgt = iter(src), iter(tgt)
-    next(moves_src), next(moves_src), next(moves_tgt), next(moves_tgt)
+    a_src, a_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
+    b_src, b_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
+    moves_src = iter([*sources[start:stop], -1])
+    moves_tgt = iter([*targets[start:stop], -1])
     index = stop
-    pairs = zip(
-        count(start, 2),
-        moves_src,
-        moves_tgt,
-        before_src,
-        before_tgt,
-        count(start + 1, 2),
-        moves_src,
-        moves_tgt,
-        before_src,
-        before_tgt,
-    )
-    for ia, sa, ta, a_src, a_tgt, ib, sb, tb, b_src, b_tgt in pairs:
+    ia = start - 2
+    for sa, ta, sb, tb in zip(moves_src, moves_tgt, moves_src, moves_tgt, strict=False):
+        ia += 2
+        ib = ia + 1
         # ---- side a. Step 1: an own piece, a legal line, not onto an own piece.
         pa = board[sa]
         if one_a[pa][sa][ta]:
@@ -202,6 +191,7 @@ def play_span(
                 distances[ia] = da
                 revealed[ia] = 1
         # Step 3: move, or resolve the battle.
+        a_src, a_tgt = sa, ta
         movers[ia] = pa
         board[sa] = 0
         if qa:
@@ -294,6 +284,7 @@ def play_span(
             if db != 1:
                 distances[ib] = db
                 revealed[ib] = 1
+        b_src, b_tgt = sb, tb
         movers[ib] = pb
         board[sb] = 0
         if qb:
