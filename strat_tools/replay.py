@@ -7,12 +7,13 @@ replay with a diagnostic that names the rule, the move, the ply, the XML line an
 on the board; everything before it is kept. At the end it infers how the game ended from the
 board and checks the recorded result against it. A rule set with a fallback two-squares
 limit (Gravon 2013-14: 3, some games 5) replays a game that breaks the limit but keeps the
-fallback under the fallback, with an info diagnostic; with the chasing rule on, the chases
+fallback under the fallback, with a warning; with the chasing rule on, the chases
 are checked after the replay (``engine/chasing.py``). See docs/rules-findings.md.
 
 Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
-distance, revealed) for the tables; the hot loop builds no per-move objects and falls back to
-:class:`~strat_tools.engine.position.Position` (where the rules live) for anything unusual.
+distance, revealed) for the tables. The hot loop (``engine/hotloop.py``) builds no per-move
+objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
+to :class:`~strat_tools.engine.position.Position`, where the rules live.
 
 This module knows no XML: records come from ``gravon.py`` or are built by hand. It does not
 check armies or setups (``checks.py`` does).

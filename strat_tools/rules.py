@@ -60,7 +60,7 @@ class RuleSet:
     two_squares_fallback: int | None = None
     """A looser limit some games of this rule set were played under (Gravon 2013-14: 5).
     A game that breaks :attr:`two_squares_limit` but keeps this one is replayed under it,
-    with an info diagnostic: see docs/rules-findings.md. ``+strict`` switches it off."""
+    with a warning: see docs/rules-findings.md. ``+strict`` switches it off."""
     scout_clause: bool = False
     """ISF: a scout counts as standing on its start square and every square it passes over."""
     chasing_rule: bool = False
