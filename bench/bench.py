@@ -32,6 +32,13 @@ DEFAULT_INPUT = ROOT.parent / "shared" / "gravon"
 # ----------------------------------------------------------------------------- inner runs
 
 
+def _cpu_s() -> float:
+    """User + system CPU seconds of this process and its finished children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _peak_mb() -> float:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -44,6 +51,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
 
     units = expand(paths)
     out: dict[str, Any] = {"games": len(units)}
+    cpu0 = _cpu_s()
     start = time.perf_counter()
     if task == "validate":
         from strat_tools.validate import iter_verdicts
@@ -71,6 +79,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
     else:
         raise SystemExit(f"unknown task {task}")
     out["seconds"] = time.perf_counter() - start
+    out["cpu_s"] = _cpu_s() - cpu0
     out["peak_mb"] = _peak_mb()
     return out
 
@@ -137,14 +146,15 @@ def _run(args: list[str]) -> dict[str, Any]:
 
 
 def floor(paths: list[str], jobs: int) -> dict[str, Any]:
-    """parse_floor.py's own timing, in a fresh process."""
+    """parse_floor.py's own timing, in a fresh process (CPU includes its start-up)."""
+    cpu0 = _cpu_s()
     proc = subprocess.run(
         [sys.executable, str(FLOOR), "--jobs", str(jobs), *paths],
         capture_output=True, text=True, check=True,
     )
     fields = dict(kv.split("=") for kv in proc.stdout.split())
     return {"seconds": float(fields["seconds"]), "games": int(fields["games"]),
-            "moves": int(fields["moves"])}
+            "moves": int(fields["moves"]), "cpu_s": _cpu_s() - cpu0}
 
 
 def measure(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
@@ -185,28 +195,33 @@ def main() -> None:
     raw: dict[str, Any] = {"machine": f"{platform.machine()}, {all_jobs} cores, "
                            f"Python {platform.python_version()}", "input": paths}
 
-    def ratio(name: str, res: dict[str, Any], base: float, target: float | None) -> None:
+    def ratio(name: str, res: dict[str, Any], base: dict[str, Any], target: float | None) -> None:
         raw[name] = res
         if "error" in res:
             rows.append((name, "error", " ".join(res["error"]), ""))
             return
-        r = res["seconds"] / base
+        r = res["seconds"] / base["seconds"]
+        cpu = f", CPU {res['cpu_s'] / base['cpu_s']:.2f}x" if base.get("cpu_s") else ""
         verdict = "" if target is None else ("ok" if r <= target else f"MISSED (target {target}x)")
-        rows.append((name, f"{res['seconds']:.2f} s", f"{r:.2f}x floor", verdict))
+        rows.append((name, f"{res['seconds']:.2f} s", f"{r:.2f}x floor{cpu}", verdict))
 
     f1 = floor(paths, 1)
     fj = floor(paths, all_jobs)
     raw["floor_1"], raw["floor_all"] = f1, fj
-    rows.append(("parse_floor --jobs 1", f"{f1['seconds']:.2f} s",
+    rows.append(("parse_floor --jobs 1", f"{f1['seconds']:.2f} s (CPU {f1['cpu_s']:.2f} s)",
                  f"{f1['games']} games, {f1['moves']} moves", ""))
     rows.append((f"parse_floor --jobs {all_jobs}", f"{fj['seconds']:.2f} s", "", ""))
-    ratio("read (fast path) 1 job", measure("read", paths, 1), f1["seconds"], 0.8)
-    ratio("read (strict) 1 job", measure("read-strict", paths, 1), f1["seconds"], 1.15)
-    ratio("validate 1 job", measure("validate", paths, 1), f1["seconds"], 1.25)
-    ratio(f"validate {all_jobs} jobs", measure("validate", paths, all_jobs), fj["seconds"], 1.3)
-    ratio("export 1 job", measure("export", paths, 1), f1["seconds"], 2.0)
-    ratio(f"export {all_jobs} jobs", measure("export", paths, all_jobs), fj["seconds"], None)
-    ratio("setups-only 1 job", measure("setups", paths, 1), f1["seconds"], 1.2)
+    # Targets: read+checks 1.15x (issue 2); validate 1 job 1.25x (issue 3) and, with the fast
+    # path, under the floor (issue 6, aim 0.8x); validate at all cores 1.3x (issue 6); export
+    # 2x and setups-only 1.2x (issue 4). The strict path is the fallback for files outside the
+    # archive's layout: no target, shown for reference.
+    ratio("read + checks (default) 1 job", measure("read", paths, 1), f1, 1.15)
+    ratio("read + checks (strict only) 1 job", measure("read-strict", paths, 1), f1, None)
+    ratio("validate 1 job", measure("validate", paths, 1), f1, 1.0)
+    ratio(f"validate {all_jobs} jobs", measure("validate", paths, all_jobs), fj, 1.3)
+    ratio("export 1 job", measure("export", paths, 1), f1, 2.0)
+    ratio(f"export {all_jobs} jobs", measure("export", paths, all_jobs), fj, None)
+    ratio("setups-only 1 job", measure("setups", paths, 1), f1, 1.2)
     engine = measure("engine", paths, 1)
     raw["engine"] = engine
     if "error" not in engine:
