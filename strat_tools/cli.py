@@ -604,12 +604,16 @@ def heatmap(
               help="The report's heading.")
 @click.option("--setups-only", is_flag=True,
               help="No replay: faster, but no scout, battle or validity-by-replay sections.")
+@click.option("--numbering", default="modern", show_default=True,
+              type=click.Choice(["modern", "classic"]),
+              help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
+              "(1 = marshal, 9 = scout, S = spy).")
 @rules_option
 @jobs_option
 @library_errors
 def report(
     paths: tuple[str, ...], out: str, fmt: str | None, title: str, setups_only: bool,
-    rules: str, jobs: int | None,
+    numbering: str, rules: str, jobs: int | None,
 ) -> None:
     """Write one self-contained report: corpus, endings, placement, scouts, win rates.
 
@@ -620,6 +624,7 @@ def report(
     Example:
       strat-tools report ../gravon/ -o report.html
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
+      strat-tools report ../gravon/ -o report.html --numbering classic
     """
     from strat_tools.dataset import read_games
     from strat_tools.report import write_report
@@ -634,7 +639,7 @@ def report(
         )
     _require_readable(games, paths)
     message(f"Read {len(games):,} games; writing the report...")
-    write_report(games, out, fmt, title=title)  # type: ignore[arg-type]
+    write_report(games, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")
 
 

@@ -3,9 +3,12 @@
 :func:`report_text` builds the report as text, :func:`write_report` writes it atomically.
 Sections: the corpus (games per variant and period, validity, diagnostics by code), endings
 and game lengths, flag and bomb placement, bombs around the flag, all pieces, scout usage,
-and win rates with Wilson 95% intervals. Every table names its sample size; every figure is
-embedded as a base64 PNG ``data:`` URI, so the file needs nothing else (no scripts, fonts,
-styles or images from anywhere).
+and win rates with Wilson 95% intervals. Ranks are written in either numbering
+(``numbering='modern'``: 10 = marshal, 1 = spy; ``'classic'``: 1 = marshal, 9 = scout,
+S = spy) in the figures, the tables that list pieces and the captions; the report's opening
+line says which. Every table names its sample size; every figure is embedded as a base64 PNG
+``data:`` URI, so the file needs nothing else (no scripts, fonts, styles or images from
+anywhere).
 
 This module arranges what :mod:`strat_tools.stats` computes and :mod:`strat_tools.plots`
 draws; it reads no game files and computes no statistic of its own beyond counting the
@@ -19,7 +22,6 @@ import html
 import io
 import os
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +32,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools import plots, stats
+from strat_tools.pieces import KINDS, NUMBERINGS, Numbering, PieceKind, rank_label
 from strat_tools.records import VARIANTS
 from strat_tools.stats import TableSet
 from strat_tools.writer import write_file_atomically
@@ -122,6 +125,39 @@ def _plain(value: object) -> object:
     """numpy scalars as Python ones, so formatting sees ints as ints."""
     item = getattr(value, "item", None)
     return item() if callable(item) else value
+
+
+# --- ranks in the chosen numbering --------------------------------------------------------
+
+
+def piece_label(piece: str, numbering: Numbering = "modern") -> str:
+    """A piece name with its rank: ``piece_label('marshal', 'classic') == 'marshal (1)'``.
+
+    Text that names no piece (a placeholder such as ``'–'``) comes back unchanged.
+    """
+    try:
+        kind = PieceKind.from_label(piece)
+    except ValueError:
+        return piece
+    return f"{kind.label} ({rank_label(kind, numbering)})"
+
+
+_NUMBERING_NAMES = {
+    "modern": "modern numbering (10 = marshal, 1 = spy)",
+    "classic": "classic numbering (1 = marshal, 9 = scout, S = spy)",
+}
+
+
+def numbering_note(numbering: Numbering = "modern") -> str:
+    """The sentence saying which rank numbering the report uses, with every rank spelt out."""
+    strongest_first = sorted((k for k in KINDS if k.movable), reverse=True)
+    ranks = ", ".join(f"{kind.label} {rank_label(kind, numbering)}" for kind in strongest_first)
+    return f"Ranks in the {_NUMBERING_NAMES[numbering]}: {ranks}; bomb B, flag F."
+
+
+def _axes_titles(fig: Figure) -> list[str]:
+    """The titles of a figure's panels, in drawing order (colour bars have none)."""
+    return [ax.get_title() for ax in fig.axes if ax.get_title()]
 
 
 # --- the sections -------------------------------------------------------------------------
@@ -251,7 +287,7 @@ def endings_section(data: Frames) -> Section:
     return section
 
 
-def placement_section(data: Frames, variant: str) -> Section:
+def placement_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
     """Flag and bomb heatmaps, flag by variant, and the flag's bomb cover."""
     section = Section("Flag and bomb placement", "placement")
     section.text(
@@ -261,13 +297,15 @@ def placement_section(data: Frames, variant: str) -> Section:
         "army anywhere) and invalid games are left out."
     )
     for piece in ("flag", "bomb"):
-        fig = plots.setup_heatmap(data.setups, piece, variant=variant, title=f"variant: {variant}")
+        fig = plots.setup_heatmap(
+            data.setups, piece, variant=variant, title=f"variant: {variant}", numbering=numbering
+        )
         section.figure(f"{piece.capitalize()} placement, {variant}", fig, f"{piece} heatmap")
-    by_variant = plots.setup_heatmap(data.setups, "flag", by="variant")
+    by_variant = plots.setup_heatmap(data.setups, "flag", by="variant", numbering=numbering)
     section.figure("Flag placement per variant (shared scale)", by_variant, "flag by variant")
     section.figure(
         f"Flag: winners minus losers, {variant}",
-        plots.setup_heatmap(data.setups, "flag", by="won", variant=variant),
+        plots.setup_heatmap(data.setups, "flag", by="won", variant=variant, numbering=numbering),
         "difference map of flag placement between winners and losers",
     )
     section.table(
@@ -281,34 +319,43 @@ def placement_section(data: Frames, variant: str) -> Section:
     return section
 
 
-def pieces_section(data: Frames, variant: str) -> Section:
-    """Twelve small heatmaps of the main variant."""
+def pieces_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
+    """Twelve small heatmaps of the main variant, each titled with its piece and rank."""
     section = Section("All pieces", "pieces")
     section.text("Same view and meaning as the flag map; one shared colour scale, whole percent.")
-    fig = plots.setup_heatmap(data.setups, "all", variant=variant, title=f"variant: {variant}")
-    section.figure(f"Where each piece stands, {variant}", fig, "twelve piece heatmaps")
+    fig = plots.setup_heatmap(
+        data.setups, "all", variant=variant, title=f"variant: {variant}", numbering=numbering
+    )
+    alt = "twelve piece heatmaps: " + ", ".join(_axes_titles(fig))
+    section.figure(f"Where each piece stands, {variant}", fig, alt)
     return section
 
 
-def scouts_section(data: Frames, variant: str) -> Section:
+def scouts_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
     """Scout moves, distances, targets, and where scouts and battles go on the board."""
     section = Section("Scout usage", "scouts")
     if data.moves.empty:
         section.text("No moves in this data set (read with setups only): nothing to show.")
         return section
+    scout = piece_label("scout", numbering)
+    section.text(
+        f"Scouts, rank {rank_label(PieceKind.SCOUT, numbering)} in the {numbering} numbering, "
+        "are the one piece that may move more than one square in a move."
+    )
     section.table(
         "Scout moves per variant (moves = replayed moves)",
         _by_variant_size(stats.scout_usage(data.moves, "variant"), data.games),
     )
     distances = stats.scout_distances(data.moves, variant=variant)
     section.table(f"How far scouts move, {variant} (count = scout moves)", distances)
-    section.table(
-        f"What scouts attack, {variant}", stats.scout_attacks(data.moves, variant=variant)
-    )
+    attacks = stats.scout_attacks(data.moves, variant=variant)
+    attacks["defender"] = [piece_label(str(v), numbering) for v in attacks["defender"]]
+    section.table(f"What scouts attack, {variant} (defender with its rank)", attacks)
     moves = stats.move_frame(data.moves, variant=variant)
+    scout_title = f"variant: {variant}; {scout.capitalize()}"  # the plot names no rank itself
     section.figure(
         f"Squares scouts enter, {variant}, each mover's own view",
-        plots.traffic_heatmap(moves, piece="scout", view="owner", title=f"variant: {variant}"),
+        plots.traffic_heatmap(moves, piece="scout", view="owner", title=scout_title),
         "board heatmap of scout paths",
     )
     section.figure(
@@ -384,8 +431,10 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
                                        "ci_low", "ci_high"])  # fmt: skip
 
 
-def build_sections(source: ReportData) -> list[Section]:
-    """Every section of the report, in reading order."""
+def build_sections(source: ReportData, numbering: Numbering = "modern") -> list[Section]:
+    """Every section of the report, in reading order, ranks in ``numbering``."""
+    if numbering not in NUMBERINGS:
+        raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
     if len(source.games) == 0:
         raise ValueError("no games to report on")
     data = Frames.of(source)
@@ -397,10 +446,12 @@ def build_sections(source: ReportData) -> list[Section]:
     variant = _main_variant(data)
     if variant is None:
         return sections
-    builders: Iterable[Callable[[Frames, str], Section]] = (
-        placement_section, pieces_section, scouts_section, win_rates_section,
-    )  # fmt: skip
-    sections.extend(build(data, variant) for build in builders)
+    sections += [
+        placement_section(data, variant, numbering),
+        pieces_section(data, variant, numbering),
+        scouts_section(data, variant, numbering),
+        win_rates_section(data, variant),  # setup features only: no ranks
+    ]
     return sections
 
 
@@ -510,19 +561,23 @@ def render_markdown(sections: list[Section], title: str, meta: str) -> str:
 
 
 def report_text(
-    data: ReportData, format: ReportFormat = "html", *, title: str = "Stratego game records"
+    data: ReportData,
+    format: ReportFormat = "html",
+    *,
+    title: str = "Stratego game records",
+    numbering: Numbering = "modern",
 ) -> str:
-    """The report as text. Example::
+    """The report as text, ranks in ``numbering`` ('modern' or 'classic'). Example::
 
     games = strat_tools.read_games("../shared/gravon")
-    html = report_text(games, "html")
+    html = report_text(games, "html", numbering="classic")
     """
     if format not in REPORT_FORMATS:
         raise ValueError(f"unknown report format {format!r}; expected html or md")
-    sections = build_sections(data)
+    sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)
-    meta = f"{n:,} games; generated {when} by strat-tools."
+    meta = f"{n:,} games; generated {when} by strat-tools. {numbering_note(numbering)}"
     if format == "html":
         return render_html(sections, title, meta)
     return render_markdown(sections, title, meta)
@@ -534,10 +589,11 @@ def write_report(
     format: ReportFormat | None = None,
     *,
     title: str = "Stratego game records",
+    numbering: Numbering = "modern",
 ) -> Path:
     """Write the report to ``path`` atomically; the format defaults to the suffix (.md → md)."""
     target = Path(path)
     chosen: ReportFormat = format or ("md" if target.suffix.lower() == ".md" else "html")
-    text = report_text(data, chosen, title=title)
+    text = report_text(data, chosen, title=title, numbering=numbering)
     write_file_atomically(target, text.encode("utf-8"))
     return target

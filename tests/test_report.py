@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import base64
+import html
 import io
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 import pandas as pd
 import pytest
+from matplotlib.figure import Figure
 from PIL import Image
 
-from strat_tools import report, stats
+from strat_tools import plots, report, stats
 from strat_tools.checks import check_record
-from strat_tools.dataset import GameSet
+from strat_tools.dataset import GameSet, read_games
 from strat_tools.generate import generate_games
 from strat_tools.gravon import parse_record
 from strat_tools.records import GameRecord
@@ -68,9 +71,9 @@ def read_table(text: str, caption_start: str) -> pd.DataFrame:
     return pd.read_html(io.StringIO(markup), flavor="lxml")[0].astype(str)
 
 
-def number(text: str) -> float:
+def number(text: object) -> float:
     """A formatted cell back to a number: '1,234' → 1234, '12.5%' → 0.125."""
-    clean = text.replace(",", "").replace("\u2212", "-")
+    clean = str(text).replace(",", "").replace("\u2212", "-")
     return float(clean[:-1]) / 100 if clean.endswith("%") else float(clean)
 
 
@@ -201,7 +204,7 @@ def test_failed_report_leaves_the_old_file(tmp_path: Path) -> None:
         setups = moves = diagnostics = pd.DataFrame()
 
     with pytest.raises(KeyError):
-        report.write_report(Broken(), target)  # type: ignore[arg-type]
+        report.write_report(Broken(), target)
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
 
@@ -306,3 +309,150 @@ def test_corpus_names_the_rule_sets(html_text: str, gameset: GameSet) -> None:
         for r, v, n in zip(table["rules"], table["variant"], table["games"], strict=True)
     }
     assert got == {key: float(n) for key, n in expected.items()}
+
+
+# --- ranks in either numbering (issue 7) ----------------------------------------------------
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip"
+RANKS = {
+    "modern": {"spy": "1", "scout": "2", "miner": "3", "sergeant": "4", "lieutenant": "5",
+               "captain": "6", "major": "7", "colonel": "8", "general": "9", "marshal": "10",
+               "bomb": "B", "flag": "F"},
+    "classic": {"spy": "S", "scout": "9", "miner": "8", "sergeant": "7", "lieutenant": "6",
+                "captain": "5", "major": "4", "colonel": "3", "general": "2", "marshal": "1",
+                "bomb": "B", "flag": "F"},
+}  # fmt: skip
+"""Written out by hand (not read from strat_tools.pieces), so a wrong table there shows here."""
+OTHER = {"modern": "classic", "classic": "modern"}
+
+
+def shown(numbering: str) -> list[str]:
+    """How the figures title the three pieces whose rank differs most: 'Marshal (10)'."""
+    return [f"{p.capitalize()} ({RANKS[numbering][p]})" for p in ("spy", "scout", "marshal")]
+
+
+def one_pixel_png() -> bytes:
+    """A valid 1x1 PNG, standing in for figures whose pixels a test does not look at."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (1, 1)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+class FigureSpy:
+    """Stands in for report.figure_png and plots.setup_heatmap: records every figure's
+    titles and the numbering each heatmap was asked for, and renders no pixels (fast)."""
+
+    def __init__(self, setup_heatmap: Any) -> None:
+        self.titles: list[str] = []
+        self.numberings: list[object] = []
+        self._setup_heatmap = setup_heatmap
+        self._png = one_pixel_png()
+
+    def figure_png(self, fig: Figure, dpi: int = 100) -> bytes:
+        self.titles += [fig.get_suptitle(), *(ax.get_title() for ax in fig.axes)]
+        return self._png
+
+    def setup_heatmap(self, *args: Any, **kwargs: Any) -> Figure:
+        self.numberings.append(kwargs.get("numbering"))
+        return self._setup_heatmap(*args, **kwargs)  # type: ignore[no-any-return]
+
+
+def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
+    """The HTML report in ``numbering`` and what its figures were titled."""
+    spy = FigureSpy(plots.setup_heatmap)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "figure_png", spy.figure_png)
+        patch.setattr(plots, "setup_heatmap", spy.setup_heatmap)
+        text = report.report_text(data, "html", numbering=numbering)  # type: ignore[arg-type]
+    return text, spy
+
+
+@pytest.fixture(scope="module")
+def sample_setups() -> GameSet:
+    """The shipped sample (400 synthetic games), setups only: no replay."""
+    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+
+
+@pytest.fixture(scope="module", params=["modern", "classic"])
+def numbered(request: pytest.FixtureRequest, sample_setups: GameSet) -> tuple[str, str, FigureSpy]:
+    """(numbering, HTML, spy) for a setups-only report of the sample in each numbering."""
+    text, spy = spied_report(sample_setups, request.param)
+    return request.param, text, spy
+
+
+def test_figures_title_pieces_in_the_chosen_numbering(numbered: tuple[str, str, FigureSpy]) -> None:
+    numbering, _, spy = numbered
+    titles = "\n".join(spy.titles)
+    for label in shown(numbering):
+        assert label in spy.titles  # a panel of the all-pieces figure
+    for label in shown(OTHER[numbering]):
+        assert label not in titles
+    assert "Flag (F) placement" in titles and "Bomb (B) placement" in titles
+    assert spy.numberings and set(spy.numberings) == {numbering}  # every heatmap was told
+
+
+def test_html_says_which_numbering_and_never_shows_the_other(
+    numbered: tuple[str, str, FigureSpy],
+) -> None:
+    numbering, text, _ = numbered
+    found = re.search(r'<p class="meta">([^<]*)</p>', text)
+    assert found is not None
+    meta = html.unescape(found.group(1))
+    assert f"Ranks in the {numbering} numbering" in meta
+    ranks = RANKS[numbering]
+    assert f"marshal {ranks['marshal']}, general {ranks['general']}," in meta
+    assert f"scout {ranks['scout']}, spy {ranks['spy']};" in meta
+    alt = re.search(r'alt="(twelve piece heatmaps[^"]*)"', text)
+    assert alt is not None
+    for label in shown(numbering):
+        assert label in alt.group(1)
+    for label in shown(OTHER[numbering]):
+        assert label.lower() not in text.lower()
+
+
+@pytest.mark.parametrize("numbering", ["modern", "classic"])
+def test_scout_attack_table_names_defenders_with_their_rank(
+    numbering: str, gameset: GameSet
+) -> None:
+    text, spy = spied_report(gameset, numbering)
+    table = read_table(text, "What scouts attack, classic")
+    expected = stats.scout_attacks(gameset, variant="classic")
+    assert len(expected) > 3  # the fixture's scouts attack several kinds
+    assert list(table["defender"]) == [
+        f"{name} ({RANKS[numbering][name]})" for name in expected["defender"]
+    ]
+    scout = f"Scout ({RANKS[numbering]['scout']})"
+    assert any("Squares entered by scouts" in t and scout in t for t in spy.titles)
+    assert f"Scouts, rank {RANKS[numbering]['scout']} in the {numbering} numbering" in text
+
+
+def test_piece_label_and_an_unknown_numbering() -> None:
+    assert report.piece_label("marshal", "classic") == "marshal (1)"
+    assert report.piece_label("Spy") == "spy (1)"
+    assert report.piece_label("–", "classic") == "–"  # a placeholder cell stays as it is
+    with pytest.raises(ValueError, match="unknown numbering 'roman'"):
+        report.build_sections(GameSet(tables_for_records([])), "roman")  # type: ignore[arg-type]
+
+
+def test_report_command_takes_the_numbering(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    monkeypatch.setattr(report, "figure_png", FigureSpy(plots.setup_heatmap).figure_png)
+    out = tmp_path / "report.html"
+    runner = CliRunner()
+    args = ["report", str(SAMPLE), "-o", str(out), "--setups-only", "--jobs", "1"]
+    result = runner.invoke(main, [*args, "--numbering", "classic"])
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text()
+    assert "Ranks in the classic numbering" in text and "Marshal (1)" in text
+    assert "Marshal (10)" not in text
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    assert "Ranks in the modern numbering" in out.read_text()
+    wrong = runner.invoke(main, [*args, "--numbering", "roman"])
+    assert wrong.exit_code == 2 and "'--numbering'" in wrong.stderr
+    assert "--numbering [modern|classic]" in runner.invoke(main, ["report", "--help"]).stdout
