@@ -72,7 +72,7 @@ class Replay:
     rescued: dict[int, int] = field(default_factory=dict)
     """Ply → board code of the piece brought back by a rescue on that ply."""
     final_board: list[int] = field(default_factory=list)
-    captured: tuple[list[int], list[int]] = ([], [])
+    captured: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
     """Codes of red's and of blue's pieces removed, in order of removal."""
     termination: Termination | None = None
     """How the board says the game ended (None: it had not ended on the board)."""
