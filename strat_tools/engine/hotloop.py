@@ -84,6 +84,12 @@ def play_span(
     ``pos`` is left after the last played ply, its side to move and repetition state
     updated. Squares are 0..99, or -1 for an unreadable one (that ply is not played).
     """
+    if stop - start > 1 and (stop - start) % 2:
+        # An odd span: the pairs first, then the last ply alone (only a short list to pad).
+        index = play_span(pos, sources, targets, start, stop - 1, columns)
+        if index < stop - 1:
+            return index
+        start = index
     if pos.winner or pos.rescuers or start >= stop:
         return start
     movers, defenders, outcomes, distances, revealed = columns
@@ -107,13 +113,18 @@ def play_span(
     a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
     b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
     a_next, b_next = start, start + 1
-    # Each side's last move (-1 before its first); two plies per iteration: the moves are
-    # padded with one unreadable move, which stops the loop after an odd number of plies.
+    # Each side's last move (-1 before its first). Two plies per iteration, read from one
+    # iterator each (the whole game's lists when the span is the game: no copy); a single
+    # ply is padded with an unreadable move, which stops the loop after it.
     a_last, b_last = pos.rep_key[a], pos.rep_key[b]
     a_src, a_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
     b_src, b_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
-    moves_src = iter([*sources[start:stop], -1])
-    moves_tgt = iter([*targets[start:stop], -1])
+    if stop - start == 1:
+        moves_src, moves_tgt = iter((sources[start], -1)), iter((targets[start], -1))
+    elif start == 0 and stop == len(sources):
+        moves_src, moves_tgt = iter(sources), iter(targets)
+    else:
+        moves_src, moves_tgt = iter(sources[start:stop]), iter(targets[start:stop])
     index = stop
     ia = start - 2
     for sa, ta, sb, tb in zip(moves_src, moves_tgt, moves_src, moves_tgt, strict=False):
