@@ -21,7 +21,8 @@ Entry points: :func:`setup_heatmap` (one piece, ``'all'`` pieces, ``by='won'`` w
 minus losers, or one panel per group), :func:`difference_heatmap` (any two groups),
 :func:`traffic_heatmap` (scout paths, move targets, battles on the whole board),
 :func:`board_heatmap` (any 100 values), :func:`position_figure` (a position),
-:func:`game_length_histogram`, :func:`win_rate_chart`, and :func:`save_figure`.
+:func:`game_length_histogram`, :func:`win_rate_chart`, :func:`adjacency_figure` (which
+kinds stand side by side, against chance), and :func:`save_figure`.
 
 This module draws; it does not read game files or compute statistics beyond the per-square
 counts a picture needs (placement shares come from :mod:`strat_tools.stats`).
@@ -39,7 +40,7 @@ import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
-from matplotlib.colors import Colormap, Normalize
+from matplotlib.colors import Colormap, LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -579,13 +580,18 @@ def traffic_heatmap(
     measure: TrafficMeasure = "path",
     view: Literal["board", "owner"] = "board",
     title: str | None = None,
+    numbering: str = "modern",
 ) -> Figure:
-    """Whole-board heatmap of :func:`square_traffic`, titled with what and how many."""
+    """Whole-board heatmap of :func:`square_traffic`, titled with what and how many.
+
+    A single piece is named with its rank in ``numbering`` (``'Scout (2)'``, classic
+    ``'Scout (9)'``), as :func:`setup_heatmap` names it.
+    """
     counts = square_traffic(moves, piece=piece, measure=measure, view=view)
     frame = moves if piece is None else moves[moves["piece"] == piece]
     if measure == "battle":
         frame = frame[frame["outcome"].notna()]
-    who = "all pieces" if piece is None else f"{piece}s"
+    who = "all pieces" if piece is None else _piece_title(piece, numbering)
     what = {
         "path": f"Squares entered by {who}",
         "target": f"Squares {who} moved to",
@@ -663,4 +669,44 @@ def win_rate_chart(rates: pd.DataFrame, *, title: str = "") -> Figure:
     ax.set_yticks(y, labels)
     ax.set_xlabel("win rate, % (bars: Wilson 95% interval; line: 50%)")
     ax.set_title(title)
+    return fig
+
+
+ADJACENCY_LIMIT = 4.0
+"""The colour scale of :func:`adjacency_figure` runs from 1/4 to 4 times chance; beyond
+that the colour saturates (the cell text still gives the ratio)."""
+
+
+def adjacency_figure(matrix: pd.DataFrame, *, title: str, numbering: str = "modern") -> Figure:
+    """A kind-by-kind heatmap of neighbour ratios (observed / expected), centred at 1.
+
+    ``matrix`` is :func:`strat_tools.advice.adjacency_matrix`: piece labels on both axes,
+    NaN where chance gives no pair (a single spy has no spy beside it). The scale is
+    logarithmic and symmetric (half as often looks as strong as twice as often): red above
+    chance, blue below; grey cells have no expectation. Each cell is annotated with its
+    ratio; axes name each piece with its rank in ``numbering``.
+    """
+    labels = [str(label) for label in matrix.index]
+    ratios = matrix.to_numpy(dtype=float)
+    norm = LogNorm(vmin=1 / ADJACENCY_LIMIT, vmax=ADJACENCY_LIMIT)
+    cmap = colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")
+    shown = np.clip(ratios, 1 / ADJACENCY_LIMIT, ADJACENCY_LIMIT)  # 0 would be off a log scale
+    fig = Figure(figsize=(8.6, 7.4), layout="constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, norm=norm)
+    for (row, col), ratio in np.ndenumerate(ratios):
+        text = "–" if np.isnan(ratio) else f"{ratio:.2f}"
+        colour = "black" if np.isnan(ratio) else _text_colour(cmap, norm, float(shown[row, col]))
+        ax.text(col, row, text, ha="center", va="center", fontsize="x-small", color=colour,
+                gid="cell-label", in_layout=False)  # fmt: skip
+    names = [_piece_title(label, numbering) for label in labels]
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.tick_params(length=0)
+    ax.set_title(title)
+    ticks = [0.25, 0.5, 1.0, 2.0, 4.0]
+    bar = fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02, ticks=ticks)
+    bar.ax.minorticks_off()  # a log axis labels 3×10⁰ and the like otherwise
+    bar.ax.set_yticks(ticks, ["¼", "½", "1", "2", "4"])
+    bar.set_label("observed / expected neighbour pairs (log scale; 1 = chance)")
     return fig

@@ -308,7 +308,7 @@ def test_traffic_reads_categorical_squares_and_skips_bad_ones(moves: pd.DataFram
 def test_traffic_heatmap_titles_what_and_how_many(moves: pd.DataFrame) -> None:
     fig = plots.traffic_heatmap(moves, piece="scout")
     ax = fig.axes[0]
-    assert ax.get_title() == "Squares entered by scouts: 4 moves in 2 games"
+    assert ax.get_title() == "Squares entered by Scout (2): 4 moves in 2 games"
     assert only_image(ax).get_clim() == (0.0, 2.0)
     assert cell_labels(ax)[(7, 0)] == "2"  # A8, entered twice
     battles = plots.traffic_heatmap(moves, piece=None, measure="battle").axes[0]
@@ -316,6 +316,55 @@ def test_traffic_heatmap_titles_what_and_how_many(moves: pd.DataFrame) -> None:
     assert "(red sets up on 1-4" in battles.get_ylabel()
     owner = plots.traffic_heatmap(moves, view="owner").axes[0]
     assert "mover's back row" in owner.get_ylabel()
+
+
+def test_traffic_heatmap_names_the_piece_in_the_chosen_numbering(moves: pd.DataFrame) -> None:
+    classic = plots.traffic_heatmap(moves, piece="scout", measure="target", numbering="classic")
+    assert classic.axes[0].get_title() == "Squares Scout (9) moved to: 4 moves in 2 games"
+    battles = plots.traffic_heatmap(moves, piece="scout", measure="battle", numbering="classic")
+    assert battles.axes[0].get_title() == (
+        "Where battles happen, Scout (9) attacking: 1 attack in 1 game"
+    )
+    miner = plots.traffic_heatmap(moves, piece="miner", title="variant: classic").axes[0]
+    assert miner.get_title() == "Squares entered by Miner (3): 1 move in 1 game\nvariant: classic"
+
+
+# Neighbour ratios as advice.adjacency_matrix gives them: kinds in KIND_LABELS order, NaN
+# where chance gives no pair (one spy, one flag), 0 where no pair was seen.
+ADJACENCY = pd.DataFrame(
+    [[0.5, 1.0, 8.0], [1.0, np.nan, 0.0], [8.0, 0.0, np.nan]],
+    index=["bomb", "spy", "flag"],
+    columns=["bomb", "spy", "flag"],
+)
+
+
+def test_adjacency_figure_is_centred_at_chance_on_a_log_scale() -> None:
+    fig = plots.adjacency_figure(ADJACENCY, title="Neighbours, n = 3 setups")
+    ax = fig.axes[0]
+    assert ax.get_title() == "Neighbours, n = 3 setups"
+    image = only_image(ax)
+    low, high = image.get_clim()
+    assert low == pytest.approx(1 / high) and high > 1  # symmetric around 1 in log terms
+    scaled = np.asarray(image.norm(np.array([0.5, 1.0, 2.0])), dtype=float)
+    assert scaled[1] == pytest.approx(0.5)
+    assert scaled[2] - 0.5 == pytest.approx(0.5 - scaled[0])  # twice as often = half as often
+    array = image.get_array()
+    assert array is not None
+    shown = np.ma.getdata(array)
+    assert np.ma.getmaskarray(array).tolist() == np.isnan(ADJACENCY.to_numpy()).tolist()
+    assert shown[0, 2] == high and shown[1, 2] == low  # 8 and 0 saturate, stay drawable
+    labels = cell_labels(ax)
+    assert [labels[(0, col)] for col in range(3)] == ["0.50", "1.00", "8.00"]
+    assert labels[(1, 1)] == "–" and labels[(2, 1)] == "0.00"
+
+
+def test_adjacency_figure_names_pieces_with_their_rank() -> None:
+    modern = plots.adjacency_figure(ADJACENCY, title="t").axes[0]
+    names = ["Bomb (B)", "Spy (1)", "Flag (F)"]
+    assert [t.get_text() for t in modern.get_xticklabels()] == names
+    assert [t.get_text() for t in modern.get_yticklabels()] == names
+    classic = plots.adjacency_figure(ADJACENCY, title="t", numbering="classic").axes[0]
+    assert [t.get_text() for t in classic.get_yticklabels()] == ["Bomb (B)", "Spy (S)", "Flag (F)"]
 
 
 POSITION = """
@@ -442,6 +491,25 @@ def test_heatmap_command_moves_view(tmp_path: Path, games_zip: Path) -> None:
     )  # fmt: skip
     assert code == 0, stderr
     assert out.read_bytes().startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("numbering, scout", [("modern", "Scout (2)"), ("classic", "Scout (9)")])
+def test_heatmap_command_moves_in_either_numbering(
+    tmp_path: Path, games_zip: Path, numbering: str, scout: str
+) -> None:
+    import matplotlib
+
+    out = tmp_path / "scouts.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        code, _, stderr = run_cli(
+            "heatmap", str(games_zip), "--piece", "scout", "--moves", "target",
+            "--numbering", numbering, "-o", str(out), "--jobs", "1",
+        )  # fmt: skip
+    assert code == 0, stderr
+    text = svg_texts(out)
+    assert f"Squares {scout} moved to" in text
+    other = {"Scout (2)": "Scout (9)", "Scout (9)": "Scout (2)"}[scout]
+    assert other not in text
 
 
 @pytest.mark.parametrize(
