@@ -565,6 +565,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece all --side blue -o pieces.svg
       strat-tools heatmap ../gravon/ --piece bomb --by won -o bombs-won.pdf
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
+      strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
     from strat_tools.dataset import read_games
@@ -588,7 +589,7 @@ def heatmap(
             moves = moves[moves["side"] == side]
         fig = plots.traffic_heatmap(
             moves, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-            view=view, title=f"{variant}, {label}",  # type: ignore[arg-type]
+            view=view, title=f"{variant}, {label}", numbering=numbering,  # type: ignore[arg-type]
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")
