@@ -3,16 +3,17 @@
 :func:`report_text` builds the report as text, :func:`write_report` writes it atomically.
 Sections: the corpus (games per variant and period, validity, diagnostics by code), endings
 and game lengths, flag and bomb placement, bombs around the flag, all pieces, scout usage,
-and win rates with Wilson 95% intervals. Ranks are written in either numbering
+win rates with Wilson 95% intervals, and the rulebooks' setup tips put to the test (from
+:mod:`strat_tools.advice`). Ranks are written in either numbering
 (``numbering='modern'``: 10 = marshal, 1 = spy; ``'classic'``: 1 = marshal, 9 = scout,
 S = spy) in the figures, the tables that list pieces and the captions; the report's opening
 line says which. Every table names its sample size; every figure is embedded as a base64 PNG
 ``data:`` URI, so the file needs nothing else (no scripts, fonts, styles or images from
 anywhere).
 
-This module arranges what :mod:`strat_tools.stats` computes and :mod:`strat_tools.plots`
-draws; it reads no game files and computes no statistic of its own beyond counting the
-``games`` and ``diagnostics`` tables for the corpus section.
+This module arranges what :mod:`strat_tools.stats` and :mod:`strat_tools.advice` compute
+and :mod:`strat_tools.plots` draws; it reads no game files and computes no statistic of its
+own beyond counting the ``games`` and ``diagnostics`` tables for the corpus section.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from strat_tools import plots, stats
+from strat_tools import advice, plots, stats
 from strat_tools.pieces import KINDS, NUMBERINGS, Numbering, PieceKind, rank_label
 from strat_tools.records import VARIANTS
 from strat_tools.stats import TableSet
@@ -337,7 +338,6 @@ def scouts_section(data: Frames, variant: str, numbering: Numbering = "modern") 
     if data.moves.empty:
         section.text("No moves in this data set (read with setups only): nothing to show.")
         return section
-    scout = piece_label("scout", numbering)
     section.text(
         f"Scouts, rank {rank_label(PieceKind.SCOUT, numbering)} in the {numbering} numbering, "
         "are the one piece that may move more than one square in a move."
@@ -352,10 +352,11 @@ def scouts_section(data: Frames, variant: str, numbering: Numbering = "modern") 
     attacks["defender"] = [piece_label(str(v), numbering) for v in attacks["defender"]]
     section.table(f"What scouts attack, {variant} (defender with its rank)", attacks)
     moves = stats.move_frame(data.moves, variant=variant)
-    scout_title = f"variant: {variant}; {scout.capitalize()}"  # the plot names no rank itself
     section.figure(
         f"Squares scouts enter, {variant}, each mover's own view",
-        plots.traffic_heatmap(moves, piece="scout", view="owner", title=scout_title),
+        plots.traffic_heatmap(
+            moves, piece="scout", view="owner", title=f"variant: {variant}", numbering=numbering
+        ),
         "board heatmap of scout paths",
     )
     section.figure(
@@ -400,6 +401,134 @@ def win_rates_section(data: Frames, variant: str) -> Section:
     for feature, table in tables.items():
         section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
     return section
+
+
+ADVICE_MIN_SETUPS = 100
+"""Variants other than classic get their own advice tables from this many setups on."""
+
+_ADVICE_NOTE = (
+    "Read these as associations, not causes: players who follow a tip may simply be stronger "
+    "or more experienced, and skill is not in the records. Win rates count decided games "
+    "only (draws and unknown results excluded); resignations, timeouts and disconnections "
+    "count as recorded, the side that did not resign or run out of time winning. "
+    "Head-to-head = games where exactly one side follows the tip, and how often that side "
+    "won (both setups of such a game share its clock, server and ending). The source "
+    "sentences, the exact definitions and what this comparison can and cannot show are in "
+    "docs/advice.md in the strat-tools repository."
+)
+
+_TIP_COLUMNS = {
+    "tip": "tip", "title": "title", "followed": "followed", "setups": "setups",
+    "share": "share", "n_follow": "follow_n", "wins_follow": "follow_wins",
+    "rate_follow": "follow_rate", "low_follow": "follow_ci_low",
+    "high_follow": "follow_ci_high", "n_other": "other_n", "wins_other": "other_wins",
+    "rate_other": "other_rate", "low_other": "other_ci_low", "high_other": "other_ci_high",
+    "h2h_games": "h2h_games", "h2h_wins": "h2h_wins", "h2h_rate": "h2h_rate",
+    "h2h_low": "h2h_ci_low", "h2h_high": "h2h_ci_high",
+}  # fmt: skip
+"""advice.tip_summary columns → the report's headers (a trailing 'rate' or 'ci low' makes
+the formatter write a percentage)."""
+
+
+def advice_section(data: Frames, numbering: Numbering = "modern") -> Section | None:
+    """The rulebooks' setup tips tested: adoption, win rates, neighbours, predictability.
+
+    Everything shown comes from one :func:`strat_tools.advice.advice_section_data` call;
+    ``None`` when there is no setup of a fixed-army variant.
+    """
+    tables = advice.advice_section_data(data.setups)
+    summary = tables["summary"]
+    if summary.empty:
+        return None
+    sizes = summary.groupby("variant", sort=False)["setups"].max().sort_values(ascending=False)
+    main = "classic" if "classic" in sizes.index else str(sizes.index[0])
+    shown = [main, *(str(v) for v in sizes.index if v != main and sizes[v] >= ADVICE_MIN_SETUPS)]
+    section = Section("What the rulebooks advise, tested", "advice")
+    section.text(
+        f"The seed rule texts (Greek and Finnish) give {len(tables['catalogue'])} concrete "
+        "setup tips. Each is one exact test on a setup in the owner's view (row 1 = back "
+        "row); below, how many setups follow it and whether followers win more often than "
+        "the rest, with Wilson 95% intervals. " + _ADVICE_NOTE
+    )
+    section.table("The tips, in the rulebooks' order (one line each)", _tip_definitions(tables))
+    left_out = [f"{v} ({int(sizes[v]):,} setups)" for v in sizes.index if v not in shown]
+    if left_out:
+        section.text(
+            f"Left out for fewer than {ADVICE_MIN_SETUPS} setups: {', '.join(left_out)}; "
+            "classicfree has no fixed army to test."
+        )
+    for variant in shown:
+        section.table(*_tip_table(summary, variant))
+    matrix_n = _variant_setups(tables["adjacency"], main)
+    section.figure(
+        f"Which pieces stand next to each other, {main}: observed / expected neighbour pairs; "
+        "expected = the same army shuffled at random over the 40 squares",
+        plots.adjacency_figure(
+            tables["adjacency_matrix"],
+            title=f"Neighbours against chance, {main}, n = {matrix_n:,} setups",
+            numbering=numbering,
+        ),
+        "heatmap of neighbour ratios between piece kinds, centred at chance",
+    )
+    for variant in shown:
+        section.table(*_entropy_table(tables["entropy"], variant, numbering))
+    return section
+
+
+def _tip_definitions(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """tip, title, the definition's first sentence and the variants it applies to."""
+    catalogue = tables["catalogue"]
+    first = [re.split(r"(?<=\.)\s", str(text), maxsplit=1)[0] for text in catalogue["definition"]]
+    return pd.DataFrame(
+        {"tip": catalogue["tip"], "title": catalogue["title"], "definition": first,
+         "applies to": catalogue["variants"]}
+    )  # fmt: skip
+
+
+def _tip_table(summary: pd.DataFrame, variant: str) -> tuple[str, pd.DataFrame]:
+    """One variant's tips, most followed first: caption and table."""
+    rows = summary[summary["variant"] == variant]
+    table = rows[list(_TIP_COLUMNS)].rename(columns=_TIP_COLUMNS)
+    table = table.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
+    setups = int(rows["setups"].max())
+    decided = int((rows["n_follow"] + rows["n_other"]).max())
+    caption = (
+        f"Tips followed and win rates, {variant}, most followed first (share = followed / "
+        f"setups, n = {setups:,} setups; win rates over {decided:,} setups of decided games)"
+    )
+    return caption, table
+
+
+def _variant_setups(adjacency: pd.DataFrame, variant: str) -> int:
+    """How many setups a variant's neighbour counts come from."""
+    rows = adjacency.loc[adjacency["variant"] == variant, "setups"]
+    return int(rows.max()) if len(rows) else 0
+
+
+def _entropy_table(
+    entropy: pd.DataFrame, variant: str, numbering: Numbering
+) -> tuple[str, pd.DataFrame]:
+    """One variant's placement entropy, most predictable first: caption and table."""
+    rows = entropy[entropy["variant"] == variant].sort_values("entropy_bits", kind="stable")
+    table = pd.DataFrame(
+        {
+            "piece": [piece_label(str(p), numbering) for p in rows["piece"]],
+            "setups": rows["setups"].to_numpy(),
+            "pieces": rows["pieces"].to_numpy(),
+            "entropy_bits": [f"{v:.2f}" for v in rows["entropy_bits"]],
+            "corrected_bits": [f"{v:.2f}" for v in rows["corrected_bits"]],
+            "max_bits": [f"{v:.2f}" for v in rows["max_bits"]],
+            "of_max": [f"{v * 100:.1f}%" for v in rows["relative"]],
+        }
+    )
+    top = float(rows["max_bits"].max()) if len(rows) else 0.0
+    setups = int(rows["setups"].max()) if len(rows) else 0
+    caption = (
+        f"How predictable each piece's square is, {variant}: placement entropy in bits, most "
+        f"predictable first (uniform over the 40 squares = {top:.2f} bits; corrected = "
+        f"Miller-Madow; n = {setups:,} setups)"
+    )
+    return caption, table
 
 
 def _yes_no(value: object) -> str:
@@ -452,6 +581,9 @@ def build_sections(source: ReportData, numbering: Numbering = "modern") -> list[
         scouts_section(data, variant, numbering),
         win_rates_section(data, variant),  # setup features only: no ranks
     ]
+    advice_part = advice_section(data, numbering)
+    if advice_part is not None:
+        sections.append(advice_part)
     return sections
 
 

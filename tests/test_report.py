@@ -86,13 +86,14 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
         "All pieces",
         "Scout usage",
         "Win rates",
+        "What the rulebooks advise, tested",
     ]
     assert html_text.startswith("<!DOCTYPE html>") and "<title>Test games</title>" in html_text
 
 
 def test_report_is_self_contained(html_text: str) -> None:
     sources = IMAGE_SOURCE.findall(html_text)
-    assert len(sources) == 9
+    assert len(sources) == 10
     assert all(src.startswith(DATA_PNG) for src in sources)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html_text
@@ -160,7 +161,7 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     games = GameSet(tables_for_records(records, setups_only=True))
     text = report.report_text(games, "html")
     assert "No moves in this data set" in text
-    assert len(IMAGE_SOURCE.findall(text)) == 7  # no scout or battle maps
+    assert len(IMAGE_SOURCE.findall(text)) == 8  # no scout or battle maps; the advice one
 
 
 def test_no_games_is_an_error_not_an_empty_report() -> None:
@@ -190,7 +191,8 @@ def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     assert text.startswith("# Test games\n")
     assert "## The corpus" in text and "## Win rates" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
-    assert len(images) == 9 and all(src.startswith(DATA_PNG) for src in images)
+    assert len(images) == 10 and all(src.startswith(DATA_PNG) for src in images)
+    assert text.index("## Win rates") < text.index("## What the rulebooks advise, tested")
     assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
     assert "http" not in text
 
@@ -269,7 +271,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> Non
     found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
     assert found is not None, dom.stderr[-2000:]
     sizes = found.group(1).split()
-    assert len(sizes) == 9
+    assert len(sizes) == 10
     assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
 
 
@@ -422,7 +424,7 @@ def test_scout_attack_table_names_defenders_with_their_rank(
         f"{name} ({RANKS[numbering][name]})" for name in expected["defender"]
     ]
     scout = f"Scout ({RANKS[numbering]['scout']})"
-    assert any("Squares entered by scouts" in t and scout in t for t in spy.titles)
+    assert any(t.startswith(f"Squares entered by {scout}:") for t in spy.titles)
     assert f"Scouts, rank {RANKS[numbering]['scout']} in the {numbering} numbering" in text
 
 
@@ -456,3 +458,93 @@ def test_report_command_takes_the_numbering(
     wrong = runner.invoke(main, [*args, "--numbering", "roman"])
     assert wrong.exit_code == 2 and "'--numbering'" in wrong.stderr
     assert "--numbering [modern|classic]" in runner.invoke(main, ["report", "--help"]).stdout
+
+
+# --- the rulebooks' advice -------------------------------------------------------------------
+
+
+def advice_tables(html_text: str, variant: str) -> pd.DataFrame:
+    """The advice section's tip table of one variant, as strings."""
+    return read_table(html_text, f"Tips followed and win rates, {variant},")
+
+
+def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSet) -> None:
+    from strat_tools import advice
+
+    expected = advice.tip_summary(advice.setup_features(gameset))
+    expected = expected[expected["variant"] == "classic"].set_index("tip")
+    table = advice_tables(html_text, "classic")
+    assert sorted(table["tip"]) == sorted(expected.index) and len(table) == 11
+    shares = [number(v) for v in table["share"]]
+    assert shares == sorted(shares, reverse=True)  # most followed first
+    for row in table.itertuples(index=False):
+        want = expected.loc[row.tip]
+        assert int(number(row.followed)) == want["followed"]
+        assert int(number(row.setups)) == want["setups"] == 40  # 20 classic games
+        assert int(number(row[table.columns.get_loc("follow n")])) == want["n_follow"]
+        assert number(row.share) == pytest.approx(want["share"], abs=0.0005)
+        rate = row[table.columns.get_loc("follow rate")]
+        if want["n_follow"]:
+            assert number(rate) == pytest.approx(want["rate_follow"], abs=0.0005)
+        else:
+            assert rate == "–"
+
+
+def test_advice_section_names_what_it_leaves_out_and_why(html_text: str) -> None:
+    section = html_text[html_text.index('<section id="advice">') :]
+    text = html.unescape(re.sub(r"<[^>]+>", " ", section))
+    assert "barrage (12 setups)" in text  # 6 games: under the 100-setup floor
+    assert "Tips followed and win rates, barrage" not in text
+    for phrase in ("associations, not causes", "draws and unknown results excluded",
+                   "count as recorded", "docs/advice.md"):  # fmt: skip
+        assert phrase in text
+    assert "n = 40 setups" in text
+    definitions = read_table(html_text, "The tips, in the rulebooks' order")
+    assert definitions["definition"].str.endswith(".").all()
+    assert definitions["applies to"].iloc[-1] == "classic, barrage, duell, ultimate lightning"
+
+
+def test_advice_entropy_table_runs_from_flag_to_the_least_predictable(
+    html_text: str, gameset: GameSet
+) -> None:
+    from strat_tools import advice
+
+    table = read_table(html_text, "How predictable each piece's square is, classic")
+    expected = advice.placement_entropy(gameset, "classic")
+    assert list(table["piece"]) == [report.piece_label(p) for p in expected["piece"]]
+    bits = [float(v) for v in table["entropy bits"]]
+    assert bits == sorted(bits) and bits == [round(v, 2) for v in expected["entropy_bits"]]
+    assert set(table["max bits"]) == {"5.32"}
+
+
+def test_advice_figure_is_the_adjacency_matrix_titled_with_n(gameset: GameSet) -> None:
+    spy = FigureSpy(plots.setup_heatmap)
+    drawn: list[pd.DataFrame] = []
+    adjacency_figure = plots.adjacency_figure
+
+    def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
+        drawn.append(matrix)
+        return adjacency_figure(matrix, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "figure_png", spy.figure_png)
+        patch.setattr(plots, "adjacency_figure", keep)
+        report.report_text(gameset, "html", numbering="classic")
+    from strat_tools import advice
+
+    assert len(drawn) == 1
+    expected = advice.adjacency_matrix(advice.adjacency(gameset), "classic")
+    pd.testing.assert_frame_equal(drawn[0], expected)
+    assert "Neighbours against chance, classic, n = 40 setups" in spy.titles
+
+
+def test_no_fixed_army_setups_no_advice_section() -> None:
+    import dataclasses
+
+    records = [
+        dataclasses.replace(record, variant="classicfree")
+        for record in generate_games(3, variant="classic", seed=3, year=2014, month=5)
+    ]
+    frames = report.Frames.of(GameSet(tables_for_records(records)))
+    assert len(frames.setups) == 240  # setups there are, but none of a fixed army
+    assert report.advice_section(frames) is None
