@@ -192,17 +192,22 @@ def _chase_diagnostic(
 def _replay(record: GameRecord, ruleset: RuleSet, upto: int | None = None) -> Replay:
     """One replay under exactly ``ruleset`` (of the first ``upto`` plies, if given: then the
     result is not checked)."""
-    out = Replay(record, ruleset)
     if record.setup is None or len(record.setup) != 100:
+        out = Replay(record, ruleset)
         _no_setup(record, out)
         return out
     pos = Position(record.setup, ruleset)
     n = record.plies if upto is None else min(upto, record.plies)
-    out.movers = [0] * n
-    out.defenders = [0] * n
-    out.outcomes = [0] * n
-    out.distances = [1] * n
-    out.revealed = [0] * n
+    zeros = [0] * n
+    out = Replay(
+        record,
+        ruleset,
+        movers=zeros,
+        defenders=zeros[:],
+        outcomes=zeros[:],
+        distances=[1] * n,
+        revealed=zeros[:],
+    )
     replayed = _play_all(record, pos, out, n)
     out.plies_replayed = replayed
     if replayed < n:
@@ -332,16 +337,18 @@ def _illegal(record: GameRecord, pos: Position, index: int, exc: IllegalMove) ->
 
 def _judge_ending(record: GameRecord, pos: Position, out: Replay, *, complete: bool) -> None:
     """Infer the ending from the board and, for a complete replay, check the result."""
-    stuck = {Side.RED: False, Side.BLUE: False}
+    red_stuck = blue_stuck = False
     if pos.winner:
         out.termination, out.winner = Termination.FLAG_CAPTURED, pos.winner
     else:
-        stuck = {side: not pos.has_legal_move(side) for side in (Side.RED, Side.BLUE)}
-        if stuck[Side.RED] and stuck[Side.BLUE]:
+        red_stuck = not pos.has_legal_move(Side.RED)
+        blue_stuck = not pos.has_legal_move(Side.BLUE)
+        if red_stuck and blue_stuck:
             out.termination, out.winner = Termination.BOTH_NO_MOVES, 3
-        elif stuck[Side.RED] or stuck[Side.BLUE]:
+        elif red_stuck or blue_stuck:
             out.termination = Termination.NO_MOVES
-            out.winner = Side.BLUE if stuck[Side.RED] else Side.RED
+            out.winner = Side.BLUE if red_stuck else Side.RED
+    stuck = {Side.RED: red_stuck, Side.BLUE: blue_stuck}
     if complete and record.result is not None:
         for code, message in _result_problems(record, pos, stuck):
             # A type-0/2 label with a side still able to move contradicts no move; it is the
