@@ -1,0 +1,147 @@
+"""The rulebooks' advice reads the same everywhere: CLI, report and library agree on data/.
+
+Three doors to one computation (:mod:`strat_tools.advice`): ``strat-tools advice --format
+json``, the report's advice section (its HTML tables read back) and the library calls the
+notebook makes. Counts must be equal; rates equal to the precision each door prints (JSON:
+10 decimals; the report: 0.1 percentage point, the same rounding as its formatter).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import lxml.html
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+from strat_tools import advice, report
+from strat_tools.cli import main
+from strat_tools.dataset import GameSet, read_games
+
+SAMPLE = Path(__file__).resolve().parents[1] / "data"
+COUNTS = ("setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other",
+          "h2h_games", "h2h_wins")  # fmt: skip
+RATES = ("share", "rate_follow", "low_follow", "high_follow", "rate_other", "low_other",
+         "high_other", "h2h_rate", "h2h_low", "h2h_high")  # fmt: skip
+REPORT_HEADERS = {
+    "n_follow": "follow n", "wins_follow": "follow wins", "rate_follow": "follow rate",
+    "low_follow": "follow ci low", "high_follow": "follow ci high", "n_other": "other n",
+    "wins_other": "other wins", "rate_other": "other rate", "low_other": "other ci low",
+    "high_other": "other ci high", "h2h_games": "h2h games", "h2h_wins": "h2h wins",
+    "h2h_rate": "h2h rate", "h2h_low": "h2h ci low", "h2h_high": "h2h ci high",
+}  # fmt: skip
+"""advice.tip_summary columns → the report's column headers."""
+
+pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the shipped sample data/ is absent")
+
+
+def one_pixel_png() -> bytes:
+    """A valid 1x1 PNG: the report's figures are not what this test reads."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (1, 1)).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+@pytest.fixture(scope="module")
+def games() -> GameSet:
+    """data/ read with setups only, as the CLI's advice command reads it."""
+    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+
+
+@pytest.fixture(scope="module")
+def library(games: GameSet) -> pd.DataFrame:
+    """What the notebook shows: tip_summary of setup_features, every variant."""
+    return advice.tip_summary(advice.setup_features(games))
+
+
+def cli_json(*args: str) -> pd.DataFrame:
+    """``strat-tools advice data/ ... --format json`` as a frame."""
+    result = CliRunner().invoke(
+        main, ["advice", str(SAMPLE), *args, "--format", "json", "--jobs", "1"]
+    )
+    assert result.exit_code == 0, result.stderr
+    return pd.DataFrame(json.loads(result.stdout))
+
+
+@pytest.fixture(scope="module")
+def report_html(games: GameSet) -> str:
+    """The HTML report of data/ (figures stubbed out: only the tables are read back)."""
+    png = one_pixel_png()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(report, "figure_png", lambda fig, dpi=100: png)
+        return report.report_text(games, "html")
+
+
+def html_table(text: str, caption_start: str) -> pd.DataFrame:
+    """The report table whose caption starts with ``caption_start``, cells as strings."""
+    tree = lxml.html.fromstring(text)
+    found = [t for t in tree.iter("table") if t.findtext("caption", "").startswith(caption_start)]
+    assert len(found) == 1, caption_start
+    head = [th.text_content() for th in found[0].iter("th")]
+    rows = [[td.text_content() for td in tr.iter("td")] for tr in found[0].iter("tr")]
+    return pd.DataFrame([row for row in rows if row], columns=head)
+
+
+def shown_as_report(value: float) -> str:
+    """A rate as the report prints it ('50.8%'; '–' where there is none)."""
+    return "–" if pd.isna(value) else f"{value * 100:.1f}%"
+
+
+def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.DataFrame) -> None:
+    section = advice.advice_section_data(games)
+    pd.testing.assert_frame_equal(section["summary"], library)
+    entropy = advice.placement_entropy(games)
+    pd.testing.assert_frame_equal(section["entropy"], entropy)
+    # the report reads the joined, categorical setups frame, not the GameSet
+    compact = advice.advice_section_data(report.Frames.of(games).setups)
+    pd.testing.assert_frame_equal(compact["summary"], library)
+    pd.testing.assert_frame_equal(compact["entropy"], entropy)
+    pd.testing.assert_frame_equal(compact["adjacency_matrix"], section["adjacency_matrix"])
+
+
+@pytest.mark.parametrize("variant", ["classic", "barrage"])
+def test_cli_json_equals_the_library(variant: str, library: pd.DataFrame) -> None:
+    cli = cli_json("--variant", variant).set_index("tip")
+    lib = library[library["variant"] == variant].set_index("tip")
+    assert list(cli.index) == list(lib.index) and len(cli) >= 7
+    for column in COUNTS:
+        assert cli[column].astype(int).tolist() == lib[column].astype(int).tolist(), column
+    for column in RATES:
+        got = cli[column].astype(float).to_numpy()
+        want = lib[column].astype(float).to_numpy()
+        assert got == pytest.approx(want, abs=1e-9, nan_ok=True), column
+
+
+@pytest.mark.parametrize("variant", ["classic", "barrage"])
+def test_report_tables_equal_the_library(
+    variant: str, library: pd.DataFrame, report_html: str
+) -> None:
+    table = html_table(report_html, f"Tips followed and win rates, {variant},").set_index("tip")
+    lib = library[library["variant"] == variant].set_index("tip")
+    assert sorted(table.index) == sorted(lib.index)
+    lib = lib.loc[table.index]
+    for column in COUNTS:
+        header = REPORT_HEADERS.get(column, column)
+        got = [int(v.replace(",", "")) for v in table[header]]
+        assert got == lib[column].astype(int).tolist(), column
+    for column in RATES:
+        header = REPORT_HEADERS.get(column, column)
+        assert table[header].tolist() == [shown_as_report(v) for v in lib[column]], column
+    setups = int(lib["setups"].max())
+    assert f"n = {setups:,} setups" in report_html
+
+
+def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: str) -> None:
+    lib = advice.placement_entropy(games, "classic")
+    cli = cli_json("--view", "entropy")
+    assert cli["piece"].tolist() == lib["piece"].tolist()
+    assert cli["pieces"].tolist() == lib["pieces"].tolist()
+    assert cli["entropy_bits"].to_numpy() == pytest.approx(lib["entropy_bits"].to_numpy(), 1e-9)
+    table = html_table(report_html, "How predictable each piece's square is, classic")
+    assert table["piece"].tolist() == [report.piece_label(p) for p in lib["piece"]]
+    assert table["entropy bits"].tolist() == [f"{v:.2f}" for v in lib["entropy_bits"]]
+    assert [int(v.replace(",", "")) for v in table["pieces"]] == lib["pieces"].tolist()
