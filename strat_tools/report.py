@@ -418,7 +418,7 @@ _ADVICE_NOTE = (
 )
 
 _TIP_COLUMNS = {
-    "tip": "tip", "title": "title", "followed": "followed", "setups": "setups",
+    "tip": "tip", "followed": "followed", "setups": "setups",
     "share": "share", "n_follow": "follow_n", "wins_follow": "follow_wins",
     "rate_follow": "follow_rate", "low_follow": "follow_ci_low",
     "high_follow": "follow_ci_high", "n_other": "other_n", "wins_other": "other_wins",
@@ -457,18 +457,30 @@ def advice_section(data: Frames, numbering: Numbering = "modern") -> Section | N
             f"Left out for fewer than {ADVICE_MIN_SETUPS} setups: {', '.join(left_out)}; "
             "classicfree has no fixed army to test."
         )
+    section.text(
+        "Per tip: share = followed / setups where the tip applies; follow and other = win "
+        "rate (with its Wilson 95% interval ci low..ci high, n setups, wins) of the setups "
+        "that follow the tip and of the rest; h2h = head-to-head."
+    )
     for variant in shown:
         section.table(*_tip_table(summary, variant))
     matrix_n = _variant_setups(tables["adjacency"], main)
     section.figure(
         f"Which pieces stand next to each other, {main}: observed / expected neighbour pairs; "
-        "expected = the same army shuffled at random over the 40 squares",
+        "expected = the same army shuffled at random over the 40 squares; colours saturate "
+        f"beyond {1 / plots.ADJACENCY_LIMIT:g} and {plots.ADJACENCY_LIMIT:g} times chance",
         plots.adjacency_figure(
             tables["adjacency_matrix"],
             title=f"Neighbours against chance, {main}, n = {matrix_n:,} setups",
             numbering=numbering,
         ),
         "heatmap of neighbour ratios between piece kinds, centred at chance",
+    )
+    section.text(
+        "Placement entropy: how many bits it takes to name the square of a piece of that "
+        "kind, over all setups; 40 equally likely squares give log2 40 = 5.32 bits (max "
+        "bits), so the lower, the more predictable. Corrected bits add the Miller-Madow "
+        "correction for small samples; of max = entropy bits / max bits."
     )
     for variant in shown:
         section.table(*_entropy_table(tables["entropy"], variant, numbering))
@@ -493,8 +505,8 @@ def _tip_table(summary: pd.DataFrame, variant: str) -> tuple[str, pd.DataFrame]:
     setups = int(rows["setups"].max())
     decided = int((rows["n_follow"] + rows["n_other"]).max())
     caption = (
-        f"Tips followed and win rates, {variant}, most followed first (share = followed / "
-        f"setups, n = {setups:,} setups; win rates over {decided:,} setups of decided games)"
+        f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
+        f"setups, {decided:,} of them in decided games)"
     )
     return caption, table
 
@@ -524,9 +536,8 @@ def _entropy_table(
     top = float(rows["max_bits"].max()) if len(rows) else 0.0
     setups = int(rows["setups"].max()) if len(rows) else 0
     caption = (
-        f"How predictable each piece's square is, {variant}: placement entropy in bits, most "
-        f"predictable first (uniform over the 40 squares = {top:.2f} bits; corrected = "
-        f"Miller-Madow; n = {setups:,} setups)"
+        f"How predictable each piece's square is, {variant}, most predictable first "
+        f"(n = {setups:,} setups; uniform: {top:.2f} bits)"
     )
     return caption, table
 
