@@ -62,7 +62,7 @@ INCOMPLETE_MARKER: Final = ".export-incomplete"
 
 # Rows buffered per table before a Parquet row group is written: big enough for fast
 # scans, small enough that an export of millions of moves stays within tens of MB.
-ROW_GROUP_ROWS: Final = 1_000_000
+ROW_GROUP_ROWS: Final = 250_000
 
 
 class DatasetError(ValueError):
