@@ -123,8 +123,9 @@ class Summary:
 
     def line(self) -> str:
         """One-line human summary."""
+        files = len(self.files)
         text = (
-            f"{self.games} games in {len(self.files)} files: {self.valid} valid, "
+            f"{self.games} games in {files} file{'' if files == 1 else 's'}: {self.valid} valid, "
             f"{self.invalid} invalid, {self.unchecked} unchecked"
         )
         if self.skipped:
@@ -199,7 +200,7 @@ def validate(
 
     >>> report = validate("data/")  # doctest: +SKIP
     >>> report.summary.line()  # doctest: +SKIP
-    '300 games in 1 files: 300 valid, 0 invalid, 0 unchecked'
+    '400 games in 1 file: 400 valid, 0 invalid, 0 unchecked (1 non-game entry skipped)'
     """
     summary = Summary()
     units = expand([paths] if isinstance(paths, str) else list(paths), skipped=summary.skipped)

@@ -46,7 +46,7 @@ def run(*args: str) -> tuple[int, str, str]:
 def test_validate_legal_games_exits_zero_with_a_summary(legal_zip: Path) -> None:
     code, out, _ = run("validate", str(legal_zip))
     assert code == 0, out
-    assert out.strip().splitlines()[-1].startswith("6 games in 1 files: 6 valid, 0 invalid")
+    assert out.strip().splitlines()[-1].startswith("6 games in 1 file: 6 valid, 0 invalid")
 
 
 def test_validate_json_is_one_object_accounting_for_every_input(mixed_folder: Path) -> None:

@@ -144,7 +144,7 @@ def test_mixed_folder_holds_the_game_files_we_count_and_only_documented_skips(
 
 # --- validate -------------------------------------------------------------------------------
 
-SUMMARY = re.compile(r"(\d+) games in (\d+) files: (\d+) valid, (\d+) invalid, (\d+) unchecked")
+SUMMARY = re.compile(r"(\d+) games in (\d+) files?: (\d+) valid, (\d+) invalid, (\d+) unchecked")
 
 
 def test_validate_accounts_for_every_input_and_exits_1(mixed: Mixed) -> None:
