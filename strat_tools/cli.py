@@ -203,30 +203,34 @@ def _run_validate(
     dask_address: str | None, quiet: bool, verbose: bool,
 ) -> int:
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
+    import csv
+
     from strat_tools.sources import expand
-    from strat_tools.validate import Summary, iter_verdicts, problem_lines
+    from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
 
     summary = Summary()
     units = expand(paths, skipped=summary.skipped)
     if not units:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
     out = sys.stdout
+    writer = csv.writer(out, lineterminator="\n")
+    if fmt == "json":
+        out.write('{"games": [')
+    elif fmt == "csv":
+        writer.writerow(CSV_COLUMNS)
     with progress_bar(len(units), "validating") as update:
-        verdicts = iter_verdicts(
+        for verdict in iter_verdicts(
             units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
-        )
-        if fmt == "json":
-            out.write('{"games": [')
-        elif fmt == "csv":
-            out.write(
-                "source,member,game_id,variant,status,rules,plies,severity,code,line,ply,message\n"
-            )
-        for verdict in verdicts:
+        ):
             summary.add(verdict)
-            _write_verdict(
-                out, verdict, fmt, first=summary.games == 1, quiet=quiet, verbose=verbose,
-                lines=problem_lines,
-            )
+            if fmt == "text" and not quiet:
+                out.writelines(line + "\n" for line in problem_lines(verdict, verbose=verbose))
+            elif fmt == "jsonl":
+                out.write(json.dumps(verdict.to_dict()) + "\n")
+            elif fmt == "json":
+                out.write(("\n" if summary.games == 1 else ",\n") + json.dumps(verdict.to_dict()))
+            elif fmt == "csv":
+                writer.writerows(csv_rows(verdict))
     if fmt == "json":
         out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     elif fmt == "text":
@@ -235,35 +239,12 @@ def _run_validate(
                 where = entry.source + (f"!{entry.member}" if entry.member else "")
                 message(f"{where}: skipped: {entry.reason}")
         out.write(summary.line() + "\n")
-        for code, count in sorted(summary.by_code.items(), key=lambda kv: (-kv[1], kv[0])):
-            if quiet and not verbose:
-                break
-            out.write(f"  {count:>7}  {code}\n")
+        if verbose or not quiet:
+            for code, count in sorted(summary.by_code.items(), key=lambda kv: (-kv[1], kv[0])):
+                out.write(f"  {count:>7}  {code}\n")
     else:
         message(summary.line())
     return 0 if summary.invalid == 0 else 1
-
-
-def _write_verdict(out: Any, verdict: Any, fmt: str, *, first: bool, quiet: bool, verbose: bool,
-                   lines: Callable[..., Iterator[str]]) -> None:
-    if fmt == "text":
-        if not quiet:
-            for line in lines(verdict, verbose=verbose):
-                out.write(line + "\n")
-    elif fmt == "jsonl":
-        out.write(json.dumps(verdict.to_dict()) + "\n")
-    elif fmt == "json":
-        out.write(("\n" if first else ",\n") + json.dumps(verdict.to_dict()))
-    elif fmt == "csv":
-        import csv
-
-        writer = csv.writer(out, lineterminator="\n")
-        head = [verdict.source, verdict.member or "", verdict.game_id, verdict.variant,
-                verdict.status.value, verdict.rules, verdict.plies]
-        if not verdict.diagnostics:
-            writer.writerow([*head, "", "", "", "", ""])
-        for d in verdict.diagnostics:
-            writer.writerow([*head, d.severity.value, d.code, d.line or "", d.ply or "", d.message])
 
 
 # ---------------------------------------------------------------------------------------

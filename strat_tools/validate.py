@@ -51,6 +51,23 @@ class GameVerdict:
         }
 
 
+CSV_COLUMNS = (
+    "source", "member", "game_id", "variant", "status", "rules", "plies",
+    "severity", "code", "line", "ply", "message",
+)
+"""``validate --format csv``: one row per diagnostic, or one row for a game without any."""
+
+
+def csv_rows(verdict: GameVerdict) -> Iterator[list[Any]]:
+    """A verdict's rows under :data:`CSV_COLUMNS`."""
+    head = [verdict.source, verdict.member or "", verdict.game_id, verdict.variant,
+            verdict.status.value, verdict.rules, verdict.plies]
+    if not verdict.diagnostics:
+        yield [*head, "", "", "", "", ""]
+    for d in verdict.diagnostics:
+        yield [*head, d.severity.value, d.code, d.line or "", d.ply or "", d.message]
+
+
 def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     """A diagnostic as a JSON-ready dict."""
     return {
