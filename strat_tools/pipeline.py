@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -89,29 +89,43 @@ def map_batches(
         yield from _map_pool(func, batches, n_jobs, progress)
 
 
+def _in_order(
+    submit: Callable[[list[U]], Any],
+    batches: list[list[U]],
+    window: int,
+    progress: ProgressCallback | None,
+) -> Iterator[T]:
+    """Submit batches keeping at most ``window`` in flight; yield their results in order.
+
+    ``submit`` returns a future (concurrent.futures or Dask); a finished one is dropped as
+    soon as its result is taken, so neither side holds results that were already yielded.
+    """
+    pending: deque[tuple[Any, int]] = deque()
+    todo = iter(batches)
+    for batch in todo:
+        pending.append((submit(batch), len(batch)))
+        if len(pending) >= window:
+            break
+    while pending:
+        future, size = pending.popleft()
+        result: T = future.result()
+        del future
+        for batch in todo:
+            pending.append((submit(batch), len(batch)))
+            break
+        if progress is not None:
+            progress(size)
+        yield result
+
+
 def _map_pool(
     func: Callable[[list[U]], T],
     batches: list[list[U]],
     jobs: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
-    window = jobs * 3
     with ProcessPoolExecutor(max_workers=min(jobs, len(batches))) as pool:
-        pending: deque[tuple[Future[T], int]] = deque()
-        todo = iter(batches)
-        for batch in todo:
-            pending.append((pool.submit(func, batch), len(batch)))
-            if len(pending) >= window:
-                break
-        while pending:
-            future, size = pending.popleft()
-            result = future.result()
-            for batch in todo:
-                pending.append((pool.submit(func, batch), len(batch)))
-                break
-            if progress is not None:
-                progress(size)
-            yield result
+        yield from _in_order(lambda b: pool.submit(func, b), batches, jobs * 3, progress)
 
 
 def _map_dask(
@@ -123,23 +137,9 @@ def _map_dask(
 ) -> Iterator[T]:
     client, cluster = _dask_client(jobs, address)
     try:
-        window = max(4, jobs * 3)
-        pending: deque[tuple[Any, int]] = deque()
-        todo = iter(batches)
-        for batch in todo:
-            pending.append((client.submit(func, batch, pure=False), len(batch)))
-            if len(pending) >= window:
-                break
-        while pending:
-            future, size = pending.popleft()
-            result: T = future.result()
-            future.release()
-            for batch in todo:
-                pending.append((client.submit(func, batch, pure=False), len(batch)))
-                break
-            if progress is not None:
-                progress(size)
-            yield result
+        yield from _in_order(
+            lambda b: client.submit(func, b, pure=False), batches, max(4, jobs * 3), progress
+        )
     finally:
         client.close()
         if cluster is not None:
