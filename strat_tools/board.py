@@ -138,11 +138,6 @@ RAYS: Final = tuple(tuple(_ray(sq, step) for step in DIRECTIONS) for sq in SQUAR
 or the edge, nearest first."""
 
 
-def home_rows(side: Side) -> range:
-    """The board rows (1..10) where ``side`` sets up."""
-    return range(1, 5) if side is Side.RED else range(7, 11)
-
-
 def is_home_square(square: Square, side: Side) -> bool:
     """Whether ``square`` lies in ``side``'s four setup rows."""
     return square < 40 if side is Side.RED else square >= 60
