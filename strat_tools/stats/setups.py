@@ -192,6 +192,20 @@ def _contains(sorted_values: npt.NDArray[np.int64], keys: npt.NDArray[np.int64])
     return sorted_values[at] == keys
 
 
+def _flag_frame(
+    data: Data, keys: list[str], variant: str | Sequence[str] | None, options: dict[str, Any]
+) -> pd.DataFrame:
+    """One row per setup with its flag's surroundings, ready to group by ``keys``
+    (flag_surroundings has already applied the variant, classicfree and validity filters)."""
+    return _filter(
+        flag_surroundings(data, variant, **options),
+        keys,
+        None,
+        include_classicfree=True,
+        exclude_invalid=False,
+    )
+
+
 def bombs_next_to_flag(
     data: Data,
     by: By = None,
@@ -200,13 +214,7 @@ def bombs_next_to_flag(
 ) -> pd.DataFrame:
     """How many bombs touch the flag: [*by, bombs (0..4), count, setups, share]."""
     keys = _by_list(by)
-    frame = _filter(
-        flag_surroundings(data, variant, **options),
-        keys,
-        None,
-        include_classicfree=True,
-        exclude_invalid=False,
-    )
+    frame = _flag_frame(data, keys, variant, options)
     setups = _count_setups(frame, keys)
     counts = _groupby(frame, [*keys, "bombs"]).size().rename("count")
     index = _full_index(setups, keys, pd.DataFrame({"bombs": range(5)}))
@@ -222,13 +230,7 @@ def flag_enclosure(
 ) -> pd.DataFrame:
     """How often the flag is fully enclosed by bombs: [*by, enclosed, setups, share]."""
     keys = _by_list(by)
-    frame = _filter(
-        flag_surroundings(data, variant, **options),
-        keys,
-        None,
-        include_classicfree=True,
-        exclude_invalid=False,
-    )
+    frame = _flag_frame(data, keys, variant, options)
     if not keys:
         n = len(frame)
         k = int(frame["enclosed"].sum())
@@ -293,13 +295,7 @@ def win_rate(
     keys = _by_list(by)
     if "won" in keys or "result" in keys:
         raise ValueError("win_rate is already split by the result; drop 'won'/'result' from by")
-    frame = _filter(
-        flag_surroundings(data, variant, **options),
-        keys,
-        None,
-        include_classicfree=True,
-        exclude_invalid=False,
-    )
+    frame = _flag_frame(data, keys, variant, options)
     frame = frame.loc[frame["won"].notna()]
     frame = frame.assign(**{feature: SETUP_FEATURES[feature](frame)})
     table: pd.DataFrame = (
