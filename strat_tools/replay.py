@@ -124,6 +124,23 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     return out
 
 
+def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Replay | None:
+    """:func:`replay` for batch runs: ``None`` for an unreadable record, and an engine crash
+    becomes an ``internal.replay`` error on the record instead of an exception, so one bad
+    game never stops a run."""
+    if not record.readable:
+        return None
+    try:
+        return replay(record, rules)
+    except Exception as exc:  # one bad game must never stop a run
+        record.add(
+            "internal.replay",
+            Severity.ERROR,
+            f"the replay engine failed on this game: {type(exc).__name__}: {exc}",
+        )
+        return None
+
+
 def _breaks_two_squares(out: Replay) -> bool:
     return any(d.code == "rule.two_squares" for d in out.diagnostics)
 

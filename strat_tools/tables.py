@@ -36,7 +36,7 @@ from strat_tools.board import COLUMNS
 from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
-from strat_tools.replay import Replay, replay
+from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.sources import Unit
 
@@ -308,24 +308,9 @@ def tables_for_records(
     """The four tables of already-read (and checked) records; replays them unless told not to."""
     builder = _Builder(moves=not setups_only)
     for record in records:
-        game_replay = None if setups_only else _safe_replay(record, rules)
+        game_replay = None if setups_only else replay_safely(record, rules)
         builder.add(record, game_replay)
     return builder.finish()
-
-
-def _safe_replay(record: GameRecord, rules: str | None) -> Replay | None:
-    """Replay one record; an engine crash becomes an error diagnostic, never an exception."""
-    if not record.readable:
-        return None
-    try:
-        return replay(record, rules)
-    except Exception as exc:  # one bad game must never stop a run
-        record.add(
-            "internal.replay",
-            Severity.ERROR,
-            f"the replay engine failed on this game: {type(exc).__name__}: {exc}",
-        )
-        return None
 
 
 class GameIds:

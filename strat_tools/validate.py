@@ -19,7 +19,7 @@ from typing import Any
 from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
-from strat_tools.replay import replay
+from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.sources import Skipped, Unit, expand
 
@@ -153,12 +153,12 @@ class Summary:
 
 def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
     """Replay one read record and judge it."""
-    if not record.readable:
+    result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
+    if result is None:  # unreadable, or the engine failed (an internal.replay error)
         return GameVerdict(
             record.source, record.member, record.game_id, record.variant,
             Status.INVALID, "", record.plies, tuple(record.diagnostics),
         )
-    result = replay(record, resolve_rules(rules, record))
     return GameVerdict(
         record.source, record.member, record.game_id, record.variant, result.status,
         result.rules.name, record.plies, (*record.diagnostics, *result.diagnostics),

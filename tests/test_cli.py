@@ -139,3 +139,26 @@ def test_non_game_entries_are_skipped_visibly_not_counted(tmp_path: Path, legal_
     ]
     code, out, err = run("validate", str(tmp_path))
     assert "(2 non-game entries skipped)" in out and "readme.txt: skipped" in err
+
+
+def test_an_engine_crash_on_one_game_is_an_invalid_entry_not_a_stopped_run(
+    legal_zip: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    engine = importlib.import_module("strat_tools.replay")  # the module, not st.replay
+    real = engine.replay
+
+    def crash_on_the_second_game(record, rules=None):  # type: ignore[no-untyped-def]
+        if record.game_id.endswith("-2"):
+            raise RuntimeError("boom")
+        return real(record, rules)
+
+    monkeypatch.setattr(engine, "replay", crash_on_the_second_game)
+    code, out, _ = run("validate", str(legal_zip), "--format", "json", "--jobs", "1")
+    assert code == 1
+    doc = json.loads(out)
+    assert doc["summary"]["games"] == 6 and doc["summary"]["invalid"] == 1
+    bad = [g for g in doc["games"] if g["status"] == "invalid"]
+    assert [d["code"] for d in bad[0]["diagnostics"]] == ["internal.replay"]
+    assert "RuntimeError: boom" in bad[0]["diagnostics"][0]["message"]

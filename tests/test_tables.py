@@ -12,6 +12,7 @@ reader finds year and month):
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -205,7 +206,7 @@ def test_an_engine_crash_is_a_diagnostic_not_an_exception(monkeypatch: pytest.Mo
     def broken(record: Any, rules: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(tables, "replay", broken)
+    monkeypatch.setattr(importlib.import_module("strat_tools.replay"), "replay", broken)
     result = tables_for_units(expand([TWO_BATTLES]))
     games = to_frame(result["games"])
     assert list(games["status"]) == ["invalid"]
