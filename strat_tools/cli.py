@@ -205,20 +205,22 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
 
-    from strat_tools.sources import expand
+    from strat_tools.sources import count_units, iter_units
     from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
 
     summary = Summary()
-    units = expand(paths, skipped=summary.skipped)
-    if not units:
+    # Count first (for the progress bar), then stream: the units are never all in memory.
+    total = count_units(paths)
+    if not total:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
+    units = iter_units(paths, skipped=summary.skipped)
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     if fmt == "json":
         out.write('{"games": [')
     elif fmt == "csv":
         writer.writerow(CSV_COLUMNS)
-    with progress_bar(len(units), "validating") as update:
+    with progress_bar(total, "validating") as update:
         for verdict in iter_verdicts(
             units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
         ):
@@ -312,10 +314,10 @@ def generate(
 def _units_or_dataset(paths: Sequence[str]) -> int:
     """How many record files ``paths`` name (dataset folders count 0); error when nothing."""
     from strat_tools.dataset import is_dataset
-    from strat_tools.sources import expand
+    from strat_tools.sources import count_units
 
     records = [p for p in paths if not is_dataset(p)]
-    count = len(expand(records)) if records else 0
+    count = count_units(records) if records else 0
     if records and not count and len(records) == len(paths):
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
     return count

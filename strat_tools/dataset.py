@@ -37,7 +37,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.sources import expand
+from strat_tools.sources import iter_units
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
@@ -60,9 +60,12 @@ Paths = PathArg | Iterable[PathArg]
 INCOMPLETE_MARKER: Final = ".export-incomplete"
 """Present while an export renames its files into place; a folder holding it is refused."""
 
-# Rows buffered per table before a Parquet row group is written: big enough for fast
-# scans, small enough that an export of millions of moves stays within tens of MB.
+# A table's buffered rows are written as one Parquet row group when they reach either bound:
+# big enough for fast scans, small enough that memory stays flat however long the input is.
+# The byte bound matters for the wide, short tables: games (about 180 bytes a row) would
+# otherwise buffer every game of a run below 250,000 games.
 ROW_GROUP_ROWS: Final = 250_000
+ROW_GROUP_BYTES: Final = 4 * 1024 * 1024
 
 
 class DatasetError(ValueError):
@@ -197,6 +200,7 @@ class DatasetWriter:
         self._writers: dict[str, Any] = {}
         self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
         self._buffered = dict.fromkeys(TABLE_NAMES, 0)
+        self._buffered_bytes = dict.fromkeys(TABLE_NAMES, 0)
 
     def final_path(self, name: str) -> Path:
         """Where table ``name`` ends up."""
@@ -239,7 +243,11 @@ class DatasetWriter:
             self.rows[name] += table.num_rows
             self._buffers[name].append(table)
             self._buffered[name] += table.num_rows
-            if self._buffered[name] >= ROW_GROUP_ROWS:
+            self._buffered_bytes[name] += table.nbytes
+            if (
+                self._buffered[name] >= ROW_GROUP_ROWS
+                or self._buffered_bytes[name] >= ROW_GROUP_BYTES
+            ):
                 self._flush(name)
 
     def _flush(self, name: str) -> None:
@@ -248,7 +256,7 @@ class DatasetWriter:
             return
         table = pa.concat_tables(parts)
         self._buffers[name] = []
-        self._buffered[name] = 0
+        self._buffered[name] = self._buffered_bytes[name] = 0
         if self.format == "csv":
             table = table.cast(_csv_schema(SCHEMAS[name]))
         self._writers[name].write_table(table)
@@ -425,7 +433,7 @@ def _batches(
             yield ids.renumber(gameset.tables)
             continue
         for tables in map_batches(
-            work, expand(group), jobs=jobs, dask=dask, dask_address=dask_address,
+            work, iter_units(group), jobs=jobs, dask=dask, dask_address=dask_address,
             progress=progress,
         ):  # fmt: skip
             yield ids.renumber(tables)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from io import BytesIO
 from typing import Any, Final
 
@@ -37,8 +37,8 @@ from strat_tools.sources import (
     SourceError,
     Unit,
     UnitReader,
-    expand,
     is_unsafe_member_name,
+    iter_units,
 )
 
 ERROR: Final = Severity.ERROR
@@ -652,7 +652,7 @@ def unreadable_record(unit: Unit, reason: str) -> GameRecord:
 
 
 def read_units(
-    units: Sequence[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
+    units: Iterable[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
 ) -> Iterator[GameRecord]:
     """One record per unit, in order; each zip is opened once for the whole batch."""
     with UnitReader(limit) as reader:
@@ -677,4 +677,4 @@ def read_records(
     >>> for record in read_records(["strados2014-4.zip"]):  # doctest: +SKIP
     ...     print(record.game_id, record.plies)
     """
-    return read_units(expand(paths), check=check, fast=fast, limit=limit)
+    return read_units(iter_units(paths), check=check, fast=fast, limit=limit)

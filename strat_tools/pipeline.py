@@ -1,7 +1,7 @@
 """Run per-batch work over many game files: in process, on a process pool, or on Dask.
 
 Work is split across files and zip members (never inside a game): :func:`map_batches` cuts
-the list of :class:`~strat_tools.sources.Unit` into contiguous batches, runs a top-level
+the stream of :class:`~strat_tools.sources.Unit` into contiguous batches, runs a top-level
 function on each batch and yields the results **in input order**, whatever the number of
 workers. At most a few batches per worker are in flight, so memory stays flat however long
 the input is, and callers can write results as they arrive.
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from itertools import chain, islice
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -44,21 +45,44 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_MAX_BATCH: int = 200
+"""Units per batch at most: enough to amortise process overhead and open each zip once."""
+
+
+def _batch_size(count: int, jobs: int) -> int:
+    return max(1, min(_MAX_BATCH, -(-count // (jobs * 8))))
+
+
 def make_batches(
     units: Sequence[U], jobs: int, batch_size: int | None = None
 ) -> list[list[U]]:
     """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
     process overhead (and to open each zip once per batch)."""
-    if not units:
-        return []
+    return list(iter_batches(units, jobs, batch_size))
+
+
+def iter_batches(
+    units: Iterable[U], jobs: int, batch_size: int | None = None
+) -> Iterator[list[U]]:
+    """The batches of :func:`make_batches`, cut from a stream of units as it goes.
+
+    The batch size depends on how many units there are only while there are few (fewer than
+    ``jobs * 8`` full batches); so only that many units are read ahead to decide it, and a
+    long input is never held whole.
+    """
+    stream = iter(units)
     if batch_size is None:
-        batch_size = max(1, min(200, -(-len(units) // (jobs * 8))))
-    return [list(units[i : i + batch_size]) for i in range(0, len(units), batch_size)]
+        ahead = list(islice(stream, jobs * 8 * _MAX_BATCH))
+        batch_size = _batch_size(len(ahead), jobs)
+        stream = chain(ahead, stream)
+        del ahead
+    while batch := list(islice(stream, batch_size)):
+        yield batch
 
 
 def map_batches(
     func: Callable[[list[U]], T],
-    units: Sequence[U],
+    units: Iterable[U],
     *,
     jobs: int | None = None,
     dask: bool = False,
@@ -68,30 +92,36 @@ def map_batches(
 ) -> Iterator[T]:
     """Yield ``func(batch)`` for consecutive batches of ``units``, in input order.
 
+    ``units`` may be a lazy stream (:func:`~strat_tools.sources.iter_units`): it is consumed
+    as the work goes, a few batches ahead, so memory does not grow with the input.
     ``jobs=None`` uses every core; ``jobs=1`` runs in this process (no pickling at all).
 
-    >>> from strat_tools.sources import expand
-    >>> counts = map_batches(len, expand(["data/"]), jobs=1)  # doctest: +SKIP
+    >>> from strat_tools.sources import iter_units
+    >>> counts = map_batches(len, iter_units(["data/"]), jobs=1)  # doctest: +SKIP
     """
     n_jobs = default_jobs() if jobs is None else jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
-    batches = make_batches(units, n_jobs, batch_size)
+    batches = iter_batches(units, n_jobs, batch_size)
     if dask or dask_address:
         yield from _map_dask(func, batches, n_jobs, dask_address, progress)
-    elif n_jobs == 1 or len(batches) <= 1:
-        for batch in batches:
+        return
+    # A pool of at most one worker per batch: look at the first ``n_jobs`` batches to know.
+    head = list(islice(batches, n_jobs)) if n_jobs > 1 else []
+    if n_jobs == 1 or len(head) <= 1:
+        for batch in chain(head, batches):
             result = func(batch)
             if progress is not None:
                 progress(len(batch))
             yield result
     else:
-        yield from _map_pool(func, batches, n_jobs, progress)
+        workers = len(head)
+        yield from _map_pool(func, chain(head, batches), workers, n_jobs * 3, progress)
 
 
 def _in_order(
     submit: Callable[[list[U]], Any],
-    batches: list[list[U]],
+    batches: Iterable[list[U]],
     window: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
@@ -120,17 +150,18 @@ def _in_order(
 
 def _map_pool(
     func: Callable[[list[U]], T],
-    batches: list[list[U]],
-    jobs: int,
+    batches: Iterable[list[U]],
+    workers: int,
+    window: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
-    with ProcessPoolExecutor(max_workers=min(jobs, len(batches))) as pool:
-        yield from _in_order(lambda b: pool.submit(func, b), batches, jobs * 3, progress)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield from _in_order(lambda b: pool.submit(func, b), batches, window, progress)
 
 
 def _map_dask(
     func: Callable[[list[U]], T],
-    batches: list[list[U]],
+    batches: Iterable[list[U]],
     jobs: int,
     address: str | None,
     progress: ProgressCallback | None,

@@ -1,10 +1,11 @@
 """Where game files come from: paths, folders, globs and zip archives, read safely.
 
-:func:`expand` turns any mix of files, folders (recursive, each real folder visited once, so
-symlink loops end), glob patterns and ``.zip`` archives into a flat, stably ordered list of
-:class:`Unit` (one game file each). :class:`UnitReader` then reads each unit's bytes, opening
-each zip once and never unpacking anything to disk, with a size guard against zip bombs and
-huge files.
+:func:`iter_units` turns any mix of files, folders (recursive, each real folder visited once,
+so symlink loops end), glob patterns and ``.zip`` archives into a stably ordered stream of
+:class:`Unit` (one game file each), listing each folder and zip only when the stream reaches
+it; :func:`expand` is the same as a list. :class:`UnitReader` then reads each unit's bytes,
+keeping the current zip open and never unpacking anything to disk, with a size guard against
+zip bombs and huge files.
 
 Order: arguments in the order given; folders sorted by name; zip members sorted by name.
 
@@ -24,7 +25,7 @@ import os
 import stat
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from types import TracebackType
@@ -99,29 +100,28 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> list[Unit]:
+def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
     """Units under ``folder``, sorted by name, each real folder visited once."""
     real = os.path.realpath(folder)
     if real in seen_dirs:
         skipped.append(Skipped(folder, None, "folder already visited (symlink loop or repeat)"))
-        return []
+        return
     seen_dirs.add(real)
     try:
         names = sorted(os.listdir(folder))
     except OSError as exc:
-        return [Unit(folder, None, f"cannot list folder: {_reason(exc)}")]
-    units: list[Unit] = []
+        yield Unit(folder, None, f"cannot list folder: {_reason(exc)}")
+        return
     for name in names:
         path = os.path.join(folder, name)
         if os.path.isdir(path):
-            units += _walk(path, seen_dirs, skipped)
+            yield from _walk(path, seen_dirs, skipped)
         elif name.lower().endswith(".zip"):
-            units += _zip_units(path, skipped)
+            yield from _zip_units(path, skipped)
         elif _is_game_name(name):
-            units.append(_file_unit(path))
+            yield _file_unit(path)
         else:
             skipped.append(Skipped(path, None, "not an .xml or .zip file"))
-    return units
 
 
 def _file_unit(path: str) -> Unit:
@@ -135,37 +135,59 @@ def _file_unit(path: str) -> Unit:
     return Unit(path, None)
 
 
-def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> list[Unit]:
+def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
     if os.path.isdir(path):
-        return _walk(path, seen_dirs, skipped)
-    if not os.path.lexists(path):
+        yield from _walk(path, seen_dirs, skipped)
+    elif not os.path.lexists(path):
         if _GLOB_CHARS & set(path):
             matches = sorted(glob.glob(path, recursive=True))
             if not matches:
-                return [Unit(path, None, "no file matches this pattern")]
-            return [u for m in matches for u in _expand_one(m, seen_dirs, skipped)]
-        return [Unit(path, None, "no such file or folder")]
-    if path.lower().endswith(".zip"):
-        return _zip_units(path, skipped)
-    return [_file_unit(path)]
+                yield Unit(path, None, "no file matches this pattern")
+            for match in matches:
+                yield from _expand_one(match, seen_dirs, skipped)
+        else:
+            yield Unit(path, None, "no such file or folder")
+    elif path.lower().endswith(".zip"):
+        yield from _zip_units(path, skipped)
+    else:
+        yield _file_unit(path)
+
+
+def iter_units(
+    paths: Iterable[str | os.PathLike[str]], *, skipped: list[Skipped] | None = None
+) -> Iterator[Unit]:
+    """Every game file under ``paths`` as a :class:`Unit`, in a stable order, lazily.
+
+    The streaming form of :func:`expand`: folders are listed and zips' directories read only
+    when the iteration reaches them, so memory does not grow with the number of inputs.
+    ``skipped`` (a list) is filled as the iteration goes.
+
+    >>> sum(1 for _ in iter_units(["games/"]))  # doctest: +SKIP
+    400
+    """
+    sink: list[Skipped] = [] if skipped is None else skipped
+    seen_dirs: set[str] = set()
+    for path in paths:
+        yield from _expand_one(os.fspath(path), seen_dirs, sink)
 
 
 def expand(
     paths: Iterable[str | os.PathLike[str]], *, skipped: list[Skipped] | None = None
 ) -> list[Unit]:
-    """Every game file under ``paths`` as a :class:`Unit`, in a stable order.
+    """Every game file under ``paths`` as a :class:`Unit`, in a stable order (a list; see
+    :func:`iter_units` to stream them).
 
     Pass a list as ``skipped`` to collect the entries left out (non-XML members, ...).
 
     >>> [u.member for u in expand(["games.zip"])]  # doctest: +SKIP
     ['classic-2014.4-0.xml', ...]
     """
-    sink: list[Skipped] = [] if skipped is None else skipped
-    seen_dirs: set[str] = set()
-    units: list[Unit] = []
-    for path in paths:
-        units += _expand_one(os.fspath(path), seen_dirs, sink)
-    return units
+    return list(iter_units(paths, skipped=skipped))
+
+
+def count_units(paths: Iterable[str | os.PathLike[str]]) -> int:
+    """How many units :func:`iter_units` yields for ``paths``, without keeping them."""
+    return sum(1 for _ in iter_units(paths))
 
 
 class SourceError(Exception):
@@ -173,7 +195,7 @@ class SourceError(Exception):
 
 
 class UnitReader:
-    """Reads units' bytes, keeping each zip open while reading a batch. Use as a context manager.
+    """Reads units' bytes, keeping the current zip open. Use as a context manager.
 
     ``limit`` caps one game file's size, both as declared by the zip and as actually inflated
     (reading stops one byte past it), so a zip bomb costs at most ``limit`` bytes of memory.
@@ -228,6 +250,9 @@ class UnitReader:
     def _archive(self, path: str) -> zipfile.ZipFile:
         archive = self._archives.get(path)
         if archive is None:
+            # Units come zip by zip: keep only the current zip open, so a reader streaming
+            # over many zips does not keep every zip's directory in memory.
+            self.close()
             try:
                 archive = zipfile.ZipFile(path)
             except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:

@@ -21,7 +21,7 @@ from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Skipped, Unit, expand
+from strat_tools.sources import Skipped, Unit, iter_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +182,7 @@ def iter_verdicts(
     """Stream one verdict per unit, in input order."""
     work = partial(validate_batch, rules=rules)
     for verdicts in map_batches(
-        work, list(units), jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
+        work, units, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
     ):
         yield from verdicts
 
@@ -220,7 +220,7 @@ def validate(
     '400 games in 1 file: 400 valid, 0 invalid, 0 unchecked (1 non-game entry skipped)'
     """
     summary = Summary()
-    units = expand([paths] if isinstance(paths, str) else list(paths), skipped=summary.skipped)
+    units = iter_units([paths] if isinstance(paths, str) else paths, skipped=summary.skipped)
     games = []
     for verdict in iter_verdicts(
         units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from functools import partial
 
 import pytest
 
-from strat_tools.pipeline import PipelineError, default_jobs, make_batches, map_batches
+from strat_tools.pipeline import (
+    PipelineError,
+    default_jobs,
+    iter_batches,
+    make_batches,
+    map_batches,
+)
 from strat_tools.sources import Unit
 
 
@@ -29,6 +36,31 @@ def test_batches_are_contiguous_and_cover_every_unit() -> None:
     assert max(len(b) for b in batches) <= 200
     assert make_batches([], jobs=4) == []
     assert [len(b) for b in make_batches(UNITS[:5], jobs=1, batch_size=2)] == [2, 2, 1]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 159, 160, 161, 3199, 3200, 3201, 5000])
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_streamed_batches_equal_the_listed_ones(count: int, jobs: int) -> None:
+    # The batch size depends on the count only below jobs * 8 full batches: the stream reads
+    # that far ahead to decide, and cuts the same batches as the whole list would.
+    units = [Unit("a.zip", f"g{i}.xml") for i in range(count)]
+    expected = [units[i : i + 200] for i in range(0, count, 200)] if count >= jobs * 1600 else None
+    assert list(iter_batches(iter(units), jobs)) == make_batches(units, jobs)
+    if expected is not None:
+        assert make_batches(units, jobs) == expected
+
+
+def test_an_endless_stream_is_cut_without_being_read_whole() -> None:
+    endless = (Unit("a.zip", f"g{i}.xml") for i in itertools.count())
+    first = list(itertools.islice(iter_batches(endless, jobs=2), 3))
+    assert [len(b) for b in first] == [200, 200, 200]
+    assert first[2][-1].member == "g599.xml"
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_map_batches_takes_a_stream(jobs: int) -> None:
+    out = [n for chunk in map_batches(_names, iter(UNITS), jobs=jobs) for n in chunk]
+    assert out == [u.member for u in UNITS]
 
 
 @pytest.mark.parametrize("jobs", [1, 2, 3])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,10 @@ from strat_tools.sources import (
     SourceError,
     Unit,
     UnitReader,
+    count_units,
     expand,
     is_unsafe_member_name,
+    iter_units,
 )
 
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
@@ -128,6 +131,34 @@ def test_reader_opens_each_zip_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     with UnitReader() as reader:
         assert [reader.read(u) for u in units] == [GAME, GAME]
     assert len(opened) == 1
+
+
+def test_iter_units_lists_a_path_only_when_the_stream_reaches_it(tmp_path: Path) -> None:
+    # Streaming: ten copies of an archive must not mean ten directories read up front.
+    root = tree(tmp_path / "games")
+    taken: list[Path] = []
+
+    def paths() -> Iterator[Path]:
+        for path in (root / "a.xml", root / "games.zip", root / "sub"):
+            taken.append(path)
+            yield path
+
+    stream = iter_units(paths())
+    assert os.path.basename(next(stream).source) == "a.xml"
+    assert taken == [root / "a.xml"]
+    assert labels(list(stream), root) == ["games.zip!y.xml", "games.zip!z.xml", "sub/c.xml"]
+    assert count_units([root]) == len(expand([root])) == 5
+
+
+def test_reader_keeps_only_the_current_zip_open_and_reopens_on_return(tmp_path: Path) -> None:
+    root = tree(tmp_path / "games")
+    with zipfile.ZipFile(root / "other.zip", "w") as archive:
+        archive.writestr("x.xml", GAME + b"<!-- other -->")
+    first, other = expand([root / "games.zip"]), expand([root / "other.zip"])
+    with UnitReader() as reader:
+        got = [reader.read(u) for u in (first[0], other[0], first[1])]
+        assert len(reader._archives) == 1
+    assert got == [GAME, GAME + b"<!-- other -->", GAME]
 
 
 def test_size_limit_applies_to_files_and_inflated_members(tmp_path: Path) -> None:
