@@ -7,6 +7,7 @@ present, the real archive (``archive`` marker; skipped with the reason where it 
 from __future__ import annotations
 
 import os
+import random
 import re
 import zipfile
 from collections import Counter
@@ -28,6 +29,7 @@ from strat_tools.dataset import (
     read_games,
 )
 from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.sources import expand
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 TABLES = ("games", "setups", "moves", "diagnostics")
@@ -295,7 +297,7 @@ def test_two_inputs_with_one_file_name_stay_two_games(same_name_twice: list[Path
     # jobs=1 over two units makes two batches: the ids are made unique across batches ...
     across = read_games(same_name_twice, jobs=1)
     # ... and within one batch, by the builder.
-    within = GameSet(tables.tables_for_units(dataset.expand(same_name_twice)))
+    within = GameSet(tables.tables_for_units(expand(same_name_twice)))
     for games in (across, within):
         assert list(games.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-1#2"]
         assert games.setups.groupby("game_id").size().to_dict() == {
@@ -314,6 +316,49 @@ def test_game_ids_are_renumbered_past_names_already_taken() -> None:
     )  # fmt: skip
     renamed = ids.renumber({**tables.empty_tables(), "games": batch, "diagnostics": batch})
     assert renamed["diagnostics"].column("game_id").to_pylist() == ["y#2", "z"]
+
+
+def test_a_long_run_keeps_ids_unique_across_spilled_digest_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Ids seen long ago live only as digests in sorted runs; a repeat must still be caught.
+    monkeypatch.setattr(tables.IdSet, "SPILL", 4)
+    ids = tables.GameIds()
+    first = [ids.claim(f"g{i}") for i in range(50)]
+    assert first == [f"g{i}" for i in range(50)] and len(ids.seen._runs) >= 2
+    assert ids.seen._recent != set(first)
+    assert [ids.claim(n) for n in ("g0", "g0", "g49", "new")] == ["g0#2", "g0#3", "g49#2", "new"]
+    batch = tables.table_from_columns(
+        "diagnostics", {"game_id": ["g7", "g77"], "code": ["a", "b"], "severity": ["info"] * 2,
+                        "message": ["", ""]}
+    )  # fmt: skip
+    renamed = ids.renumber({**tables.empty_tables(), "games": batch, "diagnostics": batch})
+    assert renamed["games"].column("game_id").to_pylist() == ["g7#2", "g77"]
+
+
+@pytest.mark.parametrize("spill", [1, 3, 64])
+def test_id_set_agrees_with_a_python_set(spill: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables.IdSet, "SPILL", spill)
+    rng = random.Random(spill)
+    compact, plain = tables.IdSet(), set[str]()
+    for _ in range(600):
+        item = f"classic-2014.{rng.randrange(12)}-{rng.randrange(60)}"
+        assert (item in compact) == (item in plain)
+        compact.add(item)
+        plain.add(item)
+    probe = [f"classic-2014.{m}-{n}" for m in range(13) for n in range(61)] + ["é", "\udcff"]
+    assert compact.contains_many(probe) == [p in plain for p in probe]
+    assert len(compact) == len(plain)
+
+
+def test_wide_tables_flush_by_bytes_long_before_the_row_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # games rows are wide: a long run must not buffer every game until 250,000 rows.
+    monkeypatch.setattr(dataset, "ROW_GROUP_BYTES", 1)
+    export_dataset([FIXTURES], tmp_path, jobs=1)
+    for name in ("games", "setups", "moves"):
+        assert pq.ParquetFile(tmp_path / f"{name}.parquet").num_row_groups == 4, name
 
 
 def test_an_export_stopped_between_renames_is_refused(
