@@ -47,34 +47,39 @@ def _peak_mb() -> float:
 
 def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
     """Run one measurement in this process and return its numbers."""
-    from strat_tools.sources import expand
+    from strat_tools.sources import iter_units
 
-    units = expand(paths)
-    out: dict[str, Any] = {"games": len(units)}
+    # The units stream from the paths inside each task, as they do in the CLI: holding a list
+    # of them here would put the bench's own list into the peak memory it measures.
+    out: dict[str, Any] = {}
     cpu0 = _cpu_s()
     start = time.perf_counter()
     if task == "validate":
         from strat_tools.validate import iter_verdicts
 
         counts = {"valid": 0, "invalid": 0, "unchecked": 0}
-        for verdict in iter_verdicts(units, jobs=jobs):
+        for verdict in iter_verdicts(iter_units(paths), jobs=jobs):
             counts[verdict.status.value] += 1
         out.update(counts)
-    elif task == "read":
+        out["games"] = sum(counts.values())
+    elif task in ("read", "read-strict"):
         from strat_tools.gravon import read_units
 
-        out["moves"] = sum(r.plies for r in read_units(units))
-    elif task == "read-strict":
-        from strat_tools.gravon import read_units
-
-        out["moves"] = sum(r.plies for r in read_units(units, fast=False))
+        games = moves = 0
+        for record in read_units(iter_units(paths), fast=task == "read"):
+            games += 1
+            moves += record.plies
+        out.update(games=games, moves=moves)
     elif task in ("export", "setups"):
         from strat_tools.dataset import export_dataset
 
         with tempfile.TemporaryDirectory() as tmp:
-            export_dataset(paths, Path(tmp) / "out", jobs=jobs, setups_only=task == "setups")
+            summary = export_dataset(
+                paths, Path(tmp) / "out", jobs=jobs, setups_only=task == "setups"
+            )
+        out["games"] = summary.games
     elif task == "engine":
-        out.update(_engine(units))
+        out.update(_engine(list(iter_units(paths))))
         return out
     else:
         raise SystemExit(f"unknown task {task}")
