@@ -407,7 +407,8 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
     from strat_tools import stats as statistics
-    from strat_tools.dataset import read_games
+    from strat_tools.dataset import is_dataset, read_games
+    from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
     if stat not in statistics.STATISTICS:
@@ -416,17 +417,23 @@ def stats(
             param_hint="--stat",
         )
     check_rules(rules)
+    options: dict[str, Any] = {
+        "by": list(by) or None, "variant": list(variants) or None, "piece": piece,
+        "feature": feature, "include_classicfree": include_classicfree,
+    }
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask or bool(dask_address),
+                           "dask_address": dask_address}
     total = _units_or_dataset(paths)
     with progress_bar(total, "reading") as update:
-        games = read_games(
-            list(paths), setups_only=stat in statistics.SETUP_STATISTICS, rules=rules,
-            jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address,
-            progress=update,
-        )
-    table = statistics.compute(
-        stat, games, by=list(by) or None, variant=list(variants) or None, piece=piece,
-        feature=feature, include_classicfree=include_classicfree,
-    )
+        if stat in statistics.SETUP_STATISTICS and not any(map(is_dataset, paths)):
+            # Counted batch by batch in the workers and summed: flat memory at any size.
+            table = compute_streaming(stat, list(paths), **options, **run, progress=update)
+        else:
+            games = read_games(
+                list(paths), setups_only=stat in statistics.SETUP_STATISTICS, rules=rules,
+                **run, progress=update,
+            )
+            table = statistics.compute(stat, games, **options)
     render(table, fmt)
 
 

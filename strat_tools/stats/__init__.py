@@ -10,8 +10,10 @@ Setups are in the owner's view (row 1 = that side's back row, col 1 = that playe
 so red and blue setups pool. By default, setup statistics leave out ``classicfree`` (any
 army on any square) and every statistic leaves out ``invalid`` games; both are parameters.
 
-This module reads no files, replays nothing and draws nothing: it only counts what the
-tables (:mod:`strat_tools.tables`) hold.
+These functions read no files, replay nothing and draw nothing: they only count what the
+tables (:mod:`strat_tools.tables`) hold. The one exception is :func:`compute_streaming`
+(:mod:`strat_tools.stats.stream`): it reads game records batch by batch and sums the setup
+statistics' counts, so their memory stays flat for any number of games.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ __all__ = [
     "bomb_placement",
     "bombs_next_to_flag",
     "compute",
+    "compute_streaming",
     "endings",
     "first_scout_move",
     "flag_enclosure",
@@ -160,3 +163,7 @@ def compute(
     if name in other_stats:
         return other_stats[name](data, by, variant)
     raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
+
+
+# Last: stream.py counts with compute() above, batch by batch.
+from strat_tools.stats.stream import compute_streaming  # noqa: E402

@@ -1,0 +1,128 @@
+"""Setup statistics counted batch by batch (flat memory) equal the in-memory ones, row for row."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from strat_tools import pipeline, stats
+from strat_tools.cli import main
+from strat_tools.dataset import read_games
+from strat_tools.stats import stream
+from strat_tools.stats.stream import compute_streaming, merge_partials
+
+ROOT = Path(__file__).resolve().parent.parent
+# The shipped sample (400 generated games) and the real-game fixtures (quirks included).
+INPUTS = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
+
+
+
+def _by(options: dict[str, Any]) -> list[str]:
+    by = options.get("by") or []
+    return [by] if isinstance(by, str) else list(by)
+
+
+CASES: list[tuple[str, dict[str, Any]]] = [
+    (name, options)
+    for name in stats.SETUP_STATISTICS
+    for options in (
+        {},
+        {"by": "variant"},
+        {"by": ["period", "side"], "variant": "classic"},
+        {"by": ["result", "year"]},
+        {"variant": "barrage", "include_classicfree": True},
+        {"piece": "bomb", "feature": "flag_corner", "by": "side"},
+    )
+    if not (name == "win-rate" and {"won", "result"} & set(_by(options)))
+]
+
+
+@pytest.fixture(scope="module")
+def whole() -> Any:
+    """The inputs read whole, the in-memory way."""
+    return read_games(INPUTS, setups_only=True, jobs=1)
+
+
+@pytest.fixture
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of 40 games, partial tables summed every 2: many batches and many folds."""
+    monkeypatch.setattr(pipeline, "_MAX_BATCH", 40)
+    monkeypatch.setattr(stream, "_FOLD_EVERY", 2)
+
+
+@pytest.mark.usefixtures("small_batches")
+@pytest.mark.parametrize(("name", "options"), CASES)
+def test_counted_batch_by_batch_equals_the_whole(
+    whole: Any, name: str, options: dict[str, Any]
+) -> None:
+    expected = stats.compute(name, whole, **options)
+    got = compute_streaming(name, INPUTS, jobs=1, **options)
+    pd.testing.assert_frame_equal(got, expected)
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_worker_processes_give_the_same_table(whole: Any) -> None:
+    expected = stats.compute("win-rate", whole, by="period", feature="bombs_next_to_flag")
+    got = compute_streaming(
+        "win-rate", INPUTS, by="period", feature="bombs_next_to_flag", jobs=2
+    )
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_no_games_gives_the_statistic_of_an_empty_set(tmp_path: Path) -> None:
+    got = compute_streaming("flag", [tmp_path], jobs=1)
+    expected = stats.compute("flag", read_games([tmp_path], setups_only=True, jobs=1))
+    pd.testing.assert_frame_equal(got, expected)
+    assert merge_partials([]) is None
+
+
+def test_move_statistics_are_refused_with_the_ones_that_can() -> None:
+    with pytest.raises(ValueError, match=r"cannot be counted batch by batch.*win-rate"):
+        compute_streaming("lengths", INPUTS)
+
+
+def test_stats_command_streams_records_and_agrees_with_an_export(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["--stat", "bombs-next-to-flag", "--by", "variant", "--format", "csv", "--jobs", "1"]
+    streamed = runner.invoke(main, ["stats", *INPUTS, *args])
+    assert streamed.exit_code == 0, streamed.output
+    read_games(INPUTS, setups_only=True, jobs=1).export(tmp_path)
+    in_memory = runner.invoke(main, ["stats", str(tmp_path), *args])
+    assert in_memory.exit_code == 0, in_memory.output
+    assert streamed.stdout == in_memory.stdout
+    assert streamed.stdout.startswith("variant,bombs,count,setups,share\nbarrage,0,")
+
+
+def _peak_mb(paths: list[str]) -> float:
+    code = (
+        "import resource, sys\n"
+        "from strat_tools.stats.stream import compute_streaming\n"
+        "compute_streaming('placement', sys.argv[1:], by='period', jobs=1)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True
+    )
+    return int(out.stdout.split()[-1]) / 1024
+
+
+@pytest.mark.slow
+def test_real_archive_months_agree_and_memory_does_not_grow_with_copies(
+    gravon_dir: Path,
+) -> None:
+    months = [str(p) for p in sorted(gravon_dir.glob("strados*.zip"))[-3:]]
+    games = read_games(months, setups_only=True)
+    for name, by in (("flag", "period"), ("win-rate", "variant"), ("flag-enclosed", "year")):
+        expected = stats.compute(name, games, by=by)
+        pd.testing.assert_frame_equal(compute_streaming(name, months, by=by), expected)
+    # Four times the input (the same zips named four times: read four times, counted four
+    # times) in a fresh process: peak memory stays within 20% of one pass.
+    del games
+    one, four = _peak_mb(months), _peak_mb(months * 4)
+    assert four <= 1.2 * one, (one, four)
