@@ -558,21 +558,40 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
-    from strat_tools.dataset import read_games
+    from strat_tools.dataset import is_dataset, read_games
     from strat_tools.stats import move_frame
+    from strat_tools.stats.stream import Tally, compute_many_streaming
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    label = title or _source_label(paths)
+    drawing: dict[str, Any] = {"variant": variant, "side": side, "by": by,
+                               "numbering": numbering, "title": f"{variant}, {label}"}
     total = _units_or_dataset(paths)
+    if measure is None and not any(map(is_dataset, paths)):
+        # Setup maps are placement counts: counted batch by batch, flat memory at any size.
+        requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+        tally = Tally()
+        with progress_bar(total, "reading") as update:
+            tables = compute_many_streaming(
+                [("placement", {"piece": p, "by": list(keys), "variant": variant})
+                 for p, keys in requests],
+                list(paths), jobs=jobs, progress=update, tally=tally,
+            )
+        if not tally.readable:
+            detail = "; ".join(tally.reasons) or "no game records found"
+            raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+        fig = plots.setup_heatmap_from_placements(
+            dict(zip(requests, tables, strict=True)), piece, **drawing
+        )
+        plots.save_figure(fig, out)
+        message(f"Wrote {out}.")
+        return
     with progress_bar(total, "reading") as update:
         games = read_games(list(paths), setups_only=measure is None, jobs=jobs, progress=update)
     _require_readable(games, paths)
-    label = title or _source_label(paths)
     if measure is None:
-        fig = plots.setup_heatmap(
-            games, piece, variant=variant, side=side, by=by, numbering=numbering,
-            title=f"{variant}, {label}",
-        )
+        fig = plots.setup_heatmap(games, piece, **drawing)
     else:
         moves = move_frame(games, variant=variant)
         if side != "both":

@@ -88,7 +88,11 @@ def _placement(
 
     Raises ``ValueError`` when no setup is left to count (an empty picture says nothing).
     """
-    placement: pd.DataFrame = piece_placement(frame, piece=piece, by=by, variant=variant)
+    return _checked(piece_placement(frame, piece=piece, by=by, variant=variant), variant)
+
+
+def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
+    """``placement``, or ``ValueError`` when it counts no setup."""
     if _n_setups(placement) == 0:
         wanted = "any variant" if variant is None else f"variant {variant}"
         raise ValueError(
@@ -203,6 +207,32 @@ def placement_heatmap(
     return fig
 
 
+PlacementRequest = tuple[str, tuple[str, ...]]
+"""A placement frame a setup heatmap draws: (piece, grouping columns)."""
+
+
+def setup_heatmap_requests(
+    piece: str = "flag", *, side: str | None = None, by: str | None = None
+) -> list[PlacementRequest]:
+    """The placement frames :func:`setup_heatmap_from_placements` needs for these options.
+
+    A side other than ``both`` is one more grouping (``side``), picked out when drawing; so
+    the same frames can be counted from a GameSet or batch by batch
+    (:func:`strat_tools.stats.compute_many_streaming`).
+    """
+    if piece != "all":
+        PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
+    elif by is not None:
+        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
+    keys = _placement_keys(side, by)
+    return [(p, keys) for p in (PIECE_ORDER if piece == "all" else (piece,))]
+
+
+def _placement_keys(side: str | None, by: str | None) -> tuple[str, ...]:
+    keys = (by,) if by else ()
+    return (*keys, "side") if side in ("red", "blue") and by != "side" else keys
+
+
 def setup_heatmap(
     data: Data,
     piece: str = "flag",
@@ -224,23 +254,57 @@ def setup_heatmap(
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
         save_figure(fig, "flag.png")
     """
-    if piece != "all":
-        PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
-    elif by is not None:
-        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
-    frame = _setup_rows(data, side)
+    frame = _setup_rows(data)
+    placements = {
+        (p, keys): piece_placement(frame, piece=p, by=list(keys), variant=variant)
+        for p, keys in setup_heatmap_requests(piece, side=side, by=by)
+    }
+    return setup_heatmap_from_placements(
+        placements, piece, variant=variant, side=side, by=by, title=title, cmap=cmap,
+        numbering=numbering,
+    )  # fmt: skip
+
+
+def setup_heatmap_from_placements(
+    placements: dict[PlacementRequest, pd.DataFrame],
+    piece: str = "flag",
+    *,
+    variant: Variants = None,
+    side: str | None = None,
+    by: str | None = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: str = "modern",
+) -> Figure:
+    """:func:`setup_heatmap` drawn from placement frames already counted (one per
+    :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
+    gives them); ``variant`` only names the filter in messages."""
+
+    def placement(p: str, won: bool | None = None) -> pd.DataFrame:
+        frame = placements[(p, _placement_keys(side, by))]
+        if side in ("red", "blue"):
+            frame = frame[frame["side"] == side]
+            if by != "side":
+                frame = frame.drop(columns="side")
+        if won is not None:
+            frame = frame[frame["won"].astype("boolean").eq(won).fillna(False).to_numpy(bool)]
+            frame = frame.drop(columns="won")
+        return _checked(frame, variant)
+
     if by == "won":
-        return winners_vs_losers(frame, piece, variant=variant, title=title, numbering=numbering)
+        return _difference_figure(
+            placement(piece, won=True), placement(piece, won=False), piece,
+            labels=("winners", "losers"), title=title, cmap="PRGn", numbering=numbering,
+        )  # fmt: skip
     if piece == "all":
-        return all_pieces_heatmap(
-            frame, variant=variant, cmap=cmap, title=title, numbering=numbering
+        return _all_pieces_figure(
+            {p: placement(p) for p in PIECE_ORDER}, title=title, cmap=cmap, numbering=numbering
         )
     if by is not None:
-        return grouped_heatmap(
-            frame, piece, by, variant=variant, cmap=cmap, title=title, numbering=numbering
+        return _grouped_figure(
+            placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering
         )
-    placement = _placement(frame, piece, variant)
-    return placement_heatmap(placement, piece, cmap=cmap, title=title, numbering=numbering)
+    return placement_heatmap(placement(piece), piece, cmap=cmap, title=title, numbering=numbering)
 
 
 def _small_multiples(
@@ -276,9 +340,16 @@ def all_pieces_heatmap(
 ) -> Figure:
     """Twelve small heatmaps, one per kind, on one shared colour scale (integer percent)."""
     frame = _setup_rows(data)
-    panels = {
-        _piece_title(piece, numbering): _placement(frame, piece, variant) for piece in PIECE_ORDER
-    }
+    return _all_pieces_figure(
+        {piece: _placement(frame, piece, variant) for piece in PIECE_ORDER},
+        title=title, cmap=cmap, numbering=numbering,
+    )  # fmt: skip
+
+
+def _all_pieces_figure(
+    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: str
+) -> Figure:
+    panels = {_piece_title(piece, numbering): frame for piece, frame in placements.items()}
     fig, _ = _small_multiples(panels, cmap, panel_n=False)
     n = _n_setups(next(iter(panels.values())))
     heading = f"Where each piece stands, n = {n:,} setups (owner's view, back row at the bottom)"
@@ -298,6 +369,18 @@ def grouped_heatmap(
 ) -> Figure:
     """One panel per group of ``by`` (e.g. ``period``) for one piece, on a shared scale."""
     placement = _placement(_setup_rows(data), piece, variant, by)
+    return _grouped_figure(placement, piece, by, title=title, cmap=cmap, numbering=numbering)
+
+
+def _grouped_figure(
+    placement: pd.DataFrame,
+    piece: str,
+    by: str,
+    *,
+    title: str | None,
+    cmap: str,
+    numbering: str,
+) -> Figure:
     panels = {
         str(key): group
         for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
@@ -330,6 +413,21 @@ def difference_heatmap(
     """
     place_a = _placement(_setup_rows(group_a), piece, variant)
     place_b = _placement(_setup_rows(group_b), piece, variant)
+    return _difference_figure(
+        place_a, place_b, piece, labels=labels, title=title, cmap=cmap, numbering=numbering
+    )
+
+
+def _difference_figure(
+    place_a: pd.DataFrame,
+    place_b: pd.DataFrame,
+    piece: str,
+    *,
+    labels: tuple[str, str],
+    title: str | None,
+    cmap: str,
+    numbering: str,
+) -> Figure:
     diff = (_grid(place_a) - _grid(place_b)) * 100
     extent = max(float(np.abs(diff).max()), 1e-9)
     norm = Normalize(vmin=-extent, vmax=extent)

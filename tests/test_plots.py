@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,8 @@ from matplotlib.image import AxesImage
 from strat_tools import plots
 from strat_tools.board import LAKES, parse_square
 from strat_tools.pieces import letter_code
+
+ROOT = Path(__file__).resolve().parent.parent
 
 # Three hand-made setups in the owner's view (row 1 = back row at the bottom of each
 # diagram, col 1 = the owner's left). Only the flag (F), bombs (B) and one scout (2) are
@@ -581,3 +584,41 @@ def test_win_rate_chart_draws_each_interval() -> None:
         pytest.approx((40.0, 60.0)),
         pytest.approx((39.0, 78.0)),
     ]
+
+
+def _figure_text(fig: Figure) -> list[Any]:
+    """Everything a reader sees: the titles, axis labels and every cell label."""
+    suptitle = fig.get_suptitle()
+    return [suptitle] + [(ax.get_title(), ax.get_ylabel(), cell_labels(ax)) for ax in fig.axes]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"piece": "flag"},
+        {"piece": "bomb", "side": "blue"},
+        {"piece": "all", "side": "red"},
+        {"piece": "flag", "by": "won"},
+        {"piece": "scout", "by": "side", "side": "blue"},
+        {"piece": "spy", "by": "period", "variant": "barrage"},
+    ],
+)
+def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, Any]) -> None:
+    # The CLI counts placement batch by batch (flat memory); the figure must not change.
+    from strat_tools.dataset import read_games
+    from strat_tools.stats.stream import compute_many_streaming
+
+    inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
+    options = {"variant": "classic", **options}
+    piece, side, by = options["piece"], options.get("side"), options.get("by")
+    whole = plots.setup_heatmap(read_games(inputs, setups_only=True, jobs=1), **options)
+    requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+    counted = compute_many_streaming(
+        [("placement", {"piece": p, "by": list(k), "variant": options["variant"]})
+         for p, k in requests],
+        inputs, jobs=1,
+    )  # fmt: skip
+    streamed = plots.setup_heatmap_from_placements(
+        dict(zip(requests, counted, strict=True)), **options
+    )
+    assert _figure_text(streamed) == _figure_text(whole)

@@ -16,8 +16,9 @@ which do not add up; they read their input whole (:func:`~strat_tools.dataset.re
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import partial
-from typing import Final
+from typing import Any, Final
 
 import pandas as pd
 
@@ -36,26 +37,38 @@ _FOLD_EVERY: Final = 64
 """Partial tables held before they are summed into one (bounds memory over long inputs)."""
 
 
+Request = tuple[str, dict[str, Any]]
+"""One statistic to count: its name and the keyword options of :func:`compute`."""
+
+
+@dataclass(slots=True)
+class Tally:
+    """What a streamed count read: games, how many were readable, and the first reasons
+    (reader diagnostics) of games that were not."""
+
+    games: int = 0
+    readable: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        """Add a batch's tally."""
+        self.games += other.games
+        self.readable += other.readable
+        self.reasons += [r for r in other.reasons if r not in self.reasons][: 3 - len(self.reasons)]
+
+
 def _partial(
-    units: Sequence[Unit],
-    name: str,
-    by: list[str],
-    variant: str | Sequence[str] | None,
-    piece: str,
-    feature: str,
-    include_classicfree: bool,
-) -> pd.DataFrame:
-    """One batch's statistic (top-level, so a process pool or Dask can ship it)."""
-    games = GameSet(tables_for_units(units, rules="auto", setups_only=True))
-    return compute(
-        name,
-        games,
-        by=by,
-        variant=variant,
-        piece=piece,
-        feature=feature,
-        include_classicfree=include_classicfree,
-    )
+    units: Sequence[Unit], requests: Sequence[Request]
+) -> tuple[list[pd.DataFrame], Tally]:
+    """One batch's statistics and tally (top-level, so a process pool or Dask can ship it)."""
+    tables = tables_for_units(units, rules="auto", setups_only=True)
+    games = GameSet(tables)
+    readable = tables["games"].column("readable").to_pylist()
+    tally = Tally(len(readable), sum(readable))
+    if tally.readable < tally.games:
+        messages = tables["diagnostics"].column("message").to_pylist()
+        tally.reasons = list(dict.fromkeys(messages))[:3]
+    return [compute(name, games, **options) for name, options in requests], tally
 
 
 def _sum(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -90,29 +103,41 @@ def _derive(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return table[list(columns)]
 
 
+class _Fold:
+    """Sums one statistic's per-batch tables as they arrive (at most :data:`_FOLD_EVERY`
+    held at a time)."""
+
+    def __init__(self) -> None:
+        self.first: pd.DataFrame | None = None
+        self.held: list[pd.DataFrame] = []
+
+    def add(self, part: pd.DataFrame) -> None:
+        if self.first is None:
+            self.first = part
+        if len(part):
+            self.held.append(part)
+        if len(self.held) >= _FOLD_EVERY:
+            self.held = [_sum(self.held)]
+
+    def result(self) -> pd.DataFrame:
+        first = self.first
+        if first is None:
+            raise ValueError("no batches to merge")
+        if not self.held:
+            return first
+        keys = {c: first[c].dtype for c in first.columns if c not in ADDITIVE + DERIVED}
+        table = _derive(_sum(self.held).astype(keys), list(first.columns))
+        # The dtypes compute() gives (some counts come out nullable), so the results are equal.
+        return table.astype({c: first[c].dtype for c in first.columns})
+
+
 def merge_partials(parts: Iterable[pd.DataFrame]) -> pd.DataFrame | None:
     """Sum per-batch tables of one setup statistic and derive shares and win rates again;
-    None when there are no parts at all.
-
-    Folds as it goes: at most :data:`_FOLD_EVERY` partial tables are held at a time.
-    """
-    held: list[pd.DataFrame] = []
-    first: pd.DataFrame | None = None
+    None when there are no parts at all."""
+    fold = _Fold()
     for part in parts:
-        if first is None:
-            first = part
-        if len(part):
-            held.append(part)
-        if len(held) >= _FOLD_EVERY:
-            held = [_sum(held)]
-    if first is None:
-        return None
-    if not held:
-        return first
-    keys = {c: first[c].dtype for c in first.columns if c not in ADDITIVE + DERIVED}
-    table = _derive(_sum(held).astype(keys), list(first.columns))
-    # The dtypes compute() gives (some counts come out nullable), so the results are equal.
-    return table.astype({c: first[c].dtype for c in first.columns})
+        fold.add(part)
+    return fold.result() if fold.first is not None else None
 
 
 def compute_streaming(
@@ -136,21 +161,53 @@ def compute_streaming(
 
     >>> compute_streaming("flag", ["strados2014-*.zip"], by="period")  # doctest: +SKIP
     """
-    if name not in SETUP_STATISTICS:
-        raise ValueError(
-            f"{name!r} cannot be counted batch by batch; the setup statistics can: "
-            f"{', '.join(SETUP_STATISTICS)}"
-        )
-    work: Callable[[list[Unit]], pd.DataFrame] = partial(
-        _partial,
-        name=name,
-        by=_by_list(by),
-        variant=variant,
-        piece=piece,
-        feature=feature,
-        include_classicfree=include_classicfree,
+    options: dict[str, Any] = {
+        "by": by,
+        "variant": variant,
+        "piece": piece,
+        "feature": feature,
+        "include_classicfree": include_classicfree,
+    }
+    (table,) = compute_many_streaming(
+        [(name, options)],
+        paths,
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
     )
-    parts = map_batches(
+    return table
+
+
+def compute_many_streaming(
+    requests: Sequence[Request],
+    paths: Paths,
+    *,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> list[pd.DataFrame]:
+    """Several setup statistics in one pass over ``paths``: ``requests`` are (name, options)
+    pairs as :func:`~strat_tools.stats.compute` takes them; one table each, in order.
+    ``tally``, when given, counts the games read (and why any were unreadable).
+
+    >>> flag, bombs = compute_many_streaming(  # doctest: +SKIP
+    ...     [("placement", {"piece": "flag"}), ("placement", {"piece": "bomb"})], ["data/"])
+    """
+    for name, options in requests:
+        if name not in SETUP_STATISTICS:
+            raise ValueError(
+                f"{name!r} cannot be counted batch by batch; the setup statistics can: "
+                f"{', '.join(SETUP_STATISTICS)}"
+            )
+        _by_list(options.get("by"))  # a bad grouping is an error before any work starts
+    plain = [(name, dict(options)) for name, options in requests]
+    work: Callable[[list[Unit]], tuple[list[pd.DataFrame], Tally]] = partial(
+        _partial, requests=plain
+    )
+    batches = map_batches(
         work,
         iter_units(_path_list(paths)),
         jobs=jobs,
@@ -158,16 +215,14 @@ def compute_streaming(
         dask_address=dask_address,
         progress=progress,
     )
-    merged = merge_partials(parts)
-    if merged is not None:
-        return merged
-    # No game at all: the statistic of an empty set, as compute() gives it.
-    return compute(
-        name,
-        empty_gameset(),
-        by=by,
-        variant=variant,
-        piece=piece,
-        feature=feature,
-        include_classicfree=include_classicfree,
-    )
+    folds = [_Fold() for _ in requests]
+    for tables, batch_tally in batches:
+        for fold, table in zip(folds, tables, strict=True):
+            fold.add(table)
+        if tally is not None:
+            tally.add(batch_tally)
+    empty = empty_gameset()
+    return [
+        fold.result() if fold.first is not None else compute(name, empty, **options)
+        for fold, (name, options) in zip(folds, plain, strict=True)
+    ]
