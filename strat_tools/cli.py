@@ -425,9 +425,11 @@ def stats(
                            "dask_address": dask_address}
     total = _units_or_dataset(paths)
     with progress_bar(total, "reading") as update:
-        if stat in statistics.SETUP_STATISTICS and not any(map(is_dataset, paths)):
-            # Counted batch by batch in the workers and summed: flat memory at any size.
-            table = compute_streaming(stat, list(paths), **options, **run, progress=update)
+        if not any(map(is_dataset, paths)):
+            # Reduced batch by batch in the workers: memory does not grow with the input.
+            table = compute_streaming(
+                stat, list(paths), rules=rules, **options, **run, progress=update
+            )
         else:
             games = read_games(
                 list(paths), setups_only=stat in statistics.SETUP_STATISTICS, rules=rules,

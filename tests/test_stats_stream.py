@@ -15,7 +15,7 @@ from strat_tools import pipeline, stats
 from strat_tools.cli import main
 from strat_tools.dataset import read_games
 from strat_tools.stats import stream
-from strat_tools.stats.stream import compute_streaming, merge_partials
+from strat_tools.stats.stream import compute_streaming
 
 ROOT = Path(__file__).resolve().parent.parent
 # The shipped sample (400 generated games) and the real-game fixtures (quirks included).
@@ -79,12 +79,44 @@ def test_no_games_gives_the_statistic_of_an_empty_set(tmp_path: Path) -> None:
     got = compute_streaming("flag", [tmp_path], jobs=1)
     expected = stats.compute("flag", read_games([tmp_path], setups_only=True, jobs=1))
     pd.testing.assert_frame_equal(got, expected)
-    assert merge_partials([]) is None
 
 
-def test_move_statistics_are_refused_with_the_ones_that_can() -> None:
-    with pytest.raises(ValueError, match=r"cannot be counted batch by batch.*win-rate"):
-        compute_streaming("lengths", INPUTS)
+def test_an_unknown_statistic_or_grouping_is_refused_before_any_work() -> None:
+    with pytest.raises(ValueError, match=r"unknown statistic 'luck'; choose from flag"):
+        compute_streaming("luck", INPUTS)
+    with pytest.raises(ValueError, match=r"cannot group by 'colour'"):
+        compute_streaming("scouts", INPUTS, by="colour")
+
+
+MOVE_CASES: list[tuple[str, dict[str, Any]]] = [
+    (name, options)
+    for name in (*stats.GAME_STATISTICS, *stats.MOVE_STATISTICS)
+    for options in (
+        {},
+        {"by": "variant"},
+        {"by": ["period", "year"], "variant": "classic"},
+        *([{"by": ["side", "won"]}, {"by": "result"}] if name in stats.MOVE_STATISTICS else []),
+    )
+]
+
+
+@pytest.fixture(scope="module")
+def replayed() -> Any:
+    """The inputs read whole and replayed, the in-memory way."""
+    return read_games(INPUTS, jobs=1)
+
+
+@pytest.mark.usefixtures("small_batches")
+@pytest.mark.parametrize(("name", "options"), MOVE_CASES)
+def test_game_and_move_statistics_reduced_per_batch_equal_the_whole(
+    replayed: Any, name: str, options: dict[str, Any]
+) -> None:
+    # Counted ones (scouts, distances, attacks, scouts left) are summed; order statistics
+    # (endings, lengths, first scout move: medians, percentiles) are taken from per-game
+    # values sent back by each batch. Either way: the same table.
+    expected = stats.compute(name, replayed, **options)
+    got = compute_streaming(name, INPUTS, jobs=1, **options)
+    pd.testing.assert_frame_equal(got, expected)
 
 
 def test_stats_command_streams_records_and_agrees_with_an_export(tmp_path: Path) -> None:

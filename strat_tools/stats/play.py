@@ -162,6 +162,16 @@ def first_scout_move(
     """When each side first moves a scout: [*by, sides, with_scout_move, mean_ply,
     median_ply, median_turn]; ``turn`` counts that side's own moves (ply 1 and 2 are turn 1)."""
     keys = _by_list(by)
+    return first_scout_table(first_scout_sides(data, keys, variant, **options), keys)
+
+
+def first_scout_sides(
+    data: Data, by: By = None, variant: str | Sequence[str] | None = None, **options: Any
+) -> pd.DataFrame:
+    """One row per (game, side) that moved: [*by, first_ply, first_turn] (NaN: no scout
+    move). The rows :func:`first_scout_table` summarises; games are independent, so the rows
+    of separate batches of games can be concatenated first."""
+    keys = _by_list(by)
     frame = move_frame(data, keys, variant, **options)
     sides = frame.drop_duplicates(["game_id", "side"])
     scouts = frame.loc[frame["piece"] == "scout"]
@@ -173,6 +183,12 @@ def first_scout_move(
     )
     ply = sides["first_ply"].astype("float64")
     sides = sides.assign(first_ply=ply, first_turn=(ply + 1) // 2)
+    return sides[[*keys, "first_ply", "first_turn"]]
+
+
+def first_scout_table(sides: pd.DataFrame, by: By = None) -> pd.DataFrame:
+    """:func:`first_scout_move`'s table from :func:`first_scout_sides` rows."""
+    keys = _by_list(by)
     if not keys:
         return pd.DataFrame([_first_summary(sides)])
     rows = [

@@ -1,21 +1,27 @@
-"""Setup statistics over inputs of any size: counted per batch in the workers, then summed.
+"""Statistics over inputs of any size: reduced per batch in the workers, then combined.
 
-Every setup statistic is a table of counts (``count``, ``setups``, ``wins``, ``enclosed``)
-per group plus values derived from them (``share``, ``win_rate`` and its Wilson interval).
-Counts add up across batches of games, so :func:`compute_streaming` runs
-:func:`~strat_tools.stats.compute` on each batch of game files where it is read (a worker
-process or a Dask worker), gets back a table of at most a few hundred rows, sums those as
-they arrive and derives the shares once at the end. No process ever holds more than a batch
-of setups, so memory stays flat however many games there are, and the result equals
-``compute(name, read_games(paths, setups_only=True))`` row for row (the tests check it).
+Each batch of game files is read (and replayed, when a statistic needs moves) where the work
+runs, a worker process or a Dask worker, and reduced there to something small; only that
+comes back, so no process ever holds more than a batch of setups or moves:
 
-The game and move statistics (lengths, endings, scouts) report medians and percentiles,
-which do not add up; they read their input whole (:func:`~strat_tools.dataset.read_games`).
+* **Counted statistics** (every setup statistic, ``scouts``, ``scout-distances``,
+  ``scout-attacks``, ``scouts-left``) are tables of counts per group (``count``,
+  ``setups``, ``wins``, ``moves``, ...) plus values derived from them (shares, win rates,
+  Wilson intervals). Counts add up across batches, so each batch returns its table of at
+  most a few hundred rows; they are summed as they arrive and the derived columns computed
+  once at the end. Memory stays flat however many games there are.
+* **Order statistics** (``endings``, ``lengths``, ``first-scout``) report medians and
+  percentiles, which do not add up. Each batch returns just the values they are taken from
+  (a game's length and ending, a side's first scout move: a few bytes a game instead of the
+  ~10 kB of its moves), and the statistic is computed on those at the end.
+
+Either way the result equals ``compute(name, read_games(paths))`` row for row (the tests
+check every statistic).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Final
@@ -25,25 +31,55 @@ import pandas as pd
 from strat_tools.dataset import GameSet, Paths, _path_list, empty_gameset
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.sources import Unit, iter_units
-from strat_tools.stats import SETUP_STATISTICS, compute
-from strat_tools.stats.frames import By, _by_list, wilson_interval
+from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
+from strat_tools.stats.frames import _by_list, game_frame, wilson_interval
+from strat_tools.stats.play import (
+    endings,
+    first_scout_sides,
+    first_scout_table,
+    game_lengths,
+)
 from strat_tools.tables import tables_for_units
 
-ADDITIVE: Final = ("count", "setups", "wins", "enclosed")
+ADDITIVE: Final = (
+    "count",
+    "setups",
+    "wins",
+    "enclosed",
+    "moves",
+    "scout_moves",
+    "long_moves",
+    "scout_attacks",
+)
 """Columns that add up across batches of games."""
-DERIVED: Final = ("share", "win_rate", "ci_low", "ci_high")
+DERIVED: Final = (
+    "share",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "scout_share",
+    "long_share",
+    "attack_share",
+)
 """Columns recomputed from the summed counts."""
+ORDER_STATISTICS: Final = ("endings", "lengths", "first-scout")
+"""Statistics with medians or percentiles: combined from per-game values, not summed."""
+_DISTRIBUTIONS: Final = {
+    "scout-distances": "distance",
+    "scout-attacks": "defender",
+    "scouts-left": "scouts_left",
+}
+"""Counted statistics whose share is within the group: the column the shares run over."""
 _FOLD_EVERY: Final = 64
 """Partial tables held before they are summed into one (bounds memory over long inputs)."""
 
-
 Request = tuple[str, dict[str, Any]]
-"""One statistic to count: its name and the keyword options of :func:`compute`."""
+"""One statistic to compute: its name and the keyword options of :func:`compute`."""
 
 
 @dataclass(slots=True)
 class Tally:
-    """What a streamed count read: games, how many were readable, and the first reasons
+    """What a streamed pass read: games, how many were readable, and the first reasons
     (reader diagnostics) of games that were not."""
 
     games: int = 0
@@ -57,18 +93,41 @@ class Tally:
         self.reasons += [r for r in other.reasons if r not in self.reasons][: 3 - len(self.reasons)]
 
 
+# --- in the worker --------------------------------------------------------------------------
+
+
+def _order_values(name: str, games: GameSet, options: dict[str, Any]) -> pd.DataFrame:
+    """The per-game (or per-side) values an order statistic is taken from."""
+    by, variant = options.get("by"), options.get("variant")
+    if name == "first-scout":
+        return first_scout_sides(games, by, variant)
+    keys = _by_list(by)
+    return game_frame(games, keys, variant)[[*keys, "termination", "plies"]]
+
+
 def _partial(
-    units: Sequence[Unit], requests: Sequence[Request]
+    units: Sequence[Unit], requests: Sequence[Request], rules: str | None
 ) -> tuple[list[pd.DataFrame], Tally]:
-    """One batch's statistics and tally (top-level, so a process pool or Dask can ship it)."""
-    tables = tables_for_units(units, rules="auto", setups_only=True)
+    """One batch reduced for every request, and its tally (top-level, so a process pool or
+    Dask can ship it). The batch is replayed only when a request needs moves or endings."""
+    setups_only = all(name in SETUP_STATISTICS for name, _ in requests)
+    tables = tables_for_units(units, rules=rules, setups_only=setups_only)
     games = GameSet(tables)
     readable = tables["games"].column("readable").to_pylist()
     tally = Tally(len(readable), sum(readable))
     if tally.readable < tally.games:
         messages = tables["diagnostics"].column("message").to_pylist()
         tally.reasons = list(dict.fromkeys(messages))[:3]
-    return [compute(name, games, **options) for name, options in requests], tally
+    reduced = [
+        _order_values(name, games, options)
+        if name in ORDER_STATISTICS
+        else compute(name, games, **options)
+        for name, options in requests
+    ]
+    return reduced, tally
+
+
+# --- in the collecting process --------------------------------------------------------------
 
 
 def _sum(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -84,12 +143,14 @@ def _sum(parts: list[pd.DataFrame]) -> pd.DataFrame:
     return summed
 
 
-def _derive(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Recompute the derived columns from the summed counts, in the original column order."""
-    for name in ADDITIVE:
-        if name in table:
-            table[name] = table[name].astype("int64")
-    if "wins" in table:
+def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Recompute ``name``'s derived columns from the summed counts, as the statistic itself
+    computes them, in its column order."""
+    for column in ADDITIVE:
+        if column in table:
+            table[column] = table[column].astype("int64")
+    keys = [c for c in columns if c not in ADDITIVE and c not in DERIVED]
+    if name == "win-rate":
         table["win_rate"] = table["wins"] / table["setups"]
         bounds = [
             wilson_interval(int(k), int(n))
@@ -97,80 +158,89 @@ def _derive(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
         ]
         table["ci_low"] = [low for low, _ in bounds]
         table["ci_high"] = [high for _, high in bounds]
-    elif "share" in columns:
-        part = table["enclosed"] if "enclosed" in table else table["count"]
-        table["share"] = part / table["setups"].where(table["setups"] > 0)
+    elif name == "scouts":
+        scouts = table["scout_moves"].where(table["scout_moves"] > 0)
+        table["scout_share"] = table["scout_moves"] / table["moves"]
+        table["long_share"] = table["long_moves"] / scouts
+        table["attack_share"] = table["scout_attacks"] / scouts
+    elif name in _DISTRIBUTIONS:
+        group = [k for k in keys if k != _DISTRIBUTIONS[name]]
+        totals = table.groupby(group)["count"].transform("sum") if group else table["count"].sum()
+        table["share"] = table["count"] / totals
+        if name == "scout-attacks":
+            table = table.sort_values(
+                [*group, "count"], ascending=[True] * len(group) + [False]
+            ).reset_index(drop=True)
+    elif name == "flag-enclosed":
+        table["share"] = table["enclosed"] / table["setups"]
+    else:
+        table["share"] = table["count"] / table["setups"].where(table["setups"] > 0)
     return table[list(columns)]
 
 
-class _Fold:
-    """Sums one statistic's per-batch tables as they arrive (at most :data:`_FOLD_EVERY`
-    held at a time)."""
+class _Combine:
+    """Combines one request's per-batch parts as they arrive: sums counted statistics
+    (folding every :data:`_FOLD_EVERY` parts), keeps the values of order statistics."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str, options: dict[str, Any]) -> None:
+        self.name = name
+        self.options = options
         self.first: pd.DataFrame | None = None
         self.held: list[pd.DataFrame] = []
 
     def add(self, part: pd.DataFrame) -> None:
+        """Take one batch's part."""
         if self.first is None:
             self.first = part
         if len(part):
             self.held.append(part)
-        if len(self.held) >= _FOLD_EVERY:
+        if self.name not in ORDER_STATISTICS and len(self.held) >= _FOLD_EVERY:
             self.held = [_sum(self.held)]
 
     def result(self) -> pd.DataFrame:
+        """The statistic over every part so far."""
+        if self.first is None:  # no batch at all: the statistic of an empty set
+            return compute(self.name, empty_gameset(), **self.options)
+        by = self.options.get("by")
+        if self.name in ORDER_STATISTICS:
+            values = pd.concat(self.held, ignore_index=True) if self.held else self.first
+            if self.name == "first-scout":
+                return first_scout_table(values, by)
+            finish = endings if self.name == "endings" else game_lengths
+            return finish(values, by)
         first = self.first
-        if first is None:
-            raise ValueError("no batches to merge")
         if not self.held:
             return first
         keys = {c: first[c].dtype for c in first.columns if c not in ADDITIVE + DERIVED}
-        table = _derive(_sum(self.held).astype(keys), list(first.columns))
+        table = _derive(self.name, _sum(self.held).astype(keys), list(first.columns))
         # The dtypes compute() gives (some counts come out nullable), so the results are equal.
         return table.astype({c: first[c].dtype for c in first.columns})
-
-
-def merge_partials(parts: Iterable[pd.DataFrame]) -> pd.DataFrame | None:
-    """Sum per-batch tables of one setup statistic and derive shares and win rates again;
-    None when there are no parts at all."""
-    fold = _Fold()
-    for part in parts:
-        fold.add(part)
-    return fold.result() if fold.first is not None else None
 
 
 def compute_streaming(
     name: str,
     paths: Paths,
     *,
-    by: By = None,
-    variant: str | Sequence[str] | None = None,
-    piece: str = "flag",
-    feature: str = "flag_back_row",
-    include_classicfree: bool = False,
+    rules: str | None = "auto",
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    **options: Any,
 ) -> pd.DataFrame:
-    """A setup statistic (one of :data:`~strat_tools.stats.SETUP_STATISTICS`) of the game
-    records under ``paths``, counted batch by batch: flat memory for any number of games.
+    """The statistic ``name`` (one of :data:`~strat_tools.stats.STATISTICS`) of the game
+    records under ``paths``, reduced batch by batch where they are read: memory does not
+    grow with the number of games. ``options`` are :func:`~strat_tools.stats.compute`'s
+    (``by``, ``variant``, ``piece``, ``feature``, ``include_classicfree``).
 
-    Equal to ``compute(name, read_games(paths, setups_only=True), ...)``.
+    Equal to ``compute(name, read_games(paths, rules=rules), **options)``.
 
     >>> compute_streaming("flag", ["strados2014-*.zip"], by="period")  # doctest: +SKIP
     """
-    options: dict[str, Any] = {
-        "by": by,
-        "variant": variant,
-        "piece": piece,
-        "feature": feature,
-        "include_classicfree": include_classicfree,
-    }
     (table,) = compute_many_streaming(
         [(name, options)],
         paths,
+        rules=rules,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,
@@ -183,29 +253,27 @@ def compute_many_streaming(
     requests: Sequence[Request],
     paths: Paths,
     *,
+    rules: str | None = "auto",
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
     tally: Tally | None = None,
 ) -> list[pd.DataFrame]:
-    """Several setup statistics in one pass over ``paths``: ``requests`` are (name, options)
-    pairs as :func:`~strat_tools.stats.compute` takes them; one table each, in order.
-    ``tally``, when given, counts the games read (and why any were unreadable).
+    """Several statistics in one pass over ``paths``: ``requests`` are (name, options) pairs
+    as :func:`~strat_tools.stats.compute` takes them; one table each, in order. ``tally``,
+    when given, counts the games read (and why any were unreadable).
 
     >>> flag, bombs = compute_many_streaming(  # doctest: +SKIP
     ...     [("placement", {"piece": "flag"}), ("placement", {"piece": "bomb"})], ["data/"])
     """
     for name, options in requests:
-        if name not in SETUP_STATISTICS:
-            raise ValueError(
-                f"{name!r} cannot be counted batch by batch; the setup statistics can: "
-                f"{', '.join(SETUP_STATISTICS)}"
-            )
+        if name not in STATISTICS:
+            raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
         _by_list(options.get("by"))  # a bad grouping is an error before any work starts
     plain = [(name, dict(options)) for name, options in requests]
     work: Callable[[list[Unit]], tuple[list[pd.DataFrame], Tally]] = partial(
-        _partial, requests=plain
+        _partial, requests=plain, rules=rules
     )
     batches = map_batches(
         work,
@@ -215,14 +283,10 @@ def compute_many_streaming(
         dask_address=dask_address,
         progress=progress,
     )
-    folds = [_Fold() for _ in requests]
-    for tables, batch_tally in batches:
-        for fold, table in zip(folds, tables, strict=True):
-            fold.add(table)
+    combined = [_Combine(name, options) for name, options in plain]
+    for parts, batch_tally in batches:
+        for combine, part in zip(combined, parts, strict=True):
+            combine.add(part)
         if tally is not None:
             tally.add(batch_tally)
-    empty = empty_gameset()
-    return [
-        fold.result() if fold.first is not None else compute(name, empty, **options)
-        for fold, (name, options) in zip(folds, plain, strict=True)
-    ]
+    return [combine.result() for combine in combined]
