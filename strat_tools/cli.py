@@ -570,22 +570,35 @@ def heatmap(
     drawing: dict[str, Any] = {"variant": variant, "side": side, "by": by,
                                "numbering": numbering, "title": f"{variant}, {label}"}
     total = _units_or_dataset(paths)
-    if measure is None and not any(map(is_dataset, paths)):
-        # Setup maps are placement counts: counted batch by batch, flat memory at any size.
-        requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+    if not any(map(is_dataset, paths)):
+        # Both kinds of map are counts: made batch by batch, flat memory at any size.
         tally = Tally()
         with progress_bar(total, "reading") as update:
-            tables = compute_many_streaming(
-                [("placement", {"piece": p, "by": list(keys), "variant": variant})
-                 for p, keys in requests],
-                list(paths), jobs=jobs, progress=update, tally=tally,
-            )
+            if measure is None:
+                requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+                tables = compute_many_streaming(
+                    [("placement", {"piece": p, "by": list(keys), "variant": variant})
+                     for p, keys in requests],
+                    list(paths), jobs=jobs, progress=update, tally=tally,
+                )
+            else:
+                traffic = plots.traffic_of_paths(
+                    list(paths), variant=variant, side=side,
+                    piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
+                    view=view, jobs=jobs, progress=update, tally=tally,  # type: ignore[arg-type]
+                )
         if not tally.readable:
             detail = "; ".join(tally.reasons) or "no game records found"
             raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
-        fig = plots.setup_heatmap_from_placements(
-            dict(zip(requests, tables, strict=True)), piece, **drawing
-        )
+        if measure is None:
+            fig = plots.setup_heatmap_from_placements(
+                dict(zip(requests, tables, strict=True)), piece, **drawing
+            )
+        else:
+            fig = plots.traffic_figure(
+                traffic, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
+                view=view, title=f"{variant}, {label}", numbering=numbering,  # type: ignore[arg-type]
+            )
         plots.save_figure(fig, out)
         message(f"Wrote {out}.")
         return

@@ -24,8 +24,10 @@ minus losers, or one panel per group), :func:`difference_heatmap` (any two group
 :func:`game_length_histogram`, :func:`win_rate_chart`, :func:`adjacency_figure` (which
 kinds stand side by side, against chance), and :func:`save_figure`.
 
-This module draws; it does not read game files or compute statistics beyond the per-square
-counts a picture needs (placement shares come from :mod:`strat_tools.stats`).
+This module draws; it computes no statistics beyond the per-square counts a picture needs
+(placement shares come from :mod:`strat_tools.stats`), and reads game files only through
+:func:`strat_tools.stats.stream.reduce_batches`, to count a traffic map of any size batch by
+batch (:func:`traffic_of_paths`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -45,8 +49,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
+from strat_tools.dataset import Paths
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
-from strat_tools.stats import Data, piece_placement, setup_context
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.stats import Data, TableSet, move_frame, piece_placement, setup_context
+from strat_tools.stats.stream import Tally, reduce_batches
 from strat_tools.writer import write_file_atomically
 
 Variants = str | Sequence[str] | None
@@ -671,6 +678,38 @@ def _path_squares(source: np.ndarray, target: np.ndarray) -> np.ndarray:
     return np.asarray(rows * 10 + cols, dtype=np.int64)
 
 
+@dataclass(frozen=True)
+class Traffic:
+    """What a traffic map counts: per square (100 ints), and how many moves and games.
+
+    Counts of separate batches of games add up (``a + b``), so a map of any number of games
+    can be counted batch by batch (:func:`traffic_of_paths`)."""
+
+    counts: np.ndarray
+    moves: int
+    games: int
+
+    def __add__(self, other: Traffic) -> Traffic:
+        return Traffic(self.counts + other.counts, self.moves + other.moves,
+                       self.games + other.games)  # fmt: skip
+
+
+def traffic_counts(
+    moves: pd.DataFrame,
+    *,
+    piece: str | None = "scout",
+    measure: TrafficMeasure = "path",
+    view: Literal["board", "owner"] = "board",
+) -> Traffic:
+    """:func:`square_traffic` plus the number of moves (or attacks) and games it counts."""
+    counts = square_traffic(moves, piece=piece, measure=measure, view=view)
+    frame = moves if piece is None else moves[moves["piece"] == piece]
+    if measure == "battle":
+        frame = frame[frame["outcome"].notna()]
+    games = frame["game_id"].nunique() if "game_id" in frame else 0
+    return Traffic(np.asarray(counts, dtype=np.int64), len(frame), int(games))
+
+
 def traffic_heatmap(
     moves: pd.DataFrame,
     *,
@@ -685,30 +724,87 @@ def traffic_heatmap(
     A single piece is named with its rank in ``numbering`` (``'Scout (2)'``, classic
     ``'Scout (9)'``), as :func:`setup_heatmap` names it.
     """
-    counts = square_traffic(moves, piece=piece, measure=measure, view=view)
-    frame = moves if piece is None else moves[moves["piece"] == piece]
-    if measure == "battle":
-        frame = frame[frame["outcome"].notna()]
+    traffic = traffic_counts(moves, piece=piece, measure=measure, view=view)
+    return traffic_figure(
+        traffic, piece=piece, measure=measure, view=view, title=title, numbering=numbering
+    )
+
+
+def traffic_figure(
+    traffic: Traffic,
+    *,
+    piece: str | None = "scout",
+    measure: TrafficMeasure = "path",
+    view: Literal["board", "owner"] = "board",
+    title: str | None = None,
+    numbering: str = "modern",
+) -> Figure:
+    """:func:`traffic_heatmap` drawn from counts already made (:func:`traffic_counts`)."""
     who = "all pieces" if piece is None else _piece_title(piece, numbering)
     what = {
         "path": f"Squares entered by {who}",
         "target": f"Squares {who} moved to",
         "battle": "Where battles happen" + ("" if piece is None else f", {who} attacking"),
     }[measure]
-    games = frame["game_id"].nunique() if "game_id" in frame else 0
-    unit = ("attack" if measure == "battle" else "move") + ("s" if len(frame) != 1 else "")
-    heading = f"{what}: {len(frame):,} {unit} in {games:,} game{'s' if games != 1 else ''}"
+    games, moves = traffic.games, traffic.moves
+    unit = ("attack" if measure == "battle" else "move") + ("s" if moves != 1 else "")
+    heading = f"{what}: {moves:,} {unit} in {games:,} game{'s' if games != 1 else ''}"
     if view == "owner":
         heading += "\neach mover's own view: blue's moves turned 180°, own side at the bottom"
     label = {"path": "times entered", "target": "moves ending here", "battle": "battles"}
     fig = board_heatmap(
-        counts, title=heading if title is None else f"{heading}\n{title}", label=label[measure]
+        traffic.counts,
+        title=heading if title is None else f"{heading}\n{title}",
+        label=label[measure],
     )
     if view == "owner":  # rows are the mover's, not red's and blue's
         fig.axes[0].set_ylabel("row from the mover's back row (own setup on 1-4)")
         for tick in fig.axes[0].get_yticklabels():
             tick.set_color("black")
     return fig
+
+
+def _batch_traffic(
+    games: TableSet,
+    *,
+    variant: Variants,
+    side: str | None,
+    piece: str | None,
+    measure: TrafficMeasure,
+    view: Literal["board", "owner"],
+) -> Traffic:
+    """One batch's traffic counts (top-level: shipped to the workers)."""
+    moves = move_frame(games, variant=variant)
+    if side in ("red", "blue"):
+        moves = moves[moves["side"] == side]
+    return traffic_counts(moves, piece=piece, measure=measure, view=view)
+
+
+def traffic_of_paths(
+    paths: Paths,
+    *,
+    variant: Variants = None,
+    side: str | None = None,
+    piece: str | None = "scout",
+    measure: TrafficMeasure = "path",
+    view: Literal["board", "owner"] = "board",
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> Traffic:
+    """:func:`traffic_counts` of the game records under ``paths``, counted batch by batch
+    in the workers (each replays its batch and sends back 100 counts): memory does not grow
+    with the number of games. Equal to counting the moves of ``read_games(paths)``."""
+    total = Traffic(np.zeros(100, dtype=np.int64), 0, 0)
+    work = partial(
+        _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
+    )
+    for part in reduce_batches(
+        work, paths, rules=rules, jobs=jobs, progress=progress, tally=tally
+    ):  # fmt: skip
+        total = total + part
+    return total
 
 
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:

@@ -622,3 +622,32 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
         dict(zip(requests, counted, strict=True)), **options
     )
     assert _figure_text(streamed) == _figure_text(whole)
+
+
+@pytest.mark.parametrize(
+    ("piece", "measure", "view", "side"),
+    [("scout", "path", "owner", None), (None, "battle", "board", "red"),
+     ("miner", "target", "board", "blue")],
+)  # fmt: skip
+def test_traffic_counted_batch_by_batch_equals_the_whole(
+    piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from strat_tools import pipeline
+    from strat_tools.dataset import read_games
+    from strat_tools.stats import move_frame
+
+    monkeypatch.setattr(pipeline, "_MAX_BATCH", 40)  # many batches
+    inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
+    moves = move_frame(read_games(inputs, jobs=1), variant="classic")
+    if side is not None:
+        moves = moves[moves["side"] == side]
+    whole = plots.traffic_counts(moves, piece=piece, measure=measure, view=view)
+    streamed = plots.traffic_of_paths(
+        inputs, variant="classic", side=side, piece=piece, measure=measure, view=view, jobs=1
+    )
+    assert whole.moves > 0 and whole.games > 1
+    assert (streamed.moves, streamed.games) == (whole.moves, whole.games)
+    assert streamed.counts.tolist() == whole.counts.tolist()
+    figures = [plots.traffic_figure(t, piece=piece, measure=measure, view=view)
+               for t in (whole, streamed)]  # fmt: skip
+    assert _figure_text(figures[0]) == _figure_text(figures[1])

@@ -21,10 +21,10 @@ check every statistic).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import pandas as pd
 
@@ -73,6 +73,7 @@ _DISTRIBUTIONS: Final = {
 _FOLD_EVERY: Final = 64
 """Partial tables held before they are summed into one (bounds memory over long inputs)."""
 
+T = TypeVar("T")
 Request = tuple[str, dict[str, Any]]
 """One statistic to compute: its name and the keyword options of :func:`compute`."""
 
@@ -105,26 +106,66 @@ def _order_values(name: str, games: GameSet, options: dict[str, Any]) -> pd.Data
     return game_frame(games, keys, variant)[[*keys, "termination", "plies"]]
 
 
-def _partial(
-    units: Sequence[Unit], requests: Sequence[Request], rules: str | None
-) -> tuple[list[pd.DataFrame], Tally]:
-    """One batch reduced for every request, and its tally (top-level, so a process pool or
-    Dask can ship it). The batch is replayed only when a request needs moves or endings."""
-    setups_only = all(name in SETUP_STATISTICS for name, _ in requests)
+def _reduce_batch(
+    units: Sequence[Unit],
+    reduce: Callable[[GameSet], T],
+    setups_only: bool,
+    rules: str | None,
+) -> tuple[T, Tally]:
+    """Read (and unless ``setups_only`` replay) one batch, reduce it, tally it: the work each
+    worker does (top-level, so a process pool or Dask can ship it)."""
     tables = tables_for_units(units, rules=rules, setups_only=setups_only)
-    games = GameSet(tables)
     readable = tables["games"].column("readable").to_pylist()
     tally = Tally(len(readable), sum(readable))
     if tally.readable < tally.games:
         messages = tables["diagnostics"].column("message").to_pylist()
         tally.reasons = list(dict.fromkeys(messages))[:3]
-    reduced = [
+    return reduce(GameSet(tables)), tally
+
+
+def reduce_batches(
+    reduce: Callable[[GameSet], T],
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> Iterator[T]:
+    """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
+    where the batch is read; only what ``reduce`` returns crosses to this process.
+
+    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of one)
+    and should return something small: counts, a few values a game. ``tally``, when given,
+    counts the games read (and why any were unreadable).
+    """
+    work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
+        _reduce_batch, reduce=reduce, setups_only=setups_only, rules=rules
+    )
+    for reduced, batch_tally in map_batches(
+        work,
+        iter_units(_path_list(paths)),
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+    ):
+        if tally is not None:
+            tally.add(batch_tally)
+        yield reduced
+
+
+def _reduce_for(requests: Sequence[Request], games: GameSet) -> list[pd.DataFrame]:
+    """One batch reduced for every request."""
+    return [
         _order_values(name, games, options)
         if name in ORDER_STATISTICS
         else compute(name, games, **options)
         for name, options in requests
     ]
-    return reduced, tally
 
 
 # --- in the collecting process --------------------------------------------------------------
@@ -272,21 +313,19 @@ def compute_many_streaming(
             raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
         _by_list(options.get("by"))  # a bad grouping is an error before any work starts
     plain = [(name, dict(options)) for name, options in requests]
-    work: Callable[[list[Unit]], tuple[list[pd.DataFrame], Tally]] = partial(
-        _partial, requests=plain, rules=rules
-    )
-    batches = map_batches(
-        work,
-        iter_units(_path_list(paths)),
+    combined = [_Combine(name, options) for name, options in plain]
+    for parts in reduce_batches(
+        partial(_reduce_for, plain),
+        paths,
+        # The batch is replayed only when a request needs moves or endings.
+        setups_only=all(name in SETUP_STATISTICS for name, _ in plain),
+        rules=rules,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,
         progress=progress,
-    )
-    combined = [_Combine(name, options) for name, options in plain]
-    for parts, batch_tally in batches:
+        tally=tally,
+    ):
         for combine, part in zip(combined, parts, strict=True):
             combine.add(part)
-        if tally is not None:
-            tally.add(batch_tally)
     return [combine.result() for combine in combined]
