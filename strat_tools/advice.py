@@ -31,7 +31,7 @@ import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
-from strat_tools.stats import Data, piece_placement, setup_frame, wilson_interval
+from strat_tools.stats import Data, piece_placements, setup_frame, wilson_interval
 
 IntArray = npt.NDArray[np.int64]
 """An int64 numpy array (grids, counts, cells)."""
@@ -596,6 +596,14 @@ def _empty_adjacency() -> pd.DataFrame:
     )
 
 
+def _pair_probability(variant: str) -> npt.NDArray[np.float64]:
+    """Chance that a given neighbour pair holds kinds (a, b), a <= b, in a shuffled army."""
+    army = np.array(ARMIES[variant], dtype=np.float64)
+    pair_p = 2 * np.outer(army, army)
+    np.fill_diagonal(pair_p, army * (army - 1))
+    return pair_p / (CELLS * (CELLS - 1))
+
+
 def _adjacency_of(variant: str, grid: SetupGrid) -> pd.DataFrame:
     kinds = grid.kinds[grid.meta["variant"].astype(str).to_numpy() == variant]
     nk = len(KIND_LABELS)
@@ -606,24 +614,41 @@ def _adjacency_of(variant: str, grid: SetupGrid) -> pd.DataFrame:
     a, b = np.where(a < 0, nk, a), np.where(b < 0, nk, b)
     ordered = np.bincount(a * (nk + 1) + b, minlength=(nk + 1) ** 2).reshape(nk + 1, nk + 1)
     unordered = np.triu(ordered + ordered.T - np.diag(np.diag(ordered)))[:nk, :nk]
-    army = np.array(ARMIES[variant], dtype=np.float64)
-    pair_p = 2 * np.outer(army, army)
-    np.fill_diagonal(pair_p, army * (army - 1))
-    expected = len(EDGES) * len(kinds) * pair_p / (CELLS * (CELLS - 1))
     ia, ib = np.triu_indices(nk)
-    keep = expected[ia, ib] > 0
+    keep = _pair_probability(variant)[ia, ib] > 0
     ia, ib = ia[keep], ib[keep]
-    return pd.DataFrame(
+    counts = pd.DataFrame(
         {
             "variant": variant,
             "piece_a": [KIND_LABELS[i] for i in ia],
             "piece_b": [KIND_LABELS[i] for i in ib],
             "setups": len(kinds),
             "observed": unordered[ia, ib].astype(np.int64),
-            "expected": expected[ia, ib],
-            "ratio": unordered[ia, ib] / expected[ia, ib],
         }
     )
+    return adjacency_from_counts(counts)
+
+
+def adjacency_from_counts(counts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`adjacency`'s expected counts and ratios from its ``setups`` and ``observed``
+    columns (which add up across batches of games, so a table summed over batches can be
+    finished here)."""
+    if not len(counts):
+        return _empty_adjacency()
+    index = {label: i for i, label in enumerate(KIND_LABELS)}
+    ia = counts["piece_a"].map(index).to_numpy(np.int64)
+    ib = counts["piece_b"].map(index).to_numpy(np.int64)
+    pair_p = np.empty(len(counts), dtype=np.float64)
+    variants = counts["variant"].astype(str).to_numpy()
+    for variant in dict.fromkeys(variants):
+        rows = variants == variant
+        pair_p[rows] = _pair_probability(variant)[ia[rows], ib[rows]]
+    setups = counts["setups"].to_numpy(np.int64)
+    expected = len(EDGES) * setups * pair_p
+    observed = counts["observed"].to_numpy(np.int64)
+    return counts[["variant", "piece_a", "piece_b"]].assign(
+        setups=setups, observed=observed, expected=expected, ratio=observed / expected
+    ).reset_index(drop=True)
 
 
 def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFrame:
@@ -638,18 +663,28 @@ def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFr
 
 
 def _placement_cells(frame: pd.DataFrame) -> pd.DataFrame:
-    """``stats.piece_placement`` by variant for every kind, stacked with a ``piece`` column."""
+    """``stats.piece_placement`` by variant for every kind, stacked with a ``piece`` column,
+    each kind counted over the setups holding it (``setups``: those setups)."""
     frame = frame[frame["variant"].isin(list(ARMIES))]
     kinds = _lookup(frame["piece"], _LABEL_KIND, -1)
-    # One kind's rows at a time: piece_placement then scans 1/12 of the frame, not all of it.
-    parts = [
-        piece_placement(frame[kinds == kind], label, "variant", exclude_invalid=False)
-        .assign(piece=label)
-        for kind, label in enumerate(KIND_LABELS)
-        if (kinds == kind).any()
-    ]
-    if not parts:
+    present = [label for kind, label in enumerate(KIND_LABELS) if (kinds == kind).any()]
+    if not present:
         return pd.DataFrame()
+    # All kinds in one pass; then each kind's sample is the setups that hold it.
+    placed = piece_placements(frame, present, "variant", exclude_invalid=False)
+    held = frame.loc[kinds >= 0, ["game_id", "side", "variant"]].assign(kind=kinds[kinds >= 0])
+    held = held.assign(variant=held["variant"].astype(str))
+    holders = held.drop_duplicates(["game_id", "side", "kind"]).groupby(
+        ["kind", "variant"], sort=True
+    ).size()
+    parts = []
+    for label in present:
+        setups: pd.Series = holders.xs(_LABEL_KIND[label], level="kind")
+        table = placed[label]
+        table = table[table["variant"].astype(str).isin(setups.index)].reset_index(drop=True)
+        table["setups"] = table["variant"].astype(str).map(setups).astype("int64")
+        table["share"] = table["count"] / table["setups"].where(table["setups"] > 0)
+        parts.append(table.assign(piece=label))
     cells = pd.concat(parts, ignore_index=True)
     cells["variant"] = cells["variant"].astype(str)
     return cells
@@ -669,6 +704,12 @@ def placement_entropy(
     entropy) to least.
     """
     cells = _placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    return entropy_from_cells(cells)
+
+
+def entropy_from_cells(cells: pd.DataFrame) -> pd.DataFrame:
+    """:func:`placement_entropy` from placement counts per variant, piece and cell
+    ([variant, row, col, count, setups, piece], which add up across batches of games)."""
     if not len(cells):
         return pd.DataFrame(columns=["variant", "piece", "setups", "pieces", "entropy_bits",
                                      "corrected_bits", "max_bits", "relative"])
@@ -702,15 +743,93 @@ ratios, placement entropy, the tip texts."""
 
 
 def tip_summary(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.DataFrame:
-    """Adoption, win rates and head-to-head side by side: one row per tip (and group)."""
-    adoption = tip_adoption(features, by)
-    rates = tip_win_rates(features, by)
-    duels = tip_head_to_head(features, by).rename(
-        columns={"games": "h2h_games", "follower_wins": "h2h_wins", "rate": "h2h_rate",
-                 "low": "h2h_low", "high": "h2h_high"}
+    """Adoption, win rates and head-to-head side by side: one row per tip (and group).
+
+    The same table as :func:`tip_adoption`, :func:`tip_win_rates` and
+    :func:`tip_head_to_head` merged, computed from :func:`tip_counts`.
+    """
+    return tip_summary_from_counts(tip_counts(features, by), by)
+
+
+TIP_COUNTS: Final = (
+    "setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other", "h2h_games",
+    "h2h_wins",
+)  # fmt: skip
+"""The count columns of :func:`tip_counts`: they add up across batches of games."""
+
+
+def tip_counts(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.DataFrame:
+    """The counts behind :func:`tip_summary`, per group and tip: [*by, tip, setups,
+    followed, n_follow, wins_follow, n_other, wins_other, h2h_games, h2h_wins].
+
+    Counts of separate batches of games add up (a game's two setups are in one batch), so
+    a summary over any number of games needs only these, summed
+    (:func:`tip_summary_from_counts`), never every setup's features at once.
+    """
+    keys = [*by, "tip"]
+    long = _long_tips(features, [*by, "game_id"])
+    long = long.assign(followed=long["follows"].astype(bool))
+    table = (
+        long.groupby(keys, sort=False, observed=True)
+        .agg(setups=("followed", "size"), followed=("followed", "sum"))
+        .reset_index()
     )
-    table = adoption.merge(rates, on=[*by, "tip"], how="left")
-    table = table.merge(duels, on=[*by, "tip"], how="left")
+    decided = long[long["won"].notna()]
+    won = decided["won"].astype(bool)
+    follow = decided["followed"]
+    rates = (
+        decided.assign(
+            n_follow=follow, wins_follow=follow & won, n_other=~follow, wins_other=~follow & won
+        )
+        .groupby(keys, sort=False, observed=True)[["n_follow", "wins_follow", "n_other",
+                                                   "wins_other"]]
+        .sum()
+        .reset_index()
+    )  # fmt: skip
+    duels = tip_head_to_head(features, by)[[*keys, "games", "follower_wins"]].rename(
+        columns={"games": "h2h_games", "follower_wins": "h2h_wins"}
+    )
+    table = table.merge(rates, on=keys, how="left").merge(duels, on=keys, how="left")
+    counts = {name: table[name].fillna(0).astype(np.int64) for name in TIP_COUNTS}
+    return table.assign(**counts)[[*keys, *TIP_COUNTS]]
+
+
+def tip_summary_from_counts(
+    counts: pd.DataFrame, by: Sequence[str] = ("variant",)
+) -> pd.DataFrame:
+    """:func:`tip_summary` from :func:`tip_counts` (of one batch, or summed over many)."""
+    keys = [*by, "tip"]
+    adoption = counts[keys].assign(setups=counts["setups"], followed=counts["followed"])
+    adoption["share"] = adoption["followed"] / adoption["setups"]
+    adoption = _order_tips(adoption, by)
+    decided = counts[(counts["n_follow"] + counts["n_other"]) > 0]
+    rates = decided[keys].reset_index(drop=True)
+    for suffix in ("follow", "other"):
+        n = decided[f"n_{suffix}"].to_numpy(np.int64)
+        wins = decided[f"wins_{suffix}"].to_numpy(np.int64)
+        bounds = [wilson_interval(int(k), int(m)) for k, m in zip(wins, n, strict=True)]
+        rates[f"n_{suffix}"] = n
+        rates[f"wins_{suffix}"] = wins
+        rates[f"rate_{suffix}"] = np.where(n > 0, wins / np.maximum(n, 1), np.nan)
+        rates[f"low_{suffix}"] = np.array([b[0] for b in bounds], dtype=np.float64)
+        rates[f"high_{suffix}"] = np.array([b[1] for b in bounds], dtype=np.float64)
+    rates["difference"] = rates["rate_follow"] - rates["rate_other"]
+    rates = _order_tips(rates, by)
+    split = counts[counts["h2h_games"] > 0]
+    duels = split[keys].assign(
+        h2h_games=split["h2h_games"].to_numpy(np.int64),
+        h2h_wins=split["h2h_wins"].to_numpy(np.int64),
+    )
+    bounds = [
+        wilson_interval(int(k), int(n))
+        for k, n in zip(duels["h2h_wins"], duels["h2h_games"], strict=True)
+    ]
+    duels["h2h_rate"] = duels["h2h_wins"] / duels["h2h_games"]
+    duels["h2h_low"] = [b[0] for b in bounds]
+    duels["h2h_high"] = [b[1] for b in bounds]
+    duels = _order_tips(duels, by)
+    table = adoption.merge(rates, on=keys, how="left")
+    table = table.merge(duels, on=keys, how="left")
     table["h2h_games"] = table["h2h_games"].fillna(0).astype(np.int64)
     table["h2h_wins"] = table["h2h_wins"].fillna(0).astype(np.int64)
     titles = {tip.name: tip.title for tip in TIPS}

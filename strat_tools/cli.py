@@ -651,20 +651,35 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.dataset import read_games
-    from strat_tools.report import write_report
+    from strat_tools.dataset import is_dataset, read_games
+    from strat_tools.report import report_inputs_of_paths, write_report
+    from strat_tools.stats.stream import Tally
     from strat_tools.tables import check_rules
 
     if not setups_only:
         check_rules(rules)
     total = _units_or_dataset(paths)
-    with progress_bar(total, "reading") as update:
-        games = read_games(
-            list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update
-        )
-    _require_readable(games, paths)
-    message(f"Read {len(games):,} games; writing the report...")
-    write_report(games, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
+    data: Any
+    if not any(map(is_dataset, paths)):
+        # Each batch is reduced where it is read (counts, a few values a game), so memory
+        # does not grow with the setups and moves of the input.
+        tally = Tally()
+        with progress_bar(total, "reading") as update:
+            data = report_inputs_of_paths(
+                list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update,
+                tally=tally,
+            )
+        if not tally.readable:
+            detail = "; ".join(tally.reasons) or "no game records found"
+            raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+    else:
+        with progress_bar(total, "reading") as update:
+            data = read_games(
+                list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update
+            )
+        _require_readable(data, paths)
+    message(f"Read {len(data.games):,} games; writing the report...")
+    write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")
 
 

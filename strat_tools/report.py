@@ -23,19 +23,32 @@ import html
 import io
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
-from strat_tools.pieces import KINDS, NUMBERINGS, Numbering, PieceKind, rank_label
+from strat_tools.dataset import Paths, empty_gameset
+from strat_tools.pieces import (
+    ARMIES,
+    KIND_LABELS,
+    KINDS,
+    NUMBERINGS,
+    Numbering,
+    PieceKind,
+    rank_label,
+)
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.plots import PlacementRequest
 from strat_tools.records import VARIANTS
 from strat_tools.stats import TableSet
+from strat_tools.stats.stream import Combiner, Request, Tally, reduce_batches, reduce_requests
 from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
@@ -164,9 +177,42 @@ def _axes_titles(fig: Figure) -> list[str]:
 # --- the sections -------------------------------------------------------------------------
 
 
+GAME_COLUMNS: tuple[str, ...] = (
+    "source", "variant", "period", "status", "rules", "has_setup", "plies", "termination",
+    "winner",
+)  # fmt: skip
+"""The per-game columns the report keeps (a few dozen bytes a game)."""
+
+
+def _report_requests() -> dict[str, Request]:
+    """Every statistic the report shows, each per variant (the main variant is known only
+    once every game has been counted, so each is counted for all and picked at the end)."""
+    requests: dict[str, Request] = {
+        f"placement:{piece}": ("placement", {"piece": piece, "by": ["variant"]})
+        for piece in plots.PIECE_ORDER
+    }
+    requests["placement:flag:won"] = ("placement", {"piece": "flag", "by": ["variant", "won"]})
+    requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
+    requests["flag-enclosed"] = ("flag-enclosed", {"by": ["variant"]})
+    for feature in stats.SETUP_FEATURES:
+        requests[f"win-rate:{feature}"] = ("win-rate", {"feature": feature, "by": ["variant"]})
+    for name in ("scouts", "scout-distances", "scout-attacks"):
+        requests[name] = (name, {"by": ["variant"]})
+    return requests
+
+
+REPORT_REQUESTS: Final = _report_requests()
+
+TRAFFIC: Final = {
+    "scout": {"piece": "scout", "measure": "path", "view": "owner"},
+    "battle": {"piece": None, "measure": "battle", "view": "board"},
+}
+"""The two board maps of the scouts section (plots.traffic_counts options)."""
+
+
 @dataclass(frozen=True)
-class Frames:
-    """The report's inputs, each joined with its game context once (joins cost seconds)."""
+class _Context:
+    """A batch's tables with setups and moves joined with their game context once."""
 
     games: pd.DataFrame
     setups: pd.DataFrame
@@ -174,14 +220,212 @@ class Frames:
     diagnostics: pd.DataFrame
 
     @classmethod
-    def of(cls, data: ReportData) -> Frames:
-        """Join setups and moves with their games' context, once for every section."""
+    def of(cls, data: ReportData) -> _Context:
         return cls(
             games=data.games,
             setups=_compact(stats.setup_context(data.games, data.setups)),
             moves=_compact(stats.move_context(data.games, data.moves)),
             diagnostics=data.diagnostics,
         )
+
+
+@dataclass
+class ReportPart:
+    """What one batch of games contributes to the report: small, and it adds up."""
+
+    games: pd.DataFrame
+    diagnostics: pd.DataFrame
+    stats: list[pd.DataFrame]
+    moves: int
+    traffic: dict[str, dict[str, plots.Traffic]]
+    tips: pd.DataFrame
+    adjacency: pd.DataFrame
+    cells: pd.DataFrame
+
+
+def reduce_report(data: ReportData) -> ReportPart:
+    """Reduce games (a batch, or all of them) to what the report shows (top-level, so a
+    process pool or Dask can run it on each batch where it is read)."""
+    context = _Context.of(data)
+    moves = stats.move_frame(context.moves)
+    traffic: dict[str, dict[str, plots.Traffic]] = {}
+    for name, options in TRAFFIC.items():
+        traffic[name] = {
+            str(variant): plots.traffic_counts(group, **options)  # type: ignore[arg-type]
+            for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
+        }
+    setups = stats.setup_frame(context.setups, None, None)
+    grid = advice.setup_grid(setups)
+    tips = advice.tip_counts(advice._features_from_grid(grid), ["variant"])
+    return ReportPart(
+        games=data.games[list(GAME_COLUMNS)],
+        diagnostics=_diagnostic_counts(data.diagnostics),
+        stats=_reduce_stats(context),
+        moves=len(data.moves),
+        traffic=traffic,
+        tips=tips,
+        adjacency=advice._adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
+        cells=advice._placement_cells(setups),
+    )
+
+
+def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
+    """Every request of :data:`REPORT_REQUESTS` on one batch, in order; the placements of
+    all twelve pieces in one pass (they are most of the work)."""
+    placed = stats.piece_placements(context, plots.PIECE_ORDER, ["variant"])
+    placed_won = stats.piece_placements(context, ["flag"], ["variant", "won"])
+    rest = {
+        key: request for key, request in REPORT_REQUESTS.items()
+        if not key.startswith("placement:")
+    }  # fmt: skip
+    computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
+    computed["placement:flag:won"] = placed_won["flag"]
+    computed.update({f"placement:{piece}": table for piece, table in placed.items()})
+    return [computed[key] for key in REPORT_REQUESTS]
+
+
+_ADJACENCY_KEYS: Final = ("variant", "piece_a", "piece_b")
+_CELL_KEYS: Final = ("variant", "piece", "row", "col")
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """Everything the report shows, combined from one or many :class:`ReportPart`."""
+
+    games: pd.DataFrame
+    diagnostics: pd.DataFrame
+    stats: dict[str, pd.DataFrame]
+    moves: int
+    traffic: dict[str, dict[str, plots.Traffic]]
+    tips: pd.DataFrame
+    adjacency: pd.DataFrame
+    entropy: pd.DataFrame
+
+
+class ReportCombiner:
+    """Adds :class:`ReportPart` values up as they arrive; :meth:`result` finishes them."""
+
+    def __init__(self) -> None:
+        self.games: list[pd.DataFrame] = []
+        self.diagnostics: list[pd.DataFrame] = []
+        self.stats = [Combiner(name, options) for name, options in REPORT_REQUESTS.values()]
+        self.moves = 0
+        self.traffic: dict[str, dict[str, plots.Traffic]] = {name: {} for name in TRAFFIC}
+        self.tips: pd.DataFrame | None = None
+        self.adjacency: pd.DataFrame | None = None
+        self.cells: pd.DataFrame | None = None
+
+    def add(self, part: ReportPart) -> None:
+        """Take one batch's part."""
+        self.games.append(part.games)
+        self.diagnostics = [_sum_diagnostics([*self.diagnostics, part.diagnostics])]
+        for combiner, table in zip(self.stats, part.stats, strict=True):
+            combiner.add(table)
+        self.moves += part.moves
+        for name, maps in part.traffic.items():
+            for variant, counts in maps.items():
+                known = self.traffic[name].get(variant)
+                self.traffic[name][variant] = counts if known is None else known + counts
+        self.tips = _sum_by(self.tips, part.tips, ("variant", "tip"))
+        self.adjacency = _sum_by(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
+        self.cells = _sum_by(self.cells, part.cells, _CELL_KEYS)
+
+    def result(self) -> ReportInputs:
+        """The report's inputs over every part so far."""
+        games = pd.concat(self.games, ignore_index=True) if self.games else pd.DataFrame()
+        tips = (
+            self.tips if self.tips is not None
+            else advice.tip_counts(advice.setup_features(empty_gameset()), ["variant"])
+        )  # fmt: skip
+        return ReportInputs(
+            games=games,
+            diagnostics=self.diagnostics[0] if self.diagnostics else _diagnostic_counts(None),
+            stats={
+                key: combiner.result()
+                for key, combiner in zip(REPORT_REQUESTS, self.stats, strict=True)
+            },
+            moves=self.moves,
+            traffic=self.traffic,
+            tips=tips,
+            adjacency=advice.adjacency_from_counts(_ordered_adjacency(self.adjacency)),
+            entropy=advice.entropy_from_cells(_ordered_cells(self.cells)),
+        )
+
+
+def _sum_by(
+    held: pd.DataFrame | None, part: pd.DataFrame, keys: Sequence[str]
+) -> pd.DataFrame | None:
+    """``held`` plus ``part``: the count columns summed per ``keys``."""
+    if not len(part):
+        return held
+    if held is None:
+        return part.reset_index(drop=True)
+    both = pd.concat([held, part], ignore_index=True)
+    return both.groupby(list(keys), sort=False, dropna=False).sum().reset_index()
+
+
+def _ordered_adjacency(table: pd.DataFrame | None) -> pd.DataFrame:
+    """Neighbour counts in one fixed order: variants as the armies list them, then kinds."""
+    if table is None:
+        return pd.DataFrame()
+    variants = {name: i for i, name in enumerate(ARMIES)}
+    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
+    order = np.lexsort(
+        (
+            table["piece_b"].map(kinds).to_numpy(),
+            table["piece_a"].map(kinds).to_numpy(),
+            table["variant"].astype(str).map(variants).to_numpy(),
+        )
+    )
+    return table.iloc[order].reset_index(drop=True)
+
+
+def _ordered_cells(cells: pd.DataFrame | None) -> pd.DataFrame:
+    """Placement counts in one fixed order: kind, variant, row, column."""
+    if cells is None:
+        return pd.DataFrame()
+    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
+    order = np.lexsort(
+        (
+            cells["col"].to_numpy(),
+            cells["row"].to_numpy(),
+            cells["variant"].astype(str).to_numpy(),
+            cells["piece"].map(kinds).to_numpy(),
+        )
+    )
+    return cells.iloc[order].reset_index(drop=True)
+
+
+def report_inputs(data: ReportData | ReportInputs) -> ReportInputs:
+    """The report's inputs from a GameSet (all of it as one batch)."""
+    if isinstance(data, ReportInputs):
+        return data
+    combiner = ReportCombiner()
+    combiner.add(reduce_report(data))
+    return combiner.result()
+
+
+def report_inputs_of_paths(
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> ReportInputs:
+    """The report's inputs from game records, reduced batch by batch where they are read:
+    memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
+    setup and moves. Equal to ``report_inputs(read_games(paths))``."""
+    combiner = ReportCombiner()
+    for part in reduce_batches(
+        reduce_report, paths, setups_only=setups_only, rules=rules, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=tally,
+    ):  # fmt: skip
+        combiner.add(part)
+    return combiner.result()
 
 
 def _compact(frame: pd.DataFrame) -> pd.DataFrame:
@@ -196,20 +440,25 @@ def _compact(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.astype({name: "category" for name in text}) if text else frame
 
 
-def _main_variant(data: Frames) -> str | None:
+def _select(table: pd.DataFrame, variant: str) -> pd.DataFrame:
+    """One variant's rows of a per-variant table, without the variant column."""
+    rows = table[table["variant"].astype(str) == variant]
+    return rows.drop(columns="variant").reset_index(drop=True)
+
+
+def _main_variant(games: pd.DataFrame) -> str | None:
     """The variant with the most setups (placement pictures are drawn for it)."""
-    games = data.games
     candidates = games.loc[
         games["has_setup"].astype(bool)
-        & (games["variant"] != "classicfree")
+        & (games["variant"].astype(str) != "classicfree")
         & (games["status"].astype(str) != "invalid")
     ]
     if candidates.empty:
         return None
-    return str(candidates["variant"].value_counts().idxmax())
+    return str(candidates["variant"].astype(str).value_counts().idxmax())
 
 
-def corpus_section(data: Frames) -> Section:
+def corpus_section(data: ReportInputs) -> Section:
     """Games per variant and period, validity, and diagnostics by code."""
     section = Section("The corpus", "corpus")
     games = data.games
@@ -249,21 +498,44 @@ def _validity(games: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values("games", ascending=False).reset_index()
 
 
-def _diagnostics_by_code(diagnostics: pd.DataFrame) -> pd.DataFrame:
-    """code, severity, count, games, and one example message per code."""
+def _diagnostic_counts(diagnostics: pd.DataFrame | None) -> pd.DataFrame:
+    """Per (code, severity), in order of first appearance: count, games (with at least
+    one) and the first message. Adds up across batches (:func:`_sum_diagnostics`)."""
     columns = ["code", "severity", "count", "games", "example"]
-    if diagnostics.empty:
-        return pd.DataFrame([{c: "–" for c in columns}]).assign(code="(no diagnostics)")
-    frame = diagnostics.astype({"code": str, "severity": str})
-    table = (
+    if diagnostics is None or diagnostics.empty:
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    frame = diagnostics.astype({"code": str, "severity": str, "message": str})
+    table: pd.DataFrame = (
         frame.groupby(["code", "severity"], sort=False)
         .agg(count=("game_id", "size"), games=("game_id", "nunique"), example=("message", "first"))
         .reset_index()
-        .sort_values(["count", "code"], ascending=[False, True])
     )
+    return table
+
+
+def _sum_diagnostics(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """Diagnostic counts of several batches added up (a game lies in one batch only)."""
+    parts = [part for part in parts if len(part)]
+    if len(parts) <= 1:
+        return parts[0] if parts else _diagnostic_counts(None)
+    table: pd.DataFrame = (
+        pd.concat(parts, ignore_index=True)
+        .groupby(["code", "severity"], sort=False)
+        .agg(count=("count", "sum"), games=("games", "sum"), example=("example", "first"))
+        .reset_index()
+    )
+    return table
+
+
+def _diagnostics_by_code(counts: pd.DataFrame) -> pd.DataFrame:
+    """code, severity, count, games, and one example message per code."""
+    columns = ["code", "severity", "count", "games", "example"]
+    if counts.empty:
+        return pd.DataFrame([{c: "–" for c in columns}]).assign(code="(no diagnostics)")
+    table = counts.sort_values(["count", "code"], ascending=[False, True])
     long = table["example"].astype(str).str.len() > 120
-    table["example"] = (
-        table["example"]
+    table = table.assign(
+        example=table["example"]
         .astype(str)
         .str.slice(0, 120)
         .where(~long, table["example"].astype(str).str.slice(0, 119) + "…")
@@ -271,7 +543,7 @@ def _diagnostics_by_code(diagnostics: pd.DataFrame) -> pd.DataFrame:
     return table[columns].reset_index(drop=True)
 
 
-def endings_section(data: Frames) -> Section:
+def endings_section(data: ReportInputs) -> Section:
     """How games end and how long they last."""
     section = Section("Endings and game lengths", "endings")
     section.text("Invalid games are left out; a ply is one player's move.")
@@ -288,7 +560,14 @@ def endings_section(data: Frames) -> Section:
     return section
 
 
-def placement_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
+def _placement(data: ReportInputs, piece: str, variant: str) -> dict[PlacementRequest, Any]:
+    """One variant's placement of ``piece``, keyed as plots.setup_heatmap_requests names it."""
+    return {(piece, ()): _select(data.stats[f"placement:{piece}"], variant)}
+
+
+def placement_section(
+    data: ReportInputs, variant: str, numbering: Numbering = "modern"
+) -> Section:
     """Flag and bomb heatmaps, flag by variant, and the flag's bomb cover."""
     section = Section("Flag and bomb placement", "placement")
     section.text(
@@ -298,44 +577,59 @@ def placement_section(data: Frames, variant: str, numbering: Numbering = "modern
         "army anywhere) and invalid games are left out."
     )
     for piece in ("flag", "bomb"):
-        fig = plots.setup_heatmap(
-            data.setups, piece, variant=variant, title=f"variant: {variant}", numbering=numbering
-        )
+        fig = plots.setup_heatmap_from_placements(
+            _placement(data, piece, variant), piece, variant=variant,
+            title=f"variant: {variant}", numbering=numbering,
+        )  # fmt: skip
         section.figure(f"{piece.capitalize()} placement, {variant}", fig, f"{piece} heatmap")
-    by_variant = plots.setup_heatmap(data.setups, "flag", by="variant", numbering=numbering)
+    per_variant: dict[PlacementRequest, Any] = {
+        ("flag", ("variant",)): data.stats["placement:flag"]
+    }
+    by_variant = plots.setup_heatmap_from_placements(
+        per_variant, "flag", by="variant",
+        numbering=numbering,
+    )  # fmt: skip
     section.figure("Flag placement per variant (shared scale)", by_variant, "flag by variant")
+    won: dict[PlacementRequest, Any] = {
+        ("flag", ("won",)): _select(data.stats["placement:flag:won"], variant)
+    }
     section.figure(
         f"Flag: winners minus losers, {variant}",
-        plots.setup_heatmap(data.setups, "flag", by="won", variant=variant, numbering=numbering),
+        plots.setup_heatmap_from_placements(
+            won, "flag", by="won", variant=variant, numbering=numbering
+        ),
         "difference map of flag placement between winners and losers",
     )
     section.table(
         "Bombs on the squares next to the flag (setups = n per variant)",
-        _by_variant_size(stats.bombs_next_to_flag(data.setups, by="variant"), data.games),
+        _by_variant_size(data.stats["bombs-next-to-flag"], data.games),
     )
     section.table(
         "Flag fully enclosed by bombs, board edges and lakes (setups = n)",
-        _by_variant_size(stats.flag_enclosure(data.setups, by="variant"), data.games),
+        _by_variant_size(data.stats["flag-enclosed"], data.games),
     )
     return section
 
 
-def pieces_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
+def pieces_section(data: ReportInputs, variant: str, numbering: Numbering = "modern") -> Section:
     """Twelve small heatmaps of the main variant, each titled with its piece and rank."""
     section = Section("All pieces", "pieces")
     section.text("Same view and meaning as the flag map; one shared colour scale, whole percent.")
-    fig = plots.setup_heatmap(
-        data.setups, "all", variant=variant, title=f"variant: {variant}", numbering=numbering
+    placements: dict[PlacementRequest, Any] = {}
+    for piece in plots.PIECE_ORDER:
+        placements.update(_placement(data, piece, variant))
+    fig = plots.setup_heatmap_from_placements(
+        placements, "all", variant=variant, title=f"variant: {variant}", numbering=numbering
     )
     alt = "twelve piece heatmaps: " + ", ".join(_axes_titles(fig))
     section.figure(f"Where each piece stands, {variant}", fig, alt)
     return section
 
 
-def scouts_section(data: Frames, variant: str, numbering: Numbering = "modern") -> Section:
+def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "modern") -> Section:
     """Scout moves, distances, targets, and where scouts and battles go on the board."""
     section = Section("Scout usage", "scouts")
-    if data.moves.empty:
+    if not data.moves:
         section.text("No moves in this data set (read with setups only): nothing to show.")
         return section
     section.text(
@@ -344,30 +638,32 @@ def scouts_section(data: Frames, variant: str, numbering: Numbering = "modern") 
     )
     section.table(
         "Scout moves per variant (moves = replayed moves)",
-        _by_variant_size(stats.scout_usage(data.moves, "variant"), data.games),
+        _by_variant_size(data.stats["scouts"], data.games),
     )
-    distances = stats.scout_distances(data.moves, variant=variant)
+    distances = _select(data.stats["scout-distances"], variant)
     section.table(f"How far scouts move, {variant} (count = scout moves)", distances)
-    attacks = stats.scout_attacks(data.moves, variant=variant)
+    attacks = _select(data.stats["scout-attacks"], variant)
     attacks["defender"] = [piece_label(str(v), numbering) for v in attacks["defender"]]
     section.table(f"What scouts attack, {variant} (defender with its rank)", attacks)
-    moves = stats.move_frame(data.moves, variant=variant)
+    none = plots.Traffic(np.zeros(100, dtype=np.int64), 0, 0)
+    scout = data.traffic["scout"].get(variant, none)
     section.figure(
         f"Squares scouts enter, {variant}, each mover's own view",
-        plots.traffic_heatmap(
-            moves, piece="scout", view="owner", title=f"variant: {variant}", numbering=numbering
+        plots.traffic_figure(
+            scout, piece="scout", view="owner", title=f"variant: {variant}", numbering=numbering
         ),
         "board heatmap of scout paths",
     )
+    battles = data.traffic["battle"].get(variant, none)
     section.figure(
         f"Where battles happen, {variant}",
-        plots.traffic_heatmap(moves, piece=None, measure="battle", title=f"variant: {variant}"),
+        plots.traffic_figure(battles, piece=None, measure="battle", title=f"variant: {variant}"),
         "board heatmap of battles",
     )
     return section
 
 
-def win_rates_section(data: Frames, variant: str) -> Section:
+def win_rates_section(data: ReportInputs, variant: str) -> Section:
     """Red against blue, and setup features, with Wilson 95% intervals."""
     section = Section("Win rates", "wins")
     section.text(
@@ -381,7 +677,7 @@ def win_rates_section(data: Frames, variant: str) -> Section:
         _by_variant_size(side_win_rates(data.games), data.games),
     )
     tables = {
-        feature: stats.win_rate(data.setups, feature, variant=variant)
+        feature: _select(data.stats[f"win-rate:{feature}"], variant)
         for feature in stats.SETUP_FEATURES
     }
     chart = pd.concat(
@@ -430,18 +726,24 @@ _TIP_COLUMNS = {
 the formatter write a percentage)."""
 
 
-def advice_section(data: Frames, numbering: Numbering = "modern") -> Section | None:
+def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Section | None:
     """The rulebooks' setup tips tested: adoption, win rates, neighbours, predictability.
 
-    Everything shown comes from one :func:`strat_tools.advice.advice_section_data` call;
+    Computed as :func:`strat_tools.advice.advice_section_data` computes it (from the
+    per-setup tip features, the neighbour counts and the placement counts);
     ``None`` when there is no setup of a fixed-army variant.
     """
-    tables = advice.advice_section_data(data.setups)
-    summary = tables["summary"]
+    summary = advice.tip_summary_from_counts(data.tips, ["variant"])
     if summary.empty:
         return None
     sizes = summary.groupby("variant", sort=False)["setups"].max().sort_values(ascending=False)
     main = "classic" if "classic" in sizes.index else str(sizes.index[0])
+    tables = {
+        "catalogue": advice.tip_catalogue(),
+        "adjacency": data.adjacency,
+        "adjacency_matrix": advice.adjacency_matrix(data.adjacency, main),
+        "entropy": data.entropy,
+    }
     shown = [main, *(str(v) for v in sizes.index if v != main and sizes[v] >= ADVICE_MIN_SETUPS)]
     section = Section("What the rulebooks advise, tested", "advice")
     section.text(
@@ -571,19 +873,22 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
                                        "ci_low", "ci_high"])  # fmt: skip
 
 
-def build_sections(source: ReportData, numbering: Numbering = "modern") -> list[Section]:
-    """Every section of the report, in reading order, ranks in ``numbering``."""
+def build_sections(
+    source: ReportData | ReportInputs, numbering: Numbering = "modern"
+) -> list[Section]:
+    """Every section of the report, in reading order, ranks in ``numbering``; ``source`` is
+    a GameSet or the inputs already reduced (:func:`report_inputs_of_paths`)."""
     if numbering not in NUMBERINGS:
         raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
     if len(source.games) == 0:
         raise ValueError("no games to report on")
-    data = Frames.of(source)
+    data = report_inputs(source)
     sections = [corpus_section(data)]
     if (data.games["status"].astype(str) == "invalid").all():
         sections[0].text("Every game is invalid: the statistics below the corpus need valid ones.")
         return sections
     sections.append(endings_section(data))
-    variant = _main_variant(data)
+    variant = _main_variant(data.games)
     if variant is None:
         return sections
     sections += [
@@ -704,7 +1009,7 @@ def render_markdown(sections: list[Section], title: str, meta: str) -> str:
 
 
 def report_text(
-    data: ReportData,
+    data: ReportData | ReportInputs,
     format: ReportFormat = "html",
     *,
     title: str = "Stratego game records",
@@ -727,7 +1032,7 @@ def report_text(
 
 
 def write_report(
-    data: ReportData,
+    data: ReportData | ReportInputs,
     path: str | os.PathLike[str],
     format: ReportFormat | None = None,
     *,

@@ -96,11 +96,15 @@ def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.Da
     pd.testing.assert_frame_equal(section["summary"], library)
     entropy = advice.placement_entropy(games)
     pd.testing.assert_frame_equal(section["entropy"], entropy)
-    # the report reads the joined, categorical setups frame, not the GameSet
-    compact = advice.advice_section_data(report.Frames.of(games).setups)
-    pd.testing.assert_frame_equal(compact["summary"], library)
-    pd.testing.assert_frame_equal(compact["entropy"], entropy)
-    pd.testing.assert_frame_equal(compact["adjacency_matrix"], section["adjacency_matrix"])
+    # the report reads its own reduction (per-setup tip features, neighbour and placement
+    # counts: what adds up over batches), not the GameSet
+    inputs = report.report_inputs(games)
+    summary = advice.tip_summary_from_counts(inputs.tips, ["variant"])
+    pd.testing.assert_frame_equal(summary, library)
+    pd.testing.assert_frame_equal(inputs.entropy, entropy)
+    pd.testing.assert_frame_equal(
+        advice.adjacency_matrix(inputs.adjacency, "classic"), section["adjacency_matrix"]
+    )
 
 
 @pytest.mark.parametrize("variant", ["classic", "barrage"])

@@ -341,8 +341,9 @@ def one_pixel_png() -> bytes:
 
 
 class FigureSpy:
-    """Stands in for report.figure_png and plots.setup_heatmap: records every figure's
-    titles and the numbering each heatmap was asked for, and renders no pixels (fast)."""
+    """Stands in for report.figure_png and plots.setup_heatmap_from_placements (which draws
+    every setup heatmap of the report): records every figure's titles and the numbering
+    each heatmap was asked for, and renders no pixels (fast)."""
 
     def __init__(self, setup_heatmap: Any) -> None:
         self.titles: list[str] = []
@@ -361,10 +362,10 @@ class FigureSpy:
 
 def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
     """The HTML report in ``numbering`` and what its figures were titled."""
-    spy = FigureSpy(plots.setup_heatmap)
+    spy = FigureSpy(plots.setup_heatmap_from_placements)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(report, "figure_png", spy.figure_png)
-        patch.setattr(plots, "setup_heatmap", spy.setup_heatmap)
+        patch.setattr(plots, "setup_heatmap_from_placements", spy.setup_heatmap)
         text = report.report_text(data, "html", numbering=numbering)  # type: ignore[arg-type]
     return text, spy
 
@@ -545,6 +546,28 @@ def test_no_fixed_army_setups_no_advice_section() -> None:
         dataclasses.replace(record, variant="classicfree")
         for record in generate_games(3, variant="classic", seed=3, year=2014, month=5)
     ]
-    frames = report.Frames.of(GameSet(tables_for_records(records)))
-    assert len(frames.setups) == 240  # setups there are, but none of a fixed army
-    assert report.advice_section(frames) is None
+    games = GameSet(tables_for_records(records))
+    assert len(games.setups) == 240  # setups there are, but none of a fixed army
+    assert report.advice_section(report.report_inputs(games)) is None
+
+
+@pytest.mark.parametrize("setups_only", [False, True])
+def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
+    setups_only: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The CLI reduces each batch where it is read (counts, per-game values) and combines
+    # them; the report must be the very same text, figures included, as from all games.
+    from strat_tools import pipeline
+
+    inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
+    whole = read_games(inputs, setups_only=setups_only, jobs=1)
+    monkeypatch.setattr(pipeline, "_MAX_BATCH", 60)  # several batches, variants split
+    streamed = report.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    assert len(streamed.games) == len(whole.games) > 400
+    generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+    texts = [
+        generated.sub("generated", report.report_text(data, "md"))
+        for data in (whole, streamed)
+    ]
+    assert texts[0] == texts[1]
+    assert ("What scouts attack, classic" in texts[0]) is not setups_only

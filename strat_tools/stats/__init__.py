@@ -56,6 +56,7 @@ from strat_tools.stats.setups import (
     flag_surroundings,
     piece_by_line,
     piece_placement,
+    piece_placements,
     win_rate,
 )
 
@@ -87,6 +88,7 @@ __all__ = [
     "move_frame",
     "piece_by_line",
     "piece_placement",
+    "piece_placements",
     "scout_attacks",
     "scout_distances",
     "scout_usage",

@@ -96,6 +96,8 @@ def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str
     in ``games`` once, and gather. Text columns come back as categoricals, so millions of
     moves carry small codes, not strings. Rows of unknown games get nulls.
     """
+    if "won" in rows and all(name in rows for name in columns if name in games):
+        return rows  # already joined (a context frame passed on again): nothing to add
     codes, uniques = pd.factorize(rows["game_id"])
     lookup = pd.Index(games["game_id"])
     if not lookup.is_unique:

@@ -151,9 +151,10 @@ def scout_attacks(
     wins = _groupby(frame, [*keys, "defender"])["win"].sum().rename("wins").reset_index()
     table = table.merge(wins, on=[*keys, "defender"], how="left")
     table["wins"] = table["wins"].astype("int64")
-    return table.sort_values([*keys, "count"], ascending=[True] * len(keys) + [False]).reset_index(
-        drop=True
-    )
+    # Stable, so ties keep the defenders' order, the same within one variant or many.
+    return table.sort_values(
+        [*keys, "count"], ascending=[True] * len(keys) + [False], kind="stable"
+    ).reset_index(drop=True)
 
 
 def first_scout_move(

@@ -46,6 +46,22 @@ def piece_placement(
     ``share`` = count / setups: for the flag, the share of setups with the flag there; for a
     bomb, the share of setups with a bomb there.
     """
+    return piece_placements(
+        data, [piece], by, variant, include_classicfree=include_classicfree,
+        exclude_invalid=exclude_invalid,
+    )[piece]  # fmt: skip
+
+
+def piece_placements(
+    data: Data,
+    pieces: Sequence[str],
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    *,
+    include_classicfree: bool = False,
+    exclude_invalid: bool = True,
+) -> dict[str, pd.DataFrame]:
+    """:func:`piece_placement` of several pieces in one pass over the setups: piece → table."""
     keys = _by_list(by)
     frame = setup_frame(
         data,
@@ -55,14 +71,26 @@ def piece_placement(
         exclude_invalid=exclude_invalid,
     )
     setups = _count_setups(frame, keys)
-    pieces = frame.loc[(frame["piece"] == piece) & frame["row"].isin(SETUP_ROWS)]
-    counts = _groupby(pieces, [*keys, "row", "col"]).size().rename("count")
     cells = pd.MultiIndex.from_product([SETUP_ROWS, SETUP_COLS], names=["row", "col"])
     index = _full_index(setups, keys, cells.to_frame(index=False))
-    table = counts.reindex(index, fill_value=0).reset_index()
+    wanted = frame.loc[frame["piece"].isin(list(pieces)) & frame["row"].isin(SETUP_ROWS)]
+    piece = wanted["piece"].astype(str)
+    counted = _groupby(wanted.assign(piece=piece), ["piece", *keys, "row", "col"]).size()
+    # Every piece crossed with every (group, cell): one reindex, one merge, then split.
+    cross = pd.DataFrame({"piece": list(pieces)}).merge(index.to_frame(index=False), how="cross")
+    table = counted.rename("count").reindex(pd.MultiIndex.from_frame(cross), fill_value=0)
+    table = table.reset_index()
     table["row"] = table["row"].astype("int8")
     table["col"] = table["col"].astype("int8")
-    return _with_setups(table, setups, keys)
+    table["count"] = table["count"].astype("int64")
+    table = _with_setups(table, setups, keys)
+    per_piece = len(index)
+    return {
+        name: table.iloc[i * per_piece : (i + 1) * per_piece]
+        .drop(columns="piece")
+        .reset_index(drop=True)
+        for i, name in enumerate(pieces)
+    }
 
 
 def _full_index(setups: pd.DataFrame, keys: list[str], values: pd.DataFrame) -> pd.Index:

@@ -32,7 +32,7 @@ from strat_tools.dataset import GameSet, Paths, _path_list, empty_gameset
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.sources import Unit, iter_units
 from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
-from strat_tools.stats.frames import _by_list, game_frame, wilson_interval
+from strat_tools.stats.frames import TableSet, _by_list, game_frame, wilson_interval
 from strat_tools.stats.play import (
     endings,
     first_scout_sides,
@@ -70,7 +70,7 @@ _DISTRIBUTIONS: Final = {
     "scouts-left": "scouts_left",
 }
 """Counted statistics whose share is within the group: the column the shares run over."""
-_FOLD_EVERY: Final = 64
+_FOLD_EVERY: Final = 8
 """Partial tables held before they are summed into one (bounds memory over long inputs)."""
 
 T = TypeVar("T")
@@ -97,7 +97,7 @@ class Tally:
 # --- in the worker --------------------------------------------------------------------------
 
 
-def _order_values(name: str, games: GameSet, options: dict[str, Any]) -> pd.DataFrame:
+def _order_values(name: str, games: TableSet, options: dict[str, Any]) -> pd.DataFrame:
     """The per-game (or per-side) values an order statistic is taken from."""
     by, variant = options.get("by"), options.get("variant")
     if name == "first-scout":
@@ -158,8 +158,8 @@ def reduce_batches(
         yield reduced
 
 
-def _reduce_for(requests: Sequence[Request], games: GameSet) -> list[pd.DataFrame]:
-    """One batch reduced for every request."""
+def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
+    """One batch reduced for every request (what a :class:`Combiner` takes)."""
     return [
         _order_values(name, games, options)
         if name in ORDER_STATISTICS
@@ -210,7 +210,7 @@ def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFr
         table["share"] = table["count"] / totals
         if name == "scout-attacks":
             table = table.sort_values(
-                [*group, "count"], ascending=[True] * len(group) + [False]
+                [*group, "count"], ascending=[True] * len(group) + [False], kind="stable"
             ).reset_index(drop=True)
     elif name == "flag-enclosed":
         table["share"] = table["enclosed"] / table["setups"]
@@ -219,7 +219,7 @@ def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFr
     return table[list(columns)]
 
 
-class _Combine:
+class Combiner:
     """Combines one request's per-batch parts as they arrive: sums counted statistics
     (folding every :data:`_FOLD_EVERY` parts), keeps the values of order statistics."""
 
@@ -313,9 +313,9 @@ def compute_many_streaming(
             raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
         _by_list(options.get("by"))  # a bad grouping is an error before any work starts
     plain = [(name, dict(options)) for name, options in requests]
-    combined = [_Combine(name, options) for name, options in plain]
+    combined = [Combiner(name, options) for name, options in plain]
     for parts in reduce_batches(
-        partial(_reduce_for, plain),
+        partial(reduce_requests, plain),
         paths,
         # The batch is replayed only when a request needs moves or endings.
         setups_only=all(name in SETUP_STATISTICS for name, _ in plain),
