@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 import numpy as np
@@ -30,8 +31,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
+from strat_tools.dataset import Paths, empty_gameset
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
-from strat_tools.stats import Data, piece_placements, setup_frame, wilson_interval
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson_interval
+from strat_tools.stats.stream import Tally, reduce_batches, sum_counts
 
 IntArray = npt.NDArray[np.int64]
 """An int64 numpy array (grids, counts, cells)."""
@@ -651,6 +655,38 @@ def adjacency_from_counts(counts: pd.DataFrame) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+def ordered_adjacency(table: pd.DataFrame | None) -> pd.DataFrame:
+    """Neighbour counts in one fixed order: variants as the armies list them, then kinds."""
+    if table is None:
+        return pd.DataFrame()
+    variants = {name: i for i, name in enumerate(ARMIES)}
+    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
+    order = np.lexsort(
+        (
+            table["piece_b"].map(kinds).to_numpy(),
+            table["piece_a"].map(kinds).to_numpy(),
+            table["variant"].astype(str).map(variants).to_numpy(),
+        )
+    )
+    return table.iloc[order].reset_index(drop=True)
+
+
+def ordered_cells(cells: pd.DataFrame | None) -> pd.DataFrame:
+    """Placement counts in one fixed order: kind, variant, row, column."""
+    if cells is None:
+        return pd.DataFrame()
+    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
+    order = np.lexsort(
+        (
+            cells["col"].to_numpy(),
+            cells["row"].to_numpy(),
+            cells["variant"].astype(str).to_numpy(),
+            cells["piece"].map(kinds).to_numpy(),
+        )
+    )
+    return cells.iloc[order].reset_index(drop=True)
+
+
 def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFrame:
     """The :func:`adjacency` ratios of one variant as a symmetric kind-by-kind matrix."""
     rows = table[table["variant"] == variant]
@@ -862,7 +898,65 @@ def advice_table(
         return placement_entropy(data, variant, exclude_invalid=exclude_invalid)
     features = setup_features(data, variant, exclude_invalid=exclude_invalid)
     by = ["variant", "period"] if view == "periods" else ["variant"]
-    return tip_summary(features, by)
+    return _plain_keys(tip_summary(features, by), by)
+
+
+def _plain_keys(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Group columns as plain strings (categoricals would carry the input's categories)."""
+    return table.astype({key: str for key in keys if key in table})
+
+
+def _advice_counts(
+    data: TableSet, view: str, variant: str | None, exclude_invalid: bool
+) -> pd.DataFrame:
+    """One batch's counts for an advice view (top-level: shipped to the workers)."""
+    if view == "adjacency":
+        table = _adjacency_table(_grid(data, variant, exclude_invalid))
+        return table[["variant", "piece_a", "piece_b", "setups", "observed"]]
+    if view == "entropy":
+        return _placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    features = setup_features(data, variant, exclude_invalid=exclude_invalid)
+    return tip_counts(features, ["variant", "period"] if view == "periods" else ["variant"])
+
+
+def advice_table_of_paths(
+    paths: Paths,
+    view: str = "tips",
+    variant: str | None = "classic",
+    *,
+    exclude_invalid: bool = True,
+    jobs: int | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> pd.DataFrame:
+    """:func:`advice_table` of the game records under ``paths``, counted batch by batch
+    where they are read (tip, neighbour and placement counts add up), so memory does not
+    grow with the number of setups. Equal to ``advice_table(read_games(paths, ...))``."""
+    if view == "catalogue" or view not in VIEWS or (variant is not None and variant not in ARMIES):
+        # Nothing to count (or a bad view or variant): advice_table says so.
+        return advice_table(empty_gameset(), view, variant, exclude_invalid=exclude_invalid)
+    keys = {
+        "adjacency": ("variant", "piece_a", "piece_b"),
+        "entropy": ("variant", "piece", "row", "col"),
+        "periods": ("variant", "period", "tip"),
+    }.get(view, ("variant", "tip"))
+    held: pd.DataFrame | None = None
+    work = partial(_advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
+    for part in reduce_batches(
+        work, paths, setups_only=True, jobs=jobs, progress=progress, tally=tally
+    ):  # fmt: skip
+        held = sum_counts(held, part, keys)
+    if held is None:
+        return advice_table(empty_gameset(), view, variant, exclude_invalid=exclude_invalid)
+    if view == "adjacency":
+        table = adjacency_from_counts(ordered_adjacency(held))
+        return table.sort_values(["variant", "ratio"], ascending=[True, False]).reset_index(
+            drop=True
+        )
+    if view == "entropy":
+        return entropy_from_cells(ordered_cells(held))
+    by = ["variant", "period"] if view == "periods" else ["variant"]
+    return _plain_keys(tip_summary_from_counts(held, by), by)
 
 
 def advice_section_data(

@@ -471,18 +471,30 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.advice import advice_table, tip_catalogue
-    from strat_tools.dataset import read_games
+    from strat_tools.advice import advice_table, advice_table_of_paths, tip_catalogue
+    from strat_tools.dataset import is_dataset, read_games
+    from strat_tools.stats.stream import Tally
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
         return
     total = _units_or_dataset(paths)
-    with progress_bar(total, "reading") as update:
-        games = read_games(list(paths), setups_only=True, jobs=jobs, progress=update)
-    if not len(games.setups):
-        raise click.ClickException(f"no setups found in {' '.join(paths)}")
-    table = advice_table(games, view, None if variant == "all" else variant)
+    chosen = None if variant == "all" else variant
+    if not any(map(is_dataset, paths)):
+        # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
+        tally = Tally()
+        with progress_bar(total, "reading") as update:
+            table = advice_table_of_paths(
+                list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
+            )
+        if not tally.readable or table.empty:
+            raise click.ClickException(f"no setups found in {' '.join(paths)}")
+    else:
+        with progress_bar(total, "reading") as update:
+            games = read_games(list(paths), setups_only=True, jobs=jobs, progress=update)
+        if not len(games.setups):
+            raise click.ClickException(f"no setups found in {' '.join(paths)}")
+        table = advice_table(games, view, chosen)
     render(table.round(3) if fmt == "table" else table, fmt)
 
 

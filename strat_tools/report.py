@@ -23,7 +23,6 @@ import html
 import io
 import os
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,8 +35,6 @@ from matplotlib.figure import Figure
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import Paths, empty_gameset
 from strat_tools.pieces import (
-    ARMIES,
-    KIND_LABELS,
     KINDS,
     NUMBERINGS,
     Numbering,
@@ -48,7 +45,14 @@ from strat_tools.pipeline import ProgressCallback
 from strat_tools.plots import PlacementRequest
 from strat_tools.records import VARIANTS
 from strat_tools.stats import TableSet
-from strat_tools.stats.stream import Combiner, Request, Tally, reduce_batches, reduce_requests
+from strat_tools.stats.stream import (
+    Combiner,
+    Request,
+    Tally,
+    reduce_batches,
+    reduce_requests,
+    sum_counts,
+)
 from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
@@ -326,9 +330,9 @@ class ReportCombiner:
             for variant, counts in maps.items():
                 known = self.traffic[name].get(variant)
                 self.traffic[name][variant] = counts if known is None else known + counts
-        self.tips = _sum_by(self.tips, part.tips, ("variant", "tip"))
-        self.adjacency = _sum_by(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
-        self.cells = _sum_by(self.cells, part.cells, _CELL_KEYS)
+        self.tips = sum_counts(self.tips, part.tips, ("variant", "tip"))
+        self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
+        self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
 
     def result(self) -> ReportInputs:
         """The report's inputs over every part so far."""
@@ -347,53 +351,9 @@ class ReportCombiner:
             moves=self.moves,
             traffic=self.traffic,
             tips=tips,
-            adjacency=advice.adjacency_from_counts(_ordered_adjacency(self.adjacency)),
-            entropy=advice.entropy_from_cells(_ordered_cells(self.cells)),
+            adjacency=advice.adjacency_from_counts(advice.ordered_adjacency(self.adjacency)),
+            entropy=advice.entropy_from_cells(advice.ordered_cells(self.cells)),
         )
-
-
-def _sum_by(
-    held: pd.DataFrame | None, part: pd.DataFrame, keys: Sequence[str]
-) -> pd.DataFrame | None:
-    """``held`` plus ``part``: the count columns summed per ``keys``."""
-    if not len(part):
-        return held
-    if held is None:
-        return part.reset_index(drop=True)
-    both = pd.concat([held, part], ignore_index=True)
-    return both.groupby(list(keys), sort=False, dropna=False).sum().reset_index()
-
-
-def _ordered_adjacency(table: pd.DataFrame | None) -> pd.DataFrame:
-    """Neighbour counts in one fixed order: variants as the armies list them, then kinds."""
-    if table is None:
-        return pd.DataFrame()
-    variants = {name: i for i, name in enumerate(ARMIES)}
-    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
-    order = np.lexsort(
-        (
-            table["piece_b"].map(kinds).to_numpy(),
-            table["piece_a"].map(kinds).to_numpy(),
-            table["variant"].astype(str).map(variants).to_numpy(),
-        )
-    )
-    return table.iloc[order].reset_index(drop=True)
-
-
-def _ordered_cells(cells: pd.DataFrame | None) -> pd.DataFrame:
-    """Placement counts in one fixed order: kind, variant, row, column."""
-    if cells is None:
-        return pd.DataFrame()
-    kinds = {label: i for i, label in enumerate(KIND_LABELS)}
-    order = np.lexsort(
-        (
-            cells["col"].to_numpy(),
-            cells["row"].to_numpy(),
-            cells["variant"].astype(str).to_numpy(),
-            cells["piece"].map(kinds).to_numpy(),
-        )
-    )
-    return cells.iloc[order].reset_index(drop=True)
 
 
 def report_inputs(data: ReportData | ReportInputs) -> ReportInputs:

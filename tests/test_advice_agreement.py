@@ -149,3 +149,20 @@ def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: s
     assert table["piece"].tolist() == [report.piece_label(p) for p in lib["piece"]]
     assert table["entropy bits"].tolist() == [f"{v:.2f}" for v in lib["entropy_bits"]]
     assert [int(v.replace(",", "")) for v in table["pieces"]] == lib["pieces"].tolist()
+
+
+@pytest.mark.parametrize("view", ["tips", "periods", "adjacency", "entropy"])
+@pytest.mark.parametrize("variant", ["classic", None])
+def test_advice_counted_batch_by_batch_equals_the_whole(
+    view: str, variant: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The CLI counts tips, neighbours and placements per batch and sums them: same table.
+    from strat_tools import pipeline
+    from strat_tools.dataset import read_games
+
+    inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
+    whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
+    monkeypatch.setattr(pipeline, "_MAX_BATCH", 60)
+    streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
+    assert len(whole) > 5
+    pd.testing.assert_frame_equal(streamed, whole)

@@ -219,6 +219,19 @@ def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFr
     return table[list(columns)]
 
 
+def sum_counts(
+    held: pd.DataFrame | None, part: pd.DataFrame, keys: Sequence[str]
+) -> pd.DataFrame | None:
+    """``held`` plus ``part``: every other (count) column summed per ``keys``, in order of
+    first appearance; ``held`` None is nothing yet."""
+    if not len(part):
+        return held
+    if held is None:
+        return part.reset_index(drop=True)
+    both = pd.concat([held, part], ignore_index=True)
+    return both.groupby(list(keys), sort=False, dropna=False).sum().reset_index()
+
+
 class Combiner:
     """Combines one request's per-batch parts as they arrive: sums counted statistics
     (folding every :data:`_FOLD_EVERY` parts), keeps the values of order statistics."""
