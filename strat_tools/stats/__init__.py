@@ -76,6 +76,7 @@ __all__ = [
     "bomb_placement",
     "bombs_next_to_flag",
     "compute",
+    "compute_many_streaming",
     "compute_streaming",
     "endings",
     "first_scout_move",
@@ -168,4 +169,4 @@ def compute(
 
 
 # Last: stream.py counts with compute() above, batch by batch.
-from strat_tools.stats.stream import compute_streaming  # noqa: E402
+from strat_tools.stats.stream import compute_many_streaming, compute_streaming  # noqa: E402
