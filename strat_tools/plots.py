@@ -52,7 +52,14 @@ from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.dataset import Paths
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
-from strat_tools.stats import Data, TableSet, move_frame, piece_placement, setup_context
+from strat_tools.stats import (
+    Data,
+    TableSet,
+    move_frame,
+    piece_placement,
+    piece_placements,
+    setup_context,
+)
 from strat_tools.stats.stream import Tally, reduce_batches
 from strat_tools.writer import write_file_atomically
 
@@ -261,11 +268,10 @@ def setup_heatmap(
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
         save_figure(fig, "flag.png")
     """
-    frame = _setup_rows(data)
-    placements = {
-        (p, keys): piece_placement(frame, piece=p, by=list(keys), variant=variant)
-        for p, keys in setup_heatmap_requests(piece, side=side, by=by)
-    }
+    requests = setup_heatmap_requests(piece, side=side, by=by)
+    keys = requests[0][1]  # every request of one picture groups alike
+    counted = piece_placements(_setup_rows(data), [p for p, _ in requests], list(keys), variant)
+    placements = {(p, keys): counted[p] for p, _ in requests}
     return setup_heatmap_from_placements(
         placements, piece, variant=variant, side=side, by=by, title=title, cmap=cmap,
         numbering=numbering,
