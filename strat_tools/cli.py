@@ -407,7 +407,6 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
     from strat_tools import stats as statistics
-    from strat_tools.dataset import is_dataset, read_games
     from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
@@ -425,17 +424,8 @@ def stats(
                            "dask_address": dask_address}
     total = _units_or_dataset(paths)
     with progress_bar(total, "reading") as update:
-        if not any(map(is_dataset, paths)):
-            # Reduced batch by batch in the workers: memory does not grow with the input.
-            table = compute_streaming(
-                stat, list(paths), rules=rules, **options, **run, progress=update
-            )
-        else:
-            games = read_games(
-                list(paths), setups_only=stat in statistics.SETUP_STATISTICS, rules=rules,
-                **run, progress=update,
-            )
-            table = statistics.compute(stat, games, **options)
+        # Reduced batch by batch in the workers: memory does not grow with the input.
+        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
     render(table, fmt)
 
 
@@ -471,8 +461,7 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.advice import advice_table, advice_table_of_paths, tip_catalogue
-    from strat_tools.dataset import is_dataset, read_games
+    from strat_tools.advice import advice_table_of_paths, tip_catalogue
     from strat_tools.stats.stream import Tally
 
     if view == "catalogue":
@@ -480,21 +469,14 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
         return
     total = _units_or_dataset(paths)
     chosen = None if variant == "all" else variant
-    if not any(map(is_dataset, paths)):
-        # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
-        tally = Tally()
-        with progress_bar(total, "reading") as update:
-            table = advice_table_of_paths(
-                list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
-            )
-        if not tally.readable or table.empty:
-            raise click.ClickException(f"no setups found in {' '.join(paths)}")
-    else:
-        with progress_bar(total, "reading") as update:
-            games = read_games(list(paths), setups_only=True, jobs=jobs, progress=update)
-        if not len(games.setups):
-            raise click.ClickException(f"no setups found in {' '.join(paths)}")
-        table = advice_table(games, view, chosen)
+    # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
+        table = advice_table_of_paths(
+            list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
+        )
+    if not tally.readable or table.empty:
+        raise click.ClickException(f"no setups found in {' '.join(paths)}")
     render(table.round(3) if fmt == "table" else table, fmt)
 
 
@@ -509,13 +491,12 @@ PIECE_CHOICES = (
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
-def _require_readable(games: Any, paths: Sequence[str]) -> None:
-    """Stop with the reader's own reason when not one input could be read."""
-    frame = games.games
-    if len(frame) and frame["readable"].astype(bool).any():
+def _require_readable(tally: Any, paths: Sequence[str]) -> None:
+    """Stop with the reader's own reason when not one input could be read (``tally``: what
+    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    if tally.readable:
         return
-    reasons = games.diagnostics["message"].astype(str).drop_duplicates().head(3).tolist()
-    detail = "; ".join(reasons) or "no game records found"
+    detail = "; ".join(tally.reasons) or "no game records found"
     raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
 
 
@@ -572,8 +553,6 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
-    from strat_tools.dataset import is_dataset, read_games
-    from strat_tools.stats import move_frame
     from strat_tools.stats.stream import Tally, compute_many_streaming
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
@@ -582,49 +561,30 @@ def heatmap(
     drawing: dict[str, Any] = {"variant": variant, "side": side, "by": by,
                                "numbering": numbering, "title": f"{variant}, {label}"}
     total = _units_or_dataset(paths)
-    if not any(map(is_dataset, paths)):
-        # Both kinds of map are counts: made batch by batch, flat memory at any size.
-        tally = Tally()
-        with progress_bar(total, "reading") as update:
-            if measure is None:
-                requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-                tables = compute_many_streaming(
-                    [("placement", {"piece": p, "by": list(keys), "variant": variant})
-                     for p, keys in requests],
-                    list(paths), jobs=jobs, progress=update, tally=tally,
-                )
-            else:
-                traffic = plots.traffic_of_paths(
-                    list(paths), variant=variant, side=side,
-                    piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-                    view=view, jobs=jobs, progress=update, tally=tally,  # type: ignore[arg-type]
-                )
-        if not tally.readable:
-            detail = "; ".join(tally.reasons) or "no game records found"
-            raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+    # Both kinds of map are counts: made batch by batch, flat memory at any size.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
         if measure is None:
-            fig = plots.setup_heatmap_from_placements(
-                dict(zip(requests, tables, strict=True)), piece, **drawing
+            requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+            tables = compute_many_streaming(
+                [("placement", {"piece": p, "by": list(keys), "variant": variant})
+                 for p, keys in requests],
+                list(paths), jobs=jobs, progress=update, tally=tally,
             )
         else:
-            fig = plots.traffic_figure(
-                traffic, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-                view=view, title=f"{variant}, {label}", numbering=numbering,  # type: ignore[arg-type]
+            traffic = plots.traffic_of_paths(
+                list(paths), variant=variant, side=side,
+                piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
+                view=view, jobs=jobs, progress=update, tally=tally,  # type: ignore[arg-type]
             )
-        plots.save_figure(fig, out)
-        message(f"Wrote {out}.")
-        return
-    with progress_bar(total, "reading") as update:
-        games = read_games(list(paths), setups_only=measure is None, jobs=jobs, progress=update)
-    _require_readable(games, paths)
+    _require_readable(tally, paths)
     if measure is None:
-        fig = plots.setup_heatmap(games, piece, **drawing)
+        fig = plots.setup_heatmap_from_placements(
+            dict(zip(requests, tables, strict=True)), piece, **drawing
+        )
     else:
-        moves = move_frame(games, variant=variant)
-        if side != "both":
-            moves = moves[moves["side"] == side]
-        fig = plots.traffic_heatmap(
-            moves, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
+        fig = plots.traffic_figure(
+            traffic, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
             view=view, title=f"{variant}, {label}", numbering=numbering,  # type: ignore[arg-type]
         )
     plots.save_figure(fig, out)
@@ -663,7 +623,6 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.dataset import is_dataset, read_games
     from strat_tools.report import report_inputs_of_paths, write_report
     from strat_tools.stats.stream import Tally
     from strat_tools.tables import check_rules
@@ -671,25 +630,15 @@ def report(
     if not setups_only:
         check_rules(rules)
     total = _units_or_dataset(paths)
-    data: Any
-    if not any(map(is_dataset, paths)):
-        # Each batch is reduced where it is read (counts, a few values a game), so memory
-        # does not grow with the setups and moves of the input.
-        tally = Tally()
-        with progress_bar(total, "reading") as update:
-            data = report_inputs_of_paths(
-                list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update,
-                tally=tally,
-            )
-        if not tally.readable:
-            detail = "; ".join(tally.reasons) or "no game records found"
-            raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
-    else:
-        with progress_bar(total, "reading") as update:
-            data = read_games(
-                list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update
-            )
-        _require_readable(data, paths)
+    # Each batch is reduced where it is read (counts, a few values a game), so memory does
+    # not grow with the setups and moves of the input.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
+        data = report_inputs_of_paths(
+            list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update,
+            tally=tally,
+        )
+    _require_readable(tally, paths)
     message(f"Read {len(data.games):,} games; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

@@ -33,6 +33,7 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -371,7 +372,96 @@ def read_dataset(directory: PathArg) -> GameSet:
 
     >>> games = read_dataset("out/")  # doctest: +SKIP
     """
+    files = _dataset_files(Path(directory))
+    return GameSet({name: _read_table(path, name) for name, path in files.items()})
+
+
+DATASET_BATCH_GAMES: Final = 500
+"""Games per batch when a dataset folder is read batch by batch."""
+
+
+class _RowStream:
+    """The rows of one Parquet table, handed out a run of games at a time."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.name = name
+        self._batches = pq.ParquetFile(path).iter_batches(batch_size=65_536)
+        self._buffer: pa.Table | None = None
+
+    def _fill(self) -> bool:
+        while self._buffer is None or not self._buffer.num_rows:
+            batch = next(self._batches, None)
+            if batch is None:
+                self._buffer = None
+                return False
+            self._buffer = pa.Table.from_batches([batch])
+        return True
+
+    def take(self, game_ids: pa.Array) -> pa.Table:
+        """The leading rows whose game is one of ``game_ids``."""
+        parts = []
+        while self._fill():
+            assert self._buffer is not None
+            inside = pc.is_in(self._buffer.column("game_id"), value_set=game_ids)
+            first_out = pc.index(inside, False).as_py()
+            if first_out == -1:
+                parts.append(self._buffer)
+                self._buffer = None
+                continue
+            parts.append(self._buffer.slice(0, first_out))
+            self._buffer = self._buffer.slice(first_out)
+            break
+        rows = pa.concat_tables(parts) if parts else SCHEMAS[self.name].empty_table()
+        return conform(self.name, rows)
+
+    def exhausted(self) -> bool:
+        """Whether every row has been handed out."""
+        return not self._fill()
+
+
+def iter_dataset(
+    directory: PathArg, games_per_batch: int | None = None
+) -> Iterator[dict[str, pa.Table]]:
+    """A dataset folder's four tables, ``games_per_batch`` games at a time, so a dataset of
+    any size can be analysed in flat memory.
+
+    A game's rows in ``setups``, ``moves`` and ``diagnostics`` follow the order of the
+    ``games`` table, as :func:`export_dataset` writes them; a folder whose tables are not in
+    that order is refused with :class:`DatasetError` (read it whole with
+    :func:`read_dataset`). A dataset in CSV or in Parquet parts is read whole, then cut.
+    ``games_per_batch`` defaults to :data:`DATASET_BATCH_GAMES`.
+    """
+    games_per_batch = games_per_batch or DATASET_BATCH_GAMES
     folder = Path(directory)
+    files = _dataset_files(folder)
+    if not all(path.suffix == ".parquet" and path.is_file() for path in files.values()):
+        whole = read_dataset(folder).tables
+        for start in range(0, max(1, whole["games"].num_rows), games_per_batch):
+            ids = whole["games"].column("game_id").slice(start, games_per_batch)
+            yield {
+                name: table.slice(start, games_per_batch) if name == "games"
+                else table.filter(pc.is_in(table.column("game_id"), value_set=ids))
+                for name, table in whole.items()
+            }  # fmt: skip
+        return
+    try:
+        streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
+        for batch in pq.ParquetFile(files["games"]).iter_batches(batch_size=games_per_batch):
+            games = conform("games", pa.Table.from_batches([batch]))
+            ids = games.column("game_id").combine_chunks()
+            yield {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
+        unread = [stream.name for stream in streams if not stream.exhausted()]
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+        raise DatasetError(f"cannot read the dataset {folder}: {exc}") from exc
+    if unread:
+        raise DatasetError(
+            f"the {unread[0]} table of {folder} is not in the order of its games table (not "
+            "written by strat-tools export?); read it whole with read_dataset instead"
+        )
+
+
+def _dataset_files(folder: Path) -> dict[str, Path]:
+    """Each table's file in a dataset folder; :class:`DatasetError` when it is not one."""
     if not folder.is_dir():
         raise DatasetError(f"{folder} is not a folder")
     if (folder / INCOMPLETE_MARKER).exists():
@@ -379,15 +469,15 @@ def read_dataset(directory: PathArg) -> GameSet:
             f"an export into {folder} stopped while putting its files in place, so its tables "
             "may come from two different exports; run the export again"
         )
-    tables = {}
+    files = {}
     for name in TABLE_NAMES:
         path = _table_file(folder, name)
         if path is None:
             raise DatasetError(
                 f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
             )
-        tables[name] = _read_table(path, name)
-    return GameSet(tables)
+        files[name] = path
+    return files
 
 
 def _read_table(path: Path, name: str) -> pa.Table:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -32,6 +33,7 @@ from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.sources import expand
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
+ROOT = Path(__file__).resolve().parent.parent
 TABLES = ("games", "setups", "moves", "diagnostics")
 
 
@@ -456,3 +458,36 @@ def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) ->
     export_dataset([data], out, jobs=1, setups_only=True)
     assert not dead.exists() and alive.exists()
     assert len(read_dataset(out)) == 400
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_iter_dataset_hands_out_every_row_once_a_few_games_at_a_time(
+    tmp_path: Path, fmt: str
+) -> None:
+    from strat_tools.dataset import iter_dataset
+
+    whole = read_games([FIXTURES, ROOT / "data"], jobs=1)
+    whole.export(tmp_path, format=fmt)  # type: ignore[arg-type]
+    back = read_dataset(tmp_path)
+    batches = list(iter_dataset(tmp_path, games_per_batch=37))
+    assert len(batches) == -(-len(whole) // 37)
+    for batch in batches:  # each batch holds exactly its games' rows
+        ids = set(batch["games"].column("game_id").to_pylist())
+        for name in ("setups", "moves", "diagnostics"):
+            assert set(batch[name].column("game_id").to_pylist()) <= ids, name
+    for name in tables.TABLE_NAMES:
+        joined = pa.concat_tables([b[name] for b in batches])
+        assert joined.num_rows == back.tables[name].num_rows, name
+        if fmt == "parquet":  # streamed in file order: the very rows
+            assert joined.equals(back.tables[name]), name
+
+
+def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> None:
+    from strat_tools.dataset import iter_dataset
+
+    read_games([FIXTURES, ROOT / "data"], jobs=1).export(tmp_path)
+    setups = pq.read_table(tmp_path / "setups.parquet")
+    pq.write_table(setups.take(list(range(setups.num_rows - 1, -1, -1))),
+                   tmp_path / "setups.parquet")  # fmt: skip
+    with pytest.raises(DatasetError, match=r"setups table .* not in the order of its games"):
+        list(iter_dataset(tmp_path, games_per_batch=50))

@@ -571,3 +571,21 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     ]
     assert texts[0] == texts[1]
     assert ("What scouts attack, classic" in texts[0]) is not setups_only
+
+
+def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A dataset folder streams too (iter_dataset): the same report as from the folder whole.
+    from strat_tools import dataset
+    from strat_tools.dataset import read_dataset
+
+    read_games([str(SAMPLE)], jobs=1).export(tmp_path)
+    monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 45)
+    monkeypatch.setattr(report, "figure_png", lambda fig, dpi=100: b"")  # text only: fast
+    generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
+    texts = [
+        generated.sub("generated", report.report_text(data, "md"))
+        for data in (read_dataset(tmp_path), report.report_inputs_of_paths([tmp_path], jobs=1))
+    ]
+    assert texts[0] == texts[1] and "What scouts attack" in texts[0]

@@ -27,8 +27,16 @@ from functools import partial
 from typing import Any, Final, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 
-from strat_tools.dataset import GameSet, Paths, _path_list, empty_gameset
+from strat_tools.dataset import (
+    GameSet,
+    Paths,
+    _path_list,
+    _split_datasets,
+    empty_gameset,
+    iter_dataset,
+)
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.sources import Unit, iter_units
 from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
@@ -106,6 +114,15 @@ def _order_values(name: str, games: TableSet, options: dict[str, Any]) -> pd.Dat
     return game_frame(games, keys, variant)[[*keys, "termination", "plies"]]
 
 
+def _tally(tables: dict[str, pa.Table]) -> Tally:
+    readable = tables["games"].column("readable").to_pylist()
+    tally = Tally(len(readable), sum(readable))
+    if tally.readable < tally.games:
+        messages = tables["diagnostics"].column("message").to_pylist()
+        tally.reasons = list(dict.fromkeys(messages))[:3]
+    return tally
+
+
 def _reduce_batch(
     units: Sequence[Unit],
     reduce: Callable[[GameSet], T],
@@ -115,12 +132,15 @@ def _reduce_batch(
     """Read (and unless ``setups_only`` replay) one batch, reduce it, tally it: the work each
     worker does (top-level, so a process pool or Dask can ship it)."""
     tables = tables_for_units(units, rules=rules, setups_only=setups_only)
-    readable = tables["games"].column("readable").to_pylist()
-    tally = Tally(len(readable), sum(readable))
-    if tally.readable < tally.games:
-        messages = tables["diagnostics"].column("message").to_pylist()
-        tally.reasons = list(dict.fromkeys(messages))[:3]
-    return reduce(GameSet(tables)), tally
+    return reduce(GameSet(tables)), _tally(tables)
+
+
+def _reduce_tables(
+    batch: Sequence[dict[str, pa.Table]], reduce: Callable[[GameSet], T]
+) -> tuple[T, Tally]:
+    """Reduce and tally one batch of a dataset folder (its tables already read)."""
+    (tables,) = batch
+    return reduce(GameSet(tables)), _tally(tables)
 
 
 def reduce_batches(
@@ -138,24 +158,31 @@ def reduce_batches(
     """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
     where the batch is read; only what ``reduce`` returns crosses to this process.
 
-    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of one)
-    and should return something small: counts, a few values a game. ``tally``, when given,
-    counts the games read (and why any were unreadable).
+    ``paths`` are game records (read, checked and, unless ``setups_only``, replayed in the
+    workers) or dataset folders written by :func:`~strat_tools.dataset.export_dataset`
+    (read a few thousand games at a time, :func:`~strat_tools.dataset.iter_dataset`).
+    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
+    one) and should return something small: counts, a few values a game. ``tally``, when
+    given, counts the games read (and why any were unreadable). ``progress`` counts record
+    files only.
     """
-    work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
-        _reduce_batch, reduce=reduce, setups_only=setups_only, rules=rules
-    )
-    for reduced, batch_tally in map_batches(
-        work,
-        iter_units(_path_list(paths)),
-        jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-    ):
-        if tally is not None:
-            tally.add(batch_tally)
-        yield reduced
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
+    for is_folder, group in _split_datasets(_path_list(paths)):
+        batches: Iterator[tuple[T, Tally]]
+        if is_folder:
+            batches = map_batches(
+                partial(_reduce_tables, reduce=reduce), iter_dataset(group[0]), batch_size=1,
+                **run,
+            )  # fmt: skip
+        else:
+            work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
+                _reduce_batch, reduce=reduce, setups_only=setups_only, rules=rules
+            )
+            batches = map_batches(work, iter_units(group), progress=progress, **run)
+        for reduced, batch_tally in batches:
+            if tally is not None:
+                tally.add(batch_tally)
+            yield reduced
 
 
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
