@@ -49,8 +49,8 @@ _MAX_BATCH: int = 200
 """Units per batch at most: enough to amortise process overhead and open each zip once."""
 
 
-def _batch_size(count: int, jobs: int) -> int:
-    return max(1, min(_MAX_BATCH, -(-count // (jobs * 8))))
+def _batch_size(count: int, jobs: int, max_batch: int) -> int:
+    return max(1, min(max_batch, -(-count // (jobs * 8))))
 
 
 def make_batches(
@@ -62,18 +62,19 @@ def make_batches(
 
 
 def iter_batches(
-    units: Iterable[U], jobs: int, batch_size: int | None = None
+    units: Iterable[U], jobs: int, batch_size: int | None = None, max_batch: int | None = None
 ) -> Iterator[list[U]]:
     """The batches of :func:`make_batches`, cut from a stream of units as it goes.
 
     The batch size depends on how many units there are only while there are few (fewer than
     ``jobs * 8`` full batches); so only that many units are read ahead to decide it, and a
-    long input is never held whole.
+    long input is never held whole. ``max_batch`` (default 200) caps the batch size.
     """
     stream = iter(units)
     if batch_size is None:
-        ahead = list(islice(stream, jobs * 8 * _MAX_BATCH))
-        batch_size = _batch_size(len(ahead), jobs)
+        most = max_batch or _MAX_BATCH
+        ahead = list(islice(stream, jobs * 8 * most))
+        batch_size = _batch_size(len(ahead), jobs, most)
         stream = chain(ahead, stream)
         del ahead
     while batch := list(islice(stream, batch_size)):
@@ -89,6 +90,7 @@ def map_batches(
     dask_address: str | None = None,
     batch_size: int | None = None,
     progress: ProgressCallback | None = None,
+    max_batch: int | None = None,
 ) -> Iterator[T]:
     """Yield ``func(batch)`` for consecutive batches of ``units``, in input order.
 
@@ -102,7 +104,7 @@ def map_batches(
     n_jobs = default_jobs() if jobs is None else jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
-    batches = iter_batches(units, n_jobs, batch_size)
+    batches = iter_batches(units, n_jobs, batch_size, max_batch)
     if dask or dask_address:
         yield from _map_dask(func, batches, n_jobs, dask_address, progress)
         return

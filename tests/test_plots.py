@@ -632,11 +632,10 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
 def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools import pipeline
     from strat_tools.dataset import read_games
-    from strat_tools.stats import move_frame
+    from strat_tools.stats import move_frame, stream
 
-    monkeypatch.setattr(pipeline, "_MAX_BATCH", 40)  # many batches
+    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     moves = move_frame(read_games(inputs, jobs=1), variant="classic")
     if side is not None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import pipeline, stats
+from strat_tools import stats
 from strat_tools.cli import main
 from strat_tools.dataset import read_games
 from strat_tools.stats import stream
@@ -52,7 +52,7 @@ def whole() -> Any:
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of 40 games, partial tables summed every 2: many batches and many folds."""
-    monkeypatch.setattr(pipeline, "_MAX_BATCH", 40)
+    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)
     monkeypatch.setattr(stream, "_FOLD_EVERY", 2)
 
 
