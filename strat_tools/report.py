@@ -12,8 +12,13 @@ line says which. Every table names its sample size; every figure is embedded as 
 anywhere).
 
 This module arranges what :mod:`strat_tools.stats` and :mod:`strat_tools.advice` compute
-and :mod:`strat_tools.plots` draws; it reads no game files and computes no statistic of its
-own beyond counting the ``games`` and ``diagnostics`` tables for the corpus section.
+and :mod:`strat_tools.plots` draws; it computes no statistic of its own beyond counting the
+``games`` and ``diagnostics`` tables for the corpus section. Everything it shows adds up
+over batches of games: :func:`reduce_report` reduces a batch (or a whole GameSet) to a
+:class:`ReportPart`, :class:`ReportCombiner` adds parts up, and
+:func:`report_inputs_of_paths` does both over game records or an exported dataset, a batch
+at a time in the workers (through :func:`strat_tools.stats.stream.reduce_batches`), so the
+report of any number of games needs no more memory than that of a few.
 """
 
 from __future__ import annotations
