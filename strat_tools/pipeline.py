@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import Any, TypeVar
@@ -53,18 +53,11 @@ def _batch_size(count: int, jobs: int, max_batch: int) -> int:
     return max(1, min(max_batch, -(-count // (jobs * 8))))
 
 
-def make_batches(
-    units: Sequence[U], jobs: int, batch_size: int | None = None
-) -> list[list[U]]:
-    """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
-    process overhead (and to open each zip once per batch)."""
-    return list(iter_batches(units, jobs, batch_size))
-
-
 def iter_batches(
     units: Iterable[U], jobs: int, batch_size: int | None = None, max_batch: int | None = None
 ) -> Iterator[list[U]]:
-    """The batches of :func:`make_batches`, cut from a stream of units as it goes.
+    """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
+    process overhead (and to open each zip once per batch), cut from a stream as it goes.
 
     The batch size depends on how many units there are only while there are few (fewer than
     ``jobs * 8`` full batches); so only that many units are read ahead to decide it, and a

@@ -12,7 +12,6 @@ from strat_tools.pipeline import (
     PipelineError,
     default_jobs,
     iter_batches,
-    make_batches,
     map_batches,
 )
 from strat_tools.sources import Unit
@@ -31,23 +30,34 @@ UNITS = [Unit("a.zip", f"g{i:04d}.xml") for i in range(523)]
 
 
 def test_batches_are_contiguous_and_cover_every_unit() -> None:
-    batches = make_batches(UNITS, jobs=2)
+    batches = list(iter_batches(UNITS, jobs=2))
     assert [u for b in batches for u in b] == UNITS
     assert max(len(b) for b in batches) <= 200
-    assert make_batches([], jobs=4) == []
-    assert [len(b) for b in make_batches(UNITS[:5], jobs=1, batch_size=2)] == [2, 2, 1]
+    assert list(iter_batches([], jobs=4)) == []
+    assert [len(b) for b in iter_batches(UNITS[:5], jobs=1, batch_size=2)] == [2, 2, 1]
 
 
-@pytest.mark.parametrize("count", [0, 1, 7, 159, 160, 161, 3199, 3200, 3201, 5000])
-@pytest.mark.parametrize("jobs", [1, 2])
-def test_streamed_batches_equal_the_listed_ones(count: int, jobs: int) -> None:
-    # The batch size depends on the count only below jobs * 8 full batches: the stream reads
-    # that far ahead to decide, and cuts the same batches as the whole list would.
+@pytest.mark.parametrize(
+    ("count", "jobs", "size"),
+    [
+        (0, 1, None), (1, 1, 1), (7, 2, 1), (159, 1, 20), (160, 1, 20), (161, 1, 21),
+        (3199, 2, 200), (3200, 2, 200), (3201, 2, 200), (5000, 1, 200), (1000, 2, 63),
+    ],
+)  # fmt: skip
+def test_stream_is_cut_by_the_count_only_while_it_is_short(
+    count: int, jobs: int, size: int | None
+) -> None:
+    # ceil(count / (jobs * 8)) units a batch, at most 200: the stream reads only jobs * 8 * 200
+    # units ahead to decide, and the last batch takes the rest.
     units = [Unit("a.zip", f"g{i}.xml") for i in range(count)]
-    expected = [units[i : i + 200] for i in range(0, count, 200)] if count >= jobs * 1600 else None
-    assert list(iter_batches(iter(units), jobs)) == make_batches(units, jobs)
-    if expected is not None:
-        assert make_batches(units, jobs) == expected
+    batches = list(iter_batches(iter(units), jobs))
+    assert [u for b in batches for u in b] == units
+    assert {len(b) for b in batches[:-1]} <= {size}
+    assert not batches or 0 < len(batches[-1]) <= (size or 0)
+    assert len(batches) == (-(-count // size) if size else 0)
+    assert [len(b) for b in iter_batches(iter(units), jobs, max_batch=1000)][:1] == (
+        [min(count, max(1, -(-count // (jobs * 8))))] if count else []
+    )
 
 
 def test_an_endless_stream_is_cut_without_being_read_whole() -> None:
