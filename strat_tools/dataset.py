@@ -31,6 +31,7 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, Final, Literal
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -435,14 +436,7 @@ def iter_dataset(
     folder = Path(directory)
     files = _dataset_files(folder)
     if not all(path.suffix == ".parquet" and path.is_file() for path in files.values()):
-        whole = read_dataset(folder).tables
-        for start in range(0, max(1, whole["games"].num_rows), games_per_batch):
-            ids = whole["games"].column("game_id").slice(start, games_per_batch)
-            yield {
-                name: table.slice(start, games_per_batch) if name == "games"
-                else table.filter(pc.is_in(table.column("game_id"), value_set=ids))
-                for name, table in whole.items()
-            }  # fmt: skip
+        yield from _cut(read_dataset(folder).tables, games_per_batch, folder)
         return
     try:
         streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
@@ -458,6 +452,33 @@ def iter_dataset(
             f"the {unread[0]} table of {folder} is not in the order of its games table (not "
             "written by strat-tools export?); read it whole with read_dataset instead"
         )
+
+
+def _cut(
+    whole: dict[str, pa.Table], games_per_batch: int, folder: Path
+) -> Iterator[dict[str, pa.Table]]:
+    """Tables already in memory, ``games_per_batch`` games at a time, in any row order: each
+    other table is sorted once (stably) by its game's batch, then sliced."""
+    games = whole["games"]
+    parts: dict[str, list[pa.Table]] = {}
+    batches = max(1, -(-games.num_rows // games_per_batch))
+    for name, table in whole.items():
+        if name == "games":
+            continue
+        position = pc.index_in(table.column("game_id"), value_set=games.column("game_id"))
+        if position.null_count:
+            raise DatasetError(f"the {name} table of {folder} has rows of games it does not list")
+        batch = np.asarray(position.to_numpy(zero_copy_only=False)) // games_per_batch
+        table = table.take(np.argsort(batch, kind="stable"))
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(batch, minlength=batches))))
+        parts[name] = [
+            table.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k])) for k in range(batches)
+        ]
+    for k in range(batches):
+        yield {
+            "games": games.slice(k * games_per_batch, games_per_batch),
+            **{name: tables[k] for name, tables in parts.items()},
+        }
 
 
 def _dataset_files(folder: Path) -> dict[str, Path]:
