@@ -316,7 +316,7 @@ class ReportCombiner:
 
     def __init__(self) -> None:
         self.games: list[pd.DataFrame] = []
-        self.diagnostics: list[pd.DataFrame] = []
+        self.diagnostics = _diagnostic_counts(None)
         self.stats = [Combiner(name, options) for name, options in REPORT_REQUESTS.values()]
         self.moves = 0
         self.traffic: dict[str, dict[str, plots.Traffic]] = {name: {} for name in TRAFFIC}
@@ -327,7 +327,7 @@ class ReportCombiner:
     def add(self, part: ReportPart) -> None:
         """Take one batch's part."""
         self.games.append(part.games)
-        self.diagnostics = [_sum_diagnostics([*self.diagnostics, part.diagnostics])]
+        self.diagnostics = _sum_diagnostics([self.diagnostics, part.diagnostics])
         for combiner, table in zip(self.stats, part.stats, strict=True):
             combiner.add(table)
         self.moves += part.moves
@@ -348,7 +348,7 @@ class ReportCombiner:
         )  # fmt: skip
         return ReportInputs(
             games=games,
-            diagnostics=self.diagnostics[0] if self.diagnostics else _diagnostic_counts(None),
+            diagnostics=self.diagnostics,
             stats={
                 key: combiner.result()
                 for key, combiner in zip(REPORT_REQUESTS, self.stats, strict=True)
