@@ -108,8 +108,13 @@ def _engine(units: list[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, func in (("move_loop", bench_engine.move_loop), ("replay", bench_engine.full_replay)):
         wall, cpu, moves = bench_engine.best_of(func, records, 3)
-        out[name] = {"moves": moves, "seconds": wall, "cpu_s": cpu,
-                     "moves_per_s": moves / wall, "moves_per_cpu_s": moves / cpu}
+        out[name] = {
+            "moves": moves,
+            "seconds": wall,
+            "cpu_s": cpu,
+            "moves_per_s": moves / wall,
+            "moves_per_cpu_s": moves / cpu,
+        }
     return out
 
 
@@ -163,11 +168,17 @@ def floor(paths: list[str], jobs: int) -> dict[str, Any]:
     cpu0 = _cpu_s()
     proc = subprocess.run(
         [sys.executable, str(FLOOR), "--jobs", str(jobs), *paths],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     fields = dict(kv.split("=") for kv in proc.stdout.split())
-    return {"seconds": float(fields["seconds"]), "games": int(fields["games"]),
-            "moves": int(fields["moves"]), "cpu_s": _cpu_s() - cpu0}
+    return {
+        "seconds": float(fields["seconds"]),
+        "games": int(fields["games"]),
+        "moves": int(fields["moves"]),
+        "cpu_s": _cpu_s() - cpu0,
+    }
 
 
 def measure(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
@@ -205,8 +216,10 @@ def main() -> None:
         return
     all_jobs = os.cpu_count() or 1
     rows: list[tuple[str, str, str, str]] = []
-    raw: dict[str, Any] = {"machine": f"{platform.machine()}, {all_jobs} cores, "
-                           f"Python {platform.python_version()}", "input": paths}
+    raw: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {all_jobs} cores, Python {platform.python_version()}",
+        "input": paths,
+    }
 
     def ratio(name: str, res: dict[str, Any], base: dict[str, Any], target: float | None) -> None:
         raw[name] = res
@@ -221,8 +234,14 @@ def main() -> None:
     f1 = floor(paths, 1)
     fj = floor(paths, all_jobs)
     raw["floor_1"], raw["floor_all"] = f1, fj
-    rows.append(("parse_floor --jobs 1", f"{f1['seconds']:.2f} s (CPU {f1['cpu_s']:.2f} s)",
-                 f"{f1['games']} games, {f1['moves']} moves", ""))
+    rows.append(
+        (
+            "parse_floor --jobs 1",
+            f"{f1['seconds']:.2f} s (CPU {f1['cpu_s']:.2f} s)",
+            f"{f1['games']} games, {f1['moves']} moves",
+            "",
+        )
+    )
     rows.append((f"parse_floor --jobs {all_jobs}", f"{fj['seconds']:.2f} s", "", ""))
     # Targets: read+checks 1.15x (issue 2); validate 1 job 1.25x (issue 3) and, with the fast
     # path, under the floor (issue 6, aim 0.8x); validate at all cores 1.3x (issue 6); export
@@ -238,13 +257,24 @@ def main() -> None:
     engine = measure("engine", paths, 1)
     raw["engine"] = engine
     if "error" not in engine:
-        for key, label, target in (("move_loop", "engine move loop, 1 core", 5e6),
-                                   ("replay", "engine full replay(), 1 core", None)):
+        for key, label, target in (
+            ("move_loop", "engine move loop, 1 core", 5e6),
+            ("replay", "engine full replay(), 1 core", None),
+        ):
             e = engine[key]
-            ok = "" if target is None else (
-                "ok" if e["moves_per_s"] >= target else "MISSED (target 5M/s)")
-            rows.append((label, f"{e['moves_per_s'] / 1e6:.2f} M moves/s",
-                         f"CPU {e['moves_per_cpu_s'] / 1e6:.2f} M/s, {e['moves']} moves", ok))
+            ok = (
+                ""
+                if target is None
+                else ("ok" if e["moves_per_s"] >= target else "MISSED (target 5M/s)")
+            )
+            rows.append(
+                (
+                    label,
+                    f"{e['moves_per_s'] / 1e6:.2f} M moves/s",
+                    f"CPU {e['moves_per_cpu_s'] / 1e6:.2f} M/s, {e['moves']} moves",
+                    ok,
+                )
+            )
     if not args.quick:
         with tempfile.TemporaryDirectory() as tmp:
             four = copies(paths, 4, Path(tmp))
@@ -256,19 +286,28 @@ def main() -> None:
         raw["report_1x"], raw["report_4x"] = r1, r4
         # The analysis commands reduce each batch where it is read; the report is the one
         # that reads the most (setups, moves, diagnostics), so it stands for them all.
-        for label, one, four_x in (("export, 1 job", m1, m4),
-                                   (f"report, {all_jobs} jobs", r1, r4)):
+        for label, one, four_x in (("export, 1 job", m1, m4), (f"report, {all_jobs} jobs", r1, r4)):
             if "error" in one or "error" in four_x:
                 continue
             r = four_x["peak_mb"] / one["peak_mb"]
-            rows.append((f"peak memory, {label}, 1x / 4x input",
-                         f"{one['peak_mb']:.0f} / {four_x['peak_mb']:.0f} MB", f"{r:.2f}x",
-                         "ok" if r <= 1.2 else "MISSED (target 1.2x)"))
+            rows.append(
+                (
+                    f"peak memory, {label}, 1x / 4x input",
+                    f"{one['peak_mb']:.0f} / {four_x['peak_mb']:.0f} MB",
+                    f"{r:.2f}x",
+                    "ok" if r <= 1.2 else "MISSED (target 1.2x)",
+                )
+            )
         chess_res = chess_yardstick()
         raw["python_chess"] = chess_res
-        rows.append(("python-chess PGN read+replay",
-                     f"{chess_res['moves_per_s'] / 1e3:.0f} k moves/s",
-                     f"{chess_res['moves']} moves", "yardstick"))
+        rows.append(
+            (
+                "python-chess PGN read+replay",
+                f"{chess_res['moves_per_s'] / 1e3:.0f} k moves/s",
+                f"{chess_res['moves']} moves",
+                "yardstick",
+            )
+        )
     print(f"strat-tools bench on {raw['machine']}; input: {' '.join(paths)}")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:

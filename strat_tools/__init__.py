@@ -33,20 +33,53 @@ if TYPE_CHECKING:
     from strat_tools.validate import ValidationReport
 
 _LAZY = {
-    "GameSet": "dataset", "read_dataset": "dataset", "read_games": "dataset",
-    "parse_record": "gravon", "read_records": "gravon",
+    "GameSet": "dataset",
+    "read_dataset": "dataset",
+    "read_games": "dataset",
+    "parse_record": "gravon",
+    "read_records": "gravon",
     "GameRecord": "records",
     "Replay": "replay",
-    "RULESETS": "rules", "RuleSet": "rules", "get_rules": "rules", "rules_for": "rules",
+    "RULESETS": "rules",
+    "RuleSet": "rules",
+    "get_rules": "rules",
+    "rules_for": "rules",
     "ValidationReport": "validate",
 }
-_SUBMODULES = frozenset({"stats", "plots", "report", "advice", "tables", "generate", "writer",
-                         "board", "pieces", "sources", "gravon", "rules", "dataset"})
+_SUBMODULES = frozenset(
+    {
+        "stats",
+        "plots",
+        "report",
+        "advice",
+        "tables",
+        "generate",
+        "writer",
+        "board",
+        "pieces",
+        "sources",
+        "gravon",
+        "rules",
+        "dataset",
+    }
+)
 
 __all__ = [
-    "RULESETS", "GameRecord", "GameSet", "Replay", "RuleSet", "ValidationReport", "__version__",
-    "get_rules", "parse_record", "read_dataset", "read_games", "read_records", "replay",
-    "rules_for", "validate",
+    "RULESETS",
+    "GameRecord",
+    "GameSet",
+    "Replay",
+    "RuleSet",
+    "ValidationReport",
+    "__version__",
+    "get_rules",
+    "parse_record",
+    "read_dataset",
+    "read_games",
+    "read_records",
+    "replay",
+    "rules_for",
+    "validate",
 ]
 
 

@@ -287,7 +287,10 @@ _FINNISH = "002_8ced4ba86565e581.txt"
 
 TIPS: Final[tuple[Tip, ...]] = (
     Tip(
-        "flag_bombed_in", "Flag sealed by bombs", _GREEK, "Greek",
+        "flag_bombed_in",
+        "Flag sealed by bombs",
+        _GREEK,
+        "Greek",
         "Η Σημαία είναι το πιο σημαντικό πιόνι, γι’ αυτό είναι καλό να την περικυκλώσετε με "
         "Βόμβες έτσι ώστε μόνο οι Σαμποτέρ (3) να μπορούν να την κατακτήσουν.",
         "The Flag is the most important piece, so it is good to surround it with Bombs so that "
@@ -295,10 +298,14 @@ TIPS: Final[tuple[Tip, ...]] = (
         "Every orthogonal neighbour of the flag is an own bomb, the board edge or a lake; a "
         "flag in the front row with an open middle-row square ahead of it never qualifies. "
         "Needs at least 2 bombs (a back corner has 2 neighbours): not barrage.",
-        lambda army: _bombs(army) >= 2, _flag_bombed_in,
+        lambda army: _bombs(army) >= 2,
+        _flag_bombed_in,
     ),
     Tip(
-        "corner_decoy", "Bombed corner without the flag", _GREEK, "Greek",
+        "corner_decoy",
+        "Bombed corner without the flag",
+        _GREEK,
+        "Greek",
         "Θα ήταν επίσης σκόπιμο να προστατεύσετε τη γωνιακή θέση με τις Βόμβες, όπως θα κάνατε "
         "εάν βρισκόταν σε αυτή τη θέση η Σημαία σας, έτσι ώστε να δημιουργήσετε "
         "αντιπερισπασμό (η Σημαία μπορεί στην πραγματικότητα να βρίσκεται κάπου στο κέντρο "
@@ -310,20 +317,27 @@ TIPS: Final[tuple[Tip, ...]] = (
         "both of its neighbours (row 1 next to it and row 2 in front of it), and neither of "
         "those two bombs touches the flag (so they are not the flag's own bombs). Needs at "
         "least 2 bombs: not barrage.",
-        lambda army: _bombs(army) >= 2, _corner_decoy,
+        lambda army: _bombs(army) >= 2,
+        _corner_decoy,
     ),
     Tip(
-        "few_front_bombs", "Few bombs in the front row", _GREEK, "Greek",
+        "few_front_bombs",
+        "Few bombs in the front row",
+        _GREEK,
+        "Greek",
         "Μην τοποθετείτε πολλές Βόμβες στη μπροστινή σειρά γιατί αυτό θα περιορίσει και τις "
         "δικές σας κινήσεις.",
-        "Do not put many Bombs in the front row, because that will also restrict your own "
-        "moves.",
+        "Do not put many Bombs in the front row, because that will also restrict your own moves.",
         "At most one bomb in the front row (row 4). Needs at least 2 bombs, else it cannot be "
         "broken: not barrage.",
-        lambda army: _bombs(army) >= 2, _few_front_bombs,
+        lambda army: _bombs(army) >= 2,
+        _few_front_bombs,
     ),
     Tip(
-        "mixed_front", "Strong and weak pieces in the two front rows", _GREEK, "Greek",
+        "mixed_front",
+        "Strong and weak pieces in the two front rows",
+        _GREEK,
+        "Greek",
         "Φροντίζετε να τοποθετείτε πιόνια με μεγάλο αλλά και μικρό βαθμό στις δύο μπροστινές "
         "σειρές. Έτσι για παράδειγμα, εάν ένας αντίπαλος Λοχαγός (6) επιτεθεί στον Υπολοχαγό "
         "σας (5), τότε ο Ταγματάρχης σας (7) είναι απαραίτητος για να κάνετε την αντεπίθεση.",
@@ -332,10 +346,14 @@ TIPS: Final[tuple[Tip, ...]] = (
         "needed to strike back.",
         "Rows 3-4 hold at least one strong piece (major 7 or higher) and at least one weak "
         "movable piece (spy 1 to lieutenant 5). Applies to every fixed army.",
-        _strong_and_weak, _mixed_front,
+        _strong_and_weak,
+        _mixed_front,
     ),
     Tip(
-        "scouts_forward", "Scouts in the front rows", _GREEK, "Greek",
+        "scouts_forward",
+        "Scouts in the front rows",
+        _GREEK,
+        "Greek",
         "Τοποθετείστε σημαντικό αριθμό Ανιχνευτών (3) στις πρώτες σειρές. Αυτό θα σας "
         "βοηθήσει να ανιχνεύσετε αναπτυσσόμενα στρατεύματα.",
         "Place a good number of Scouts (the text says 3, a misprint for 2) in the first rows. "
@@ -343,17 +361,25 @@ TIPS: Final[tuple[Tip, ...]] = (
         "tulisi olla etulinjassa' - scouts should be in the front line.)",
         "At least half of the army's scouts stand in the two front rows (rows 3-4): 4 of 8 "
         "in classic, 2 of 4 in ultimate lightning, 1 of 2 in barrage and duell.",
-        lambda army: army[PieceKind.SCOUT] >= 1, _scouts_forward,
+        lambda army: army[PieceKind.SCOUT] >= 1,
+        _scouts_forward,
     ),
     Tip(
-        "scouts_in_reserve", "A scout kept back", _GREEK, "Greek",
+        "scouts_in_reserve",
+        "A scout kept back",
+        _GREEK,
+        "Greek",
         "Φροντίστε όμως να έχετε Ανιχνευτές μέχρι το τέλος του παιχνιδιού.",
         "But make sure you still have Scouts at the end of the game.",
         "At least one scout in the two back rows (rows 1-2). Applies to every fixed army.",
-        lambda army: army[PieceKind.SCOUT] >= 1, _scouts_in_reserve,
+        lambda army: army[PieceKind.SCOUT] >= 1,
+        _scouts_in_reserve,
     ),
     Tip(
-        "spy_next_to_general", "Spy next to the general", _GREEK, "Greek",
+        "spy_next_to_general",
+        "Spy next to the general",
+        _GREEK,
+        "Greek",
         "Τοποθετείστε την Κατάσκοπο (1) κοντά στο Στρατηγό (9). Εάν ο αντίπαλος Στρατάρχης "
         "(10) απειλήσει το Στρατηγό σας (9), τότε η Κατάσκοπός σας (1) μπορεί να τον "
         "καλύψει.",
@@ -366,27 +392,37 @@ TIPS: Final[tuple[Tip, ...]] = (
         _spy_next_to_general,
     ),
     Tip(
-        "high_ranks_front", "High-ranked pieces in the front line", _FINNISH, "Finnish",
+        "high_ranks_front",
+        "High-ranked pieces in the front line",
+        _FINNISH,
+        "Finnish",
         "Sijoita muutama korkea-arvoinen nappula etulinjaan, mutta ole varovainen! Jos "
         "menetät ne pelin alkuvaiheessa, olet heikossa asemassa.",
         "Place a few high-ranked pieces in the front line, but be careful! If you lose them "
         "early in the game, you are in a weak position.",
         "At least one piece of rank 7 or higher (major, colonel, general, marshal) in the "
         "front row (row 4). Applies to every fixed army.",
-        lambda army: sum(army[STRONG_MIN : PieceKind.MARSHAL + 1]) >= 1, _high_ranks_front,
+        lambda army: sum(army[STRONG_MIN : PieceKind.MARSHAL + 1]) >= 1,
+        _high_ranks_front,
     ),
     Tip(
-        "miners_back", "Miners kept in the back rows", _FINNISH, "Finnish",
+        "miners_back",
+        "Miners kept in the back rows",
+        _FINNISH,
+        "Finnish",
         "Sijoittakaa muutamia kaivostyöläisiä takalinjoille pelin loppua varten, jossa niitä "
         "tarvitaan pommien purkamiseen.",
         "Put a few miners in the back lines for the end of the game, when they are needed to "
         "defuse bombs.",
         "At least two miners in the two back rows (rows 1-2); with fewer than two miners in "
         "the army (barrage), all of them.",
-        lambda army: army[PieceKind.MINER] >= 1, _miners_back,
+        lambda army: army[PieceKind.MINER] >= 1,
+        _miners_back,
     ),
     Tip(
-        "bombs_flag_plus_spare", "Bombs around the flag plus one or two elsewhere", _FINNISH,
+        "bombs_flag_plus_spare",
+        "Bombs around the flag plus one or two elsewhere",
+        _FINNISH,
         "Finnish",
         "Sijoita pommeja lipun ympärille suojellaksesi sitä. Aseta kuitenkin pommi tai kaksi "
         "muualle hämmentämään vastustajaasi.",
@@ -396,16 +432,20 @@ TIPS: Final[tuple[Tip, ...]] = (
         "as 'exactly one or two elsewhere' it would force 4 bombs around the flag in "
         "classic, whose 6 bombs leave 4-5 after a corner or edge flag's 2-3 neighbours.) "
         "Needs at least 3 bombs: classic only.",
-        lambda army: _bombs(army) >= 3, _bombs_flag_plus_spare,
+        lambda army: _bombs(army) >= 3,
+        _bombs_flag_plus_spare,
     ),
     Tip(
-        "flag_next_to_bomb", "Bombs protect the flag", _FINNISH, "Finnish",
+        "flag_next_to_bomb",
+        "Bombs protect the flag",
+        _FINNISH,
+        "Finnish",
         "Aseta pommisi taitavasti. Ne suojelevat pelilaudan arvokkainta nappulaa, lippuasi.",
-        "Place your bombs skilfully. They protect the most valuable piece on the board, your "
-        "flag.",
+        "Place your bombs skilfully. They protect the most valuable piece on the board, your flag.",
         "At least one bomb orthogonally next to the flag. Applies to every fixed army "
         "(barrage's single bomb included).",
-        lambda army: _bombs(army) >= 1, _flag_next_to_bomb,
+        lambda army: _bombs(army) >= 1,
+        _flag_next_to_bomb,
     ),
 )
 """Every setup tip found in the seed texts, in the order of the texts."""
@@ -536,9 +576,11 @@ def tip_head_to_head(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -
         sides=("followed", "size"), followers=("followed", "sum"), won=("follower_won", "sum")
     )
     split = per_game[(per_game["sides"] == 2) & (per_game["followers"] == 1)].reset_index()
-    table = split.groupby([*by, "tip"], sort=False, observed=True).agg(
-        games=("won", "size"), follower_wins=("won", "sum")
-    ).reset_index()
+    table = (
+        split.groupby([*by, "tip"], sort=False, observed=True)
+        .agg(games=("won", "size"), follower_wins=("won", "sum"))
+        .reset_index()
+    )
     bounds = [
         wilson_interval(int(k), int(n))
         for k, n in zip(table["follower_wins"], table["games"], strict=True)
@@ -650,9 +692,11 @@ def adjacency_from_counts(counts: pd.DataFrame) -> pd.DataFrame:
     setups = counts["setups"].to_numpy(np.int64)
     expected = len(EDGES) * setups * pair_p
     observed = counts["observed"].to_numpy(np.int64)
-    return counts[["variant", "piece_a", "piece_b"]].assign(
-        setups=setups, observed=observed, expected=expected, ratio=observed / expected
-    ).reset_index(drop=True)
+    return (
+        counts[["variant", "piece_a", "piece_b"]]
+        .assign(setups=setups, observed=observed, expected=expected, ratio=observed / expected)
+        .reset_index(drop=True)
+    )
 
 
 def ordered_adjacency(table: pd.DataFrame | None) -> pd.DataFrame:
@@ -710,9 +754,11 @@ def _placement_cells(frame: pd.DataFrame) -> pd.DataFrame:
     placed = piece_placements(frame, present, "variant", exclude_invalid=False)
     held = frame.loc[kinds >= 0, ["game_id", "side", "variant"]].assign(kind=kinds[kinds >= 0])
     held = held.assign(variant=held["variant"].astype(str))
-    holders = held.drop_duplicates(["game_id", "side", "kind"]).groupby(
-        ["kind", "variant"], sort=True
-    ).size()
+    holders = (
+        held.drop_duplicates(["game_id", "side", "kind"])
+        .groupby(["kind", "variant"], sort=True)
+        .size()
+    )
     parts = []
     for label in present:
         setups: pd.Series = holders.xs(_LABEL_KIND[label], level="kind")
@@ -747,17 +793,33 @@ def entropy_from_cells(cells: pd.DataFrame) -> pd.DataFrame:
     """:func:`placement_entropy` from placement counts per variant, piece and cell
     ([variant, row, col, count, setups, piece], which add up across batches of games)."""
     if not len(cells):
-        return pd.DataFrame(columns=["variant", "piece", "setups", "pieces", "entropy_bits",
-                                     "corrected_bits", "max_bits", "relative"])
+        return pd.DataFrame(
+            columns=[
+                "variant",
+                "piece",
+                "setups",
+                "pieces",
+                "entropy_bits",
+                "corrected_bits",
+                "max_bits",
+                "relative",
+            ]
+        )
     totals = cells.groupby(["variant", "piece"], sort=False)["count"].transform("sum")
     p = (cells["count"] / totals.where(totals > 0)).fillna(0.0).to_numpy(np.float64)
     cells = cells.assign(
         _h=-p * np.log2(np.where(p > 0, p, 1.0)), _used=(cells["count"] > 0).astype(np.int64)
     )
-    table = cells.groupby(["variant", "piece"], sort=False).agg(
-        setups=("setups", "first"), pieces=("count", "sum"), entropy_bits=("_h", "sum"),
-        used=("_used", "sum"),
-    ).reset_index()
+    table = (
+        cells.groupby(["variant", "piece"], sort=False)
+        .agg(
+            setups=("setups", "first"),
+            pieces=("count", "sum"),
+            entropy_bits=("_h", "sum"),
+            used=("_used", "sum"),
+        )
+        .reset_index()
+    )
     table = table[table["pieces"] > 0]
     table["corrected_bits"] = table["entropy_bits"] + (table["used"] - 1) / (
         2 * table["pieces"] * math.log(2)
@@ -830,9 +892,7 @@ def tip_counts(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.D
     return table.assign(**counts)[[*keys, *TIP_COUNTS]]
 
 
-def tip_summary_from_counts(
-    counts: pd.DataFrame, by: Sequence[str] = ("variant",)
-) -> pd.DataFrame:
+def tip_summary_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("variant",)) -> pd.DataFrame:
     """:func:`tip_summary` from :func:`tip_counts` (of one batch, or summed over many)."""
     keys = [*by, "tip"]
     adoption = counts[keys].assign(setups=counts["setups"], followed=counts["followed"])
@@ -874,7 +934,10 @@ def tip_summary_from_counts(
 
 
 def advice_table(
-    data: Data, view: str = "tips", variant: str | None = "classic", *,
+    data: Data,
+    view: str = "tips",
+    variant: str | None = "classic",
+    *,
     exclude_invalid: bool = True,
 ) -> pd.DataFrame:
     """One advice view as a flat table, for ``strat-tools advice`` (``variant=None``: all).
@@ -884,9 +947,7 @@ def advice_table(
     if view not in VIEWS:
         raise ValueError(f"unknown advice view {view!r}; choose from {', '.join(VIEWS)}")
     if variant is not None and variant not in ARMIES:
-        raise ValueError(
-            f"no fixed army for variant {variant!r}; choose from {', '.join(ARMIES)}"
-        )
+        raise ValueError(f"no fixed army for variant {variant!r}; choose from {', '.join(ARMIES)}")
     if view == "catalogue":
         return tip_catalogue()
     if view == "adjacency":

@@ -31,7 +31,10 @@ FORMATS = ("table", "csv", "json", "jsonl")
 def jobs_option(func: F) -> F:
     """``--jobs N``: worker processes (default: all cores)."""
     return click.option(
-        "--jobs", "-j", type=click.IntRange(min=1), default=None,
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
         help="Worker processes, split by file and zip member (default: all cores).",
     )(func)
 
@@ -52,7 +55,11 @@ def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
 def rules_option(func: F) -> F:
     """``--rules auto|NAME[+OPTION...]``, checked before any work starts."""
     return click.option(
-        "--rules", "rules", default="auto", show_default=True, metavar="auto|NAME[+OPTION]",
+        "--rules",
+        "rules",
+        default="auto",
+        show_default=True,
+        metavar="auto|NAME[+OPTION]",
         callback=_check_rules,
         help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
     )(func)
@@ -61,11 +68,15 @@ def rules_option(func: F) -> F:
 def dask_options(func: F) -> F:
     """``--dask`` and ``--dask-address``."""
     func = click.option(
-        "--dask-address", default=None, metavar="tcp://HOST:PORT",
+        "--dask-address",
+        default=None,
+        metavar="tcp://HOST:PORT",
         help="Run on this Dask scheduler (implies --dask). Paths must be visible to workers.",
     )(func)
     return click.option(
-        "--dask", is_flag=True, default=False,
+        "--dask",
+        is_flag=True,
+        default=False,
         help="Run the per-file work on dask.distributed (a local cluster unless an address "
         "is given). Needs the 'dist' extra.",
     )(func)
@@ -73,11 +84,17 @@ def dask_options(func: F) -> F:
 
 def format_option(choices: Sequence[str] = FORMATS, default: str = "table") -> Callable[[F], F]:
     """``--format`` with the given choices."""
+
     def decorate(func: F) -> F:
         return click.option(
-            "--format", "fmt", type=click.Choice(list(choices)), default=default,
-            show_default=True, help="Output format.",
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default=default,
+            show_default=True,
+            help="Output format.",
         )(func)
+
     return decorate
 
 
@@ -134,6 +151,7 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 def library_errors(func: F) -> F:
     """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -144,6 +162,7 @@ def library_errors(func: F) -> F:
             raise click.Abort() from None
         except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
             raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
+
     return wrapper  # type: ignore[return-value]
 
 
@@ -177,8 +196,14 @@ def main() -> None:
 @click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
 @library_errors
 def validate(
-    paths: tuple[str, ...], fmt: str, rules: str, jobs: int | None, dask: bool,
-    dask_address: str | None, quiet: bool, verbose: bool,
+    paths: tuple[str, ...],
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+    quiet: bool,
+    verbose: bool,
 ) -> None:
     """Check that every game record is legal: read, check and replay each one.
 
@@ -192,15 +217,28 @@ def validate(
       strat-tools validate ../gravon/strados2014-5.zip --format json
     """
     code = _run_validate(
-        list(paths), fmt=fmt, rules=rules, jobs=jobs, dask=dask or bool(dask_address),
-        dask_address=dask_address, quiet=quiet, verbose=verbose,
+        list(paths),
+        fmt=fmt,
+        rules=rules,
+        jobs=jobs,
+        dask=dask or bool(dask_address),
+        dask_address=dask_address,
+        quiet=quiet,
+        verbose=verbose,
     )
     sys.exit(code)
 
 
 def _run_validate(
-    paths: list[str], *, fmt: str, rules: str, jobs: int | None, dask: bool,
-    dask_address: str | None, quiet: bool, verbose: bool,
+    paths: list[str],
+    *,
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+    quiet: bool,
+    verbose: bool,
 ) -> int:
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
@@ -260,22 +298,54 @@ def _run_validate(
 
 
 @main.command()
-@click.option("-n", "--games", "count", type=click.IntRange(min=0), default=100, show_default=True,
-              help="How many games to generate.")
-@click.option("-o", "--output", "out", required=True, type=click.Path(),
-              help="A folder (one XML file per game) or a .zip file (one archive).")
-@click.option("--variant", default="classic", show_default=True,
-              help="classic, barrage or duell, or a weighted mix: classic=8,barrage=1,duell=1.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Same seed, same games, byte for byte.")
-@click.option("--period", default="2026-11", show_default=True,
-              help="Calendar month the games are dated (YYYY-MM); names count months from 0.")
-@click.option("--first-number", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Game number of the first game (the n in classic-2026.10-n.xml).")
+@click.option(
+    "-n",
+    "--games",
+    "count",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="How many games to generate.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(),
+    help="A folder (one XML file per game) or a .zip file (one archive).",
+)
+@click.option(
+    "--variant",
+    default="classic",
+    show_default=True,
+    help="classic, barrage or duell, or a weighted mix: classic=8,barrage=1,duell=1.",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Same seed, same games, byte for byte."
+)
+@click.option(
+    "--period",
+    default="2026-11",
+    show_default=True,
+    help="Calendar month the games are dated (YYYY-MM); names count months from 0.",
+)
+@click.option(
+    "--first-number",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Game number of the first game (the n in classic-2026.10-n.xml).",
+)
 @jobs_option
 @library_errors
 def generate(
-    count: int, out: str, variant: str, seed: int, period: str, first_number: int,
+    count: int,
+    out: str,
+    variant: str,
+    seed: int,
+    period: str,
+    first_number: int,
     jobs: int | None,
 ) -> None:
     """Generate synthetic games (human-like setups, a simple policy) as Gravon XML.
@@ -299,8 +369,14 @@ def generate(
     started = time.perf_counter()
     with progress_bar(count, "Generating") as update:
         files = generate_files(
-            count, variant=mix, seed=seed, year=year, month=month, first_number=first_number,
-            jobs=jobs, progress=update,
+            count,
+            variant=mix,
+            seed=seed,
+            year=year,
+            month=month,
+            first_number=first_number,
+            jobs=jobs,
+            progress=update,
         )
         written = write_files(files, out)
     message(f"Wrote {written} games to {out} in {time.perf_counter() - started:.1f} s.")
@@ -325,19 +401,40 @@ def _units_or_dataset(paths: Sequence[str]) -> int:
 
 @main.command()
 @paths_argument
-@click.option("-o", "--output", "out", required=True, type=click.Path(file_okay=False),
-              help="Folder for games, setups, moves and diagnostics (created if needed).")
-@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet",
-              show_default=True, help="One NAME.parquet or NAME.csv file per table.")
-@click.option("--setups-only", is_flag=True,
-              help="No replay: games and setups only (much faster; games are not called valid).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for games, setups, moves and diagnostics (created if needed).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["parquet", "csv"]),
+    default="parquet",
+    show_default=True,
+    help="One NAME.parquet or NAME.csv file per table.",
+)
+@click.option(
+    "--setups-only",
+    is_flag=True,
+    help="No replay: games and setups only (much faster; games are not called valid).",
+)
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def export(
-    paths: tuple[str, ...], out: str, fmt: str, setups_only: bool, rules: str,
-    jobs: int | None, dask: bool, dask_address: str | None,
+    paths: tuple[str, ...],
+    out: str,
+    fmt: str,
+    setups_only: bool,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
 ) -> None:
     """Export games as tables (games, setups, moves, diagnostics) for pandas, DuckDB, Dask.
 
@@ -359,9 +456,15 @@ def export(
     total = _units_or_dataset(paths)
     with progress_bar(total, "exporting") as update:
         summary = export_dataset(
-            list(paths), out, format=fmt, setups_only=setups_only,  # type: ignore[arg-type]
-            rules=rules, jobs=jobs, dask=dask or bool(dask_address),
-            dask_address=dask_address, progress=update,
+            list(paths),
+            out,
+            format=fmt,
+            setups_only=setups_only,  # type: ignore[arg-type]
+            rules=rules,
+            jobs=jobs,
+            dask=dask or bool(dask_address),
+            dask_address=dask_address,
+            progress=update,
         )
     message(str(summary))
     if summary.invalid:
@@ -370,31 +473,66 @@ def export(
 
 @main.command()
 @paths_argument
-@click.option("--stat", "stat", default="flag", show_default=True, metavar="NAME",
-              help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
-              "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
-              "scout-attacks, first-scout, scouts-left.")
-@click.option("--by", "by", multiple=True,
-              type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
-              help="Group by this column (repeatable).")
-@click.option("--variant", "variants", multiple=True, metavar="VARIANT",
-              help="Only these variants (repeatable; default: all but classicfree for setups).")
-@click.option("--piece", default="flag", show_default=True,
-              help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).")
-@click.option("--feature", default="flag_back_row", show_default=True,
-              help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
-              "flag_enclosed, bombs_next_to_flag.")
-@click.option("--include-classicfree", is_flag=True,
-              help="Count classicfree setups too (any army on any square).")
+@click.option(
+    "--stat",
+    "stat",
+    default="flag",
+    show_default=True,
+    metavar="NAME",
+    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
+    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
+    "scout-attacks, first-scout, scouts-left.",
+)
+@click.option(
+    "--by",
+    "by",
+    multiple=True,
+    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    help="Group by this column (repeatable).",
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="VARIANT",
+    help="Only these variants (repeatable; default: all but classicfree for setups).",
+)
+@click.option(
+    "--piece",
+    default="flag",
+    show_default=True,
+    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+)
+@click.option(
+    "--feature",
+    default="flag_back_row",
+    show_default=True,
+    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
+    "flag_enclosed, bombs_next_to_flag.",
+)
+@click.option(
+    "--include-classicfree",
+    is_flag=True,
+    help="Count classicfree setups too (any army on any square).",
+)
 @format_option()
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def stats(
-    paths: tuple[str, ...], stat: str, by: tuple[str, ...], variants: tuple[str, ...],
-    piece: str, feature: str, include_classicfree: bool, fmt: str, rules: str,
-    jobs: int | None, dask: bool, dask_address: str | None,
+    paths: tuple[str, ...],
+    stat: str,
+    by: tuple[str, ...],
+    variants: tuple[str, ...],
+    piece: str,
+    feature: str,
+    include_classicfree: bool,
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
 ) -> None:
     """Setup and move statistics as a table: placement, bombs, scouts, endings, win rates.
 
@@ -417,11 +555,17 @@ def stats(
         )
     check_rules(rules)
     options: dict[str, Any] = {
-        "by": list(by) or None, "variant": list(variants) or None, "piece": piece,
-        "feature": feature, "include_classicfree": include_classicfree,
+        "by": list(by) or None,
+        "variant": list(variants) or None,
+        "piece": piece,
+        "feature": feature,
+        "include_classicfree": include_classicfree,
     }
-    run: dict[str, Any] = {"jobs": jobs, "dask": dask or bool(dask_address),
-                           "dask_address": dask_address}
+    run: dict[str, Any] = {
+        "jobs": jobs,
+        "dask": dask or bool(dask_address),
+        "dask_address": dask_address,
+    }
     total = _units_or_dataset(paths)
     with progress_bar(total, "reading") as update:
         # Reduced batch by batch in the workers: memory does not grow with the input.
@@ -436,14 +580,22 @@ def stats(
 
 @main.command()
 @paths_argument
-@click.option("--variant", default="classic", show_default=True,
-              type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
-              help="Variant with a fixed army ('all': each of them, one group per variant).")
-@click.option("--view", default="tips", show_default=True,
-              type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
-              help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
-              "month; adjacency: kinds side by side against chance; entropy: how predictable "
-              "each kind's square is; catalogue: the tips' source sentences and definitions.")
+@click.option(
+    "--variant",
+    default="classic",
+    show_default=True,
+    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    help="Variant with a fixed army ('all': each of them, one group per variant).",
+)
+@click.option(
+    "--view",
+    default="tips",
+    show_default=True,
+    type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+    help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
+    "month; adjacency: kinds side by side against chance; entropy: how predictable "
+    "each kind's square is; catalogue: the tips' source sentences and definitions.",
+)
 @format_option(("table", "csv", "json"))
 @jobs_option
 @library_errors
@@ -485,8 +637,19 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
 # ---------------------------------------------------------------------------------------
 
 PIECE_CHOICES = (
-    "flag", "bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain", "major",
-    "colonel", "general", "marshal", "all",
+    "flag",
+    "bomb",
+    "spy",
+    "scout",
+    "miner",
+    "sergeant",
+    "lieutenant",
+    "captain",
+    "major",
+    "colonel",
+    "general",
+    "marshal",
+    "all",
 )
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
@@ -508,34 +671,78 @@ def _source_label(paths: Sequence[str]) -> str:
 
 @main.command()
 @paths_argument
-@click.option("--piece", default="flag", show_default=True, type=click.Choice(PIECE_CHOICES),
-              help="Piece to map; 'all' draws the twelve kinds as small multiples.")
-@click.option("--variant", default="classic", show_default=True,
-              type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
-              help="Variant whose setups are drawn (armies differ, so variants never pool).")
-@click.option("--side", default="both", show_default=True,
-              type=click.Choice(["red", "blue", "both"]),
-              help="Whose setups; both pool, in each owner's view.")
-@click.option("--by", default=None,
-              type=click.Choice(["won", "period", "year", "side", "result"]),
-              help="won: winners minus losers on a diverging scale; others: one panel per group.")
-@click.option("--moves", "measure", default=None, type=click.Choice(["path", "target", "battle"]),
-              help="Draw the whole board from the moves instead (replays the games): squares "
-              "the piece passed (path), moved to (target), or battles there (--piece all: any).")
-@click.option("--view", default="board", show_default=True, type=click.Choice(["board", "owner"]),
-              help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
-              "so every mover plays up the board).")
-@click.option("--numbering", default="modern", show_default=True,
-              type=click.Choice(["modern", "classic"]),
-              help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).")
+@click.option(
+    "--piece",
+    default="flag",
+    show_default=True,
+    type=click.Choice(PIECE_CHOICES),
+    help="Piece to map; 'all' draws the twelve kinds as small multiples.",
+)
+@click.option(
+    "--variant",
+    default="classic",
+    show_default=True,
+    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    help="Variant whose setups are drawn (armies differ, so variants never pool).",
+)
+@click.option(
+    "--side",
+    default="both",
+    show_default=True,
+    type=click.Choice(["red", "blue", "both"]),
+    help="Whose setups; both pool, in each owner's view.",
+)
+@click.option(
+    "--by",
+    default=None,
+    type=click.Choice(["won", "period", "year", "side", "result"]),
+    help="won: winners minus losers on a diverging scale; others: one panel per group.",
+)
+@click.option(
+    "--moves",
+    "measure",
+    default=None,
+    type=click.Choice(["path", "target", "battle"]),
+    help="Draw the whole board from the moves instead (replays the games): squares "
+    "the piece passed (path), moved to (target), or battles there (--piece all: any).",
+)
+@click.option(
+    "--view",
+    default="board",
+    show_default=True,
+    type=click.Choice(["board", "owner"]),
+    help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
+    "so every mover plays up the board).",
+)
+@click.option(
+    "--numbering",
+    default="modern",
+    show_default=True,
+    type=click.Choice(["modern", "classic"]),
+    help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
+)
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
-              help="Image file: .png, .svg or .pdf (written atomically).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Image file: .png, .svg or .pdf (written atomically).",
+)
 @jobs_option
 @library_errors
 def heatmap(
-    paths: tuple[str, ...], piece: str, variant: str, side: str, by: str | None,
-    measure: str | None, view: str, numbering: str, title: str | None, out: str,
+    paths: tuple[str, ...],
+    piece: str,
+    variant: str,
+    side: str,
+    by: str | None,
+    measure: str | None,
+    view: str,
+    numbering: str,
+    title: str | None,
+    out: str,
     jobs: int | None,
 ) -> None:
     """Draw where a piece stands in the setups (owner's view, back row at the bottom).
@@ -558,8 +765,13 @@ def heatmap(
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
     label = title or _source_label(paths)
-    drawing: dict[str, Any] = {"variant": variant, "side": side, "by": by,
-                               "numbering": numbering, "title": f"{variant}, {label}"}
+    drawing: dict[str, Any] = {
+        "variant": variant,
+        "side": side,
+        "by": by,
+        "numbering": numbering,
+        "title": f"{variant}, {label}",
+    }
     total = _units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     tally = Tally()
@@ -567,15 +779,26 @@ def heatmap(
         if measure is None:
             requests = plots.setup_heatmap_requests(piece, side=side, by=by)
             tables = compute_many_streaming(
-                [("placement", {"piece": p, "by": list(keys), "variant": variant})
-                 for p, keys in requests],
-                list(paths), jobs=jobs, progress=update, tally=tally,
+                [
+                    ("placement", {"piece": p, "by": list(keys), "variant": variant})
+                    for p, keys in requests
+                ],
+                list(paths),
+                jobs=jobs,
+                progress=update,
+                tally=tally,
             )
         else:
             traffic = plots.traffic_of_paths(
-                list(paths), variant=variant, side=side,
-                piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-                view=view, jobs=jobs, progress=update, tally=tally,  # type: ignore[arg-type]
+                list(paths),
+                variant=variant,
+                side=side,
+                piece=None if piece == "all" else piece,
+                measure=measure,  # type: ignore[arg-type]
+                view=view,
+                jobs=jobs,
+                progress=update,
+                tally=tally,  # type: ignore[arg-type]
             )
     _require_readable(tally, paths)
     if measure is None:
@@ -584,8 +807,12 @@ def heatmap(
         )
     else:
         fig = plots.traffic_figure(
-            traffic, piece=None if piece == "all" else piece, measure=measure,  # type: ignore[arg-type]
-            view=view, title=f"{variant}, {label}", numbering=numbering,  # type: ignore[arg-type]
+            traffic,
+            piece=None if piece == "all" else piece,
+            measure=measure,  # type: ignore[arg-type]
+            view=view,
+            title=f"{variant}, {label}",
+            numbering=numbering,  # type: ignore[arg-type]
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")
@@ -593,24 +820,49 @@ def heatmap(
 
 @main.command()
 @paths_argument
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
-              help="Report file, written atomically (one file: figures embedded).")
-@click.option("--format", "fmt", default=None, type=click.Choice(["html", "md"]),
-              help="html or md (default: from the file suffix, .md for Markdown, else html).")
-@click.option("--title", default="Stratego game records", show_default=True,
-              help="The report's heading.")
-@click.option("--setups-only", is_flag=True,
-              help="No replay: faster, but no scout, battle or validity-by-replay sections.")
-@click.option("--numbering", default="modern", show_default=True,
-              type=click.Choice(["modern", "classic"]),
-              help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
-              "(1 = marshal, 9 = scout, S = spy).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Report file, written atomically (one file: figures embedded).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    default=None,
+    type=click.Choice(["html", "md"]),
+    help="html or md (default: from the file suffix, .md for Markdown, else html).",
+)
+@click.option(
+    "--title", default="Stratego game records", show_default=True, help="The report's heading."
+)
+@click.option(
+    "--setups-only",
+    is_flag=True,
+    help="No replay: faster, but no scout, battle or validity-by-replay sections.",
+)
+@click.option(
+    "--numbering",
+    default="modern",
+    show_default=True,
+    type=click.Choice(["modern", "classic"]),
+    help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
+    "(1 = marshal, 9 = scout, S = spy).",
+)
 @rules_option
 @jobs_option
 @library_errors
 def report(
-    paths: tuple[str, ...], out: str, fmt: str | None, title: str, setups_only: bool,
-    numbering: str, rules: str, jobs: int | None,
+    paths: tuple[str, ...],
+    out: str,
+    fmt: str | None,
+    title: str,
+    setups_only: bool,
+    numbering: str,
+    rules: str,
+    jobs: int | None,
 ) -> None:
     """Write one self-contained report: corpus, endings, placement, scouts, win rates.
 
@@ -635,7 +887,11 @@ def report(
     tally = Tally()
     with progress_bar(total, "reading") as update:
         data = report_inputs_of_paths(
-            list(paths), setups_only=setups_only, rules=rules, jobs=jobs, progress=update,
+            list(paths),
+            setups_only=setups_only,
+            rules=rules,
+            jobs=jobs,
+            progress=update,
             tally=tally,
         )
     _require_readable(tally, paths)
@@ -651,13 +907,26 @@ def report(
 
 @main.command()
 @click.argument("path", metavar="FILE")
-@click.option("--ply", type=click.IntRange(min=0), default=None,
-              help="Show the board after this many moves (default: the last).")
-@click.option("--game", "game_id", default=None, metavar="ID",
-              help="Which game, when FILE holds several (a zip): e.g. classic-2014.5-2245.")
-@click.option("--numbering", type=click.Choice(["modern", "classic", "names"]),
-              default="modern", show_default=True,
-              help="modern: 10 = Marshal, 1 = Spy; classic: 1 = Marshal, 9 = Scout, S = Spy.")
+@click.option(
+    "--ply",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show the board after this many moves (default: the last).",
+)
+@click.option(
+    "--game",
+    "game_id",
+    default=None,
+    metavar="ID",
+    help="Which game, when FILE holds several (a zip): e.g. classic-2014.5-2245.",
+)
+@click.option(
+    "--numbering",
+    type=click.Choice(["modern", "classic", "names"]),
+    default="modern",
+    show_default=True,
+    help="modern: 10 = Marshal, 1 = Spy; classic: 1 = Marshal, 9 = Scout, S = Spy.",
+)
 @rules_option
 @library_errors
 def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules: str) -> None:
@@ -675,9 +944,7 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
 
-    records = [
-        r for r in read_records([path]) if game_id is None or r.game_id == game_id
-    ]
+    records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
     if not records:
         raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
     if len(records) > 1:

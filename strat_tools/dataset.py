@@ -137,7 +137,8 @@ class GameSet:
         games = self.tables["games"].select(["variant", "status"]).to_pandas()
         table = (
             games.groupby(["variant", "status"], observed=True).size().unstack(fill_value=0)
-            if len(games) else pd.DataFrame()
+            if len(games)
+            else pd.DataFrame()
         )
         head = escape(repr(self))
         return f"<p><code>{head}</code></p>" + (table.to_html() if len(table) else "")

@@ -356,7 +356,15 @@ class _Turn:
     """The per-move view of one player: what it knows and what it expects of hidden pieces."""
 
     __slots__ = (
-        "battle", "board", "enemy", "expected", "flag_hope", "hidden", "know", "policy", "watched"
+        "battle",
+        "board",
+        "enemy",
+        "expected",
+        "flag_hope",
+        "hidden",
+        "know",
+        "policy",
+        "watched",
     )
 
     def __init__(
@@ -760,8 +768,13 @@ def generate_files(
         raise ValueError(f"month must be 1..12, got {month}")
     plan = plan_games(n, variant, seed, first_number)
     work = partial(
-        _generate_batch, seed=seed, year=year, month=month, policy=policy,
-        max_plies=max_plies, verify=verify,
+        _generate_batch,
+        seed=seed,
+        year=year,
+        month=month,
+        policy=policy,
+        max_plies=max_plies,
+        verify=verify,
     )
     for batch in map_batches(work, plan, jobs=jobs, batch_size=20, progress=progress):
         yield from batch

@@ -156,6 +156,7 @@ class Move(NamedTuple):
 
     def to_str(self) -> str:
         """``'D4-D5'``; bad squares as ``'??'``."""
+
         def name(sq: int) -> str:
             return square_name(sq) if 0 <= sq < 100 else "??"
 

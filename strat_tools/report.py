@@ -530,9 +530,7 @@ def _placement(data: ReportInputs, piece: str, variant: str) -> dict[PlacementRe
     return {(piece, ()): _select(data.stats[f"placement:{piece}"], variant)}
 
 
-def placement_section(
-    data: ReportInputs, variant: str, numbering: Numbering = "modern"
-) -> Section:
+def placement_section(data: ReportInputs, variant: str, numbering: Numbering = "modern") -> Section:
     """Flag and bomb heatmaps, flag by variant, and the flag's bomb cover."""
     section = Section("Flag and bomb placement", "placement")
     section.text(

@@ -140,8 +140,7 @@ RULESETS: Final[dict[str, RuleSet]] = {
         ),
         RuleSet(
             "gravon-2013",
-            "Gravon classic rules of 2013-2014: two-squares limit 3 (a few games: 5), scout "
-            "clause",
+            "Gravon classic rules of 2013-2014: two-squares limit 3 (a few games: 5), scout clause",
             two_squares_limit=3,
             scout_clause=True,
             two_squares_fallback=5,

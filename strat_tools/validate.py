@@ -52,16 +52,33 @@ class GameVerdict:
 
 
 CSV_COLUMNS = (
-    "source", "member", "game_id", "variant", "status", "rules", "plies",
-    "severity", "code", "line", "ply", "message",
+    "source",
+    "member",
+    "game_id",
+    "variant",
+    "status",
+    "rules",
+    "plies",
+    "severity",
+    "code",
+    "line",
+    "ply",
+    "message",
 )
 """``validate --format csv``: one row per diagnostic, or one row for a game without any."""
 
 
 def csv_rows(verdict: GameVerdict) -> Iterator[list[Any]]:
     """A verdict's rows under :data:`CSV_COLUMNS`."""
-    head = [verdict.source, verdict.member or "", verdict.game_id, verdict.variant,
-            verdict.status.value, verdict.rules, verdict.plies]
+    head = [
+        verdict.source,
+        verdict.member or "",
+        verdict.game_id,
+        verdict.variant,
+        verdict.status.value,
+        verdict.rules,
+        verdict.plies,
+    ]
     if not verdict.diagnostics:
         yield [*head, "", "", "", "", ""]
     for d in verdict.diagnostics:
@@ -156,12 +173,24 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
     result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
     if result is None:  # unreadable, or the engine failed (an internal.replay error)
         return GameVerdict(
-            record.source, record.member, record.game_id, record.variant,
-            Status.INVALID, "", record.plies, tuple(record.diagnostics),
+            record.source,
+            record.member,
+            record.game_id,
+            record.variant,
+            Status.INVALID,
+            "",
+            record.plies,
+            tuple(record.diagnostics),
         )
     return GameVerdict(
-        record.source, record.member, record.game_id, record.variant, result.status,
-        result.rules.name, record.plies, (*record.diagnostics, *result.diagnostics),
+        record.source,
+        record.member,
+        record.game_id,
+        record.variant,
+        result.status,
+        result.rules.name,
+        record.plies,
+        (*record.diagnostics, *result.diagnostics),
     )
 
 

@@ -32,9 +32,7 @@ _TAIL: Final = " </game>\n</stratego>"
 # Gravon names, row 10 written ':' (the character after '9').
 _NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
 # Gravon's known defect: in rescue moves only, column K is written J.
-_RESCUE_NAMES: Final = tuple(
-    ("J" + name[1:]) if name[0] == "K" else name for name in _NAMES
-)
+_RESCUE_NAMES: Final = tuple(("J" + name[1:]) if name[0] == "K" else name for name in _NAMES)
 
 
 def _square(square: int, names: tuple[str, ...], record: GameRecord, ply: int) -> str:

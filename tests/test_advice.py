@@ -21,9 +21,20 @@ import pytest
 from strat_tools import advice, stats
 from strat_tools.pieces import ARMIES, KIND_LABELS
 
-SYMBOLS = {"F": "flag", "B": "bomb", "S": "spy", "2": "scout", "3": "miner", "4": "sergeant",
-           "5": "lieutenant", "6": "captain", "7": "major", "8": "colonel", "9": "general",
-           "M": "marshal"}
+SYMBOLS = {
+    "F": "flag",
+    "B": "bomb",
+    "S": "spy",
+    "2": "scout",
+    "3": "miner",
+    "4": "sergeant",
+    "5": "lieutenant",
+    "6": "captain",
+    "7": "major",
+    "8": "colonel",
+    "9": "general",
+    "M": "marshal",
+}
 SYMBOL_OF = {label: symbol for symbol, label in SYMBOLS.items()}
 
 # Follows every tip but the corner decoy: flag in the back-left corner sealed by two bombs,
@@ -79,16 +90,27 @@ def frame(*setups: tuple[str, str], **context: Any) -> pd.DataFrame:
             assert [counts[label] for label in KIND_LABELS] == list(army), (variant, counts)
         side = context.get("sides", ["red", "blue"])[index % 2]
         won = context.get("won", [None] * len(setups))[index]
+        numbers = context.get("games", range(len(setups)))
         for (row, col), piece in sorted(pieces.items()):
-            rows.append({
-                "game_id": f"{variant}-2014.4-{context.get('games', range(len(setups)))[index]}",
-                "side": side, "row": row, "col": col,
-                "square": "", "piece": piece, "variant": variant, "year": 2014, "month": 5,
-                "period": context.get("periods", ["2014-05"] * len(setups))[index],
-                "status": "unchecked", "result_type": 1,
-                "winner": 3 if won is None else (1 if (side == "red") == won else 2),
-                "termination": "flag_captured", "won": won,
-            })
+            rows.append(
+                {
+                    "game_id": f"{variant}-2014.4-{numbers[index]}",
+                    "side": side,
+                    "row": row,
+                    "col": col,
+                    "square": "",
+                    "piece": piece,
+                    "variant": variant,
+                    "year": 2014,
+                    "month": 5,
+                    "period": context.get("periods", ["2014-05"] * len(setups))[index],
+                    "status": "unchecked",
+                    "result_type": 1,
+                    "winner": 3 if won is None else (1 if (side == "red") == won else 2),
+                    "termination": "flag_captured",
+                    "won": won,
+                }
+            )
     out = pd.DataFrame(rows)
     out["won"] = out["won"].astype("boolean")
     return out
@@ -128,8 +150,7 @@ def test_red_and_blue_setups_pool_in_the_owner_view() -> None:
 
 def test_setups_without_their_variants_army_are_dropped_and_counted() -> None:
     short = BASE.replace("F B 3", "F B .")
-    context = frame(("classic", BASE), ("classic", short), ("classicfree", BASE),
-                    check_army=False)
+    context = frame(("classic", BASE), ("classic", short), ("classicfree", BASE), check_army=False)
     grid = advice.setup_grid(context)
     assert len(grid.kinds) == 1
     assert grid.dropped == 2
@@ -139,8 +160,8 @@ def test_setups_without_their_variants_army_are_dropped_and_counted() -> None:
 def test_grid_cells_are_in_the_owner_view() -> None:
     grid = advice.setup_grid(frame(("classic", BASE)))
     assert grid.kinds.shape == (1, 40)
-    assert KIND_LABELS[grid.kinds[0, 0]] == "flag"      # row 1, col 1
-    assert KIND_LABELS[grid.kinds[0, 39]] == "scout"    # row 4, col 10
+    assert KIND_LABELS[grid.kinds[0, 0]] == "flag"  # row 1, col 1
+    assert KIND_LABELS[grid.kinds[0, 39]] == "scout"  # row 4, col 10
     assert KIND_LABELS[grid.kinds[0, 29]] == "marshal"  # row 3, col 10
 
 
@@ -171,8 +192,9 @@ def test_front_row_flag_is_sealed_by_a_lake_ahead_but_not_by_an_open_square() ->
     2 9 3 B 6 4 2 B 3 B
     """
     assert tip("flag_bombed_in", lake_ahead)
-    open_ahead = swap(lake_ahead, ((4, 3), (4, 6)), ((4, 2), (4, 5)), ((4, 4), (4, 7)),
-                      ((3, 3), (3, 6)))
+    open_ahead = swap(
+        lake_ahead, ((4, 3), (4, 6)), ((4, 2), (4, 5)), ((4, 4), (4, 7)), ((3, 3), (3, 6))
+    )
     assert open_ahead.splitlines()[:2] == ["2 2 4 2 B F B 5 7 2", "6 3 6 S 8 B 7 5 4 M"]
     assert not tip("flag_bombed_in", open_ahead)
 
@@ -415,9 +437,13 @@ def test_flag_next_to_bomb() -> None:
 
 
 def test_flag_bombed_in_agrees_with_stats_flag_surroundings() -> None:
-    diagrams = [BASE, DECOY, swap(BASE, ((2, 1), (2, 5))), swap(BASE, ((1, 1), (4, 10))),
-                swap(BASE, ((1, 1), (4, 3)), ((1, 2), (4, 2)), ((2, 1), (4, 4)),
-                     ((1, 4), (3, 3)))]
+    diagrams = [
+        BASE,
+        DECOY,
+        swap(BASE, ((2, 1), (2, 5))),
+        swap(BASE, ((1, 1), (4, 10))),
+        swap(BASE, ((1, 1), (4, 3)), ((1, 2), (4, 2)), ((2, 1), (4, 4)), ((1, 4), (3, 3))),
+    ]
     context = frame(*[("classic", d) for d in diagrams])
     ours = advice.setup_features(context)
     theirs = stats.flag_surroundings(context)
@@ -432,8 +458,7 @@ def test_flag_bombed_in_agrees_with_stats_flag_surroundings() -> None:
 def test_every_tip_applies_to_classic_and_barrage_lacks_the_bomb_tips() -> None:
     assert all(t.applies_to("classic") for t in advice.TIPS)
     barrage = {t.name for t in advice.TIPS if not t.applies_to("barrage")}
-    assert barrage == {"flag_bombed_in", "corner_decoy", "few_front_bombs",
-                       "bombs_flag_plus_spare"}
+    assert barrage == {"flag_bombed_in", "corner_decoy", "few_front_bombs", "bombs_flag_plus_spare"}
     for variant in ("duell", "ultimate lightning"):
         assert {t.name for t in advice.TIPS if not t.applies_to(variant)} == {
             "bombs_flag_plus_spare"
@@ -458,12 +483,17 @@ def test_catalogue_quotes_each_tip_from_its_seed_file() -> None:
 
 def test_adoption_counts_followers_by_variant_and_period() -> None:
     lonely = swap(BASE, ((1, 1), (4, 10)))
-    context = frame(("classic", BASE), ("classic", lonely), ("classic", BASE),
-                    periods=["2004-12", "2004-12", "2014-05"])
+    context = frame(
+        ("classic", BASE),
+        ("classic", lonely),
+        ("classic", BASE),
+        periods=["2004-12", "2004-12", "2014-05"],
+    )
     table = advice.tip_adoption(advice.setup_features(context), ["variant", "period"])
     rows = table[table["tip"] == "flag_next_to_bomb"]
     assert rows[["period", "setups", "followed", "share"]].values.tolist() == [
-        ["2004-12", 2, 1, 0.5], ["2014-05", 1, 1, 1.0]
+        ["2004-12", 2, 1, 0.5],
+        ["2014-05", 1, 1, 1.0],
     ]
 
 
@@ -503,11 +533,18 @@ def test_head_to_head_counts_games_where_exactly_one_side_follows() -> None:
     lonely = swap(BASE, ((1, 1), (4, 10)))
     # Game 0: red follows and wins. Game 1: blue follows, red wins. Game 2: both follow.
     # Game 3: red follows, draw (left out).
-    context = frame(("classic", BASE), ("classic", lonely), ("classic", lonely),
-                    ("classic", BASE), ("classic", BASE), ("classic", BASE),
-                    ("classic", BASE), ("classic", lonely),
-                    games=[0, 0, 1, 1, 2, 2, 3, 3],
-                    won=[True, False, True, False, True, False, None, None])
+    context = frame(
+        ("classic", BASE),
+        ("classic", lonely),
+        ("classic", lonely),
+        ("classic", BASE),
+        ("classic", BASE),
+        ("classic", BASE),
+        ("classic", BASE),
+        ("classic", lonely),
+        games=[0, 0, 1, 1, 2, 2, 3, 3],
+        won=[True, False, True, False, True, False, None, None],
+    )
     features = advice.setup_features(context)
     table = advice.tip_head_to_head(features).set_index("tip")
     row = table.loc["flag_next_to_bomb"]
@@ -546,13 +583,21 @@ def test_adjacency_counts_orthogonal_neighbour_pairs() -> None:
 
 def test_adjacency_of_random_shuffles_is_close_to_one() -> None:
     rng = np.random.default_rng(7)
-    army = [label for label, n in zip(KIND_LABELS, ARMIES["classic"], strict=True)
-            for _ in range(n)]
+    army = [
+        label for label, n in zip(KIND_LABELS, ARMIES["classic"], strict=True) for _ in range(n)
+    ]
     diagrams = []
     for _ in range(400):
         shuffled = rng.permutation(army)
-        diagrams.append(("classic", "\n".join(
-            " ".join(SYMBOL_OF[p] for p in shuffled[r * 10:(r + 1) * 10]) for r in range(4))))
+        diagrams.append(
+            (
+                "classic",
+                "\n".join(
+                    " ".join(SYMBOL_OF[p] for p in shuffled[r * 10 : (r + 1) * 10])
+                    for r in range(4)
+                ),
+            )
+        )
     table = advice.adjacency(frame(*diagrams))
     common = table[table["expected"] > 150]
     assert len(common) >= 10
@@ -586,8 +631,15 @@ def test_entropy_of_a_flag_on_every_square_is_log2_40_and_one_move_is_binary() -
         # Move the flag through all 40 cells; the piece it displaces goes to cell 0.
         pieces = list(flat)
         pieces[0], pieces[shift] = pieces[shift], pieces[0]
-        diagrams.append(("classic", "\n".join(
-            " ".join(SYMBOL_OF[p] for p in pieces[r * 10:(r + 1) * 10]) for r in range(3, -1, -1))))
+        diagrams.append(
+            (
+                "classic",
+                "\n".join(
+                    " ".join(SYMBOL_OF[p] for p in pieces[r * 10 : (r + 1) * 10])
+                    for r in range(3, -1, -1)
+                ),
+            )
+        )
     table = advice.placement_entropy(frame(*diagrams)).set_index("piece")
     assert table.loc["flag", "entropy_bits"] == pytest.approx(math.log2(40))
     assert table.loc["flag", "max_bits"] == pytest.approx(math.log2(40))
@@ -623,8 +675,14 @@ def test_advice_table_views_and_errors() -> None:
 
 def test_advice_section_data_has_every_part() -> None:
     data = advice.advice_section_data(frame(("classic", BASE), ("classic", DECOY)))
-    assert set(data) == {"catalogue", "summary", "periods", "adjacency", "adjacency_matrix",
-                         "entropy"}
+    assert set(data) == {
+        "catalogue",
+        "summary",
+        "periods",
+        "adjacency",
+        "adjacency_matrix",
+        "entropy",
+    }
     assert data["adjacency_matrix"].shape == (12, 12)
     assert all(isinstance(value, pd.DataFrame) for value in data.values())
 
@@ -668,8 +726,9 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
 
     folder = str(fixtures_dir / "advice")
     runner = CliRunner()
-    entropy = runner.invoke(main, ["advice", folder, "-j", "1", "--view", "entropy",
-                                   "--format", "csv"])
+    entropy = runner.invoke(
+        main, ["advice", folder, "-j", "1", "--view", "entropy", "--format", "csv"]
+    )
     assert entropy.exit_code == 0, entropy.output
     assert entropy.stdout.splitlines()[0].startswith("variant,piece,setups,pieces,entropy_bits")
     assert entropy.stdout.splitlines()[1].startswith("classic,")
@@ -707,6 +766,8 @@ def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
     merged = features.merge(theirs, on=["game_id", "side"], suffixes=("", "_stats"))
     applies = merged["flag_bombed_in"].notna()
     assert applies.sum() > 1000
-    assert (merged.loc[applies, "flag_bombed_in"].astype(bool)
-            == merged.loc[applies, "enclosed"].astype(bool)).all()
+    assert (
+        merged.loc[applies, "flag_bombed_in"].astype(bool)
+        == merged.loc[applies, "enclosed"].astype(bool)
+    ).all()
     assert (merged["flag_next_to_bomb"].astype(bool) == (merged["bombs"] > 0)).all()

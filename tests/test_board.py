@@ -103,9 +103,7 @@ def test_rays_stop_at_lakes_and_edges() -> None:
     assert down == ()
     assert [square_name(s) for s in right][:2] == ["D1", "E1"] and len(right) == 7
     assert [square_name(s) for s in left] == ["B1", "A1"]
-    assert [square_name(s) for s in RAYS[parse_square("E5")][0]] == [
-        "E6", "E7", "E8", "E9", "E10"
-    ]
+    assert [square_name(s) for s in RAYS[parse_square("E5")][0]] == ["E6", "E7", "E8", "E9", "E10"]
 
 
 def test_side_other_and_label() -> None:

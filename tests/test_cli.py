@@ -65,8 +65,9 @@ def test_validate_json_is_one_object_accounting_for_every_input(mixed_folder: Pa
 
 
 def test_validate_output_is_the_same_for_any_jobs(mixed_folder: Path) -> None:
-    outs = {run("validate", str(mixed_folder), "--format", "jsonl", "--jobs", j)[1]
-            for j in ("1", "2")}
+    outs = {
+        run("validate", str(mixed_folder), "--format", "jsonl", "--jobs", j)[1] for j in ("1", "2")
+    }
     assert len(outs) == 1
     assert len(outs.pop().splitlines()) == 8
 
@@ -135,7 +136,8 @@ def test_non_game_entries_are_skipped_visibly_not_counted(tmp_path: Path, legal_
     summary = json.loads(out)["summary"]
     assert summary["games"] == 6
     assert sorted((Path(s["source"]).name, s["member"]) for s in summary["skipped"]) == [
-        ("notes.txt", None), (legal_zip.name, "readme.txt")
+        ("notes.txt", None),
+        (legal_zip.name, "readme.txt"),
     ]
     code, out, err = run("validate", str(tmp_path))
     assert "(2 non-game entries skipped)" in out and "readme.txt: skipped" in err

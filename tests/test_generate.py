@@ -186,8 +186,12 @@ def test_generated_games_replay_valid_and_end_properly(variant: str) -> None:
         assert checked.status is Status.VALID, [str(d) for d in checked.diagnostics]
         assert record.result is not None
         ending = record.result.termination
-        assert ending in (Termination.FLAG_CAPTURED, Termination.NO_MOVES, Termination.RESIGNED,
-                          Termination.BOTH_NO_MOVES)
+        assert ending in (
+            Termination.FLAG_CAPTURED,
+            Termination.NO_MOVES,
+            Termination.RESIGNED,
+            Termination.BOTH_NO_MOVES,
+        )
         if ending in (Termination.FLAG_CAPTURED, Termination.NO_MOVES):
             assert checked.termination is ending
             assert checked.winner == record.result.winner
@@ -225,7 +229,9 @@ def test_game_depends_on_its_number_not_on_the_games_before() -> None:
     alone = generate_game(5, "classic", 9)
     in_run = list(generate_games(5, seed=9))[-1]
     assert (alone.setup, alone.sources, alone.result) == (
-        in_run.setup, in_run.sources, in_run.result
+        in_run.setup,
+        in_run.sources,
+        in_run.result,
     )
 
 
@@ -300,8 +306,9 @@ def test_cli_generate_refuses_unknown_variant(tmp_path: Path) -> None:
 
     from strat_tools.cli import main
 
-    result = CliRunner().invoke(main, ["generate", "-n", "1", "-o", str(tmp_path / "x.zip"),
-                                       "--variant", "chess"])
+    result = CliRunner().invoke(
+        main, ["generate", "-n", "1", "-o", str(tmp_path / "x.zip"), "--variant", "chess"]
+    )
     assert result.exit_code == 1
     assert "Error: cannot generate variant 'chess'; expected classic, barrage, duell" in (
         result.stderr

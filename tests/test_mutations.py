@@ -246,11 +246,8 @@ def test_fourth_and_sixth_back_and_forth_move(games: list[GameRecord]) -> None:
     for length, rules in cases.items():
         checked = 0
         for record in games:
-            if (
-                ((record.year or 0) >= 2013
-                and length == 5)
-                or ((record.year or 0) < 2013
-                and length == 3)
+            if ((record.year or 0) >= 2013 and length == 5) or (
+                (record.year or 0) < 2013 and length == 3
             ):
                 continue
             for index in _chain_ends(record, length):

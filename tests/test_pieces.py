@@ -42,9 +42,20 @@ def test_letters_round_trip_every_code() -> None:
 
 
 def test_gravon_letters_match_the_format_table() -> None:
-    red = {"B": "bomb", "C": "spy", "D": "scout", "E": "miner", "F": "sergeant",
-           "G": "lieutenant", "H": "captain", "I": "major", "J": "colonel", "K": "general",
-           "L": "marshal", "M": "flag"}
+    red = {
+        "B": "bomb",
+        "C": "spy",
+        "D": "scout",
+        "E": "miner",
+        "F": "sergeant",
+        "G": "lieutenant",
+        "H": "captain",
+        "I": "major",
+        "J": "colonel",
+        "K": "general",
+        "L": "marshal",
+        "M": "flag",
+    }
     for letter, name in red.items():
         assert piece_name(letter_code(letter)) == f"red {name}"
         blue = chr(ord(letter) + 12)
@@ -85,7 +96,10 @@ def test_bad_codes_and_letters_are_refused() -> None:
 
 def test_armies_have_the_documented_sizes() -> None:
     assert {v: sum(c) for v, c in ARMIES.items()} == {
-        "classic": 40, "barrage": 8, "duell": 10, "ultimate lightning": 20
+        "classic": 40,
+        "barrage": 8,
+        "duell": 10,
+        "ultimate lightning": 20,
     }
     classic = ARMIES["classic"]
     assert classic[PieceKind.BOMB] == 6 and classic[PieceKind.SCOUT] == 8

@@ -37,8 +37,13 @@ def test_result_winner_side_and_draw() -> None:
 
 
 def test_game_id_and_moves_from_the_flat_lists() -> None:
-    record = GameRecord(source="x/strados2014-5.zip", member="classic-2014.5-2245.xml",
-                        sources=[31, 61], targets=[41, 51], lines=[6, 7])
+    record = GameRecord(
+        source="x/strados2014-5.zip",
+        member="classic-2014.5-2245.xml",
+        sources=[31, 61],
+        targets=[41, 51],
+        lines=[6, 7],
+    )
     assert record.game_id == "classic-2014.5-2245"
     assert [m.to_str() for m in record.moves] == ["B4-B5", "B7-B6"]
     assert record.moves[1].line == 7 and record.plies == 2

@@ -217,7 +217,9 @@ def test_two_squares_fallback_to_five_is_reported() -> None:
     assert result.status is Status.VALID
     note = result.diagnostics[0]
     assert (note.code, note.severity.value, note.ply) == (
-        "rules.two_squares_fallback", "warning", 7
+        "rules.two_squares_fallback",
+        "warning",
+        7,
     )
 
 

@@ -566,8 +566,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     texts = [
-        generated.sub("generated", report.report_text(data, "md"))
-        for data in (whole, streamed)
+        generated.sub("generated", report.report_text(data, "md")) for data in (whole, streamed)
     ]
     assert texts[0] == texts[1]
     assert ("What scouts attack, classic" in texts[0]) is not setups_only

@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 INPUTS = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
 
 
-
 def _by(options: dict[str, Any]) -> list[str]:
     by = options.get("by") or []
     return [by] if isinstance(by, str) else list(by)
@@ -69,9 +68,7 @@ def test_counted_batch_by_batch_equals_the_whole(
 @pytest.mark.usefixtures("small_batches")
 def test_worker_processes_give_the_same_table(whole: Any) -> None:
     expected = stats.compute("win-rate", whole, by="period", feature="bombs_next_to_flag")
-    got = compute_streaming(
-        "win-rate", INPUTS, by="period", feature="bombs_next_to_flag", jobs=2
-    )
+    got = compute_streaming("win-rate", INPUTS, by="period", feature="bombs_next_to_flag", jobs=2)
     pd.testing.assert_frame_equal(got, expected)
 
 

@@ -47,7 +47,13 @@ def _game(number: int, *, month: int = 11, variant: str = "classic") -> GameReco
 
 def _same_game(a: GameRecord, b: GameRecord) -> bool:
     return (a.variant, a.setup, a.sources, a.targets, a.rescues, a.players, a.result) == (
-        b.variant, b.setup, b.sources, b.targets, b.rescues, b.players, b.result
+        b.variant,
+        b.setup,
+        b.sources,
+        b.targets,
+        b.rescues,
+        b.players,
+        b.result,
     )
 
 
@@ -104,7 +110,7 @@ def test_names_player_markup_escaped() -> None:
     record = _game(1)
     record.players = ("R&D <1>", "Player 2")
     text = record_to_xml(record)
-    assert b"<player id=\"1\">R&amp;D &lt;1&gt;</player>" in text
+    assert b'<player id="1">R&amp;D &lt;1&gt;</player>' in text
     assert parse_record(text, "classic-2026.10-1.xml").players == ("R&D <1>", "Player 2")
 
 

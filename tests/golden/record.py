@@ -22,10 +22,23 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 
-STATS = (
-    "flag bombs placement rows columns bombs-next-to-flag flag-enclosed win-rate endings "
-    "lengths scouts scout-distances scout-attacks first-scout scouts-left"
-).split()
+STATS = [
+    "flag",
+    "bombs",
+    "placement",
+    "rows",
+    "columns",
+    "bombs-next-to-flag",
+    "flag-enclosed",
+    "win-rate",
+    "endings",
+    "lengths",
+    "scouts",
+    "scout-distances",
+    "scout-attacks",
+    "first-scout",
+    "scouts-left",
+]
 ADVICE_VIEWS = ["tips", "periods", "adjacency", "entropy", "catalogue"]
 
 
