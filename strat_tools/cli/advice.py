@@ -1,0 +1,69 @@
+"""``strat-tools advice``: the rulebooks' setup tips tested on real setups."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.common import (
+    format_option,
+    jobs_option,
+    library_errors,
+    paths_argument,
+    progress_bar,
+    render,
+    units_or_dataset,
+)
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "--variant",
+    default="classic",
+    show_default=True,
+    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    help="Variant with a fixed army ('all': each of them, one group per variant).",
+)
+@click.option(
+    "--view",
+    default="tips",
+    show_default=True,
+    type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+    help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
+    "month; adjacency: kinds side by side against chance; entropy: how predictable "
+    "each kind's square is; catalogue: the tips' source sentences and definitions.",
+)
+@format_option(("table", "csv", "json"))
+@jobs_option
+@library_errors
+def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int | None) -> None:
+    """Put the rulebooks' setup tips to the test on real setups (reads setups only).
+
+    For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
+    bombs, spy next to the general, ...): how many setups follow it, and the win rate of
+    those that do against those that do not, with Wilson 95% intervals. Draws are left
+    out; invalid games too. See docs/advice.md for the definitions and what such a
+    comparison can and cannot show.
+
+    \b
+    Example:
+      strat-tools advice ../gravon/
+      strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
+    """
+    from strat_tools.advice import advice_table_of_paths, tip_catalogue
+    from strat_tools.stats.stream import Tally
+
+    if view == "catalogue":
+        render(tip_catalogue(), fmt)
+        return
+    total = units_or_dataset(paths)
+    chosen = None if variant == "all" else variant
+    # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
+        table = advice_table_of_paths(
+            list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
+        )
+    if not tally.readable or table.empty:
+        raise click.ClickException(f"no setups found in {' '.join(paths)}")
+    render(table.round(3) if fmt == "table" else table, fmt)

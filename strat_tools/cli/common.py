@@ -1,0 +1,207 @@
+"""What every command shares: options, rendering, messages and the mapping of errors.
+
+Knows no command; each command module imports what it needs from here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMATS = ("table", "csv", "json", "jsonl")
+
+
+# ---------------------------------------------------------------------------------------
+# Shared options and rendering (used by every command)
+# ---------------------------------------------------------------------------------------
+
+
+def jobs_option(func: F) -> F:
+    """``--jobs N``: worker processes (default: all cores)."""
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Worker processes, split by file and zip member (default: all cores).",
+    )(func)
+
+
+def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
+    from strat_tools.rules import RULESETS, get_rules
+
+    base, _, options = value.partition("+")
+    probe = next(iter(RULESETS)) if base == "auto" else base
+    try:
+        get_rules(probe + ("+" + options if options else ""))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+def rules_option(func: F) -> F:
+    """``--rules auto|NAME[+OPTION...]``, checked before any work starts."""
+    return click.option(
+        "--rules",
+        "rules",
+        default="auto",
+        show_default=True,
+        metavar="auto|NAME[+OPTION]",
+        callback=_check_rules,
+        help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
+    )(func)
+
+
+def dask_options(func: F) -> F:
+    """``--dask`` and ``--dask-address``."""
+    func = click.option(
+        "--dask-address",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="Run on this Dask scheduler (implies --dask). Paths must be visible to workers.",
+    )(func)
+    return click.option(
+        "--dask",
+        is_flag=True,
+        default=False,
+        help="Run the per-file work on dask.distributed (a local cluster unless an address "
+        "is given). Needs the 'dist' extra.",
+    )(func)
+
+
+def format_option(choices: Sequence[str] = FORMATS, default: str = "table") -> Callable[[F], F]:
+    """``--format`` with the given choices."""
+
+    def decorate(func: F) -> F:
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(func)
+
+    return decorate
+
+
+def paths_argument(func: F) -> F:
+    """``PATHS...``: files, folders, globs and zips (at least one)."""
+    return click.argument("paths", nargs=-1, required=True, metavar="PATHS...")(func)
+
+
+def render(data: Any, fmt: str, out: Any = None) -> None:
+    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``."""
+    import pandas as pd
+
+    out = out or sys.stdout
+    if isinstance(data, dict) and fmt in ("json",):
+        out.write(json.dumps(data, indent=2, default=_json_default) + "\n")
+        return
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if fmt == "table":
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            out.write((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n")
+    elif fmt == "csv":
+        frame.to_csv(out, index=False)
+    elif fmt == "json":
+        out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
+    elif fmt == "jsonl":
+        text = frame.to_json(orient="records", lines=True, force_ascii=False)
+        out.write(text if text.endswith("\n") or not text else text + "\n")
+    else:
+        raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def message(text: str) -> None:
+    """A message for the user, on stderr."""
+    click.echo(text, err=True)
+
+
+@contextmanager
+def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on stderr when stderr is a terminal; otherwise nothing."""
+    if not sys.stderr.isatty() or total < 2:
+        yield None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+def library_errors(func: F) -> F:
+    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except KeyboardInterrupt:
+            raise click.Abort() from None
+        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+            raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
+def units_or_dataset(paths: Sequence[str]) -> int:
+    """How many record files ``paths`` name (dataset folders count 0); error when nothing."""
+    from strat_tools.dataset import is_dataset
+    from strat_tools.sources import count_units
+
+    records = [p for p in paths if not is_dataset(p)]
+    count = count_units(records) if records else 0
+    if records and not count and len(records) == len(paths):
+        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+    return count
+
+
+def require_readable(tally: Any, paths: Sequence[str]) -> None:
+    """Stop with the reader's own reason when not one input could be read (``tally``: what
+    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    if tally.readable:
+        return
+    detail = "; ".join(tally.reasons) or "no game records found"
+    raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+
+
+def source_label(paths: Sequence[str]) -> str:
+    """A short 'source: ...' line for figure titles."""
+    text = ", ".join(paths)
+    return "source: " + (text if len(text) <= 60 else text[:57] + "...")
+
+
+PIECE_CHOICES = (
+    "flag",
+    "bomb",
+    "spy",
+    "scout",
+    "miner",
+    "sergeant",
+    "lieutenant",
+    "captain",
+    "major",
+    "colonel",
+    "general",
+    "marshal",
+    "all",
+)
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")

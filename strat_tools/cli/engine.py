@@ -1,0 +1,84 @@
+"""``strat-tools show`` and ``strat-tools rules``: the replay engine's views."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.common import (
+    format_option,
+    library_errors,
+    message,
+    render,
+    rules_option,
+)
+
+
+@click.command()
+@click.argument("path", metavar="FILE")
+@click.option(
+    "--ply",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Show the board after this many moves (default: the last).",
+)
+@click.option(
+    "--game",
+    "game_id",
+    default=None,
+    metavar="ID",
+    help="Which game, when FILE holds several (a zip): e.g. classic-2014.5-2245.",
+)
+@click.option(
+    "--numbering",
+    type=click.Choice(["modern", "classic", "names"]),
+    default="modern",
+    show_default=True,
+    help="modern: 10 = Marshal, 1 = Spy; classic: 1 = Marshal, 9 = Scout, S = Spy.",
+)
+@rules_option
+@library_errors
+def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules: str) -> None:
+    """Print the board of one game after a move, with the last move and any battle marked.
+
+    Red pieces read rNN, blue ones bNN; + marks the last move's square of departure, * its
+    arrival, ! a battle. Any diagnostics of the replay follow the board.
+
+    \b
+    Example:
+      strat-tools show classic-2014.5-2245.xml --ply 40
+      strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
+    """
+    from strat_tools.gravon import read_records
+    from strat_tools.replay import replay
+    from strat_tools.replay import show as show_board
+
+    records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
+    if not records:
+        raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
+    if len(records) > 1:
+        raise click.ClickException(
+            f"{path} holds {len(records)} games; pick one with --game "
+            f"(e.g. --game {records[0].game_id})"
+        )
+    record = records[0]
+    click.echo(show_board(record, ply, numbering=numbering, rules=rules))  # type: ignore[arg-type]
+    for diag in (*record.diagnostics, *replay(record, rules).diagnostics):
+        message(str(diag))
+
+
+@click.command(name="rules")
+@format_option()
+def rules_command(fmt: str) -> None:
+    """List the named rule sets; any of them takes options after '+'.
+
+    Options: aggressor, silent, rescue, onetimebombs, chasing, chasing-warn, scoutclause,
+    strict, limit3, limit5, nolimit. See docs/rules-findings.md for the evidence behind them.
+
+    \b
+    Example:
+      strat-tools rules
+      strat-tools validate games/ --rules gravon-2013+aggressor
+    """
+    from strat_tools.rules import ruleset_rows
+
+    render(ruleset_rows(), fmt)

@@ -1,0 +1,252 @@
+"""``strat-tools heatmap`` and ``strat-tools report``: pictures and reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from strat_tools.cli.common import (
+    FIGURE_SUFFIXES,
+    PIECE_CHOICES,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    require_readable,
+    rules_option,
+    source_label,
+    units_or_dataset,
+)
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "--piece",
+    default="flag",
+    show_default=True,
+    type=click.Choice(PIECE_CHOICES),
+    help="Piece to map; 'all' draws the twelve kinds as small multiples.",
+)
+@click.option(
+    "--variant",
+    default="classic",
+    show_default=True,
+    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    help="Variant whose setups are drawn (armies differ, so variants never pool).",
+)
+@click.option(
+    "--side",
+    default="both",
+    show_default=True,
+    type=click.Choice(["red", "blue", "both"]),
+    help="Whose setups; both pool, in each owner's view.",
+)
+@click.option(
+    "--by",
+    default=None,
+    type=click.Choice(["won", "period", "year", "side", "result"]),
+    help="won: winners minus losers on a diverging scale; others: one panel per group.",
+)
+@click.option(
+    "--moves",
+    "measure",
+    default=None,
+    type=click.Choice(["path", "target", "battle"]),
+    help="Draw the whole board from the moves instead (replays the games): squares "
+    "the piece passed (path), moved to (target), or battles there (--piece all: any).",
+)
+@click.option(
+    "--view",
+    default="board",
+    show_default=True,
+    type=click.Choice(["board", "owner"]),
+    help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
+    "so every mover plays up the board).",
+)
+@click.option(
+    "--numbering",
+    default="modern",
+    show_default=True,
+    type=click.Choice(["modern", "classic"]),
+    help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
+)
+@click.option("--title", default=None, help="Extra title line (default: the input paths).")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Image file: .png, .svg or .pdf (written atomically).",
+)
+@jobs_option
+@library_errors
+def heatmap(
+    paths: tuple[str, ...],
+    piece: str,
+    variant: str,
+    side: str,
+    by: str | None,
+    measure: str | None,
+    view: str,
+    numbering: str,
+    title: str | None,
+    out: str,
+    jobs: int | None,
+) -> None:
+    """Draw where a piece stands in the setups (owner's view, back row at the bottom).
+
+    Each cell is annotated with the percentage of setups that have the piece there; the
+    title names n. With --moves, draw the 10x10 board with the lakes instead: where scouts
+    travel, where battles happen.
+
+    \b
+    Example:
+      strat-tools heatmap ../gravon/ --piece flag -o flag.png
+      strat-tools heatmap ../gravon/ --piece all --side blue -o pieces.svg
+      strat-tools heatmap ../gravon/ --piece bomb --by won -o bombs-won.pdf
+      strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
+      strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
+    """
+    from strat_tools import plots
+    from strat_tools.stats.stream import Tally, compute_many_streaming
+
+    if not out.lower().endswith(FIGURE_SUFFIXES):
+        raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    label = title or source_label(paths)
+    drawing: dict[str, Any] = {
+        "variant": variant,
+        "side": side,
+        "by": by,
+        "numbering": numbering,
+        "title": f"{variant}, {label}",
+    }
+    total = units_or_dataset(paths)
+    # Both kinds of map are counts: made batch by batch, flat memory at any size.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
+        if measure is None:
+            requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+            tables = compute_many_streaming(
+                [
+                    ("placement", {"piece": p, "by": list(keys), "variant": variant})
+                    for p, keys in requests
+                ],
+                list(paths),
+                jobs=jobs,
+                progress=update,
+                tally=tally,
+            )
+        else:
+            traffic = plots.traffic_of_paths(
+                list(paths),
+                variant=variant,
+                side=side,
+                piece=None if piece == "all" else piece,
+                measure=measure,  # type: ignore[arg-type]
+                view=view,  # type: ignore[arg-type]
+                jobs=jobs,
+                progress=update,
+                tally=tally,
+            )
+    require_readable(tally, paths)
+    if measure is None:
+        fig = plots.setup_heatmap_from_placements(
+            dict(zip(requests, tables, strict=True)), piece, **drawing
+        )
+    else:
+        fig = plots.traffic_figure(
+            traffic,
+            piece=None if piece == "all" else piece,
+            measure=measure,  # type: ignore[arg-type]
+            view=view,  # type: ignore[arg-type]
+            title=f"{variant}, {label}",
+            numbering=numbering,
+        )
+    plots.save_figure(fig, out)
+    message(f"Wrote {out}.")
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="Report file, written atomically (one file: figures embedded).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    default=None,
+    type=click.Choice(["html", "md"]),
+    help="html or md (default: from the file suffix, .md for Markdown, else html).",
+)
+@click.option(
+    "--title", default="Stratego game records", show_default=True, help="The report's heading."
+)
+@click.option(
+    "--setups-only",
+    is_flag=True,
+    help="No replay: faster, but no scout, battle or validity-by-replay sections.",
+)
+@click.option(
+    "--numbering",
+    default="modern",
+    show_default=True,
+    type=click.Choice(["modern", "classic"]),
+    help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
+    "(1 = marshal, 9 = scout, S = spy).",
+)
+@rules_option
+@jobs_option
+@library_errors
+def report(
+    paths: tuple[str, ...],
+    out: str,
+    fmt: str | None,
+    title: str,
+    setups_only: bool,
+    numbering: str,
+    rules: str,
+    jobs: int | None,
+) -> None:
+    """Write one self-contained report: corpus, endings, placement, scouts, win rates.
+
+    Every table names its sample size; win rates come with Wilson 95% intervals; figures
+    are embedded, so the file opens anywhere without network or other files.
+
+    \b
+    Example:
+      strat-tools report ../gravon/ -o report.html
+      strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
+      strat-tools report ../gravon/ -o report.html --numbering classic
+    """
+    from strat_tools.report import report_inputs_of_paths, write_report
+    from strat_tools.stats.stream import Tally
+    from strat_tools.tables import check_rules
+
+    if not setups_only:
+        check_rules(rules)
+    total = units_or_dataset(paths)
+    # Each batch is reduced where it is read (counts, a few values a game), so memory does
+    # not grow with the setups and moves of the input.
+    tally = Tally()
+    with progress_bar(total, "reading") as update:
+        data = report_inputs_of_paths(
+            list(paths),
+            setups_only=setups_only,
+            rules=rules,
+            jobs=jobs,
+            progress=update,
+            tally=tally,
+        )
+    require_readable(tally, paths)
+    message(f"Read {len(data.games):,} games; writing the report...")
+    write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
+    message(f"Wrote {out}.")

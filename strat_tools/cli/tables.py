@@ -1,0 +1,194 @@
+"""``strat-tools export`` and ``strat-tools stats``: tables and statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from strat_tools.cli.common import (
+    dask_options,
+    format_option,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    render,
+    rules_option,
+    units_or_dataset,
+)
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for games, setups, moves and diagnostics (created if needed).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["parquet", "csv"]),
+    default="parquet",
+    show_default=True,
+    help="One NAME.parquet or NAME.csv file per table.",
+)
+@click.option(
+    "--setups-only",
+    is_flag=True,
+    help="No replay: games and setups only (much faster; games are not called valid).",
+)
+@rules_option
+@jobs_option
+@dask_options
+@library_errors
+def export(
+    paths: tuple[str, ...],
+    out: str,
+    fmt: str,
+    setups_only: bool,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+) -> None:
+    """Export games as tables (games, setups, moves, diagnostics) for pandas, DuckDB, Dask.
+
+    Every input game is one row of the games table, invalid and unreadable ones too. Files
+    are written batch by batch and renamed into place when complete. The summary on stderr
+    accounts for every input; exit 0 when everything was written, invalid games included
+    (use 'strat-tools validate' to fail on them). PATHS may also be an exported folder, to
+    convert it to another format.
+
+    \b
+    Example:
+      strat-tools export ../gravon/strados2014-*.zip -o tables/
+      strat-tools export data/ -o tables-csv/ --format csv
+    """
+    from strat_tools.dataset import export_dataset
+    from strat_tools.tables import check_rules
+
+    check_rules(rules)
+    total = units_or_dataset(paths)
+    with progress_bar(total, "exporting") as update:
+        summary = export_dataset(
+            list(paths),
+            out,
+            format=fmt,  # type: ignore[arg-type]
+            setups_only=setups_only,
+            rules=rules,
+            jobs=jobs,
+            dask=dask or bool(dask_address),
+            dask_address=dask_address,
+            progress=update,
+        )
+    message(str(summary))
+    if summary.invalid:
+        message(f"{summary.invalid:,} invalid games are in the tables with their diagnostics.")
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "--stat",
+    "stat",
+    default="flag",
+    show_default=True,
+    metavar="NAME",
+    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
+    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
+    "scout-attacks, first-scout, scouts-left.",
+)
+@click.option(
+    "--by",
+    "by",
+    multiple=True,
+    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    help="Group by this column (repeatable).",
+)
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="VARIANT",
+    help="Only these variants (repeatable; default: all but classicfree for setups).",
+)
+@click.option(
+    "--piece",
+    default="flag",
+    show_default=True,
+    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+)
+@click.option(
+    "--feature",
+    default="flag_back_row",
+    show_default=True,
+    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
+    "flag_enclosed, bombs_next_to_flag.",
+)
+@click.option(
+    "--include-classicfree",
+    is_flag=True,
+    help="Count classicfree setups too (any army on any square).",
+)
+@format_option()
+@rules_option
+@jobs_option
+@dask_options
+@library_errors
+def stats(
+    paths: tuple[str, ...],
+    stat: str,
+    by: tuple[str, ...],
+    variants: tuple[str, ...],
+    piece: str,
+    feature: str,
+    include_classicfree: bool,
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+) -> None:
+    """Setup and move statistics as a table: placement, bombs, scouts, endings, win rates.
+
+    Setup statistics read setups only (no replay). PATHS may be records or a folder written
+    by 'strat-tools export' (read without parsing anything).
+
+    \b
+    Example:
+      strat-tools stats ../gravon/ --stat rows --variant classic --by period
+      strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
+    """
+    from strat_tools import stats as statistics
+    from strat_tools.stats.stream import compute_streaming
+    from strat_tools.tables import check_rules
+
+    if stat not in statistics.STATISTICS:
+        raise click.BadParameter(
+            f"unknown statistic {stat!r}; choose from {', '.join(statistics.STATISTICS)}",
+            param_hint="--stat",
+        )
+    check_rules(rules)
+    options: dict[str, Any] = {
+        "by": list(by) or None,
+        "variant": list(variants) or None,
+        "piece": piece,
+        "feature": feature,
+        "include_classicfree": include_classicfree,
+    }
+    run: dict[str, Any] = {
+        "jobs": jobs,
+        "dask": dask or bool(dask_address),
+        "dask_address": dask_address,
+    }
+    total = units_or_dataset(paths)
+    with progress_bar(total, "reading") as update:
+        # Reduced batch by batch in the workers: memory does not grow with the input.
+        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
+    render(table, fmt)

@@ -1,0 +1,120 @@
+"""``strat-tools validate``: read, check and replay every game, one verdict each."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from strat_tools.cli.common import (
+    dask_options,
+    format_option,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    rules_option,
+)
+
+
+@click.command()
+@paths_argument
+@format_option(("text", "json", "jsonl", "csv"), default="text")
+@rules_option
+@jobs_option
+@dask_options
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary (text format).")
+@click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
+@library_errors
+def validate(
+    paths: tuple[str, ...],
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Check that every game record is legal: read, check and replay each one.
+
+    Every input game file (zip members included) is one entry: valid, invalid (with
+    diagnostics naming file, member, XML line, ply and rule) or unchecked (with the reason).
+    Exit 0 when nothing is invalid, 1 when anything is.
+
+    \b
+    Example:
+      strat-tools validate games/*.xml
+      strat-tools validate ../gravon/strados2014-5.zip --format json
+    """
+    code = _run_validate(
+        list(paths),
+        fmt=fmt,
+        rules=rules,
+        jobs=jobs,
+        dask=dask or bool(dask_address),
+        dask_address=dask_address,
+        quiet=quiet,
+        verbose=verbose,
+    )
+    sys.exit(code)
+
+
+def _run_validate(
+    paths: list[str],
+    *,
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+    quiet: bool,
+    verbose: bool,
+) -> int:
+    """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
+    import csv
+
+    from strat_tools.sources import count_units, iter_units
+    from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
+
+    summary = Summary()
+    # Count first (for the progress bar), then stream: the units are never all in memory.
+    total = count_units(paths)
+    if not total:
+        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+    units = iter_units(paths, skipped=summary.skipped)
+    out = sys.stdout
+    writer = csv.writer(out, lineterminator="\n")
+    if fmt == "json":
+        out.write('{"games": [')
+    elif fmt == "csv":
+        writer.writerow(CSV_COLUMNS)
+    with progress_bar(total, "validating") as update:
+        for verdict in iter_verdicts(
+            units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
+        ):
+            summary.add(verdict)
+            if fmt == "text" and not quiet:
+                out.writelines(line + "\n" for line in problem_lines(verdict, verbose=verbose))
+            elif fmt == "jsonl":
+                out.write(json.dumps(verdict.to_dict()) + "\n")
+            elif fmt == "json":
+                out.write(("\n" if summary.games == 1 else ",\n") + json.dumps(verdict.to_dict()))
+            elif fmt == "csv":
+                writer.writerows(csv_rows(verdict))
+    if fmt == "json":
+        out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
+    elif fmt == "text":
+        if not quiet:
+            for entry in summary.skipped:
+                where = entry.source + (f"!{entry.member}" if entry.member else "")
+                message(f"{where}: skipped: {entry.reason}")
+        out.write(summary.line() + "\n")
+        if verbose or not quiet:
+            for code, count in sorted(summary.by_code.items(), key=lambda kv: (-kv[1], kv[0])):
+                out.write(f"  {count:>7}  {code}\n")
+    else:
+        message(summary.line())
+    return 0 if summary.invalid == 0 else 1
