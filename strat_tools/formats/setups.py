@@ -79,7 +79,8 @@ def _format(name: str) -> SetupFormat:
 def format_setup(board: Sequence[int], side: Side | int, fmt: str = "ataraxos") -> str:
     """``side``'s setup on ``board`` (100 board codes) as a 40-character string.
 
-    Squares that hold no piece of ``side`` are written ``A``.
+    Squares that hold no piece of ``side`` are written ``A``; a ``side`` with a piece
+    outside its four rows (classicfree allows that) has no such string: ``ValueError``.
 
     >>> board = [0] * 100
     >>> board[0], board[93] = 12, 24  # red flag A1, blue flag D10
@@ -89,8 +90,15 @@ def format_setup(board: Sequence[int], side: Side | int, fmt: str = "ataraxos") 
     if len(board) != 100:
         raise ValueError(f"a board has 100 squares, got {len(board)}")
     owner = Side(side)
+    squares = _format(fmt).squares(owner)
+    inside = set(squares)
+    strays = [sq for sq, code in enumerate(board) if CODE_SIDE[code] == owner and sq not in inside]
+    if strays:
+        raise ValueError(
+            f"{owner.label} has pieces outside its four setup rows (e.g. square {strays[0]})"
+        )
     letters = []
-    for square in _format(fmt).squares(owner):
+    for square in squares:
         code = board[square]
         if code in (EMPTY, LAKE) or CODE_SIDE[code] != owner:
             letters.append("A")
