@@ -22,6 +22,7 @@ check armies or setups (``checks.py`` does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from strat_tools.board import Side, square_name
 from strat_tools.engine.chasing import ChaseViolation, find_chases
@@ -31,6 +32,9 @@ from strat_tools.engine.render import BoardNumbering, parse_board, render_board
 from strat_tools.pieces import piece_name
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status, Termination
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
+
+if TYPE_CHECKING:
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "OUTCOME_LABELS",
@@ -84,6 +88,13 @@ class Replay:
     def stopped_at(self) -> int | None:
         """The ply of the first illegal move, or None if every move was replayed."""
         return self.plies_replayed + 1 if self.plies_replayed < self.record.plies else None
+
+    def knowledge(self) -> Knowledge:
+        """Every ply's board and what each side knew of the other's pieces (computed on
+        each call, in one pass: keep the result). See ``engine/knowledge.py``."""
+        from strat_tools.engine.knowledge import knowledge
+
+        return knowledge(self)
 
 
 def decode_rescue_piece(raw: int | None, side: int) -> int:
