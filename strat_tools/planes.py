@@ -42,7 +42,7 @@ import numpy.typing as npt
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.knowledge import MOVED as KNOWLEDGE_MOVED
 from strat_tools.engine.knowledge import REVEALED as KNOWLEDGE_REVEALED
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE
+from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MODERN_LABELS
 
 CODE_VERSION: Final = 1
 """Version of the byte layout of an observation board."""
@@ -203,3 +203,35 @@ def hidden_truth(
     mask = piece & ((codes & OPPONENT) != 0) & ((codes & KNOWN) == 0)
     kinds = np.where(piece, kind1 - 1, -1).astype(np.int8)
     return mask, kinds
+
+
+def board_diagram(board: npt.ArrayLike) -> str:
+    """One observation board as text, the opponent's back row on top and the mover's at
+    the bottom, each row left to right from the mover's seat: own pieces ``+<rank>``,
+    identified opponent pieces ``-<rank>``, unidentified ones ``-?`` (never moved) or
+    ``-m`` (moved), ``~~`` lakes, ``.`` empty; ranks in the modern numbering (``B``, ``F``).
+
+    >>> print(board_diagram([12] + [0] * 41 + [13, 13] + [0] * 55 + [0x10 | 12]).splitlines()[0])
+    10   .   .   .   .   .   .   .   .   .  -?
+    """
+    codes = np.asarray(board, dtype=np.uint8).reshape(100)
+    lines = []
+    for row in range(9, -1, -1):
+        cells = []
+        for byte in codes[row * 10 : row * 10 + 10].tolist():
+            kind1 = byte & KIND_BITS
+            if kind1 == 0:
+                text = "."
+            elif kind1 == LAKE_KIND:
+                text = "~~"
+            else:
+                label = MODERN_LABELS[kind1 - 1]
+                if not byte & OPPONENT:
+                    text = "+" + label
+                elif byte & KNOWN:
+                    text = "-" + label
+                else:
+                    text = "-m" if byte & MOVED else "-?"
+            cells.append(f"{text:>3} ")
+        lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
+    return "\n".join(lines)
