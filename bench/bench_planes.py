@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Observation benchmark: dense planes per second from stored boards, and the export.
+
+    .venv/bin/python bench/bench_planes.py [PATHS...] [--repeat N] [--export-jobs N]
+
+PATHS default to one archive month ($STRAT_TOOLS_GRAVON or ../shared/gravon,
+strados2014-5.zip), or ``data/`` when the archive is absent. Steps:
+
+1. ``export``: :func:`strat_tools.observations.export_observations` of PATHS with
+   ``--export-jobs`` (default 1) into a temporary folder: observations per second, bytes
+   on disk per observation.
+2. ``to_planes``: the stored boards are read back and turned into ``[plies, 32, 10, 10]``
+   planes on one core (the process is pinned to one CPU), best of ``--repeat`` runs:
+   in minibatches of 1,024 plies (the way a data loader asks for them), and in one call
+   over every board (which is bound by memory bandwidth: 3,200 bytes of output a ply).
+
+The target (issue 18) is one million plies a second or more on one core; each line prints
+its rate and its ratio to that target. The machine is shared: compare runs, not absolutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from strat_tools.observations import boards_of, export_observations, read_observations  # noqa: E402
+from strat_tools.planes import to_planes  # noqa: E402
+
+TARGET = 1_000_000
+"""Planes per second on one core (issue 18)."""
+
+
+def default_paths() -> list[str]:
+    archive = Path(os.environ.get("STRAT_TOOLS_GRAVON", REPO.parent / "shared" / "gravon"))
+    month = archive / "strados2014-5.zip"
+    return [str(month)] if month.is_file() else [str(REPO / "data")]
+
+
+def best_rate(func, plies: int, repeat: int) -> float:  # type: ignore[no-untyped-def]
+    """Plies per second of the fastest of ``repeat`` runs of ``func``."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        func()
+        best = min(best, time.perf_counter() - started)
+    return plies / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("paths", nargs="*")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--export-jobs", type=int, default=1)
+    args = parser.parse_args()
+    paths = args.paths or default_paths()
+    with tempfile.TemporaryDirectory() as tmp:
+        summary = export_observations(paths, Path(tmp) / "obs", jobs=args.export_jobs)
+        print(f"input: {' '.join(paths)}")
+        print(
+            f"export, {args.export_jobs} job(s): {summary.observations:,} observations of "
+            f"{summary.valid:,} games in {summary.seconds:.1f} s "
+            f"({summary.observations / summary.seconds:,.0f} observations/s), "
+            f"{summary.bytes / 1e6:.1f} MB on disk "
+            f"({summary.bytes / max(1, summary.observations):.1f} bytes/observation)"
+        )
+        boards = boards_of(read_observations(Path(tmp) / "obs")).copy()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    plies = len(boards)
+
+    def minibatches() -> None:
+        for start in range(0, plies, 1024):
+            to_planes(boards[start : start + 1024])
+
+    for label, func in (
+        ("to_planes, minibatches of 1,024", minibatches),
+        ("to_planes, one call over all", lambda: to_planes(boards)),
+    ):
+        rate = best_rate(func, plies, args.repeat)
+        verdict = "ok" if rate >= TARGET else "MISSED"
+        print(
+            f"{label}: {rate / 1e6:.2f} M plies/s on one core "
+            f"({rate / TARGET:.2f}x the 1 M/s target: {verdict}; {plies:,} plies, "
+            f"best of {args.repeat})"
+        )
+
+
+if __name__ == "__main__":
+    main()
