@@ -61,6 +61,10 @@ _SUBMODULES = frozenset(
         "gravon",
         "rules",
         "dataset",
+        "actions",
+        "formats",
+        "observations",
+        "planes",
     }
 )
 
