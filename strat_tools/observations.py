@@ -125,8 +125,14 @@ _SIDE_INDEX: Final = {1: 0, 2: 1}
 def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Table:
     """The observation rows of one replayed game (every replayed ply; none without moves).
 
-    >>> from strat_tools.replay import replay                      # doctest: +SKIP
-    >>> observe(replay(record), record.game_id).num_rows == record.plies
+    >>> from strat_tools.pieces import letter_code
+    >>> from strat_tools.replay import replay
+    >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
+    >>> record = GameRecord("doc.xml", variant="classicfree",
+    ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])
+    >>> row = observe(replay(record), "doc").to_pylist()[0]
+    >>> row["ply"], row["side"], row["action"], len(row["legal_actions"])
+    (1, 'red', 939, 17)
     """
     record = result.record
     n = result.plies_replayed
