@@ -205,3 +205,27 @@ def test_every_move_played_is_in_its_legal_mask(gravon_dir: Path) -> None:
             plies += 1
     assert games > 13_000 and plies > 4_000_000
     assert 10 < float(np.mean(sizes)) < 60
+
+
+@pytest.mark.archive
+def test_every_move_of_a_real_month_maps_to_yorktown_and_back(gravon_dir: Path) -> None:
+    """strados2014-4 (classic, barrage, duell, classicfree and ultimate lightning): every
+    recorded move has our id and, unless it is a turning captain, a yorktown id, and both
+    give the move back."""
+    moves = turning = 0
+    for record, result in _valid_replays([gravon_dir / "strados2014-4.zip"]):
+        for index in range(result.plies_replayed):
+            side = Side.RED if index % 2 == 0 else Side.BLUE
+            source, target = record.sources[index], record.targets[index]
+            ours = action_id(source, target, side)
+            assert action_squares(ours, side) == (source, target)
+            theirs = yorktown_action(source, target, side)
+            if theirs is None:
+                assert source // 10 != target // 10 and source % 10 != target % 10
+                turning += 1
+                continue
+            assert yorktown_move(theirs, side) == (source, target)
+            assert to_yorktown(ours, side - 1) == theirs
+            assert from_yorktown(theirs, side - 1) == ours
+            moves += 1
+    assert moves > 250_000 and turning < moves / 1000
