@@ -156,3 +156,17 @@ def test_blue_human_inits_line_is_its_field_rows_as_written() -> None:
 def test_unknown_setup_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown setup format 'fen'"):
         format_setup([0] * 100, Side.RED, "fen")
+
+
+def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
+    import strat_tools as st
+    from strat_tools.formats.setups import setup_strings
+
+    games = st.read_games(DATA, setups_only=True, jobs=1)
+    by_id = {r.game_id: r for r in records([DATA])}
+    for fmt in SETUP_FORMATS:
+        table = setup_strings(games.setups, fmt)
+        assert len(table) == 2 * len(by_id)
+        for row in table.itertuples():
+            side = Side.RED if row.side == "red" else Side.BLUE
+            assert row.setup == format_setup(by_id[row.game_id].setup, side, fmt)

@@ -24,8 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
+import numpy as np
+import pandas as pd
+
 from strat_tools.board import LAKES, Side
-from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, KIND_LABELS, LAKE
 
 
 class SetupFormat(NamedTuple):
@@ -126,3 +129,38 @@ def parse_setup(text: str, side: Side | int, fmt: str = "ataraxos") -> list[int]
         if code:
             board[square] = code if owner is Side.RED else code + 12
     return board
+
+
+def setup_strings(setups: pd.DataFrame, fmt: str = "ataraxos") -> pd.DataFrame:
+    """One 40-character string per game and side of a ``setups`` table (the columns
+    ``game_id``, ``side``, ``row``, ``col``, ``piece`` of ``GameSet.setups`` or an export),
+    as columns ``game_id``, ``side``, ``setup``; for ``setups --format``-style output.
+
+    Whole columns at once: one position per piece from its owner-view row and column.
+    A setup with a piece outside its owner's four rows (classicfree) is left out.
+    """
+    positions = dict(zip(_format(fmt).squares(Side.RED), range(40), strict=True))
+    order = np.full(100, -1, dtype=np.int64)
+    for square, position in positions.items():
+        order[square] = position
+    frame = pd.DataFrame(
+        {
+            "game_id": setups["game_id"].astype(str).to_numpy(),
+            "side": setups["side"].astype(str).to_numpy(),
+            "square": (setups["row"].to_numpy(int) - 1) * 10 + setups["col"].to_numpy(int) - 1,
+            "letter": setups["piece"].map(_LETTER_OF_LABEL).to_numpy(),
+        }
+    )
+    frame["position"] = order[frame["square"].clip(0, 99)]
+    frame.loc[frame["square"] >= 40, "position"] = -1
+    out = []
+    for (game_id, side), group in frame.groupby(["game_id", "side"], sort=False):
+        if (group["position"] < 0).any():
+            continue
+        letters = np.full(40, "A", dtype="<U1")
+        letters[group["position"].to_numpy()] = group["letter"].to_numpy()
+        out.append((game_id, side, "".join(letters)))
+    return pd.DataFrame(out, columns=["game_id", "side", "setup"])
+
+
+_LETTER_OF_LABEL: Final = {label: CODE_LETTERS[kind + 1] for kind, label in enumerate(KIND_LABELS)}
