@@ -190,14 +190,15 @@ def test_legal_actions_agree_with_the_engine_on_the_sample() -> None:
 @pytest.mark.archive
 def test_every_move_played_is_in_its_legal_mask(gravon_dir: Path) -> None:
     """Every ply of every valid archive game: the move played is among the legal ids, and
-    every 25th ply the whole mask equals the engine's own list."""
+    every 100th ply the whole mask equals the engine's own list (about 5 minutes on one
+    quiet core; 10 on a busy machine)."""
     plies = games = 0
     sizes = []
     for record, result in _valid_replays(sorted(gravon_dir.glob("*.zip"))):
         games += 1
         for pos, index in _walk(record, result):
             ids = legal_actions(pos)
-            if index % 25 == 0:
+            if index % 100 == 0:
                 assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.legal_moves())
                 sizes.append(len(ids))
             played = action_id(record.sources[index], record.targets[index], pos.side)
