@@ -33,8 +33,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.board import RAYS, Side, Square
-from strat_tools.engine.position import CAPTAIN_CODES, Position
+from strat_tools.board import NEIGHBOURS, RAYS, Side, Square
+from strat_tools.engine.position import CAPTAIN_CODES, REACH_ONE, Position
 
 ACTION_COUNT: Final = 10_000
 """Our action ids: 0..9999 (``view(source) * 100 + view(target)``)."""
@@ -85,8 +85,9 @@ def action_squares(action: Action, side: Side | int) -> tuple[Square, Square]:
 def legal_actions(pos: Position) -> list[Action]:
     """Ids of every legal move of the side to move, ascending (empty once the flag fell).
 
-    The reach of each piece and the two-squares rule come from ``pos`` itself: only the
-    piece a side moved last can continue a back-and-forth chain, so only its moves ask
+    The reach of each piece and the two-squares rule come from ``pos`` itself (its rule
+    tables: one-square pieces look at their neighbours, the others along their lines); only
+    the piece a side moved last can continue a back-and-forth chain, so only its moves ask
     :meth:`Position.repetition`. Turning lightning captains go through
     :meth:`Position.legal_moves`.
     """
@@ -96,27 +97,33 @@ def legal_actions(pos: Position) -> list[Action]:
     if pos.rules.captain_turns and steps[CAPTAIN_CODES[side - 1]] >= 2:
         return sorted(action_id(s, t, side) for s, t in pos.legal_moves())
     own = pos.tables.own[side]
+    reach_kind = pos.tables.reach_kind[side]
     last = pos.rep_key[side]
     moved = last % 100 if last >= 0 else -1
     limit = pos.limit
     found: list[int] = []
-    for source in range(100):
-        piece = board[source]
-        reach = steps[piece]
-        if not reach or not own[piece]:
+    for source, piece in enumerate(board):
+        kind = reach_kind[piece]
+        if not kind:
             continue
         base = source * 100
         start = len(found)
-        for ray in RAYS[source]:
-            for travelled, square in enumerate(ray, 1):
-                if travelled > reach:
-                    break
-                occupant = board[square]
-                if occupant:
-                    if not own[occupant]:
-                        found.append(base + square)
-                    break
-                found.append(base + square)
+        if kind == REACH_ONE:
+            for square in NEIGHBOURS[source]:
+                if not own[board[square]]:
+                    found.append(base + square)
+        else:
+            reach = steps[piece]
+            for ray in RAYS[source]:
+                for travelled, square in enumerate(ray, 1):
+                    if travelled > reach:
+                        break
+                    occupant = board[square]
+                    if occupant:
+                        if not own[occupant]:
+                            found.append(base + square)
+                        break
+                    found.append(base + square)
         if source == moved:
             kept = [
                 key for key in found[start:] if pos.repetition(source, key % 100, side)[0] <= limit
