@@ -292,3 +292,13 @@ def test_ground_truth_on_real_games_of_both_periods(gravon_dir: Path, tmp_path: 
     classicfree): labels, identification and planes at every ply of every game."""
     months = [gravon_dir / "strados2005-5.zip", gravon_dir / "strados2014-4.zip"]
     assert _ground_truth(months, tmp_path) > 250_000
+
+
+@pytest.mark.slow
+def test_a_local_dask_cluster_writes_the_same_observations(
+    tmp_path: Path, thirty_games: Path
+) -> None:
+    pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
+    export_observations([thirty_games], tmp_path / "local", jobs=1)
+    export_observations([thirty_games], tmp_path / "dask", jobs=2, dask=True)
+    assert read_observations(tmp_path / "dask").equals(read_observations(tmp_path / "local"))
