@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from strat_tools.engine.svg import STYLE, board_shapes, board_svg
+from strat_tools.records import GameRecord
+from strat_tools.replay import replay
+from strat_tools.rules import RuleSet
 from strat_tools.writer import write_file_atomically
 
-__all__ = ["IMAGE_SUFFIXES", "board_png", "write_board_image"]
+__all__ = ["IMAGE_SUFFIXES", "board_png", "write_board_image", "write_position_image"]
 
 IMAGE_SUFFIXES = (".svg", ".png")
 
@@ -54,6 +57,26 @@ def board_png(board: Sequence[int], **options: Any) -> bytes:
     out = io.BytesIO()
     fig.savefig(out, format="png")
     return out.getvalue()
+
+
+def write_position_image(
+    record: GameRecord,
+    path: str | os.PathLike[str],
+    ply: int | None = None,
+    *,
+    numbering: str = "modern",
+    rules: RuleSet | str | None = None,
+) -> Path:
+    """Replay ``record`` to ``ply`` (default: the end) and write that board as a picture,
+    with the last move (and a battle) marked, as ``strat-tools show -o`` does."""
+    result = replay(record, rules)
+    upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
+    board = result.knowledge().boards[upto].tolist() if record.setup else None
+    if board is None:
+        raise ValueError(f"{record.game_id}: the record has no setup to show")
+    last = (record.sources[upto - 1], record.targets[upto - 1]) if upto else None
+    battle = bool(upto and result.defenders[upto - 1])
+    return write_board_image(board, path, numbering=numbering, last_move=last, battle=battle)
 
 
 def write_board_image(board: Sequence[int], path: str | os.PathLike[str], **options: Any) -> Path:

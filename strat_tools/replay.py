@@ -89,6 +89,13 @@ class Replay:
         """The ply of the first illegal move, or None if every move was replayed."""
         return self.plies_replayed + 1 if self.plies_replayed < self.record.plies else None
 
+    def __repr__(self) -> str:
+        ending = self.termination.label if self.termination is not None else "open"
+        return (
+            f"<Replay {self.record.game_id}: {self.status.value}, {self.plies_replayed} of "
+            f"{self.record.plies} plies, {ending}, rules {self.rules.name}>"
+        )
+
     def knowledge(self) -> Knowledge:
         """Every ply's board and what each side knew of the other's pieces (computed on
         each call, in one pass: keep the result). See ``engine/knowledge.py``."""

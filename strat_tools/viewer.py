@@ -43,6 +43,7 @@ __all__ = [
     "MAX_PAGE_BYTES",
     "ViewerSummary",
     "game_data",
+    "notebook_html",
     "viewer_html",
     "write_viewer",
 ]
@@ -235,3 +236,18 @@ def write_viewer(
     data = text.encode("utf-8")
     write_file_atomically(target, data)
     return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data))
+
+
+def notebook_html(item: GameRecord | Replay, *, height: int = 780) -> str:
+    """A stepping viewer of one game for Jupyter: the viewer page in an ``iframe``."""
+    result: Replay | None
+    if isinstance(item, Replay):
+        record, result = item.record, item
+    else:
+        record = item
+        result = replay_safely(record) if record.readable else None
+    page = viewer_html([game_data(record, result)], title=record.game_id)
+    return (
+        f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{height}px;'
+        f'border:1px solid #ccc" title="{escape(record.game_id, quote=True)}"></iframe>'
+    )
