@@ -309,10 +309,9 @@
         if (games[i].id === params.game && i !== state.game) { loadGame(i); break; }
       }
     }
-    if (params.view !== undefined && VIEWS.indexOf(params.view) >= 0) { state.view = params.view; }
-    if (params.ply !== undefined && /^\d+$/.test(params.ply)) {
-      state.ply = Math.min(parseInt(params.ply, 10), games[state.game].plies);
-    }
+    state.view = params.view !== undefined && VIEWS.indexOf(params.view) >= 0 ? params.view : "all";
+    state.ply = params.ply !== undefined && /^\d+$/.test(params.ply) ?
+      Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
   }
 
   function writeHash() {
