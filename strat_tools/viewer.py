@@ -108,6 +108,11 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         captured=_deltas(know.captured),
         unseen=_deltas(know.unseen),
         unseen0=know.unseen[0].ravel().tolist(),
+        rescues={
+            str(ply): rescue.square
+            for ply, rescue in record.rescues.items()
+            if ply in result.rescued and rescue.square is not None
+        },
         battles={
             str(i + 1): [
                 result.movers[i],

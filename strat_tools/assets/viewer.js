@@ -68,6 +68,7 @@
     }
     var a = sideName(side(mover)) + " " + rank(mover, 1), d = sideName(side(defender)) + " " + rank(defender, 2);
     var verdict = ["attacks", "takes", "attacks and loses to", "attacks: both removed,", "captures the flag:"][outcome] || "attacks";
+    if (outcome === 4) { return a + " captures " + sideName(side(defender)) + "'s flag"; }
     if (outcome === 3) { return a + " and " + d + " meet: both removed"; }
     if (outcome === 2) { return a + " attacks " + d + " and loses"; }
     return a + " " + verdict + " " + d;
@@ -99,6 +100,19 @@
         pos = xy(ends[i], flip);
         svg.appendChild(el("rect", { x: pos[0] + 1, y: pos[1] + 1, width: S.cell - 2, height: S.cell - 2, rx: 3,
           fill: "none", stroke: battle && i === 1 ? S.battle : S.last, "stroke-width": 3 }));
+      }
+      var a = xy(ends[0], flip), z = xy(ends[1], flip), h = S.cell / 2;
+      var corner = (Math.floor(ends[0] / 10) !== Math.floor(ends[1] / 10) && ends[0] % 10 !== ends[1] % 10) ?
+        xy(Math.floor(ends[0] / 10) * 10 + ends[1] % 10, flip) : null;  // a lightning captain's turn
+      var path = "M" + (a[0] + h) + " " + (a[1] + h) + (corner ? " L" + (corner[0] + h) + " " + (corner[1] + h) : "") +
+        " L" + (z[0] + h) + " " + (z[1] + h);
+      svg.appendChild(el("path", { d: path, fill: "none", stroke: S.last, "stroke-width": 4, "stroke-opacity": 0.55,
+        "stroke-linecap": "round", "stroke-linejoin": "round" }));
+      var rescued = game.rescues && game.rescues[String(ply)];
+      if (rescued !== undefined) {
+        pos = xy(rescued, flip);
+        svg.appendChild(el("rect", { x: pos[0] + 1, y: pos[1] + 1, width: S.cell - 2, height: S.cell - 2, rx: 3,
+          fill: "none", stroke: S.rescue, "stroke-width": 3 }));
       }
     }
     for (sq = 0; sq < 100; sq++) {
@@ -203,7 +217,7 @@
 
   function fillLists() {
     var game = games[state.game], moves = $("moves"), events = $("events"), i;
-    moves.replaceChildren(); events.replaceChildren();
+    moves.replaceChildren(); events.replaceChildren(); state.marked = [];
     for (i = 0; i < game.plies; i++) {
       var li = document.createElement("li"), m = game.moves[i];
       li.textContent = (i % 2 === 0 ? (i / 2 + 1) + ". " : "") + sqName(Math.floor(m / 100)) +
@@ -223,16 +237,14 @@
   }
 
   function highlight() {
-    var ply = String(state.ply);
+    var selector = 'li[data-ply="' + state.ply + '"]';
+    (state.marked || []).forEach(function (item) { item.classList.remove("current"); });
+    state.marked = [];
     ["moves", "events"].forEach(function (id) {
-      var list = $(id), items = list.children, i, current = null;
-      for (i = 0; i < items.length; i++) {
-        var on = items[i].dataset.ply === ply;
-        items[i].classList.toggle("current", on);
-        if (on && !current) { current = items[i]; }
-      }
-      if (current) {
-        var top = current.offsetTop - list.offsetTop, bottom = top + current.offsetHeight;
+      var list = $(id), items = list.querySelectorAll(selector), i;
+      for (i = 0; i < items.length; i++) { items[i].classList.add("current"); state.marked.push(items[i]); }
+      if (items.length) {
+        var top = items[0].offsetTop - list.offsetTop, bottom = top + items[0].offsetHeight;
         if (top < list.scrollTop || bottom > list.scrollTop + list.clientHeight) { list.scrollTop = top - list.clientHeight / 2; }
       }
     });

@@ -39,6 +39,7 @@ STYLE: Final[dict[str, str | int]] = {
     "coord": "#5b4f2c",
     "last": "#f4c430",
     "battle": "#e0115f",
+    "rescue": "#1e9e4a",
     "unknown_red": "#e8a59e",
     "unknown_blue": "#9db6df",
 }
