@@ -96,6 +96,7 @@ __all__ = [
     "ValidationReport",
     "__version__",
     "board_svg",
+    "enable_notebook_display",
     "get_rules",
     "knowledge",
     "parse_record",
@@ -132,8 +133,9 @@ def _notebook_html(item: Any) -> str:
     return notebook_html(item)
 
 
-def _register_notebook_display() -> None:
-    """In IPython/Jupyter, show a game record or a replay as a stepping viewer. Registered
+def enable_notebook_display() -> None:
+    """In IPython/Jupyter, show a game record or a replay as a stepping viewer (done on
+    import when IPython is running; call it again after starting a shell later). Registered
     here, at the top of the package, since records and the engine sit below the viewer."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
@@ -144,4 +146,4 @@ def _register_notebook_display() -> None:
     formatter.for_type_by_name("strat_tools.replay", "Replay", _notebook_html)
 
 
-_register_notebook_display()
+enable_notebook_display()

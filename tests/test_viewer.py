@@ -142,3 +142,17 @@ def test_the_page_starts_in_the_chosen_numbering(numbering: str) -> None:
     page = viewer_html([game_data(record, replay(record))], numbering=numbering)
     blob = re.search(r'id="viewer-config">(.*?)</script>', page, re.S)
     assert blob is not None and json.loads(blob.group(1))["numbering"] == numbering
+
+
+def test_ipython_shows_records_and_replays_as_viewers() -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    st.enable_notebook_display()
+    record = next(iter(st.read_records([SAMPLE])))
+    for item in (record, replay(record)):
+        shown, _ = shell.display_formatter.format(item)
+        assert shown["text/html"].startswith("<iframe srcdoc=")
+        assert shown["text/plain"].startswith(("<GameRecord", "<Replay"))
+    shown, _ = shell.display_formatter.format(board_at(record, 3))
+    assert shown["image/svg+xml"].startswith("<svg")
