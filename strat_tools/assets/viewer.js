@@ -171,9 +171,9 @@
     return frag;
   }
 
-  function pile(title, node) {
+  function pile(title, node, empty) {
     var div = document.createElement("div"), head = document.createElement("div");
-    div.className = "pile"; head.textContent = title;
+    div.className = "pile"; head.textContent = title + (node.childNodes.length ? "" : " " + empty);
     div.appendChild(head); div.appendChild(node);
     return div;
   }
@@ -182,12 +182,12 @@
     var cache = state.cache, ply = state.ply, who = viewSide();
     var captured = $("captured"), unseen = $("unseen");
     captured.replaceChildren();
-    captured.appendChild(pile("Red has lost:", chips(cache.captured[ply], 0, "red")));
-    captured.appendChild(pile("Blue has lost:", chips(cache.captured[ply], 12, "blue")));
+    captured.appendChild(pile("Red has lost:", chips(cache.captured[ply], 0, "red"), "nothing yet"));
+    captured.appendChild(pile("Blue has lost:", chips(cache.captured[ply], 12, "blue"), "nothing yet"));
     unseen.replaceChildren();
     if (who !== 0) {
       unseen.appendChild(pile(sideName(3 - who) + " pieces " + sideName(who) + " has not identified yet:",
-        chips(cache.unseen[ply], (who - 1) * 12, sideName(3 - who), true)));
+        chips(cache.unseen[ply], (who - 1) * 12, sideName(3 - who), true), "none"));
     }
   }
 
