@@ -29,6 +29,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.board import LAKES
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.svg import STYLE
@@ -158,6 +159,8 @@ def viewer_html(
         },
         "letters": CODE_LETTERS,
         "eventKinds": EVENT_KINDS,
+        "views": list(VIEWS),
+        "lakes": sorted(LAKES),
         "note": note,
     }
     return (

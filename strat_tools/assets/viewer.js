@@ -9,7 +9,7 @@
   var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
   var KINDS = ["bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain", "major",
     "colonel", "general", "marshal", "flag"];
-  var VIEWS = ["all", "red", "blue"];
+  var VIEWS = config.views;
   var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null };
   var $ = function (id) { return document.getElementById(id); };
   var boardEl = $("board");
@@ -26,6 +26,7 @@
     var b = new Uint8Array(100), f = new Uint8Array(100);
     var c = new Uint8Array(24), u = new Uint8Array(24), p, i, d;
     for (i = 0; i < 100 && game.field; i++) { b[i] = LETTERS.indexOf(game.field.charAt(i)); }
+    if (!game.field) { config.lakes.forEach(function (sq) { b[sq] = 25; }); }
     if (game.unseen0) { u = Uint8Array.from(game.unseen0); }
     boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
     for (p = 0; p < game.plies; p++) {
@@ -195,7 +196,9 @@
     var game = games[state.game], ply = state.ply, who = viewSide(), box = $("status"), line;
     box.replaceChildren();
     line = document.createElement("div");
-    if (ply === 0) {
+    if (!game.field) {
+      line.textContent = "No board to show: " + game.end + ".";
+    } else if (ply === 0) {
       line.textContent = "Setup. Red moves first.";
     } else {
       var move = game.moves[ply - 1], from = Math.floor(move / 100);
@@ -207,7 +210,7 @@
     box.appendChild(line);
     var here = game.events.filter(function (e) { return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture"; });
     here.forEach(function (e) { var d = document.createElement("div"); d.textContent = e[2]; box.appendChild(d); });
-    if (ply === game.plies) {
+    if (ply === game.plies && game.field) {
       var end = document.createElement("div");
       end.className = "end";
       end.textContent = "End: " + game.end + ".";
@@ -303,7 +306,7 @@
     state.ply = 0;
     var game = games[index];
     $("game-title").textContent = game.id;
-    $("game-meta").textContent = game.variant + " \u00B7 " + game.plies + " plies" +
+    $("game-meta").textContent = (game.variant || "unknown variant") + " \u00B7 " + game.plies + " plies" +
       (game.recorded !== game.plies ? " (of " + game.recorded + " recorded)" : "") +
       (game.rules ? " \u00B7 rules " + game.rules : "") + " \u00B7 " + game.end;
     $("game-picker").value = String(index);
@@ -351,7 +354,7 @@
     games.forEach(function (game, i) {
       var option = document.createElement("option");
       option.value = String(i);
-      option.textContent = game.id + " (" + game.variant + ", " + game.plies + " plies)";
+      option.textContent = game.id + " (" + (game.variant || "unknown variant") + ", " + game.plies + " plies)";
       picker.appendChild(option);
     });
     $("picker-label").style.display = games.length > 1 ? "" : "none";
