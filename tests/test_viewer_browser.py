@@ -13,12 +13,14 @@ import io
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from strat_tools.engine.events import game_events
 from strat_tools.engine.knowledge import KNOWN
 from strat_tools.gravon import read_records
 from strat_tools.pieces import CODE_LETTERS, CODE_SIDE
@@ -177,6 +179,8 @@ def test_keys_step_through_a_real_game(
 
 
 def test_buttons_lists_and_the_address(driver: Any, gravon_dir: Path, tmp_path: Path) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
     record = archive_game(gravon_dir, "ultimate lightning")
     result = replay(record)
     know = result.knowledge()
@@ -200,6 +204,20 @@ def test_buttons_lists_and_the_address(driver: Any, gravon_dir: Path, tmp_path: 
         assert seen["known"] == know.known_field(ply, 2)
     open_page(driver, page, "#view=red")
     assert state(driver)["view"] == "red" and state(driver)["ply"] == "0"
+    press(driver, "e")  # the first key event that is not a plain battle
+    events = game_events(result)
+    first_event = min(
+        p for p, k in zip(events["ply"], events["kind"], strict=True) if k != "battle"
+    )
+    assert state(driver)["ply"] == str(first_event)
+    driver.find_element("css selector", 'input[name="view"][value="blue"]').click()
+    assert state(driver)["view"] == "blue"
+    press(driver, " ")  # play ...
+    WebDriverWait(driver, 10).until(lambda d: int(state(d)["ply"] or 0) >= first_event + 2)
+    press(driver, " ")  # ... and pause
+    paused = state(driver)["ply"]
+    time.sleep(1.5)
+    assert state(driver)["ply"] == paused
 
 
 def test_a_zip_gets_a_game_picker_and_a_screenshot_is_not_blank(
