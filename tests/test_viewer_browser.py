@@ -237,6 +237,13 @@ def test_a_zip_gets_a_game_picker_and_a_screenshot_is_not_blank(
     assert driver.find_element("id", "game-title").text == second.game_id
     press(driver, "\ue014", 3)  # arrow right: the page takes keys again after the picker
     assert state(driver)["ply"] == "3"
+
+    def labels() -> set[str]:
+        return {t.text for t in driver.find_elements("css selector", "#board svg text.piece")}
+
+    assert "S" not in labels() and "10" in labels()  # modern: 10 = marshal, 1 = spy
+    Select(driver.find_element("id", "numbering")).select_by_value("classic")
+    assert "S" in labels() and "10" not in labels()  # classic: 1 = marshal, S = spy
     with Image.open(io.BytesIO(driver.get_screenshot_as_png())) as shot:
         colours = shot.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 100

@@ -123,7 +123,7 @@
       pos = xy(sq, flip);
       svg.appendChild(el("rect", { x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
         fill: hidden ? S["unknown_" + colour] : S[colour], stroke: S[colour], "stroke-width": 2 }));
-      svg.appendChild(el("text", { x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2, fill: S.label, "font-size": 15,
+      svg.appendChild(el("text", { "class": "piece", x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2, fill: S.label, "font-size": 15,
         "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, hidden ? "?" : label(code)));
       if (hidden && (flags[sq] & F.moved)) {
         svg.appendChild(el("circle", { cx: pos[0] + S.cell - 9, cy: pos[1] + 9, r: 3.5, fill: S[colour] }));
