@@ -369,7 +369,10 @@
       prev: function () { go(state.ply - 1); }, play: play, next: function () { go(state.ply + 1); },
       fwd10: function () { go(state.ply + 10); }, last: function () { go(games[state.game].plies); },
       "next-battle": nextBattle, "next-event": nextEvent };
-    Object.keys(buttons).forEach(function (id) { $(id).addEventListener("click", buttons[id]); });
+    Object.keys(buttons).forEach(function (id) {
+      // Blur after a click, so that a later space or arrow key is the page's, not the button's.
+      $(id).addEventListener("click", function (event) { event.currentTarget.blur(); buttons[id](); });
+    });
     ["moves", "events"].forEach(function (id) {
       $(id).addEventListener("click", function (event) {
         var item = event.target.closest("li");
