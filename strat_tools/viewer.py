@@ -75,7 +75,7 @@ def _deltas(
     items = np.column_stack([cells, *values]).ravel().tolist()
     width = 1 + len(columns)
     ends = np.cumsum(np.bincount(plies, minlength=changed.shape[0]) * width).tolist()
-    starts = [0, *ends[:-1]]
+    starts = [0, *ends][: len(ends)]
     return [items[start:end] for start, end in zip(starts, ends, strict=True)]
 
 
