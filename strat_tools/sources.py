@@ -59,6 +59,22 @@ _GLOB_CHARS: Final = frozenset("*?[")
 _NOT_REGULAR: Final = "not a regular file (a FIFO, device or socket)"
 
 
+def iter_paths(paths: Paths) -> Iterator[str]:
+    """``paths`` one by one as path strings, lazily: one path (str or Path) or an iterable
+    of them; anything else is a ``TypeError`` (never a string iterated by character)."""
+    if isinstance(paths, str | os.PathLike):
+        yield os.fspath(paths)
+        return
+    if isinstance(paths, bytes) or not isinstance(paths, Iterable):
+        raise TypeError(
+            f"expected a path (str or Path) or an iterable of paths, not {type(paths).__name__}"
+        )
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"expected a path (str or Path), not {type(path).__name__}")
+        yield os.fspath(path)
+
+
 def path_list(paths: Paths) -> list[str]:
     """``paths`` as a list of path strings: one path (str or Path) or an iterable of them.
 
@@ -72,18 +88,7 @@ def path_list(paths: Paths) -> list[str]:
     ...
     TypeError: expected a path (str or Path) or an iterable of paths, not int
     """
-    if isinstance(paths, str | os.PathLike):
-        return [os.fspath(paths)]
-    if isinstance(paths, bytes) or not isinstance(paths, Iterable):
-        raise TypeError(
-            f"expected a path (str or Path) or an iterable of paths, not {type(paths).__name__}"
-        )
-    out: list[str] = []
-    for path in paths:
-        if not isinstance(path, str | os.PathLike):
-            raise TypeError(f"expected a path (str or Path), not {type(path).__name__}")
-        out.append(os.fspath(path))
-    return out
+    return list(iter_paths(paths))
 
 
 def printable(name: str) -> str:
@@ -301,9 +306,8 @@ def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterato
     """
     sink: list[Skipped] = [] if skipped is None else skipped
     seen_dirs: set[str] = set()
-    items = [paths] if isinstance(paths, str | os.PathLike) else paths
-    for path in items:
-        yield from _expand_one(path_list(path)[0], seen_dirs, sink)
+    for path in iter_paths(paths):
+        yield from _expand_one(path, seen_dirs, sink)
 
 
 def expand(paths: Paths, *, skipped: list[Skipped] | None = None) -> list[Unit]:
