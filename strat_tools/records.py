@@ -206,6 +206,9 @@ class GameRecord:
         """The game file's name: the zip member, or the file path's last part."""
         return PurePosixPath(self.member if self.member is not None else self.source).name
 
+    def __repr__(self) -> str:
+        return f"<GameRecord {self.game_id}: {self.variant or 'no variant'}, {self.plies} plies>"
+
     @property
     def game_id(self) -> str:
         """Gravon's natural id, the file name without ``.xml``: ``'classic-2014.5-2245'``."""

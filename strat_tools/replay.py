@@ -22,6 +22,7 @@ check armies or setups (``checks.py`` does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from strat_tools.board import Side, square_name
 from strat_tools.checks import require_consistent
@@ -39,6 +40,9 @@ from strat_tools.records import (
     Termination,
 )
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
+
+if TYPE_CHECKING:
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "OUTCOME_LABELS",
@@ -92,6 +96,20 @@ class Replay:
     def stopped_at(self) -> int | None:
         """The ply of the first illegal move, or None if every move was replayed."""
         return self.plies_replayed + 1 if self.plies_replayed < self.record.plies else None
+
+    def __repr__(self) -> str:
+        ending = self.termination.label if self.termination is not None else "open"
+        return (
+            f"<Replay {self.record.game_id}: {self.status.value}, {self.plies_replayed} of "
+            f"{self.record.plies} plies, {ending}, rules {self.rules.name}>"
+        )
+
+    def knowledge(self) -> Knowledge:
+        """Every ply's board and what each side knew of the other's pieces (computed on
+        each call, in one pass: keep the result). See ``engine/knowledge.py``."""
+        from strat_tools.engine.knowledge import knowledge
+
+        return knowledge(self)
 
 
 def decode_rescue_piece(raw: int | None, side: int) -> int:

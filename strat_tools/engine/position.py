@@ -253,6 +253,19 @@ class Position:
 
         return render_board(self.board)
 
+    def __repr__(self) -> str:
+        pieces = [sum(1 for c in self.board if CODE_SIDE[c] == s) for s in (1, 2)]
+        return (
+            f"<Position {Side(self.side).label} to move, {pieces[0]} red and {pieces[1]} "
+            f"blue pieces, {self.rules.name}>"
+        )
+
+    def _repr_svg_(self) -> str:
+        """The board as an SVG picture (Jupyter shows it)."""
+        from strat_tools.engine.svg import board_svg
+
+        return board_svg(self.board)
+
     def copy(self) -> Position:
         """An independent copy (for search or the game generator)."""
         other = Position.__new__(Position)
