@@ -26,7 +26,8 @@ from strat_tools.cli.common import (
     "game_id",
     default=None,
     metavar="ID",
-    help="Which game, when FILE holds several (a zip): e.g. classic-2014.5-2245.",
+    help="Which game, when FILE holds several (a zip): its id (classic-2014.5-2245) or its "
+    "member path inside the zip (2014/classic-2014.5-2245.xml).",
 )
 @click.option(
     "--numbering",
@@ -68,13 +69,15 @@ def show(
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
 
-    records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
+    records = [r for r in read_records(path) if game_id is None or r.matches(game_id)]
     if not records:
         raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
     if len(records) > 1:
+        # Members sharing a base name in different folders: the member path tells them apart.
+        pick = records[0].member or records[0].game_id
         raise click.ClickException(
-            f"{path} holds {len(records)} games; pick one with --game "
-            f"(e.g. --game {records[0].game_id})"
+            f"{path} holds {len(records)} games{' named ' + game_id if game_id else ''}; "
+            f"pick one with --game (a game id or member path, e.g. --game {pick})"
         )
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
