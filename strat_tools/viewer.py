@@ -61,21 +61,22 @@ def _deltas(
     rows: npt.NDArray[np.uint8], extra: npt.NDArray[np.uint8] | None = None
 ) -> list[list[int]]:
     """Per ply from 1: the flat ``[index, value, ...]`` of cells that changed from the row
-    before (with ``extra``: ``[index, value, extra_value, ...]`` where either changed)."""
+    before (with ``extra``: ``[index, value, extra_value, ...]`` where either changed).
+    One vectorised pass; only the final cut into plies is a Python loop over slices."""
     flat = rows.reshape(rows.shape[0], -1).astype(np.int16)
-    other = None if extra is None else extra.reshape(extra.shape[0], -1).astype(np.int16)
     changed = np.diff(flat, axis=0) != 0
-    if other is not None:
+    columns = [flat]
+    if extra is not None:
+        other = extra.reshape(extra.shape[0], -1).astype(np.int16)
         changed |= np.diff(other, axis=0) != 0
-    out: list[list[int]] = []
-    for ply, cells in enumerate(changed, start=1):
-        squares = np.flatnonzero(cells)
-        if other is None:
-            out.append(np.column_stack([squares, flat[ply, squares]]).ravel().tolist())
-        else:
-            columns = [squares, flat[ply, squares], other[ply, squares]]
-            out.append(np.column_stack(columns).ravel().tolist())
-    return out
+        columns.append(other)
+    plies, cells = np.nonzero(changed)
+    values = [table[plies + 1, cells] for table in columns]
+    items = np.column_stack([cells, *values]).ravel().tolist()
+    width = 1 + len(columns)
+    ends = np.cumsum(np.bincount(plies, minlength=changed.shape[0]) * width).tolist()
+    starts = [0, *ends][: len(ends)]
+    return [items[start:end] for start, end in zip(starts, ends, strict=True)]
 
 
 def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:

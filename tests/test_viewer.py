@@ -88,6 +88,13 @@ def test_several_games_are_bounded(tmp_path: Path) -> None:
     assert len(games) == 1 and left == 399
 
 
+def test_a_game_without_moves_carries_no_changes() -> None:
+    record = game({"E4": "r5"}, "")
+    data = game_data(record, replay(record))
+    assert data["plies"] == 0 and data["squares"] == [] and data["captured"] == []
+    assert data["field"][34] == "G" and data["end"] == "no result recorded"
+
+
 def test_a_game_without_setup_still_gets_a_page() -> None:
     record = GameRecord(source="nofield.xml", variant="classic")
     data = game_data(record, None)
