@@ -20,6 +20,7 @@ from strat_tools.cli import (
     observations,
     tables,
     validate,
+    view,
 )
 
 
@@ -49,3 +50,4 @@ main.add_command(engine.show)
 main.add_command(engine.rules_command)
 main.add_command(observations.observations)
 main.add_command(events.events)
+main.add_command(view.view)
