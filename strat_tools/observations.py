@@ -342,6 +342,8 @@ class ObservationsSummary:
     directory: str
     games: int = 0
     valid: int = 0
+    without: int = 0
+    """Games that gave no rows (invalid, unreadable, or valid without moves)."""
     observations: int = 0
     shards: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -349,8 +351,8 @@ class ObservationsSummary:
 
     def __str__(self) -> str:
         return (
-            f"{self.games:,} games ({self.valid:,} valid, {self.games - self.valid:,} "
-            f"without observations: see games.parquet); wrote {self.observations:,} "
+            f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
+            f"see games.parquet for why); wrote {self.observations:,} "
             f"observations in {len(self.shards)} shard(s), {self.bytes / 1e6:,.1f} MB, to "
             f"{self.directory} in {self.seconds:.1f} s"
         )
@@ -391,6 +393,7 @@ class ShardWriter:
         self._games.write_table(games)
         self.summary.games += games.num_rows
         self.summary.valid += sum(1 for s in games.column("status").to_pylist() if s == "valid")
+        self.summary.without += sum(1 for n in games.column("observations").to_pylist() if not n)
         observations = tables["observations"]
         start = 0
         while start < observations.num_rows:

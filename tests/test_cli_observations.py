@@ -30,7 +30,7 @@ def test_observations_writes_shards_and_reports_on_stderr(tmp_path: Path) -> Non
     )
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
-    assert "12 games (12 valid" in result.stderr
+    assert "12 games (12 valid; 0 gave no rows" in result.stderr
     table = pq.read_table(out / "observations" / "part-00000.parquet")
     assert max(len(m) for m in table.column("last_moves").to_pylist()) == 2
     assert pq.read_table(out / "games.parquet").num_rows == 12
