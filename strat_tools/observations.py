@@ -254,10 +254,16 @@ def observations_for_records(
         result = replay_safely(record, rules)
         status = result.status if result is not None else Status.INVALID
         rows = 0
+        failure = None
         if result is not None and status is Status.VALID:
-            table = observe(result, game_id, last_moves)
-            rows = table.num_rows
-            tables.append(table)
+            try:
+                table = observe(result, game_id, last_moves)
+            except Exception as exc:  # one bad game must never stop a run
+                status = Status.INVALID
+                failure = f"[internal.observations] {type(exc).__name__}: {exc}"
+            else:
+                rows = table.num_rows
+                tables.append(table)
         row = {
             "game_id": game_id,
             "source": record.source,
@@ -267,7 +273,7 @@ def observations_for_records(
             "status": status.value,
             "plies": record.plies,
             "observations": rows,
-            "reason": None if rows else _reason(record, result),
+            "reason": failure or (None if rows else _reason(record, result)),
         }
         for name, value in row.items():
             games[name].append(value)

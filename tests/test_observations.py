@@ -302,3 +302,26 @@ def test_a_local_dask_cluster_writes_the_same_observations(
     export_observations([thirty_games], tmp_path / "local", jobs=1)
     export_observations([thirty_games], tmp_path / "dask", jobs=2, dask=True)
     assert read_observations(tmp_path / "dask").equals(read_observations(tmp_path / "local"))
+
+
+def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, thirty_games: Path
+) -> None:
+    import strat_tools.observations as observations
+
+    real = observations.observe
+    calls = []
+
+    def flaky(result, game_id, last_moves=8):  # type: ignore[no-untyped-def]
+        calls.append(game_id)
+        if len(calls) == 2:
+            raise IndexError("a bug")
+        return real(result, game_id, last_moves)
+
+    monkeypatch.setattr(observations, "observe", flaky)
+    batches = list(iter_observations([thirty_games], jobs=1))
+    games = [row for b in batches for row in b["games"].to_pylist()]
+    failed = [g for g in games if g["reason"] and "internal.observations" in g["reason"]]
+    assert len(games) == 30 and len(failed) == 1
+    assert failed[0]["status"] == "invalid" and failed[0]["observations"] == 0
+    assert "IndexError: a bug" in failed[0]["reason"]
