@@ -170,3 +170,27 @@ def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
         for row in table.itertuples():
             side = Side.RED if row.side == "red" else Side.BLUE
             assert row.setup == format_setup(by_id[row.game_id].setup, side, fmt)
+
+
+def test_strados3_at_any_ply_of_a_real_game_reads_back_as_its_position() -> None:
+    from strat_tools.engine.knowledge import KNOWN, REVEALED
+    from strat_tools.formats import strados3_at
+    from strat_tools.replay import replay
+
+    for record in records([DATA], limit=12):
+        result = replay(record)
+        know = result.knowledge()
+        for ply in range(0, result.plies_replayed + 1, 5):
+            state = parse_strados3(strados3_at(result, ply, know=know))
+            assert list(state.board) == know.boards[ply].tolist() and state.plies == ply
+            assert state.side == (Side.RED if ply % 2 == 0 else Side.BLUE)
+            shown = [bool(f & REVEALED) for f in know.flags[ply].tolist()]
+            assert list(state.visible) == [
+                s and c not in (EMPTY, LAKE) for s, c in zip(shown, state.board, strict=True)
+            ]
+            seen = parse_strados3(strados3_at(result, ply, view=Side.BLUE, know=know))
+            for square, code in enumerate(know.boards[ply].tolist()):
+                unknown = CODE_SIDE[code] == Side.RED and not know.flags[ply, square] & KNOWN
+                assert (seen.board[square] == UNKNOWN) == unknown
+    with pytest.raises(ValueError, match="ply must be"):
+        strados3_at(result, result.plies_replayed + 1)

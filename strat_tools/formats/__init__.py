@@ -10,7 +10,7 @@ docs/observations.md.
 from __future__ import annotations
 
 from strat_tools.formats.setups import SETUP_FORMATS, format_setup, parse_setup
-from strat_tools.formats.yorktown import StraDos3, parse_strados3, to_strados3
+from strat_tools.formats.yorktown import StraDos3, parse_strados3, strados3_at, to_strados3
 
 __all__ = [
     "SETUP_FORMATS",
@@ -18,5 +18,6 @@ __all__ = [
     "format_setup",
     "parse_setup",
     "parse_strados3",
+    "strados3_at",
     "to_strados3",
 ]

@@ -12,16 +12,23 @@ here is the caller's choice (``visible``), e.g. the knowledge model's. Empty squ
 written ``A`` (OpenSpiel's initial string and example; its writer lower-cases them, and its
 reader takes either), and both cases are read here.
 
-This module converts text only: it knows no rules and replays nothing.
+:func:`strados3_at` writes the string of any ply of a replayed game, with the pieces the
+knowledge model says were shown (in a battle or a rescue) in lower case.
+
+This module converts text: it knows no rules and replays nothing itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from strat_tools.board import Side
+from strat_tools.engine.knowledge import KNOWN, REVEALED, Knowledge
 from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+
+if TYPE_CHECKING:
+    from strat_tools.replay import Replay
 
 UNKNOWN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
@@ -104,3 +111,28 @@ def parse_strados3(text: str) -> StraDos3:
         board.append(code)
         visible.append(code not in (EMPTY, LAKE) and letter.islower())
     return StraDos3(tuple(board), tuple(visible), sides[side_letter], int(plies_text))
+
+
+def strados3_at(
+    result: Replay,
+    ply: int,
+    view: Side | int | None = None,
+    know: Knowledge | None = None,
+) -> str:
+    """The StraDos3 string after ``ply`` plies of a replayed game: pieces shown in a battle
+    or a rescue in lower case (as OpenSpiel shows battle pieces); with ``view``, that side's
+    information state (the opponent's pieces it has identified, by a battle or by a move
+    only a scout can make, in lower case, the others ``?``). Pass ``know``
+    (``result.knowledge()``) when writing many plies of one game.
+    """
+    know = know if know is not None else result.knowledge()
+    if not 0 <= ply <= know.plies:
+        raise ValueError(f"ply must be 0..{know.plies}, got {ply}")
+    board, flags = know.boards[ply].tolist(), know.flags[ply].tolist()
+    side = Side.RED if ply % 2 == 0 else Side.BLUE
+    opponent = 0 if view is None else 3 - int(view)
+    visible = [
+        bool(bits & REVEALED) or (CODE_SIDE[code] == opponent and bool(bits & KNOWN))
+        for code, bits in zip(board, flags, strict=True)
+    ]
+    return to_strados3(board, side, ply, visible, view)
