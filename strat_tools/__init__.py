@@ -82,6 +82,10 @@ _SUBMODULES = frozenset(
         "boardimage",
         "records",
         "validate",
+        "actions",
+        "formats",
+        "observations",
+        "planes",
     }
 )
 
