@@ -1,7 +1,9 @@
 """strat-tools: read, replay, validate and analyse Stratego game records.
 
-The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips)
-→ ``gravon`` (StraDoS2 XML → :class:`GameRecord`) → ``replay`` (the rules engine) →
+The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips;
+which names are records it asks the format registry, ``formats``) → the format parsers
+(``gravon`` for StraDoS2 XML) → ``checks`` → ``readers``
+(any format's bytes → checked :class:`GameRecord`) → ``replay`` (the rules engine) →
 ``tables`` (Arrow/pandas) → ``stats`` → ``plots``/``report`` → ``cli``.
 
 In a notebook::
@@ -26,7 +28,7 @@ from strat_tools.validate import validate
 
 if TYPE_CHECKING:
     from strat_tools.dataset import GameSet, read_dataset, read_games
-    from strat_tools.gravon import parse_record, read_records
+    from strat_tools.readers import parse_record, read_records
     from strat_tools.records import GameRecord
     from strat_tools.replay import Replay
     from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
@@ -36,8 +38,8 @@ _LAZY = {
     "GameSet": "dataset",
     "read_dataset": "dataset",
     "read_games": "dataset",
-    "parse_record": "gravon",
-    "read_records": "gravon",
+    "parse_record": "readers",
+    "read_records": "readers",
     "GameRecord": "records",
     "Replay": "replay",
     "RULESETS": "rules",
@@ -59,6 +61,8 @@ _SUBMODULES = frozenset(
         "pieces",
         "sources",
         "gravon",
+        "formats",
+        "readers",
         "rules",
         "dataset",
     }

@@ -11,11 +11,12 @@ Order: arguments in the order given; folders sorted by name; zip members sorted 
 
 Nothing here raises for bad input. A missing path, an unreadable file or a broken zip becomes
 a :class:`Unit` with ``error`` set (one invalid entry in every output). Entries that are not
-game files (folders inside zips, non-XML members, non-XML files met while walking a folder) are
+game files (folders inside zips, members and files not named as records) are
 skipped, and each skip is reported as a :class:`Skipped` value when the caller passes a list
 to ``expand(..., skipped=...)``: visible, but not counted as games.
 
-This module knows nothing of XML or of Stratego.
+This module knows nothing of XML, .gsn or Stratego: which names are game records it asks
+the format registry.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from types import TracebackType
 from typing import Final, NamedTuple
+
+from strat_tools.formats import is_record_name, record_suffixes
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
 """Default size limit of one game file (declared and actually inflated): 64 MiB."""
@@ -68,7 +71,11 @@ def is_unsafe_member_name(name: str) -> bool:
 
 
 def _is_game_name(name: str) -> bool:
-    return name.lower().endswith(".xml")
+    return is_record_name(name)
+
+
+def _not_a_record(what: str) -> str:
+    return f"not a game record file ({', '.join(record_suffixes())}{what})"
 
 
 def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
@@ -85,7 +92,7 @@ def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
         if info.is_dir():
             skipped.append(Skipped(path, name, "folder inside the zip"))
         elif not _is_game_name(name):
-            skipped.append(Skipped(path, name, "not an .xml file"))
+            skipped.append(Skipped(path, name, _not_a_record("")))
         elif name in seen:
             units.append(Unit(path, name, "duplicate member name in the zip"))
         else:
@@ -121,7 +128,7 @@ def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[
         elif _is_game_name(name):
             yield _file_unit(path)
         else:
-            skipped.append(Skipped(path, None, "not an .xml or .zip file"))
+            skipped.append(Skipped(path, None, _not_a_record(" or .zip")))
 
 
 def _file_unit(path: str) -> Unit:

@@ -48,7 +48,7 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
       strat-tools show classic-2014.5-2245.xml --ply 40
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
     """
-    from strat_tools.gravon import read_records
+    from strat_tools.readers import read_records
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
 
