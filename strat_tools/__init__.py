@@ -2,7 +2,7 @@
 
 The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips;
 which names are records it asks the format registry, ``formats``) → the format parsers
-(``gravon`` for StraDoS2 XML) → ``checks`` → ``readers``
+(``gravon`` for StraDoS2 XML, ``gsn`` for the older text records) → ``checks`` → ``readers``
 (any format's bytes → checked :class:`GameRecord`) → ``replay`` (the rules engine) →
 ``tables`` (Arrow/pandas) → ``stats`` → ``plots``/``report`` → ``cli``.
 
@@ -61,6 +61,7 @@ _SUBMODULES = frozenset(
         "pieces",
         "sources",
         "gravon",
+        "gsn",
         "formats",
         "readers",
         "rules",

@@ -23,9 +23,9 @@ returns the record with its reading diagnostics, and the lines where the setup a
 result stand, for the checks' messages.
 
 >>> [f.name for f in FORMATS]
-['xml']
->>> format_for_name("classic-2014.5-2245.XML").name
-'xml'
+['xml', 'gsn']
+>>> format_for_name("classic.2003.06.07.505.GSN").name
+'gsn'
 >>> is_record_name("notes.txt")
 False
 """
@@ -93,6 +93,16 @@ FORMATS: tuple[RecordFormat, ...] = (
         encode="strat_tools.writer:record_to_xml",
         file_name="strat_tools.writer:game_file_name",
     ),
+    RecordFormat(
+        name="gsn",
+        title="Gravon Stratego-Notation text (.gsn, 2003-2004)",
+        suffixes=(".gsn",),
+        header=b"#X38FA11 Stratego-Notation",
+        parse="strat_tools.gsn:parse_gsn",
+        blank="strat_tools.gsn:blank_record",
+        encode="strat_tools.gsn:record_to_gsn",
+        file_name="strat_tools.gsn:gsn_file_name",
+    ),
 )
 """Every format the project reads, in the order they are tried when sniffing."""
 
@@ -146,8 +156,8 @@ def record_suffixes() -> tuple[str, ...]:
 def sniff_format(head: bytes) -> RecordFormat | None:
     """The first format whose files start like ``head``, or ``None``.
 
-    >>> sniff_format(b'<?xml version="1.0"?>').name
-    'xml'
+    >>> sniff_format(b"#X38FA11 Stratego-Notation v2\\n").name
+    'gsn'
     """
     for fmt in FORMATS:
         if fmt.matches(head):

@@ -6,7 +6,7 @@ the name's suffix, or the bytes when they say otherwise), calls that format's pa
 :func:`~strat_tools.checks.check_record`. :func:`read_units` and :func:`read_records` do it
 for a stream of inputs, one record per input, unreadable ones included.
 
-The format parsers (``gravon.py``, ...) sit a floor below: they never check, and
+The format parsers (``gravon.py``, ``gsn.py``, ...) sit a floor below: they never check, and
 this module is the only reader code that imports ``checks.py``. It does not replay moves
 (``replay.py``).
 """
@@ -37,19 +37,20 @@ class Parser(Protocol):
 
 
 @cache
-def _resolve(path: str) -> object:
+def resolve(path: str) -> object:
+    """The object a registry entry names as ``"module:name"``, imported on first use."""
     module, _, name = path.partition(":")
     return getattr(import_module(module), name)
 
 
 def parser_of(fmt: RecordFormat) -> Parser:
     """The parse function a registry entry names (imported on first use)."""
-    return cast(Parser, _resolve(fmt.parse))
+    return cast(Parser, resolve(fmt.parse))
 
 
 def blank_of(fmt: RecordFormat) -> Callable[[str, str | None], GameRecord]:
     """The function giving a record with what a file name alone says, for ``fmt``."""
-    return cast(Callable[[str, str | None], GameRecord], _resolve(fmt.blank))
+    return cast(Callable[[str, str | None], GameRecord], resolve(fmt.blank))
 
 
 def parse_record(

@@ -1,7 +1,7 @@
 """Game records and diagnostics: the values that pass between reader, engine and tables.
 
 A :class:`GameRecord` is what a file says, decoded (squares as ints, the setup as board
-codes) but not judged: it is built by a reader (``gravon.py``) or by hand, and
+codes) but not judged: it is built by a reader (``gravon.py``, ``gsn.py``) or by hand, and
 checked by ``checks.py`` and ``replay.py``. A bad game is data, not an exception: problems are
 :class:`Diagnostic` values collected on the record, never raised.
 

@@ -101,7 +101,7 @@ def test_a_new_format_is_one_module_and_one_entry(tmp_path: Path, toy_format: Re
         "second.toy",
         "third.toy",
     ]
-    assert [s.reason for s in skipped] == ["not a game record file (.xml, .toy or .zip)"]
+    assert [s.reason for s in skipped] == ["not a game record file (.xml, .gsn, .toy or .zip)"]
 
     records = list(read_records([folder]))
     assert [r.game_id for r in records] == [games[0].game_id, "second", "third"]
@@ -123,7 +123,7 @@ def test_the_registry_names_only_parsers_that_exist() -> None:
     for fmt in FORMATS:
         assert callable(parser_of(fmt)), fmt.name
         assert fmt.suffixes == tuple(s.lower() for s in fmt.suffixes)
-    with pytest.raises(LookupError, match="unknown record format 'pgn'; known: xml"):
+    with pytest.raises(LookupError, match="unknown record format 'pgn'; known: xml, gsn"):
         format_named("pgn")
 
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 import click
 
 from strat_tools import __version__
-from strat_tools.cli import advice, engine, figures, generate, tables, validate
+from strat_tools.cli import advice, convert, engine, figures, generate, tables, validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="strat-tools")
 def main() -> None:
-    """Read, replay, validate and analyse Stratego game records (Gravon StraDoS2 XML).
+    """Read, replay, validate and analyse Stratego game records (Gravon XML and .gsn).
 
-    PATHS may be .xml files, folders (searched recursively), glob patterns and the monthly
-    .zip archives as Gravon publishes them.
+    PATHS may be .xml and .gsn files, folders (searched recursively), glob patterns and the
+    monthly .zip archives as Gravon publishes them.
 
     \b
     Example:
@@ -38,3 +38,4 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(convert.convert)
