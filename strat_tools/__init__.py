@@ -1,7 +1,7 @@
 """strat-tools: read, replay, validate and analyse Stratego game records.
 
 The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips;
-which names are records it asks the format registry, ``formats``) → the format parsers
+which names are records it asks the format registry, ``record_formats``) → the format parsers
 (``gravon`` for StraDoS2 XML, ``gsn`` for the older text records) → ``checks`` → ``readers``
 (any format's bytes → checked :class:`GameRecord`) → ``replay`` (the rules engine) →
 ``tables`` (Arrow/pandas) → ``stats`` → ``plots``/``report`` → ``cli``.
@@ -62,7 +62,7 @@ _SUBMODULES = frozenset(
         "sources",
         "gravon",
         "gsn",
-        "formats",
+        "record_formats",
         "readers",
         "rules",
         "dataset",

@@ -1,7 +1,7 @@
 """Convert game records between formats: any readable record in, one file per game out.
 
 :func:`convert` reads every game under its inputs (any registered format, mixed), writes
-each one in the target format (:mod:`strat_tools.formats`: ``xml`` or ``gsn``) under that
+each one in the target format (:mod:`strat_tools.record_formats`: ``xml`` or ``gsn``) under that
 format's own file name, and accounts for every input: written, or not converted with the
 reason (unreadable, or holding what the target format cannot say, or named like a game
 already written). Nothing is judged: an invalid but readable game is written as it reads,
@@ -30,9 +30,9 @@ from itertools import chain
 from pathlib import Path
 from typing import cast
 
-from strat_tools.formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import read_units, resolve
+from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.records import GameRecord
 from strat_tools.sources import Skipped, Unit, iter_units
 from strat_tools.writer import write_files

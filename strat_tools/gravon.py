@@ -28,7 +28,7 @@ from lxml import etree
 
 from strat_tools import fastscan
 from strat_tools.board import square_lookup
-from strat_tools.formats import Parsed
+from strat_tools.record_formats import Parsed
 from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
 from strat_tools.sources import is_unsafe_member_name
 

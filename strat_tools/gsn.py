@@ -33,9 +33,9 @@ import re
 from typing import Final
 
 from strat_tools.board import square_lookup, square_name
-from strat_tools.formats import Parsed
 from strat_tools.gravon import check_variant, decode_field, report_column_j
 from strat_tools.pieces import CODE_LETTERS
+from strat_tools.record_formats import Parsed
 from strat_tools.records import GameRecord, Rescue, Result, Severity
 from strat_tools.sources import is_unsafe_member_name
 

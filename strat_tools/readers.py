@@ -1,7 +1,7 @@
 """Reading game records of any registered format: bytes → parsed → checked :class:`GameRecord`.
 
 The one place where a file's format is chosen and where parsing is followed by the record
-checks. :func:`parse_record` picks the format from the registry (:mod:`strat_tools.formats`:
+checks. :func:`parse_record` picks the format from the registry (:mod:`strat_tools.record_formats`:
 the name's suffix, or the bytes when they say otherwise), calls that format's parser, then
 :func:`~strat_tools.checks.check_record`. :func:`read_units` and :func:`read_records` do it
 for a stream of inputs, one record per input, unreadable ones included.
@@ -20,7 +20,7 @@ from importlib import import_module
 from typing import Protocol, cast
 
 from strat_tools.checks import check_record
-from strat_tools.formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
+from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
 from strat_tools.records import GameRecord, Severity
 from strat_tools.sources import MAX_GAME_BYTES, SourceError, Unit, UnitReader, iter_units
 
@@ -29,7 +29,7 @@ _SNIFF_BYTES = 256
 
 
 class Parser(Protocol):
-    """A format's ``parse``: bytes → :class:`~strat_tools.formats.Parsed`, never raising."""
+    """A format's ``parse``: bytes → :class:`~strat_tools.record_formats.Parsed`, never raising."""
 
     def __call__(
         self, data: bytes, source: str, member: str | None = None, *, fast: bool = True

@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 from typing import Final, NamedTuple
 
 from strat_tools.board import Side, Square, parse_square, square_name
-from strat_tools.formats import strip_record_suffix
+from strat_tools.record_formats import strip_record_suffix
 
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
 """The Gravon variants, as written in ``game/@type`` and file names."""

@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 from types import TracebackType
 from typing import Final, NamedTuple
 
-from strat_tools.formats import is_record_name, record_suffixes
+from strat_tools.record_formats import is_record_name, record_suffixes
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
 """Default size limit of one game file (declared and actually inflated): 64 MiB."""

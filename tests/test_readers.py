@@ -1,6 +1,6 @@
 """The reader seam: one registry entry and one module make a new format work everywhere.
 
-The registry (``strat_tools.formats``) decides which names are game records and which parser
+The registry (``strat_tools.record_formats``) decides which names are game records and which parser
 reads them; ``strat_tools.readers`` parses, then checks, in one place.
 """
 
@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import formats
+from strat_tools import record_formats
 from strat_tools.cli import main
-from strat_tools.formats import FORMATS, RecordFormat, choose_format, format_named
 from strat_tools.generate import generate_games
 from strat_tools.readers import parse_record, parser_of, read_records
+from strat_tools.record_formats import FORMATS, RecordFormat, choose_format, format_named
 from strat_tools.sources import Skipped, expand
 from strat_tools.validate import validate
 from strat_tools.writer import game_file_name, record_to_xml
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 TOY_MODULE = '''
 """A toy record format: 'toy <variant>' on line 1, then one move a line, then the result."""
-from strat_tools.formats import Parsed
+from strat_tools.record_formats import Parsed
 from strat_tools.gravon import decode_field
 from strat_tools.records import GameRecord, Result, Severity
 
@@ -69,7 +69,7 @@ def toy_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RecordFormat:
     """The toy format: one module on the path, one registry entry, nothing else touched."""
     (tmp_path / "toyformat.py").write_text(TOY_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(formats, "FORMATS", FORMATS)
+    monkeypatch.setattr(record_formats, "FORMATS", FORMATS)
     entry = RecordFormat(
         name="toy",
         title="a toy format made by this test",
@@ -78,7 +78,7 @@ def toy_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RecordFormat:
         parse="toyformat:parse",
         blank="toyformat:blank",
     )
-    formats.register_format(entry)
+    record_formats.register_format(entry)
     yield entry
     sys.modules.pop("toyformat", None)
 
@@ -137,9 +137,9 @@ def test_bytes_win_over_a_suffix_that_names_another_format(toy_format: RecordFor
 def test_register_format_refuses_suffixes_it_cannot_match() -> None:
     bad = RecordFormat("zipped", "t", (".zip",), b"PK", "m:f", "m:g")
     with pytest.raises(ValueError, match="archive"):
-        formats.register_format(bad)
+        record_formats.register_format(bad)
     with pytest.raises(ValueError, match="lower-case"):
-        formats.register_format(RecordFormat("up", "t", (".TOY",), b"t", "m:f", "m:g"))
+        record_formats.register_format(RecordFormat("up", "t", (".TOY",), b"t", "m:f", "m:g"))
 
 
 def _imports(path: Path) -> set[str]:
@@ -153,7 +153,7 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("parser", ["gravon", "fastscan", "formats", "sources", "records"])
+@pytest.mark.parametrize("parser", ["gravon", "fastscan", "record_formats", "sources", "records"])
 def test_the_parsers_and_the_registry_do_not_import_the_checks(parser: str) -> None:
     imports = _imports(REPO / "strat_tools" / f"{parser}.py")
     assert "strat_tools.checks" not in imports
@@ -161,7 +161,7 @@ def test_the_parsers_and_the_registry_do_not_import_the_checks(parser: str) -> N
 
 
 def test_the_registry_imports_nothing_of_the_project_at_run_time() -> None:
-    source = (REPO / "strat_tools" / "formats.py").read_text()
+    source = (REPO / "strat_tools" / "record_formats.py").read_text()
     tree = ast.parse(source)
     top_level = [
         node.module

@@ -12,7 +12,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
 )
-from strat_tools.formats import format_names
+from strat_tools.record_formats import format_names
 
 
 @click.command()
