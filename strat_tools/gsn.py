@@ -142,6 +142,7 @@ def _decode(data: bytes, record: GameRecord) -> str:
             "gsn.encoding",
             WARNING,
             f"byte {exc.start} is not UTF-8; read as Latin-1 (player names may be garbled)",
+            line=data.count(b"\n", 0, exc.start) + 1,
         )
         return data.decode("latin-1")
 

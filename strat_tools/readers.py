@@ -24,9 +24,6 @@ from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_for
 from strat_tools.records import GameRecord, Severity
 from strat_tools.sources import MAX_GAME_BYTES, SourceError, Unit, UnitReader, iter_units
 
-_SNIFF_BYTES = 256
-"""How much of a file's start is compared with the formats' headers."""
-
 
 class Parser(Protocol):
     """A format's ``parse``: bytes → :class:`~strat_tools.record_formats.Parsed`, never raising."""
@@ -78,7 +75,7 @@ def parse_record(
     name = member if member is not None else source
     claimed = None
     if format is None:
-        format, claimed = choose_format(name, data[:_SNIFF_BYTES])
+        format, claimed = choose_format(name, data)
     record, setup_line, result_line = parser_of(format)(data, source, member, fast=fast)
     if claimed is not None:
         record.add(

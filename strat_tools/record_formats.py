@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from strat_tools.records import GameRecord
 
 _BOM = b"\xef\xbb\xbf"
+_SNIFF = 256
+"""How many bytes of a file's start are compared with the formats' headers."""
 
 
 class Parsed(NamedTuple):
@@ -78,8 +80,10 @@ class RecordFormat:
         return bool(self.encode and self.file_name)
 
     def matches(self, head: bytes) -> bool:
-        """Whether ``head`` (the first bytes of a file) starts like this format's files."""
-        return head.removeprefix(_BOM).lstrip().startswith(self.header)
+        """Whether ``head`` (a file's bytes, or their start) starts like this format's files."""
+        return head.startswith(self.header) or (
+            head[:_SNIFF].removeprefix(_BOM).lstrip().startswith(self.header)
+        )
 
 
 FORMATS: tuple[RecordFormat, ...] = (
@@ -114,8 +118,8 @@ def register_format(fmt: RecordFormat) -> None:
     in :data:`FORMATS`.
     """
     global FORMATS
-    if not fmt.suffixes or any(s != s.lower() or not s.startswith(".") for s in fmt.suffixes):
-        raise ValueError(f"suffixes must be lower-case and start with '.': {fmt.suffixes!r}")
+    if not fmt.suffixes or any(s != s.lower() or s.rfind(".") != 0 for s in fmt.suffixes):
+        raise ValueError(f"suffixes must be lower-case, one '.' and a word: {fmt.suffixes!r}")
     if fmt.suffix == ".zip":
         raise ValueError("'.zip' names an archive of game files, not a game-record format")
     FORMATS = (*(f for f in FORMATS if f.name != fmt.name), fmt)
@@ -136,11 +140,22 @@ def format_names(*, writable: bool = False) -> tuple[str, ...]:
 
 def format_for_name(name: str) -> RecordFormat | None:
     """The format whose suffix ends file name ``name`` (any case), or ``None``."""
-    lower = name.lower()
-    for fmt in FORMATS:
-        if lower.endswith(fmt.suffixes):
-            return fmt
-    return None
+    dot = name.rfind(".")
+    return None if dot < 0 else _suffix_index().get(name[dot:].lower())
+
+
+_INDEX: list[tuple[tuple[RecordFormat, ...], dict[str, RecordFormat]]] = []
+
+
+def _suffix_index() -> dict[str, RecordFormat]:
+    """Suffix → format, rebuilt when :data:`FORMATS` changes (one dict lookup a file name)."""
+    if not _INDEX or _INDEX[0][0] is not FORMATS:
+        index: dict[str, RecordFormat] = {}
+        for fmt in FORMATS:
+            for suffix in fmt.suffixes:
+                index.setdefault(suffix, fmt)
+        _INDEX[:] = [(FORMATS, index)]
+    return _INDEX[0][1]
 
 
 def is_record_name(name: str) -> bool:
@@ -187,9 +202,5 @@ def strip_record_suffix(name: str) -> str:
     >>> strip_record_suffix("classic-2014.5-2245.xml"), strip_record_suffix("notes.txt")
     ('classic-2014.5-2245', 'notes.txt')
     """
-    fmt = format_for_name(name)
-    if fmt is None:
-        return name
-    lower = name.lower()
-    suffix = next(s for s in fmt.suffixes if lower.endswith(s))
-    return name[: -len(suffix)]
+    dot = name.rfind(".")
+    return name[:dot] if dot >= 0 and name[dot:].lower() in _suffix_index() else name

@@ -243,3 +243,10 @@ def test_a_record_without_result_is_written_so_that_it_reads_as_missing() -> Non
     back = parse_gsn(record_to_gsn(record), "x.gsn").record
     assert back.result is None and back.players == ("ann", "bob")
     assert [d.code for d in back.diagnostics] == ["result.missing"]
+
+
+def test_bytes_that_are_not_utf8_are_read_as_latin1_with_a_warning_on_their_line() -> None:
+    data = (FIXTURES / "no_field.gsn").read_bytes().replace(b"ann", b"J\xf6rg")
+    record = parse_gsn(data, "barrage.2003.07.01.6.gsn").record
+    assert record.players == ("J\u00f6rg", "bob")
+    assert codes(record) == [("gsn.encoding", "warning", 4, None)]

@@ -138,7 +138,7 @@ def test_register_format_refuses_suffixes_it_cannot_match() -> None:
     bad = RecordFormat("zipped", "t", (".zip",), b"PK", "m:f", "m:g")
     with pytest.raises(ValueError, match="archive"):
         record_formats.register_format(bad)
-    with pytest.raises(ValueError, match="lower-case"):
+    with pytest.raises(ValueError, match="lower-case, one"):
         record_formats.register_format(RecordFormat("up", "t", (".TOY",), b"t", "m:f", "m:g"))
 
 
