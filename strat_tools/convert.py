@@ -34,7 +34,7 @@ from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import read_units, resolve
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.records import GameRecord
-from strat_tools.sources import Skipped, Unit, iter_units
+from strat_tools.sources import Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.writer import write_files
 
 
@@ -167,7 +167,7 @@ def _named_files(
 
 
 def convert(
-    paths: str | Iterable[str],
+    paths: Paths,
     out: str | os.PathLike[str],
     *,
     to: str,
@@ -182,7 +182,7 @@ def convert(
     that overlaps an input, an existing non-empty output folder, or inputs holding no game
     record at all.
     """
-    inputs = [paths] if isinstance(paths, str) else list(paths)
+    inputs = path_list(paths)
     fmt = format_named(to)
     writer_of(fmt)
     out_text = os.fspath(out)

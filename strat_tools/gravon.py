@@ -30,7 +30,7 @@ from strat_tools import fastscan
 from strat_tools.board import square_lookup
 from strat_tools.record_formats import Parsed
 from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
-from strat_tools.sources import is_unsafe_member_name
+from strat_tools.sources import is_unsafe_member_name, printable
 
 ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
@@ -66,6 +66,10 @@ _PARENT: Final = {
 _STAGE: Final = {"field": 0, "move": 1, "player": 2, "result": 3}
 
 
+MAX_NUMBER: Final = 2**63 - 1
+"""The largest game number kept from a file name (a 64-bit table column holds it)."""
+
+
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
@@ -82,7 +86,16 @@ def apply_name_metadata(record: GameRecord) -> str | None:
     zipped = _ZIP_NAME.match(_basename(record.source)) if record.member is not None else None
     if found is not None:
         year, month = int(found["year"]), int(found["month"])
-        record.number = int(found["number"])
+        number = int(found["number"])
+        if number <= MAX_NUMBER:
+            record.number = number
+        else:
+            record.add(
+                "name.number",
+                WARNING,
+                f"game number {found['number'][:30]} in the file name is past "
+                f"{MAX_NUMBER:,}; read, without a number",
+            )
     elif zipped is not None:
         year, month = int(zipped["year"]), int(zipped["month"])
     else:
@@ -103,6 +116,7 @@ def apply_name_metadata(record: GameRecord) -> str | None:
 
 def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]:
     """An empty record with its name metadata, and the variant its file name claims."""
+    source, member = printable(source), None if member is None else printable(member)
     record = GameRecord(source=source, member=member)
     if member is not None and is_unsafe_member_name(member):
         record.add(
@@ -478,19 +492,37 @@ _ID_TEXTS: Final = [str(i) for i in range(1, 20001)]
 
 
 def check_move_ids(record: GameRecord, ids: list[str | None]) -> None:
-    """Report every move whose ``id`` is not its position (1-based), as ``move.id``."""
+    """Report each place where the move ``id`` sequence breaks, as ``move.id``.
+
+    Ids must run 1..N. Each break is reported once, and the count goes on from the id found,
+    so one deleted (or added) move line is one error, not one per later move.
+    """
     if ids == _ID_TEXTS[: len(ids)]:
         return
+    expected = 1
     for ply, mid in enumerate(ids, 1):
-        if mid == str(ply):
+        if mid == str(expected):
+            expected += 1
             continue
         line = record.lines[ply - 1] if ply <= len(record.lines) else None
         if mid is None:
             message = f"move at position {ply} has no id"
-        elif not (mid.isascii() and mid.isdigit()):
+            expected += 1
+        elif not (mid.isascii() and mid.isdigit() and len(mid) < 10):
             message = f"move id {mid[:20]!r} at position {ply} is not a number"
+            expected += 1
         else:
-            message = f"move id {mid} at position {ply}; expected {ply} (ids run 1..N, no gaps)"
+            found = int(mid)
+            if found > expected:
+                gap = found - expected
+                what = f"{gap} id{'s' if gap > 1 else ''} missing (a move line deleted?)"
+            else:
+                what = "an id repeated or going back (a move line added or moved?)"
+            message = (
+                f"move id {mid} at position {ply}; expected {expected}: {what}; "
+                "ids run 1..N, no gaps (plies follow the position in the file)"
+            )
+            expected = found + 1
         record.add("move.id", ERROR, message, line=line, ply=ply)
 
 

@@ -33,11 +33,11 @@ import re
 from typing import Final
 
 from strat_tools.board import square_lookup, square_name
-from strat_tools.gravon import check_variant, decode_field, report_column_j
+from strat_tools.gravon import MAX_NUMBER, check_variant, decode_field, report_column_j
 from strat_tools.pieces import CODE_LETTERS
 from strat_tools.record_formats import Parsed
 from strat_tools.records import GameRecord, Rescue, Result, Severity
-from strat_tools.sources import is_unsafe_member_name
+from strat_tools.sources import is_unsafe_member_name, printable
 
 ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
@@ -98,6 +98,7 @@ def blank_record(source: str, member: str | None = None) -> GameRecord:
 
 def _blank(source: str, member: str | None) -> tuple[GameRecord, str | None]:
     """A record with the file name's metadata, and the variant the name's word stands for."""
+    source, member = printable(source), None if member is None else printable(member)
     record = GameRecord(source=source, member=member)
     if member is not None and is_unsafe_member_name(member):
         record.add(
@@ -119,7 +120,11 @@ def _name_metadata(record: GameRecord) -> str | None:
     )
     if found is None:
         return None
-    record.number = int(found["number"])
+    number = int(found["number"])
+    if number <= MAX_NUMBER:
+        record.number = number
+    else:
+        record.add("name.number", WARNING, f"game number {found['number'][:30]} is too large")
     year, month, day = int(found["year"]), int(found["month"]), int(found["day"])
     if 1 <= month <= 12:
         record.year, record.month = year, month

@@ -13,7 +13,6 @@ this module is the only reader code that imports ``checks.py``. It does not repl
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import import_module
@@ -21,8 +20,8 @@ from typing import Protocol, cast
 
 from strat_tools.checks import check_record
 from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
-from strat_tools.records import GameRecord, Severity
-from strat_tools.sources import MAX_GAME_BYTES, SourceError, Unit, UnitReader, iter_units
+from strat_tools.records import UNREADABLE_CODE, GameRecord, Severity
+from strat_tools.sources import MAX_GAME_BYTES, Paths, SourceError, Unit, UnitReader, iter_units
 
 
 class Parser(Protocol):
@@ -94,7 +93,7 @@ def unreadable_record(unit: Unit, reason: str) -> GameRecord:
     """The record standing for a unit whose bytes could not be read (name metadata kept)."""
     fmt = format_for_name(unit.member if unit.member is not None else unit.source) or FORMATS[0]
     record = blank_of(fmt)(unit.source, unit.member)
-    record.add("source.unreadable", Severity.ERROR, reason)
+    record.add(UNREADABLE_CODE, Severity.ERROR, reason)
     record.readable = False
     return record
 
@@ -114,16 +113,16 @@ def read_units(
 
 
 def read_records(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: Paths,
     *,
     check: bool = True,
     fast: bool = True,
     limit: int = MAX_GAME_BYTES,
 ) -> Iterator[GameRecord]:
     """Every game under ``paths`` (files, folders, globs, zips; any registered format) as
-    records, in a stable order.
+    records, in a stable order. ``paths`` is one path (str or Path) or an iterable of them.
 
-    >>> for record in read_records(["strados2014-4.zip"]):  # doctest: +SKIP
+    >>> for record in read_records("strados2014-4.zip"):  # doctest: +SKIP
     ...     print(record.game_id, record.plies)
     """
     return read_units(iter_units(paths), check=check, fast=fast, limit=limit)
