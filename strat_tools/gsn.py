@@ -120,11 +120,11 @@ def _name_metadata(record: GameRecord) -> str | None:
     )
     if found is None:
         return None
-    number = int(found["number"])
-    if number <= MAX_NUMBER:
-        record.number = number
+    digits = found["number"]
+    if len(digits) <= 19 and int(digits) <= MAX_NUMBER:  # never int() a huge digit string
+        record.number = int(digits)
     else:
-        record.add("name.number", WARNING, f"game number {found['number'][:30]} is too large")
+        record.add("name.number", WARNING, f"game number {digits[:30]} is too large; not used")
     year, month, day = int(found["year"]), int(found["month"]), int(found["day"])
     if 1 <= month <= 12:
         record.year, record.month = year, month

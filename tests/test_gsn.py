@@ -250,3 +250,13 @@ def test_bytes_that_are_not_utf8_are_read_as_latin1_with_a_warning_on_their_line
     record = parse_gsn(data, "barrage.2003.07.01.6.gsn").record
     assert record.players == ("J\u00f6rg", "bob")
     assert codes(record) == [("gsn.encoding", "warning", 4, None)]
+
+
+def test_a_game_number_too_large_for_a_table_is_a_warning_not_a_crash() -> None:
+    name = "classic.2003.06.07." + "9" * 5000 + ".gsn"
+    record = parse_gsn((FIXTURES / "no_field.gsn").read_bytes(), name).record
+    assert (record.year, record.month, record.day, record.number) == (2003, 6, 7, None)
+    assert [d.code for d in record.diagnostics if d.severity is Severity.WARNING] == [
+        "name.number",
+        "name.variant",
+    ]
