@@ -63,7 +63,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
         out.update(counts)
         out["games"] = sum(counts.values())
     elif task in ("read", "read-strict"):
-        from strat_tools.gravon import read_units
+        from strat_tools.readers import read_units
 
         games = moves = 0
         for record in read_units(iter_units(paths), fast=task == "read"):
@@ -102,7 +102,7 @@ def _engine(units: list[Any]) -> dict[str, Any]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_engine  # the engine drill-down script beside this one
 
-    from strat_tools.gravon import read_units
+    from strat_tools.readers import read_units
 
     records = [r for r in read_units(units, check=False) if r.readable]
     out: dict[str, Any] = {}

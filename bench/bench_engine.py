@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 from strat_tools.engine.hotloop import play_span  # noqa: E402
 from strat_tools.engine.position import Position  # noqa: E402
-from strat_tools.gravon import read_records  # noqa: E402
+from strat_tools.readers import read_records  # noqa: E402
 from strat_tools.records import GameRecord  # noqa: E402
 from strat_tools.replay import Replay, replay  # noqa: E402
 from strat_tools.replay import _play_all as play_all  # noqa: E402

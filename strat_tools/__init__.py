@@ -1,7 +1,9 @@
 """strat-tools: read, replay, validate and analyse Stratego game records.
 
-The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips)
-→ ``gravon`` (StraDoS2 XML → :class:`GameRecord`) → ``replay`` (the rules engine) →
+The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips;
+which names are records it asks the format registry, ``record_formats``) → the format parsers
+(``gravon`` for StraDoS2 XML, ``gsn`` for the older text records) → ``checks`` → ``readers``
+(any format's bytes → checked :class:`GameRecord`) → ``replay`` (the rules engine) →
 ``tables`` (Arrow/pandas) → ``stats`` → ``plots``/``report`` → ``cli``.
 
 In a notebook::
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from strat_tools.engine.position import Position
     from strat_tools.engine.svg import board_svg
     from strat_tools.events import read_events
-    from strat_tools.gravon import parse_record, read_records
+    from strat_tools.readers import parse_record, read_records
     from strat_tools.records import GameRecord
     from strat_tools.replay import Replay
     from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
@@ -50,8 +52,8 @@ _LAZY = {
     "GameSet": "dataset",
     "read_dataset": "dataset",
     "read_games": "dataset",
-    "parse_record": "gravon",
-    "read_records": "gravon",
+    "parse_record": "readers",
+    "read_records": "readers",
     "GameRecord": "records",
     "Replay": "replay",
     "RULESETS": "rules",
@@ -73,6 +75,9 @@ _SUBMODULES = frozenset(
         "pieces",
         "sources",
         "gravon",
+        "gsn",
+        "record_formats",
+        "readers",
         "rules",
         "dataset",
         "replay",

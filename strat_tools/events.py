@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Final
 import pyarrow as pa
 
 from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
-from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.readers import read_units
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.sources import Unit, iter_units

@@ -23,9 +23,9 @@ from typing import Final
 
 from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
 from strat_tools.engine.position import DISTANCE
-from strat_tools.gravon import parse_record
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_code
 from strat_tools.pipeline import map_batches
+from strat_tools.readers import parse_record
 from strat_tools.records import GameRecord, Result, Severity, Status, Termination
 from strat_tools.replay import Position, replay
 from strat_tools.rules import (

@@ -21,7 +21,6 @@ What it does not do: judge the setup or the result (``checks.py``) or the moves
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
 from io import BytesIO
 from typing import Any, Final
 
@@ -29,18 +28,9 @@ from lxml import etree
 
 from strat_tools import fastscan
 from strat_tools.board import square_lookup
-from strat_tools.checks import check_record
-from strat_tools.records import UNREADABLE_CODE, VARIANTS, GameRecord, Rescue, Result, Severity
-from strat_tools.sources import (
-    MAX_GAME_BYTES,
-    Paths,
-    SourceError,
-    Unit,
-    UnitReader,
-    is_unsafe_member_name,
-    iter_units,
-    printable,
-)
+from strat_tools.record_formats import Parsed
+from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
+from strat_tools.sources import is_unsafe_member_name, printable
 
 ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
@@ -650,66 +640,25 @@ def from_fast(game: fastscan.FastGame, source: str, member: str | None) -> GameR
     return record
 
 
-def parse_record(
-    data: bytes, source: str, member: str | None = None, *, fast: bool = True, check: bool = True
-) -> GameRecord:
-    """One game file's bytes → :class:`GameRecord`, with record checks unless ``check=False``.
+def parse_xml(data: bytes, source: str, member: str | None = None, *, fast: bool = True) -> Parsed:
+    """One XML game file's bytes → the record (unchecked) and its setup and result lines.
 
     ``fast=False`` forces the strict path (the fast path falls back to it by itself for
-    anything that is not byte-for-byte the archive's layout).
+    anything that is not byte-for-byte the archive's layout). Reading and checking together
+    is :func:`strat_tools.readers.parse_record`.
 
     >>> data = open("classic-2014.5-2245.xml", "rb").read()  # doctest: +SKIP
-    >>> record = parse_record(data, "classic-2014.5-2245.xml")  # doctest: +SKIP
+    >>> record = parse_xml(data, "classic-2014.5-2245.xml").record  # doctest: +SKIP
     >>> record.variant, record.plies  # doctest: +SKIP
     ('classic', 490)
     """
     game = fastscan.scan(data) if fast else None
-    field_line: int | None
-    result_line: int | None
     if game is not None:
         record = from_fast(game, source, member)
-        field_line, result_line = game.field_line or game.game_line, game.result_line
-    else:
-        record, field_line, result_line = parse_strict(data, source, member)
-    if check and record.readable:
-        check_record(record, setup_line=field_line, result_line=result_line)
-    return record
+        return Parsed(record, game.field_line or game.game_line, game.result_line)
+    return Parsed(*parse_strict(data, source, member))
 
 
-def unreadable_record(unit: Unit, reason: str) -> GameRecord:
-    """The record standing for a unit whose bytes could not be read."""
-    record, _named = new_record(unit.source, unit.member)
-    record.add(UNREADABLE_CODE, ERROR, reason)
-    record.readable = False
-    return record
-
-
-def read_units(
-    units: Iterable[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
-) -> Iterator[GameRecord]:
-    """One record per unit, in order; each zip is opened once for the whole batch."""
-    with UnitReader(limit) as reader:
-        for unit in units:
-            try:
-                data = reader.read(unit)
-            except SourceError as exc:
-                yield unreadable_record(unit, str(exc))
-                continue
-            yield parse_record(data, unit.source, unit.member, fast=fast, check=check)
-
-
-def read_records(
-    paths: Paths,
-    *,
-    check: bool = True,
-    fast: bool = True,
-    limit: int = MAX_GAME_BYTES,
-) -> Iterator[GameRecord]:
-    """Every game under ``paths`` (files, folders, globs, zips) as records, in a stable order.
-
-    ``paths`` is one path (str or Path) or an iterable of them.
-
-    >>> for record in read_records("strados2014-4.zip"):  # doctest: +SKIP
-    ...     print(record.game_id, record.plies)
-    """
-    return read_units(iter_units(paths), check=check, fast=fast, limit=limit)
+def blank_record(source: str, member: str | None = None) -> GameRecord:
+    """A record holding only what the file (or zip) name says."""
+    return new_record(source, member)[0]

@@ -37,9 +37,9 @@ import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
 from strat_tools.engine.position import Position
-from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
+from strat_tools.readers import read_units
 from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.sources import Unit, iter_units

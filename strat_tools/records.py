@@ -1,11 +1,11 @@
 """Game records and diagnostics: the values that pass between reader, engine and tables.
 
 A :class:`GameRecord` is what a file says, decoded (squares as ints, the setup as board
-codes) but not judged: it is built by a reader (``gravon.py``) or by hand, and checked by
-``checks.py`` and ``replay.py``. A bad game is data, not an exception: problems are
+codes) but not judged: it is built by a reader (``gravon.py``, ``gsn.py``) or by hand, and
+checked by ``checks.py`` and ``replay.py``. A bad game is data, not an exception: problems are
 :class:`Diagnostic` values collected on the record, never raised.
 
-This module knows no XML and no rules.
+This module knows no file format and no rules.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Final, NamedTuple
 
 from strat_tools.board import Side, Square, parse_square, square_name
+from strat_tools.record_formats import strip_record_suffix
 
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
 """The Gravon variants, as written in ``game/@type`` and file names."""
@@ -54,7 +55,8 @@ class Diagnostic:
     """One problem found in one game, located as precisely as the input allows.
 
     ``code`` is stable and dotted (``setup.army``, ``move.square``, ``rule.two_squares``);
-    ``line`` is the 1-based XML line; ``ply`` the 1-based move number, when they apply.
+    ``line`` is the 1-based line of the record file; ``ply`` the 1-based move number, when
+    they apply.
     """
 
     code: str
@@ -190,6 +192,8 @@ class GameRecord:
     year: int | None = None
     month: int | None = None
     number: int | None = None
+    day: int | None = None
+    """The day of the month, where the file name tells it (``.gsn`` daily names)."""
     setup: tuple[int, ...] | None = None
     sources: list[int] = field(default_factory=list)
     targets: list[int] = field(default_factory=list)
@@ -211,9 +215,9 @@ class GameRecord:
 
     @property
     def game_id(self) -> str:
-        """Gravon's natural id, the file name without ``.xml``: ``'classic-2014.5-2245'``."""
-        name = self.name
-        return name[:-4] if name.lower().endswith(".xml") else name
+        """Gravon's natural id, the file name without its record suffix (``.xml``, ``.gsn``):
+        ``'classic-2014.5-2245'``, ``'classic.2003.06.07.505'``."""
+        return strip_record_suffix(self.name)
 
     @property
     def plies(self) -> int:
@@ -236,7 +240,7 @@ class GameRecord:
 
     def matches(self, game: str) -> bool:
         """Whether ``game`` names this record: its game id, or its member path (with or
-        without ``.xml``), or its file name.
+        without its record suffix), or its file name.
 
         >>> GameRecord("a.zip", "2014/classic-2014.5-1.xml").matches("2014/classic-2014.5-1")
         True
@@ -244,7 +248,7 @@ class GameRecord:
         if game == self.game_id or game == self.name:
             return True
         path = self.member if self.member is not None else self.source
-        return game in (path, path[:-4] if path.lower().endswith(".xml") else path)
+        return game in (path, strip_record_suffix(path))
 
     @property
     def errors(self) -> list[Diagnostic]:

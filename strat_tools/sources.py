@@ -15,7 +15,7 @@ Order: arguments in the order given; folders sorted by name; zip members sorted 
 
 Nothing here raises for bad input. A missing path, an unreadable file or a broken zip becomes
 a :class:`Unit` with ``error`` set (an unreadable input in every output). Entries that are not
-game files (folders inside zips, non-XML members, non-XML files met while walking a folder) are
+game files (folders inside zips, members and files not named as records) are
 skipped, and each skip is reported as a :class:`Skipped` value when the caller passes a list
 to ``expand(..., skipped=...)``: visible, but not counted as games.
 
@@ -29,7 +29,8 @@ Names: a file or member name whose bytes are not valid UTF-8 is carried in print
 (:func:`printable`: each undecodable byte as the four characters ``\\xNN``); the unit keeps
 the real path to open it.
 
-This module knows nothing of XML or of Stratego.
+This module knows nothing of XML, .gsn or Stratego: which names are game records it asks
+the format registry.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pathlib import PurePosixPath
 from types import TracebackType
 from typing import BinaryIO, Final, NamedTuple
 
+from strat_tools.record_formats import is_record_name, record_suffixes
 from strat_tools.zipdir import ZipEntry, ZipError, read_directory, read_entry
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
@@ -163,7 +165,11 @@ def is_unsafe_member_name(name: str) -> bool:
 
 
 def _is_game_name(name: str) -> bool:
-    return name.lower().endswith(".xml")
+    return is_record_name(name)
+
+
+def _not_a_record(what: str) -> str:
+    return f"not a game record file ({', '.join(record_suffixes())}{what})"
 
 
 class SourceError(Exception):
@@ -199,7 +205,7 @@ def archive_budget(archive_bytes: int, limit: int = MAX_GAME_BYTES) -> int:
 
 
 def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
-    """One unit per XML member of the zip at ``path``, in name order."""
+    """One unit per game-record member of the zip at ``path``, in name order."""
     shown = printable(path)
     try:
         handle, size = open_regular(path)
@@ -218,7 +224,7 @@ def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
         if entry.is_dir:
             skipped.append(Skipped(shown, name, "folder inside the zip"))
         elif not _is_game_name(entry.name):
-            skipped.append(Skipped(shown, name, "not an .xml file"))
+            skipped.append(Skipped(shown, name, _not_a_record("")))
         else:
             declared += min(entry.size, MAX_GAME_BYTES + 1)
             error = None
@@ -261,7 +267,7 @@ def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[
         elif _is_game_name(name):
             yield _file_unit(path)
         else:
-            skipped.append(Skipped(printable(path), None, "not an .xml or .zip file"))
+            skipped.append(Skipped(printable(path), None, _not_a_record(" or .zip")))
 
 
 def _file_unit(path: str) -> Unit:

@@ -34,8 +34,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.board import COLUMNS
-from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
+from strat_tools.readers import read_units
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules

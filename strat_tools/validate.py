@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.readers import read_units
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules

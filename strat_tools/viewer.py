@@ -230,7 +230,7 @@ def write_viewer(
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
-    from strat_tools.gravon import read_records
+    from strat_tools.readers import read_records
 
     names = [paths] if isinstance(paths, str) else list(paths)
     records = (r for r in read_records(names) if game_id is None or r.game_id == game_id)

@@ -66,9 +66,11 @@ def _move_lines(record: GameRecord, gravon_quirks: bool) -> list[str]:
         if rescue is None:
             lines.append(head + "/>\n")
         else:
+            # The number as Gravon writes it (a .gsn rescue line pads it to two digits).
+            piece = rescue.raw_piece if rescue.piece is None else str(rescue.piece)
             lines.append(
                 f"{head}>   <rescue rescuefield={quoteattr(rescue.raw_field)} "
-                f"rescuepiece={quoteattr(rescue.raw_piece)}/>\n  </move>\n"
+                f"rescuepiece={quoteattr(piece)}/>\n  </move>\n"
             )
     return lines
 

@@ -22,7 +22,7 @@ from strat_tools.actions import (
 from strat_tools.board import Side, parse_square
 from strat_tools.engine.position import Position
 from strat_tools.engine.render import parse_board
-from strat_tools.gravon import read_units
+from strat_tools.readers import read_units
 from strat_tools.records import Status
 from strat_tools.replay import replay
 from strat_tools.sources import iter_units

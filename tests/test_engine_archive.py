@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.gravon import read_records
 from strat_tools.pieces import CODE_KIND, PieceKind
+from strat_tools.readers import read_records
 from strat_tools.records import GameRecord, Status, Termination
 from strat_tools.replay import Replay, replay
 

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from strat_tools.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.generate import generate_game, setup_field
-from strat_tools.gravon import parse_record, read_units
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, PieceKind
+from strat_tools.readers import parse_record, read_units
 from strat_tools.records import Diagnostic, GameRecord, Result, Severity, Status, Termination
 from strat_tools.replay import Position, Replay, replay
 from strat_tools.rules import RuleSet, resolve_rules, rules_for

@@ -9,8 +9,8 @@ import pytest
 from strat_tools.board import Side
 from strat_tools.formats import SETUP_FORMATS, format_setup, parse_setup, parse_strados3
 from strat_tools.formats.yorktown import UNKNOWN, to_strados3
-from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.readers import read_units
 from strat_tools.replay import board_at
 from strat_tools.sources import iter_units
 

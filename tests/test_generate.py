@@ -22,8 +22,8 @@ from strat_tools.generate import (
     setup_field,
     verify_game,
 )
-from strat_tools.gravon import parse_record, read_records
 from strat_tools.pieces import ARMIES, PieceKind
+from strat_tools.readers import parse_record, read_records
 from strat_tools.records import Result, Status, Termination
 from strat_tools.replay import Position, parse_board, render_board, replay
 from strat_tools.rules import RULESETS

@@ -9,8 +9,9 @@ import pytest
 
 from strat_tools import fastscan
 from strat_tools.board import parse_square, square_name
-from strat_tools.gravon import parse_record, parse_strict, read_records, read_units
+from strat_tools.gravon import parse_strict
 from strat_tools.pieces import CODE_LETTERS
+from strat_tools.readers import parse_record, read_records, read_units
 from strat_tools.records import GameRecord
 from strat_tools.sources import UnitReader, expand
 

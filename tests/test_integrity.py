@@ -49,7 +49,7 @@ NOT_HOSTILE = ("", "source.member_name")
 """Expected first codes of ``build()`` entries whose content is a legal game (an unsafe
 member name is never used as a path, so the game inside is read, with a warning)."""
 SKIP_REASONS = {
-    "not an .xml file",
+    "not a game record file (.xml, .gsn)",
     "folder inside the zip",
     "folder already visited (symlink loop or repeat)",
 }

@@ -11,8 +11,8 @@ from test_replay import game, lightning
 
 from strat_tools.board import parse_square
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED, knowledge
-from strat_tools.gravon import read_records
 from strat_tools.pieces import CODE_KIND, CODE_SIDE
+from strat_tools.readers import read_records
 from strat_tools.records import GameRecord, Rescue, Status
 from strat_tools.replay import Replay, replay
 

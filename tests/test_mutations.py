@@ -13,8 +13,8 @@ import pytest
 
 from strat_tools.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.engine.position import CAPTAIN_CODES, SCOUT_CODES, Position
-from strat_tools.gravon import read_units
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind
+from strat_tools.readers import read_units
 from strat_tools.records import GameRecord, Rescue, Result, Status
 from strat_tools.replay import board_at, replay
 from strat_tools.rules import resolve_rules

@@ -260,7 +260,7 @@ def _direct_planes_equal(planes, truth, flags, side) -> None:  # type: ignore[no
 
 
 def _ground_truth(paths: list[Path], tmp_path: Path) -> int:
-    from strat_tools.gravon import read_units
+    from strat_tools.readers import read_units
     from strat_tools.sources import iter_units
 
     export_observations(paths, tmp_path / "obs", jobs=1)

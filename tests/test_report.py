@@ -21,7 +21,7 @@ from strat_tools import plots, report, stats
 from strat_tools.checks import check_record
 from strat_tools.dataset import GameSet, read_games
 from strat_tools.generate import generate_games
-from strat_tools.gravon import parse_record
+from strat_tools.readers import parse_record
 from strat_tools.records import GameRecord
 from strat_tools.tables import tables_for_records
 from strat_tools.writer import record_to_xml

@@ -55,8 +55,8 @@ def test_folder_sorted_recursive_with_zip_members_in_name_order(tmp_path: Path) 
     ]
     assert all(u.error is None for u in units)
     assert sorted((Path(s.source).name, s.member, s.reason) for s in skipped) == [
-        ("games.zip", "readme.txt", "not an .xml file"),
-        ("notes.txt", None, "not an .xml or .zip file"),
+        ("games.zip", "readme.txt", "not a game record file (.xml, .gsn)"),
+        ("notes.txt", None, "not a game record file (.xml, .gsn or .zip)"),
     ]
 
 

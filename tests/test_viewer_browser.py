@@ -22,8 +22,8 @@ import pytest
 
 from strat_tools.engine.events import game_events
 from strat_tools.engine.knowledge import KNOWN
-from strat_tools.gravon import read_records
 from strat_tools.pieces import CODE_LETTERS, CODE_SIDE
+from strat_tools.readers import read_records
 from strat_tools.records import GameRecord
 from strat_tools.replay import board_at, replay
 from strat_tools.viewer import write_viewer

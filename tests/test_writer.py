@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from strat_tools.board import parse_square
-from strat_tools.gravon import parse_record, read_records
+from strat_tools.readers import parse_record, read_records
 from strat_tools.records import GameRecord, Rescue, Result
 from strat_tools.writer import (
     archive_name,

@@ -13,6 +13,7 @@ import click
 from strat_tools import __version__
 from strat_tools.cli import (
     advice,
+    convert,
     engine,
     events,
     figures,
@@ -27,10 +28,10 @@ from strat_tools.cli import (
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="strat-tools")
 def main() -> None:
-    """Read, replay, validate and analyse Stratego game records (Gravon StraDoS2 XML).
+    """Read, replay, validate and analyse Stratego game records (Gravon XML and .gsn).
 
-    PATHS may be .xml files, folders (searched recursively), glob patterns and the monthly
-    .zip archives as Gravon publishes them.
+    PATHS may be .xml and .gsn files, folders (searched recursively), glob patterns and the
+    monthly .zip archives as Gravon publishes them.
 
     \b
     Example:
@@ -49,5 +50,6 @@ main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
 main.add_command(observations.observations)
+main.add_command(convert.convert)
 main.add_command(events.events)
 main.add_command(view.view)

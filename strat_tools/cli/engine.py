@@ -65,7 +65,7 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    from strat_tools.gravon import read_records
+    from strat_tools.readers import read_records
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
 

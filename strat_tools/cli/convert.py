@@ -1,0 +1,76 @@
+"""``strat-tools convert``: game records from one format to another (XML, .gsn)."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.common import (
+    dask_options,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+)
+from strat_tools.record_formats import format_names
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "--to",
+    "to",
+    required=True,
+    type=click.Choice(list(format_names(writable=True))),
+    help="The format to write.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(),
+    help="A .zip file (one archive) or a new or empty folder (one file per game).",
+)
+@jobs_option
+@dask_options
+@library_errors
+def convert(
+    paths: tuple[str, ...],
+    to: str,
+    out: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+) -> None:
+    """Convert game records (any mix of formats) to XML or .gsn, one file per game.
+
+    Each game keeps its content (with the reader's repairs applied) and gets the target
+    format's own file name. The output is written atomically and never over an input.
+    Every input is accounted for on stderr; exit 1 when any game could not be converted
+    (unreadable, or holding what the target format cannot say); the others are written.
+
+    \b
+    Example:
+      strat-tools convert ../gravon/strados2014-4.zip --to gsn -o gsn-2014-4.zip
+      strat-tools convert old-games/ --to xml -o xml-games/
+    """
+    from strat_tools.convert import convert as convert_records
+    from strat_tools.sources import count_units
+
+    total = count_units(paths)
+    with progress_bar(total, "Converting") as update:
+        report = convert_records(
+            paths, out, to=to, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
+        )
+    for failure in report.failed:
+        message(_printable(f"{failure.label}: not converted: {failure.reason}"))
+    line = report.line()
+    message(_printable(line[0].upper() + line[1:] + "."))
+    if not report.ok:
+        raise SystemExit(1)
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (from file names) shown escaped, never sent raw."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

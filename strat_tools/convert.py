@@ -1,0 +1,232 @@
+"""Convert game records between formats: any readable record in, one file per game out.
+
+:func:`convert` reads every game under its inputs (any registered format, mixed), writes
+each one in the target format (:mod:`strat_tools.record_formats`: ``xml`` or ``gsn``) under that
+format's own file name, and accounts for every input: written, or not converted with the
+reason (unreadable, or holding what the target format cannot say, or named like a game
+already written). Nothing is judged: an invalid but readable game is written as it reads,
+with the reader's in-memory repairs applied.
+
+The output is a ``.zip`` file or a folder, written atomically (a temporary file or folder
+renamed into place at the end, so a failure leaves no partial output), and never over an
+input: an output that is, contains or lies inside an input is refused before anything is
+written. Reading and encoding run per batch in worker processes (``jobs``) or on Dask.
+
+>>> report = convert(["strados2014-4.zip"], "gsn-2014-4.zip", to="gsn")  # doctest: +SKIP
+>>> report.line()  # doctest: +SKIP
+'converted 623 of 623 games to gsn-2014-4.zip (gsn)'
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain
+from pathlib import Path
+from typing import cast
+
+from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.readers import read_units, resolve
+from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
+from strat_tools.records import GameRecord
+from strat_tools.sources import Paths, Skipped, Unit, iter_units, path_list
+from strat_tools.writer import write_files
+
+
+@dataclass(frozen=True, slots=True)
+class NotConverted:
+    """An input game that was not written, and why."""
+
+    source: str
+    member: str | None
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``file`` or ``file!member``, for messages."""
+        return self.source if self.member is None else f"{self.source}!{self.member}"
+
+
+@dataclass(slots=True)
+class ConvertReport:
+    """What a conversion wrote: every input is either written or in ``failed``."""
+
+    out: str
+    to: str
+    written: int = 0
+    failed: list[NotConverted] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    """Entries met in the inputs that are not game files (not counted as games)."""
+
+    @property
+    def games(self) -> int:
+        """Input games: written plus not converted."""
+        return self.written + len(self.failed)
+
+    @property
+    def ok(self) -> bool:
+        """True when every input game was written."""
+        return not self.failed
+
+    def line(self) -> str:
+        """One summary line: ``'converted 9 of 10 games to out.zip (gsn); 1 not converted'``."""
+        text = f"converted {self.written} of {self.games} games to {self.out} ({self.to})"
+        if self.failed:
+            text += f"; {len(self.failed)} not converted"
+        if self.skipped:
+            n = len(self.skipped)
+            text += f"; {n} non-game {'entry' if n == 1 else 'entries'} skipped"
+        return text
+
+
+Namer = Callable[[GameRecord], str]
+Encoder = Callable[[GameRecord], bytes]
+
+
+def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
+    """The (file name, encode) functions a registry entry names; ``ValueError`` if none."""
+    if not fmt.writable:
+        raise ValueError(f"the project cannot write {fmt.name} records")
+    return cast(Namer, resolve(fmt.file_name)), cast(Encoder, resolve(fmt.encode))
+
+
+def file_name_for(record: GameRecord, fmt: RecordFormat) -> str:
+    """The format's own name for ``record``, or the input's name with the format's suffix
+    when the record lacks what the format's names say (variant, period, number)."""
+    name_of, _encode = writer_of(fmt)
+    try:
+        return name_of(record)
+    except ValueError:
+        return strip_record_suffix(record.name) + fmt.suffix
+
+
+def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConverted]:
+    """Read one batch of units and encode each game in format ``to`` (runs in a worker)."""
+    fmt = format_named(to)
+    _name_of, encode = writer_of(fmt)
+    out: list[tuple[str, bytes] | NotConverted] = []
+    for unit, record in zip(units, read_units(units, check=False), strict=True):
+        if not record.readable:
+            reason = record.errors[0].message if record.errors else "not a game record"
+            out.append(NotConverted(unit.source, unit.member, f"unreadable: {reason}"))
+            continue
+        try:
+            out.append((file_name_for(record, fmt), encode(record)))
+        except ValueError as exc:
+            out.append(NotConverted(unit.source, unit.member, str(exc)))
+    return out
+
+
+def _real(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Whether real paths ``a`` and ``b`` are the same or one lies inside the other."""
+    return (
+        a == b or a.startswith(b.rstrip(os.sep) + os.sep) or b.startswith(a.rstrip(os.sep) + os.sep)
+    )
+
+
+def _refuse_overlap(paths: list[str], out: str) -> None:
+    target = _real(out)
+    for path in paths:
+        if os.path.exists(path) and _overlaps(target, _real(path)):
+            raise ValueError(f"the output {out} is, holds or lies inside the input {path}")
+
+
+def _named_files(
+    results: Iterable[list[tuple[str, bytes] | NotConverted]],
+    units: deque[Unit],
+    report: ConvertReport,
+    target: str,
+) -> Iterator[tuple[str, bytes]]:
+    """The files to write, in order; failures, repeated names and bad names go to ``report``."""
+    seen: set[str] = set()
+    for batch in results:
+        for item in batch:
+            unit = units.popleft()  # the units in flight, in order: maps results to inputs
+            if _overlaps(_real(unit.source), target):
+                raise ValueError(f"the input {unit.source} lies inside the output {report.out}")
+            if isinstance(item, NotConverted):
+                report.failed.append(item)
+                continue
+            name, data = item
+            if name in seen or not name or "/" in name or "\\" in name or name.startswith("."):
+                why = "another input is written" if name in seen else "not a plain file name:"
+                report.failed.append(NotConverted(unit.source, unit.member, f"{why} {name!r}"))
+                continue
+            seen.add(name)
+            report.written += 1
+            yield name, data
+
+
+def convert(
+    paths: Paths,
+    out: str | os.PathLike[str],
+    *,
+    to: str,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> ConvertReport:
+    """Write every game under ``paths`` in format ``to`` into ``out`` (a ``.zip`` or a folder).
+
+    Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
+    that overlaps an input, an existing non-empty output folder, or inputs holding no game
+    record at all.
+    """
+    inputs = path_list(paths)
+    fmt = format_named(to)
+    writer_of(fmt)
+    out_text = os.fspath(out)
+    _refuse_overlap(inputs, out_text)
+    report = ConvertReport(out=out_text, to=fmt.name)
+    stream = iter_units(inputs, skipped=report.skipped)
+    first = next(stream, None)
+    if first is None:
+        raise ValueError(f"no game records found in {' '.join(inputs)}")
+    units: deque[Unit] = deque()
+
+    def remembered() -> Iterator[Unit]:
+        for unit in chain([first], stream):
+            units.append(unit)
+            yield unit
+
+    results = map_batches(
+        partial(encode_units, to=fmt.name),
+        remembered(),
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+    )
+    files = _named_files(results, units, report, _real(out_text))
+    _write_atomically(files, Path(out_text))
+    return report
+
+
+def _write_atomically(files: Iterable[tuple[str, bytes]], out: Path) -> None:
+    """A zip through :func:`~strat_tools.writer.write_files` (atomic by itself); a folder
+    built beside its place and renamed into it when complete."""
+    if out.suffix.lower() == ".zip" and not out.is_dir():
+        write_files(files, out, zip=True)
+        return
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"{out} exists and is not an empty folder; name a new folder or a .zip")
+    if not out.parent.is_dir():
+        raise ValueError(f"folder {out.parent} does not exist")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        write_files(files, tmp, zip=False)
+        tmp.chmod(0o755)
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

@@ -1,0 +1,128 @@
+"""Reading game records of any registered format: bytes → parsed → checked :class:`GameRecord`.
+
+The one place where a file's format is chosen and where parsing is followed by the record
+checks. :func:`parse_record` picks the format from the registry (:mod:`strat_tools.record_formats`:
+the name's suffix, or the bytes when they say otherwise), calls that format's parser, then
+:func:`~strat_tools.checks.check_record`. :func:`read_units` and :func:`read_records` do it
+for a stream of inputs, one record per input, unreadable ones included.
+
+The format parsers (``gravon.py``, ``gsn.py``, ...) sit a floor below: they never check, and
+this module is the only reader code that imports ``checks.py``. It does not replay moves
+(``replay.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from functools import cache
+from importlib import import_module
+from typing import Protocol, cast
+
+from strat_tools.checks import check_record
+from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
+from strat_tools.records import UNREADABLE_CODE, GameRecord, Severity
+from strat_tools.sources import MAX_GAME_BYTES, Paths, SourceError, Unit, UnitReader, iter_units
+
+
+class Parser(Protocol):
+    """A format's ``parse``: bytes → :class:`~strat_tools.record_formats.Parsed`, never raising."""
+
+    def __call__(
+        self, data: bytes, source: str, member: str | None = None, *, fast: bool = True
+    ) -> Parsed: ...
+
+
+@cache
+def resolve(path: str) -> object:
+    """The object a registry entry names as ``"module:name"``, imported on first use."""
+    module, _, name = path.partition(":")
+    return getattr(import_module(module), name)
+
+
+def parser_of(fmt: RecordFormat) -> Parser:
+    """The parse function a registry entry names (imported on first use)."""
+    return cast(Parser, resolve(fmt.parse))
+
+
+def blank_of(fmt: RecordFormat) -> Callable[[str, str | None], GameRecord]:
+    """The function giving a record with what a file name alone says, for ``fmt``."""
+    return cast(Callable[[str, str | None], GameRecord], resolve(fmt.blank))
+
+
+def parse_record(
+    data: bytes,
+    source: str,
+    member: str | None = None,
+    *,
+    fast: bool = True,
+    check: bool = True,
+    format: RecordFormat | None = None,
+) -> GameRecord:
+    """One game file's bytes → :class:`GameRecord`, with record checks unless ``check=False``.
+
+    The format comes from the name (``member``, else ``source``) and the bytes, unless
+    ``format`` is given. A file named for one format that holds another is read as what it
+    holds, with a ``source.format`` warning.
+
+    >>> data = (b'<?xml version="1.0" encoding="UTF-8"?>\\n<stratego>\\n <game type="classic">\\n'
+    ...         b'  <player id="1">ann</player>\\n  <player id="2">bob</player>\\n'
+    ...         b'  <result type="3" winner="1"/>\\n </game>\\n</stratego>')
+    >>> record = parse_record(data, "classic-2014.5-7.xml")
+    >>> record.game_id, record.result, [d.code for d in record.diagnostics]
+    ('classic-2014.5-7', Result(type=3, winner=1), ['setup.missing'])
+    """
+    name = member if member is not None else source
+    claimed = None
+    if format is None:
+        format, claimed = choose_format(name, data)
+    record, setup_line, result_line = parser_of(format)(data, source, member, fast=fast)
+    if claimed is not None:
+        record.add(
+            "source.format",
+            Severity.WARNING,
+            f"named as {claimed.name} ({claimed.suffix}) but holds {format.name}; read as "
+            f"{format.name}",
+            line=1,
+        )
+    if check and record.readable:
+        check_record(record, setup_line=setup_line, result_line=result_line)
+    return record
+
+
+def unreadable_record(unit: Unit, reason: str) -> GameRecord:
+    """The record standing for a unit whose bytes could not be read (name metadata kept)."""
+    fmt = format_for_name(unit.member if unit.member is not None else unit.source) or FORMATS[0]
+    record = blank_of(fmt)(unit.source, unit.member)
+    record.add(UNREADABLE_CODE, Severity.ERROR, reason)
+    record.readable = False
+    return record
+
+
+def read_units(
+    units: Iterable[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
+) -> Iterator[GameRecord]:
+    """One record per unit, in order; each zip is opened once for the whole batch."""
+    with UnitReader(limit) as reader:
+        for unit in units:
+            try:
+                data = reader.read(unit)
+            except SourceError as exc:
+                yield unreadable_record(unit, str(exc))
+                continue
+            yield parse_record(data, unit.source, unit.member, fast=fast, check=check)
+
+
+def read_records(
+    paths: Paths,
+    *,
+    check: bool = True,
+    fast: bool = True,
+    limit: int = MAX_GAME_BYTES,
+) -> Iterator[GameRecord]:
+    """Every game under ``paths`` (files, folders, globs, zips; any registered format) as
+    records, in a stable order. ``paths`` is one path (str or Path) or an iterable of them.
+
+    >>> for record in read_records("strados2014-4.zip"):  # doctest: +SKIP
+    ...     print(record.game_id, record.plies)
+    """
+    return read_units(iter_units(paths), check=check, fast=fast, limit=limit)
