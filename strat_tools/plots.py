@@ -50,6 +50,7 @@ from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.dataset import Paths
+from strat_tools.output import write_file_atomically
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import (
@@ -61,7 +62,6 @@ from strat_tools.stats import (
     setup_context,
 )
 from strat_tools.stats.stream import Tally, reduce_batches
-from strat_tools.writer import write_file_atomically
 
 Variants = str | Sequence[str] | None
 

@@ -21,6 +21,22 @@ VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classic
 """The Gravon variants, as written in ``game/@type`` and file names."""
 
 
+def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
+    """The variant a player means, in any case, with ``-`` or ``_`` for the space
+    (``Ultimate-Lightning``); ``ValueError`` lists the ``allowed`` names.
+
+    >>> parse_variant("Classic"), parse_variant("ultimate_lightning")
+    ('classic', 'ultimate lightning')
+    >>> parse_variant("clasic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown variant 'clasic'; choose from classic, barrage, duell, ...
+    """
+    word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    if word in allowed:
+        return word
+    raise ValueError(f"unknown variant {text!r}; choose from {', '.join(allowed)}")
+
+
 class Severity(StrEnum):
     """How bad a diagnostic is. Only ``error`` makes a game invalid."""
 

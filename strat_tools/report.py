@@ -39,6 +39,7 @@ from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import Paths, empty_gameset
+from strat_tools.output import write_file_atomically
 from strat_tools.pieces import (
     KINDS,
     NUMBERINGS,
@@ -58,7 +59,6 @@ from strat_tools.stats.stream import (
     reduce_requests,
     sum_counts,
 )
-from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")

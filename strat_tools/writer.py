@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
 from strat_tools.board import square_name
+from strat_tools.output import atomic_output, write_file_atomically
 from strat_tools.pieces import CODE_LETTERS
 from strat_tools.records import GameRecord
 
@@ -150,31 +150,11 @@ def _claim(name: str, seen: set[str]) -> None:
 
 def _write_zip(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     seen: set[str] = set()
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-            for name, data in files:
-                _claim(name, seen)
-                archive.writestr(_zip_info(name), data, compresslevel=9)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(out) as handle, zipfile.ZipFile(handle, "w") as archive:
+        for name, data in files:
+            _claim(name, seen)
+            archive.writestr(_zip_info(name), data, compresslevel=9)
     return len(seen)
-
-
-def write_file_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: all or nothing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _write_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
@@ -202,8 +182,6 @@ def write_files(
     if as_zip:
         if path.is_dir():
             raise ValueError(f"{path} is a folder; give a .zip file name to write an archive")
-        if not path.parent.is_dir():
-            raise ValueError(f"folder {path.parent} does not exist")
         return _write_zip(files, path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{path} exists and is not a folder")

@@ -98,7 +98,7 @@ def test_missing_path_is_an_invalid_entry_and_the_run_goes_on(legal_zip: Path) -
 
 def test_no_records_at_all_is_an_error_not_success(tmp_path: Path) -> None:
     code, out, err = run("validate", str(tmp_path))
-    assert code == 1 and "no game records found" in err and out == ""
+    assert code == 2 and "no game records found" in err and out == ""  # usage, not "invalid"
 
 
 def test_unknown_rule_set_is_a_usage_error(legal_zip: Path) -> None:

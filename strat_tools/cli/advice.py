@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
+    VariantName,
     format_option,
     jobs_option,
     library_errors,
@@ -21,7 +23,7 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    type=VariantName(["classic", "barrage", "duell", "ultimate lightning", "all"]),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
@@ -65,5 +67,5 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
             list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
         )
     if not tally.readable or table.empty:
-        raise click.ClickException(f"no setups found in {' '.join(paths)}")
+        raise NoInput(f"no setups found in {' '.join(paths)}")
     render(table.round(3) if fmt == "table" else table, fmt)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -18,20 +20,65 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
+EXIT_OK = 0
+"""The run finished and found nothing wrong."""
+EXIT_INVALID = 1
+"""The run finished and found invalid games (``validate``)."""
+EXIT_USAGE = 2
+"""A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
+EXIT_FAILED = 3
+"""The run failed (a library error, an output that cannot be written): no complete result."""
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C (SIGINT); temporary files removed."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM; temporary files removed, as for Ctrl-C."""
+
+
+class RunFailed(click.ClickException):
+    """The run failed: ``Error: ...`` on stderr (escaped), exit :data:`EXIT_FAILED`."""
+
+    exit_code = EXIT_FAILED
+
+
+class NoInput(click.ClickException):
+    """Nothing to read in the paths given: a usage error, exit :data:`EXIT_USAGE`."""
+
+    exit_code = EXIT_USAGE
+
 
 # ---------------------------------------------------------------------------------------
 # Shared options and rendering (used by every command)
 # ---------------------------------------------------------------------------------------
 
 
+def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """More workers than cores only cost memory and time: cap, and say so on stderr."""
+    from strat_tools.processes import available_cores, cap_jobs
+
+    if value is None or value <= available_cores():
+        return value
+    capped = cap_jobs(value)
+    message(
+        f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
+    )
+    return capped
+
+
+def count_of(n: int, noun: str) -> str:
+    """One number style everywhere: ``count_of(13980, 'game') == '13,980 games'``, and
+    ``'1 game'``."""
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
 def jobs_option(func: F) -> F:
-    """``--jobs N``: worker processes (default: all cores)."""
+    """``--jobs N``: worker processes (default: all cores; capped at the cores)."""
     return click.option(
         "--jobs",
         "-j",
         type=click.IntRange(min=1),
         default=None,
-        help="Worker processes, split by file and zip member (default: all cores).",
+        callback=_cap_jobs,
+        help="Worker processes, split by file and zip member (default and most: all cores).",
     )(func)
 
 
@@ -131,8 +178,10 @@ def _json_default(value: Any) -> Any:
 
 
 def message(text: str) -> None:
-    """A message for the user, on stderr."""
-    click.echo(text, err=True)
+    """A message for the user, on stderr (control characters from names escaped)."""
+    from strat_tools.text import printable_lines
+
+    click.echo(printable_lines(text), err=True)
 
 
 @contextmanager
@@ -146,20 +195,43 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+    """Turn library errors into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`), never a
+    traceback; Ctrl-C exits 130 and SIGTERM 143 once temporary files are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.text import printable_lines
+
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
         try:
             return func(*args, **kwargs)
-        except click.ClickException:
+        except click.ClickException as exc:
+            if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
+                raise type(exc)(printable_lines(exc.message)) from None
             raise
         except KeyboardInterrupt:
-            raise click.Abort() from None
+            message("Interrupted.")
+            sys.exit(EXIT_INTERRUPTED)
+        except Terminated:
+            message("Terminated.")
+            sys.exit(EXIT_TERMINATED)
         except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
-            raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
+            raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
+        finally:
+            if main_thread and previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
     return wrapper  # type: ignore[return-value]
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so every ``finally`` and ``with`` cleans up."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one clean-up, however many signals
+    raise Terminated
 
 
 def units_or_dataset(paths: Sequence[str]) -> int:
@@ -170,7 +242,7 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     records = [p for p in paths if not is_dataset(p)]
     count = count_units(records) if records else 0
     if records and not count and len(records) == len(paths):
-        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+        raise NoInput(f"no game records found in {' '.join(paths)}")
     return count
 
 
@@ -180,7 +252,7 @@ def require_readable(tally: Any, paths: Sequence[str]) -> None:
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"
-    raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+    raise NoInput(f"nothing readable in {' '.join(paths)}: {detail}")
 
 
 def source_label(paths: Sequence[str]) -> str:
@@ -189,19 +261,45 @@ def source_label(paths: Sequence[str]) -> str:
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
 
 
-PIECE_CHOICES = (
-    "flag",
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-    "all",
-)
+class PieceName(click.ParamType[str]):
+    """A piece as a player types it (``Flag``, ``F``, ``bombs``; see
+    :func:`strat_tools.pieces.parse_piece`), given on as its table label; ``all`` when
+    ``allow_all``. Anything else is a usage error listing the names."""
+
+    name = "piece"
+
+    def __init__(self, allow_all: bool = False) -> None:
+        self.allow_all = allow_all
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.pieces import parse_piece
+
+        if self.allow_all and str(value).strip().lower() == "all":
+            return "all"
+        try:
+            return parse_piece(str(value)).label
+        except ValueError as exc:
+            self.fail(str(exc) + (", or all" if self.allow_all else ""), param, ctx)
+
+
+class VariantName(click.ParamType[str]):
+    """A variant in any case, ``-``/``_`` for the space (see
+    :func:`strat_tools.records.parse_variant`), among ``allowed``."""
+
+    name = "variant"
+
+    def __init__(self, allowed: Sequence[str] | None = None) -> None:
+        from strat_tools.records import VARIANTS
+
+        self.allowed = tuple(allowed or VARIANTS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.records import parse_variant
+
+        try:
+            return parse_variant(str(value), self.allowed)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
     format_option,
     library_errors,
     message,
@@ -54,9 +55,9 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
 
     records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
     if not records:
-        raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
+        raise NoInput(f"no game {game_id or ''} in {path}".replace("  ", " "))
     if len(records) > 1:
-        raise click.ClickException(
+        raise NoInput(
             f"{path} holds {len(records)} games; pick one with --game "
             f"(e.g. --game {records[0].game_id})"
         )

@@ -8,7 +8,8 @@ import click
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
-    PIECE_CHOICES,
+    PieceName,
+    VariantName,
     jobs_option,
     library_errors,
     message,
@@ -27,14 +28,14 @@ from strat_tools.cli.common import (
     "--piece",
     default="flag",
     show_default=True,
-    type=click.Choice(PIECE_CHOICES),
+    type=PieceName(allow_all=True),
     help="Piece to map; 'all' draws the twelve kinds as small multiples.",
 )
 @click.option(
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    type=VariantName(["classic", "barrage", "duell", "ultimate lightning"]),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(

@@ -7,6 +7,8 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    PieceName,
+    VariantName,
     dask_options,
     format_option,
     jobs_option,
@@ -92,6 +94,18 @@ def export(
         message(f"{summary.invalid:,} invalid games are in the tables with their diagnostics.")
 
 
+def _check_feature(value: str) -> str:
+    """An unknown setup feature is a usage error (exit 2) listing the features."""
+    from strat_tools.stats.setups import SETUP_FEATURES
+
+    if value not in SETUP_FEATURES:
+        raise click.BadParameter(
+            f"unknown feature {value!r}; choose from {', '.join(SETUP_FEATURES)}",
+            param_hint="--feature",
+        )
+    return value
+
+
 @click.command()
 @paths_argument
 @click.option(
@@ -115,6 +129,7 @@ def export(
     "--variant",
     "variants",
     multiple=True,
+    type=VariantName(),
     metavar="VARIANT",
     help="Only these variants (repeatable; default: all but classicfree for setups).",
 )
@@ -122,12 +137,14 @@ def export(
     "--piece",
     default="flag",
     show_default=True,
-    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+    type=PieceName(),
+    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...; F, B, S).",
 )
 @click.option(
     "--feature",
     default="flag_back_row",
     show_default=True,
+    callback=lambda ctx, param, value: _check_feature(value),
     help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
     "flag_enclosed, bombs_next_to_flag.",
 )
