@@ -47,6 +47,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.dataset import Paths
@@ -813,9 +814,18 @@ def traffic_of_paths(
     return total
 
 
+def text_as_written(fig: Figure) -> Figure:
+    """Draw every text of ``fig`` as written: never parsed as mathtext, since titles carry
+    paths and names from the input (``m$\\bogus{$`` would crash the drawing)."""
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+    return fig
+
+
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
     """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
     target = Path(path)
+    text_as_written(fig)
     buffer = io.BytesIO()  # render first: a bad format fails before the file is touched
     fig.savefig(buffer, format=target.suffix.lower().lstrip(".") or "png", dpi=dpi)
     write_file_atomically(target, buffer.getvalue())

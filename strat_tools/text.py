@@ -7,6 +7,7 @@ can put an escape sequence, a carriage return or a right-to-left override in a f
   and a byte that was not UTF-8 in a file name (Python's surrogate escape) as ``\\xNN``, so
   a name can neither move the cursor, clear the screen nor forge a line, on a terminal or
   in a pipe. :func:`printable_lines` does the same but keeps line breaks, for messages.
+- :func:`markdown_text` keeps text text in a Markdown document (no raw HTML, no links).
 - :func:`csv_cell` and :func:`neutralise_csv_table` defuse formula injection (OWASP): a text
   cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
   ``'``, unless it is a plain number (``-3`` stays ``-3``); a cell that already starts with
@@ -60,6 +61,19 @@ def printable_lines(text: str) -> str:
     'one\ntwo\\x07'
     """
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+_MARKDOWN: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
+
+
+def markdown_text(text: str) -> str:
+    r"""Text for a Markdown document that stays text: no raw HTML (``<``, ``>``, ``&`` as
+    entities), no link or image (``[`` ``]`` escaped), no control characters.
+
+    >>> markdown_text('<img src=x onerror="alert(1)"> [a](javascript:x)')
+    '&lt;img src=x onerror="alert(1)"&gt; \\[a\\](javascript:x)'
+    """
+    return printable(text).translate(_MARKDOWN)
 
 
 _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r", "'")

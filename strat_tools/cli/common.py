@@ -147,8 +147,15 @@ def paths_argument(func: F) -> F:
 
 
 def render(data: Any, fmt: str, out: Any = None) -> None:
-    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``."""
+    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
+
+    Text from files is data: the table format shows control characters escaped
+    (:func:`strat_tools.text.printable`), CSV defuses formula cells
+    (:func:`strat_tools.text.csv_cell`), JSON escapes them by its own rules.
+    """
     import pandas as pd
+
+    from strat_tools.text import csv_cell, printable_lines
 
     out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
@@ -157,8 +164,13 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
-            out.write((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n")
+            text = frame.to_string(index=False) if len(frame) else "(no rows)"
+            out.write(printable_lines(text) + "\n")
     elif fmt == "csv":
+        frame = frame.copy()
+        for column in frame.columns:
+            if not pd.api.types.is_numeric_dtype(frame[column].dtype):
+                frame[column] = frame[column].map(csv_cell)
         frame.to_csv(out, index=False)
     elif fmt == "json":
         out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
@@ -256,8 +268,10 @@ def require_readable(tally: Any, paths: Sequence[str]) -> None:
 
 
 def source_label(paths: Sequence[str]) -> str:
-    """A short 'source: ...' line for figure titles."""
-    text = ", ".join(paths)
+    """A short 'source: ...' line for figure titles (control characters escaped)."""
+    from strat_tools.text import printable
+
+    text = printable(", ".join(paths))
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
 
 

@@ -52,6 +52,7 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
     from strat_tools.gravon import read_records
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
+    from strat_tools.text import printable_lines
 
     records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
     if not records:
@@ -62,7 +63,8 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
             f"(e.g. --game {records[0].game_id})"
         )
     record = records[0]
-    click.echo(show_board(record, ply, numbering=numbering, rules=rules))  # type: ignore[arg-type]
+    board = show_board(record, ply, numbering=numbering, rules=rules)  # type: ignore[arg-type]
+    click.echo(printable_lines(board))
     for diag in (*record.diagnostics, *replay(record, rules).diagnostics):
         message(str(diag))
 
