@@ -309,10 +309,8 @@ def test_cli_generate_refuses_unknown_variant(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["generate", "-n", "1", "-o", str(tmp_path / "x.zip"), "--variant", "chess"]
     )
-    assert result.exit_code == 1
-    assert "Error: cannot generate variant 'chess'; expected classic, barrage, duell" in (
-        result.stderr
-    )
+    assert result.exit_code == 2  # a usage error
+    assert "cannot generate variant 'chess'; expected classic, barrage, duell" in (result.stderr)
     assert not (tmp_path / "x.zip").exists()
 
 

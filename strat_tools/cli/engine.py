@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
@@ -63,10 +65,26 @@ def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules:
             f"(e.g. --game {records[0].game_id})"
         )
     record = records[0]
+    result = replay(record, rules)
+    last = result.plies_replayed
+    if ply is not None and ply > last:
+        stop = "game" if last == record.plies else "replay (an illegal move follows)"
+        message(f"ply {ply:,} is past the end of the {stop}: showing ply {last:,}, the last")
     board = show_board(record, ply, numbering=numbering, rules=rules)  # type: ignore[arg-type]
     click.echo(printable_lines(board))
-    for diag in (*record.diagnostics, *replay(record, rules).diagnostics):
+    if (ply is None or ply >= last) and last == record.plies:
+        click.echo(_game_result(record))
+    for diag in (*record.diagnostics, *result.diagnostics):
         message(str(diag))
+
+
+def _game_result(record: Any) -> str:
+    """The recorded end of a game, in words: 'result: flag_captured, red wins'."""
+    if record.result is None:
+        return "result: none recorded"
+    winner = record.result.winner
+    who = {1: "red wins", 2: "blue wins", 3: "a draw"}.get(winner, "winner unknown")
+    return f"result: {record.result.termination.label}, {who}"
 
 
 @click.command(name="rules")

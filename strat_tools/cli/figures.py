@@ -117,13 +117,18 @@ def heatmap(
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    if measure is not None and by is not None:
+        raise click.BadParameter(
+            "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
+        )
     label = title or source_label(paths)
+    shown = variant if side == "both" else f"{variant}, {side} side only"
     drawing: dict[str, Any] = {
         "variant": variant,
         "side": side,
         "by": by,
         "numbering": numbering,
-        "title": f"{variant}, {label}",
+        "title": f"{shown}, {label}",
     }
     total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
@@ -164,7 +169,7 @@ def heatmap(
             piece=None if piece == "all" else piece,
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
-            title=f"{variant}, {label}",
+            title=f"{shown}, {label}",
             numbering=numbering,
         )
     plots.save_figure(fig, out)

@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    require_readable,
     rules_option,
     units_or_dataset,
 )
@@ -183,7 +184,7 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
     from strat_tools import stats as statistics
-    from strat_tools.stats.stream import compute_streaming
+    from strat_tools.stats.stream import Tally, compute_many_streaming
     from strat_tools.tables import check_rules
 
     if stat not in statistics.STATISTICS:
@@ -205,7 +206,11 @@ def stats(
         "dask_address": dask_address,
     }
     total = units_or_dataset(paths)
+    tally = Tally()
     with progress_bar(total, "reading") as update:
         # Reduced batch by batch in the workers: memory does not grow with the input.
-        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
+        (table,) = compute_many_streaming(
+            [(stat, options)], list(paths), rules=rules, **run, progress=update, tally=tally
+        )
+    require_readable(tally, paths)  # no game read: an error, never a table of zeros
     render(table, fmt)
