@@ -293,7 +293,7 @@ def test_cli_generate_writes_a_zip(tmp_path: Path) -> None:
     args = ["generate", "-n", "4", "-o", str(out), "--seed", "5", "--variant", "barrage=1,duell=1"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "Wrote 4 games to" in result.stderr
+    assert "Wrote 4 synthetic games to" in result.stderr
     assert result.stdout == ""
     again = list(read_records([str(out)]))
     assert len(again) == 4 and {g.variant for g in again} <= {"barrage", "duell"}
