@@ -63,7 +63,7 @@ from strat_tools.tables import (
     tables_for_units,
     to_frame,
 )
-from strat_tools.text import neutralise_csv_table, restore_csv_table
+from strat_tools.text import count_of, neutralise_csv_table, restore_csv_table
 
 Format = Literal["parquet", "csv"]
 FORMATS: Final = ("parquet", "csv")
@@ -181,7 +181,7 @@ class ExportSummary:
     def __str__(self) -> str:
         rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
         return (
-            f"{self.games:,} games = {self.valid:,} valid + {self.invalid:,} invalid + "
+            f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
             f"{self.unchecked:,} unchecked; wrote {rows} to {self.directory} "
             f"({self.format}) in {self.seconds:.1f} s"
         )

@@ -20,6 +20,11 @@ from strat_tools.board import Side, Square, parse_square, square_name
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
 """The Gravon variants, as written in ``game/@type`` and file names."""
 
+SYNTHETIC_MARK: Final = b"<?strat-tools synthetic?>"
+"""The processing instruction ``strat-tools generate`` writes on the line after the XML
+declaration of every game it makes: such games were never played by people. The format
+allows it (XML ignores processing instructions it does not know); both readers see it."""
+
 
 def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
     """The variant a player means, in any case, with ``-`` or ``_`` for the space
@@ -204,6 +209,9 @@ class GameRecord:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     readable: bool = True
     """False when the input could not be read as a game record at all."""
+    synthetic: bool = False
+    """True for a game made by ``strat-tools generate`` (its file carries
+    :data:`SYNTHETIC_MARK`), not one played by people."""
 
     @property
     def name(self) -> str:

@@ -59,7 +59,7 @@ from strat_tools.stats.stream import (
     reduce_requests,
     sum_counts,
 )
-from strat_tools.text import markdown_text
+from strat_tools.text import count_of, markdown_text
 
 ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")
@@ -189,7 +189,7 @@ def _axes_titles(fig: Figure) -> list[str]:
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "variant", "period", "status", "rules", "has_setup", "plies", "termination",
-    "winner",
+    "winner", "synthetic",
 )  # fmt: skip
 """The per-game columns the report keeps (a few dozen bytes a game)."""
 
@@ -990,7 +990,13 @@ def report_text(
     sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)
-    meta = f"{n:,} games; generated {when} by strat-tools. {numbering_note(numbering)}"
+    meta = f"{count_of(n, 'game')}; generated {when} by strat-tools. {numbering_note(numbering)}"
+    synthetic = int(data.games["synthetic"].sum()) if "synthetic" in data.games else 0
+    if synthetic:
+        meta += (
+            f" {count_of(synthetic, 'game')} of {n:,} are synthetic: made by strat-tools "
+            "generate, not played by people; the figures and tables show them, not real play."
+        )
     if format == "html":
         return render_html(sections, title, meta)
     return render_markdown(sections, title, meta)

@@ -7,6 +7,7 @@ can put an escape sequence, a carriage return or a right-to-left override in a f
   and a byte that was not UTF-8 in a file name (Python's surrogate escape) as ``\\xNN``, so
   a name can neither move the cursor, clear the screen nor forge a line, on a terminal or
   in a pipe. :func:`printable_lines` does the same but keeps line breaks, for messages.
+- :func:`count_of` writes every count the same way: ``13,980 games``, ``1 game``.
 - :func:`markdown_text` keeps text text in a Markdown document (no raw HTML, no links).
 - :func:`csv_cell` and :func:`neutralise_csv_table` defuse formula injection (OWASP): a text
   cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
@@ -61,6 +62,15 @@ def printable_lines(text: str) -> str:
     'one\ntwo\\x07'
     """
     return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """One number style everywhere: thousands separated, the singular for one.
+
+    >>> count_of(13980, "game"), count_of(1, "game"), count_of(2, "entry", "entries")
+    ('13,980 games', '1 game', '2 entries')
+    """
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
 _MARKDOWN: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})

@@ -24,9 +24,11 @@ from xml.sax.saxutils import escape, quoteattr
 from strat_tools.board import square_name
 from strat_tools.output import atomic_output, write_file_atomically
 from strat_tools.pieces import CODE_LETTERS
-from strat_tools.records import GameRecord
+from strat_tools.records import SYNTHETIC_MARK, GameRecord
 
-_HEAD: Final = '<?xml version="1.0" encoding="UTF-8"?>\n<stratego>\n <game type={}>\n  \n'
+_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_HEAD: Final = "<stratego>\n <game type={}>\n  \n"
+_SYNTHETIC_LINE: Final = SYNTHETIC_MARK.decode("ascii") + "\n"
 _TAIL: Final = " </game>\n</stratego>"
 
 # Gravon names, row 10 written ':' (the character after '9').
@@ -84,8 +86,16 @@ def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
     >>> record = GameRecord("x.xml", variant="classic", sources=[33], targets=[43])
     >>> record_to_xml(record).splitlines()[4]
     b'  <move id="1" source="D4" target="D5"/>'
+
+    A generated record (``record.synthetic``) gets :data:`~strat_tools.records.SYNTHETIC_MARK`
+    on the line after the declaration.
     """
-    parts = [_HEAD.format(quoteattr(record.variant)), _field_line(record.setup)]
+    parts = [
+        _DECLARATION,
+        _SYNTHETIC_LINE if record.synthetic else "",  # generated games say so in the file
+        _HEAD.format(quoteattr(record.variant)),
+        _field_line(record.setup),
+    ]
     parts.extend(_move_lines(record, gravon_quirks))
     for player_id, name in enumerate(record.players, start=1):
         parts.append(f'  <player id="{player_id}">{escape(name)}</player>\n')

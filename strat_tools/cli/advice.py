@@ -13,6 +13,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -68,4 +69,5 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
         )
     if not tally.readable or table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")
+    synthetic_note(tally)
     render(table.round(3) if fmt == "table" else table, fmt)

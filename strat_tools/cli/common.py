@@ -54,6 +54,7 @@ class NoInput(click.ClickException):
 def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     """More workers than cores only cost memory and time: cap, and say so on stderr."""
     from strat_tools.processes import available_cores, cap_jobs
+    from strat_tools.text import count_of
 
     if value is None or value <= available_cores():
         return value
@@ -62,12 +63,6 @@ def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> 
         f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
     )
     return capped
-
-
-def count_of(n: int, noun: str) -> str:
-    """One number style everywhere: ``count_of(13980, 'game') == '13,980 games'``, and
-    ``'1 game'``."""
-    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def jobs_option(func: F) -> F:
@@ -256,6 +251,23 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     if records and not count and len(records) == len(paths):
         raise NoInput(f"no game records found in {' '.join(paths)}")
     return count
+
+
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """:func:`strat_tools.text.count_of` (one number style in every message)."""
+    from strat_tools.text import count_of as counted
+
+    return counted(n, noun, plural)
+
+
+def synthetic_note(tally: Any) -> None:
+    """Say on stderr when games made by ``strat-tools generate`` are among those shown."""
+    if tally.synthetic:
+        verb = "is" if tally.synthetic == 1 else "are"
+        message(
+            f"Note: {tally.synthetic:,} of {count_of(tally.games, 'game')} read {verb} "
+            "synthetic (made by strat-tools generate), not games people played."
+        )
 
 
 def require_readable(tally: Any, paths: Sequence[str]) -> None:

@@ -10,6 +10,7 @@ from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
     PieceName,
     VariantName,
+    count_of,
     jobs_option,
     library_errors,
     message,
@@ -18,6 +19,7 @@ from strat_tools.cli.common import (
     require_readable,
     rules_option,
     source_label,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -159,6 +161,9 @@ def heatmap(
                 tally=tally,
             )
     require_readable(tally, paths)
+    synthetic_note(tally)
+    if tally.synthetic:  # the figure says so too, not only the terminal
+        drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
     if measure is None:
         fig = plots.setup_heatmap_from_placements(
             dict(zip(requests, tables, strict=True)), piece, **drawing
@@ -169,7 +174,7 @@ def heatmap(
             piece=None if piece == "all" else piece,
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
-            title=f"{shown}, {label}",
+            title=drawing["title"],
             numbering=numbering,
         )
     plots.save_figure(fig, out)
@@ -253,6 +258,7 @@ def report(
             tally=tally,
         )
     require_readable(tally, paths)
-    message(f"Read {len(data.games):,} games; writing the report...")
+    synthetic_note(tally)
+    message(f"Read {count_of(len(data.games), 'game')}; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

@@ -9,6 +9,7 @@ import click
 from strat_tools.cli.common import (
     PieceName,
     VariantName,
+    count_of,
     dask_options,
     format_option,
     jobs_option,
@@ -19,6 +20,7 @@ from strat_tools.cli.common import (
     render,
     require_readable,
     rules_option,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -92,7 +94,9 @@ def export(
         )
     message(str(summary))
     if summary.invalid:
-        message(f"{summary.invalid:,} invalid games are in the tables with their diagnostics.")
+        invalid = count_of(summary.invalid, "invalid game")
+        verb = "is" if summary.invalid == 1 else "are"
+        message(f"{invalid} {verb} in the tables with their diagnostics.")
 
 
 def _check_feature(value: str) -> str:
@@ -213,4 +217,5 @@ def stats(
             [(stat, options)], list(paths), rules=rules, **run, progress=update, tally=tally
         )
     require_readable(tally, paths)  # no game read: an error, never a table of zeros
+    synthetic_note(tally)
     render(table, fmt)
