@@ -235,3 +235,28 @@ def test_show_says_what_ply_it_shows_and_the_result_at_the_end(legal_zip: Path) 
     assert out.splitlines()[-1].startswith("result: ")
     code, out, _ = run("show", str(legal_zip), "--game", member, "--ply", "1")
     assert code == 0 and not out.splitlines()[-1].startswith("result: ")
+
+
+def test_wide_tables_fit_a_100_column_terminal_and_csv_keeps_every_column(
+    legal_zip: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    for view in ("tips", "catalogue"):
+        code, out, err = run("advice", str(legal_zip), "--view", view, "-j", "1")
+        assert code == 0, err
+        assert max(len(line) for line in out.splitlines()) <= 100, view
+    code, out, _ = run("advice", str(legal_zip), "--format", "csv", "-j", "1")
+    header = out.splitlines()[0].split(",")
+    assert code == 0 and "h2h_high" in header and len(header) > 15
+    code, out, _ = run("advice", str(legal_zip), "-j", "1")
+    assert "h2h_high " in out  # every column is still there, as name and value
+
+
+def test_counts_read_one_way_with_the_singular() -> None:
+    from strat_tools.text import count_of
+    from strat_tools.validate import Summary
+
+    summary = Summary(games=1, files={"a.zip"})
+    assert summary.line().startswith("1 game in 1 file: ")
+    assert Summary(games=13980, files={"a", "b"}).line().startswith("13,980 games in 2 files")
+    assert count_of(1, "game") == "1 game" and count_of(13980, "game") == "13,980 games"

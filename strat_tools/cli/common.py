@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 import signal
 import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -160,7 +162,10 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
             text = frame.to_string(index=False) if len(frame) else "(no rows)"
-            out.write(printable_lines(text) + "\n")
+        width = table_width()
+        if max(map(len, text.splitlines()), default=0) > width:
+            text = _records_text(frame, width)
+        out.write(printable_lines(text) + "\n")
     elif fmt == "csv":
         frame = frame.copy()
         for column in frame.columns:
@@ -174,6 +179,37 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         out.write(text if text.endswith("\n") or not text else text + "\n")
     else:
         raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def table_width() -> int:
+    """Columns the table format may use: the terminal's (``COLUMNS``), else 100."""
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _records_text(frame: Any, width: int) -> str:
+    """A table too wide for the terminal, one block per row: ``column value`` pairs packed
+    into lines of at most ``width`` characters, long text wrapped (csv and json keep every
+    column side by side)."""
+    blocks = []
+    for row in frame.itertuples(index=False):
+        items = [
+            f"{column} {_cell_text(value)}"
+            for column, value in zip(frame.columns, row, strict=True)
+        ]
+        lines: list[str] = []
+        for item in items:
+            if lines and len(lines[-1]) + 3 + len(item) <= width:
+                lines[-1] += "   " + item
+            else:
+                lines.extend(textwrap.wrap(item, width, subsequent_indent="    ") or [item])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
+    return str(value)
 
 
 def _json_default(value: Any) -> Any:
