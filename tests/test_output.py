@@ -249,3 +249,9 @@ def test_parquet_pages_carry_checksums_that_reading_verifies(tmp_path: Path) -> 
             pq.read_table(table, page_checksum_verification=True)
         return
     pytest.fail("no bit flip changed the data silently (the test needs another offset)")
+
+
+def test_a_file_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    code, _, err = generate_into(tmp_path / "nowhere" / "games.zip")
+    assert code == 3 and "does not exist" in err, err
+    assert not (tmp_path / "nowhere").exists()

@@ -130,3 +130,16 @@ def test_jobs_are_capped_at_the_cores_and_the_cap_is_said(tmp_path: Path) -> Non
     noun = "core" if cores == 1 else "cores"
     assert f"--jobs 1,000 is more than the {cores} {noun} available: using {cores}" in run.stderr
     assert cap_jobs(1000) == cores and cap_jobs(1) == 1
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a pool needs two cores (--jobs is capped)")
+def test_ctrl_c_exits_130_and_stops_the_workers(many_games: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tables"
+    proc = start("export", str(many_games), "-o", str(out), "--jobs", "2")
+    workers = wait_for_workers(proc, 2)
+    proc.send_signal(signal.SIGINT)  # the parent only: workers ignore SIGINT anyway
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert "Traceback" not in err.decode() and err.decode().strip().endswith("Interrupted.")
+    assert wait_gone(workers) == set()
+    assert list(out.iterdir()) == []

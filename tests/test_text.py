@@ -194,3 +194,14 @@ def test_a_failed_json_run_leaves_valid_json_and_exits_3(
     assert code == 3 and "Error: disk gone" in err
     doc = json.loads(out)
     assert len(doc["games"]) == 1 and doc["error"] == "disk gone" and "summary" not in doc
+
+
+def test_every_csv_table_defuses_formulas_and_keeps_numbers() -> None:
+    import pandas as pd
+
+    from strat_tools.cli.common import render
+
+    out = io.StringIO()
+    frame = pd.DataFrame({"name": ["=1+1", "-2", "ok"], "count": [-1, 2, 3]})
+    render(frame, "csv", out)
+    assert out.getvalue().splitlines() == ["name,count", "'=1+1,-1", "-2,2", "ok,3"]
