@@ -28,7 +28,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -51,7 +51,9 @@ from strat_tools.output import (
 )
 from strat_tools.output import read_marker as read_export_marker
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.sources import iter_units
+from strat_tools.sources import PathArg as PathArg
+from strat_tools.sources import Paths as Paths
+from strat_tools.sources import iter_units, path_list
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
@@ -69,8 +71,6 @@ Format = Literal["parquet", "csv"]
 FORMATS: Final = ("parquet", "csv")
 """Export formats."""
 
-PathArg = str | os.PathLike[str]
-Paths = PathArg | Iterable[PathArg]
 
 INCOMPLETE_MARKER: Final = ".export-incomplete"
 """Written by older versions while an export renamed its files; a folder holding it is refused."""
@@ -126,8 +126,8 @@ class GameSet:
     def counts(self) -> dict[str, int]:
         """Games by status, plus rows per table."""
         status = self.tables["games"].column("status").to_pylist()
-        out = {s: status.count(s) for s in ("valid", "invalid", "unchecked")}
-        out["games"] = len(status)
+        out = {s: status.count(s) for s in ("valid", "invalid", "unchecked", "unreadable")}
+        out["games"] = len(status) - out["unreadable"]  # unreadable inputs are not games
         for name in ("setups", "moves", "diagnostics"):
             out[name] = self.tables[name].num_rows
         return out
@@ -139,7 +139,9 @@ class GameSet:
         c = self.counts()
         return (
             f"<GameSet {c['games']:,} games: {c['valid']:,} valid, {c['invalid']:,} invalid, "
-            f"{c['unchecked']:,} unchecked; {c['setups']:,} setup rows, {c['moves']:,} moves, "
+            f"{c['unchecked']:,} unchecked"
+            + (f", {c['unreadable']:,} unreadable inputs" if c["unreadable"] else "")
+            + f"; {c['setups']:,} setup rows, {c['moves']:,} moves, "
             f"{c['diagnostics']:,} diagnostics>"
         )
 
@@ -175,14 +177,17 @@ class ExportSummary:
     valid: int = 0
     invalid: int = 0
     unchecked: int = 0
+    unreadable: int = 0
+    """Inputs that could not be read: a games row each (status unreadable), not games."""
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
 
     def __str__(self) -> str:
         rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
+        unreadable = f"; {count_of(self.unreadable, 'unreadable input')}" if self.unreadable else ""
         return (
             f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
-            f"{self.unchecked:,} unchecked; wrote {rows} to {self.directory} "
+            f"{self.unchecked:,} unchecked{unreadable}; wrote {rows} to {self.directory} "
             f"({self.format}) in {self.seconds:.1f} s"
         )
 
@@ -211,7 +216,7 @@ class DatasetWriter:
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
-        self.status = {"valid": 0, "invalid": 0, "unchecked": 0}
+        self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
         self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._writers: dict[str, Any] = {}
         self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
@@ -342,10 +347,11 @@ class DatasetWriter:
             directory=str(self.directory),
             format=self.format,
             files=[str(self.final_path(name)) for name in TABLE_NAMES],
-            games=self.rows["games"],
+            games=self.rows["games"] - self.status["unreadable"],
             valid=self.status["valid"],
             invalid=self.status["invalid"],
             unchecked=self.status["unchecked"],
+            unreadable=self.status["unreadable"],
             rows=dict(self.rows),
             seconds=seconds,
         )
@@ -369,10 +375,7 @@ def _csv_schema(schema: pa.Schema) -> pa.Schema:
 # --- reading -----------------------------------------------------------------------------
 
 
-def _path_list(paths: Paths) -> list[str]:
-    if isinstance(paths, str | os.PathLike):
-        return [os.fspath(paths)]
-    return [os.fspath(p) for p in paths]
+_path_list = path_list  # the one helper, in sources.py (kept under this name for callers)
 
 
 def _table_file(directory: Path, name: str) -> Path | None:

@@ -21,7 +21,7 @@ from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Skipped, Unit, iter_units
+from strat_tools.sources import Paths, Skipped, Unit, iter_units
 from strat_tools.text import count_of
 
 
@@ -99,10 +99,13 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
 
 @dataclass(slots=True)
 class Summary:
-    """Counts over a validation run: inputs = valid + invalid + unchecked, always."""
+    """Counts over a validation run: games = valid + invalid + unchecked, always, and
+    inputs = games + unreadable (inputs whose bytes could not be read are not games)."""
 
     files: set[str] = field(default_factory=set)
     games: int = 0
+    unreadable: int = 0
+    """Inputs whose bytes could not be read (missing, not a regular file, broken zip ...)."""
     by_status: Counter[str] = field(default_factory=Counter)
     by_variant: Counter[str] = field(default_factory=Counter)
     by_code: Counter[str] = field(default_factory=Counter)
@@ -112,10 +115,13 @@ class Summary:
 
     def add(self, verdict: GameVerdict) -> None:
         """Count one verdict."""
-        self.files.add(verdict.source)
-        self.games += 1
         self.by_status[verdict.status.value] += 1
-        self.by_variant[verdict.variant or "unknown"] += 1
+        if verdict.status is Status.UNREADABLE:
+            self.unreadable += 1
+        else:
+            self.files.add(verdict.source)
+            self.games += 1
+            self.by_variant[verdict.variant or "unknown"] += 1
         for diag in verdict.diagnostics:
             self.by_code[diag.code] += 1
             self.by_severity[diag.severity.value] += 1
@@ -127,13 +133,23 @@ class Summary:
 
     @property
     def invalid(self) -> int:
-        """Games (or unreadable inputs) with at least one error."""
+        """Games with at least one error."""
         return self.by_status[Status.INVALID.value]
 
     @property
     def unchecked(self) -> int:
         """Games the engine could not check, with the reason in their diagnostics."""
         return self.by_status[Status.UNCHECKED.value]
+
+    @property
+    def inputs(self) -> int:
+        """Every input counted: the games and the unreadable inputs."""
+        return self.games + self.unreadable
+
+    @property
+    def clean(self) -> bool:
+        """Whether no game is invalid and every input could be read."""
+        return self.invalid == 0 and self.unreadable == 0
 
     @property
     def accounted(self) -> bool:
@@ -148,6 +164,7 @@ class Summary:
             "valid": self.valid,
             "invalid": self.invalid,
             "unchecked": self.unchecked,
+            "unreadable": self.unreadable,
             "variants": dict(sorted(self.by_variant.items())),
             "diagnostics": dict(sorted(self.by_code.items())),
             "severities": dict(sorted(self.by_severity.items())),
@@ -162,6 +179,9 @@ class Summary:
             f"{count_of(self.games, 'game')} in {count_of(len(self.files), 'file')}: "
             f"{self.valid:,} valid, {self.invalid:,} invalid, {self.unchecked:,} unchecked"
         )
+        if self.unreadable:
+            unreadable = count_of(self.unreadable, "unreadable input")
+            text += f"; {unreadable} (not counted as games)"
         if self.skipped:
             text += (
                 f" ({count_of(len(self.skipped), 'non-game entry', 'non-game entries')} skipped)"
@@ -178,7 +198,7 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
             record.member,
             record.game_id,
             record.variant,
-            Status.INVALID,
+            Status.UNREADABLE if record.unreadable_input else Status.INVALID,
             "",
             record.plies,
             tuple(record.diagnostics),
@@ -226,8 +246,8 @@ class ValidationReport:
 
     @property
     def ok(self) -> bool:
-        """True when no game is invalid."""
-        return self.summary.invalid == 0
+        """True when no game is invalid and every input could be read."""
+        return self.summary.clean
 
     def to_dict(self) -> dict[str, Any]:
         """``{"summary": ..., "games": [...]}``, as ``validate --format json`` prints it."""
@@ -235,7 +255,7 @@ class ValidationReport:
 
 
 def validate(
-    paths: str | Iterable[str],
+    paths: Paths,
     *,
     rules: str | None = "auto",
     jobs: int | None = None,
@@ -250,7 +270,7 @@ def validate(
     '400 games in 1 file: 400 valid, 0 invalid, 0 unchecked (1 non-game entry skipped)'
     """
     summary = Summary()
-    units = iter_units([paths] if isinstance(paths, str) else paths, skipped=summary.skipped)
+    units = iter_units(paths, skipped=summary.skipped)
     games = []
     for verdict in iter_verdicts(
         units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress

@@ -12,7 +12,17 @@ from __future__ import annotations
 import click
 
 from strat_tools import __version__
-from strat_tools.cli import advice, engine, figures, generate, tables, validate
+from strat_tools.cli import (
+    advice,
+    engine,
+    events,
+    figures,
+    generate,
+    observations,
+    tables,
+    validate,
+    view,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -39,3 +49,6 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(observations.observations)
+main.add_command(events.events)
+main.add_command(view.view)

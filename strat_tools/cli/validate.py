@@ -108,7 +108,7 @@ def _run_validate(
                 elif fmt == "jsonl":
                     out.write(json.dumps(verdict.to_dict()) + "\n")
                 elif fmt == "json":
-                    head = "\n" if summary.games == 1 else ",\n"
+                    head = "\n" if summary.inputs == 1 else ",\n"
                     out.write(head + json.dumps(verdict.to_dict()))
                 elif fmt == "csv":
                     writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
@@ -130,4 +130,4 @@ def _run_validate(
                 out.write(f"  {count:>7}  {code}\n")
     else:
         message(summary.line())
-    return 0 if summary.invalid == 0 else 1
+    return 0 if summary.clean else 1
