@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -143,7 +144,7 @@ def write_file_atomically(path: PathArg, data: bytes) -> None:
 def refuse_overlap(inputs: Iterable[PathArg], output: PathArg) -> None:
     """Raise :class:`OutputError` when folder ``output`` is, holds or lies inside an input.
 
-    Inputs that do not exist (globs) are judged by their deepest existing folder.
+    A glob is judged by the paths it matches; a path that does not exist overlaps nothing.
 
     >>> refuse_overlap(["data/"], "data/tables")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -151,26 +152,28 @@ def refuse_overlap(inputs: Iterable[PathArg], output: PathArg) -> None:
     """
     out = Path(os.path.realpath(output))
     for given in inputs:
-        source = Path(os.path.realpath(_existing_prefix(os.fspath(given))))
-        if out == source or source in out.parents:
-            raise OutputError(
-                f"output folder {os.fspath(output)} lies inside the input {os.fspath(given)}; "
-                "write it elsewhere"
-            )
-        if out in source.parents:
-            raise OutputError(
-                f"output folder {os.fspath(output)} holds the input {os.fspath(given)}; "
-                "write it elsewhere"
-            )
+        for source in _input_paths(os.fspath(given)):
+            _refuse_one(out, source, output, given)
 
 
-def _existing_prefix(path: str) -> str:
-    """``path`` up to its first glob character, then up to the deepest part that exists."""
-    cut = min((path.index(c) for c in "*?[" if c in path), default=len(path))
-    head = Path(path[:cut] or ".")
-    while not head.exists() and head != head.parent:
-        head = head.parent
-    return os.fspath(head)
+def _refuse_one(out: Path, source: Path, output: PathArg, given: PathArg) -> None:
+    if out == source or source in out.parents:
+        raise OutputError(
+            f"output folder {os.fspath(output)} lies inside the input {os.fspath(given)}; "
+            "write it elsewhere"
+        )
+    if out in source.parents:
+        raise OutputError(
+            f"output folder {os.fspath(output)} holds the input {os.fspath(given)}; "
+            "write it elsewhere"
+        )
+
+
+def _input_paths(path: str) -> list[Path]:
+    """The real paths an input names: itself if it exists, else what it matches as a glob."""
+    if os.path.lexists(path):
+        return [Path(os.path.realpath(path))]
+    return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
 
 
 # --- a folder of tables owned by one export ------------------------------------------------

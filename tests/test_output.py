@@ -255,3 +255,16 @@ def test_a_file_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
     code, _, err = generate_into(tmp_path / "nowhere" / "games.zip")
     assert code == 3 and "does not exist" in err, err
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_missing_input_overlaps_nothing_and_a_glob_is_judged_by_its_matches(
+    tmp_path: Path,
+) -> None:
+    from strat_tools.output import refuse_overlap
+
+    refuse_overlap([tmp_path / "nowhere.xml"], tmp_path / "out")  # nothing to overlap
+    records = tmp_path / "records"
+    shutil.copytree(TWO_BATTLES, records)
+    refuse_overlap([str(records / "*.xml")], tmp_path / "out")
+    with pytest.raises(OutputError, match="holds the input"):
+        refuse_overlap([str(records / "*.xml")], records)
