@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import signal
 import sys
@@ -14,7 +15,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 
@@ -247,6 +248,7 @@ def library_errors(func: F) -> F:
 
         main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+        previous_int = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
         try:
             return func(*args, **kwargs)
         except click.ClickException as exc:
@@ -264,6 +266,8 @@ def library_errors(func: F) -> F:
         finally:
             if main_thread and previous is not None:
                 signal.signal(signal.SIGTERM, previous)
+            if main_thread and previous_int is not None:
+                signal.signal(signal.SIGINT, previous_int)
 
     return wrapper  # type: ignore[return-value]
 
@@ -272,9 +276,35 @@ class Terminated(BaseException):
     """Raised in the main thread by SIGTERM, so every ``finally`` and ``with`` cleans up."""
 
 
-def _terminated(signum: int, frame: object) -> None:
+_SWALLOWING: Final = frozenset({"_acquireLock", "_releaseLock", "__del__", "_at_fork_reinit"})
+"""Functions whose exceptions Python prints and ignores (at-fork hooks, finalisers): a stop
+signal that lands in one is sent again a moment later instead of being lost."""
+
+
+def _in_swallowing_frame(frame: Any) -> bool:
+    return frame is not None and (
+        frame.f_code.co_name in _SWALLOWING
+        or frame.f_code.co_filename.endswith("logging/__init__.py")
+    )
+
+
+def _resend_later(signum: int) -> None:
+    threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one clean-up, however many signals
     raise Terminated
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
+    raise KeyboardInterrupt
 
 
 def units_or_dataset(paths: Sequence[str]) -> int:
