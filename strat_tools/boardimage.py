@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from strat_tools.engine.svg import STYLE, board_shapes, board_svg
+from strat_tools.output import write_file_atomically
 from strat_tools.records import GameRecord
 from strat_tools.replay import replay
 from strat_tools.rules import RuleSet
-from strat_tools.writer import write_file_atomically
 
 __all__ = ["IMAGE_SUFFIXES", "board_png", "write_board_image", "write_position_image"]
 

@@ -10,11 +10,14 @@ A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
 ``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
 as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
 format's tables, and a folder holding a table twice is refused. Every file is written under
-a temporary name in the same folder and renamed into place only when complete, so a crash
-leaves the old file or none, never half of one; a marker fences the renames, and a folder
-where they did not all happen is refused rather than read as a mix of two exports. CSV keeps
+a temporary name in the same folder and renamed into place only when complete. The folder
+is owned through :class:`strat_tools.output.OwnedFolder`: one export at a time (a lock), only
+files an earlier export wrote are replaced, and a marker written last lists each file with its
+SHA-256, so a folder whose renames did not all happen, or mixed from two exports, or damaged,
+is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps
 nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
-field.
+field; a text cell a spreadsheet would run as a formula gets a leading ``'`` (see
+:mod:`strat_tools.text`), taken off again on reading.
 
 This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.tables`).
 """
@@ -38,6 +41,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from strat_tools.output import (
+    MARKER_NAME,
+    OutputError,
+    OwnedFolder,
+    file_digest,
+    refuse_overlap,
+    verify_folder,
+)
+from strat_tools.output import read_marker as read_export_marker
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.sources import PathArg as PathArg
 from strat_tools.sources import Paths as Paths
@@ -53,6 +65,7 @@ from strat_tools.tables import (
     tables_for_units,
     to_frame,
 )
+from strat_tools.text import count_of, neutralise_csv_table, restore_csv_table
 
 Format = Literal["parquet", "csv"]
 FORMATS: Final = ("parquet", "csv")
@@ -60,7 +73,7 @@ FORMATS: Final = ("parquet", "csv")
 
 
 INCOMPLETE_MARKER: Final = ".export-incomplete"
-"""Present while an export renames its files into place; a folder holding it is refused."""
+"""Written by older versions while an export renamed its files; a folder holding it is refused."""
 
 # A table's buffered rows are written as one Parquet row group when they reach either bound:
 # big enough for fast scans, small enough that memory stays flat however long the input is.
@@ -171,9 +184,9 @@ class ExportSummary:
 
     def __str__(self) -> str:
         rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
-        unreadable = f"; {self.unreadable:,} unreadable inputs" if self.unreadable else ""
+        unreadable = f"; {count_of(self.unreadable, 'unreadable input')}" if self.unreadable else ""
         return (
-            f"{self.games:,} games = {self.valid:,} valid + {self.invalid:,} invalid + "
+            f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
             f"{self.unchecked:,} unchecked{unreadable}; wrote {rows} to {self.directory} "
             f"({self.format}) in {self.seconds:.1f} s"
         )
@@ -209,6 +222,7 @@ class DatasetWriter:
         self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
         self._buffered = dict.fromkeys(TABLE_NAMES, 0)
         self._buffered_bytes = dict.fromkeys(TABLE_NAMES, 0)
+        self._folder = OwnedFolder(self.directory)
 
     def final_path(self, name: str) -> Path:
         """Where table ``name`` ends up."""
@@ -218,10 +232,15 @@ class DatasetWriter:
         return self.directory / f".{name}.{self.format}{self._tag}"
 
     def __enter__(self) -> DatasetWriter:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self._remove_stale_temps()
-        for name in TABLE_NAMES:
-            self._writers[name] = self._open(name)
+        self._folder.__enter__()  # the lock: one export per folder at a time
+        try:
+            self._folder.check_replaceable(_table_names())
+            self._remove_stale_temps()
+            for name in TABLE_NAMES:
+                self._writers[name] = self._open(name)
+        except BaseException:
+            self._close_all(failed=True)
+            raise
         return self
 
     def _remove_stale_temps(self) -> None:
@@ -237,7 +256,9 @@ class DatasetWriter:
     def _open(self, name: str) -> Any:
         path = str(self._temp_path(name))
         if self.format == "parquet":
-            return pq.ParquetWriter(path, SCHEMAS[name], compression="zstd")
+            return pq.ParquetWriter(
+                path, SCHEMAS[name], compression="zstd", write_page_checksum=True
+            )
         options = pacsv.WriteOptions(quoting_style="all_valid")
         return pacsv.CSVWriter(path, _csv_schema(SCHEMAS[name]), write_options=options)
 
@@ -266,41 +287,59 @@ class DatasetWriter:
         self._buffers[name] = []
         self._buffered[name] = self._buffered_bytes[name] = 0
         if self.format == "csv":
-            table = table.cast(_csv_schema(SCHEMAS[name]))
+            table = neutralise_csv_table(table.cast(_csv_schema(SCHEMAS[name])))
         self._writers[name].write_table(table)
 
     def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
+        failed = exc_type is not None
         try:
-            if exc_type is None:
+            if not failed:
                 for name in TABLE_NAMES:
                     self._flush(name)
-        finally:
+            self._close_all(failed=failed)
+            if not failed:
+                self._commit()
+        except BaseException:
+            self._close_all(failed=True)
+            raise
+
+    def _close_all(self, *, failed: bool) -> None:
+        """Close the writers; on failure remove this run's temporary files; drop the lock."""
+        try:
             for writer in self._writers.values():
                 writer.close()
-        if exc_type is None:
-            self._commit()
-        else:
-            for name in TABLE_NAMES:
-                self._temp_path(name).unlink(missing_ok=True)
+            self._writers = {}
+        finally:
+            if failed:
+                for name in TABLE_NAMES:
+                    self._temp_path(name).unlink(missing_ok=True)
+                self._folder.__exit__(None, None, None)
 
     def _commit(self) -> None:
         """Put the finished files in place as one dataset.
 
-        Four renames cannot be one atomic step, so they are fenced: a marker file goes in
-        first and comes out last, and :func:`read_dataset` refuses a folder that still holds
-        it (a crash between renames could mix two exports). An older export's tables in the
-        other format are removed, so they are never read instead of this one.
+        Four renames cannot be one atomic step, so they are fenced: the old export's marker
+        goes out first and the new one (each file's size and SHA-256) comes in last, and
+        :func:`read_dataset` refuses a folder without a marker that matches its files. Only
+        files the old marker lists are replaced or removed (an older export's tables in the
+        other format, so they are never read instead of this one).
         """
-        marker = self.directory / INCOMPLETE_MARKER
-        marker.write_text(f"export {self._tag} of {', '.join(TABLE_NAMES)} in progress\n")
+        digests = {
+            self.final_path(name).name: (
+                self._temp_path(name).stat().st_size,
+                file_digest(self._temp_path(name)),
+            )
+            for name in TABLE_NAMES
+        }
+        present = self._folder.check_replaceable(_table_names())
+        self._folder.begin(list(digests))
         for name in TABLE_NAMES:
             os.replace(self._temp_path(name), self.final_path(name))
-        other = "csv" if self.format == "parquet" else "parquet"
-        for name in TABLE_NAMES:
-            stale = self.directory / f"{name}.{other}"
-            if stale.is_file():
-                stale.unlink()
-        marker.unlink()
+        for stale in set(present) - set(digests):
+            (self.directory / stale).unlink()
+        (self.directory / INCOMPLETE_MARKER).unlink(missing_ok=True)
+        self._folder.commit(digests)
+        self._folder.__exit__(None, None, None)
 
     def summary(self, seconds: float = 0.0) -> ExportSummary:
         """What has been written so far."""
@@ -316,6 +355,11 @@ class DatasetWriter:
             rows=dict(self.rows),
             seconds=seconds,
         )
+
+
+def _table_names() -> list[str]:
+    """Every name a table may have in a dataset folder (each format, and parts folders)."""
+    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in FORMATS] + list(TABLE_NAMES)
 
 
 def _csv_schema(schema: pa.Schema) -> pa.Schema:
@@ -359,11 +403,12 @@ def _table_file(directory: Path, name: str) -> Path | None:
 
 
 def is_dataset(path: PathArg) -> bool:
-    """Whether ``path`` is a dataset folder (it holds a ``games`` table)."""
+    """Whether ``path`` is to be read as a dataset folder: it holds an export's marker or a
+    ``games`` table (reading then checks that it is one export's complete, intact output)."""
     directory = Path(path)
     if not directory.is_dir():
         return False
-    if (directory / INCOMPLETE_MARKER).exists():
+    if (directory / MARKER_NAME).exists() or (directory / INCOMPLETE_MARKER).exists():
         return True
     if (directory / "games.parquet").is_file() or (directory / "games.csv").is_file():
         return True
@@ -390,7 +435,9 @@ class _RowStream:
 
     def __init__(self, path: Path, name: str) -> None:
         self.name = name
-        self._batches = pq.ParquetFile(path).iter_batches(batch_size=65_536)
+        self._batches = pq.ParquetFile(path, page_checksum_verification=True).iter_batches(
+            batch_size=65_536
+        )
         self._buffer: pa.Table | None = None
 
     def _fill(self) -> bool:
@@ -444,7 +491,8 @@ def iter_dataset(
         return
     try:
         streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
-        for batch in pq.ParquetFile(files["games"]).iter_batches(batch_size=games_per_batch):
+        games_file = pq.ParquetFile(files["games"], page_checksum_verification=True)
+        for batch in games_file.iter_batches(batch_size=games_per_batch):
             games = conform("games", pa.Table.from_batches([batch]))
             ids = games.column("game_id").combine_chunks()
             yield {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
@@ -502,23 +550,54 @@ def _dataset_files(folder: Path) -> dict[str, Path]:
                 f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
             )
         files[name] = path
+    _refuse_records_beside_tables(folder)
+    plain = [path.name for path in files.values() if path.is_file()]
+    if plain or _has_marker(folder):
+        # Parts folders (Dask, Spark) carry no marker; single files must be one export's.
+        try:
+            verify_folder(folder, plain)
+        except OutputError as exc:
+            raise DatasetError(str(exc)) from None
     return files
+
+
+def _has_marker(folder: Path) -> bool:
+    """Whether ``folder`` holds an export marker (a broken one counts: it is then refused)."""
+    try:
+        return read_export_marker(folder) is not None
+    except OutputError:
+        return True
+
+
+def _refuse_records_beside_tables(folder: Path) -> None:
+    """A folder holding an export's tables and game records too is neither: say so."""
+    tables = set(_table_names())
+    for entry in folder.iterdir():
+        if entry.name in tables or entry.name.startswith("."):
+            continue
+        if entry.is_dir() or entry.suffix.lower() in (".xml", ".zip"):
+            raise DatasetError(
+                f"{folder} holds both an export's tables and game records ({entry.name}); "
+                "give the records themselves (for example a glob) or move the tables away"
+            )
 
 
 def _read_table(path: Path, name: str) -> pa.Table:
     try:
         if path.suffix == ".csv":
             columns = {f.name: f.type for f in _csv_schema(SCHEMAS[name])}
-            table = pacsv.read_csv(
-                path,
-                convert_options=pacsv.ConvertOptions(
-                    column_types=columns,
-                    strings_can_be_null=True,
-                    quoted_strings_can_be_null=False,
-                ),
+            table = restore_csv_table(
+                pacsv.read_csv(
+                    path,
+                    convert_options=pacsv.ConvertOptions(
+                        column_types=columns,
+                        strings_can_be_null=True,
+                        quoted_strings_can_be_null=False,
+                    ),
+                )
             )
         else:
-            table = pq.read_table(path, schema=None)
+            table = pq.read_table(path, schema=None, page_checksum_verification=True)
         return conform(name, table)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
         raise DatasetError(f"cannot read the {name} table from {path}: {exc}") from exc
@@ -619,6 +698,7 @@ def export_dataset(
     >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
     """
     started = time.perf_counter()
+    refuse_overlap(_path_list(paths), directory)
     with DatasetWriter(directory, format) as writer:
         for tables in _batches(
             _path_list(paths),

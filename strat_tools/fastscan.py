@@ -37,8 +37,13 @@ _RESCUE_MOVE: Final = (
     + rb'" rescuepiece="\d{1,2}"/>\n  </move>\n'
 )
 
+_DECLARATION_END: Final = len(b'<?xml version="1.0" encoding="UTF-8"?>\n')
+_SYNTHETIC_LINE: Final = b"<?strat-tools synthetic?>\n"
+"""The mark of a generated game (``records.SYNTHETIC_MARK``), optional after the declaration."""
+
 LAYOUT: Final = re.compile(
     rb'<\?xml version="1\.0" encoding="UTF-8"\?>\n'
+    rb"(?:<\?strat-tools synthetic\?>\n)?"
     rb"<stratego>\n"
     rb' <game type="(classic|barrage|duell|ultimate lightning|classicfree)">\n'
     rb"  \n"
@@ -111,6 +116,8 @@ class FastGame(NamedTuple):
     game_line: int
     field_line: int | None
     result_line: int
+    synthetic: bool = False
+    """Whether the file carries the generator's mark (see ``records.SYNTHETIC_MARK``)."""
 
 
 def _fix_j(name: bytes) -> int:
@@ -190,6 +197,7 @@ def scan(data: bytes) -> FastGame | None:
         lines = list(range(first_line, first_line + len(sources)))
         rescues = []
     field = found.group(2)
+    synthetic = data.startswith(_SYNTHETIC_LINE, _DECLARATION_END)
     return FastGame(
         variant=found.group(1).decode(),
         field=field.decode() if field is not None else None,
@@ -200,7 +208,8 @@ def scan(data: bytes) -> FastGame | None:
         players=(found.group(4).decode(), found.group(5).decode()),
         result_type=int(found.group(6)),
         winner=int(found.group(7)),
-        game_line=3,
-        field_line=5 if field is not None else None,
+        game_line=3 + synthetic,
+        field_line=5 + synthetic if field is not None else None,
         result_line=first_line + len(lines) + len(rescues) + 2,  # after the two player lines
+        synthetic=synthetic,
     )

@@ -628,6 +628,7 @@ def generate_game(
         number=number,
         setup=setup,
         players=("Player 1", "Player 2"),
+        synthetic=True,
     )
     sources, targets, result = play_game(
         setup, rules_for(record), rng, policy=policy, max_plies=max_plies

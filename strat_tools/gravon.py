@@ -29,7 +29,7 @@ from lxml import etree
 from strat_tools import fastscan
 from strat_tools.board import square_lookup
 from strat_tools.record_formats import Parsed
-from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
+from strat_tools.records import SYNTHETIC_MARK, VARIANTS, GameRecord, Rescue, Result, Severity
 from strat_tools.sources import is_unsafe_member_name, printable
 
 ERROR: Final = Severity.ERROR
@@ -593,6 +593,13 @@ def _ends_early(data: bytes, line: int | None) -> bool:
     return line is not None and line >= last_line and not data.rstrip().endswith(b"</stratego>")
 
 
+SYNTHETIC_PROLOG: Final = re.compile(
+    rb"(?:\xef\xbb\xbf)?<\?xml[^>]{0,200}\?>\s{0,20}" + re.escape(SYNTHETIC_MARK)
+)
+"""The generator's mark in a file's prolog, right after the XML declaration (the strict
+parser drops processing instructions, so the prolog is matched here)."""
+
+
 def parse_strict(
     data: bytes, source: str, member: str | None = None
 ) -> tuple[GameRecord, int | None, int | None]:
@@ -606,6 +613,7 @@ def parse_strict(
         record.add(refused[0], ERROR, refused[1], line=1 if refused[0] != "xml.empty" else None)
         record.readable = False
         return record, None, None
+    record.synthetic = SYNTHETIC_PROLOG.match(data) is not None
     parser = _StrictParser(record)
     try:
         parser.run(data, named)
@@ -636,6 +644,7 @@ def from_fast(game: fastscan.FastGame, source: str, member: str | None) -> GameR
         record.rescues[rescue.ply] = Rescue(square, int(rescue.piece), rescue.field, rescue.piece)
     record.players = game.players
     record.result = Result(game.result_type, game.winner)
+    record.synthetic = game.synthetic
     check_variant(record, game.variant, named, game.game_line)
     return record
 

@@ -65,6 +65,32 @@ class PieceKind(IntEnum):
 KINDS: Final = tuple(PieceKind)
 KIND_LABELS: Final = tuple(k.label for k in KINDS)
 
+
+def parse_piece(text: str) -> PieceKind:
+    """The piece a player means: its name in any case, the plural, or its letter (``F``
+    flag, ``B`` bomb, ``S`` spy). Ranks by number are not taken, since the two numberings
+    disagree (``1`` is the spy or the marshal). ``ValueError`` lists the names.
+
+    >>> [parse_piece(t).label for t in ("Flag", "F", "flag", "BOMBS", " spy ", "s")]
+    ['flag', 'flag', 'flag', 'bomb', 'spy', 'spy']
+    >>> parse_piece("flagg")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown piece 'flagg'; choose from flag, bomb, spy, scout, ... (or F, B, S)
+    """
+    word = text.strip().lower()
+    if word in _PIECE_LETTERS:
+        return _PIECE_LETTERS[word]
+    for candidate in (word, word[:-1] if word.endswith("s") else word):
+        if candidate in KIND_LABELS:
+            return PieceKind.from_label(candidate)
+    raise ValueError(f"unknown piece {text!r}; choose from {', '.join(PIECE_NAMES)} (or F, B, S)")
+
+
+PIECE_NAMES: Final = ("flag", "bomb", *(k.label for k in KINDS if k.movable))
+"""Piece names in the order a setup is read: flag, bomb, then spy .. marshal."""
+
+_PIECE_LETTERS: Final = {"f": PieceKind.FLAG, "b": PieceKind.BOMB, "s": PieceKind.SPY}
+
 CLASSIC_LABELS: Final = ("B", "S", "9", "8", "7", "6", "5", "4", "3", "2", "1", "F")
 """Rank labels in the older numbering, indexed by kind (1 = marshal, 9 = scout, S = spy)."""
 MODERN_LABELS: Final = ("B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F")

@@ -25,6 +25,8 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import Any, TypeVar
 
+from strat_tools.processes import available_cores, cap_jobs, stop_workers, worker_init
+
 T = TypeVar("T")
 U = TypeVar("U")
 """An item of work: usually a :class:`~strat_tools.sources.Unit` (one game file)."""
@@ -39,10 +41,7 @@ class PipelineError(RuntimeError):
 
 def default_jobs() -> int:
     """All cores this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 _MAX_BATCH: int = 200
@@ -89,7 +88,9 @@ def map_batches(
 
     ``units`` may be a lazy stream (:func:`~strat_tools.sources.iter_units`): it is consumed
     as the work goes, a few batches ahead, so memory does not grow with the input.
-    ``jobs=None`` uses every core; ``jobs=1`` runs in this process (no pickling at all).
+    ``jobs=None`` uses every core; ``jobs=1`` runs in this process (no pickling at all);
+    more jobs than cores are capped at the cores (a local pool: no more workers than batches
+    either). Workers die with this process, and stop at once when it is interrupted.
 
     >>> from strat_tools.sources import iter_units
     >>> counts = map_batches(len, iter_units(["data/"]), jobs=1)  # doctest: +SKIP
@@ -97,6 +98,8 @@ def map_batches(
     n_jobs = default_jobs() if jobs is None else jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
+    if not dask_address:  # a remote cluster has its own cores
+        n_jobs = cap_jobs(n_jobs)
     batches = iter_batches(units, n_jobs, batch_size, max_batch)
     if dask or dask_address:
         yield from _map_dask(func, batches, n_jobs, dask_address, progress)
@@ -150,8 +153,15 @@ def _map_pool(
     window: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=worker_init, initargs=(os.getpid(),)
+    )
+    try:
         yield from _in_order(lambda b: pool.submit(func, b), batches, window, progress)
+    except BaseException:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _map_dask(

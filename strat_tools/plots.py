@@ -47,9 +47,11 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.dataset import Paths
+from strat_tools.output import write_file_atomically
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import (
@@ -61,7 +63,6 @@ from strat_tools.stats import (
     setup_context,
 )
 from strat_tools.stats.stream import Tally, reduce_batches
-from strat_tools.writer import write_file_atomically
 
 Variants = str | Sequence[str] | None
 
@@ -813,9 +814,18 @@ def traffic_of_paths(
     return total
 
 
+def text_as_written(fig: Figure) -> Figure:
+    """Draw every text of ``fig`` as written: never parsed as mathtext, since titles carry
+    paths and names from the input (``m$\\bogus{$`` would crash the drawing)."""
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+    return fig
+
+
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
     """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
     target = Path(path)
+    text_as_written(fig)
     buffer = io.BytesIO()  # render first: a bad format fails before the file is touched
     fig.savefig(buffer, format=target.suffix.lower().lstrip(".") or "png", dpi=dpi)
     write_file_atomically(target, buffer.getvalue())

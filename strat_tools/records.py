@@ -21,6 +21,27 @@ from strat_tools.record_formats import strip_record_suffix
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
 """The Gravon variants, as written in ``game/@type`` and file names."""
 
+SYNTHETIC_MARK: Final = b"<?strat-tools synthetic?>"
+"""The processing instruction ``strat-tools generate`` writes on the line after the XML
+declaration of every game it makes: such games were never played by people. The format
+allows it (XML ignores processing instructions it does not know); both readers see it."""
+
+
+def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
+    """The variant a player means, in any case, with ``-`` or ``_`` for the space
+    (``Ultimate-Lightning``); ``ValueError`` lists the ``allowed`` names.
+
+    >>> parse_variant("Classic"), parse_variant("ultimate_lightning")
+    ('classic', 'ultimate lightning')
+    >>> parse_variant("clasic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: unknown variant 'clasic'; choose from classic, barrage, duell, ...
+    """
+    word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    if word in allowed:
+        return word
+    raise ValueError(f"unknown variant {text!r}; choose from {', '.join(allowed)}")
+
 
 class Severity(StrEnum):
     """How bad a diagnostic is. Only ``error`` makes a game invalid."""
@@ -204,6 +225,9 @@ class GameRecord:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     readable: bool = True
     """False when the input could not be read as a game record at all."""
+    synthetic: bool = False
+    """True for a game made by ``strat-tools generate`` (its file carries
+    :data:`SYNTHETIC_MARK`), not one played by people."""
 
     @property
     def name(self) -> str:

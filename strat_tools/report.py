@@ -39,6 +39,7 @@ from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import Paths, empty_gameset
+from strat_tools.output import write_file_atomically
 from strat_tools.pieces import (
     KINDS,
     NUMBERINGS,
@@ -58,7 +59,7 @@ from strat_tools.stats.stream import (
     reduce_requests,
     sum_counts,
 )
-from strat_tools.writer import write_file_atomically
+from strat_tools.text import count_of, markdown_text
 
 ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")
@@ -112,7 +113,7 @@ class Section:
 def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     """A figure as PNG bytes."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi)
+    plots.text_as_written(fig).savefig(buffer, format="png", dpi=dpi)
     return buffer.getvalue()
 
 
@@ -188,7 +189,7 @@ def _axes_titles(fig: Figure) -> list[str]:
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source", "variant", "period", "status", "rules", "has_setup", "plies", "termination",
-    "winner",
+    "winner", "synthetic",
 )  # fmt: skip
 """The per-game columns the report keeps (a few dozen bytes a game)."""
 
@@ -942,7 +943,7 @@ def render_html(sections: list[Section], title: str, meta: str) -> str:
 
 
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return markdown_text(text.replace("\n", " ")).replace("|", "\\|")
 
 
 def _md_block(block: str | Table | Picture) -> str:
@@ -954,18 +955,19 @@ def _md_block(block: str | Table | Picture) -> str:
             "| " + " | ".join(_md_cell(str(v)) for v in row) + " |"
             for row in block.frame.itertuples(index=False)
         ]
-        return "\n".join([f"**{block.caption}**", "", header, rule, *rows])
+        return "\n".join([f"**{markdown_text(block.caption)}**", "", header, rule, *rows])
     if isinstance(block, Picture):
         data = base64.b64encode(block.png).decode("ascii")
-        return f"![{block.alt}](data:image/png;base64,{data})\n\n*{block.caption}*"
-    return block
+        alt, caption = markdown_text(block.alt), markdown_text(block.caption)
+        return f"![{alt}](data:image/png;base64,{data})\n\n*{caption}*"
+    return markdown_text(block)
 
 
 def render_markdown(sections: list[Section], title: str, meta: str) -> str:
     """The whole report as one Markdown document."""
-    parts = [f"# {title}", "", meta, ""]
+    parts = [f"# {markdown_text(title)}", "", markdown_text(meta), ""]
     for section in sections:
-        parts.extend([f"## {section.title}", ""])
+        parts.extend([f"## {markdown_text(section.title)}", ""])
         for block in section.blocks:
             parts.extend([_md_block(block), ""])
     return "\n".join(parts)
@@ -988,7 +990,13 @@ def report_text(
     sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)
-    meta = f"{n:,} games; generated {when} by strat-tools. {numbering_note(numbering)}"
+    meta = f"{count_of(n, 'game')}; generated {when} by strat-tools. {numbering_note(numbering)}"
+    synthetic = int(data.games["synthetic"].sum()) if "synthetic" in data.games else 0
+    if synthetic:
+        meta += (
+            f" {count_of(synthetic, 'game')} of {n:,} are synthetic: made by strat-tools "
+            "generate, not played by people; the figures and tables show them, not real play."
+        )
     if format == "html":
         return render_html(sections, title, meta)
     return render_markdown(sections, title, meta)

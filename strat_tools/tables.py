@@ -82,10 +82,12 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("has_setup", pa.bool_(), nullable=False),
         pa.field("readable", pa.bool_(), nullable=False),
         pa.field("replayed", pa.bool_(), nullable=False),
+        pa.field("synthetic", pa.bool_(), nullable=False),
     ],
     metadata={
         "doc": "One row per input game file. month is the calendar month 1..12; "
-        "termination is the recorded result's label, replay_termination the engine's."
+        "termination is the recorded result's label, replay_termination the engine's; "
+        "synthetic marks games made by strat-tools generate."
     },
 )
 """``games``: one row per input game file (unreadable ones too)."""
@@ -512,6 +514,7 @@ class _Builder:
             "has_setup": record.setup is not None,
             "readable": record.readable,
             "replayed": game_replay is not None,
+            "synthetic": record.synthetic,
         }
         for name, value in values.items():
             columns[name].append(value)

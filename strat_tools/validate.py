@@ -22,6 +22,7 @@ from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.sources import Paths, Skipped, Unit, iter_units
+from strat_tools.text import count_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,17 +175,17 @@ class Summary:
 
     def line(self) -> str:
         """One-line human summary."""
-        files = len(self.files)
         text = (
-            f"{self.games} games in {files} file{'' if files == 1 else 's'}: {self.valid} valid, "
-            f"{self.invalid} invalid, {self.unchecked} unchecked"
+            f"{count_of(self.games, 'game')} in {count_of(len(self.files), 'file')}: "
+            f"{self.valid:,} valid, {self.invalid:,} invalid, {self.unchecked:,} unchecked"
         )
         if self.unreadable:
-            n = self.unreadable
-            text += f"; {n} unreadable input{'' if n == 1 else 's'} (not counted as games)"
+            unreadable = count_of(self.unreadable, "unreadable input")
+            text += f"; {unreadable} (not counted as games)"
         if self.skipped:
-            n = len(self.skipped)
-            text += f" ({n} non-game {'entry' if n == 1 else 'entries'} skipped)"
+            text += (
+                f" ({count_of(len(self.skipped), 'non-game entry', 'non-game entries')} skipped)"
+            )
         return text
 
 

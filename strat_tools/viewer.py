@@ -33,11 +33,11 @@ from strat_tools.board import LAKES
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.svg import STYLE
+from strat_tools.output import write_file_atomically
 from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.writer import write_file_atomically
 
 __all__ = [
     "MAX_GAMES",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -23,10 +22,13 @@ from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
 from strat_tools.board import square_name
+from strat_tools.output import atomic_output, write_file_atomically
 from strat_tools.pieces import CODE_LETTERS
-from strat_tools.records import GameRecord
+from strat_tools.records import SYNTHETIC_MARK, GameRecord
 
-_HEAD: Final = '<?xml version="1.0" encoding="UTF-8"?>\n<stratego>\n <game type={}>\n  \n'
+_DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
+_HEAD: Final = "<stratego>\n <game type={}>\n  \n"
+_SYNTHETIC_LINE: Final = SYNTHETIC_MARK.decode("ascii") + "\n"
 _TAIL: Final = " </game>\n</stratego>"
 
 # Gravon names, row 10 written ':' (the character after '9').
@@ -86,8 +88,16 @@ def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
     >>> record = GameRecord("x.xml", variant="classic", sources=[33], targets=[43])
     >>> record_to_xml(record).splitlines()[4]
     b'  <move id="1" source="D4" target="D5"/>'
+
+    A generated record (``record.synthetic``) gets :data:`~strat_tools.records.SYNTHETIC_MARK`
+    on the line after the declaration.
     """
-    parts = [_HEAD.format(quoteattr(record.variant)), _field_line(record.setup)]
+    parts = [
+        _DECLARATION,
+        _SYNTHETIC_LINE if record.synthetic else "",  # generated games say so in the file
+        _HEAD.format(quoteattr(record.variant)),
+        _field_line(record.setup),
+    ]
     parts.extend(_move_lines(record, gravon_quirks))
     for player_id, name in enumerate(record.players, start=1):
         parts.append(f'  <player id="{player_id}">{escape(name)}</player>\n')
@@ -152,31 +162,11 @@ def _claim(name: str, seen: set[str]) -> None:
 
 def _write_zip(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     seen: set[str] = set()
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-            for name, data in files:
-                _claim(name, seen)
-                archive.writestr(_zip_info(name), data, compresslevel=9)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(out) as handle, zipfile.ZipFile(handle, "w") as archive:
+        for name, data in files:
+            _claim(name, seen)
+            archive.writestr(_zip_info(name), data, compresslevel=9)
     return len(seen)
-
-
-def write_file_atomically(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename: all or nothing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _write_folder(files: Iterable[tuple[str, bytes]], out: Path) -> int:
@@ -204,8 +194,6 @@ def write_files(
     if as_zip:
         if path.is_dir():
             raise ValueError(f"{path} is a folder; give a .zip file name to write an archive")
-        if not path.parent.is_dir():
-            raise ValueError(f"folder {path.parent} does not exist")
         return _write_zip(files, path)
     if path.exists() and not path.is_dir():
         raise ValueError(f"{path} exists and is not a folder")

@@ -740,7 +740,7 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
     bad = runner.invoke(main, ["advice", folder, "--variant", "classicfree"])
     assert bad.exit_code == 2
     missing = runner.invoke(main, ["advice", str(fixtures_dir / "advice" / "nothing_here")])
-    assert missing.exit_code == 1 and missing.output.startswith("Error: ")
+    assert missing.exit_code == 2 and missing.output.startswith("Error: ")
     help_text = runner.invoke(main, ["advice", "--help"]).output
     assert "Example:" in help_text
 

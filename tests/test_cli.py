@@ -104,7 +104,7 @@ def test_missing_path_is_an_unreadable_input_not_a_game_and_the_run_goes_on(
 
 def test_no_records_at_all_is_an_error_not_success(tmp_path: Path) -> None:
     code, out, err = run("validate", str(tmp_path))
-    assert code == 1 and "no game records found" in err and out == ""
+    assert code == 2 and "no game records found" in err and out == ""  # usage, not "invalid"
 
 
 def test_unknown_rule_set_is_a_usage_error(legal_zip: Path) -> None:
@@ -170,3 +170,99 @@ def test_an_engine_crash_on_one_game_is_an_invalid_entry_not_a_stopped_run(
     bad = [g for g in doc["games"] if g["status"] == "invalid"]
     assert [d["code"] for d in bad[0]["diagnostics"]] == ["internal.replay"]
     assert "RuntimeError: boom" in bad[0]["diagnostics"][0]["message"]
+
+
+# --- mistakes get an error, not zeros (issue 14) ------------------------------------------
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+@pytest.mark.parametrize(
+    "args, text",
+    [
+        (["--piece", "nope"], "unknown piece 'nope'; choose from flag, bomb, spy"),
+        (["--piece", "flagg"], "unknown piece 'flagg'"),
+        (["--variant", "clasic"], "unknown variant 'clasic'; choose from classic, barrage"),
+        (["--stat", "win-rate", "--feature", "nope"], "unknown feature 'nope'; choose from"),
+    ],
+)
+def test_unknown_names_are_usage_errors_listing_the_choices(
+    legal_zip: Path, args: list[str], text: str
+) -> None:
+    code, out, err = run("stats", str(legal_zip), "--stat", "rows", *args)
+    assert code == 2 and text in err and out == "", err
+
+
+@pytest.mark.parametrize("spelling", ["Flag", "F", "flag", "FLAG", "flags"])
+def test_a_piece_is_taken_as_a_player_types_it(legal_zip: Path, spelling: str) -> None:
+    expected = run("stats", str(legal_zip), "--stat", "rows", "--piece", "flag", "-j", "1")
+    got = run("stats", str(legal_zip), "--stat", "rows", "--piece", spelling, "-j", "1")
+    assert got[0] == 0 and got[1] == expected[1]
+
+
+def test_a_variant_is_taken_in_any_case_everywhere(legal_zip: Path, tmp_path: Path) -> None:
+    assert run("stats", str(legal_zip), "--variant", "Classic", "-j", "1")[0] == 0
+    assert run("advice", str(legal_zip), "--variant", "CLASSIC", "-j", "1")[0] == 0
+    code, _, err = run("heatmap", str(legal_zip), "--variant", "Barage", "-o", "x.png")
+    assert code == 2 and "unknown variant 'Barage'" in err
+    code, _, err = run("generate", "-n", "1", "-o", str(tmp_path / "g.zip"), "--variant", "chess")
+    assert code == 2 and "cannot generate variant 'chess'" in err
+
+
+@pytest.mark.parametrize("name", ["missing", "notes.txt"])
+def test_no_games_read_is_an_error_not_a_table_of_zeros(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    if name.endswith(".txt"):
+        path.write_text("not a game\n")
+    code, out, err = run("stats", str(path), "-j", "1")
+    assert code == 2 and out == "" and "Error: nothing readable in" in err, (out, err)
+
+
+def test_heatmap_refuses_by_with_moves_and_titles_one_side(tmp_path: Path) -> None:
+    code, _, err = run("heatmap", str(DATA), "--moves", "path", "--by", "won", "-o", "x.png")
+    assert code == 2 and "a --moves map cannot be split by it" in err
+    out = tmp_path / "blue.svg"
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        code, _, err = run("heatmap", str(DATA), "--side", "blue", "-o", str(out), "-j", "1")
+    assert code == 0, err
+    assert "classic, blue side only, source:" in out.read_text()
+
+
+def test_show_says_what_ply_it_shows_and_the_result_at_the_end(legal_zip: Path) -> None:
+    import zipfile
+
+    member = zipfile.ZipFile(legal_zip).namelist()[0].removesuffix(".xml")
+    code, out, err = run("show", str(legal_zip), "--game", member, "--ply", "99999")
+    assert code == 0, err
+    plies = int(out.splitlines()[0].split("ply ")[1].split("/")[0])
+    assert f"ply 99,999 is past the end of the game: showing ply {plies:,}, the last" in err
+    assert out.splitlines()[-1].startswith("result: ")
+    code, out, _ = run("show", str(legal_zip), "--game", member, "--ply", "1")
+    assert code == 0 and not out.splitlines()[-1].startswith("result: ")
+
+
+def test_wide_tables_fit_a_100_column_terminal_and_csv_keeps_every_column(
+    legal_zip: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    for view in ("tips", "catalogue"):
+        code, out, err = run("advice", str(legal_zip), "--view", view, "-j", "1")
+        assert code == 0, err
+        assert max(len(line) for line in out.splitlines()) <= 100, view
+    code, out, _ = run("advice", str(legal_zip), "--format", "csv", "-j", "1")
+    header = out.splitlines()[0].split(",")
+    assert code == 0 and "h2h_high" in header and len(header) > 15
+    code, out, _ = run("advice", str(legal_zip), "-j", "1")
+    assert "h2h_high " in out  # every column is still there, as name and value
+
+
+def test_counts_read_one_way_with_the_singular() -> None:
+    from strat_tools.text import count_of
+    from strat_tools.validate import Summary
+
+    summary = Summary(games=1, files={"a.zip"})
+    assert summary.line().startswith("1 game in 1 file: ")
+    assert Summary(games=13980, files={"a", "b"}).line().startswith("13,980 games in 2 files")
+    assert count_of(1, "game") == "1 game" and count_of(13980, "game") == "13,980 games"

@@ -29,6 +29,7 @@ from strat_tools.dataset import (
     read_dataset,
     read_games,
 )
+from strat_tools.output import MARKER_NAME, OwnedFolder, file_digest
 from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.sources import expand
 
@@ -90,7 +91,8 @@ def test_export_then_read_back_gives_equal_frames(
     fixture_set: GameSet, tmp_path: Path, fmt: Any
 ) -> None:
     summary = fixture_set.export(tmp_path, fmt)
-    assert sorted(os.listdir(tmp_path)) == sorted(f"{name}.{fmt}" for name in TABLES)
+    written = sorted(f"{name}.{fmt}" for name in TABLES)
+    assert sorted(os.listdir(tmp_path)) == sorted([*written, MARKER_NAME])
     assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
     assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4}
     back = read_dataset(tmp_path)
@@ -259,7 +261,7 @@ def test_export_command_errors(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     nothing = runner.invoke(main, ["export", str(empty), "-o", str(tmp_path / "out")])
-    assert nothing.exit_code == 1 and "no game records found" in nothing.stderr
+    assert nothing.exit_code == 2 and "no game records found" in nothing.stderr
     help_text = runner.invoke(main, ["export", "--help"]).output
     assert "Example:" in help_text and "strat-tools export" in help_text
 
@@ -425,7 +427,7 @@ def test_a_refused_dataset_is_an_error_message_on_the_command_line(
     fixture_set.export(tmp_path)
     (tmp_path / dataset.INCOMPLETE_MARKER).write_text("")
     result = CliRunner().invoke(main, ["stats", str(tmp_path)])
-    assert result.exit_code == 1 and result.stderr.startswith("Error: an export into")
+    assert result.exit_code == 3 and result.stderr.startswith("Error: an export into")
 
 
 def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Path) -> None:
@@ -491,5 +493,11 @@ def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> 
     setups = pq.read_table(tmp_path / "setups.parquet")
     pq.write_table(setups.take(list(range(setups.num_rows - 1, -1, -1))),
                    tmp_path / "setups.parquet")  # fmt: skip
+    with pytest.raises(DatasetError, match=r"setups.parquet is not the file export run"):
+        list(iter_dataset(tmp_path, games_per_batch=50))
+    # Even with a marker that vouches for the reordered file, the order is checked.
+    names = [f"{name}.parquet" for name in TABLES]
+    digests = {n: ((tmp_path / n).stat().st_size, file_digest(tmp_path / n)) for n in names}
+    OwnedFolder(tmp_path).commit(digests)
     with pytest.raises(DatasetError, match=r"setups table .* not in the order of its games"):
         list(iter_dataset(tmp_path, games_per_batch=50))

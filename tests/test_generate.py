@@ -36,6 +36,7 @@ from strat_tools.writer import (
 )
 
 VARIANTS = ("classic", "barrage", "duell")
+ROOT = Path(__file__).resolve().parent.parent
 CALM = Policy(noise=0.0)
 """The policy without its random whims, for tests of what it prefers."""
 
@@ -293,7 +294,7 @@ def test_cli_generate_writes_a_zip(tmp_path: Path) -> None:
     args = ["generate", "-n", "4", "-o", str(out), "--seed", "5", "--variant", "barrage=1,duell=1"]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
-    assert "Wrote 4 games to" in result.stderr
+    assert "Wrote 4 synthetic games to" in result.stderr
     assert result.stdout == ""
     again = list(read_records([str(out)]))
     assert len(again) == 4 and {g.variant for g in again} <= {"barrage", "duell"}
@@ -309,10 +310,8 @@ def test_cli_generate_refuses_unknown_variant(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["generate", "-n", "1", "-o", str(tmp_path / "x.zip"), "--variant", "chess"]
     )
-    assert result.exit_code == 1
-    assert "Error: cannot generate variant 'chess'; expected classic, barrage, duell" in (
-        result.stderr
-    )
+    assert result.exit_code == 2  # a usage error
+    assert "cannot generate variant 'chess'; expected classic, barrage, duell" in (result.stderr)
     assert not (tmp_path / "x.zip").exists()
 
 
@@ -360,3 +359,61 @@ def _member_digests(path: Path) -> dict[str, str]:
 
     with zipfile.ZipFile(path) as archive:
         return {name: _digest(archive.read(name)) for name in archive.namelist()}
+
+
+# --- generated games say so (issue 14) ------------------------------------------------------
+
+
+def test_generated_files_carry_the_synthetic_mark_both_readers_see() -> None:
+    from strat_tools import fastscan
+    from strat_tools.records import SYNTHETIC_MARK
+
+    record = next(iter(generate_games(1, seed=7)))
+    assert record.synthetic
+    data = record_to_xml(record)
+    assert data.splitlines()[1] == SYNTHETIC_MARK
+    assert fastscan.scan(data) is not None  # the fast path still takes it
+    fast, strict = parse_record(data, "a.xml"), parse_record(data, "a.xml", fast=False)
+    assert fast.synthetic and strict.synthetic
+    assert fast.diagnostics == strict.diagnostics == []
+    assert fast.lines == strict.lines and fast.lines[0] == 7  # line numbers still true
+    assert record_to_xml(fast) == data  # the mark survives a rewrite
+    unmarked = data.replace(SYNTHETIC_MARK + b"\n", b"")
+    assert not parse_record(unmarked, "a.xml").synthetic
+    assert not parse_record(unmarked, "a.xml", fast=False).synthetic
+
+
+def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
+    import matplotlib
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+    from strat_tools.dataset import read_games
+
+    archive = tmp_path / "strados2026-10.zip"
+    write_games(generate_games(12, seed=8), archive)
+    assert read_games(archive, setups_only=True, jobs=1).games["synthetic"].all()
+    runner = CliRunner()
+    stats = runner.invoke(main, ["stats", str(archive), "-j", "1"])
+    assert stats.exit_code == 0
+    assert "Note: 12 of 12 games read are synthetic (made by strat-tools generate)" in (
+        stats.stderr
+    )
+    out = tmp_path / "flag.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        heat = runner.invoke(main, ["heatmap", str(archive), "-o", str(out), "-j", "1"])
+    assert heat.exit_code == 0 and "12 synthetic games" in out.read_text()
+    report = tmp_path / "r.md"
+    made = runner.invoke(main, ["report", str(archive), "-o", str(report), "--setups-only"])
+    assert made.exit_code == 0, made.stderr
+    assert "12 games of 12 are synthetic: made by strat-tools generate" in report.read_text()
+
+
+def test_the_shipped_sample_is_marked_synthetic() -> None:
+    import zipfile
+
+    from strat_tools.records import SYNTHETIC_MARK
+
+    with zipfile.ZipFile(ROOT / "data" / "strados2026-10.zip") as archive:
+        first = archive.read(archive.namelist()[0])
+    assert first.splitlines()[1] == SYNTHETIC_MARK

@@ -389,7 +389,7 @@ def test_export_counts_a_missing_path_apart_from_the_games(tmp_path: Path) -> No
         "export", "-o", str(tmp_path / "out"), "--jobs", "1", str(tmp_path / game_named(1)),
         str(tmp_path / "nowhere.xml"),
     )  # fmt: skip
-    assert "1 games = 1 valid + 0 invalid + 0 unchecked; 1 unreadable inputs" in out + err
+    assert "1 game = 1 valid + 0 invalid + 0 unchecked; 1 unreadable input" in out + err
     tables = st.read_dataset(tmp_path / "out")
     assert sorted(tables.games["status"]) == ["unreadable", "valid"]
 

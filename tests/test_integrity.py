@@ -36,6 +36,7 @@ from test_hostile import SECRET, build
 from strat_tools.cli import main
 from strat_tools.dataset import DatasetError, GameSet, read_dataset, read_games
 from strat_tools.generate import generate_games
+from strat_tools.output import MARKER_NAME
 from strat_tools.sources import Skipped, expand
 from strat_tools.tables import TABLE_NAMES
 from strat_tools.writer import write_games
@@ -273,7 +274,8 @@ def test_export_accounts_for_every_input_and_leaks_nothing(
     assert games == mixed.total == valid + invalid + unchecked
     assert invalid == len(mixed.invalid) and unchecked == 0
     files = sorted(p.name for p in out.iterdir())
-    assert files == sorted(f"{name}.{fmt}" for name in TABLE_NAMES)  # no temporary file left
+    tables = [f"{name}.{fmt}" for name in TABLE_NAMES]
+    assert files == sorted([*tables, MARKER_NAME])  # no temporary file left
     for path in out.iterdir():
         assert_no_secret(path.read_bytes().decode("utf-8", "replace"))
     dataset = read_dataset(out)
@@ -542,7 +544,7 @@ def test_failed_figure_or_report_write_keeps_the_old_file(
     monkeypatch.setattr(os, "fdopen", fdopen)
     again = CliRunner().invoke(main, args)
     monkeypatch.undo()
-    assert again.exit_code == 1, again.output
+    assert again.exit_code == 3, again.output
     assert "Error: " in again.output and "No space left" in again.output
     assert "Traceback" not in again.output
     assert target.read_bytes() == old
@@ -567,7 +569,7 @@ def test_export_failing_midway_keeps_the_old_dataset(
 
     monkeypatch.setattr(dataset.DatasetWriter, "write", write_then_fail)
     result = CliRunner().invoke(main, ["export", str(small_zips[1]), "-o", str(out), "--jobs", "1"])
-    assert result.exit_code == 1 and "No space left" in result.output, result.output
+    assert result.exit_code == 3 and "No space left" in result.output, result.output
     assert sorted(os.listdir(out)) == before
     assert _tables_equal(read_dataset(out), old)
 
@@ -590,6 +592,6 @@ def test_failed_generate_write_keeps_the_old_archive(
     monkeypatch.setattr(os, "fdopen", fdopen)
     again = CliRunner().invoke(main, [*args, "6"])
     monkeypatch.undo()
-    assert again.exit_code == 1 and "No space left" in again.output, again.output
+    assert again.exit_code == 3 and "No space left" in again.output, again.output
     assert target.read_bytes() == old
     assert os.listdir(tmp_path) == [target.name]

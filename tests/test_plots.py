@@ -522,7 +522,7 @@ def test_heatmap_command_moves_in_either_numbering(
         (["--piece", "queen", "-o", "x.png"], 2, "Invalid value for '--piece'"),
         (
             ["--variant", "barrage", "-o", "x.png"],
-            1,
+            3,
             "Error: no setups to draw for variant barrage",
         ),
     ],
@@ -540,7 +540,7 @@ def test_heatmap_command_errors(
 
 def test_heatmap_command_missing_input(tmp_path: Path) -> None:
     code, _, stderr = run_cli("heatmap", str(tmp_path / "nothing"), "-o", str(tmp_path / "x.png"))
-    assert code == 1
+    assert code == 2
     assert stderr.startswith("Error: nothing readable in")
 
 

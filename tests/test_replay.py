@@ -407,7 +407,7 @@ def test_cli_show_board_after_a_ply(fixtures_dir: Path) -> None:
 def test_cli_show_errors(fixtures_dir: Path, tmp_path: Path) -> None:
     path = str(fixtures_dir / "engine" / "classicfree-2014.4-7.xml")
     missing = CliRunner().invoke(main, ["show", path, "--game", "classic-2014.1-1"])
-    assert missing.exit_code == 1 and "Error: no game classic-2014.1-1" in missing.output
+    assert missing.exit_code == 2 and "Error: no game classic-2014.1-1" in missing.output
     bad_rules = CliRunner().invoke(main, ["show", path, "--rules", "nope"])
     assert bad_rules.exit_code == 2
 

@@ -300,7 +300,7 @@ def test_report_command_writes_html_and_markdown(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert md_out.read_text().startswith("# Stratego game records")
     missing = runner.invoke(main, ["report", str(tmp_path / "none"), "-o", str(md_out)])
-    assert missing.exit_code == 1 and "Error: nothing readable" in missing.stderr
+    assert missing.exit_code == 2 and "Error: nothing readable" in missing.stderr
 
 
 def test_corpus_names_the_rule_sets(html_text: str, gameset: GameSet) -> None:

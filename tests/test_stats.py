@@ -421,3 +421,20 @@ def test_duplicate_game_ids_are_a_clear_error(frames: Frames) -> None:
     games = pd.concat([frames.games, frames.games.iloc[:1]], ignore_index=True)
     with pytest.raises(ValueError, match="game_id 'g1' names more than one game"):
         stats.setup_context(games, frames.setups)
+
+
+def test_compute_takes_a_players_spelling_and_refuses_unknown_names() -> None:
+    import strat_tools as st
+    from strat_tools.stats import compute
+
+    games = st.read_games(
+        Path(__file__).resolve().parent / "fixtures" / "tables" / "two_battles", jobs=1
+    )
+    assert compute("rows", games, piece="F").equals(compute("rows", games, piece="flag"))
+    assert compute("rows", games, variant="Classic").equals(
+        compute("rows", games, variant="classic")
+    )
+    with pytest.raises(ValueError, match="unknown piece 'nope'"):
+        compute("rows", games, piece="nope")
+    with pytest.raises(ValueError, match="unknown variant 'clasic'"):
+        compute("rows", games, variant="clasic")

@@ -110,7 +110,7 @@ def test_cli_view(tmp_path: Path) -> None:
     assert "1 game in" in done.stderr and done.stdout == ""
     assert out.read_text().startswith("<!DOCTYPE html>")
     missing = runner.invoke(main, ["view", SAMPLE, "--game", "nope", "-o", str(out)])
-    assert missing.exit_code == 1 and "no game nope" in missing.output
+    assert missing.exit_code == 2 and "no game nope" in missing.output  # a usage error
     assert runner.invoke(main, ["view", SAMPLE, "--limit", "0"]).exit_code == 2
 
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
+    VariantName,
     format_option,
     jobs_option,
     library_errors,
     paths_argument,
     progress_bar,
     render,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -21,7 +24,7 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    type=VariantName(["classic", "barrage", "duell", "ultimate lightning", "all"]),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
@@ -65,5 +68,6 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
             list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
         )
     if not tally.readable or table.empty:
-        raise click.ClickException(f"no setups found in {' '.join(paths)}")
+        raise NoInput(f"no setups found in {' '.join(paths)}")
+    synthetic_note(tally)
     render(table.round(3) if fmt == "table" else table, fmt)

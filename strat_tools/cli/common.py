@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import shutil
+import signal
 import sys
+import textwrap
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 
@@ -18,20 +23,60 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
+EXIT_OK = 0
+"""The run finished and found nothing wrong."""
+EXIT_INVALID = 1
+"""The run finished and found invalid games (``validate``)."""
+EXIT_USAGE = 2
+"""A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
+EXIT_FAILED = 3
+"""The run failed (a library error, an output that cannot be written): no complete result."""
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C (SIGINT); temporary files removed."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM; temporary files removed, as for Ctrl-C."""
+
+
+class RunFailed(click.ClickException):
+    """The run failed: ``Error: ...`` on stderr (escaped), exit :data:`EXIT_FAILED`."""
+
+    exit_code = EXIT_FAILED
+
+
+class NoInput(click.ClickException):
+    """Nothing to read in the paths given: a usage error, exit :data:`EXIT_USAGE`."""
+
+    exit_code = EXIT_USAGE
+
 
 # ---------------------------------------------------------------------------------------
 # Shared options and rendering (used by every command)
 # ---------------------------------------------------------------------------------------
 
 
+def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """More workers than cores only cost memory and time: cap, and say so on stderr."""
+    from strat_tools.processes import available_cores, cap_jobs
+    from strat_tools.text import count_of
+
+    if value is None or value <= available_cores():
+        return value
+    capped = cap_jobs(value)
+    message(
+        f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
+    )
+    return capped
+
+
 def jobs_option(func: F) -> F:
-    """``--jobs N``: worker processes (default: all cores)."""
+    """``--jobs N``: worker processes (default: all cores; capped at the cores)."""
     return click.option(
         "--jobs",
         "-j",
         type=click.IntRange(min=1),
         default=None,
-        help="Worker processes, split by file and zip member (default: all cores).",
+        callback=_cap_jobs,
+        help="Worker processes, split by file and zip member (default and most: all cores).",
     )(func)
 
 
@@ -100,8 +145,15 @@ def paths_argument(func: F) -> F:
 
 
 def render(data: Any, fmt: str, out: Any = None) -> None:
-    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``."""
+    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
+
+    Text from files is data: the table format shows control characters escaped
+    (:func:`strat_tools.text.printable`), CSV defuses formula cells
+    (:func:`strat_tools.text.csv_cell`), JSON escapes them by its own rules.
+    """
     import pandas as pd
+
+    from strat_tools.text import csv_cell, printable_lines
 
     out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
@@ -110,8 +162,16 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
-            out.write((frame.to_string(index=False) if len(frame) else "(no rows)") + "\n")
+            text = frame.to_string(index=False) if len(frame) else "(no rows)"
+        width = table_width()
+        if max(map(len, text.splitlines()), default=0) > width:
+            text = _records_text(frame, width)
+        out.write(printable_lines(text) + "\n")
     elif fmt == "csv":
+        frame = frame.copy()
+        for column in frame.columns:
+            if not pd.api.types.is_numeric_dtype(frame[column].dtype):
+                frame[column] = frame[column].map(csv_cell)
         frame.to_csv(out, index=False)
     elif fmt == "json":
         out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
@@ -120,6 +180,37 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         out.write(text if text.endswith("\n") or not text else text + "\n")
     else:
         raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def table_width() -> int:
+    """Columns the table format may use: the terminal's (``COLUMNS``), else 100."""
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _records_text(frame: Any, width: int) -> str:
+    """A table too wide for the terminal, one block per row: ``column value`` pairs packed
+    into lines of at most ``width`` characters, long text wrapped (csv and json keep every
+    column side by side)."""
+    blocks = []
+    for row in frame.itertuples(index=False):
+        items = [
+            f"{column} {_cell_text(value)}"
+            for column, value in zip(frame.columns, row, strict=True)
+        ]
+        lines: list[str] = []
+        for item in items:
+            if lines and len(lines[-1]) + 3 + len(item) <= width:
+                lines[-1] += "   " + item
+            else:
+                lines.extend(textwrap.wrap(item, width, subsequent_indent="    ") or [item])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
+    return str(value)
 
 
 def _json_default(value: Any) -> Any:
@@ -131,8 +222,10 @@ def _json_default(value: Any) -> Any:
 
 
 def message(text: str) -> None:
-    """A message for the user, on stderr."""
-    click.echo(text, err=True)
+    """A message for the user, on stderr (control characters from names escaped)."""
+    from strat_tools.text import printable_lines
+
+    click.echo(printable_lines(text), err=True)
 
 
 @contextmanager
@@ -146,20 +239,72 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+    """Turn library errors into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`), never a
+    traceback; Ctrl-C exits 130 and SIGTERM 143 once temporary files are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.text import printable_lines
+
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+        previous_int = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
         try:
             return func(*args, **kwargs)
-        except click.ClickException:
+        except click.ClickException as exc:
+            if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
+                raise type(exc)(printable_lines(exc.message)) from None
             raise
         except KeyboardInterrupt:
-            raise click.Abort() from None
+            message("Interrupted.")
+            sys.exit(EXIT_INTERRUPTED)
+        except Terminated:
+            message("Terminated.")
+            sys.exit(EXIT_TERMINATED)
         except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
-            raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
+            raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
+        finally:
+            if main_thread and previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+            if main_thread and previous_int is not None:
+                signal.signal(signal.SIGINT, previous_int)
 
     return wrapper  # type: ignore[return-value]
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so every ``finally`` and ``with`` cleans up."""
+
+
+_SWALLOWING: Final = frozenset({"_acquireLock", "_releaseLock", "__del__", "_at_fork_reinit"})
+"""Functions whose exceptions Python prints and ignores (at-fork hooks, finalisers): a stop
+signal that lands in one is sent again a moment later instead of being lost."""
+
+
+def _in_swallowing_frame(frame: Any) -> bool:
+    return frame is not None and (
+        frame.f_code.co_name in _SWALLOWING
+        or frame.f_code.co_filename.endswith("logging/__init__.py")
+    )
+
+
+def _resend_later(signum: int) -> None:
+    threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one clean-up, however many signals
+    raise Terminated
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
+    raise KeyboardInterrupt
 
 
 def units_or_dataset(paths: Sequence[str]) -> int:
@@ -170,8 +315,25 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     records = [p for p in paths if not is_dataset(p)]
     count = count_units(records) if records else 0
     if records and not count and len(records) == len(paths):
-        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+        raise NoInput(f"no game records found in {' '.join(paths)}")
     return count
+
+
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """:func:`strat_tools.text.count_of` (one number style in every message)."""
+    from strat_tools.text import count_of as counted
+
+    return counted(n, noun, plural)
+
+
+def synthetic_note(tally: Any) -> None:
+    """Say on stderr when games made by ``strat-tools generate`` are among those shown."""
+    if tally.synthetic:
+        verb = "is" if tally.synthetic == 1 else "are"
+        message(
+            f"Note: {tally.synthetic:,} of {count_of(tally.games, 'game')} read {verb} "
+            "synthetic (made by strat-tools generate), not games people played."
+        )
 
 
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
@@ -180,28 +342,56 @@ def require_readable(tally: Any, paths: Sequence[str]) -> None:
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"
-    raise click.ClickException(f"nothing readable in {' '.join(paths)}: {detail}")
+    raise NoInput(f"nothing readable in {' '.join(paths)}: {detail}")
 
 
 def source_label(paths: Sequence[str]) -> str:
-    """A short 'source: ...' line for figure titles."""
-    text = ", ".join(paths)
+    """A short 'source: ...' line for figure titles (control characters escaped)."""
+    from strat_tools.text import printable
+
+    text = printable(", ".join(paths))
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
 
 
-PIECE_CHOICES = (
-    "flag",
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-    "all",
-)
+class PieceName(click.ParamType[str]):
+    """A piece as a player types it (``Flag``, ``F``, ``bombs``; see
+    :func:`strat_tools.pieces.parse_piece`), given on as its table label; ``all`` when
+    ``allow_all``. Anything else is a usage error listing the names."""
+
+    name = "piece"
+
+    def __init__(self, allow_all: bool = False) -> None:
+        self.allow_all = allow_all
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.pieces import parse_piece
+
+        if self.allow_all and str(value).strip().lower() == "all":
+            return "all"
+        try:
+            return parse_piece(str(value)).label
+        except ValueError as exc:
+            self.fail(str(exc) + (", or all" if self.allow_all else ""), param, ctx)
+
+
+class VariantName(click.ParamType[str]):
+    """A variant in any case, ``-``/``_`` for the space (see
+    :func:`strat_tools.records.parse_variant`), among ``allowed``."""
+
+    name = "variant"
+
+    def __init__(self, allowed: Sequence[str] | None = None) -> None:
+        from strat_tools.records import VARIANTS
+
+        self.allowed = tuple(allowed or VARIANTS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.records import parse_variant
+
+        try:
+            return parse_variant(str(value), self.allowed)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
     format_option,
     library_errors,
     message,
@@ -68,20 +71,26 @@ def show(
     from strat_tools.readers import read_records
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
+    from strat_tools.text import printable_lines
 
     records = [r for r in read_records(path) if game_id is None or r.matches(game_id)]
     if not records:
-        raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
+        raise NoInput(f"no game {game_id or ''} in {path}".replace("  ", " "))
     if len(records) > 1:
         # Members sharing a base name in different folders: the member path tells them apart.
         pick = records[0].member or records[0].game_id
-        raise click.ClickException(
+        raise NoInput(
             f"{path} holds {len(records)} games{' named ' + game_id if game_id else ''}; "
             f"pick one with --game (a game id or member path, e.g. --game {pick})"
         )
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
     record = records[0]
+    result = replay(record, rules)
+    last = result.plies_replayed
+    if ply is not None and ply > last:
+        stop = "game" if last == record.plies else "replay (an illegal move follows)"
+        message(f"ply {ply:,} is past the end of the {stop}: showing ply {last:,}, the last")
     if output is not None:
         from strat_tools.boardimage import write_position_image
 
@@ -93,9 +102,21 @@ def show(
             f"wrote {write_position_image(record, output, ply, numbering=numbering, rules=rules)}"
         )
     else:
-        click.echo(show_board(record, ply, numbering=numbering, rules=rules))  # type: ignore[arg-type]
-    for diag in (*record.diagnostics, *replay(record, rules).diagnostics):
+        board = show_board(record, ply, numbering=numbering, rules=rules)  # type: ignore[arg-type]
+        click.echo(printable_lines(board))
+        if (ply is None or ply >= last) and last == record.plies:
+            click.echo(_game_result(record))
+    for diag in (*record.diagnostics, *result.diagnostics):
         message(str(diag))
+
+
+def _game_result(record: Any) -> str:
+    """The recorded end of a game, in words: 'result: flag_captured, red wins'."""
+    if record.result is None:
+        return "result: none recorded"
+    winner = record.result.winner
+    who = {1: "red wins", 2: "blue wins", 3: "a draw"}.get(winner, "winner unknown")
+    return f"result: {record.result.termination.label}, {who}"
 
 
 @click.command(name="rules")

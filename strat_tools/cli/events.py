@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
     format_option,
     jobs_option,
     library_errors,
@@ -46,5 +47,5 @@ def events(
     from strat_tools.sources import count_units
 
     if not count_units(paths):
-        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+        raise NoInput(f"no game records found in {' '.join(paths)}")
     render(read_events(paths, rules=rules, jobs=jobs, kinds=kinds or None), fmt)

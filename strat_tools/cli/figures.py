@@ -8,7 +8,9 @@ import click
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
-    PIECE_CHOICES,
+    PieceName,
+    VariantName,
+    count_of,
     jobs_option,
     library_errors,
     message,
@@ -17,6 +19,7 @@ from strat_tools.cli.common import (
     require_readable,
     rules_option,
     source_label,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -27,14 +30,14 @@ from strat_tools.cli.common import (
     "--piece",
     default="flag",
     show_default=True,
-    type=click.Choice(PIECE_CHOICES),
+    type=PieceName(allow_all=True),
     help="Piece to map; 'all' draws the twelve kinds as small multiples.",
 )
 @click.option(
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    type=VariantName(["classic", "barrage", "duell", "ultimate lightning"]),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(
@@ -116,13 +119,18 @@ def heatmap(
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    if measure is not None and by is not None:
+        raise click.BadParameter(
+            "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
+        )
     label = title or source_label(paths)
+    shown = variant if side == "both" else f"{variant}, {side} side only"
     drawing: dict[str, Any] = {
         "variant": variant,
         "side": side,
         "by": by,
         "numbering": numbering,
-        "title": f"{variant}, {label}",
+        "title": f"{shown}, {label}",
     }
     total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
@@ -153,6 +161,9 @@ def heatmap(
                 tally=tally,
             )
     require_readable(tally, paths)
+    synthetic_note(tally)
+    if tally.synthetic:  # the figure says so too, not only the terminal
+        drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
     if measure is None:
         fig = plots.setup_heatmap_from_placements(
             dict(zip(requests, tables, strict=True)), piece, **drawing
@@ -163,7 +174,7 @@ def heatmap(
             piece=None if piece == "all" else piece,
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
-            title=f"{variant}, {label}",
+            title=drawing["title"],
             numbering=numbering,
         )
     plots.save_figure(fig, out)
@@ -247,6 +258,7 @@ def report(
             tally=tally,
         )
     require_readable(tally, paths)
-    message(f"Read {len(data.games):,} games; writing the report...")
+    synthetic_note(tally)
+    message(f"Read {count_of(len(data.games), 'game')}; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    count_of,
     jobs_option,
     library_errors,
     message,
@@ -79,8 +80,14 @@ def generate(
     from strat_tools.generate import generate_files, parse_period, parse_variant_mix
     from strat_tools.writer import write_files
 
-    mix = parse_variant_mix(variant)
-    year, month = parse_period(period)
+    try:
+        mix = parse_variant_mix(variant)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--variant") from None
+    try:
+        year, month = parse_period(period)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--period") from None
     started = time.perf_counter()
     with progress_bar(count, "Generating") as update:
         files = generate_files(
@@ -94,4 +101,5 @@ def generate(
             progress=update,
         )
         written = write_files(files, out)
-    message(f"Wrote {written} games to {out} in {time.perf_counter() - started:.1f} s.")
+    seconds = time.perf_counter() - started
+    message(f"Wrote {count_of(written, 'synthetic game')} to {out} in {seconds:.1f} s.")

@@ -7,6 +7,9 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    PieceName,
+    VariantName,
+    count_of,
     dask_options,
     format_option,
     jobs_option,
@@ -15,7 +18,9 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    require_readable,
     rules_option,
+    synthetic_note,
     units_or_dataset,
 )
 
@@ -89,7 +94,21 @@ def export(
         )
     message(str(summary))
     if summary.invalid:
-        message(f"{summary.invalid:,} invalid games are in the tables with their diagnostics.")
+        invalid = count_of(summary.invalid, "invalid game")
+        verb = "is" if summary.invalid == 1 else "are"
+        message(f"{invalid} {verb} in the tables with their diagnostics.")
+
+
+def _check_feature(value: str) -> str:
+    """An unknown setup feature is a usage error (exit 2) listing the features."""
+    from strat_tools.stats.setups import SETUP_FEATURES
+
+    if value not in SETUP_FEATURES:
+        raise click.BadParameter(
+            f"unknown feature {value!r}; choose from {', '.join(SETUP_FEATURES)}",
+            param_hint="--feature",
+        )
+    return value
 
 
 @click.command()
@@ -115,6 +134,7 @@ def export(
     "--variant",
     "variants",
     multiple=True,
+    type=VariantName(),
     metavar="VARIANT",
     help="Only these variants (repeatable; default: all but classicfree for setups).",
 )
@@ -122,12 +142,14 @@ def export(
     "--piece",
     default="flag",
     show_default=True,
-    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+    type=PieceName(),
+    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...; F, B, S).",
 )
 @click.option(
     "--feature",
     default="flag_back_row",
     show_default=True,
+    callback=lambda ctx, param, value: _check_feature(value),
     help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
     "flag_enclosed, bombs_next_to_flag.",
 )
@@ -166,7 +188,7 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
     from strat_tools import stats as statistics
-    from strat_tools.stats.stream import compute_streaming
+    from strat_tools.stats.stream import Tally, compute_many_streaming
     from strat_tools.tables import check_rules
 
     if stat not in statistics.STATISTICS:
@@ -188,7 +210,12 @@ def stats(
         "dask_address": dask_address,
     }
     total = units_or_dataset(paths)
+    tally = Tally()
     with progress_bar(total, "reading") as update:
         # Reduced batch by batch in the workers: memory does not grow with the input.
-        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
+        (table,) = compute_many_streaming(
+            [(stat, options)], list(paths), rules=rules, **run, progress=update, tally=tally
+        )
+    require_readable(tally, paths)  # no game read: an error, never a table of zeros
+    synthetic_note(tally)
     render(table, fmt)

@@ -8,6 +8,7 @@ import sys
 import click
 
 from strat_tools.cli.common import (
+    NoInput,
     dask_options,
     format_option,
     jobs_option,
@@ -42,7 +43,9 @@ def validate(
 
     Every input game file (zip members included) is one entry: valid, invalid (with
     diagnostics naming file, member, XML line, ply and rule) or unchecked (with the reason).
-    Exit 0 when nothing is invalid, 1 when anything is.
+    Exit 0 when nothing is invalid, 1 when anything is, 2 for a usage error (nothing
+    read), 3 when the run itself failed (then --format json still ends as valid JSON, with
+    an "error" key and no summary).
 
     \b
     Example:
@@ -77,13 +80,14 @@ def _run_validate(
     import csv
 
     from strat_tools.sources import count_units, iter_units
+    from strat_tools.text import csv_cell, printable_lines
     from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
 
     summary = Summary()
     # Count first (for the progress bar), then stream: the units are never all in memory.
     total = count_units(paths)
     if not total:
-        raise click.ClickException(f"no game records found in {' '.join(paths)}")
+        raise NoInput(f"no game records found in {' '.join(paths)}")
     units = iter_units(paths, skipped=summary.skipped)
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
@@ -91,19 +95,28 @@ def _run_validate(
         out.write('{"games": [')
     elif fmt == "csv":
         writer.writerow(CSV_COLUMNS)
-    with progress_bar(total, "validating") as update:
-        for verdict in iter_verdicts(
-            units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
-        ):
-            summary.add(verdict)
-            if fmt == "text" and not quiet:
-                out.writelines(line + "\n" for line in problem_lines(verdict, verbose=verbose))
-            elif fmt == "jsonl":
-                out.write(json.dumps(verdict.to_dict()) + "\n")
-            elif fmt == "json":
-                out.write(("\n" if summary.inputs == 1 else ",\n") + json.dumps(verdict.to_dict()))
-            elif fmt == "csv":
-                writer.writerows(csv_rows(verdict))
+    try:
+        with progress_bar(total, "validating") as update:
+            for verdict in iter_verdicts(
+                units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address,
+                progress=update,
+            ):  # fmt: skip
+                summary.add(verdict)
+                if fmt == "text" and not quiet:
+                    lines = problem_lines(verdict, verbose=verbose)
+                    out.writelines(printable_lines(line) + "\n" for line in lines)
+                elif fmt == "jsonl":
+                    out.write(json.dumps(verdict.to_dict()) + "\n")
+                elif fmt == "json":
+                    head = "\n" if summary.inputs == 1 else ",\n"
+                    out.write(head + json.dumps(verdict.to_dict()))
+                elif fmt == "csv":
+                    writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
+    except BaseException as exc:
+        if fmt == "json":  # stdout stays one valid JSON document, marked as failed
+            reason = str(exc) or exc.__class__.__name__
+            out.write('\n], "error": ' + json.dumps(reason) + "}\n")
+        raise
     if fmt == "json":
         out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
     elif fmt == "text":

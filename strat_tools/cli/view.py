@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from strat_tools.cli.common import library_errors, message, rules_option
+from strat_tools.cli.common import NoInput, library_errors, message, rules_option
 
 
 @click.command()
@@ -56,12 +56,15 @@ def view(
     """
     from strat_tools.viewer import MAX_GAMES, write_viewer
 
-    summary = write_viewer(
-        path,
-        output,
-        game_id=game_id,
-        rules=rules,
-        numbering=numbering,
-        limit=limit or MAX_GAMES,
-    )
+    try:
+        summary = write_viewer(
+            path,
+            output,
+            game_id=game_id,
+            rules=rules,
+            numbering=numbering,
+            limit=limit or MAX_GAMES,
+        )
+    except LookupError as exc:  # no such game in PATH: the user's mistake, as for show
+        raise NoInput(str(exc)) from None
     message(summary.line())

@@ -23,6 +23,8 @@ from typing import Final
 
 import pandas as pd
 
+from strat_tools.pieces import parse_piece
+from strat_tools.records import parse_variant
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,
     GROUPINGS,
@@ -141,6 +143,15 @@ def compute(
 
     >>> compute("rows", games, by="variant", piece="flag")  # doctest: +SKIP
     """
+    # A player's spelling ('Flag', 'F', 'Classic') is taken; an unknown name is an error,
+    # never a table of zeros.
+    piece = parse_piece(piece).label
+    if variant is not None:
+        variant = (
+            parse_variant(variant)
+            if isinstance(variant, str)
+            else [parse_variant(v) for v in variant]
+        )
     setup_options = {"include_classicfree": include_classicfree}
     setup_stats: dict[str, Callable[[], pd.DataFrame]] = {
         "flag": lambda: flag_placement(data, by, variant=variant, **setup_options),

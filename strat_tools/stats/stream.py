@@ -28,6 +28,7 @@ from typing import Any, Final, TypeVar
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from strat_tools.dataset import (
     GameSet,
@@ -98,11 +99,14 @@ class Tally:
     games: int = 0
     readable: int = 0
     reasons: list[str] = field(default_factory=list)
+    synthetic: int = 0
+    """Games made by ``strat-tools generate`` (never played by people)."""
 
     def add(self, other: Tally) -> None:
         """Add a batch's tally."""
         self.games += other.games
         self.readable += other.readable
+        self.synthetic += other.synthetic
         self.reasons += [r for r in other.reasons if r not in self.reasons][: 3 - len(self.reasons)]
 
 
@@ -120,7 +124,8 @@ def _order_values(name: str, games: TableSet, options: dict[str, Any]) -> pd.Dat
 
 def _tally(tables: dict[str, pa.Table]) -> Tally:
     readable = tables["games"].column("readable").to_pylist()
-    tally = Tally(len(readable), sum(readable))
+    synthetic = tables["games"].column("synthetic")
+    tally = Tally(len(readable), sum(readable), synthetic=int(pc.sum(synthetic).as_py() or 0))
     if tally.readable < tally.games:
         messages = tables["diagnostics"].column("message").to_pylist()
         tally.reasons = list(dict.fromkeys(messages))[:3]

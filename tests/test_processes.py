@@ -1,0 +1,145 @@
+"""Worker processes: they die with their parent (SIGKILL, SIGTERM), SIGTERM cleans up like
+Ctrl-C (exit 143, no temporary file left), and ``--jobs`` is capped at the cores.
+
+Real subprocesses and real signals; Linux only (``/proc`` lists a process's children).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from strat_tools.processes import available_cores, cap_jobs
+
+REPO = Path(__file__).resolve().parent.parent
+DATA_ZIP = REPO / "data" / "strados2026-10.zip"
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir(), reason="needs Linux /proc to find the workers"
+)
+
+
+@pytest.fixture(scope="module")
+def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,200 games: the shipped 400-game month under eight names (enough work to interrupt)."""
+    folder = tmp_path_factory.mktemp("many")
+    for k in range(8):
+        shutil.copy(DATA_ZIP, folder / f"strados2026-{k}.zip")
+    return folder
+
+
+def children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.update(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def start(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+
+
+def wait_for_workers(proc: subprocess.Popen[bytes], count: int, timeout: float = 60) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = children(proc.pid)
+        if len(found) >= count:
+            return found
+        assert proc.poll() is None, "the run ended before its workers were seen"
+        time.sleep(0.05)
+    pytest.fail("the workers never started")
+
+
+def wait_gone(pids: set[int], timeout: float = 10) -> set[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    left = {p for p in pids if alive(p)}
+    for pid in left:  # never leave strays behind, whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a pool needs two cores (--jobs is capped)")
+def test_workers_die_when_their_parent_is_killed(many_games: Path) -> None:
+    proc = start("validate", str(many_games), "--jobs", "2", "-q")
+    workers = wait_for_workers(proc, 2)
+    proc.kill()
+    proc.wait(timeout=30)
+    assert wait_gone(workers) == set(), "workers outlived a SIGKILLed parent"
+    # Nobody holds the pipes any more: reading them ends.
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read()
+    proc.stderr.read()
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a pool needs two cores (--jobs is capped)")
+def test_sigterm_stops_workers_and_cleans_up_like_ctrl_c(many_games: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tables"
+    proc = start("export", str(many_games), "-o", str(out), "--jobs", "2")
+    workers = wait_for_workers(proc, 2)
+    deadline = time.monotonic() + 30
+    while not any(p.name.startswith(".") and ".tmp-" in p.name for p in out.glob(".*")):
+        assert time.monotonic() < deadline, "the export never opened its temporary files"
+        time.sleep(0.05)
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err.decode()[-2000:]
+    assert err.decode().strip().endswith("Terminated.")
+    assert "Traceback" not in err.decode()
+    assert wait_gone(workers) == set(), "workers outlived a SIGTERMed parent"
+    assert list(out.iterdir()) == []  # temporary tables removed, nothing half-written
+
+
+def test_jobs_are_capped_at_the_cores_and_the_cap_is_said(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "strat_tools", "validate", str(DATA_ZIP), "--jobs", "1000", "-q"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    cores = available_cores()
+    noun = "core" if cores == 1 else "cores"
+    assert f"--jobs 1,000 is more than the {cores} {noun} available: using {cores}" in run.stderr
+    assert cap_jobs(1000) == cores and cap_jobs(1) == 1
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a pool needs two cores (--jobs is capped)")
+def test_ctrl_c_exits_130_and_stops_the_workers(many_games: Path, tmp_path: Path) -> None:
+    out = tmp_path / "tables"
+    proc = start("export", str(many_games), "-o", str(out), "--jobs", "2")
+    workers = wait_for_workers(proc, 2)
+    proc.send_signal(signal.SIGINT)  # the parent only: workers ignore SIGINT anyway
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert "Traceback" not in err.decode() and err.decode().strip().endswith("Interrupted.")
+    assert wait_gone(workers) == set()
+    assert list(out.iterdir()) == []
