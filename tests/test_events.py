@@ -120,4 +120,4 @@ def test_cli_events(tmp_path: Path) -> None:
     bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])
     assert bad.exit_code == 2 and "castling" in bad.output
     empty = runner.invoke(main, ["events", str(tmp_path)])
-    assert empty.exit_code == 1 and "no game records found" in empty.output
+    assert empty.exit_code == 2 and "no game records found" in empty.output
