@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from strat_tools.board import Side, square_name
-from strat_tools.checks import require_consistent
+from strat_tools.checks import consistency_problem, require_consistent
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
@@ -116,7 +116,11 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
     require_consistent(record)
-    ruleset = resolve_rules(rules, record)
+    return _replay_record(record, resolve_rules(rules, record))
+
+
+def _replay_record(record: GameRecord, ruleset: RuleSet) -> Replay:
+    """:func:`replay` of a record known to be consistent, under a resolved rule set."""
     out = _replay_checked(record, ruleset)
     fallback = ruleset.two_squares_fallback
     if fallback is not None and out.diagnostics and _breaks_two_squares(out):
@@ -156,15 +160,28 @@ def _name_limits_tried(retry: Replay, strict: Replay, fallback: int) -> None:
 def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Replay | None:
     """:func:`replay` for batch runs: ``None`` for an unreadable record, and an engine crash
     becomes an ``internal.replay`` error on the record instead of an exception, so one bad
-    game never stops a run."""
+    game never stops a run.
+
+    Only the cheap consistency checks run up front (sizes; the engine refuses bad setup
+    codes), since batch records come from readers, whose squares are always -1..99: a
+    square off the board stops the replay there (``rule.off_board``), and a failure is
+    explained by the full check (``record.inconsistent``)."""
     if not record.readable:
         return None
     try:
-        return replay(record, rules)
+        # Only the cheap checks up front (records in batch runs come from readers); the
+        # per-move scans run only to explain a failure.
+        require_consistent(record, moves=False)
+        return _replay_record(record, resolve_rules(rules, record))
     except RecordError as exc:
         record.add("record.inconsistent", Severity.ERROR, str(exc))
         return None
     except Exception as exc:  # one bad game must never stop a run
+        problem = consistency_problem(record)
+        if problem is not None:
+            message = f"{record.game_id}: inconsistent record: {problem}"
+            record.add("record.inconsistent", Severity.ERROR, message)
+            return None
         record.add(
             "internal.replay",
             Severity.ERROR,
