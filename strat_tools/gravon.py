@@ -687,7 +687,12 @@ def unreadable_record(unit: Unit, reason: str) -> GameRecord:
 def read_units(
     units: Iterable[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
 ) -> Iterator[GameRecord]:
-    """One record per unit, in order; each zip is opened once for the whole batch."""
+    """One record per unit, in order; each zip is opened once for the whole batch.
+
+    Contained per unit: a unit that cannot be read is an unreadable record, and a reader
+    or check that fails on one game (a bug: they never raise for bad input) is an
+    ``internal.reader`` error on that game's record, never a stopped run.
+    """
     with UnitReader(limit) as reader:
         for unit in units:
             try:
@@ -695,7 +700,17 @@ def read_units(
             except SourceError as exc:
                 yield unreadable_record(unit, str(exc))
                 continue
-            yield parse_record(data, unit.source, unit.member, fast=fast, check=check)
+            try:
+                record = parse_record(data, unit.source, unit.member, fast=fast, check=check)
+            except Exception as exc:  # one bad game must never stop a run
+                record, _named = new_record(unit.source, unit.member)
+                record.add(
+                    "internal.reader",
+                    ERROR,
+                    f"the reader failed on this game: {type(exc).__name__}: {str(exc)[:200]}",
+                )
+                record.readable = False
+            yield record
 
 
 def read_records(
