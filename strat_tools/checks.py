@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Final
 
 from strat_tools.board import LAKES, square_name
-from strat_tools.pieces import ARMIES, CODE_KIND, KINDS, LAKE
+from strat_tools.pieces import ARMIES, BOARD_CODES, CODE_KIND, KINDS, LAKE
 from strat_tools.records import RESULT_TYPES, GameRecord, RecordError, Rescue, Result, Severity
 
 ERROR: Final = Severity.ERROR
@@ -247,9 +247,6 @@ def check_record(
     check_result(record, result_line)
 
 
-_BOARD_CODES: Final = bytes(range(LAKE + 1))
-
-
 def _setup_problem(setup: object, codes: bool) -> str | None:
     if not isinstance(setup, tuple | list) or len(setup) != 100:
         size = len(setup) if isinstance(setup, tuple | list) else type(setup).__name__
@@ -257,7 +254,7 @@ def _setup_problem(setup: object, codes: bool) -> str | None:
     if not codes:
         return None
     try:
-        bad = bytes(setup).translate(None, _BOARD_CODES)  # C speed; refuses non-integers
+        bad = bytes(setup).translate(None, BOARD_CODES)  # C speed; refuses non-integers
     except (TypeError, ValueError):
         bad = b"\xff"
     if bad:

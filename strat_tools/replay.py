@@ -29,7 +29,7 @@ from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
-from strat_tools.pieces import piece_name
+from strat_tools.pieces import BOARD_CODES, piece_name
 from strat_tools.records import (
     Diagnostic,
     GameRecord,
@@ -115,8 +115,26 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     >>> result.status, result.termination
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
-    require_consistent(record)
-    return _replay_record(record, resolve_rules(rules, record))
+    # Cheap checks up front (sizes; the setup's codes; no square below -1, which would index
+    # the board from its end); anything else a hand-built record gets wrong makes the engine
+    # fail, and the full check then explains it as a RecordError.
+    require_consistent(record, moves=False)
+    try:
+        bad = bytes(record.setup or ()).translate(None, BOARD_CODES) or (
+            record.plies and min(min(record.sources), min(record.targets)) < -1
+        )
+    except (TypeError, ValueError):
+        bad = True
+    if bad:
+        require_consistent(record)
+    ruleset = resolve_rules(rules, record)
+    try:
+        return _replay_record(record, ruleset)
+    except (IndexError, KeyError, TypeError, AttributeError) as exc:
+        problem = consistency_problem(record)
+        if problem is None:
+            raise
+        raise RecordError(f"{record.game_id}: inconsistent record: {problem}") from exc
 
 
 def _replay_record(record: GameRecord, ruleset: RuleSet) -> Replay:

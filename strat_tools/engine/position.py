@@ -19,7 +19,15 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from strat_tools.board import LAKES, RAYS, Side, square_name
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_name
+from strat_tools.pieces import (
+    BOARD_CODES,
+    CODE_KIND,
+    CODE_SIDE,
+    EMPTY,
+    LAKE,
+    PieceKind,
+    piece_name,
+)
 from strat_tools.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -76,9 +84,6 @@ SCOUT_CODES: Final = (PieceKind.SCOUT + 1, PieceKind.SCOUT + 13)
 CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
 NO_LIMIT: Final = 1 << 30
 
-
-_BOARD_CODES: Final = bytes(range(LAKE + 1))
-"""The codes a board may hold: empty, the 24 pieces, the lake."""
 
 REACH_NONE: Final = 0
 """:attr:`RuleTables.reach_kind`: not a piece this side may move."""
@@ -220,7 +225,7 @@ class Position:
         try:
             # C speed (a few microseconds a game): bytes() refuses anything but integers
             # 0..255, and the translation leaves any code past the lake.
-            bad = bytes(setup).translate(None, _BOARD_CODES)
+            bad = bytes(setup).translate(None, BOARD_CODES)
         except (TypeError, ValueError):
             bad = b"\xff"
         if bad:
