@@ -112,7 +112,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     own) and check every move and the result.
 
     >>> result = replay(record)                     # doctest: +SKIP
-    >>> result.status, result.termination
+    >>> result.status, result.termination  # doctest: +SKIP
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
     # Cheap checks up front (sizes; the setup's codes; no square below -1, which would index
