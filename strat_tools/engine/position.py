@@ -192,7 +192,7 @@ class Position:
     """A board, the side to move and the rule state (repetition, captures, rescues).
 
     >>> pos = Position(setup, 'gravon-2013')       # doctest: +SKIP
-    >>> pos.push(parse_square('A4'), parse_square('A5'))
+    >>> pos.push(parse_square('A4'), parse_square('A5'))  # doctest: +SKIP
     """
 
     __slots__ = (
