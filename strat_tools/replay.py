@@ -180,17 +180,13 @@ def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Rep
     becomes an ``internal.replay`` error on the record instead of an exception, so one bad
     game never stops a run.
 
-    Only the cheap consistency checks run up front (sizes; the engine refuses bad setup
-    codes), since batch records come from readers, whose squares are always -1..99: a
-    square off the board stops the replay there (``rule.off_board``), and a failure is
-    explained by the full check (``record.inconsistent``)."""
+    An inconsistent hand-built record (:class:`~strat_tools.records.RecordError`) is a
+    ``record.inconsistent`` error; a square past 99 stops the replay there
+    (``rule.off_board``)."""
     if not record.readable:
         return None
     try:
-        # Only the cheap checks up front (records in batch runs come from readers); the
-        # per-move scans run only to explain a failure.
-        require_consistent(record, moves=False)
-        return _replay_record(record, resolve_rules(rules, record))
+        return replay(record, rules)
     except RecordError as exc:
         record.add("record.inconsistent", Severity.ERROR, str(exc))
         return None
