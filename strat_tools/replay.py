@@ -29,7 +29,7 @@ from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
-from strat_tools.pieces import BOARD_CODES, piece_name
+from strat_tools.pieces import piece_name
 from strat_tools.records import (
     Diagnostic,
     GameRecord,
@@ -115,22 +115,24 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     >>> result.status, result.termination  # doctest: +SKIP
     (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
     """
-    # Cheap checks up front (sizes; the setup's codes; no square below -1, which would index
-    # the board from its end); anything else a hand-built record gets wrong makes the engine
-    # fail, and the full check then explains it as a RecordError.
-    require_consistent(record, moves=False)
-    try:
-        bad = bytes(record.setup or ()).translate(None, BOARD_CODES) or (
-            record.plies and min(min(record.sources), min(record.targets)) < -1
-        )
-    except (TypeError, ValueError):
-        bad = True
-    if bad:
+    # Only O(1) checks up front (sizes): a scan of the moves would cost a tenth of the
+    # replay. Anything else a hand-built record gets wrong (a setup code outside 0..25, a
+    # square that is not an int or is past 99) makes the engine refuse or fail, and the full
+    # check then explains it as a RecordError. Squares must be -1..99: one below -1 is not
+    # caught here (``checks.consistency_problem`` finds it).
+    n, setup, lines = len(record.sources), record.setup, record.lines
+    if (
+        len(record.targets) != n
+        or (lines and len(lines) != n)
+        or (setup is not None and (not isinstance(setup, tuple | list) or len(setup) != 100))
+        or record.rescues  # rare (ultimate lightning): check those records in full
+    ):
         require_consistent(record)
     ruleset = resolve_rules(rules, record)
     try:
         return _replay_record(record, ruleset)
-    except (IndexError, KeyError, TypeError, AttributeError) as exc:
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        # Position refuses a setup code outside 0..25 with a ValueError, too.
         problem = consistency_problem(record)
         if problem is None:
             raise
