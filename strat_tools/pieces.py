@@ -19,6 +19,9 @@ from strat_tools.board import Side
 
 EMPTY: Final = 0
 LAKE: Final = 25
+BOARD_CODES: Final = bytes(range(LAKE + 1))
+"""Every code a board square may hold (empty, the 24 pieces, the lake), as bytes: a setup
+whose ``bytes(setup).translate(None, BOARD_CODES)`` is not empty holds a bad code."""
 
 Numbering = Literal["modern", "classic"]
 """``modern``: 10 = marshal, 1 = spy. ``classic``: 1 = marshal, 9 = scout, S = spy."""

@@ -427,7 +427,13 @@ def _main_variant(games: pd.DataFrame) -> str | None:
 def corpus_section(data: ReportInputs) -> Section:
     """Games per variant and period, validity, and diagnostics by code."""
     section = Section("The corpus", "corpus")
-    games = data.games
+    unreadable = data.games["status"] == "unreadable"  # inputs that are not games
+    games = data.games[~unreadable]
+    if unreadable.any():
+        section.text(
+            f"{int(unreadable.sum()):,} unreadable input(s) (not counted as games; "
+            "see the diagnostics)."
+        )
     section.text(
         f"{len(games):,} games from {games['source'].nunique():,} input file(s); "
         f"{int(games['has_setup'].astype(bool).sum()):,} with a setup, "
