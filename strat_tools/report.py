@@ -40,6 +40,7 @@ from matplotlib.figure import Figure
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import (
     KINDS,
     NUMBERINGS,
@@ -206,10 +207,18 @@ def _report_requests() -> dict[str, Request]:
         requests[f"win-rate:{feature}"] = ("win-rate", {"feature": feature, "by": ["variant"]})
     for name in ("scouts", "scout-distances", "scout-attacks"):
         requests[name] = (name, {"by": ["variant"]})
+    for name, statistic in stats.STATISTICS.items():
+        if statistic.report is not None:  # a registered statistic that asks for a section
+            requests[f"extra:{name}"] = (name, {"by": ["variant"]})
     return requests
 
 
-REPORT_REQUESTS: Final = _report_requests()
+def report_requests() -> dict[str, Request]:
+    """Every statistic the report shows, by key: the fixed ones of the sections below, and
+    one for each registered statistic with a ``report`` title (read at each call, so a
+    statistic registered later is in the next report)."""
+    return _report_requests()
+
 
 TRAFFIC: Final = {
     "scout": {"piece": "scout", "measure": "path", "view": "owner"},
@@ -264,7 +273,7 @@ def reduce_report(data: ReportData) -> ReportPart:
         }
     setups = stats.setup_frame(context.setups, None, None)
     grid = advice.setup_grid(setups)
-    tips = advice.tip_counts(advice._features_from_grid(grid), ["variant"])
+    tips = advice.tip_counts(advice.features_from_grid(grid), ["variant"])
     return ReportPart(
         games=data.games[list(GAME_COLUMNS)],
         diagnostics=_diagnostic_counts(data.diagnostics),
@@ -272,24 +281,25 @@ def reduce_report(data: ReportData) -> ReportPart:
         moves=len(data.moves),
         traffic=traffic,
         tips=tips,
-        adjacency=advice._adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
-        cells=advice._placement_cells(setups),
+        adjacency=advice.adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
+        cells=advice.placement_cells(setups),
     )
 
 
 def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
-    """Every request of :data:`REPORT_REQUESTS` on one batch, in order; the placements of
+    """Every request of :func:`report_requests` on one batch, in order; the placements of
     all twelve pieces in one pass (they are most of the work)."""
-    placed = stats.piece_placements(context, plots.PIECE_ORDER, ["variant"])
-    placed_won = stats.piece_placements(context, ["flag"], ["variant", "won"])
+    placed = stats.placement_counts(context, plots.PIECE_ORDER, ["variant"])
+    placed_won = stats.placement_counts(context, ["flag"], ["variant", "won"])
+    requests = report_requests()
     rest = {
-        key: request for key, request in REPORT_REQUESTS.items()
+        key: request for key, request in requests.items()
         if not key.startswith("placement:")
     }  # fmt: skip
     computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
     computed["placement:flag:won"] = placed_won["flag"]
     computed.update({f"placement:{piece}": table for piece, table in placed.items()})
-    return [computed[key] for key in REPORT_REQUESTS]
+    return [computed[key] for key in requests]
 
 
 _ADJACENCY_KEYS: Final = ("variant", "piece_a", "piece_b")
@@ -316,7 +326,8 @@ class ReportCombiner:
     def __init__(self) -> None:
         self.games: list[pd.DataFrame] = []
         self.diagnostics = _diagnostic_counts(None)
-        self.stats = [Combiner(name, options) for name, options in REPORT_REQUESTS.values()]
+        self.requests = report_requests()
+        self.stats = [Combiner(name, options) for name, options in self.requests.values()]
         self.moves = 0
         self.traffic: dict[str, dict[str, plots.Traffic]] = {name: {} for name in TRAFFIC}
         self.tips: pd.DataFrame | None = None
@@ -350,7 +361,7 @@ class ReportCombiner:
             diagnostics=self.diagnostics,
             stats={
                 key: combiner.result()
-                for key, combiner in zip(REPORT_REQUESTS, self.stats, strict=True)
+                for key, combiner in zip(self.requests, self.stats, strict=True)
             },
             moves=self.moves,
             traffic=self.traffic,
@@ -820,6 +831,22 @@ def _by_variant_size(table: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
+def registered_sections(data: ReportInputs, variant: str) -> list[Section]:
+    """One table section per registered statistic with a ``report`` title (see
+    :class:`~strat_tools.stats.registry.Statistic`), for the main variant."""
+    sections = []
+    for key, table in data.stats.items():
+        if not key.startswith("extra:"):
+            continue
+        statistic = stats.get_statistic(key.removeprefix("extra:"))
+        assert statistic.report is not None
+        section = Section(statistic.report, statistic.name)
+        section.text(f"{statistic.help[:1].upper()}{statistic.help[1:]}.")
+        section.table(f"{statistic.report}, {variant}", _select(table, variant))
+        sections.append(section)
+    return sections
+
+
 def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: decided games, red wins, red's win rate and its Wilson interval."""
     decided = games.loc[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
@@ -841,9 +868,9 @@ def build_sections(
     """Every section of the report, in reading order, ranks in ``numbering``; ``source`` is
     a GameSet or the inputs already reduced (:func:`report_inputs_of_paths`)."""
     if numbering not in NUMBERINGS:
-        raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
+        raise OptionError(f"unknown numbering {numbering!r}; expected modern or classic")
     if len(source.games) == 0:
-        raise ValueError("no games to report on")
+        raise InputError("no games to report on")
     data = report_inputs(source)
     sections = [corpus_section(data)]
     if (data.games["status"].astype(str) == "invalid").all():
@@ -858,6 +885,7 @@ def build_sections(
         pieces_section(data, variant, numbering),
         scouts_section(data, variant, numbering),
         win_rates_section(data, variant),  # setup features only: no ranks
+        *registered_sections(data, variant),
     ]
     advice_part = advice_section(data, numbering)
     if advice_part is not None:
@@ -983,7 +1011,7 @@ def report_text(
     html = report_text(games, "html", numbering="classic")
     """
     if format not in REPORT_FORMATS:
-        raise ValueError(f"unknown report format {format!r}; expected html or md")
+        raise OptionError(f"unknown report format {format!r}; expected html or md")
     sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)

@@ -159,11 +159,10 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
 ) -> None:
     # The CLI counts tips, neighbours and placements per batch and sums them: same table.
     from strat_tools.driver import read_games
-    from strat_tools.stats import stream
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
     whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 60)
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)
     streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)

@@ -633,9 +633,9 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from strat_tools.driver import read_games
-    from strat_tools.stats import move_frame, stream
+    from strat_tools.stats import move_frame
 
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)  # many batches
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     moves = move_frame(read_games(inputs, jobs=1), variant="classic")
     if side is not None:

@@ -558,11 +558,10 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
 ) -> None:
     # The CLI reduces each batch where it is read (counts, per-game values) and combines
     # them; the report must be the very same text, figures included, as from all games.
-    from strat_tools.stats import stream
 
     inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
     whole = read_games(inputs, setups_only=setups_only, jobs=1)
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 60)  # several batches, variants split
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)  # several batches, variants split
     streamed = report.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
