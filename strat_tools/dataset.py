@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from strat_tools.errors import DatasetError
+from strat_tools.errors import DatasetError, OptionError
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
@@ -188,7 +188,7 @@ class DatasetWriter:
 
     def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
         if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)

@@ -16,6 +16,7 @@ from enum import IntEnum
 from typing import Final, Literal
 
 from strat_tools.board import Side
+from strat_tools.errors import OptionError
 
 EMPTY: Final = 0
 LAKE: Final = 25
@@ -59,7 +60,7 @@ class PieceKind(IntEnum):
             return cls[label.strip().upper()]
         except KeyError:
             names = ", ".join(k.label for k in cls)
-            raise ValueError(f"unknown piece {label!r}; expected one of {names}") from None
+            raise OptionError(f"unknown piece {label!r}; expected one of {names}") from None
 
 
 KINDS: Final = tuple(PieceKind)
@@ -77,7 +78,7 @@ def rank_label(kind: PieceKind, numbering: Numbering = "modern") -> str:
         return MODERN_LABELS[kind]
     if numbering == "classic":
         return CLASSIC_LABELS[kind]
-    raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
+    raise OptionError(f"unknown numbering {numbering!r}; expected modern or classic")
 
 
 def parse_rank_label(label: str, numbering: Numbering = "modern") -> PieceKind:
@@ -87,7 +88,7 @@ def parse_rank_label(label: str, numbering: Numbering = "modern") -> PieceKind:
     for kind in KINDS:
         if table[kind] == text:
             return kind
-    raise ValueError(f"not a {numbering} rank label: {label!r}")
+    raise OptionError(f"not a {numbering} rank label: {label!r}")
 
 
 def piece_code(side: Side, kind: PieceKind) -> int:

@@ -50,6 +50,7 @@ from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import (
@@ -108,7 +109,7 @@ def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
     """``placement``, or ``ValueError`` when it counts no setup."""
     if _n_setups(placement) == 0:
         wanted = "any variant" if variant is None else f"variant {variant}"
-        raise ValueError(
+        raise OptionError(
             f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
         )
     return placement
@@ -236,7 +237,7 @@ def setup_heatmap_requests(
     if piece != "all":
         PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
     elif by is not None:
-        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
+        raise OptionError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
     keys = _placement_keys(side, by)
     return [(p, keys) for p in (PIECE_ORDER if piece == "all" else (piece,))]
 
@@ -398,7 +399,7 @@ def _grouped_figure(
         for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
     }
     if not panels:
-        raise ValueError(f"no setups to group by {by!r}")
+        raise InputError(f"no setups to group by {by!r}")
     fig, _ = _small_multiples(panels, cmap, columns=min(3, len(panels)))
     total = sum(_n_setups(frame) for frame in panels.values())
     heading = f"{_piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"

@@ -103,9 +103,11 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     """Replay ``record`` under ``rules`` (a RuleSet, a name, or None/'auto' for the record's
     own) and check every move and the result.
 
-    >>> result = replay(record)                     # doctest: +SKIP
-    >>> result.status, result.termination
-    (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
+    >>> from strat_tools.gravon import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
+    (<Status.VALID: 'valid'>, 3, None)
     """
     ruleset = resolve_rules(rules, record)
     out = _replay_checked(record, ruleset)

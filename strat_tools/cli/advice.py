@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
     format_option,
     jobs_option,
     library_errors,
@@ -21,14 +22,14 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    type=LibraryChoice("strat_tools.pieces:ARMIES", "all"),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
     "--view",
     default="tips",
     show_default=True,
-    type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+    type=LibraryChoice("strat_tools.advice:VIEWS"),
     help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",

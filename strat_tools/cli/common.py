@@ -24,6 +24,56 @@ FORMATS = ("table", "csv", "json", "jsonl")
 # ---------------------------------------------------------------------------------------
 
 
+class LibraryChoice(click.Choice):  # type: ignore[type-arg]
+    """A ``click.Choice`` whose choices are a library registry's, read when needed (parsing
+    or help), so the CLI never copies a list by hand, starts without importing the heavy
+    modules, and shows a statistic registered after import (a notebook's, a test's).
+
+    ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
+    choices appended (``'all'``).
+    """
+
+    def __init__(self, source: str, *extra: str) -> None:
+        self.source = source
+        self.extra = extra
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import importlib
+
+        module, _, name = self.source.partition(":")
+        return (*getattr(importlib.import_module(module), name), *self.extra)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # the registry is the one source
+
+
+class RegistryOption(click.Option):
+    """An option whose help ends with each registry entry's own help (``name: help; ...``),
+    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        choice = kwargs.get("type")
+        assert isinstance(choice, LibraryChoice)
+        self.registry = choice.source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        import importlib
+
+        module, _, name = self.registry.partition(":")
+        entries = getattr(importlib.import_module(module), name)
+        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        return f"{self._help_text} {listed}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help_text = value or ""
+
+
 def jobs_option(func: F) -> F:
     """``--jobs N``: worker processes (default: all cores)."""
     return click.option(
@@ -146,17 +196,21 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+    """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
+    errors about the files given into ``Error: ...`` and exit 1. Anything else is a bug:
+    it keeps its traceback (a bare ``LookupError`` or ``IndexError`` is never hidden)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.errors import StratToolsError
+
         try:
             return func(*args, **kwargs)
         except click.ClickException:
             raise
         except KeyboardInterrupt:
             raise click.Abort() from None
-        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+        except (StratToolsError, OSError) as exc:
             raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
 
     return wrapper  # type: ignore[return-value]
@@ -189,19 +243,6 @@ def source_label(paths: Sequence[str]) -> str:
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
 
 
-PIECE_CHOICES = (
-    "flag",
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-    "all",
-)
+PIECE_CHOICE = LibraryChoice("strat_tools.pieces:KIND_LABELS", "all")
+"""A piece kind (the pieces' own labels), or 'all'."""
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")

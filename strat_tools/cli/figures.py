@@ -8,7 +8,8 @@ import click
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
-    PIECE_CHOICES,
+    PIECE_CHOICE,
+    LibraryChoice,
     jobs_option,
     library_errors,
     message,
@@ -27,14 +28,14 @@ from strat_tools.cli.common import (
     "--piece",
     default="flag",
     show_default=True,
-    type=click.Choice(PIECE_CHOICES),
+    type=PIECE_CHOICE,
     help="Piece to map; 'all' draws the twelve kinds as small multiples.",
 )
 @click.option(
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    type=LibraryChoice("strat_tools.pieces:ARMIES"),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(
@@ -70,7 +71,7 @@ from strat_tools.cli.common import (
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
 )
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
@@ -185,7 +186,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=click.Choice(["html", "md"]),
+    type=LibraryChoice("strat_tools.report:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(
@@ -200,7 +201,7 @@ def heatmap(
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )

@@ -7,6 +7,8 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
+    RegistryOption,
     dask_options,
     format_option,
     jobs_option,
@@ -33,7 +35,7 @@ from strat_tools.cli.common import (
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["parquet", "csv"]),
+    type=LibraryChoice("strat_tools.dataset:FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -97,18 +99,18 @@ def export(
 @click.option(
     "--stat",
     "stat",
+    cls=RegistryOption,
     default="flag",
     show_default=True,
     metavar="NAME",
-    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
-    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
-    "scout-attacks, first-scout, scouts-left.",
+    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -122,14 +124,15 @@ def export(
     "--piece",
     default="flag",
     show_default=True,
-    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+    type=LibraryChoice("strat_tools.pieces:KIND_LABELS"),
+    help="Piece for placement, rows and columns.",
 )
 @click.option(
     "--feature",
     default="flag_back_row",
     show_default=True,
-    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
-    "flag_enclosed, bombs_next_to_flag.",
+    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    help="Setup feature for win-rate.",
 )
 @click.option(
     "--include-classicfree",
@@ -165,15 +168,9 @@ def stats(
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
-    from strat_tools import stats as statistics
     from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
-    if stat not in statistics.STATISTICS:
-        raise click.BadParameter(
-            f"unknown statistic {stat!r}; choose from {', '.join(statistics.STATISTICS)}",
-            param_hint="--stat",
-        )
     check_rules(rules)
     options: dict[str, Any] = {
         "by": list(by) or None,
