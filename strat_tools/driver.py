@@ -49,7 +49,7 @@ from strat_tools.errors import InputError, OptionError
 from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import GameRecord, Severity
-from strat_tools.sources import Skipped, Unit, iter_units
+from strat_tools.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -61,8 +61,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 V = TypeVar("V")
-PathArg = str | os.PathLike[str]
-Paths = PathArg | Iterable[PathArg]
 Tables = dict[str, "pa.Table"]
 """The four tables of a batch (:data:`~strat_tools.tables.TABLE_NAMES`)."""
 
@@ -345,12 +343,6 @@ def _map_units(
 # --- in the collecting process ---------------------------------------------------------------
 
 
-def _path_list(paths: Paths) -> list[str]:
-    if isinstance(paths, str | os.PathLike):
-        return [os.fspath(paths)]
-    return [os.fspath(p) for p in paths]
-
-
 def _is_dataset(path: str) -> bool:
     from strat_tools.dataset import is_dataset  # only for folders: a zip needs no pandas
 
@@ -360,7 +352,7 @@ def _is_dataset(path: str) -> bool:
 def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
     """Runs of record paths and single dataset folders, in the order given."""
     runs: list[tuple[bool, list[str]]] = []
-    for path in _path_list(paths):
+    for path in path_list(paths):
         if os.path.isdir(path) and _is_dataset(path):
             runs.append((True, [path]))
         elif runs and not runs[-1][0]:
@@ -502,7 +494,7 @@ def map_games(
         )
     work = partial(_map_units, per_game=per_game, select=select)
     for values, batch_tally in map_batches(
-        work, iter_units(_path_list(paths), skipped=skipped), progress=progress,
+        work, iter_units(path_list(paths), skipped=skipped), progress=progress,
         max_batch=TABLE_BATCH, jobs=jobs, dask=dask, dask_address=dask_address,
     ):  # fmt: skip
         if tally is not None:

@@ -49,10 +49,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Tally, reduce_batches
 from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.sources import Paths
 from strat_tools.stats import (
     Data,
     TableSet,

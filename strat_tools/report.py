@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Tally, reduce_batches
 from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import (
     KINDS,
@@ -51,6 +51,7 @@ from strat_tools.pieces import (
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.plots import PlacementRequest
 from strat_tools.records import VARIANTS
+from strat_tools.sources import Paths
 from strat_tools.stats import TableSet
 from strat_tools.stats.stream import (
     Combiner,

@@ -18,15 +18,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "strat_tools"
 MAX_LINES = 600
 
 FLOORS: dict[str, tuple[str, ...]] = {
-    "model": ("errors", "board", "pieces", "records"),
-    "sources": ("sources",),
-    "readers": ("readers", "gravon", "fastscan", "gsn", "writer"),
-    "checks": ("checks", "rules"),
+    "model": ("errors", "board", "pieces", "records", "record_formats", "text", "output"),
+    "sources": ("sources", "zipdir"),
+    "readers": ("gravon", "fastscan", "gsn", "writer"),
+    "checks": ("checks", "rules", "readers"),
     "engine": ("engine", "replay"),
     "pipeline": ("pipeline", "generate"),
-    "tables": ("tables", "dataset", "driver", "validate"),
+    "tables": ("tables", "dataset", "driver", "validate", "events"),
     "statistics": ("stats",),
-    "views": ("plots", "report", "advice", "figures"),
+    "views": ("plots", "report", "advice", "viewer", "boardimage"),
     "cli": ("cli", "__main__", "__init__"),
 }
 """Each floor's modules (a name is a module or a subpackage of ``strat_tools``)."""

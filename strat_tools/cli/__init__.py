@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from strat_tools import __version__
-from strat_tools.cli import advice, engine, figures, generate, tables, validate
+from strat_tools.cli import advice, engine, events, figures, generate, tables, validate, view
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -38,3 +38,5 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(events.events)
+main.add_command(view.view)

@@ -106,7 +106,7 @@ def _run_validate(
             elif fmt == "jsonl":
                 out.write(json.dumps(verdict.to_dict()) + "\n")
             elif fmt == "json":
-                out.write(("\n" if summary.games == 1 else ",\n") + json.dumps(verdict.to_dict()))
+                out.write(("\n" if summary.inputs == 1 else ",\n") + json.dumps(verdict.to_dict()))
             elif fmt == "csv":
                 writer.writerows(csv_rows(verdict))
     if fmt == "json":
@@ -122,4 +122,4 @@ def _run_validate(
                 out.write(f"  {count:>7}  {code}\n")
     else:
         message(summary.line())
-    return 0 if summary.invalid == 0 else 1
+    return 0 if summary.clean else 1

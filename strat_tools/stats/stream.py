@@ -21,8 +21,9 @@ from typing import Any, Final
 import pandas as pd
 
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Select, Tally, reduce_batches
+from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.sources import Paths
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.registry import Statistic, get_statistic
 
