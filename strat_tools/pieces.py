@@ -72,6 +72,20 @@ MODERN_LABELS: Final = ("B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", 
 """Rank labels in the modern numbering, indexed by kind (10 = marshal, 1 = spy)."""
 
 
+def check_numbering(numbering: object) -> Numbering:
+    """``numbering`` if it is ``'modern'`` or ``'classic'``, else :class:`OptionError`: where
+    a numbering enters the library it is checked, never taken as the other one.
+
+    >>> check_numbering("clasic")
+    Traceback (most recent call last):
+    ...
+    strat_tools.errors.OptionError: unknown numbering 'clasic'; choose from modern, classic
+    """
+    if numbering == "modern" or numbering == "classic":
+        return numbering
+    raise OptionError(f"unknown numbering {numbering!r}; choose from {', '.join(NUMBERINGS)}")
+
+
 def rank_label(kind: PieceKind, numbering: Numbering = "modern") -> str:
     """Short rank label: the marshal is ``'10'`` (modern) or ``'1'`` (classic)."""
     if numbering == "modern":

@@ -43,9 +43,9 @@ from strat_tools.driver import Tally, reduce_batches
 from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import (
     KINDS,
-    NUMBERINGS,
     Numbering,
     PieceKind,
+    check_numbering,
     rank_label,
 )
 from strat_tools.pipeline import ProgressCallback
@@ -868,8 +868,7 @@ def build_sections(
 ) -> list[Section]:
     """Every section of the report, in reading order, ranks in ``numbering``; ``source`` is
     a GameSet or the inputs already reduced (:func:`report_inputs_of_paths`)."""
-    if numbering not in NUMBERINGS:
-        raise OptionError(f"unknown numbering {numbering!r}; expected modern or classic")
+    check_numbering(numbering)
     if len(source.games) == 0:
         raise InputError("no games to report on")
     data = report_inputs(source)

@@ -96,7 +96,7 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Summary:
     """Counts over a validation run: games = valid + invalid + unchecked, always, and
     inputs = games + unreadable (inputs whose bytes could not be read are not games)."""
@@ -172,6 +172,9 @@ class Summary:
             ],
         }
 
+    def __repr__(self) -> str:
+        return f"<Summary {self.line()}>"
+
     def line(self) -> str:
         """One-line human summary."""
         files = len(self.files)
@@ -241,9 +244,17 @@ def iter_verdicts(
     )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ValidationReport:
-    """Every verdict of a run and their summary."""
+    """Every verdict of a run and their summary; its repr is one line, however many games.
+
+    >>> report = validate("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1)
+    >>> report  # doctest: +ELLIPSIS
+    <ValidationReport 1 game... in 1 file: 1 valid, 0 invalid, 0 unchecked>
+    """
+
+    def __repr__(self) -> str:
+        return f"<ValidationReport {self.summary.line()}>"
 
     summary: Summary
     games: list[GameVerdict]

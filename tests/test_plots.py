@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from strat_tools import plots
+from strat_tools import plots, stats
 from strat_tools.board import LAKES, parse_square
 from strat_tools.pieces import letter_code
 
@@ -650,3 +650,14 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
     figures = [plots.traffic_figure(t, piece=piece, measure=measure, view=view)
                for t in (whole, streamed)]  # fmt: skip
     assert _figure_text(figures[0]) == _figure_text(figures[1])
+
+
+@pytest.mark.parametrize("numbering", ["clasic", "Modern", ""])
+def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> None:
+    from strat_tools.driver import read_games
+    from strat_tools.errors import OptionError
+
+    one = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
+    placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
+    with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
+        plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]

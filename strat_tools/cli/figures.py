@@ -166,7 +166,7 @@ def heatmap(
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
             title=f"{variant}, {label}",
-            numbering=numbering,
+            numbering=numbering,  # type: ignore[arg-type]  # a LibraryChoice of NUMBERINGS
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")
