@@ -10,9 +10,8 @@ from strat_tools.cli.common import (
     jobs_option,
     library_errors,
     paths_argument,
-    progress_bar,
+    read_through,
     render,
-    units_or_dataset,
 )
 
 
@@ -52,19 +51,19 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
     from strat_tools.advice import advice_table_of_paths, tip_catalogue
-    from strat_tools.driver import Tally
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
         return
-    total = units_or_dataset(paths)
     chosen = None if variant == "all" else variant
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        table = advice_table_of_paths(
+    table, tally = read_through(
+        paths,
+        lambda update, tally: advice_table_of_paths(
             list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
-        )
+        ),
+        require=False,
+    )
     if not tally.readable or table.empty:
         raise click.ClickException(f"no setups found in {' '.join(paths)}")
     render(table.round(3) if fmt == "table" else table, fmt)

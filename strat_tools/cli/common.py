@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
@@ -228,9 +229,38 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     return count
 
 
+def read_through(
+    paths: Sequence[str],
+    work: Callable[[Callable[[int], None] | None, Any], T],
+    *,
+    label: str = "reading",
+    require: bool = True,
+) -> tuple[T, Any]:
+    """What every analysis command does around its one library call: count the inputs (for
+    the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
+    the reader's own reason when not one input was readable (``require``), and say on stderr
+    how many games a per-game step failed on. Returns the call's result and the
+    :class:`strat_tools.driver.Tally` it filled.
+    """
+    from strat_tools.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, label) as update:
+        result = work(update, tally)
+    if require:
+        require_readable(tally, paths)
+    if tally.failed:
+        message(
+            f"{tally.failed:,} games could not be counted (invalid entries with an internal "
+            f"error): {'; '.join(tally.failures)}"
+        )
+    return result, tally
+
+
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
     """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    a streamed pass read, :class:`strat_tools.driver.Tally`)."""
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"

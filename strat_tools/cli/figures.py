@@ -14,11 +14,9 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    progress_bar,
-    require_readable,
+    read_through,
     rules_option,
     source_label,
-    units_or_dataset,
 )
 
 
@@ -113,7 +111,6 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
-    from strat_tools.driver import Tally
     from strat_tools.stats.stream import compute_many_streaming
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
@@ -126,13 +123,12 @@ def heatmap(
         "numbering": numbering,
         "title": f"{variant}, {label}",
     }
-    total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        if measure is None:
-            requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-            tables = compute_many_streaming(
+    requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+    if measure is None:
+        tables, _tally = read_through(
+            paths,
+            lambda update, tally: compute_many_streaming(
                 [
                     ("placement", {"piece": p, "by": list(keys), "variant": variant})
                     for p, keys in requests
@@ -141,9 +137,12 @@ def heatmap(
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-        else:
-            traffic = plots.traffic_of_paths(
+            ),
+        )
+    else:
+        traffic, _tally = read_through(
+            paths,
+            lambda update, tally: plots.traffic_of_paths(
                 list(paths),
                 variant=variant,
                 side=side,
@@ -153,8 +152,8 @@ def heatmap(
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-    require_readable(tally, paths)
+            ),
+        )
     if measure is None:
         fig = plots.setup_heatmap_from_placements(
             dict(zip(requests, tables, strict=True)), piece, **drawing
@@ -229,26 +228,24 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.driver import Tally
     from strat_tools.report import report_inputs_of_paths, write_report
     from strat_tools.tables import check_rules
 
     if not setups_only:
         check_rules(rules)
-    total = units_or_dataset(paths)
     # Each batch is reduced where it is read (counts, a few values a game), so memory does
     # not grow with the setups and moves of the input.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        data = report_inputs_of_paths(
+    data, _tally = read_through(
+        paths,
+        lambda update, tally: report_inputs_of_paths(
             list(paths),
             setups_only=setups_only,
             rules=rules,
             jobs=jobs,
             progress=update,
             tally=tally,
-        )
-    require_readable(tally, paths)
+        ),
+    )
     message(f"Read {len(data.games):,} games; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

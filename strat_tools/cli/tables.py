@@ -16,6 +16,7 @@ from strat_tools.cli.common import (
     message,
     paths_argument,
     progress_bar,
+    read_through,
     render,
     rules_option,
     units_or_dataset,
@@ -184,8 +185,11 @@ def stats(
         "dask": dask or bool(dask_address),
         "dask_address": dask_address,
     }
-    total = units_or_dataset(paths)
-    with progress_bar(total, "reading") as update:
-        # Reduced batch by batch in the workers: memory does not grow with the input.
-        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
+    # Reduced batch by batch in the workers: memory does not grow with the input.
+    table, _tally = read_through(
+        paths,
+        lambda update, tally: compute_streaming(
+            stat, list(paths), rules=rules, **options, **run, progress=update, tally=tally
+        ),
+    )
     render(table, fmt)

@@ -115,6 +115,7 @@ def compute_streaming(
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """The statistic ``name`` (one of :data:`~strat_tools.stats.STATISTICS`) of the game
@@ -135,6 +136,7 @@ def compute_streaming(
         dask=dask,
         dask_address=dask_address,
         progress=progress,
+        tally=tally,
     )
     return table
 
