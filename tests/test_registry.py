@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import report, stats
+from strat_tools import document, report, stats
 from strat_tools.cli import main as cli
 from strat_tools.driver import read_games
 from strat_tools.errors import OptionError
@@ -98,7 +98,7 @@ def test_a_registered_statistic_with_a_title_gets_a_report_section(
 ) -> None:
     sections = report.build_sections(sample)
     (section,) = [s for s in sections if s.title == "Marshal in front"]
-    (table,) = [b for b in section.blocks if isinstance(b, report.Table)]
+    (table,) = [b for b in section.blocks if isinstance(b, document.Table)]
     assert list(table.frame.columns) == ["front", "setups", "share"]
 
 

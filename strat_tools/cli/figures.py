@@ -228,7 +228,8 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.report import report_inputs_of_paths, write_report
+    from strat_tools.report import write_report
+    from strat_tools.report_inputs import report_inputs_of_paths
     from strat_tools.tables import check_rules
 
     if not setups_only:
