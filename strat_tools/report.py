@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from strat_tools import advice, plots, stats
+from strat_tools import advice, board_plots, plots, stats
 from strat_tools.document import Section, render_html, render_markdown
 from strat_tools.errors import InputError, OptionError
 from strat_tools.pieces import (
@@ -50,6 +50,7 @@ from strat_tools.report_inputs import (
     ReportInputs,
     report_inputs,
 )
+from strat_tools.stats.traffic import Traffic
 from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
@@ -263,11 +264,11 @@ def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     attacks = _select(data.stats["scout-attacks"], variant)
     attacks["defender"] = [piece_label(str(v), numbering) for v in attacks["defender"]]
     section.table(f"What scouts attack, {variant} (defender with its rank)", attacks)
-    none = plots.Traffic(np.zeros(100, dtype=np.int64), 0, 0)
+    none = Traffic(np.zeros(100, dtype=np.int64), 0, 0)
     scout = data.traffic["scout"].get(variant, none)
     section.figure(
         f"Squares scouts enter, {variant}, each mover's own view",
-        plots.traffic_figure(
+        board_plots.traffic_figure(
             scout, piece="scout", view="owner", title=f"variant: {variant}", numbering=numbering
         ),
         "board heatmap of scout paths",
@@ -275,7 +276,9 @@ def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     battles = data.traffic["battle"].get(variant, none)
     section.figure(
         f"Where battles happen, {variant}",
-        plots.traffic_figure(battles, piece=None, measure="battle", title=f"variant: {variant}"),
+        board_plots.traffic_figure(
+            battles, piece=None, measure="battle", title=f"variant: {variant}"
+        ),
         "board heatmap of battles",
     )
     return section

@@ -24,6 +24,7 @@ from strat_tools.pipeline import ProgressCallback
 from strat_tools.sources import Paths
 from strat_tools.stats import TableSet
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
+from strat_tools.stats.traffic import Traffic, traffic_counts
 
 ReportData = TableSet
 """What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
@@ -67,7 +68,7 @@ TRAFFIC: Final = {
     "scout": {"piece": "scout", "measure": "path", "view": "owner"},
     "battle": {"piece": None, "measure": "battle", "view": "board"},
 }
-"""The two board maps of the scouts section (plots.traffic_counts options)."""
+"""The two board maps of the scouts section (stats.traffic_counts options)."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class ReportPart:
     diagnostics: pd.DataFrame
     stats: list[pd.DataFrame]
     moves: int
-    traffic: dict[str, dict[str, plots.Traffic]]
+    traffic: dict[str, dict[str, Traffic]]
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     cells: pd.DataFrame
@@ -108,10 +109,10 @@ def reduce_report(data: ReportData) -> ReportPart:
     process pool or Dask can run it on each batch where it is read)."""
     context = _Context.of(data)
     moves = stats.move_frame(context.moves)
-    traffic: dict[str, dict[str, plots.Traffic]] = {}
+    traffic: dict[str, dict[str, Traffic]] = {}
     for name, options in TRAFFIC.items():
         traffic[name] = {
-            str(variant): plots.traffic_counts(group, **options)  # type: ignore[arg-type]
+            str(variant): traffic_counts(group, **options)  # type: ignore[arg-type]
             for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
         }
     setups = stats.setup_frame(context.setups, None, None)
@@ -157,7 +158,7 @@ class ReportInputs:
     diagnostics: pd.DataFrame
     stats: dict[str, pd.DataFrame]
     moves: int
-    traffic: dict[str, dict[str, plots.Traffic]]
+    traffic: dict[str, dict[str, Traffic]]
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     entropy: pd.DataFrame
@@ -172,7 +173,7 @@ class ReportCombiner:
         self.requests = report_requests()
         self.stats = [Combiner(name, options) for name, options in self.requests.values()]
         self.moves = 0
-        self.traffic: dict[str, dict[str, plots.Traffic]] = {name: {} for name in TRAFFIC}
+        self.traffic: dict[str, dict[str, Traffic]] = {name: {} for name in TRAFFIC}
         self.tips: pd.DataFrame | None = None
         self.adjacency: pd.DataFrame | None = None
         self.cells: pd.DataFrame | None = None

@@ -26,7 +26,16 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "pipeline": ("pipeline", "generate"),
     "tables": ("tables", "dataset", "driver", "validate", "events"),
     "statistics": ("stats",),
-    "views": ("plots", "report", "report_inputs", "document", "advice", "viewer", "boardimage"),
+    "views": (
+        "plots",
+        "board_plots",
+        "report",
+        "report_inputs",
+        "document",
+        "advice",
+        "viewer",
+        "boardimage",
+    ),
     "cli": ("cli", "__main__", "__init__"),
 }
 """Each floor's modules (a name is a module or a subpackage of ``strat_tools``)."""
@@ -35,7 +44,7 @@ KNOWN_UPWARD = {("gravon", "checks")}
 """Upward imports not yet removed, each owned by a branch: the reader runs the record checks
 (branch ``gsn`` moves parse-then-check into the reader registry)."""
 
-KNOWN_LONG = {"advice", "plots", "generate", "tables", "gravon"}
+KNOWN_LONG = {"advice", "generate", "tables", "gravon"}
 """Modules still over the limit, to be split (each leaves this set when it is); gravon is
 branch ``inputs``' and ``gsn``'s (the reader seam)."""
 

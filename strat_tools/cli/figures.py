@@ -53,7 +53,7 @@ from strat_tools.cli.common import (
     "--moves",
     "measure",
     default=None,
-    type=click.Choice(["path", "target", "battle"]),
+    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_MEASURES"),
     help="Draw the whole board from the moves instead (replays the games): squares "
     "the piece passed (path), moved to (target), or battles there (--piece all: any).",
 )
@@ -61,7 +61,7 @@ from strat_tools.cli.common import (
     "--view",
     default="board",
     show_default=True,
-    type=click.Choice(["board", "owner"]),
+    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_VIEWS"),
     help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
     "so every mover plays up the board).",
 )
@@ -110,8 +110,9 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
-    from strat_tools import plots
+    from strat_tools import board_plots, plots
     from strat_tools.stats.stream import compute_many_streaming
+    from strat_tools.stats.traffic import traffic_of_paths
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
@@ -140,9 +141,9 @@ def heatmap(
             ),
         )
     else:
-        traffic, _tally = read_through(
+        counts, _tally = read_through(
             paths,
-            lambda update, tally: plots.traffic_of_paths(
+            lambda update, tally: traffic_of_paths(
                 list(paths),
                 variant=variant,
                 side=side,
@@ -159,8 +160,8 @@ def heatmap(
             dict(zip(requests, tables, strict=True)), piece, **drawing
         )
     else:
-        fig = plots.traffic_figure(
-            traffic,
+        fig = board_plots.traffic_figure(
+            counts,
             piece=None if piece == "all" else piece,
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
