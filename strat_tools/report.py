@@ -51,6 +51,7 @@ from strat_tools.report_inputs import (
     report_inputs,
 )
 from strat_tools.stats.traffic import Traffic
+from strat_tools.tips import tip_catalogue
 from strat_tools.writer import write_file_atomically
 
 ReportFormat = Literal["html", "md"]
@@ -360,7 +361,7 @@ def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Secti
     sizes = summary.groupby("variant", sort=False)["setups"].max().sort_values(ascending=False)
     main = "classic" if "classic" in sizes.index else str(sizes.index[0])
     tables = {
-        "catalogue": advice.tip_catalogue(),
+        "catalogue": tip_catalogue(),
         "adjacency": data.adjacency,
         "adjacency_matrix": advice.adjacency_matrix(data.adjacency, main),
         "entropy": data.entropy,

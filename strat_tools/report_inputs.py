@@ -21,10 +21,12 @@ from strat_tools import advice, plots, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
 from strat_tools.stats import TableSet
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
 from strat_tools.stats.traffic import Traffic, traffic_counts
+from strat_tools.tips import features_from_grid, setup_features
 
 ReportData = TableSet
 """What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
@@ -116,8 +118,8 @@ def reduce_report(data: ReportData) -> ReportPart:
             for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
         }
     setups = stats.setup_frame(context.setups, None, None)
-    grid = advice.setup_grid(setups)
-    tips = advice.tip_counts(advice.features_from_grid(grid), ["variant"])
+    grid = setup_grid(setups)
+    tips = advice.tip_counts(features_from_grid(grid), ["variant"])
     return ReportPart(
         games=data.games[list(GAME_COLUMNS)],
         diagnostics=_diagnostic_counts(data.diagnostics),
@@ -198,7 +200,7 @@ class ReportCombiner:
         games = pd.concat(self.games, ignore_index=True) if self.games else pd.DataFrame()
         tips = (
             self.tips if self.tips is not None
-            else advice.tip_counts(advice.setup_features(empty_gameset()), ["variant"])
+            else advice.tip_counts(setup_features(empty_gameset()), ["variant"])
         )  # fmt: skip
         return ReportInputs(
             games=games,

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from strat_tools import advice, document, report, report_inputs
+from strat_tools import advice, document, report, report_inputs, tips
 from strat_tools.cli import main
 from strat_tools.dataset import GameSet
 from strat_tools.driver import read_games
@@ -56,7 +56,7 @@ def games() -> GameSet:
 @pytest.fixture(scope="module")
 def library(games: GameSet) -> pd.DataFrame:
     """What the notebook shows: tip_summary of setup_features, every variant."""
-    return advice.tip_summary(advice.setup_features(games))
+    return advice.tip_summary(tips.setup_features(games))
 
 
 def cli_json(*args: str) -> pd.DataFrame:

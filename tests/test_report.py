@@ -17,7 +17,7 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from strat_tools import document, plots, report, report_inputs, stats
+from strat_tools import document, plots, report, report_inputs, stats, tips
 from strat_tools.checks import check_record
 from strat_tools.dataset import GameSet
 from strat_tools.driver import read_games
@@ -473,7 +473,7 @@ def advice_tables(html_text: str, variant: str) -> pd.DataFrame:
 def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSet) -> None:
     from strat_tools import advice
 
-    expected = advice.tip_summary(advice.setup_features(gameset))
+    expected = advice.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
     table = advice_tables(html_text, "classic")
     assert sorted(table["tip"]) == sorted(expected.index) and len(table) == 11

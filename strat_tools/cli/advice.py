@@ -50,7 +50,8 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.advice import advice_table_of_paths, tip_catalogue
+    from strat_tools.advice import advice_table_of_paths
+    from strat_tools.tips import tip_catalogue
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
