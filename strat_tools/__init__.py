@@ -83,6 +83,10 @@ _SUBMODULES = frozenset(
         "boardimage",
         "records",
         "validate",
+        "actions",
+        "formats",
+        "observations",
+        "planes",
     }
 )
 

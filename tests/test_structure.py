@@ -18,13 +18,21 @@ PACKAGE = Path(__file__).resolve().parent.parent / "strat_tools"
 MAX_LINES = 600
 
 FLOORS: dict[str, tuple[str, ...]] = {
-    "model": ("errors", "board", "pieces", "records", "record_formats", "text", "output"),
+    "model": (
+        "errors",
+        "board",
+        "pieces",
+        "records",
+        "record_formats",
+        "text",
+        "output",
+    ),
     "sources": ("sources", "zipdir"),
     "readers": ("gravon", "fastscan", "gsn", "writer"),
     "checks": ("checks", "rules", "readers"),
-    "engine": ("engine", "replay"),
+    "engine": ("engine", "replay", "actions", "planes", "formats"),
     "pipeline": ("pipeline", "generate"),
-    "tables": ("tables", "dataset", "driver", "validate", "events"),
+    "tables": ("tables", "dataset", "driver", "validate", "events", "observations"),
     "statistics": ("stats", "setup_grid", "tips", "advice"),
     "views": (
         "plots",

@@ -11,7 +11,17 @@ from __future__ import annotations
 import click
 
 from strat_tools import __version__
-from strat_tools.cli import advice, engine, events, figures, generate, tables, validate, view
+from strat_tools.cli import (
+    advice,
+    engine,
+    events,
+    figures,
+    generate,
+    observations,
+    tables,
+    validate,
+    view,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -38,5 +48,6 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(observations.observations)
 main.add_command(events.events)
 main.add_command(view.view)

@@ -1,0 +1,90 @@
+"""``strat-tools observations``: per-ply observations for learning, as Parquet shards."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.common import (
+    dask_options,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    rules_option,
+    units_or_dataset,
+)
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="Folder for observations/part-NNNNN.parquet and games.parquet (created if needed).",
+)
+@click.option(
+    "--last-moves",
+    type=click.IntRange(min=0, max=1000),
+    default=8,
+    show_default=True,
+    help="Earlier plies kept in each row's last_moves.",
+)
+@click.option(
+    "--shard-rows",
+    type=click.IntRange(min=1),
+    default=1_000_000,
+    show_default=True,
+    help="Rows per Parquet shard at most.",
+)
+@rules_option
+@jobs_option
+@dask_options
+@library_errors
+def observations(
+    paths: tuple[str, ...],
+    out: str,
+    last_moves: int,
+    shard_rows: int,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
+) -> None:
+    """Write, for every ply of every valid game, what the side to move knew.
+
+    One row per ply (zstd Parquet shards): the observation board with the hidden truth
+    of every piece the mover could not identify, captures, two-squares counters, the
+    last moves, the move played and every legal move as action ids, and the result.
+    games.parquet accounts for every input: the rows it gave, or why none. Schema and
+    encodings: docs/observations.md.
+
+    \b
+    Example:
+      strat-tools observations data/ -o obs/
+      strat-tools observations ../gravon/ -o obs/ --jobs 2
+    """
+    from strat_tools.observations import export_observations
+
+    total = units_or_dataset(paths)
+    with progress_bar(total, "observing") as update:
+        summary = export_observations(
+            list(paths),
+            out,
+            rules=rules,
+            last_moves=last_moves,
+            shard_rows=shard_rows,
+            jobs=jobs,
+            dask=dask or bool(dask_address),
+            dask_address=dask_address,
+            progress=update,
+        )
+    message(str(summary))
+    if not summary.valid:
+        raise click.ClickException(
+            f"no valid game in {' '.join(paths)}: nothing to observe "
+            f"(the reasons are in {out}/games.parquet)"
+        )
