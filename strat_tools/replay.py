@@ -129,9 +129,11 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     """Replay ``record`` under ``rules`` (a RuleSet, a name, or None/'auto' for the record's
     own) and check every move and the result.
 
-    >>> result = replay(record)                     # doctest: +SKIP
-    >>> result.status, result.termination  # doctest: +SKIP
-    (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
+    >>> from strat_tools.readers import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
+    (<Status.VALID: 'valid'>, 3, None)
     """
     # Only O(1) checks up front (sizes): a scan of the moves would cost a tenth of the
     # replay. Anything else a hand-built record gets wrong (a setup code outside 0..25, a

@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
@@ -66,6 +67,56 @@ def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> 
         f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
     )
     return capped
+
+
+class LibraryChoice(click.Choice):  # type: ignore[type-arg]
+    """A ``click.Choice`` whose choices are a library registry's, read when needed (parsing
+    or help), so the CLI never copies a list by hand, starts without importing the heavy
+    modules, and shows a statistic registered after import (a notebook's, a test's).
+
+    ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
+    choices appended (``'all'``).
+    """
+
+    def __init__(self, source: str, *extra: str) -> None:
+        self.source = source
+        self.extra = extra
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import importlib
+
+        module, _, name = self.source.partition(":")
+        return (*getattr(importlib.import_module(module), name), *self.extra)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # the registry is the one source
+
+
+class RegistryOption(click.Option):
+    """An option whose help ends with each registry entry's own help (``name: help; ...``),
+    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        choice = kwargs.get("type")
+        assert isinstance(choice, LibraryChoice)
+        self.registry = choice.source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        import importlib
+
+        module, _, name = self.registry.partition(":")
+        entries = getattr(importlib.import_module(module), name)
+        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        return f"{self._help_text} {listed}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help_text = value or ""
 
 
 def jobs_option(func: F) -> F:
@@ -239,11 +290,15 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`), never a
-    traceback; Ctrl-C exits 130 and SIGTERM 143 once temporary files are removed."""
+    """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
+    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`).
+    Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
+    are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.errors import StratToolsError
         from strat_tools.text import printable_lines
 
         main_thread = threading.current_thread() is threading.main_thread()
@@ -261,7 +316,7 @@ def library_errors(func: F) -> F:
         except Terminated:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
-        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+        except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
         finally:
             if main_thread and previous is not None:
@@ -336,9 +391,39 @@ def synthetic_note(tally: Any) -> None:
         )
 
 
+def read_through(
+    paths: Sequence[str],
+    work: Callable[[Callable[[int], None] | None, Any], T],
+    *,
+    label: str = "reading",
+    require: bool = True,
+) -> tuple[T, Any]:
+    """What every analysis command does around its one library call: count the inputs (for
+    the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
+    the reader's own reason when not one input was readable (``require``), and say on stderr
+    how many games a per-game step failed on. Returns the call's result and the
+    :class:`strat_tools.driver.Tally` it filled.
+    """
+    from strat_tools.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, label) as update:
+        result = work(update, tally)
+    if require:
+        require_readable(tally, paths)
+    synthetic_note(tally)
+    if tally.failed:
+        message(
+            f"{tally.failed:,} games could not be counted (invalid entries with an internal "
+            f"error): {'; '.join(tally.failures)}"
+        )
+    return result, tally
+
+
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
     """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    a streamed pass read, :class:`strat_tools.driver.Tally`)."""
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"

@@ -7,7 +7,9 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
     PieceName,
+    RegistryOption,
     VariantName,
     count_of,
     dask_options,
@@ -17,10 +19,9 @@ from strat_tools.cli.common import (
     message,
     paths_argument,
     progress_bar,
+    read_through,
     render,
-    require_readable,
     rules_option,
-    synthetic_note,
     units_or_dataset,
 )
 
@@ -38,7 +39,7 @@ from strat_tools.cli.common import (
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["parquet", "csv"]),
+    type=LibraryChoice("strat_tools.dataset:FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -75,7 +76,7 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    from strat_tools.dataset import export_dataset
+    from strat_tools.driver import export_dataset
     from strat_tools.tables import check_rules
 
     check_rules(rules)
@@ -99,35 +100,23 @@ def export(
         message(f"{invalid} {verb} in the tables with their diagnostics.")
 
 
-def _check_feature(value: str) -> str:
-    """An unknown setup feature is a usage error (exit 2) listing the features."""
-    from strat_tools.stats.setups import SETUP_FEATURES
-
-    if value not in SETUP_FEATURES:
-        raise click.BadParameter(
-            f"unknown feature {value!r}; choose from {', '.join(SETUP_FEATURES)}",
-            param_hint="--feature",
-        )
-    return value
-
-
 @click.command()
 @paths_argument
 @click.option(
     "--stat",
     "stat",
+    cls=RegistryOption,
     default="flag",
     show_default=True,
     metavar="NAME",
-    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
-    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
-    "scout-attacks, first-scout, scouts-left.",
+    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -149,9 +138,8 @@ def _check_feature(value: str) -> str:
     "--feature",
     default="flag_back_row",
     show_default=True,
-    callback=lambda ctx, param, value: _check_feature(value),
-    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
-    "flag_enclosed, bombs_next_to_flag.",
+    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    help="Setup feature for win-rate.",
 )
 @click.option(
     "--include-classicfree",
@@ -187,15 +175,9 @@ def stats(
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
-    from strat_tools import stats as statistics
-    from strat_tools.stats.stream import Tally, compute_many_streaming
+    from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
-    if stat not in statistics.STATISTICS:
-        raise click.BadParameter(
-            f"unknown statistic {stat!r}; choose from {', '.join(statistics.STATISTICS)}",
-            param_hint="--stat",
-        )
     check_rules(rules)
     options: dict[str, Any] = {
         "by": list(by) or None,
@@ -209,13 +191,11 @@ def stats(
         "dask": dask or bool(dask_address),
         "dask_address": dask_address,
     }
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        # Reduced batch by batch in the workers: memory does not grow with the input.
-        (table,) = compute_many_streaming(
-            [(stat, options)], list(paths), rules=rules, **run, progress=update, tally=tally
-        )
-    require_readable(tally, paths)  # no game read: an error, never a table of zeros
-    synthetic_note(tally)
+    # Reduced batch by batch in the workers: memory does not grow with the input.
+    table, _tally = read_through(
+        paths,
+        lambda update, tally: compute_streaming(
+            stat, list(paths), rules=rules, **options, **run, progress=update, tally=tally
+        ),
+    )
     render(table, fmt)

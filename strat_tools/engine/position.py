@@ -191,8 +191,12 @@ class IllegalMove(ValueError):
 class Position:
     """A board, the side to move and the rule state (repetition, captures, rescues).
 
-    >>> pos = Position(setup, 'gravon-2013')       # doctest: +SKIP
-    >>> pos.push(parse_square('A4'), parse_square('A5'))  # doctest: +SKIP
+    >>> from strat_tools.board import parse_square
+    >>> from strat_tools.readers import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> pos = Position(record.setup, 'gravon-2013')
+    >>> pos.push(parse_square('I4'), parse_square('I5'))  # a plain move: no battle
+    0
     """
 
     __slots__ = (
