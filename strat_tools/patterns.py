@@ -196,10 +196,23 @@ def _mask_text(mask: int) -> str:
 
 
 def _match_masks(masks: tuple[int, ...], codes: Codes) -> npt.NDArray[np.bool_]:
-    """Rows of ``codes`` whose every square's byte is allowed by that square's mask."""
+    """Rows of ``codes`` whose every square's byte is allowed by that square's mask.
+
+    Square by square over the constrained squares, each a lookup of the column's bytes in
+    that square's allowed-bytes table; once few rows are left, only those are looked at.
+    """
     data = np.asarray(codes, dtype=np.uint8)
+    allowed = np.array([[m >> c & 1 for c in range(256)] for m in masks], dtype=bool)
     found = np.ones(len(data), dtype=bool)
-    table = np.asarray(masks, dtype=np.uint16)
+    rows: npt.NDArray[np.intp] | None = None
     for square in (i for i, m in enumerate(masks) if m != ALL):
-        found &= ((table[square] >> data[:, square]) & 1).astype(bool)
+        if rows is None:
+            found &= allowed[square][data[:, square]]
+            if np.count_nonzero(found) * 8 < len(found):
+                rows = np.flatnonzero(found)
+        else:
+            rows = rows[allowed[square][data[rows, square]]]
+    if rows is not None:
+        found = np.zeros(len(data), dtype=bool)
+        found[rows] = True
     return found
