@@ -11,7 +11,17 @@ from __future__ import annotations
 import click
 
 from strat_tools import __version__
-from strat_tools.cli import advice, engine, figures, generate, tables, validate
+from strat_tools.cli import (
+    advice,
+    engine,
+    figures,
+    filter,
+    generate,
+    search,
+    setups,
+    tables,
+    validate,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -38,3 +48,6 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(setups.setups)
+main.add_command(search.search)
+main.add_command(filter.filter_command)

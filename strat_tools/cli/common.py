@@ -227,17 +227,29 @@ FILTER_OPTIONS = (
 def game_filter_options(func: F) -> F:
     """The game filters as options; the command gets one checked ``game_filter``
     (:class:`strat_tools.filters.GameFilter`). A bad value is a usage error (exit 2)."""
+    return game_filter_options_but()(func)
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        values = {name: kwargs.pop(name) for _, name, _, _ in FILTER_OPTIONS}
-        kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
-        return func(*args, **kwargs)
 
-    decorated: Any = wrapper
-    for flag, name, metavar, text in reversed(FILTER_OPTIONS):
-        decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(decorated)
-    return decorated  # type: ignore[no-any-return]
+def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
+    """:func:`game_filter_options` without the filters named in ``left_out`` (``search``
+    has its own ``--pattern``)."""
+    options = [option for option in FILTER_OPTIONS if option[0] not in left_out]
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
+            return func(*args, **kwargs)
+
+        decorated: Any = wrapper
+        for flag, name, metavar, text in reversed(options):
+            decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(
+                decorated
+            )
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
 
 
 def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
