@@ -216,7 +216,9 @@ def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[
         return tables
     games = to_frame(tables["games"])
     setups = to_frame(tables["setups"]) if game_filter.pattern is not None else None
-    kept = pa.array(games["game_id"].loc[game_filter.mask(games, setups)].astype(str).tolist())
+    kept = pa.array(
+        games["game_id"].loc[game_filter.mask(games, setups)].astype(str).tolist(), pa.string()
+    )
     return {
         name: table.filter(pc.is_in(table.column("game_id"), value_set=kept))
         for name, table in tables.items()

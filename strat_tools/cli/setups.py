@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    source_label,
     units_or_dataset,
 )
 
@@ -138,5 +139,10 @@ def setups(
         from strat_tools.plots import save_figure
         from strat_tools.setup_boards import common_setups_figure
 
-        save_figure(common_setups_figure(table), out)
+        label = ", ".join([variant] if isinstance(variant, str) else variant)
+        title = (
+            f"Most played {label} setups of {len(outcomes):,} ({game_filter.describe()}; "
+            f"{source_label(paths)}); owner's view, back row at the bottom"
+        )
+        save_figure(common_setups_figure(table, title=title), out)
         message(f"wrote {out}")
