@@ -25,7 +25,8 @@ from strat_tools.replay import replay
 from strat_tools.validate import validate
 
 if TYPE_CHECKING:
-    from strat_tools.dataset import GameSet, read_dataset, read_games
+    from strat_tools.dataset import GameSet, read_dataset
+    from strat_tools.driver import read_games
     from strat_tools.gravon import parse_record, read_records
     from strat_tools.records import GameRecord
     from strat_tools.replay import Replay
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "GameSet": "dataset",
     "read_dataset": "dataset",
-    "read_games": "dataset",
+    "read_games": "driver",
     "parse_record": "gravon",
     "read_records": "gravon",
     "GameRecord": "records",

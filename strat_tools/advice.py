@@ -31,11 +31,12 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
-from strat_tools.dataset import Paths, empty_gameset
+from strat_tools.dataset import empty_gameset
+from strat_tools.driver import Paths, Tally, reduce_batches
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson_interval
-from strat_tools.stats.stream import Tally, reduce_batches, sum_counts
+from strat_tools.stats.stream import sum_counts
 
 IntArray = npt.NDArray[np.int64]
 """An int64 numpy array (grids, counts, cells)."""

@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.dataset import Paths
+from strat_tools.driver import Paths, Tally, reduce_batches
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import (
@@ -60,7 +60,6 @@ from strat_tools.stats import (
     piece_placements,
     setup_context,
 )
-from strat_tools.stats.stream import Tally, reduce_batches
 from strat_tools.writer import write_file_atomically
 
 Variants = str | Sequence[str] | None

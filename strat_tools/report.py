@@ -38,7 +38,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
-from strat_tools.dataset import Paths, empty_gameset
+from strat_tools.dataset import empty_gameset
+from strat_tools.driver import Paths, Tally, reduce_batches
 from strat_tools.pieces import (
     KINDS,
     NUMBERINGS,
@@ -53,8 +54,6 @@ from strat_tools.stats import TableSet
 from strat_tools.stats.stream import (
     Combiner,
     Request,
-    Tally,
-    reduce_batches,
     reduce_requests,
     sum_counts,
 )

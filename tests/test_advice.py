@@ -753,7 +753,7 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
 def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
     gravon_dir: Path,
 ) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
 
     games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
     context = stats.setup_context(games.games, games.setups)

@@ -20,7 +20,8 @@ from PIL import Image
 
 from strat_tools import advice, report
 from strat_tools.cli import main
-from strat_tools.dataset import GameSet, read_games
+from strat_tools.dataset import GameSet
+from strat_tools.driver import read_games
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
 COUNTS = ("setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other",
@@ -157,7 +158,7 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     view: str, variant: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The CLI counts tips, neighbours and placements per batch and sums them: same table.
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import stream
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]

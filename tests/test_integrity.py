@@ -34,7 +34,8 @@ from click.testing import CliRunner
 from test_hostile import SECRET, build
 
 from strat_tools.cli import main
-from strat_tools.dataset import DatasetError, GameSet, read_dataset, read_games
+from strat_tools.dataset import DatasetError, GameSet, read_dataset
+from strat_tools.driver import read_games
 from strat_tools.generate import generate_games
 from strat_tools.sources import Skipped, expand
 from strat_tools.tables import TABLE_NAMES

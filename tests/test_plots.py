@@ -458,7 +458,7 @@ def svg_texts(path: Path) -> str:
 
 
 def test_heatmap_command_writes_the_flag_map(tmp_path: Path, games_zip: Path) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import piece_placement
 
     out = tmp_path / "flag.png"
@@ -546,7 +546,7 @@ def test_heatmap_command_missing_input(tmp_path: Path) -> None:
 
 @pytest.mark.archive
 def test_flag_heatmap_of_the_real_archive(gravon_dir: Path) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import piece_placement
 
     games = read_games([str(gravon_dir)], setups_only=True)
@@ -605,7 +605,7 @@ def _figure_text(fig: Figure) -> list[Any]:
 )
 def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, Any]) -> None:
     # The CLI counts placement batch by batch (flat memory); the figure must not change.
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats.stream import compute_many_streaming
 
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
@@ -632,7 +632,7 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
 def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import move_frame, stream
 
     monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)  # many batches

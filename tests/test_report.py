@@ -19,7 +19,8 @@ from PIL import Image
 
 from strat_tools import plots, report, stats
 from strat_tools.checks import check_record
-from strat_tools.dataset import GameSet, read_games
+from strat_tools.dataset import GameSet
+from strat_tools.driver import read_games
 from strat_tools.generate import generate_games
 from strat_tools.gravon import parse_record
 from strat_tools.records import GameRecord

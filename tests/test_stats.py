@@ -367,7 +367,7 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from strat_tools.cli import main
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
 
     fixtures = Path(__file__).resolve().parent / "fixtures" / "tables"
     runner = CliRunner()

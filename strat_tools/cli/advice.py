@@ -51,7 +51,7 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
     from strat_tools.advice import advice_table_of_paths, tip_catalogue
-    from strat_tools.stats.stream import Tally
+    from strat_tools.driver import Tally
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)

@@ -112,7 +112,8 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
-    from strat_tools.stats.stream import Tally, compute_many_streaming
+    from strat_tools.driver import Tally
+    from strat_tools.stats.stream import compute_many_streaming
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
@@ -227,8 +228,8 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
+    from strat_tools.driver import Tally
     from strat_tools.report import report_inputs_of_paths, write_report
-    from strat_tools.stats.stream import Tally
     from strat_tools.tables import check_rules
 
     if not setups_only:

@@ -70,7 +70,7 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    from strat_tools.dataset import export_dataset
+    from strat_tools.driver import export_dataset
     from strat_tools.tables import check_rules
 
     check_rules(rules)

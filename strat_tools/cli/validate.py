@@ -76,7 +76,7 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
 
-    from strat_tools.sources import count_units, iter_units
+    from strat_tools.sources import count_units
     from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
 
     summary = Summary()
@@ -84,7 +84,6 @@ def _run_validate(
     total = count_units(paths)
     if not total:
         raise click.ClickException(f"no game records found in {' '.join(paths)}")
-    units = iter_units(paths, skipped=summary.skipped)
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     if fmt == "json":
@@ -93,7 +92,13 @@ def _run_validate(
         writer.writerow(CSV_COLUMNS)
     with progress_bar(total, "validating") as update:
         for verdict in iter_verdicts(
-            units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
+            paths,
+            rules=rules,
+            jobs=jobs,
+            dask=dask,
+            dask_address=dask_address,
+            progress=update,
+            skipped=summary.skipped,
         ):
             summary.add(verdict)
             if fmt == "text" and not quiet:

@@ -21,24 +21,15 @@ check every statistic).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import pandas as pd
-import pyarrow as pa
 
-from strat_tools.dataset import (
-    GameSet,
-    Paths,
-    _path_list,
-    _split_datasets,
-    empty_gameset,
-    iter_dataset,
-)
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.sources import Unit, iter_units
+from strat_tools.dataset import empty_gameset
+from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
 from strat_tools.stats.frames import TableSet, _by_list, game_frame, wilson_interval
 from strat_tools.stats.play import (
@@ -47,7 +38,6 @@ from strat_tools.stats.play import (
     first_scout_table,
     game_lengths,
 )
-from strat_tools.tables import tables_for_units
 
 ADDITIVE: Final = (
     "count",
@@ -79,31 +69,10 @@ _DISTRIBUTIONS: Final = {
 }
 """Counted statistics whose share is within the group: the column the shares run over."""
 _FOLD_EVERY: Final = 8
-REDUCE_MAX_BATCH = 1_000
-"""Most games a worker reduces at once. Larger than the pipeline's 200: what comes back is
-small whatever the batch, and each reduction has a fixed cost per call (the report runs
-about 25 of them), so fewer, larger batches halve the report's time."""
 """Partial tables held before they are summed into one (bounds memory over long inputs)."""
 
-T = TypeVar("T")
 Request = tuple[str, dict[str, Any]]
 """One statistic to compute: its name and the keyword options of :func:`compute`."""
-
-
-@dataclass(slots=True)
-class Tally:
-    """What a streamed pass read: games, how many were readable, and the first reasons
-    (reader diagnostics) of games that were not."""
-
-    games: int = 0
-    readable: int = 0
-    reasons: list[str] = field(default_factory=list)
-
-    def add(self, other: Tally) -> None:
-        """Add a batch's tally."""
-        self.games += other.games
-        self.readable += other.readable
-        self.reasons += [r for r in other.reasons if r not in self.reasons][: 3 - len(self.reasons)]
 
 
 # --- in the worker --------------------------------------------------------------------------
@@ -116,79 +85,6 @@ def _order_values(name: str, games: TableSet, options: dict[str, Any]) -> pd.Dat
         return first_scout_sides(games, by, variant)
     keys = _by_list(by)
     return game_frame(games, keys, variant)[[*keys, "termination", "plies"]]
-
-
-def _tally(tables: dict[str, pa.Table]) -> Tally:
-    readable = tables["games"].column("readable").to_pylist()
-    tally = Tally(len(readable), sum(readable))
-    if tally.readable < tally.games:
-        messages = tables["diagnostics"].column("message").to_pylist()
-        tally.reasons = list(dict.fromkeys(messages))[:3]
-    return tally
-
-
-def _reduce_batch(
-    units: Sequence[Unit],
-    reduce: Callable[[GameSet], T],
-    setups_only: bool,
-    rules: str | None,
-) -> tuple[T, Tally]:
-    """Read (and unless ``setups_only`` replay) one batch, reduce it, tally it: the work each
-    worker does (top-level, so a process pool or Dask can ship it)."""
-    tables = tables_for_units(units, rules=rules, setups_only=setups_only)
-    return reduce(GameSet(tables)), _tally(tables)
-
-
-def _reduce_tables(
-    batch: Sequence[dict[str, pa.Table]], reduce: Callable[[GameSet], T]
-) -> tuple[T, Tally]:
-    """Reduce and tally one batch of a dataset folder (its tables already read)."""
-    (tables,) = batch
-    return reduce(GameSet(tables)), _tally(tables)
-
-
-def reduce_batches(
-    reduce: Callable[[GameSet], T],
-    paths: Paths,
-    *,
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
-) -> Iterator[T]:
-    """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
-    where the batch is read; only what ``reduce`` returns crosses to this process.
-
-    ``paths`` are game records (read, checked and, unless ``setups_only``, replayed in the
-    workers) or dataset folders written by :func:`~strat_tools.dataset.export_dataset`
-    (read a few thousand games at a time, :func:`~strat_tools.dataset.iter_dataset`).
-    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
-    one) and should return something small: counts, a few values a game. ``tally``, when
-    given, counts the games read (and why any were unreadable). ``progress`` counts record
-    files only.
-    """
-    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
-    for is_folder, group in _split_datasets(_path_list(paths)):
-        batches: Iterator[tuple[T, Tally]]
-        if is_folder:
-            batches = map_batches(
-                partial(_reduce_tables, reduce=reduce), iter_dataset(group[0]), batch_size=1,
-                **run,
-            )  # fmt: skip
-        else:
-            work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
-                _reduce_batch, reduce=reduce, setups_only=setups_only, rules=rules
-            )
-            batches = map_batches(
-                work, iter_units(group), progress=progress, max_batch=REDUCE_MAX_BATCH, **run
-            )
-        for reduced, batch_tally in batches:
-            if tally is not None:
-                tally.add(batch_tally)
-            yield reduced
 
 
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
