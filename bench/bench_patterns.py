@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from strat_tools.dataset import read_games  # noqa: E402
+from strat_tools.driver import read_games  # noqa: E402
 from strat_tools.patterns import Pattern  # noqa: E402
 from strat_tools.stats.repeats import setup_outcomes  # noqa: E402
 

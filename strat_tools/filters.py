@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +36,7 @@ import pandas as pd
 from strat_tools.identity import owner_codes, setup_array
 from strat_tools.patterns import Pattern
 from strat_tools.records import VARIANTS, GameRecord, Termination
+from strat_tools.tables import to_frame
 
 Duplicates = Literal["only", "exclude"]
 DUPLICATES: Final = ("only", "exclude")
@@ -116,6 +117,23 @@ class GameFilter:
     def active(self) -> bool:
         """Whether the filter leaves anything out at all."""
         return self != GameFilter()
+
+    @property
+    def per_game(self) -> GameFilter | None:
+        """The part judged game by game (all but ``duplicates``), for the input driver's
+        ``select`` hook; ``None`` when that part keeps everything."""
+        part = replace(self, duplicates=None, notes=())
+        return part if part.active else None
+
+    def __call__(self, record: GameRecord) -> bool:
+        """:meth:`accepts`: a filter is the driver's per-game ``select`` predicate."""
+        return self.accepts(record)
+
+    def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
+        """:meth:`mask` over Arrow tables (``games``, ``setups``): the driver applies it to
+        the batches of a dataset folder."""
+        setups = to_frame(tables["setups"]) if self.pattern is not None else None
+        return self.mask(to_frame(tables["games"]), setups)
 
     @property
     def needs_all_games(self) -> bool:

@@ -1,45 +1,44 @@
 """Select games with a :class:`~strat_tools.filters.GameFilter`: read them, or write them.
 
-:func:`read_selected` is :func:`~strat_tools.dataset.read_games` with a filter applied in
-the worker that read each batch (only the kept games' rows travel back);
-:func:`filter_gameset` applies one to a GameSet already in memory.
+Everything goes through the input driver (:mod:`strat_tools.driver`): the filter's
+per-game part is its ``select`` hook, run in the worker right after a record is read (a
+dataset folder's batches get its ``rows``), so the games it leaves out are never replayed
+and never travel back. The ``duplicates`` part needs every game: it is applied to what the
+rest kept, once all of it is in (duplicates are judged among the games the other filters
+keep).
 
-:func:`select_games` reads the inputs batch by batch (setups only: no replay is needed to
-judge a game), keeps the games table rows of the games that pass, and applies the
-``duplicates`` part once all are in (duplicates are judged among the games the other
-filters keep). :func:`write_selected_records` copies the selected records' bytes, exactly
-as they are in their files or zip members, into a zip or a folder;
-:func:`export_selected` writes the four tables of just those games. Either way the output
-is re-readable by every tool that reads Gravon records (the tests re-validate it).
+- :func:`read_selected`: :func:`~strat_tools.driver.read_games` with a filter;
+- :func:`filter_gameset`: a filter applied to a GameSet already in memory;
+- :func:`select_games`: which games pass (a few columns each, setups only, no replay);
+- :func:`write_selected_records`: the selected records' bytes, exactly as they are in
+  their files or zip members, into a zip or a folder;
+- :func:`export_selected`: the four tables of just those games.
 
-This module decides nothing about which games pass: that is :mod:`strat_tools.filters`.
+The output of either writer is re-readable by every tool that reads Gravon records (the
+tests re-validate it). This module decides nothing about which games pass: that is
+:mod:`strat_tools.filters`.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
-from functools import partial
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Final
+from typing import Any, Final
 
+import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from strat_tools.dataset import (
-    DatasetWriter,
-    ExportSummary,
-    Format,
-    GameSet,
-    is_dataset,
-    read_dataset,
-)
-from strat_tools.filters import GameFilter, duplicate_mask
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.sources import SourceError, Unit, UnitReader, iter_units
-from strat_tools.tables import GameIds, concat_tables, tables_for_units, to_frame
+from strat_tools.dataset import ExportSummary, Format, GameSet
+from strat_tools.driver import Tally, export_dataset, iter_tables, read_games
+from strat_tools.filters import GameFilter
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.records import GameRecord
+from strat_tools.sources import SourceError, Unit, UnitReader
+from strat_tools.tables import to_frame
 
 KEPT_COLUMNS: Final = (
     "game_id",
@@ -78,25 +77,57 @@ class Selection:
         ]
 
     def __str__(self) -> str:
-        return (
-            f"{len(self.games):,} of {self.total:,} games selected ({self.game_filter.describe()})"
-        )
+        kept = self.game_filter.describe()
+        return f"{len(self.games):,} of {self.total:,} games selected ({kept})"
 
 
-def candidates_of_batch(units: list[Unit], game_filter: GameFilter) -> pa.Table:
-    """One batch's games rows that pass every part of ``game_filter`` but ``duplicates``
-    (top level, for :func:`~strat_tools.pipeline.map_batches`), and the batch's size as the
-    table's ``total`` metadata."""
-    tables = tables_for_units(units, setups_only=True)
-    return _kept(tables, game_filter)
+def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[str, pa.Table]:
+    """The four tables of the games ``game_filter`` keeps (all of it, duplicates too, judged
+    within these tables)."""
+    if not game_filter.active:
+        return tables
+    keep = game_filter.rows(tables)
+    kept = pa.array(tables["games"].column("game_id").filter(pa.array(keep)), pa.string())
+    return {
+        name: table.filter(pc.is_in(table.column("game_id"), value_set=kept))
+        for name, table in tables.items()
+    }
 
 
-def _kept(tables: dict[str, pa.Table], game_filter: GameFilter) -> pa.Table:
-    games = to_frame(tables["games"])
-    setups = to_frame(tables["setups"]) if game_filter.pattern is not None else None
-    keep = replace(game_filter, duplicates=None).mask(games, setups)
-    table = tables["games"].select(list(KEPT_COLUMNS)).filter(pa.array(keep))
-    return table.replace_schema_metadata({"total": str(len(games))})
+def filter_gameset(games: GameSet, game_filter: GameFilter) -> GameSet:
+    """The games of a GameSet that ``game_filter`` keeps.
+
+    >>> from strat_tools.driver import read_games
+    >>> len(filter_gameset(read_games("data/", jobs=1), GameFilter.parse(winner="draw")))
+    10
+    """
+    return GameSet(filter_tables(games.tables, game_filter))
+
+
+def read_selected(
+    paths: Sequence[str],
+    game_filter: GameFilter,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> GameSet:
+    """The games of ``paths`` that ``game_filter`` keeps, as a GameSet.
+
+    >>> len(read_selected(["data/"], GameFilter.parse(variant="duell"), jobs=1))
+    20
+    """
+    games = read_games(
+        list(paths), setups_only=setups_only, rules=rules, select=game_filter.per_game,
+        jobs=jobs, dask=dask, dask_address=dask_address, progress=progress, tally=tally,
+    )  # fmt: skip
+    if game_filter.duplicates is None:
+        return games
+    return filter_gameset(games, GameFilter(duplicates=game_filter.duplicates))
 
 
 def select_games(
@@ -108,66 +139,25 @@ def select_games(
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
 ) -> Selection:
-    """The games of ``paths`` that ``game_filter`` keeps.
+    """The games of ``paths`` that ``game_filter`` keeps (read without a replay).
 
-    >>> from strat_tools.filters import GameFilter
     >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), jobs=1)
     >>> str(chosen)
     '20 of 400 games selected (duell)'
     """
-    parts: list[pa.Table] = []
-    total = 0
-    ids = GameIds()
-    for table in _candidate_batches(list(paths), game_filter, jobs, dask, dask_address, progress):
-        total += int((table.schema.metadata or {}).get(b"total", b"0"))
-        parts.append(table)
-    games = _renumbered(parts, ids)
+    tally = Tally()
+    parts = [
+        tables["games"].select(list(KEPT_COLUMNS))
+        for tables in iter_tables(
+            list(paths), setups_only=True, select=game_filter.per_game, jobs=jobs, dask=dask,
+            dask_address=dask_address, progress=progress, tally=tally,
+        )
+    ]  # fmt: skip
+    empty = pd.DataFrame(columns=list(KEPT_COLUMNS))
+    games = to_frame(pa.concat_tables(parts)) if parts else empty
     if game_filter.duplicates is not None and len(games):
-        games = games.loc[duplicate_mask(games["game_fingerprint"], game_filter.duplicates)]
-    return Selection(games.reset_index(drop=True), total, game_filter)
-
-
-def _candidate_batches(
-    paths: list[str],
-    game_filter: GameFilter,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
-    progress: ProgressCallback | None,
-) -> Iterator[pa.Table]:
-    work = partial(candidates_of_batch, game_filter=game_filter)
-    for folder, group in _runs(paths):
-        if folder:
-            yield _kept(read_dataset(group[0]).tables, game_filter)
-            continue
-        yield from map_batches(
-            work, iter_units(group), jobs=jobs, dask=dask, dask_address=dask_address,
-            progress=progress,
-        )  # fmt: skip
-
-
-def _runs(paths: Sequence[str]) -> list[tuple[bool, list[str]]]:
-    """Single dataset folders and runs of record paths, in the order given."""
-    runs: list[tuple[bool, list[str]]] = []
-    for path in paths:
-        if is_dataset(path):
-            runs.append((True, [path]))
-        elif runs and not runs[-1][0]:
-            runs[-1][1].append(path)
-        else:
-            runs.append((False, [path]))
-    return runs
-
-
-def _renumbered(parts: list[pa.Table], ids: GameIds) -> pd.DataFrame:
-    """The batches' rows as one frame, with ids made unique across batches (``NAME#2``)."""
-    if not parts:
-        return pd.DataFrame(columns=list(KEPT_COLUMNS))
-    frames = []
-    for part in parts:
-        plain = part.replace_schema_metadata(None)
-        frames.append(to_frame(ids.renumber({"games": plain})["games"]))
-    return pd.concat(frames, ignore_index=True)
+        games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
+    return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 
 def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
@@ -183,14 +173,35 @@ def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
 
 def write_selected_records(selection: Selection, out: str, *, zip: bool | None = None) -> int:
     """Write the selected records byte for byte into zip ``out`` (a name ending ``.zip``)
-    or folder ``out``; returns the number written. Records read from a dataset folder have
-    are copied from the record files they were exported from, if those are still there."""
+    or folder ``out``; returns the number written. Games read from a dataset folder are
+    copied from the record files they were exported from, if those are still there."""
     from strat_tools.writer import write_files
 
     return write_files(selected_records(selection), out, zip=zip)
 
 
+class SelectedUnits:
+    """The driver's ``select`` for the games of a :class:`Selection`, by file and member
+    (picklable; ``rows`` does the same for a dataset folder's games table)."""
+
+    def __init__(self, selection: Selection) -> None:
+        self.keys = frozenset((unit.source, unit.member or "") for unit in selection.units())
+
+    def __call__(self, record: GameRecord) -> bool:
+        return (record.source, record.member or "") in self.keys
+
+    def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
+        games = tables["games"]
+        sources = games.column("source").to_pylist()
+        members = games.column("member").to_pylist()
+        return np.array(
+            [(s, m or "") in self.keys for s, m in zip(sources, members, strict=True)],
+            dtype=bool,
+        )
+
+
 def export_selected(
+    paths: Sequence[str],
     selection: Selection,
     directory: str,
     *,
@@ -199,79 +210,9 @@ def export_selected(
     jobs: int | None = None,
     setups_only: bool = False,
 ) -> ExportSummary:
-    """Read, check and replay just the selected games and write their four tables."""
-    started = time.perf_counter()
-    ids = GameIds()
-    work = partial(tables_for_units, rules=rules, setups_only=setups_only)
-    with DatasetWriter(directory, format) as writer:
-        for tables in map_batches(work, selection.units(), jobs=jobs):
-            writer.write(ids.renumber(tables))
-    return writer.summary(time.perf_counter() - started)
-
-
-def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[str, pa.Table]:
-    """The four tables of the games ``game_filter`` keeps (all of it, duplicates too, judged
-    within these tables)."""
-    if not game_filter.active:
-        return tables
-    games = to_frame(tables["games"])
-    setups = to_frame(tables["setups"]) if game_filter.pattern is not None else None
-    kept = pa.array(
-        games["game_id"].loc[game_filter.mask(games, setups)].astype(str).tolist(), pa.string()
-    )
-    return {
-        name: table.filter(pc.is_in(table.column("game_id"), value_set=kept))
-        for name, table in tables.items()
-    }
-
-
-def filter_gameset(games: GameSet, game_filter: GameFilter) -> GameSet:
-    """The games of a GameSet that ``game_filter`` keeps.
-
-    >>> from strat_tools.dataset import read_games
-    >>> from strat_tools.filters import GameFilter
-    >>> len(filter_gameset(read_games("data/", jobs=1), GameFilter.parse(winner="draw")))
-    10
-    """
-    return GameSet(filter_tables(games.tables, game_filter))
-
-
-def _batch_tables(
-    units: list[Unit], game_filter: GameFilter, rules: str | None, setups_only: bool
-) -> dict[str, pa.Table]:
-    """One batch read and filtered (all but duplicates): the worker's part of
-    :func:`read_selected`."""
-    tables = tables_for_units(units, rules=rules, setups_only=setups_only)
-    return filter_tables(tables, replace(game_filter, duplicates=None))
-
-
-def read_selected(
-    paths: Sequence[str],
-    game_filter: GameFilter,
-    *,
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-) -> GameSet:
-    """The games of ``paths`` that ``game_filter`` keeps, as a GameSet (read in parallel;
-    each worker drops the games it does not keep; duplicates are judged at the end)."""
-    work = partial(_batch_tables, game_filter=game_filter, rules=rules, setups_only=setups_only)
-    within = replace(game_filter, duplicates=None)
-    ids = GameIds()
-    parts = []
-    for folder, group in _runs(paths):
-        if folder:
-            parts.append(ids.renumber(filter_tables(read_dataset(group[0]).tables, within)))
-            continue
-        for tables in map_batches(
-            work, iter_units(group), jobs=jobs, dask=dask, dask_address=dask_address,
-            progress=progress,
-        ):  # fmt: skip
-            parts.append(ids.renumber(tables))
-    tables = concat_tables(parts)
-    if game_filter.duplicates is not None:
-        tables = filter_tables(tables, GameFilter(duplicates=game_filter.duplicates))
-    return GameSet(tables)
+    """Read ``paths`` again and write the four tables of just the selected games (read,
+    checked and replayed; the others are dropped before their replay)."""
+    return export_dataset(
+        list(paths), directory, format=format, rules=rules, jobs=jobs,
+        setups_only=setups_only, select=SelectedUnits(selection),
+    )  # fmt: skip

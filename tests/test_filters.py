@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.dataset import read_games
+from strat_tools.driver import read_games
 from strat_tools.filters import FilterError, GameFilter, duplicate_mask, read_id_file
 from strat_tools.generate import generate_games
 from strat_tools.gravon import read_records

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from strat_tools import identity
-from strat_tools.dataset import read_games
+from strat_tools.driver import read_games
 from strat_tools.identity import (
     canonical,
     draw_setup,

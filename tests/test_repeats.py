@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from strat_tools.dataset import read_games
+from strat_tools.driver import read_games
 from strat_tools.stats.repeats import (
     common_setups,
     search_setups,

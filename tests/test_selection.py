@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.dataset import read_dataset, read_games
+from strat_tools.dataset import read_dataset
+from strat_tools.driver import read_games
 from strat_tools.filters import GameFilter
 from strat_tools.generate import generate_games
 from strat_tools.gravon import read_records

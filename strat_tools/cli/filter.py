@@ -86,5 +86,5 @@ def filter_command(
         written = write_selected_records(selection, out)
         message(f"wrote {written:,} records to {out}")
         return
-    summary = export_selected(selection, out, format=fmt, rules=rules, jobs=jobs)  # type: ignore[arg-type]
+    summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, jobs=jobs)  # type: ignore[arg-type]
     message(str(summary))

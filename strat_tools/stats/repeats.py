@@ -180,7 +180,7 @@ def common_setups(
     ``setup`` (40 red letters, back row first) and ``board`` (the 4x10 drawing). ``top=0``
     lists every one.
 
-    >>> from strat_tools.dataset import read_games
+    >>> from strat_tools.driver import read_games
     >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
     >>> table[["rank", "fingerprint", "count", "wins", "draws", "losses"]]
        rank       fingerprint  count  wins  draws  losses
@@ -274,7 +274,7 @@ def search_setups(
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
     rate of matching setups against the rest.
 
-    >>> from strat_tools.dataset import read_games
+    >>> from strat_tools.driver import read_games
     >>> games = read_games("data/", setups_only=True, jobs=1)
     >>> found = search_setups(games, "........../........../........../F.........", mirror=True)
     >>> found.summary[["match", "count", "wins", "draws", "losses"]]
