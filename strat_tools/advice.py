@@ -32,7 +32,7 @@ import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson_interval
@@ -987,6 +987,7 @@ def advice_table_of_paths(
     variant: str | None = "classic",
     *,
     exclude_invalid: bool = True,
+    select: Select | None = None,
     jobs: int | None = None,
     progress: ProgressCallback | None = None,
     tally: Tally | None = None,
@@ -1005,7 +1006,8 @@ def advice_table_of_paths(
     held: pd.DataFrame | None = None
     work = partial(_advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
     for part in reduce_batches(
-        work, paths, setups_only=True, jobs=jobs, progress=progress, tally=tally
+        work, paths, setups_only=True, select=select, jobs=jobs, progress=progress,
+        tally=tally,
     ):  # fmt: skip
         held = sum_counts(held, part, keys)
     if held is None:

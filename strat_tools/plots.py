@@ -49,7 +49,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import (
@@ -794,6 +794,7 @@ def traffic_of_paths(
     measure: TrafficMeasure = "path",
     view: Literal["board", "owner"] = "board",
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     progress: ProgressCallback | None = None,
     tally: Tally | None = None,
@@ -806,7 +807,7 @@ def traffic_of_paths(
         _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
     )
     for part in reduce_batches(
-        work, paths, rules=rules, jobs=jobs, progress=progress, tally=tally
+        work, paths, rules=rules, select=select, jobs=jobs, progress=progress, tally=tally
     ):  # fmt: skip
         total = total + part
     return total

@@ -39,7 +39,7 @@ from matplotlib.figure import Figure
 
 from strat_tools import advice, plots, stats
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pieces import (
     KINDS,
     NUMBERINGS,
@@ -374,6 +374,7 @@ def report_inputs_of_paths(
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
@@ -385,7 +386,8 @@ def report_inputs_of_paths(
     setup and moves. Equal to ``report_inputs(read_games(paths))``."""
     combiner = ReportCombiner()
     for part in reduce_batches(
-        reduce_report, paths, setups_only=setups_only, rules=rules, jobs=jobs, dask=dask,
+        reduce_report, paths, setups_only=setups_only, rules=rules, select=select, jobs=jobs,
+        dask=dask,
         dask_address=dask_address, progress=progress, tally=tally,
     ):  # fmt: skip
         combiner.add(part)

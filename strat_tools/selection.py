@@ -12,7 +12,8 @@ keep).
 - :func:`select_games`: which games pass (a few columns each, setups only, no replay);
 - :func:`write_selected_records`: the selected records' bytes, exactly as they are in
   their files or zip members, into a zip or a folder;
-- :func:`export_selected`: the four tables of just those games.
+- :func:`export_selected`: the four tables of just those games;
+- :func:`select_for`: the ``select`` hook of any command (two passes with ``duplicates``).
 
 The output of either writer is re-readable by every tool that reads Gravon records (the
 tests re-validate it). This module decides nothing about which games pass: that is
@@ -33,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.dataset import ExportSummary, Format, GameSet
-from strat_tools.driver import Tally, export_dataset, iter_tables, read_games
+from strat_tools.driver import Select, Tally, export_dataset, iter_tables, read_games
 from strat_tools.filters import GameFilter
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.records import GameRecord
@@ -198,6 +199,17 @@ class SelectedUnits:
             [(s, m or "") in self.keys for s, m in zip(sources, members, strict=True)],
             dtype=bool,
         )
+
+
+def select_for(
+    paths: Sequence[str], game_filter: GameFilter, *, jobs: int | None = None
+) -> Select | None:
+    """The driver's ``select`` for ``game_filter`` over ``paths``: its per-game part, or,
+    with ``duplicates``, the games a first pass (setups only) selected, by file and member.
+    ``None`` when the filter keeps everything."""
+    if game_filter.duplicates is None:
+        return game_filter.per_game
+    return SelectedUnits(select_games(paths, game_filter, jobs=jobs))
 
 
 def export_selected(

@@ -144,3 +144,28 @@ def test_setups_and_search_commands(archive: Path, tmp_path: Path) -> None:
     assert found["pattern"].splitlines()[-1] == "F . . . . . . . . ."
     code, _, err = run("search", str(archive), "--pattern", "nonsense")
     assert code == 2 and "'--pattern'" in err
+
+
+def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_path: Path) -> None:
+    games = read_games([str(archive)], jobs=1).games
+    red = int((games["winner"] == 1).sum())
+    code, out, err = run("validate", str(archive), "--winner", "red", "--quiet", "--jobs", "1")
+    assert code == 0, err
+    assert out.startswith(f"{red} games in") and f"{41 - red} games left out" in err
+    code, out, err = run(
+        "stats", str(archive), "--stat", "flag", "--winner", "red", "--format", "json"
+    )  # fmt: skip
+    assert code == 0, err
+    assert {row["setups"] for row in json.loads(out)} == {2 * red}  # both sides of each game
+    code, _, err = run("export", str(archive), "-o", str(tmp_path / "t"), "--winner", "red")
+    assert code == 0, err
+    assert len(read_dataset(tmp_path / "t").games) == red
+    outputs = {
+        "validate": [], "export": ["-o", str(tmp_path / "x")], "stats": [],
+        "heatmap": ["-o", str(tmp_path / "x.png")], "report": ["-o", str(tmp_path / "x.html")],
+        "advice": [], "setups": [], "search": ["--pattern", "F/F/F/F"], "filter": [],
+    }  # fmt: skip
+    assert set(outputs) | {"generate", "show", "rules"} == set(main.commands)
+    for command, extra in outputs.items():
+        code, _, err = run(command, str(archive), "--plies", "x", *extra)
+        assert code == 2 and "Invalid value for '--plies'" in err, (command, err)

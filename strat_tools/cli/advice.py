@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
     format_option,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     paths_argument,
@@ -34,9 +37,12 @@ from strat_tools.cli.common import (
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
 )
 @format_option(("table", "csv", "json"))
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
-def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int | None) -> None:
+def advice(
+    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, jobs: int | None
+) -> None:
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
@@ -52,6 +58,7 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
     """
     from strat_tools.advice import advice_table_of_paths, tip_catalogue
     from strat_tools.driver import Tally
+    from strat_tools.selection import select_for
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
@@ -61,8 +68,9 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
     tally = Tally()
     with progress_bar(total, "reading") as update:
+        select = select_for(list(paths), game_filter, jobs=jobs)
         table = advice_table_of_paths(
-            list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
+            list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
         )
     if not tally.readable or table.empty:
         raise click.ClickException(f"no setups found in {' '.join(paths)}")

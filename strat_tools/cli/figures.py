@@ -9,6 +9,8 @@ import click
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
     PIECE_CHOICES,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
@@ -82,10 +84,12 @@ from strat_tools.cli.common import (
     type=click.Path(dir_okay=False),
     help="Image file: .png, .svg or .pdf (written atomically).",
 )
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
+    game_filter: Any,
     piece: str,
     variant: str,
     side: str,
@@ -113,6 +117,7 @@ def heatmap(
     """
     from strat_tools import plots
     from strat_tools.driver import Tally
+    from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
@@ -128,6 +133,7 @@ def heatmap(
     total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     tally = Tally()
+    select = select_for(list(paths), game_filter, jobs=jobs)
     with progress_bar(total, "reading") as update:
         if measure is None:
             requests = plots.setup_heatmap_requests(piece, side=side, by=by)
@@ -137,6 +143,7 @@ def heatmap(
                     for p, keys in requests
                 ],
                 list(paths),
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
@@ -149,6 +156,7 @@ def heatmap(
                 piece=None if piece == "all" else piece,
                 measure=measure,  # type: ignore[arg-type]
                 view=view,  # type: ignore[arg-type]
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
@@ -204,11 +212,13 @@ def heatmap(
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @library_errors
 def report(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str | None,
     title: str,
@@ -230,6 +240,7 @@ def report(
     """
     from strat_tools.driver import Tally
     from strat_tools.report import report_inputs_of_paths, write_report
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     if not setups_only:
@@ -243,11 +254,14 @@ def report(
             list(paths),
             setups_only=setups_only,
             rules=rules,
+            select=select_for(list(paths), game_filter, jobs=jobs),
             jobs=jobs,
             progress=update,
             tally=tally,
         )
     require_readable(tally, paths)
+    if game_filter.active:
+        message(f"Filters: {game_filter.describe()}; {tally.dropped:,} games left out.")
     message(f"Read {len(data.games):,} games; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

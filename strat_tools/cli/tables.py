@@ -9,6 +9,8 @@ import click
 from strat_tools.cli.common import (
     dask_options,
     format_option,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
@@ -43,12 +45,14 @@ from strat_tools.cli.common import (
     is_flag=True,
     help="No replay: games and setups only (much faster; games are not called valid).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def export(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str,
     setups_only: bool,
@@ -71,6 +75,7 @@ def export(
       strat-tools export data/ -o tables-csv/ --format csv
     """
     from strat_tools.driver import export_dataset
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     check_rules(rules)
@@ -86,8 +91,11 @@ def export(
             dask=dask or bool(dask_address),
             dask_address=dask_address,
             progress=update,
+            select=select_for(list(paths), game_filter, jobs=jobs),
         )
     message(str(summary))
+    if summary.dropped:
+        message(f"{summary.dropped:,} games left out by the filters ({game_filter.describe()})")
     if summary.invalid:
         message(f"{summary.invalid:,} invalid games are in the tables with their diagnostics.")
 
@@ -137,12 +145,14 @@ def export(
     help="Count classicfree setups too (any army on any square).",
 )
 @format_option()
+@game_filter_options_but("--variant")
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def stats(
     paths: tuple[str, ...],
+    game_filter: Any,
     stat: str,
     by: tuple[str, ...],
     variants: tuple[str, ...],
@@ -166,6 +176,7 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
     from strat_tools import stats as statistics
+    from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
@@ -190,5 +201,8 @@ def stats(
     total = units_or_dataset(paths)
     with progress_bar(total, "reading") as update:
         # Reduced batch by batch in the workers: memory does not grow with the input.
-        table = compute_streaming(stat, list(paths), rules=rules, **options, **run, progress=update)
+        select = select_for(list(paths), game_filter, jobs=jobs)
+        table = compute_streaming(
+            stat, list(paths), rules=rules, select=select, **options, **run, progress=update
+        )
     render(table, fmt)

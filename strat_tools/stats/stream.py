@@ -28,7 +28,7 @@ from typing import Any, Final
 import pandas as pd
 
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Tally, reduce_batches
+from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
 from strat_tools.stats.frames import TableSet, _by_list, game_frame, wilson_interval
@@ -205,6 +205,7 @@ def compute_streaming(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
@@ -224,6 +225,7 @@ def compute_streaming(
         [(name, options)],
         paths,
         rules=rules,
+        select=select,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,
@@ -237,6 +239,7 @@ def compute_many_streaming(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
@@ -262,6 +265,7 @@ def compute_many_streaming(
         # The batch is replayed only when a request needs moves or endings.
         setups_only=all(name in SETUP_STATISTICS for name, _ in plain),
         rules=rules,
+        select=select,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,
