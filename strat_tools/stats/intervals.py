@@ -153,6 +153,42 @@ def cluster_interval(wins: Sequence[int], games: Sequence[int]) -> tuple[float, 
     return float(low), float(high)
 
 
+def cluster_counts(
+    frame: pd.DataFrame, keys: Sequence[str], cluster: str = "mirror_fingerprint"
+) -> pd.DataFrame:
+    """Decided games (``setups``) and ``wins`` per group of ``keys`` and cluster: the part of
+    a win rate that adds up across batches (a cluster may span batches).
+
+    ``frame`` has one row per decided setup: the ``keys``, a boolean ``won`` and the
+    ``cluster`` column.
+    """
+    won = frame["won"].astype(bool).astype(np.int64)
+    per: pd.DataFrame = (
+        frame.assign(_won=won)
+        .groupby([*keys, cluster], observed=True, sort=True, dropna=False)["_won"]
+        .agg(["size", "sum"])
+        .rename(columns={"size": "setups", "sum": "wins"})
+        .reset_index()
+    )
+    return per
+
+
+def win_rates_of_clusters(per: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Win rate per group of ``keys`` from per-cluster counts (:func:`cluster_counts`, or
+    their sum over batches), with both intervals: ``[*keys, *WIN_RATE_COLUMNS]``."""
+    keys = list(keys)
+    n, y = per["setups"].astype(np.int64), per["wins"].astype(np.int64)
+    per = per.assign(n=n, y=y, y2=y * y, yn=y * n, n2=n * n)
+    sums = {"setups": ("n", "sum"), "wins": ("y", "sum"), "distinct_setups": ("n", "size")}
+    sums |= {"y2": ("y2", "sum"), "yn": ("yn", "sum"), "n2": ("n2", "sum")}
+    if keys:
+        table = per.groupby(keys, observed=True, sort=True, dropna=False).agg(**sums).reset_index()
+    else:
+        table = pd.DataFrame({name: [per[col].agg(how)] for name, (col, how) in sums.items()})
+        table = table.fillna(0).astype("int64")
+    return finish_win_rates(table, keys)
+
+
 def win_rate_table(
     frame: pd.DataFrame, keys: Sequence[str], cluster: str = "mirror_fingerprint"
 ) -> pd.DataFrame:
@@ -162,24 +198,7 @@ def win_rate_table(
     ``cluster`` column. Columns: ``[*keys, *WIN_RATE_COLUMNS]``; ``setups`` counts the
     decided setups, ``distinct_setups`` the clusters among them.
     """
-    keys = list(keys)
-    won = frame["won"].astype(bool).astype(np.int64)
-    per = (
-        frame.assign(_won=won)
-        .groupby([*keys, cluster], observed=True, sort=True, dropna=False)["_won"]
-        .agg(["size", "sum"])
-        .rename(columns={"size": "n", "sum": "y"})
-        .reset_index()
-    )
-    per = per.assign(y2=per["y"] ** 2, yn=per["y"] * per["n"], n2=per["n"] ** 2)
-    sums = {"setups": ("n", "sum"), "wins": ("y", "sum"), "distinct_setups": ("n", "size")}
-    sums |= {"y2": ("y2", "sum"), "yn": ("yn", "sum"), "n2": ("n2", "sum")}
-    if keys:
-        table = per.groupby(keys, observed=True, sort=True, dropna=False).agg(**sums).reset_index()
-    else:
-        table = pd.DataFrame({name: [per[col].agg(how)] for name, (col, how) in sums.items()})
-        table = table.fillna(0).astype("int64")
-    return finish_win_rates(table, keys)
+    return win_rates_of_clusters(cluster_counts(frame, keys, cluster), keys)
 
 
 def finish_win_rates(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:

@@ -26,8 +26,8 @@ from strat_tools.stats.frames import (
     _groupby,
     _with_setups,
     setup_frame,
-    wilson_interval,
 )
+from strat_tools.stats.intervals import cluster_counts, win_rates_of_clusters
 
 # --- placement ------------------------------------------------------------------------------
 
@@ -306,6 +306,37 @@ SETUP_FEATURES: Final[dict[str, Callable[[pd.DataFrame], pd.Series]]] = {
 """Setup features :func:`win_rate` can split by, computed from :func:`flag_surroundings`."""
 
 
+def _win_rate_frame(
+    data: Data,
+    feature: str,
+    keys: list[str],
+    variant: str | Sequence[str] | None,
+    options: dict[str, Any],
+) -> pd.DataFrame:
+    """One row per decided setup with the feature's value (and its mirror fingerprint)."""
+    if feature not in SETUP_FEATURES:
+        raise ValueError(f"unknown feature {feature!r}; choose from {', '.join(SETUP_FEATURES)}")
+    if "won" in keys or "result" in keys:
+        raise ValueError("win_rate is already split by the result; drop 'won'/'result' from by")
+    frame = _flag_frame(data, keys, variant, options)
+    frame = frame.loc[frame["won"].notna()]
+    return frame.assign(**{feature: SETUP_FEATURES[feature](frame)})
+
+
+def win_rate_clusters(
+    data: Data,
+    feature: str = "flag_back_row",
+    by: By = None,
+    variant: str | Sequence[str] | None = None,
+    **options: Any,
+) -> pd.DataFrame:
+    """The part of :func:`win_rate` that adds up across batches: decided ``setups`` and
+    ``wins`` per group, feature value and setup (mirror fingerprint)."""
+    keys = _by_list(by)
+    frame = _win_rate_frame(data, feature, keys, variant, options)
+    return cluster_counts(frame, [*keys, feature])
+
+
 def win_rate(
     data: Data,
     feature: str = "flag_back_row",
@@ -313,29 +344,14 @@ def win_rate(
     variant: str | Sequence[str] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Win rate of setups with and without a feature, with Wilson 95% intervals.
+    """Win rate of setups with and without a feature, with plain and clustered 95% intervals.
 
-    Columns: [*by, feature value, setups (decided games only), wins, win_rate, ci_low,
-    ci_high]. Draws and unknown results are left out of the sample.
+    Columns: [*by, feature value, setups (decided games only), distinct_setups (by mirror
+    fingerprint), wins, win_rate, ci_low, ci_high, cluster_ci_low, cluster_ci_high]. Draws
+    and unknown results are left out of the sample. The clustered interval counts the games
+    of one setup as one cluster (:mod:`strat_tools.stats.intervals`).
     """
-    if feature not in SETUP_FEATURES:
-        raise ValueError(f"unknown feature {feature!r}; choose from {', '.join(SETUP_FEATURES)}")
     keys = _by_list(by)
-    if "won" in keys or "result" in keys:
-        raise ValueError("win_rate is already split by the result; drop 'won'/'result' from by")
-    frame = _flag_frame(data, keys, variant, options)
-    frame = frame.loc[frame["won"].notna()]
-    frame = frame.assign(**{feature: SETUP_FEATURES[feature](frame)})
-    table: pd.DataFrame = (
-        _groupby(frame, [*keys, feature])
-        .agg(setups=("won", "size"), wins=("won", "sum"))
-        .reset_index()
+    return win_rates_of_clusters(
+        win_rate_clusters(data, feature, by, variant, **options), [*keys, feature]
     )
-    table["wins"] = table["wins"].astype("int64")
-    table["win_rate"] = table["wins"] / table["setups"]
-    bounds = [
-        wilson_interval(int(k), int(n)) for k, n in zip(table["wins"], table["setups"], strict=True)
-    ]
-    table["ci_low"] = [low for low, _ in bounds]
-    table["ci_high"] = [high for _, high in bounds]
-    return table

@@ -31,13 +31,15 @@ from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
-from strat_tools.stats.frames import TableSet, _by_list, game_frame, wilson_interval
+from strat_tools.stats.frames import TableSet, _by_list, game_frame
+from strat_tools.stats.intervals import win_rates_of_clusters
 from strat_tools.stats.play import (
     endings,
     first_scout_sides,
     first_scout_table,
     game_lengths,
 )
+from strat_tools.stats.setups import win_rate_clusters
 
 ADDITIVE: Final = (
     "count",
@@ -92,9 +94,22 @@ def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.Dat
     return [
         _order_values(name, games, options)
         if name in ORDER_STATISTICS
+        else _win_rate_part(games, options)
+        if name == "win-rate"
         else compute(name, games, **options)
         for name, options in requests
     ]
+
+
+def _win_rate_part(games: TableSet, options: dict[str, Any]) -> pd.DataFrame:
+    """A batch's win-rate counts per setup (cluster), which add up across batches."""
+    return win_rate_clusters(
+        games,
+        options.get("feature", "flag_back_row"),
+        options.get("by"),
+        options.get("variant"),
+        include_classicfree=options.get("include_classicfree", False),
+    )
 
 
 # --- in the collecting process --------------------------------------------------------------
@@ -120,15 +135,7 @@ def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFr
         if column in table:
             table[column] = table[column].astype("int64")
     keys = [c for c in columns if c not in ADDITIVE and c not in DERIVED]
-    if name == "win-rate":
-        table["win_rate"] = table["wins"] / table["setups"]
-        bounds = [
-            wilson_interval(int(k), int(n))
-            for k, n in zip(table["wins"], table["setups"], strict=True)
-        ]
-        table["ci_low"] = [low for low, _ in bounds]
-        table["ci_high"] = [high for _, high in bounds]
-    elif name == "scouts":
+    if name == "scouts":
         scouts = table["scout_moves"].where(table["scout_moves"] > 0)
         table["scout_share"] = table["scout_moves"] / table["moves"]
         table["long_share"] = table["long_moves"] / scouts
@@ -192,6 +199,10 @@ class Combiner:
             finish = endings if self.name == "endings" else game_lengths
             return finish(values, by)
         first = self.first
+        if self.name == "win-rate":
+            groups = [*_by_list(by), self.options.get("feature", "flag_back_row")]
+            clusters = _sum(self.held) if self.held else first
+            return win_rates_of_clusters(clusters, groups)
         if not self.held:
             return first
         keys = {c: first[c].dtype for c in first.columns if c not in ADDITIVE + DERIVED}
