@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from strat_tools.identity import (
+    OTHER,
     SetupArray,
     canonical,
     draw_setup,
@@ -37,7 +38,7 @@ from strat_tools.identity import (
 )
 from strat_tools.patterns import Pattern
 from strat_tools.stats.frames import TableSet
-from strat_tools.stats.intervals import score_z, two_proportion_z, win_rate_table
+from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
 
 Variant = str | Sequence[str] | None
 
@@ -113,22 +114,61 @@ def setup_outcomes(data: TableSet, variant: Variant = "classic") -> SetupOutcome
     return SetupOutcomes(found.codes, frame)
 
 
-def setup_counts(data: TableSet | SetupOutcomes, variant: Variant = None) -> pd.DataFrame:
+TALLY_KEYS: Final = ("variant", "fingerprint", "mirror_fingerprint", "setup")
+"""The keys of a setup tally (``setup``: 40 red letters, back row first)."""
+TALLY_COUNTS: Final = ("count", "games", "wins", "draws", "losses")
+"""Its counts, which add up across batches (a game never spans two batches)."""
+
+
+def setup_tally(data: TableSet | SetupOutcomes, variant: Variant = None) -> pd.DataFrame:
+    """One row per distinct setup: :data:`TALLY_KEYS`, :data:`TALLY_COUNTS` and
+    ``first_period``/``last_period``. Tallies of batches add up with :func:`add_tallies`,
+    so a streamed run needs one row per distinct setup, not one per game."""
+    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    frame = outcomes.frame.assign(setup=setup_letters(outcomes.codes))
+    result = frame["result"]
+    flags = {
+        name: (result == value).fillna(False).astype("int64")
+        for name, value in (("wins", "win"), ("draws", "draw"), ("losses", "loss"))
+    }
+    grouped = frame.assign(**flags).groupby(list(TALLY_KEYS), sort=True)
+    table = grouped.agg(
+        count=("game_id", "size"),
+        games=("game_id", "nunique"),
+        wins=("wins", "sum"),
+        draws=("draws", "sum"),
+        losses=("losses", "sum"),
+        first_period=("period", "min"),
+        last_period=("period", "max"),
+    )
+    return table.reset_index()
+
+
+def add_tallies(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Tallies of several batches as one."""
+    frame = pd.concat(parts, ignore_index=True)
+    how = dict.fromkeys(TALLY_COUNTS, "sum") | {"first_period": "min", "last_period": "max"}
+    return frame.groupby(list(TALLY_KEYS), sort=True).agg(how).reset_index()
+
+
+def setup_counts(
+    data: TableSet | SetupOutcomes | pd.DataFrame, variant: Variant = None
+) -> pd.DataFrame:
     """Per variant: ``setups``, ``distinct_setups``, ``mirror_distinct_setups``, the most
     played setup's ``top_count`` and the ``repeated`` setups (those whose setup was played
-    more than once), so a reader sees at once how far setups repeat."""
-    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
-    frame = outcomes.frame
+    more than once), so a reader sees at once how far setups repeat. ``data`` may be a
+    tally (:func:`setup_tally`)."""
+    tally = data if isinstance(data, pd.DataFrame) else setup_tally(data, variant)
     rows = []
-    for name, group in frame.groupby("variant", sort=True):
-        counts = group["fingerprint"].value_counts()
+    for name, group in tally.groupby("variant", sort=True):
+        counts = group["count"]
         rows.append(
             {
                 "variant": name,
-                "setups": len(group),
-                "distinct_setups": len(counts),
+                "setups": int(counts.sum()),
+                "distinct_setups": len(group),
                 "mirror_distinct_setups": group["mirror_fingerprint"].nunique(),
-                "top_count": int(counts.iloc[0]),
+                "top_count": int(counts.max()),
                 "repeated": int(counts[counts > 1].sum()),
             }
         )
@@ -136,32 +176,25 @@ def setup_counts(data: TableSet | SetupOutcomes, variant: Variant = None) -> pd.
     return pd.DataFrame(rows, columns=[*columns, "top_count", "repeated"])
 
 
-def _result_counts(frame: pd.DataFrame, key: str) -> pd.DataFrame:
-    """Per ``key``: count, games, wins, draws, losses, first and last period, and both
-    win-rate intervals (clusters: mirror fingerprints)."""
-    grouped = frame.groupby(key, sort=False)
-    result = frame["result"]
-    table = pd.DataFrame(
-        {
-            "count": grouped.size(),
-            "games": grouped["game_id"].nunique(),
-            "wins": (result == "win").fillna(False).groupby(frame[key], sort=False).sum(),
-            "draws": (result == "draw").fillna(False).groupby(frame[key], sort=False).sum(),
-            "losses": (result == "loss").fillna(False).groupby(frame[key], sort=False).sum(),
-            "first_period": grouped["period"].min(),
-            "last_period": grouped["period"].max(),
-        }
-    )
-    decided = frame.loc[result.isin(["win", "loss"]).fillna(False)]
-    rates = win_rate_table(decided.assign(won=decided["result"] == "win"), [key])
-    rates = rates.set_index(key).drop(columns=["setups", "wins"])
-    table = table.join(rates, how="left")
-    table["distinct_setups"] = table["distinct_setups"].fillna(0).astype("int64")
-    return table.reset_index(names=key)
+def _summarise(tally: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Per ``group`` of tally rows: the summed counts, first and last period, the most
+    played member's variant and setup, and both win-rate intervals (clusters: mirror
+    fingerprints)."""
+    ordered = tally.sort_values(["count", "fingerprint"], ascending=[False, True], kind="stable")
+    grouped = ordered.groupby(group, sort=False)
+    how = dict.fromkeys(TALLY_COUNTS, "sum") | {"first_period": "min", "last_period": "max"}
+    table = grouped.agg(how | {"variant": "first", "setup": "first"})
+    table["distinct_setups"] = grouped["mirror_fingerprint"].nunique()
+    clusters = ordered.assign(setups=ordered["wins"] + ordered["losses"])
+    clusters = clusters.loc[clusters["setups"] > 0]
+    per = clusters.groupby([group, "mirror_fingerprint"], sort=True)[["setups", "wins"]].sum()
+    rates = win_rates_of_clusters(per.reset_index(), [group]).set_index(group)
+    rates = rates.drop(columns=["setups", "wins", "distinct_setups"])
+    return table.join(rates, how="left").reset_index(names=group)
 
 
 def common_setups(
-    data: TableSet | SetupOutcomes,
+    data: TableSet | SetupOutcomes | pd.DataFrame,
     *,
     variant: Variant = "classic",
     mirror: bool = False,
@@ -173,12 +206,14 @@ def common_setups(
 
     One row per setup (``mirror=True``: per setup-or-its-mirror; ``near=K``: per group of
     setups that differ from the group's most played one in at most ``K`` squares), with
-    ``fingerprint`` (the group's most played setup), ``count`` (setups), ``games``,
-    ``wins``/``draws``/``losses``, ``win_rate`` of the decided ones with ``ci_low``/
-    ``ci_high`` and ``cluster_ci_low``/``cluster_ci_high``, ``distinct_setups`` (mirror-
-    distinct setups in the row: 1 unless ``near``), ``first_period``/``last_period``,
-    ``setup`` (40 red letters, back row first) and ``board`` (the 4x10 drawing). ``top=0``
-    lists every one.
+    ``fingerprint`` (the setup's; with ``mirror``, the mirror fingerprint), ``count``
+    (setups), ``games`` (summed over the row's setups: a game whose two sides both played
+    one of a group's setups counts twice), ``wins``/``draws``/``losses``, ``win_rate`` of
+    the decided ones with ``ci_low``/``ci_high`` and ``cluster_ci_low``/``cluster_ci_high``,
+    ``distinct_setups`` (mirror-distinct setups in the row: 1 unless ``near``),
+    ``first_period``/``last_period``, ``variant``, ``setup`` (the most played member as 40
+    red letters, back row first) and ``board`` (its 4x10 drawing). ``top=0`` lists every
+    one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
 
     >>> from strat_tools.driver import read_games
     >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
@@ -188,57 +223,57 @@ def common_setups(
     """
     if top < 0 or min_count < 1 or near < 0:
         raise ValueError("top must be >= 0, min_count >= 1 and near >= 0")
-    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
-    frame = outcomes.frame
-    codes = canonical(outcomes.codes) if mirror else outcomes.codes
+    tally = data if isinstance(data, pd.DataFrame) else setup_tally(data, variant)
     key = "mirror_fingerprint" if mirror else "fingerprint"
-    frame = frame.assign(group=frame[key])
+    tally = tally.assign(group=tally[key])
     if near:
-        frame = frame.assign(group=_near_groups(frame[key].to_numpy(), codes, near, top))
-        frame = frame.loc[frame["group"].notna()]
-    table = _result_counts(frame, "group").rename(columns={"group": "fingerprint"})
+        tally = tally.assign(group=_near_groups(tally, key, near, top, mirror))
+        tally = tally.loc[tally["group"].notna()]
+    table = _summarise(tally, "group").rename(columns={"group": "fingerprint"})
     table = table.loc[table["count"] >= min_count]
     table = table.sort_values(["count", "fingerprint"], ascending=[False, True], kind="stable")
     if top:
         table = table.head(top)
-    first_row = (
-        pd.Series(np.arange(len(frame)), index=frame[key].to_numpy()).groupby(level=0).first()
-    )
-    picked = codes[first_row.loc[table["fingerprint"]].to_numpy()] if len(table) else codes[:0]
-    table = table.assign(
-        variant=frame.groupby("group")["variant"].first().loc[table["fingerprint"]].to_numpy()
-        if len(table)
-        else [],
-        setup=setup_letters(picked),
-        board=[draw_setup(code) for code in picked],
-    )
+    codes = _codes_of_letters(table["setup"])
+    table = table.assign(board=[draw_setup(code) for code in codes])
     table.insert(0, "rank", np.arange(1, len(table) + 1))
-    return table.reset_index(drop=True)
+    columns = ["rank", "fingerprint", *TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
+    columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "first_period"]
+    return table[[*columns, "last_period", "variant", "setup", "board"]].reset_index(drop=True)
+
+
+def _codes_of_letters(letters: Any) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Setup codes of 40-letter setups (``_`` for a square not the owner's)."""
+    text = "".join(letters).encode()
+    raw = np.frombuffer(text, dtype=np.uint8).reshape(-1, 40).astype(np.int16) - ord("A")
+    return np.where(raw == ord("_") - ord("A"), OTHER, raw).astype(np.uint8)
 
 
 def _near_groups(
-    keys: np.ndarray[Any, Any], codes: np.ndarray[Any, Any], near: int, top: int
+    tally: pd.DataFrame, key: str, near: int, top: int, mirror: bool
 ) -> np.ndarray[Any, Any]:
-    """Each setup's group: the most played distinct setup (in count order) within ``near``
-    squares of it, taken greedily; with ``top``, only the first ``top`` groups are formed
-    (the rest stay NA)."""
-    distinct, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    order = np.lexsort((distinct, -counts))
-    reps = codes[first[order]]
-    group = np.full(len(order), None, dtype=object)
-    open_ = np.ones(len(order), dtype=bool)
+    """Each tally row's group: the most played distinct ``key`` (in count order) within
+    ``near`` squares of it, taken greedily; with ``top``, only the first ``top`` groups are
+    formed (the rest stay NA)."""
+    per_key = tally.groupby(key, sort=True).agg(count=("count", "sum"), setup=("setup", "first"))
+    per_key = per_key.sort_values("count", ascending=False, kind="stable")
+    reps = _codes_of_letters(per_key["setup"])
+    if mirror:
+        reps = canonical(reps)
+    group = np.full(len(per_key), None, dtype=object)
+    open_ = np.ones(len(per_key), dtype=bool)
+    names = per_key.index.to_numpy()
     formed = 0
-    for i in range(len(order)):
+    for i in range(len(per_key)):
         if not open_[i]:
             continue
         members = open_ & ((reps != reps[i]).sum(axis=1) <= near)
-        group[members] = distinct[order[i]]
+        group[members] = names[i]
         open_ &= ~members
         formed += 1
         if top and formed >= top:
             break
-    lookup = pd.Series(group, index=distinct[order])
-    return lookup.loc[keys].to_numpy()
+    return pd.Series(group, index=names).loc[tally[key]].to_numpy()
 
 
 @dataclass(frozen=True)
@@ -286,11 +321,16 @@ def search_setups(
         pattern = Pattern.parse(pattern)
     outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
     hit = pattern.match(outcomes.codes, mirror=mirror)
-    frame = outcomes.frame.assign(match=np.where(hit, "matching", "rest"))
-    table = _result_counts(frame, "match").set_index("match")
-    table = table.reindex(["matching", "rest"]).fillna({"count": 0, "games": 0})
-    for column in ("count", "games", "wins", "draws", "losses", "distinct_setups"):
+    parts = [
+        setup_tally(outcomes.take(rows)).assign(match=name)
+        for name, rows in (("matching", hit), ("rest", ~hit))
+    ]
+    table = _summarise(pd.concat(parts, ignore_index=True), "match").set_index("match")
+    table = table.reindex(["matching", "rest"])
+    for column in (*TALLY_COUNTS, "distinct_setups"):
         table[column] = table[column].fillna(0).astype("int64")
+    # A game whose two setups both match is one game: count games, not setup rows.
+    table["games"] = [outcomes.frame["game_id"][rows].nunique() for rows in (hit, ~hit)]
     table["score_z"] = [
         score_z(w, d, w + d + lo)
         for w, d, lo in zip(table["wins"], table["draws"], table["losses"], strict=True)
@@ -306,7 +346,9 @@ def search_setups(
         mirror=mirror,
         variant=label,
         matches=outcomes.frame.loc[hit].reset_index(drop=True),
-        summary=table.drop(columns=["first_period", "last_period"]).reset_index(),
+        summary=table.drop(
+            columns=["first_period", "last_period", "variant", "setup"]
+        ).reset_index(),
         z=z,
         impossible=impossible,
     )
