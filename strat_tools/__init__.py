@@ -62,6 +62,10 @@ _SUBMODULES = frozenset(
         "gravon",
         "rules",
         "dataset",
+        "identity",
+        "patterns",
+        "filters",
+        "selection",
     }
 )
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from strat_tools import advice, plots, stats
+from strat_tools import advice, plots, setup_boards, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Paths, Select, Tally, reduce_batches
 from strat_tools.pieces import (
@@ -50,7 +50,7 @@ from strat_tools.pieces import (
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.plots import PlacementRequest
 from strat_tools.records import VARIANTS
-from strat_tools.stats import TableSet
+from strat_tools.stats import TableSet, repeats
 from strat_tools.stats.stream import (
     Combiner,
     Request,
@@ -249,6 +249,8 @@ class ReportPart:
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     cells: pd.DataFrame
+    setups: pd.DataFrame
+    """One row per distinct setup (:func:`strat_tools.stats.repeats.setup_tally`)."""
 
 
 def reduce_report(data: ReportData) -> ReportPart:
@@ -274,6 +276,7 @@ def reduce_report(data: ReportData) -> ReportPart:
         tips=tips,
         adjacency=advice._adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
         cells=advice._placement_cells(setups),
+        setups=repeats.setup_tally(data, variant=None),
     )
 
 
@@ -308,6 +311,8 @@ class ReportInputs:
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     entropy: pd.DataFrame
+    setups: pd.DataFrame
+    """One row per distinct setup (:func:`strat_tools.stats.repeats.setup_tally`)."""
 
 
 class ReportCombiner:
@@ -322,6 +327,7 @@ class ReportCombiner:
         self.tips: pd.DataFrame | None = None
         self.adjacency: pd.DataFrame | None = None
         self.cells: pd.DataFrame | None = None
+        self.setups: list[pd.DataFrame] = []
 
     def add(self, part: ReportPart) -> None:
         """Take one batch's part."""
@@ -337,6 +343,9 @@ class ReportCombiner:
         self.tips = sum_counts(self.tips, part.tips, ("variant", "tip"))
         self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
         self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
+        self.setups.append(part.setups)
+        if len(self.setups) >= 8:
+            self.setups = [repeats.add_tallies(self.setups)]
 
     def result(self) -> ReportInputs:
         """The report's inputs over every part so far."""
@@ -357,6 +366,9 @@ class ReportCombiner:
             tips=tips,
             adjacency=advice.adjacency_from_counts(advice.ordered_adjacency(self.adjacency)),
             entropy=advice.entropy_from_cells(advice.ordered_cells(self.cells)),
+            setups=repeats.add_tallies(self.setups)
+            if self.setups
+            else repeats.setup_tally(empty_gameset()),
         )
 
 
@@ -627,14 +639,77 @@ def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     return section
 
 
+REPORT_TOP_SETUPS: Final = 6
+"""How many of the most played setups the report draws."""
+
+
+def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
+    """How often setups repeat, per variant, and the most played ones as boards."""
+    section = Section("Repeated setups", "repeats")
+    counts = repeats.setup_counts(data.setups)
+    section.text(
+        "A setup is its owner's 40 squares; two games have the same setup when every square "
+        "matches (its fingerprint), and the same setup up to a mirror image when one is the "
+        "other reflected left to right. Repeated setups are setups played more than once "
+        "(probably mostly by the same player): their games are not independent samples, so "
+        "every win rate below also gets a clustered interval that counts each setup once."
+    )
+    section.table("Setups, distinct setups and repeats per variant", counts)
+    row = counts.set_index("variant").loc[variant] if variant in set(counts["variant"]) else None
+    if row is not None and row["setups"]:
+        section.text(
+            f"In {variant}, {row['repeated']:,} of {row['setups']:,} setups "
+            f"({row['repeated'] / row['setups']:.1%}) were played more than once; "
+            f"{row['distinct_setups']:,} are distinct ({row['mirror_distinct_setups']:,} "
+            f"counting a mirror image as the same), and the most played setup was played "
+            f"{row['top_count']:,} times."
+        )
+    tally = data.setups.loc[data.setups["variant"] == variant]
+    top = repeats.common_setups(tally, top=REPORT_TOP_SETUPS)
+    if len(top):
+        columns = ["rank", "fingerprint", "count", "wins", "draws", "losses", "win_rate"]
+        columns += ["ci_low", "ci_high", "first_period", "last_period"]
+        section.table(f"The most played {variant} setups", top[columns])
+        section.figure(
+            f"The {len(top)} most played {variant} setups, as their owners see them",
+            setup_boards.common_setups_figure(
+                top, title=f"Most played {variant} setups (owner's view, back row at the bottom)"
+            ),
+            f"the {len(top)} most played {variant} setups drawn as boards",
+        )
+    return section
+
+
+def _finding(feature: str, table: pd.DataFrame) -> str | None:
+    """Whether a feature's yes/no gap holds with the plain and the clustered intervals."""
+    if len(table) != 2:
+        return None
+    no, yes = table.iloc[0], table.iloc[1]
+    plain = no["ci_high"] < yes["ci_low"] or yes["ci_high"] < no["ci_low"]
+    clustered = no["cluster_ci_high"] < yes["cluster_ci_low"] or (
+        yes["cluster_ci_high"] < no["cluster_ci_low"]
+    )
+    name = feature.replace("_", " ")
+    gap = f"{yes['win_rate']:.1%} with, {no['win_rate']:.1%} without"
+    if plain and clustered:
+        return f"{name}: {gap}; the gap holds with the clustered intervals too."
+    if plain:
+        return (
+            f"{name}: {gap}; the plain intervals do not overlap, but the clustered ones do: "
+            "once repeated setups count once, the gap no longer holds."
+        )
+    return f"{name}: {gap}; the intervals overlap, so the gap may be chance."
+
+
 def win_rates_section(data: ReportInputs, variant: str) -> Section:
     """Red against blue, and setup features, with Wilson 95% intervals."""
     section = Section("Win rates", "wins")
     section.text(
         "Decided games only (draws and unknown results left out); ci low..ci high is the "
-        "Wilson 95% interval. Where two intervals do not overlap, the gap is unlikely to be "
-        "chance; these are still correlations: a setup habit may go with stronger players "
-        "rather than cause wins."
+        "Wilson 95% interval, cluster ci low..high the interval that counts the games of one "
+        "setup (up to a mirror image) as one cluster. Where two intervals do not overlap, "
+        "the gap is unlikely to be chance; these are still correlations: a setup habit may "
+        "go with stronger players rather than cause wins."
     )
     section.table(
         "Red (moves first) against blue, per variant (games = decided games)",
@@ -658,6 +733,9 @@ def win_rates_section(data: ReportInputs, variant: str) -> Section:
         plots.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
         "win rates with confidence intervals per setup feature",
     )
+    findings = [f for feature, table in tables.items() if (f := _finding(feature, table))]
+    if findings:
+        section.text("Findings, " + variant + ": " + " ".join(findings))
     for feature, table in tables.items():
         section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
     return section
@@ -859,6 +937,7 @@ def build_sections(
         placement_section(data, variant, numbering),
         pieces_section(data, variant, numbering),
         scouts_section(data, variant, numbering),
+        repeated_setups_section(data, variant),
         win_rates_section(data, variant),  # setup features only: no ranks
     ]
     advice_part = advice_section(data, numbering)
