@@ -79,7 +79,8 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
             )
         out["games"] = summary.games
     elif task == "report":
-        from strat_tools.report import report_inputs_of_paths, report_text
+        from strat_tools.report import report_text
+        from strat_tools.report_inputs import report_inputs_of_paths
 
         inputs = report_inputs_of_paths(paths, jobs=jobs)
         out["report_chars"] = len(report_text(inputs, "html"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -25,15 +26,28 @@ from strat_tools.replay import replay
 from strat_tools.validate import validate
 
 if TYPE_CHECKING:
+    from strat_tools.boardimage import write_board_image
     from strat_tools.dataset import GameSet, read_dataset
     from strat_tools.driver import read_games
+    from strat_tools.engine.knowledge import Knowledge, knowledge
+    from strat_tools.engine.position import Position
+    from strat_tools.engine.svg import board_svg
+    from strat_tools.events import read_events
     from strat_tools.gravon import parse_record, read_records
     from strat_tools.records import GameRecord
     from strat_tools.replay import Replay
     from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.validate import ValidationReport
+    from strat_tools.viewer import write_viewer
 
 _LAZY = {
+    "write_board_image": "boardimage",
+    "Knowledge": "engine.knowledge",
+    "knowledge": "engine.knowledge",
+    "Position": "engine.position",
+    "board_svg": "engine.svg",
+    "read_events": "events",
+    "write_viewer": "viewer",
     "GameSet": "dataset",
     "read_dataset": "dataset",
     "read_games": "driver",
@@ -66,6 +80,13 @@ _SUBMODULES = frozenset(
         "patterns",
         "filters",
         "selection",
+        "replay",
+        "engine",
+        "events",
+        "viewer",
+        "boardimage",
+        "records",
+        "validate",
     }
 )
 
@@ -73,18 +94,26 @@ __all__ = [
     "RULESETS",
     "GameRecord",
     "GameSet",
+    "Knowledge",
+    "Position",
     "Replay",
     "RuleSet",
     "ValidationReport",
     "__version__",
+    "board_svg",
+    "enable_notebook_display",
     "get_rules",
+    "knowledge",
     "parse_record",
     "read_dataset",
+    "read_events",
     "read_games",
     "read_records",
     "replay",
     "rules_for",
     "validate",
+    "write_board_image",
+    "write_viewer",
 ]
 
 
@@ -96,3 +125,30 @@ def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         return import_module(f"strat_tools.{name}")
     raise AttributeError(f"module 'strat_tools' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API and the submodules, for ``dir(strat_tools)`` and tab completion."""
+    return sorted({*__all__, *_SUBMODULES})
+
+
+def _notebook_html(item: Any) -> str:
+    from strat_tools.viewer import notebook_html
+
+    return notebook_html(item)
+
+
+def enable_notebook_display() -> None:
+    """In IPython/Jupyter, show a game record or a replay as a stepping viewer (done on
+    import when IPython is running; call it again after starting a shell later). Registered
+    here, at the top of the package, since records and the engine sit below the viewer."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+    formatter = shell.display_formatter.formatters["text/html"]
+    formatter.for_type_by_name("strat_tools.records", "GameRecord", _notebook_html)
+    formatter.for_type_by_name("strat_tools.replay", "Replay", _notebook_html)
+
+
+enable_notebook_display()

@@ -32,9 +32,11 @@ import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
 from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Paths, Select, Tally, reduce_batches
+from strat_tools.driver import Select, Tally, reduce_batches
+from strat_tools.errors import OptionError
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.sources import Paths
 from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson_interval
 from strat_tools.stats.stream import sum_counts
 
@@ -481,17 +483,23 @@ def setup_features(
     that do not match their variant's army and (by default, as in :mod:`strat_tools.stats`)
     invalid games.
 
-    >>> features = setup_features(st.read_games("strados2014-5.zip", setups_only=True))
-    >>> tip_adoption(features, by=["variant", "period"])
+    >>> import strat_tools as st
+    >>> games = st.read_games("tests/fixtures/gravon/classic-2014.4-17.xml", setups_only=True)
+    >>> features = setup_features(games)  # one row per setup: red's and blue's
+    >>> tip_adoption(features, by=["variant"])[["tip", "setups", "followed"]].head(3)
+                   tip  setups  followed
+    0   flag_bombed_in       2         0
+    1     corner_decoy       2         0
+    2  few_front_bombs       2         1
     """
-    return _features_from_grid(_grid(data, variant, exclude_invalid))
+    return features_from_grid(_grid(data, variant, exclude_invalid))
 
 
 def _grid(data: Data, variant: str | Sequence[str] | None, exclude_invalid: bool) -> SetupGrid:
     return setup_grid(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
 
 
-def _features_from_grid(grid: SetupGrid) -> pd.DataFrame:
+def features_from_grid(grid: SetupGrid) -> pd.DataFrame:
     out = grid.meta.copy()
     variants = out["variant"].to_numpy() if len(out) else np.array([], dtype=object)
     for tip in TIPS:
@@ -620,10 +628,10 @@ def adjacency(
     squares puts kinds a != b on a given neighbour pair with probability 2·na·nb / (40·39),
     a and a with na·(na-1) / (40·39); times the 66 neighbour pairs and the number of setups.
     """
-    return _adjacency_table(_grid(data, variant, exclude_invalid))
+    return adjacency_table(_grid(data, variant, exclude_invalid))
 
 
-def _adjacency_table(grid: SetupGrid) -> pd.DataFrame:
+def adjacency_table(grid: SetupGrid) -> pd.DataFrame:
     parts = [_adjacency_of(name, grid) for name in ARMIES]
     parts = [part for part in parts if len(part)]
     return pd.concat(parts, ignore_index=True) if parts else _empty_adjacency()
@@ -743,7 +751,7 @@ def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFr
     return matrix.loc[order, order]
 
 
-def _placement_cells(frame: pd.DataFrame) -> pd.DataFrame:
+def placement_cells(frame: pd.DataFrame) -> pd.DataFrame:
     """``stats.piece_placement`` by variant for every kind, stacked with a ``piece`` column,
     each kind counted over the setups holding it (``setups``: those setups)."""
     frame = frame[frame["variant"].isin(list(ARMIES))]
@@ -786,7 +794,7 @@ def placement_entropy(
     relative = entropy_bits / max_bits. Sorted per variant from most predictable (lowest
     entropy) to least.
     """
-    cells = _placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    cells = placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
     return entropy_from_cells(cells)
 
 
@@ -943,12 +951,17 @@ def advice_table(
 ) -> pd.DataFrame:
     """One advice view as a flat table, for ``strat-tools advice`` (``variant=None``: all).
 
-    >>> advice_table(st.read_games("gravon/", setups_only=True), "tips", "classic")
+    >>> import strat_tools as st
+    >>> games = st.read_games("tests/fixtures/gravon/classic-2014.4-17.xml", setups_only=True)
+    >>> advice_table(games, "tips", "classic")[["tip", "setups", "followed"]].head(2)
+                  tip  setups  followed
+    0  flag_bombed_in       2         0
+    1    corner_decoy       2         0
     """
     if view not in VIEWS:
-        raise ValueError(f"unknown advice view {view!r}; choose from {', '.join(VIEWS)}")
+        raise OptionError(f"unknown advice view {view!r}; choose from {', '.join(VIEWS)}")
     if variant is not None and variant not in ARMIES:
-        raise ValueError(f"no fixed army for variant {variant!r}; choose from {', '.join(ARMIES)}")
+        raise OptionError(f"no fixed army for variant {variant!r}; choose from {', '.join(ARMIES)}")
     if view == "catalogue":
         return tip_catalogue()
     if view == "adjacency":
@@ -973,10 +986,10 @@ def _advice_counts(
 ) -> pd.DataFrame:
     """One batch's counts for an advice view (top-level: shipped to the workers)."""
     if view == "adjacency":
-        table = _adjacency_table(_grid(data, variant, exclude_invalid))
+        table = adjacency_table(_grid(data, variant, exclude_invalid))
         return table[["variant", "piece_a", "piece_b", "setups", "observed"]]
     if view == "entropy":
-        return _placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+        return placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
     features = setup_features(data, variant, exclude_invalid=exclude_invalid)
     return tip_counts(features, ["variant", "period"] if view == "periods" else ["variant"])
 
@@ -1035,8 +1048,8 @@ def advice_section_data(
     """
     frame = setup_frame(data, None, None, exclude_invalid=exclude_invalid)
     grid = setup_grid(frame)
-    features = _features_from_grid(grid)
-    neighbours = _adjacency_table(grid)
+    features = features_from_grid(grid)
+    neighbours = adjacency_table(grid)
     return {
         "catalogue": tip_catalogue(),
         "summary": tip_summary(features, ["variant"]),

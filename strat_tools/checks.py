@@ -21,7 +21,7 @@ from typing import Final
 
 from strat_tools.board import LAKES, square_name
 from strat_tools.pieces import ARMIES, CODE_KIND, KINDS, LAKE
-from strat_tools.records import RESULT_TYPES, GameRecord, Severity
+from strat_tools.records import RESULT_TYPES, GameRecord, RecordError, Rescue, Result, Severity
 
 ERROR: Final = Severity.ERROR
 _PLURAL: Final = {"spy": "spies"}
@@ -245,3 +245,46 @@ def check_record(
     """
     check_setup(record, setup_line)
     check_result(record, result_line)
+
+
+def consistency_problem(record: GameRecord) -> str | None:
+    """Why ``record`` cannot be replayed at all, or ``None``: the shape of a record built by
+    hand (a reader's records always pass). Judging a well-formed record is the other
+    checks' and the replay's job.
+
+    >>> consistency_problem(GameRecord("x.xml", setup=(0,) * 99))
+    'the setup has 99 squares, not 100'
+    """
+    setup = record.setup
+    if setup is not None:
+        if not isinstance(setup, tuple | list) or len(setup) != 100:
+            size = len(setup) if isinstance(setup, tuple | list) else type(setup).__name__
+            return f"the setup has {size} squares, not 100"
+        if not all(isinstance(code, int) and 0 <= code <= LAKE for code in setup):
+            return "the setup holds a code outside 0..25 (empty, pieces, lake)"
+    n = len(record.sources)
+    if len(record.targets) != n:
+        return f"{n} move sources but {len(record.targets)} targets"
+    if record.lines and len(record.lines) != n:
+        return f"{n} moves but {len(record.lines)} line numbers"
+    for what, squares in (("source", record.sources), ("target", record.targets)):
+        # C-level scans: this runs once per replayed game.
+        if squares and (
+            not set(map(type, squares)) <= {int} or min(squares) < -1 or max(squares) > 99
+        ):
+            return f"a move {what} is not a square 0..99 (or -1 for an unreadable one)"
+    for ply, rescue in record.rescues.items():
+        if not (isinstance(ply, int) and 1 <= ply <= n):
+            return f"a rescue is recorded at ply {ply!r}, but the game has {n} moves"
+        if not isinstance(rescue, Rescue):
+            return f"the rescue at ply {ply} is a {type(rescue).__name__}, not a Rescue"
+    if record.result is not None and not isinstance(record.result, Result):
+        return f"the result is a {type(record.result).__name__}, not a Result"
+    return None
+
+
+def require_consistent(record: GameRecord) -> None:
+    """Raise :class:`~strat_tools.records.RecordError` if ``record`` cannot be replayed."""
+    problem = consistency_problem(record)
+    if problem is not None:
+        raise RecordError(f"{record.game_id}: inconsistent record: {problem}")

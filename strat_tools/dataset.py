@@ -25,7 +25,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -38,7 +38,8 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from strat_tools.errors import DatasetError
+from strat_tools.errors import DatasetError, OptionError
+from strat_tools.sources import PathArg
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
@@ -51,8 +52,6 @@ Format = Literal["parquet", "csv"]
 FORMATS: Final = ("parquet", "csv")
 """Export formats."""
 
-PathArg = str | os.PathLike[str]
-Paths = PathArg | Iterable[PathArg]
 
 INCOMPLETE_MARKER: Final = ".export-incomplete"
 """Present while an export renames its files into place; a folder holding it is refused."""
@@ -105,8 +104,8 @@ class GameSet:
     def counts(self) -> dict[str, int]:
         """Games by status, plus rows per table."""
         status = self.tables["games"].column("status").to_pylist()
-        out = {s: status.count(s) for s in ("valid", "invalid", "unchecked")}
-        out["games"] = len(status)
+        out = {s: status.count(s) for s in ("valid", "invalid", "unchecked", "unreadable")}
+        out["games"] = len(status) - out["unreadable"]  # unreadable inputs are not games
         for name in ("setups", "moves", "diagnostics"):
             out[name] = self.tables[name].num_rows
         return out
@@ -118,7 +117,9 @@ class GameSet:
         c = self.counts()
         return (
             f"<GameSet {c['games']:,} games: {c['valid']:,} valid, {c['invalid']:,} invalid, "
-            f"{c['unchecked']:,} unchecked; {c['setups']:,} setup rows, {c['moves']:,} moves, "
+            f"{c['unchecked']:,} unchecked"
+            + (f", {c['unreadable']:,} unreadable inputs" if c["unreadable"] else "")
+            + f"; {c['setups']:,} setup rows, {c['moves']:,} moves, "
             f"{c['diagnostics']:,} diagnostics>"
         )
 
@@ -154,6 +155,8 @@ class ExportSummary:
     valid: int = 0
     invalid: int = 0
     unchecked: int = 0
+    unreadable: int = 0
+    """Inputs that could not be read: a games row each (status unreadable), not games."""
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     dropped: int = 0
@@ -161,9 +164,10 @@ class ExportSummary:
 
     def __str__(self) -> str:
         rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
+        unreadable = f"; {self.unreadable:,} unreadable inputs" if self.unreadable else ""
         return (
             f"{self.games:,} games = {self.valid:,} valid + {self.invalid:,} invalid + "
-            f"{self.unchecked:,} unchecked; wrote {rows} to {self.directory} "
+            f"{self.unchecked:,} unchecked{unreadable}; wrote {rows} to {self.directory} "
             f"({self.format}) in {self.seconds:.1f} s"
         )
 
@@ -188,11 +192,11 @@ class DatasetWriter:
 
     def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
         if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
-        self.status = {"valid": 0, "invalid": 0, "unchecked": 0}
+        self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
         self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._writers: dict[str, Any] = {}
         self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
@@ -297,10 +301,11 @@ class DatasetWriter:
             directory=str(self.directory),
             format=self.format,
             files=[str(self.final_path(name)) for name in TABLE_NAMES],
-            games=self.rows["games"],
+            games=self.rows["games"] - self.status["unreadable"],
             valid=self.status["valid"],
             invalid=self.status["invalid"],
             unchecked=self.status["unchecked"],
+            unreadable=self.status["unreadable"],
             rows=dict(self.rows),
             seconds=seconds,
         )

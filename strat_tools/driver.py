@@ -49,7 +49,7 @@ from strat_tools.errors import InputError, OptionError
 from strat_tools.gravon import read_units
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.records import GameRecord, Severity
-from strat_tools.sources import Skipped, Unit, iter_units
+from strat_tools.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -59,26 +59,8 @@ if TYPE_CHECKING:
 # pyarrow, pandas and the table modules are imported where they are used, so that
 # ``validate`` (which needs none of them) starts as fast as it did before the driver.
 
-__all__ = [
-    "REDUCE_BATCH",
-    "TABLE_BATCH",
-    "Paths",
-    "Select",
-    "Tables",
-    "Tally",
-    "export_dataset",
-    "iter_tables",
-    "map_games",
-    "read_games",
-    "reduce_batches",
-    "reduce_tables",
-    "tables_batch",
-]
-
 T = TypeVar("T")
 V = TypeVar("V")
-PathArg = str | os.PathLike[str]
-Paths = PathArg | Iterable[PathArg]
 Tables = dict[str, "pa.Table"]
 """The four tables of a batch (:data:`~strat_tools.tables.TABLE_NAMES`)."""
 
@@ -354,21 +336,15 @@ def _map_units(
 ) -> tuple[list[V], Tally]:
     tally = Tally()
     out = [per_game(record) for record in _selected(read_units(units), select, tally)]
-    tally.games = len(out)
+    tally.games = tally.readable = len(out)
     return out, tally
 
 
 # --- in the collecting process ---------------------------------------------------------------
 
 
-def _path_list(paths: Paths) -> list[str]:
-    if isinstance(paths, str | os.PathLike):
-        return [os.fspath(paths)]
-    return [os.fspath(p) for p in paths]
-
-
 def _is_dataset(path: str) -> bool:
-    from strat_tools.dataset import is_dataset
+    from strat_tools.dataset import is_dataset  # only for folders: a zip needs no pandas
 
     return is_dataset(path)
 
@@ -376,7 +352,7 @@ def _is_dataset(path: str) -> bool:
 def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
     """Runs of record paths and single dataset folders, in the order given."""
     runs: list[tuple[bool, list[str]]] = []
-    for path in _path_list(paths):
+    for path in path_list(paths):
         if os.path.isdir(path) and _is_dataset(path):
             runs.append((True, [path]))
         elif runs and not runs[-1][0]:
@@ -397,16 +373,6 @@ def _check_rules(rules: str | None, setups_only: bool) -> None:
         raise
     except ValueError as exc:
         raise OptionError(str(exc)) from exc
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    jobs: int | None
-    dask: bool
-    dask_address: str | None
-
-    def options(self) -> dict[str, Any]:
-        return {"jobs": self.jobs, "dask": self.dask, "dask_address": self.dask_address}
 
 
 def iter_tables(
@@ -433,7 +399,7 @@ def iter_tables(
     from strat_tools.tables import GameIds
 
     _check_rules(rules, setups_only)
-    run = _Run(jobs, dask, dask_address)
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
     ids = GameIds()
     for is_folder, group in _runs(paths):
         if is_folder:
@@ -452,7 +418,7 @@ def iter_tables(
         work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)
         for tables, batch_tally in map_batches(
             work, iter_units(group, skipped=skipped), progress=progress, max_batch=TABLE_BATCH,
-            **run.options(),
+            **run,
         ):  # fmt: skip
             if tally is not None:
                 tally.add(batch_tally)
@@ -482,13 +448,13 @@ def reduce_batches(
     from strat_tools.dataset import iter_dataset
 
     _check_rules(rules, setups_only)
-    run = _Run(jobs, dask, dask_address)
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
     for is_folder, group in _runs(paths):
         batches: Iterator[tuple[T, Tally]]
         if is_folder:
             batches = map_batches(
                 partial(reduce_tables, reduce=reduce, select=select), iter_dataset(group[0]),
-                batch_size=1, **run.options(),
+                batch_size=1, **run,
             )  # fmt: skip
         else:
             work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
@@ -496,7 +462,7 @@ def reduce_batches(
             )
             batches = map_batches(
                 work, iter_units(group), progress=progress, max_batch=REDUCE_BATCH,
-                **run.options(),
+                **run,
             )  # fmt: skip
         for reduced, batch_tally in batches:
             if tally is not None:
@@ -528,7 +494,7 @@ def map_games(
         )
     work = partial(_map_units, per_game=per_game, select=select)
     for values, batch_tally in map_batches(
-        work, iter_units(_path_list(paths), skipped=skipped), progress=progress,
+        work, iter_units(path_list(paths), skipped=skipped), progress=progress,
         max_batch=TABLE_BATCH, jobs=jobs, dask=dask, dask_address=dask_address,
     ):  # fmt: skip
         if tally is not None:

@@ -20,7 +20,6 @@ What it does not do: judge the setup or the result (``checks.py``) or the moves
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from io import BytesIO
@@ -31,14 +30,16 @@ from lxml import etree
 from strat_tools import fastscan
 from strat_tools.board import square_lookup
 from strat_tools.checks import check_record
-from strat_tools.records import VARIANTS, GameRecord, Rescue, Result, Severity
+from strat_tools.records import UNREADABLE_CODE, VARIANTS, GameRecord, Rescue, Result, Severity
 from strat_tools.sources import (
     MAX_GAME_BYTES,
+    Paths,
     SourceError,
     Unit,
     UnitReader,
     is_unsafe_member_name,
     iter_units,
+    printable,
 )
 
 ERROR: Final = Severity.ERROR
@@ -75,6 +76,10 @@ _PARENT: Final = {
 _STAGE: Final = {"field": 0, "move": 1, "player": 2, "result": 3}
 
 
+MAX_NUMBER: Final = 2**63 - 1
+"""The largest game number kept from a file name (a 64-bit table column holds it)."""
+
+
 def _basename(path: str) -> str:
     return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
 
@@ -91,7 +96,16 @@ def apply_name_metadata(record: GameRecord) -> str | None:
     zipped = _ZIP_NAME.match(_basename(record.source)) if record.member is not None else None
     if found is not None:
         year, month = int(found["year"]), int(found["month"])
-        record.number = int(found["number"])
+        number = int(found["number"])
+        if number <= MAX_NUMBER:
+            record.number = number
+        else:
+            record.add(
+                "name.number",
+                WARNING,
+                f"game number {found['number'][:30]} in the file name is past "
+                f"{MAX_NUMBER:,}; read, without a number",
+            )
     elif zipped is not None:
         year, month = int(zipped["year"]), int(zipped["month"])
     else:
@@ -112,6 +126,7 @@ def apply_name_metadata(record: GameRecord) -> str | None:
 
 def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]:
     """An empty record with its name metadata, and the variant its file name claims."""
+    source, member = printable(source), None if member is None else printable(member)
     record = GameRecord(source=source, member=member)
     if member is not None and is_unsafe_member_name(member):
         record.add(
@@ -487,19 +502,37 @@ _ID_TEXTS: Final = [str(i) for i in range(1, 20001)]
 
 
 def check_move_ids(record: GameRecord, ids: list[str | None]) -> None:
-    """Report every move whose ``id`` is not its position (1-based), as ``move.id``."""
+    """Report each place where the move ``id`` sequence breaks, as ``move.id``.
+
+    Ids must run 1..N. Each break is reported once, and the count goes on from the id found,
+    so one deleted (or added) move line is one error, not one per later move.
+    """
     if ids == _ID_TEXTS[: len(ids)]:
         return
+    expected = 1
     for ply, mid in enumerate(ids, 1):
-        if mid == str(ply):
+        if mid == str(expected):
+            expected += 1
             continue
         line = record.lines[ply - 1] if ply <= len(record.lines) else None
         if mid is None:
             message = f"move at position {ply} has no id"
-        elif not (mid.isascii() and mid.isdigit()):
+            expected += 1
+        elif not (mid.isascii() and mid.isdigit() and len(mid) < 10):
             message = f"move id {mid[:20]!r} at position {ply} is not a number"
+            expected += 1
         else:
-            message = f"move id {mid} at position {ply}; expected {ply} (ids run 1..N, no gaps)"
+            found = int(mid)
+            if found > expected:
+                gap = found - expected
+                what = f"{gap} id{'s' if gap > 1 else ''} missing (a move line deleted?)"
+            else:
+                what = "an id repeated or going back (a move line added or moved?)"
+            message = (
+                f"move id {mid} at position {ply}; expected {expected}: {what}; "
+                "ids run 1..N, no gaps (plies follow the position in the file)"
+            )
+            expected = found + 1
         record.add("move.id", ERROR, message, line=line, ply=ply)
 
 
@@ -646,7 +679,7 @@ def parse_record(
 def unreadable_record(unit: Unit, reason: str) -> GameRecord:
     """The record standing for a unit whose bytes could not be read."""
     record, _named = new_record(unit.source, unit.member)
-    record.add("source.unreadable", ERROR, reason)
+    record.add(UNREADABLE_CODE, ERROR, reason)
     record.readable = False
     return record
 
@@ -666,7 +699,7 @@ def read_units(
 
 
 def read_records(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: Paths,
     *,
     check: bool = True,
     fast: bool = True,
@@ -674,7 +707,9 @@ def read_records(
 ) -> Iterator[GameRecord]:
     """Every game under ``paths`` (files, folders, globs, zips) as records, in a stable order.
 
-    >>> for record in read_records(["strados2014-4.zip"]):  # doctest: +SKIP
+    ``paths`` is one path (str or Path) or an iterable of them.
+
+    >>> for record in read_records("strados2014-4.zip"):  # doctest: +SKIP
     ...     print(record.game_id, record.plies)
     """
     return read_units(iter_units(paths), check=check, fast=fast, limit=limit)

@@ -25,6 +25,8 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import Any, TypeVar
 
+from strat_tools.errors import RunError
+
 T = TypeVar("T")
 U = TypeVar("U")
 """An item of work: usually a :class:`~strat_tools.sources.Unit` (one game file)."""
@@ -33,7 +35,7 @@ ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
 
 
-class PipelineError(RuntimeError):
+class PipelineError(RunError):
     """The parallel machinery itself failed (not a bad game: those are data)."""
 
 

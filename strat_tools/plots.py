@@ -49,9 +49,19 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.driver import Paths, Select, Tally, reduce_batches
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
+from strat_tools.driver import Select, Tally, reduce_batches
+from strat_tools.errors import InputError, OptionError
+from strat_tools.pieces import (
+    CODE_KIND,
+    CODE_SIDE,
+    LAKE,
+    Numbering,
+    PieceKind,
+    check_numbering,
+    rank_label,
+)
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.sources import Paths
 from strat_tools.stats import (
     Data,
     TableSet,
@@ -108,7 +118,7 @@ def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
     """``placement``, or ``ValueError`` when it counts no setup."""
     if _n_setups(placement) == 0:
         wanted = "any variant" if variant is None else f"variant {variant}"
-        raise ValueError(
+        raise OptionError(
             f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
         )
     return placement
@@ -135,10 +145,10 @@ def _text_colour(cmap: Colormap, norm: Normalize, value: float) -> str:
     return "black" if luminance > 0.55 else "white"
 
 
-def _piece_title(piece: str, numbering: str = "modern") -> str:
+def _piece_title(piece: str, numbering: Numbering = "modern") -> str:
     """``'Marshal (10)'``, ``'Flag (F)'``: the name plus its rank in the chosen numbering."""
     kind = PieceKind.from_label(piece)
-    label = rank_label(kind, "classic" if numbering == "classic" else "modern")
+    label = rank_label(kind, check_numbering(numbering))
     return f"{kind.label.capitalize()} ({label})"
 
 
@@ -196,7 +206,7 @@ def placement_heatmap(
     *,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Draw a placement frame (``row, col, count, setups, share`` for the 40 cells).
 
@@ -236,7 +246,7 @@ def setup_heatmap_requests(
     if piece != "all":
         PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
     elif by is not None:
-        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
+        raise OptionError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
     keys = _placement_keys(side, by)
     return [(p, keys) for p in (PIECE_ORDER if piece == "all" else (piece,))]
 
@@ -255,7 +265,7 @@ def setup_heatmap(
     by: str | None = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Heatmap of where ``piece`` stands in the setups: the one entry point for all kinds.
 
@@ -286,7 +296,7 @@ def setup_heatmap_from_placements(
     by: str | None = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """:func:`setup_heatmap` drawn from placement frames already counted (one per
     :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
@@ -348,7 +358,7 @@ def all_pieces_heatmap(
     variant: Variants = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Twelve small heatmaps, one per kind, on one shared colour scale (integer percent)."""
     frame = _setup_rows(data)
@@ -359,7 +369,7 @@ def all_pieces_heatmap(
 
 
 def _all_pieces_figure(
-    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: str
+    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: Numbering
 ) -> Figure:
     panels = {_piece_title(piece, numbering): frame for piece, frame in placements.items()}
     fig, _ = _small_multiples(panels, cmap, panel_n=False)
@@ -377,7 +387,7 @@ def grouped_heatmap(
     variant: Variants = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """One panel per group of ``by`` (e.g. ``period``) for one piece, on a shared scale."""
     placement = _placement(_setup_rows(data), piece, variant, by)
@@ -391,14 +401,14 @@ def _grouped_figure(
     *,
     title: str | None,
     cmap: str,
-    numbering: str,
+    numbering: Numbering,
 ) -> Figure:
     panels = {
         str(key): group
         for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
     }
     if not panels:
-        raise ValueError(f"no setups to group by {by!r}")
+        raise InputError(f"no setups to group by {by!r}")
     fig, _ = _small_multiples(panels, cmap, columns=min(3, len(panels)))
     total = sum(_n_setups(frame) for frame in panels.values())
     heading = f"{_piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"
@@ -415,7 +425,7 @@ def difference_heatmap(
     variant: Variants = None,
     title: str | None = None,
     cmap: str = "PRGn",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Share in ``group_a`` minus share in ``group_b`` per cell, in percentage points.
 
@@ -438,7 +448,7 @@ def _difference_figure(
     labels: tuple[str, str],
     title: str | None,
     cmap: str,
-    numbering: str,
+    numbering: Numbering,
 ) -> Figure:
     diff = (_grid(place_a) - _grid(place_b)) * 100
     extent = max(float(np.abs(diff).max()), 1e-9)
@@ -474,7 +484,7 @@ def winners_vs_losers(
     *,
     variant: Variants = None,
     title: str | None = None,
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Difference map of winners' minus losers' setups (``won`` column of the setup context).
 
@@ -574,7 +584,7 @@ def position_figure(
     board: Sequence[int],
     *,
     title: str = "",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
     last_move: tuple[int, int] | None = None,
 ) -> Figure:
     """Draw a position (100 board codes): red and blue pieces with their rank labels.
@@ -599,16 +609,14 @@ def position_figure(
     return fig
 
 
-def _draw_piece(ax: Axes, square: int, code: int, numbering: str) -> None:
+def _draw_piece(ax: Axes, square: int, code: int, numbering: Numbering) -> None:
     """One piece: a square in its side's colour with its rank label."""
     row, col = divmod(square, 10)
     colour = RED_COLOUR if CODE_SIDE[code] == 1 else BLUE_COLOUR
     box = Rectangle((col - 0.42, row - 0.42), 0.84, 0.84, facecolor=colour, edgecolor="white")
     box.set_gid("piece")
     ax.add_patch(box)
-    label = rank_label(
-        PieceKind(CODE_KIND[code]), "classic" if numbering == "classic" else "modern"
-    )
+    label = rank_label(PieceKind(CODE_KIND[code]), check_numbering(numbering))
     ax.text(col, row, label, ha="center", va="center", color="white", fontweight="bold",
             gid="piece-label")  # fmt: skip
 
@@ -722,7 +730,7 @@ def traffic_heatmap(
     measure: TrafficMeasure = "path",
     view: Literal["board", "owner"] = "board",
     title: str | None = None,
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Whole-board heatmap of :func:`square_traffic`, titled with what and how many.
 
@@ -742,7 +750,7 @@ def traffic_figure(
     measure: TrafficMeasure = "path",
     view: Literal["board", "owner"] = "board",
     title: str | None = None,
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """:func:`traffic_heatmap` drawn from counts already made (:func:`traffic_counts`)."""
     who = "all pieces" if piece is None else _piece_title(piece, numbering)
@@ -877,7 +885,9 @@ ADJACENCY_LIMIT = 4.0
 that the colour saturates (the cell text still gives the ratio)."""
 
 
-def adjacency_figure(matrix: pd.DataFrame, *, title: str, numbering: str = "modern") -> Figure:
+def adjacency_figure(
+    matrix: pd.DataFrame, *, title: str, numbering: Numbering = "modern"
+) -> Figure:
     """A kind-by-kind heatmap of neighbour ratios (observed / expected), centred at 1.
 
     ``matrix`` is :func:`strat_tools.advice.adjacency_matrix`: piece labels on both axes,

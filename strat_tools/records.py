@@ -35,6 +35,18 @@ class Status(StrEnum):
     VALID = "valid"
     INVALID = "invalid"
     UNCHECKED = "unchecked"
+    UNREADABLE = "unreadable"
+    """Not a game at all: the input's bytes could not be read (a missing path, a FIFO, a
+    broken zip, a member that does not inflate); counted apart from the games."""
+
+
+UNREADABLE_CODE: Final = "source.unreadable"
+"""The diagnostic code of an input whose bytes could not be read."""
+
+
+class RecordError(ValueError):
+    """A record built by hand is inconsistent (lists of different lengths, codes out of
+    range): the library cannot process it. Records from a reader never raise this."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +206,9 @@ class GameRecord:
         """The game file's name: the zip member, or the file path's last part."""
         return PurePosixPath(self.member if self.member is not None else self.source).name
 
+    def __repr__(self) -> str:
+        return f"<GameRecord {self.game_id}: {self.variant or 'no variant'}, {self.plies} plies>"
+
     @property
     def game_id(self) -> str:
         """Gravon's natural id, the file name without ``.xml``: ``'classic-2014.5-2245'``."""
@@ -213,6 +228,23 @@ class GameRecord:
             Move(i + 1, s, t, ln, self.rescues.get(i + 1))
             for i, (s, t, ln) in enumerate(zip(self.sources, self.targets, lines, strict=True))
         )
+
+    @property
+    def unreadable_input(self) -> bool:
+        """Whether this record stands for an input whose bytes could not be read."""
+        return not self.readable and any(d.code == UNREADABLE_CODE for d in self.diagnostics)
+
+    def matches(self, game: str) -> bool:
+        """Whether ``game`` names this record: its game id, or its member path (with or
+        without ``.xml``), or its file name.
+
+        >>> GameRecord("a.zip", "2014/classic-2014.5-1.xml").matches("2014/classic-2014.5-1")
+        True
+        """
+        if game == self.game_id or game == self.name:
+            return True
+        path = self.member if self.member is not None else self.source
+        return game in (path, path[:-4] if path.lower().endswith(".xml") else path)
 
     @property
     def errors(self) -> list[Diagnostic]:

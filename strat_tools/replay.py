@@ -22,15 +22,27 @@ check armies or setups (``checks.py`` does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from strat_tools.board import Side, square_name
+from strat_tools.checks import require_consistent
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
 from strat_tools.pieces import piece_name
-from strat_tools.records import Diagnostic, GameRecord, Severity, Status, Termination
+from strat_tools.records import (
+    Diagnostic,
+    GameRecord,
+    RecordError,
+    Severity,
+    Status,
+    Termination,
+)
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
+
+if TYPE_CHECKING:
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "OUTCOME_LABELS",
@@ -85,6 +97,20 @@ class Replay:
         """The ply of the first illegal move, or None if every move was replayed."""
         return self.plies_replayed + 1 if self.plies_replayed < self.record.plies else None
 
+    def __repr__(self) -> str:
+        ending = self.termination.label if self.termination is not None else "open"
+        return (
+            f"<Replay {self.record.game_id}: {self.status.value}, {self.plies_replayed} of "
+            f"{self.record.plies} plies, {ending}, rules {self.rules.name}>"
+        )
+
+    def knowledge(self) -> Knowledge:
+        """Every ply's board and what each side knew of the other's pieces (computed on
+        each call, in one pass: keep the result). See ``engine/knowledge.py``."""
+        from strat_tools.engine.knowledge import knowledge
+
+        return knowledge(self)
+
 
 def decode_rescue_piece(raw: int | None, side: int) -> int:
     """The board code of the piece a Gravon ``rescuepiece`` number names (-1 if unknown).
@@ -103,10 +129,13 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     """Replay ``record`` under ``rules`` (a RuleSet, a name, or None/'auto' for the record's
     own) and check every move and the result.
 
-    >>> result = replay(record)                     # doctest: +SKIP
-    >>> result.status, result.termination
-    (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
+    >>> from strat_tools.gravon import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
+    (<Status.VALID: 'valid'>, 3, None)
     """
+    require_consistent(record)
     ruleset = resolve_rules(rules, record)
     out = _replay_checked(record, ruleset)
     fallback = ruleset.two_squares_fallback
@@ -121,7 +150,27 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
         if retry.status is not Status.INVALID or not _breaks_two_squares(retry):
             retry.diagnostics.insert(0, _fallback_note(record, out, fallback))
             return retry
+        # Illegal under both limits: report the first move illegal under the looser one
+        # (the moves before it are legal under a limit the game may have been played under),
+        # and name the limits tried.
+        _name_limits_tried(retry, out, fallback)
+        return retry
     return out
+
+
+def _name_limits_tried(retry: Replay, strict: Replay, fallback: int) -> None:
+    """Say, in the looser replay's two-squares error, which limits were tried and where the
+    stricter one stopped."""
+    first = next(d for d in strict.diagnostics if d.code == "rule.two_squares")
+    for i, diag in enumerate(retry.diagnostics):
+        if diag.code == "rule.two_squares" and diag.severity is Severity.ERROR:
+            note = (
+                f"; illegal under every two-squares limit tried: "
+                f"{strict.rules.two_squares_limit} (first broken at ply {first.ply}) "
+                f"and {fallback}"
+            )
+            retry.diagnostics[i] = replace(diag, message=diag.message + note)
+            return
 
 
 def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Replay | None:
@@ -132,6 +181,9 @@ def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Rep
         return None
     try:
         return replay(record, rules)
+    except RecordError as exc:
+        record.add("record.inconsistent", Severity.ERROR, str(exc))
+        return None
     except Exception as exc:  # one bad game must never stop a run
         record.add(
             "internal.replay",
@@ -451,6 +503,7 @@ def board_at(
     """
     if record.setup is None:
         raise ValueError(f"{record.game_id}: the record has no setup to show")
+    require_consistent(record)
     upto = record.plies if ply is None else max(0, min(ply, record.plies))
     ruleset = resolve_rules(rules, record)
     pos = Position(record.setup, ruleset)

@@ -7,13 +7,27 @@ it; :func:`expand` is the same as a list. :class:`UnitReader` then reads each un
 keeping the current zip open and never unpacking anything to disk, with a size guard against
 zip bombs and huge files.
 
+Every function here that takes paths takes a ``str``, a :class:`~pathlib.Path` or an
+iterable of them (:data:`Paths`, normalised by :func:`path_list`): ``"data/"`` is one path,
+never five characters.
+
 Order: arguments in the order given; folders sorted by name; zip members sorted by name.
 
 Nothing here raises for bad input. A missing path, an unreadable file or a broken zip becomes
-a :class:`Unit` with ``error`` set (one invalid entry in every output). Entries that are not
+a :class:`Unit` with ``error`` set (an unreadable input in every output). Entries that are not
 game files (folders inside zips, non-XML members, non-XML files met while walking a folder) are
 skipped, and each skip is reported as a :class:`Skipped` value when the caller passes a list
 to ``expand(..., skipped=...)``: visible, but not counted as games.
+
+Hostile inputs: only regular files are ever opened (a FIFO, device, socket, or a symlink to
+one, is refused before reading a byte, for every suffix); a zip's directory is read once
+(:mod:`strat_tools.zipdir`) and each member later with one seek, so time is linear in the
+members; members whose data overlaps another member or the directory are refused, and the
+members of one archive may declare at most :func:`archive_budget` bytes in all.
+
+Names: a file or member name whose bytes are not valid UTF-8 is carried in printable form
+(:func:`printable`: each undecodable byte as the four characters ``\\xNN``); the unit keeps
+the real path to open it.
 
 This module knows nothing of XML or of Stratego.
 """
@@ -23,32 +37,113 @@ from __future__ import annotations
 import glob
 import os
 import stat
-import zipfile
-import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from types import TracebackType
-from typing import Final, NamedTuple
+from typing import BinaryIO, Final, NamedTuple
+
+from strat_tools.zipdir import ZipEntry, ZipError, read_directory, read_entry
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
 """Default size limit of one game file (declared and actually inflated): 64 MiB."""
+DEFLATE_MAX_RATIO: Final = 1032
+"""Deflate's largest possible inflation ratio: an honest archive never inflates more."""
+
+PathArg = str | os.PathLike[str]
+"""One path: a ``str`` or a :class:`~pathlib.Path`."""
+Paths = PathArg | Iterable[PathArg]
+"""One path, or an iterable of them."""
 
 _GLOB_CHARS: Final = frozenset("*?[")
+_NOT_REGULAR: Final = "not a regular file (a FIFO, device or socket)"
+
+
+def iter_paths(paths: Paths) -> Iterator[str]:
+    """``paths`` one by one as path strings, lazily: one path (str or Path) or an iterable
+    of them; anything else is a ``TypeError`` (never a string iterated by character)."""
+    if isinstance(paths, str | os.PathLike):
+        yield os.fspath(paths)
+        return
+    if isinstance(paths, bytes) or not isinstance(paths, Iterable):
+        raise TypeError(
+            f"expected a path (str or Path) or an iterable of paths, not {type(paths).__name__}"
+        )
+    for path in paths:
+        if not isinstance(path, str | os.PathLike):
+            raise TypeError(f"expected a path (str or Path), not {type(path).__name__}")
+        yield os.fspath(path)
+
+
+def path_list(paths: Paths) -> list[str]:
+    """``paths`` as a list of path strings: one path (str or Path) or an iterable of them.
+
+    >>> path_list("data/")
+    ['data/']
+    >>> from pathlib import Path
+    >>> path_list([Path("a.zip"), "b.xml"])
+    ['a.zip', 'b.xml']
+    >>> path_list(3)
+    Traceback (most recent call last):
+    ...
+    TypeError: expected a path (str or Path) or an iterable of paths, not int
+    """
+    return list(iter_paths(paths))
+
+
+def printable(name: str) -> str:
+    r"""``name`` with each byte that is not valid UTF-8 written as ``\xNN`` (text, not bytes).
+
+    Names from a folder walk or a zip keep undecodable bytes as surrogate escapes (U+DCNN),
+    which no UTF-8 output can hold; this is the form every record, table and message
+    carries. Valid names are returned unchanged.
+
+    >>> printable("classic-\udcff.xml")
+    'classic-\\xff.xml'
+    >>> printable("ok.xml")
+    'ok.xml'
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = name.encode("utf-8", "surrogateescape" if _only_escapes(name) else "backslashreplace")
+        return raw.decode("utf-8", "backslashreplace")
+    return name
+
+
+def _only_escapes(name: str) -> bool:
+    return all(not 0xD800 <= ord(c) < 0xDC80 for c in name if 0xD800 <= ord(c) < 0xE000)
 
 
 @dataclass(frozen=True, slots=True)
 class Unit:
-    """One game file: a plain file (``member`` None) or a zip member; ``error`` if unusable."""
+    """One game file: a plain file (``member`` None) or a zip member; ``error`` if unusable.
+
+    ``source`` and ``member`` are printable (:func:`printable`); ``path`` is the real path to
+    open when it differs from ``source``; ``entry`` locates a zip member in its archive.
+    """
 
     source: str
     member: str | None = None
     error: str | None = None
+    path: str | None = None
+    entry: ZipEntry | None = None
 
     @property
     def label(self) -> str:
         """``file`` or ``file!member``, for messages."""
         return self.source if self.member is None else f"{self.source}!{self.member}"
+
+    @property
+    def open_path(self) -> str:
+        """The path to open (``source`` unless the name needed escaping)."""
+        return self.source if self.path is None else self.path
+
+
+def _unit(path: str, member: str | None = None, error: str | None = None) -> Unit:
+    """A unit named printably, keeping ``path`` to open when the name needed escaping."""
+    shown = printable(path)
+    return Unit(shown, member, error, None if shown == path else path)
 
 
 class Skipped(NamedTuple):
@@ -71,31 +166,75 @@ def _is_game_name(name: str) -> bool:
     return name.lower().endswith(".xml")
 
 
+class SourceError(Exception):
+    """A unit's bytes could not be read; the message says why (never file contents)."""
+
+
+def open_regular(path: str) -> tuple[BinaryIO, int]:
+    """Open ``path`` for reading only if it is a regular file: (handle, size in bytes).
+
+    Opened non-blocking and checked on the open descriptor, so a FIFO never blocks, and a
+    device (or a symlink to one) is refused before a byte is read. Raises
+    :class:`SourceError` with the reason.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise SourceError(f"cannot read: {_reason(exc)}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(_NOT_REGULAR)
+        return os.fdopen(fd, "rb"), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def archive_budget(archive_bytes: int, limit: int = MAX_GAME_BYTES) -> int:
+    """How many bytes the game members of one zip may declare in all: what deflate can make
+    of the archive's size at most (never less than one game's limit)."""
+    return max(limit, DEFLATE_MAX_RATIO * archive_bytes)
+
+
 def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
     """One unit per XML member of the zip at ``path``, in name order."""
+    shown = printable(path)
     try:
-        with zipfile.ZipFile(path) as archive:
-            infos = archive.infolist()
-    except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-        return [Unit(path, None, f"not a readable zip archive: {_reason(exc)}")]
+        handle, size = open_regular(path)
+    except SourceError as exc:
+        return [_unit(path, None, f"not a readable zip archive: {exc}")]
+    try:
+        with handle:
+            entries = read_directory(handle, size)
+    except (OSError, ZipError, ValueError) as exc:
+        return [_unit(path, None, f"not a readable zip archive: {_reason(exc)}")]
+    raw = None if shown == path else path
     units: list[Unit] = []
-    seen: set[str] = set()
-    for info in sorted(infos, key=lambda i: i.filename):
-        name = info.filename
-        if info.is_dir():
-            skipped.append(Skipped(path, name, "folder inside the zip"))
-        elif not _is_game_name(name):
-            skipped.append(Skipped(path, name, "not an .xml file"))
-        elif name in seen:
-            units.append(Unit(path, name, "duplicate member name in the zip"))
+    budget, declared = archive_budget(size), 0
+    for entry in sorted(entries, key=lambda e: e.name):
+        name = printable(entry.name)
+        if entry.is_dir:
+            skipped.append(Skipped(shown, name, "folder inside the zip"))
+        elif not _is_game_name(entry.name):
+            skipped.append(Skipped(shown, name, "not an .xml file"))
         else:
-            seen.add(name)
-            units.append(Unit(path, name))
+            declared += min(entry.size, MAX_GAME_BYTES + 1)
+            error = None
+            if declared > budget:
+                error = (
+                    f"the archive's members declare more than {budget:,} bytes in all, more "
+                    "than deflate can make of its size (zip bomb?); refused"
+                )
+            units.append(Unit(shown, name, error, raw, entry))
     return units
 
 
 def _reason(exc: BaseException) -> str:
     """An exception as a short message (no file contents, only what the OS or zipfile says)."""
+    if isinstance(exc, SourceError | ZipError):
+        return str(exc)
     text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -104,13 +243,14 @@ def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[
     """Units under ``folder``, sorted by name, each real folder visited once."""
     real = os.path.realpath(folder)
     if real in seen_dirs:
-        skipped.append(Skipped(folder, None, "folder already visited (symlink loop or repeat)"))
+        reason = "folder already visited (symlink loop or repeat)"
+        skipped.append(Skipped(printable(folder), None, reason))
         return
     seen_dirs.add(real)
     try:
         names = sorted(os.listdir(folder))
     except OSError as exc:
-        yield Unit(folder, None, f"cannot list folder: {_reason(exc)}")
+        yield _unit(folder, None, f"cannot list folder: {_reason(exc)}")
         return
     for name in names:
         path = os.path.join(folder, name)
@@ -121,7 +261,7 @@ def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[
         elif _is_game_name(name):
             yield _file_unit(path)
         else:
-            skipped.append(Skipped(path, None, "not an .xml or .zip file"))
+            skipped.append(Skipped(printable(path), None, "not an .xml or .zip file"))
 
 
 def _file_unit(path: str) -> Unit:
@@ -129,10 +269,10 @@ def _file_unit(path: str) -> Unit:
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        return Unit(path, None, f"cannot read: {_reason(exc)}")
+        return _unit(path, None, f"cannot read: {_reason(exc)}")
     if not stat.S_ISREG(mode):
-        return Unit(path, None, "not a regular file (a FIFO, device or socket)")
-    return Unit(path, None)
+        return _unit(path, None, _NOT_REGULAR)
+    return _unit(path)
 
 
 def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
@@ -142,56 +282,70 @@ def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> Itera
         if _GLOB_CHARS & set(path):
             matches = sorted(glob.glob(path, recursive=True))
             if not matches:
-                yield Unit(path, None, "no file matches this pattern")
+                yield _unit(path, None, "no file matches this pattern")
             for match in matches:
                 yield from _expand_one(match, seen_dirs, skipped)
         else:
-            yield Unit(path, None, "no such file or folder")
+            yield _unit(path, None, "no such file or folder")
     elif path.lower().endswith(".zip"):
         yield from _zip_units(path, skipped)
     else:
         yield _file_unit(path)
 
 
-def iter_units(
-    paths: Iterable[str | os.PathLike[str]], *, skipped: list[Skipped] | None = None
-) -> Iterator[Unit]:
+def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterator[Unit]:
     """Every game file under ``paths`` as a :class:`Unit`, in a stable order, lazily.
 
     The streaming form of :func:`expand`: folders are listed and zips' directories read only
     when the iteration reaches them, so memory does not grow with the number of inputs.
-    ``skipped`` (a list) is filled as the iteration goes.
+    ``skipped`` (a list) is filled as the iteration goes. ``paths`` is one path or an
+    iterable of them (an iterable is consumed lazily).
 
-    >>> sum(1 for _ in iter_units(["games/"]))  # doctest: +SKIP
+    >>> sum(1 for _ in iter_units("games/"))  # doctest: +SKIP
     400
     """
     sink: list[Skipped] = [] if skipped is None else skipped
     seen_dirs: set[str] = set()
-    for path in paths:
-        yield from _expand_one(os.fspath(path), seen_dirs, sink)
+    for path in iter_paths(paths):
+        yield from _expand_one(path, seen_dirs, sink)
 
 
-def expand(
-    paths: Iterable[str | os.PathLike[str]], *, skipped: list[Skipped] | None = None
-) -> list[Unit]:
+def expand(paths: Paths, *, skipped: list[Skipped] | None = None) -> list[Unit]:
     """Every game file under ``paths`` as a :class:`Unit`, in a stable order (a list; see
     :func:`iter_units` to stream them).
 
     Pass a list as ``skipped`` to collect the entries left out (non-XML members, ...).
 
-    >>> [u.member for u in expand(["games.zip"])]  # doctest: +SKIP
+    >>> [u.member for u in expand("games.zip")]  # doctest: +SKIP
     ['classic-2014.4-0.xml', ...]
     """
     return list(iter_units(paths, skipped=skipped))
 
 
-def count_units(paths: Iterable[str | os.PathLike[str]]) -> int:
+def count_units(paths: Paths) -> int:
     """How many units :func:`iter_units` yields for ``paths``, without keeping them."""
     return sum(1 for _ in iter_units(paths))
 
 
-class SourceError(Exception):
-    """A unit's bytes could not be read; the message says why (never file contents)."""
+class _Archive:
+    """An open zip: its handle, and its directory by name once a unit without an entry asks."""
+
+    def __init__(self, handle: BinaryIO, size: int) -> None:
+        self.handle, self.size = handle, size
+        self.by_name: dict[str, list[ZipEntry]] | None = None
+
+    def entry(self, member: str) -> ZipEntry:
+        """The entry of a member named ``member`` (printable form), for units made by hand."""
+        if self.by_name is None:
+            self.by_name = {}
+            for entry in read_directory(self.handle, self.size):
+                self.by_name.setdefault(printable(entry.name), []).append(entry)
+        found = self.by_name.get(member)
+        if not found:
+            raise SourceError(f"cannot read zip member: no member named {member!r}")
+        if len(found) > 1:
+            raise SourceError("cannot read zip member: the zip holds this name more than once")
+        return found[0]
 
 
 class UnitReader:
@@ -199,11 +353,13 @@ class UnitReader:
 
     ``limit`` caps one game file's size, both as declared by the zip and as actually inflated
     (reading stops one byte past it), so a zip bomb costs at most ``limit`` bytes of memory.
+    A zip member is read with one seek from its unit's directory entry: the archive's
+    directory is never read again, however the units are batched.
     """
 
     def __init__(self, limit: int = MAX_GAME_BYTES) -> None:
         self.limit = limit
-        self._archives: dict[str, zipfile.ZipFile | SourceError] = {}
+        self._archives: dict[str, _Archive | SourceError] = {}
 
     def __enter__(self) -> UnitReader:
         return self
@@ -219,8 +375,8 @@ class UnitReader:
     def close(self) -> None:
         """Close every zip opened so far."""
         for archive in self._archives.values():
-            if isinstance(archive, zipfile.ZipFile):
-                archive.close()
+            if isinstance(archive, _Archive):
+                archive.handle.close()
         self._archives.clear()
 
     def read(self, unit: Unit) -> bytes:
@@ -228,18 +384,13 @@ class UnitReader:
         if unit.error is not None:
             raise SourceError(unit.error)
         if unit.member is None:
-            return self._read_file(unit.source)
-        return self._read_member(unit.source, unit.member)
-
-    def _too_big(self, size: int) -> SourceError:
-        return SourceError(f"larger than the {self.limit:,}-byte limit ({size:,} bytes)")
+            return self._read_file(unit.open_path)
+        return self._read_member(unit)
 
     def _read_file(self, path: str) -> bytes:
+        handle, _size = open_regular(path)
         try:
-            # Check before opening: opening a FIFO would block the whole run.
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                raise SourceError("not a regular file (a FIFO, device, socket or folder)")
-            with open(path, "rb") as handle:
+            with handle:
                 data = handle.read(self.limit + 1)
         except OSError as exc:
             raise SourceError(f"cannot read: {_reason(exc)}") from None
@@ -247,43 +398,24 @@ class UnitReader:
             raise SourceError(f"larger than the {self.limit:,}-byte limit")
         return data
 
-    def _archive(self, path: str) -> zipfile.ZipFile:
+    def _archive(self, path: str) -> _Archive:
         archive = self._archives.get(path)
         if archive is None:
-            # Units come zip by zip: keep only the current zip open, so a reader streaming
-            # over many zips does not keep every zip's directory in memory.
+            # Units come zip by zip: keep only the current zip open.
             self.close()
             try:
-                archive = zipfile.ZipFile(path)
-            except (OSError, zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-                archive = SourceError(f"not a readable zip archive: {_reason(exc)}")
+                archive = _Archive(*open_regular(path))
+            except SourceError as exc:
+                archive = SourceError(f"not a readable zip archive: {exc}")
             self._archives[path] = archive
         if isinstance(archive, SourceError):
             raise archive
         return archive
 
-    def _read_member(self, path: str, member: str) -> bytes:
-        archive = self._archive(path)
+    def _read_member(self, unit: Unit) -> bytes:
+        archive = self._archive(unit.open_path)
         try:
-            info = archive.getinfo(member)
-            if info.file_size > self.limit:
-                raise self._too_big(info.file_size)
-            with archive.open(info) as handle:
-                data = handle.read(self.limit + 1)
-        except SourceError:
-            raise
-        except (
-            OSError,
-            KeyError,
-            zipfile.BadZipFile,
-            zipfile.LargeZipFile,
-            zlib.error,
-            NotImplementedError,
-            RuntimeError,
-            ValueError,
-            EOFError,
-        ) as exc:
+            entry = unit.entry or archive.entry(unit.member or "")
+            return read_entry(archive.handle, entry, self.limit)
+        except (OSError, ZipError, ValueError) as exc:
             raise SourceError(f"cannot read zip member: {_reason(exc)}") from None
-        if len(data) > self.limit:
-            raise SourceError(f"inflates past the {self.limit:,}-byte limit (zip bomb?)")
-        return data

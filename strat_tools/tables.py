@@ -73,7 +73,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("year", pa.int16()),
         pa.field("month", pa.int8()),
         pa.field("period", pa.string()),
-        pa.field("number", pa.int32()),
+        pa.field("number", pa.int64()),
         pa.field("rules", pa.string()),
         pa.field("status", pa.string(), nullable=False),
         pa.field("result_type", pa.int8()),
@@ -506,6 +506,8 @@ class _Builder:
         n_errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
         if game_replay is not None:
             status = game_replay.status
+        elif record.unreadable_input:
+            status = Status.UNREADABLE
         elif n_errors or not record.readable:
             status = Status.INVALID
         else:

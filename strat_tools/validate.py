@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from strat_tools.driver import Paths, Select, Tally, map_games
+from strat_tools.driver import Select, Tally, map_games
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Skipped
+from strat_tools.sources import Paths, Skipped
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +96,15 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Summary:
-    """Counts over a validation run: inputs = valid + invalid + unchecked, always."""
+    """Counts over a validation run: games = valid + invalid + unchecked, always, and
+    inputs = games + unreadable (inputs whose bytes could not be read are not games)."""
 
     files: set[str] = field(default_factory=set)
     games: int = 0
+    unreadable: int = 0
+    """Inputs whose bytes could not be read (missing, not a regular file, broken zip ...)."""
     by_status: Counter[str] = field(default_factory=Counter)
     by_variant: Counter[str] = field(default_factory=Counter)
     by_code: Counter[str] = field(default_factory=Counter)
@@ -111,10 +114,13 @@ class Summary:
 
     def add(self, verdict: GameVerdict) -> None:
         """Count one verdict."""
-        self.files.add(verdict.source)
-        self.games += 1
         self.by_status[verdict.status.value] += 1
-        self.by_variant[verdict.variant or "unknown"] += 1
+        if verdict.status is Status.UNREADABLE:
+            self.unreadable += 1
+        else:
+            self.files.add(verdict.source)
+            self.games += 1
+            self.by_variant[verdict.variant or "unknown"] += 1
         for diag in verdict.diagnostics:
             self.by_code[diag.code] += 1
             self.by_severity[diag.severity.value] += 1
@@ -126,13 +132,23 @@ class Summary:
 
     @property
     def invalid(self) -> int:
-        """Games (or unreadable inputs) with at least one error."""
+        """Games with at least one error."""
         return self.by_status[Status.INVALID.value]
 
     @property
     def unchecked(self) -> int:
         """Games the engine could not check, with the reason in their diagnostics."""
         return self.by_status[Status.UNCHECKED.value]
+
+    @property
+    def inputs(self) -> int:
+        """Every input counted: the games and the unreadable inputs."""
+        return self.games + self.unreadable
+
+    @property
+    def clean(self) -> bool:
+        """Whether no game is invalid and every input could be read."""
+        return self.invalid == 0 and self.unreadable == 0
 
     @property
     def accounted(self) -> bool:
@@ -147,6 +163,7 @@ class Summary:
             "valid": self.valid,
             "invalid": self.invalid,
             "unchecked": self.unchecked,
+            "unreadable": self.unreadable,
             "variants": dict(sorted(self.by_variant.items())),
             "diagnostics": dict(sorted(self.by_code.items())),
             "severities": dict(sorted(self.by_severity.items())),
@@ -155,6 +172,9 @@ class Summary:
             ],
         }
 
+    def __repr__(self) -> str:
+        return f"<Summary {self.line()}>"
+
     def line(self) -> str:
         """One-line human summary."""
         files = len(self.files)
@@ -162,6 +182,9 @@ class Summary:
             f"{self.games} games in {files} file{'' if files == 1 else 's'}: {self.valid} valid, "
             f"{self.invalid} invalid, {self.unchecked} unchecked"
         )
+        if self.unreadable:
+            n = self.unreadable
+            text += f"; {n} unreadable input{'' if n == 1 else 's'} (not counted as games)"
         if self.skipped:
             n = len(self.skipped)
             text += f" ({n} non-game {'entry' if n == 1 else 'entries'} skipped)"
@@ -177,7 +200,7 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
             record.member,
             record.game_id,
             record.variant,
-            Status.INVALID,
+            Status.UNREADABLE if record.unreadable_input else Status.INVALID,
             "",
             record.plies,
             tuple(record.diagnostics),
@@ -221,17 +244,25 @@ def iter_verdicts(
     )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ValidationReport:
-    """Every verdict of a run and their summary."""
+    """Every verdict of a run and their summary; its repr is one line, however many games.
+
+    >>> report = validate("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1)
+    >>> report  # doctest: +ELLIPSIS
+    <ValidationReport 1 game... in 1 file: 1 valid, 0 invalid, 0 unchecked>
+    """
+
+    def __repr__(self) -> str:
+        return f"<ValidationReport {self.summary.line()}>"
 
     summary: Summary
     games: list[GameVerdict]
 
     @property
     def ok(self) -> bool:
-        """True when no game is invalid."""
-        return self.summary.invalid == 0
+        """True when no game is invalid and every input could be read."""
+        return self.summary.clean
 
     def to_dict(self) -> dict[str, Any]:
         """``{"summary": ..., "games": [...]}``, as ``validate --format json`` prints it."""

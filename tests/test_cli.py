@@ -89,11 +89,17 @@ def test_validate_text_names_file_line_and_code_then_summarises(mixed_folder: Pa
     assert "8 games in 3 files: 6 valid, 2 invalid, 0 unchecked" in out
 
 
-def test_missing_path_is_an_invalid_entry_and_the_run_goes_on(legal_zip: Path) -> None:
+def test_missing_path_is_an_unreadable_input_not_a_game_and_the_run_goes_on(
+    legal_zip: Path,
+) -> None:
     code, out, _ = run("validate", str(legal_zip), "/no/such/file.xml", "--format", "json")
     assert code == 1
     doc = json.loads(out)
-    assert doc["summary"]["games"] == 7 and doc["summary"]["invalid"] == 1
+    summary = doc["summary"]
+    assert (summary["games"], summary["invalid"], summary["unreadable"]) == (6, 0, 1)
+    assert [g["status"] for g in doc["games"]][-1] == "unreadable"
+    code, out, _ = run("validate", str(legal_zip), "/no/such/file.xml")
+    assert "6 games in 1 file: 6 valid, 0 invalid, 0 unchecked; 1 unreadable input" in out
 
 
 def test_no_records_at_all_is_an_error_not_success(tmp_path: Path) -> None:

@@ -58,10 +58,12 @@ def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) ->
     ]  # fmt: skip
 
 
-def test_a_missing_path_is_an_invalid_game_not_an_exception() -> None:
+def test_a_missing_path_is_an_unreadable_input_not_a_game_nor_an_exception() -> None:
     games = read_games(FIXTURES / "nowhere.zip", jobs=1)
-    assert list(games.games["status"]) == ["invalid"]
+    assert list(games.games["status"]) == ["unreadable"]
     assert len(games.diagnostics) == 1
+    assert (games.counts()["games"], games.counts()["unreadable"]) == (0, 1)
+    assert repr(games).startswith("<GameSet 0 games: 0 valid, 0 invalid, 0 unchecked, 1 unreadable")
 
 
 def test_repr_and_counts_account_for_every_game(fixture_set: GameSet) -> None:

@@ -12,7 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from strat_tools import plots
+from strat_tools import plots, stats
 from strat_tools.board import LAKES, parse_square
 from strat_tools.pieces import letter_code
 
@@ -633,9 +633,9 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from strat_tools.driver import read_games
-    from strat_tools.stats import move_frame, stream
+    from strat_tools.stats import move_frame
 
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)  # many batches
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     moves = move_frame(read_games(inputs, jobs=1), variant="classic")
     if side is not None:
@@ -650,3 +650,14 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
     figures = [plots.traffic_figure(t, piece=piece, measure=measure, view=view)
                for t in (whole, streamed)]  # fmt: skip
     assert _figure_text(figures[0]) == _figure_text(figures[1])
+
+
+@pytest.mark.parametrize("numbering", ["clasic", "Modern", ""])
+def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> None:
+    from strat_tools.driver import read_games
+    from strat_tools.errors import OptionError
+
+    one = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
+    placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
+    with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
+        plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]

@@ -206,8 +206,15 @@ def test_two_squares_limit_three_and_five() -> None:
     assert [(d.code, d.ply) for d in strict.diagnostics] == [("rule.two_squares", 7)]
     five = replay(record, "gravon-2004")
     assert [(d.code, d.ply) for d in five.diagnostics] == [("rule.two_squares", 11)]
-    # Past 5 too: the looser limit does not help, so the strict verdict stands.
-    assert replay(record, "gravon-2013").diagnostics == strict.diagnostics
+    # Past 5 too: ply 7 is legal under the limit of 5 this game may have been played under,
+    # so the first move illegal under every limit tried is ply 11, and the error names both.
+    auto = replay(record, "gravon-2013")
+    assert auto.rules.name == "gravon-2013+limit5"
+    (error,) = auto.diagnostics
+    assert (error.code, error.ply, error.line) == ("rule.two_squares", 11, five.diagnostics[0].line)
+    assert error.message.endswith(
+        "illegal under every two-squares limit tried: 3 (first broken at ply 7) and 5"
+    )
 
 
 def test_two_squares_fallback_to_five_is_reported() -> None:

@@ -104,14 +104,14 @@ def test_unreadable_file_gives_the_os_reason(
 ) -> None:
     path = tmp_path / "locked.xml"
     path.write_bytes(GAME)
-    real_open = open
+    real_open = os.open
 
     def deny(file: object, *args: object, **kwargs: object) -> object:
         if str(file) == str(path):
             raise PermissionError(13, "Permission denied")
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("builtins.open", deny)
+    monkeypatch.setattr(os, "open", deny)
     with UnitReader() as reader, pytest.raises(SourceError, match="Permission denied"):
         reader.read(Unit(str(path)))
 
@@ -119,15 +119,14 @@ def test_unreadable_file_gives_the_os_reason(
 def test_reader_opens_each_zip_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tree(tmp_path / "games")
     opened: list[str] = []
-    real = zipfile.ZipFile
+    real = os.open
 
-    class Counting(real):  # type: ignore[misc, valid-type]
-        def __init__(self, file: str, *args: object, **kwargs: object) -> None:
-            opened.append(str(file))
-            super().__init__(file, *args, **kwargs)
+    def counting(file: str, *args: object, **kwargs: object) -> int:
+        opened.append(str(file))
+        return real(file, *args, **kwargs)  # type: ignore[arg-type]
 
     units = expand([root / "games.zip"])
-    monkeypatch.setattr(zipfile, "ZipFile", Counting)
+    monkeypatch.setattr(os, "open", counting)
     with UnitReader() as reader:
         assert [reader.read(u) for u in units] == [GAME, GAME]
     assert len(opened) == 1
@@ -188,7 +187,7 @@ def test_lying_declared_size_is_caught_while_inflating(tmp_path: Path) -> None:
     data[central + 24 : central + 28] = (10).to_bytes(4, "little")
     path.write_bytes(bytes(data))
     (unit,) = expand([path])
-    with UnitReader(limit=4096) as reader, pytest.raises(SourceError, match=r"CRC|Bad"):
+    with UnitReader(limit=4096) as reader, pytest.raises(SourceError, match=r"CRC|declared size"):
         reader.read(unit)
 
 

@@ -80,7 +80,7 @@ def test_every_table_has_one_schema_and_the_contract_columns() -> None:
         assert [c for c in SCHEMAS[name].names if c in columns] == columns, name
     games = SCHEMAS["games"]
     assert games.field("year").type == pa.int16() and games.field("month").type == pa.int8()
-    assert games.field("number").type == pa.int32() and games.field("plies").type == pa.int32()
+    assert games.field("number").type == pa.int64() and games.field("plies").type == pa.int32()
     assert SCHEMAS["setups"].field("row").type == pa.int8()
     assert SCHEMAS["moves"].field("distance").type == pa.int8()
 

@@ -14,6 +14,7 @@ from strat_tools import __version__
 from strat_tools.cli import (
     advice,
     engine,
+    events,
     figures,
     filter,
     generate,
@@ -21,6 +22,7 @@ from strat_tools.cli import (
     setups,
     tables,
     validate,
+    view,
 )
 
 
@@ -48,6 +50,8 @@ main.add_command(figures.heatmap)
 main.add_command(figures.report)
 main.add_command(engine.show)
 main.add_command(engine.rules_command)
+main.add_command(events.events)
+main.add_command(view.view)
 main.add_command(setups.setups)
 main.add_command(search.search)
 main.add_command(filter.filter_command)

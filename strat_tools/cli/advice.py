@@ -7,14 +7,14 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
     format_option,
     game_filter_options_but,
     jobs_option,
     library_errors,
     paths_argument,
-    progress_bar,
+    read_through,
     render,
-    units_or_dataset,
 )
 
 
@@ -24,14 +24,14 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    type=LibraryChoice("strat_tools.pieces:ARMIES", "all"),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
     "--view",
     default="tips",
     show_default=True,
-    type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+    type=LibraryChoice("strat_tools.advice:VIEWS"),
     help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
@@ -57,21 +57,21 @@ def advice(
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
     from strat_tools.advice import advice_table_of_paths, tip_catalogue
-    from strat_tools.driver import Tally
     from strat_tools.selection import select_for
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
         return
-    total = units_or_dataset(paths)
     chosen = None if variant == "all" else variant
+    select = select_for(list(paths), game_filter, jobs=jobs)
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        select = select_for(list(paths), game_filter, jobs=jobs)
-        table = advice_table_of_paths(
+    table, tally = read_through(
+        paths,
+        lambda update, tally: advice_table_of_paths(
             list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
-        )
+        ),
+        require=False,
+    )
     if not tally.readable or table.empty:
         raise click.ClickException(f"no setups found in {' '.join(paths)}")
     render(table.round(3) if fmt == "table" else table, fmt)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
@@ -22,6 +23,56 @@ FORMATS = ("table", "csv", "json", "jsonl")
 # ---------------------------------------------------------------------------------------
 # Shared options and rendering (used by every command)
 # ---------------------------------------------------------------------------------------
+
+
+class LibraryChoice(click.Choice):  # type: ignore[type-arg]
+    """A ``click.Choice`` whose choices are a library registry's, read when needed (parsing
+    or help), so the CLI never copies a list by hand, starts without importing the heavy
+    modules, and shows a statistic registered after import (a notebook's, a test's).
+
+    ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
+    choices appended (``'all'``).
+    """
+
+    def __init__(self, source: str, *extra: str) -> None:
+        self.source = source
+        self.extra = extra
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import importlib
+
+        module, _, name = self.source.partition(":")
+        return (*getattr(importlib.import_module(module), name), *self.extra)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # the registry is the one source
+
+
+class RegistryOption(click.Option):
+    """An option whose help ends with each registry entry's own help (``name: help; ...``),
+    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        choice = kwargs.get("type")
+        assert isinstance(choice, LibraryChoice)
+        self.registry = choice.source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        import importlib
+
+        module, _, name = self.registry.partition(":")
+        entries = getattr(importlib.import_module(module), name)
+        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        return f"{self._help_text} {listed}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help_text = value or ""
 
 
 def jobs_option(func: F) -> F:
@@ -146,17 +197,21 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 1, never a traceback."""
+    """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
+    errors about the files given into ``Error: ...`` and exit 1. Anything else is a bug:
+    it keeps its traceback (a bare ``LookupError`` or ``IndexError`` is never hidden)."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.errors import StratToolsError
+
         try:
             return func(*args, **kwargs)
         except click.ClickException:
             raise
         except KeyboardInterrupt:
             raise click.Abort() from None
-        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+        except (StratToolsError, OSError) as exc:
             raise click.ClickException(str(exc) or exc.__class__.__name__) from exc
 
     return wrapper  # type: ignore[return-value]
@@ -174,9 +229,40 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     return count
 
 
+def read_through(
+    paths: Sequence[str],
+    work: Callable[[Callable[[int], None] | None, Any], T],
+    *,
+    label: str = "reading",
+    require: bool = True,
+) -> tuple[T, Any]:
+    """What every analysis command does around its one library call: count the inputs (for
+    the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
+    the reader's own reason when not one input was readable (``require``), and say on stderr
+    how many games a per-game step failed on. Returns the call's result and the
+    :class:`strat_tools.driver.Tally` it filled.
+    """
+    from strat_tools.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, label) as update:
+        result = work(update, tally)
+    if require:
+        require_readable(tally, paths)
+    if tally.dropped:
+        message(f"{tally.dropped:,} games left out by the filters")
+    if tally.failed:
+        message(
+            f"{tally.failed:,} games could not be counted (invalid entries with an internal "
+            f"error): {'; '.join(tally.failures)}"
+        )
+    return result, tally
+
+
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
     """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    a streamed pass read, :class:`strat_tools.driver.Tally`)."""
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"
@@ -189,21 +275,8 @@ def source_label(paths: Sequence[str]) -> str:
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
 
 
-PIECE_CHOICES = (
-    "flag",
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-    "all",
-)
+PIECE_CHOICE = LibraryChoice("strat_tools.pieces:KIND_LABELS", "all")
+"""A piece kind (the pieces' own labels), or 'all'."""
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 

@@ -26,7 +26,8 @@ from strat_tools.cli.common import (
     "game_id",
     default=None,
     metavar="ID",
-    help="Which game, when FILE holds several (a zip): e.g. classic-2014.5-2245.",
+    help="Which game, when FILE holds several (a zip): its id (classic-2014.5-2245) or its "
+    "member path inside the zip (2014/classic-2014.5-2245.xml).",
 )
 @click.option(
     "--numbering",
@@ -35,33 +36,64 @@ from strat_tools.cli.common import (
     show_default=True,
     help="modern: 10 = Marshal, 1 = Spy; classic: 1 = Marshal, 9 = Scout, S = Spy.",
 )
+@click.option(
+    "-o",
+    "--output",
+    default=None,
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the board as a picture instead (.svg or .png), last move and battle marked.",
+)
 @rules_option
 @library_errors
-def show(path: str, ply: int | None, game_id: str | None, numbering: str, rules: str) -> None:
+def show(
+    path: str,
+    ply: int | None,
+    game_id: str | None,
+    numbering: str,
+    output: str | None,
+    rules: str,
+) -> None:
     """Print the board of one game after a move, with the last move and any battle marked.
 
     Red pieces read rNN, blue ones bNN; + marks the last move's square of departure, * its
-    arrival, ! a battle. Any diagnostics of the replay follow the board.
+    arrival, ! a battle. Any diagnostics of the replay follow the board. With -o the board
+    is drawn as an SVG or PNG picture.
 
     \b
     Example:
       strat-tools show classic-2014.5-2245.xml --ply 40
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
+      strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
     from strat_tools.gravon import read_records
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
 
-    records = [r for r in read_records([path]) if game_id is None or r.game_id == game_id]
+    records = [r for r in read_records(path) if game_id is None or r.matches(game_id)]
     if not records:
         raise click.ClickException(f"no game {game_id or ''} in {path}".replace("  ", " "))
     if len(records) > 1:
+        # Members sharing a base name in different folders: the member path tells them apart.
+        pick = records[0].member or records[0].game_id
         raise click.ClickException(
-            f"{path} holds {len(records)} games; pick one with --game "
-            f"(e.g. --game {records[0].game_id})"
+            f"{path} holds {len(records)} games{' named ' + game_id if game_id else ''}; "
+            f"pick one with --game (a game id or member path, e.g. --game {pick})"
         )
+    if output is not None and not output.lower().endswith((".svg", ".png")):
+        raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
     record = records[0]
-    click.echo(show_board(record, ply, numbering=numbering, rules=rules))  # type: ignore[arg-type]
+    if output is not None:
+        from strat_tools.boardimage import write_position_image
+
+        if numbering == "names":
+            raise click.BadParameter(
+                "a picture shows ranks: modern or classic", param_hint="--numbering"
+            )
+        message(
+            f"wrote {write_position_image(record, output, ply, numbering=numbering, rules=rules)}"
+        )
+    else:
+        click.echo(show_board(record, ply, numbering=numbering, rules=rules))  # type: ignore[arg-type]
     for diag in (*record.diagnostics, *replay(record, rules).diagnostics):
         message(str(diag))
 

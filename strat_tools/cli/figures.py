@@ -8,18 +8,17 @@ import click
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
-    PIECE_CHOICES,
+    PIECE_CHOICE,
+    LibraryChoice,
     game_filter_options,
     game_filter_options_but,
     jobs_option,
     library_errors,
     message,
     paths_argument,
-    progress_bar,
-    require_readable,
+    read_through,
     rules_option,
     source_label,
-    units_or_dataset,
 )
 
 
@@ -29,14 +28,14 @@ from strat_tools.cli.common import (
     "--piece",
     default="flag",
     show_default=True,
-    type=click.Choice(PIECE_CHOICES),
+    type=PIECE_CHOICE,
     help="Piece to map; 'all' draws the twelve kinds as small multiples.",
 )
 @click.option(
     "--variant",
     default="classic",
     show_default=True,
-    type=click.Choice(["classic", "barrage", "duell", "ultimate lightning"]),
+    type=LibraryChoice("strat_tools.pieces:ARMIES"),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(
@@ -72,7 +71,7 @@ from strat_tools.cli.common import (
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
 )
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
@@ -116,7 +115,6 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import plots
-    from strat_tools.driver import Tally
     from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
 
@@ -130,14 +128,13 @@ def heatmap(
         "numbering": numbering,
         "title": f"{variant}, {label}",
     }
-    total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
-    tally = Tally()
+    requests = plots.setup_heatmap_requests(piece, side=side, by=by)
     select = select_for(list(paths), game_filter, jobs=jobs)
-    with progress_bar(total, "reading") as update:
-        if measure is None:
-            requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-            tables = compute_many_streaming(
+    if measure is None:
+        tables, _tally = read_through(
+            paths,
+            lambda update, tally: compute_many_streaming(
                 [
                     ("placement", {"piece": p, "by": list(keys), "variant": variant})
                     for p, keys in requests
@@ -147,9 +144,12 @@ def heatmap(
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-        else:
-            traffic = plots.traffic_of_paths(
+            ),
+        )
+    else:
+        traffic, _tally = read_through(
+            paths,
+            lambda update, tally: plots.traffic_of_paths(
                 list(paths),
                 variant=variant,
                 side=side,
@@ -160,8 +160,8 @@ def heatmap(
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-    require_readable(tally, paths)
+            ),
+        )
     if measure is None:
         fig = plots.setup_heatmap_from_placements(
             dict(zip(requests, tables, strict=True)), piece, **drawing
@@ -173,7 +173,7 @@ def heatmap(
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
             title=f"{variant}, {label}",
-            numbering=numbering,
+            numbering=numbering,  # type: ignore[arg-type]  # a LibraryChoice of NUMBERINGS
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")
@@ -193,7 +193,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=click.Choice(["html", "md"]),
+    type=LibraryChoice("strat_tools.report:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(
@@ -208,7 +208,7 @@ def heatmap(
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )
@@ -238,19 +238,18 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.driver import Tally
-    from strat_tools.report import report_inputs_of_paths, write_report
+    from strat_tools.report import write_report
+    from strat_tools.report_inputs import report_inputs_of_paths
     from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     if not setups_only:
         check_rules(rules)
-    total = units_or_dataset(paths)
     # Each batch is reduced where it is read (counts, a few values a game), so memory does
     # not grow with the setups and moves of the input.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        data = report_inputs_of_paths(
+    data, _tally = read_through(
+        paths,
+        lambda update, tally: report_inputs_of_paths(
             list(paths),
             setups_only=setups_only,
             rules=rules,
@@ -258,10 +257,10 @@ def report(
             jobs=jobs,
             progress=update,
             tally=tally,
-        )
-    require_readable(tally, paths)
+        ),
+    )
     if game_filter.active:
-        message(f"Filters: {game_filter.describe()}; {tally.dropped:,} games left out.")
+        message(f"Filters: {game_filter.describe()}")
     message(f"Read {len(data.games):,} games; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

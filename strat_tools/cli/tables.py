@@ -7,6 +7,8 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
+    RegistryOption,
     dask_options,
     format_option,
     game_filter_options,
@@ -16,6 +18,7 @@ from strat_tools.cli.common import (
     message,
     paths_argument,
     progress_bar,
+    read_through,
     render,
     rules_option,
     units_or_dataset,
@@ -35,7 +38,7 @@ from strat_tools.cli.common import (
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["parquet", "csv"]),
+    type=LibraryChoice("strat_tools.dataset:FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -105,18 +108,18 @@ def export(
 @click.option(
     "--stat",
     "stat",
+    cls=RegistryOption,
     default="flag",
     show_default=True,
     metavar="NAME",
-    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
-    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
-    "scout-attacks, first-scout, scouts-left.",
+    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -130,14 +133,15 @@ def export(
     "--piece",
     default="flag",
     show_default=True,
-    help="Piece for placement, rows and columns (flag, bomb, spy, scout, ...).",
+    type=LibraryChoice("strat_tools.pieces:KIND_LABELS"),
+    help="Piece for placement, rows and columns.",
 )
 @click.option(
     "--feature",
     default="flag_back_row",
     show_default=True,
-    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
-    "flag_enclosed, bombs_next_to_flag.",
+    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    help="Setup feature for win-rate.",
 )
 @click.option(
     "--include-classicfree",
@@ -175,16 +179,10 @@ def stats(
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
-    from strat_tools import stats as statistics
     from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
-    if stat not in statistics.STATISTICS:
-        raise click.BadParameter(
-            f"unknown statistic {stat!r}; choose from {', '.join(statistics.STATISTICS)}",
-            param_hint="--stat",
-        )
     check_rules(rules)
     options: dict[str, Any] = {
         "by": list(by) or None,
@@ -198,11 +196,19 @@ def stats(
         "dask": dask or bool(dask_address),
         "dask_address": dask_address,
     }
-    total = units_or_dataset(paths)
-    with progress_bar(total, "reading") as update:
-        # Reduced batch by batch in the workers: memory does not grow with the input.
-        select = select_for(list(paths), game_filter, jobs=jobs)
-        table = compute_streaming(
-            stat, list(paths), rules=rules, select=select, **options, **run, progress=update
-        )
+    select = select_for(list(paths), game_filter, jobs=jobs)
+    # Reduced batch by batch in the workers: memory does not grow with the input.
+    table, _tally = read_through(
+        paths,
+        lambda update, tally: compute_streaming(
+            stat,
+            list(paths),
+            rules=rules,
+            select=select,
+            **options,
+            **run,
+            progress=update,
+            tally=tally,
+        ),
+    )
     render(table, fmt)

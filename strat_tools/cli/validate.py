@@ -118,7 +118,7 @@ def _run_validate(
             elif fmt == "jsonl":
                 out.write(json.dumps(verdict.to_dict()) + "\n")
             elif fmt == "json":
-                out.write(("\n" if summary.games == 1 else ",\n") + json.dumps(verdict.to_dict()))
+                out.write(("\n" if summary.inputs == 1 else ",\n") + json.dumps(verdict.to_dict()))
             elif fmt == "csv":
                 writer.writerows(csv_rows(verdict))
     if fmt == "json":
@@ -136,4 +136,4 @@ def _run_validate(
         message(summary.line())
     if select is not None:
         message(f"{tally.dropped:,} games left out by the filters")
-    return 0 if summary.invalid == 0 else 1
+    return 0 if summary.clean else 1

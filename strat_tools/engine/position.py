@@ -14,6 +14,7 @@ This module knows no XML and no game records; it does not check armies or setups
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final, NamedTuple
@@ -108,7 +109,8 @@ class RuleTables(NamedTuple):
     clause: tuple[tuple[bool, ...], ...]
     """Per side and board code: ``reach_kind`` is ``REACH_CLAUSE``."""
     own: tuple[tuple[bool, ...], ...]
-    """Per side and board code: the code is one of that side's pieces."""
+    """Per side and board code: the code is one of that side's pieces, or a lake (a square
+    no move of that side may enter)."""
     reveal: tuple[int, ...]
     """Per attacker code: the revealed bits of a battle (silent defense hides the defender
     unless a scout attacks)."""
@@ -163,7 +165,9 @@ def _rule_tables(rules: RuleSet) -> RuleTables:
             tuple(ADJACENT_ROWS if k == REACH_ONE else NO_ROWS for k in side) for side in reach
         ),
         clause=tuple(tuple(k == REACH_CLAUSE for k in side) for side in reach),
-        own=tuple(tuple(CODE_SIDE[c] == s for c in range(26)) for s in (0, 1, 2)),
+        # A lake counts as "own" for both sides: a move onto a lake mark (even one on an
+        # ordinary square of a bad setup) stops the hot loop there, and Position refuses it.
+        own=tuple(tuple(CODE_SIDE[c] == s or c == LAKE for c in range(26)) for s in (0, 1, 2)),
         reveal=tuple(3 if c in SCOUT_CODES else reveal_battle for c in range(26)),
     )
 
@@ -180,8 +184,12 @@ class IllegalMove(ValueError):
 class Position:
     """A board, the side to move and the rule state (repetition, captures, rescues).
 
-    >>> pos = Position(setup, 'gravon-2013')       # doctest: +SKIP
-    >>> pos.push(parse_square('A4'), parse_square('A5'))
+    >>> from strat_tools.board import parse_square
+    >>> from strat_tools.gravon import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> pos = Position(record.setup, 'gravon-2013')
+    >>> pos.push(parse_square('I4'), parse_square('I5'))  # a plain move: no battle
+    0
     """
 
     __slots__ = (
@@ -211,7 +219,12 @@ class Position:
     ) -> None:
         if len(setup) != 100:
             raise ValueError(f"a board has 100 squares, got {len(setup)}")
-        self.board: list[int] = list(setup)
+        try:
+            self.board: list[int] = list(map(operator.index, setup))
+        except TypeError:
+            raise ValueError("a board holds integer codes 0..25 only") from None
+        if min(self.board) < EMPTY or max(self.board) > LAKE:
+            raise ValueError("a board holds codes 0..25 (empty, pieces, lake) only")
         self.side: int = int(side)
         self.rules = get_rules(rules)
         tables = self.tables = rule_tables(self.rules)
@@ -243,6 +256,19 @@ class Position:
         from strat_tools.engine.render import render_board
 
         return render_board(self.board)
+
+    def __repr__(self) -> str:
+        pieces = [sum(1 for c in self.board if CODE_SIDE[c] == s) for s in (1, 2)]
+        return (
+            f"<Position {Side(self.side).label} to move, {pieces[0]} red and {pieces[1]} "
+            f"blue pieces, {self.rules.name}>"
+        )
+
+    def _repr_svg_(self) -> str:
+        """The board as an SVG picture (Jupyter shows it)."""
+        from strat_tools.engine.svg import board_svg
+
+        return board_svg(self.board)
 
     def copy(self) -> Position:
         """An independent copy (for search or the game generator)."""

@@ -35,8 +35,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-Z95: Final = 1.96
-"""The normal quantile of a two-sided 95% interval, as rounded in every table here."""
+from strat_tools.stats.formulas import Z95
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -1,0 +1,390 @@
+// strat-tools game viewer. Rebuilds every ply from the per-ply changes the page carries
+// (board codes and knowledge flags computed by strat_tools.engine.knowledge); knows no rules.
+// Names from game files are only ever inserted as text.
+(function () {
+  "use strict";
+  var config = JSON.parse(document.getElementById("viewer-config").textContent);
+  var games = JSON.parse(document.getElementById("viewer-games").textContent);
+  var S = config.style, F = config.flags, LETTERS = config.letters;
+  var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
+  var KINDS = ["bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain", "major",
+    "colonel", "general", "marshal", "flag"];
+  var VIEWS = config.views;
+  var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null };
+  var $ = function (id) { return document.getElementById(id); };
+  var boardEl = $("board");
+
+  function side(code) { return code >= 1 && code <= 12 ? 1 : (code >= 13 && code <= 24 ? 2 : 0); }
+  function kind(code) { return (code - 1) % 12; }
+  function label(code) { return config.labels[state.numbering][kind(code)]; }
+  function sideName(s) { return s === 1 ? "red" : "blue"; }
+  function sqName(sq) { return COLS.charAt(sq % 10) + (Math.floor(sq / 10) + 1); }
+  function viewSide() { return state.view === "red" ? 1 : (state.view === "blue" ? 2 : 0); }
+
+  function build(game) {
+    var boards = [], flags = [], captured = [], unseen = [];
+    var b = new Uint8Array(100), f = new Uint8Array(100);
+    var c = new Uint8Array(24), u = new Uint8Array(24), p, i, d;
+    for (i = 0; i < 100 && game.field; i++) { b[i] = LETTERS.indexOf(game.field.charAt(i)); }
+    if (!game.field) { config.lakes.forEach(function (sq) { b[sq] = 25; }); }
+    if (game.unseen0) { u = Uint8Array.from(game.unseen0); }
+    boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
+    for (p = 0; p < game.plies; p++) {
+      b = b.slice(); f = f.slice(); c = c.slice(); u = u.slice();
+      d = game.squares[p];
+      for (i = 0; i < d.length; i += 3) { b[d[i]] = d[i + 1]; f[d[i]] = d[i + 2]; }
+      d = game.captured[p];
+      for (i = 0; i < d.length; i += 2) { c[d[i]] = d[i + 1]; }
+      d = game.unseen[p];
+      for (i = 0; i < d.length; i += 2) { u[d[i]] = d[i + 1]; }
+      boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
+    }
+    return { boards: boards, flags: flags, captured: captured, unseen: unseen };
+  }
+
+  function el(name, attrs, text) {
+    var node = document.createElementNS(NS, name), key;
+    for (key in attrs) { if (Object.prototype.hasOwnProperty.call(attrs, key)) { node.setAttribute(key, attrs[key]); } }
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+
+  function xy(sq, flip) {
+    var row = Math.floor(sq / 10), col = sq % 10;
+    if (flip) { row = 9 - row; col = 9 - col; }
+    return [S.margin + col * S.cell, (9 - row) * S.cell];
+  }
+
+  function hiddenFor(code, bits, who) {
+    return who !== 0 && side(code) === 3 - who && !(bits & F.known);
+  }
+
+  function battleText(game, ply, who) {
+    var b = game.battles[String(ply)];
+    if (!b) { return ""; }
+    var mover = b[0], defender = b[1], outcome = b[2], shown = b[3];
+    function rank(code, bit) {
+      if (who === 0 || side(code) === who || (shown & bit)) { return label(code) + " (" + KINDS[kind(code)] + ")"; }
+      return "? (not shown)";
+    }
+    var a = sideName(side(mover)) + " " + rank(mover, 1), d = sideName(side(defender)) + " " + rank(defender, 2);
+    var verdict = ["attacks", "takes", "attacks and loses to", "attacks: both removed,", "captures the flag:"][outcome] || "attacks";
+    if (outcome === 4) { return a + " captures " + sideName(side(defender)) + "'s flag"; }
+    if (outcome === 3) { return a + " and " + d + " meet: both removed"; }
+    if (outcome === 2) { return a + " attacks " + d + " and loses"; }
+    return a + " " + verdict + " " + d;
+  }
+
+  function draw() {
+    var game = games[state.game], cache = state.cache, ply = state.ply, who = viewSide();
+    var flip = who === 2, size = S.margin + 10 * S.cell + 2, height = 10 * S.cell + S.margin;
+    var svg = el("svg", { width: size, height: height, viewBox: "0 0 " + size + " " + height,
+      "font-family": "sans-serif", role: "img" });
+    var board = cache.boards[ply], flags = cache.flags[ply], sq, i, pos;
+    svg.appendChild(el("rect", { x: S.margin, y: 0, width: 10 * S.cell, height: 10 * S.cell, fill: S.board, stroke: S.grid }));
+    for (i = 0; i < 10; i++) {
+      svg.appendChild(el("text", { x: S.margin + i * S.cell + S.cell / 2, y: 10 * S.cell + 14, fill: S.coord,
+        "font-size": 12, "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" },
+        flip ? COLS.charAt(9 - i) : COLS.charAt(i)));
+      svg.appendChild(el("text", { x: S.margin / 2, y: i * S.cell + S.cell / 2, fill: S.coord, "font-size": 12,
+        "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, String(flip ? i + 1 : 10 - i)));
+    }
+    for (sq = 0; sq < 100; sq++) {
+      pos = xy(sq, flip);
+      svg.appendChild(el("rect", { x: pos[0], y: pos[1], width: S.cell, height: S.cell,
+        fill: board[sq] === 25 ? S.lake : "none", stroke: S.grid, "stroke-width": 1 }));
+    }
+    var battle = ply > 0 && game.battles[String(ply)];
+    if (ply > 0) {
+      var move = game.moves[ply - 1], ends = [Math.floor(move / 100), move % 100];
+      for (i = 0; i < 2; i++) {
+        pos = xy(ends[i], flip);
+        svg.appendChild(el("rect", { x: pos[0] + 1, y: pos[1] + 1, width: S.cell - 2, height: S.cell - 2, rx: 3,
+          fill: "none", stroke: battle && i === 1 ? S.battle : S.last, "stroke-width": 3 }));
+      }
+      var a = xy(ends[0], flip), z = xy(ends[1], flip), h = S.cell / 2;
+      var corner = (Math.floor(ends[0] / 10) !== Math.floor(ends[1] / 10) && ends[0] % 10 !== ends[1] % 10) ?
+        xy(Math.floor(ends[0] / 10) * 10 + ends[1] % 10, flip) : null;  // a lightning captain's turn
+      var path = "M" + (a[0] + h) + " " + (a[1] + h) + (corner ? " L" + (corner[0] + h) + " " + (corner[1] + h) : "") +
+        " L" + (z[0] + h) + " " + (z[1] + h);
+      svg.appendChild(el("path", { d: path, fill: "none", stroke: S.last, "stroke-width": 4, "stroke-opacity": 0.55,
+        "stroke-linecap": "round", "stroke-linejoin": "round" }));
+      var rescued = game.rescues && game.rescues[String(ply)];
+      if (rescued !== undefined) {
+        pos = xy(rescued, flip);
+        svg.appendChild(el("rect", { x: pos[0] + 1, y: pos[1] + 1, width: S.cell - 2, height: S.cell - 2, rx: 3,
+          fill: "none", stroke: S.rescue, "stroke-width": 3 }));
+      }
+    }
+    for (sq = 0; sq < 100; sq++) {
+      var code = board[sq];
+      if (code === 0 || code === 25) { continue; }
+      var colour = sideName(side(code)), hidden = hiddenFor(code, flags[sq], who);
+      pos = xy(sq, flip);
+      svg.appendChild(el("rect", { x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
+        fill: hidden ? S["unknown_" + colour] : S[colour], stroke: S[colour], "stroke-width": 2 }));
+      svg.appendChild(el("text", { "class": "piece", x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2, fill: S.label, "font-size": 15,
+        "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, hidden ? "?" : label(code)));
+      if (hidden && (flags[sq] & F.moved)) {
+        svg.appendChild(el("circle", { cx: pos[0] + S.cell - 9, cy: pos[1] + 9, r: 3.5, fill: S[colour] }));
+      }
+      if (who !== 0 && side(code) === who && (flags[sq] & F.known)) {
+        svg.appendChild(el("path", { d: "M" + (pos[0] + 4) + " " + (pos[1] + 14) + "v-10h10z", fill: "#fff" }));
+      }
+    }
+    if (battle) {
+      var target = xy(game.moves[ply - 1] % 100, flip), text = battleBadge(battle, who);
+      var bx = Math.min(Math.max(target[0] - 12, S.margin), S.margin + 10 * S.cell - 64), by = target[1] > 20 ? target[1] - 18 : target[1] + S.cell;
+      svg.appendChild(el("rect", { x: bx, y: by, width: 64, height: 18, rx: 4, fill: S.battle }));
+      svg.appendChild(el("text", { x: bx + 32, y: by + 9, fill: "#fff", "font-size": 12, "font-weight": "bold",
+        "text-anchor": "middle", "dominant-baseline": "central" }, text));
+    }
+    boardEl.replaceChildren(svg);
+    boardEl.setAttribute("aria-label", "board after ply " + ply);
+  }
+
+  function battleBadge(b, who) {
+    function rank(code, bit) { return (who === 0 || side(code) === who || (b[3] & bit)) ? label(code) : "?"; }
+    return rank(b[0], 1) + " \u00D7 " + rank(b[1], 2);
+  }
+
+  function fieldString(board, flags, who) {
+    var out = "", sq, code;
+    for (sq = 0; sq < 100; sq++) {
+      code = board[sq];
+      out += (who !== 0 && hiddenFor(code, flags[sq], who)) ? "?" : LETTERS.charAt(code);
+    }
+    return out;
+  }
+
+  function chips(counts, offset, colour, grouped) {
+    var frag = document.createDocumentFragment(), order = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 11], j, n, chip, k;
+    for (j = 0; j < order.length; j++) {
+      k = order[j];
+      for (n = 0; n < (grouped ? Math.min(1, counts[offset + k]) : counts[offset + k]); n++) {
+        chip = document.createElement("span");
+        chip.className = "chip " + colour;
+        chip.title = colour + " " + KINDS[k];
+        chip.textContent = config.labels[state.numbering][k] + (grouped && counts[offset + k] > 1 ? "\u00D7" + counts[offset + k] : "");
+        frag.appendChild(chip);
+      }
+    }
+    return frag;
+  }
+
+  function pile(title, node, empty) {
+    var div = document.createElement("div"), head = document.createElement("div");
+    div.className = "pile"; head.textContent = title + (node.childNodes.length ? "" : " " + empty);
+    div.appendChild(head); div.appendChild(node);
+    return div;
+  }
+
+  function panels() {
+    var cache = state.cache, ply = state.ply, who = viewSide();
+    var captured = $("captured"), unseen = $("unseen");
+    captured.replaceChildren();
+    captured.appendChild(pile("Red has lost:", chips(cache.captured[ply], 0, "red"), "nothing yet"));
+    captured.appendChild(pile("Blue has lost:", chips(cache.captured[ply], 12, "blue"), "nothing yet"));
+    unseen.replaceChildren();
+    if (who !== 0) {
+      unseen.appendChild(pile(sideName(3 - who) + " pieces " + sideName(who) + " has not identified yet:",
+        chips(cache.unseen[ply], (who - 1) * 12, sideName(3 - who), true), "none"));
+    }
+  }
+
+  function status() {
+    var game = games[state.game], ply = state.ply, who = viewSide(), box = $("status"), line;
+    box.replaceChildren();
+    line = document.createElement("div");
+    if (!game.field) {
+      line.textContent = "No board to show: " + game.end + ".";
+    } else if (ply === 0) {
+      line.textContent = "Setup. Red moves first.";
+    } else {
+      var move = game.moves[ply - 1], from = Math.floor(move / 100);
+      var code = state.cache.boards[ply - 1][from], bits = state.cache.flags[ply - 1][from];
+      var piece = hiddenFor(code, bits, who) ? "" : " " + label(code) + " (" + KINDS[kind(code)] + ")";
+      line.textContent = "Ply " + ply + " of " + game.plies + ": " + sideName(side(code)) + piece + " " +
+        sqName(from) + "\u2013" + sqName(move % 100) + ". " + battleText(game, ply, who);
+    }
+    box.appendChild(line);
+    var here = game.events.filter(function (e) { return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture"; });
+    here.forEach(function (e) { var d = document.createElement("div"); d.textContent = e[2]; box.appendChild(d); });
+    if (ply === game.plies && game.field) {
+      var end = document.createElement("div");
+      end.className = "end";
+      end.textContent = "End: " + game.end + ".";
+      box.appendChild(end);
+    }
+  }
+
+  function fillLists() {
+    var game = games[state.game], moves = $("moves"), events = $("events"), i;
+    moves.replaceChildren(); events.replaceChildren(); state.marked = [];
+    for (i = 0; i < game.plies; i++) {
+      var li = document.createElement("li"), m = game.moves[i];
+      li.textContent = (i % 2 === 0 ? (i / 2 + 1) + ". " : "") + sqName(Math.floor(m / 100)) +
+        (game.battles[String(i + 1)] ? "\u00D7" : "\u2013") + sqName(m % 100);
+      li.title = "ply " + (i + 1) + (i % 2 === 0 ? ", red" : ", blue");
+      if (game.battles[String(i + 1)]) { li.className = "battle"; }
+      li.dataset.ply = String(i + 1);
+      moves.appendChild(li);
+    }
+    game.events.forEach(function (e) {
+      if (e[1] === "battle") { return; }
+      var li = document.createElement("li");
+      li.textContent = (e[1] === "end" ? "end" : "ply " + e[0]) + ": " + e[2];
+      li.dataset.ply = String(e[0]);
+      events.appendChild(li);
+    });
+  }
+
+  function highlight() {
+    var selector = 'li[data-ply="' + state.ply + '"]';
+    (state.marked || []).forEach(function (item) { item.classList.remove("current"); });
+    state.marked = [];
+    ["moves", "events"].forEach(function (id) {
+      var list = $(id), items = list.querySelectorAll(selector), i;
+      for (i = 0; i < items.length; i++) { items[i].classList.add("current"); state.marked.push(items[i]); }
+      if (items.length) {
+        var top = items[0].offsetTop - list.offsetTop, bottom = top + items[0].offsetHeight;
+        if (top < list.scrollTop || bottom > list.scrollTop + list.clientHeight) { list.scrollTop = top - list.clientHeight / 2; }
+      }
+    });
+  }
+
+  function render() {
+    var game = games[state.game], who = viewSide(), cache = state.cache;
+    draw(); panels(); status(); highlight();
+    boardEl.dataset.ply = String(state.ply);
+    boardEl.dataset.view = state.view;
+    boardEl.dataset.field = game.field ? fieldString(cache.boards[state.ply], cache.flags[state.ply], 0) : "";
+    if (who !== 0 && game.field) {
+      boardEl.dataset.known = fieldString(cache.boards[state.ply], cache.flags[state.ply], who);
+    } else {
+      delete boardEl.dataset.known;
+    }
+    document.querySelectorAll('input[name="view"]').forEach(function (r) { r.checked = r.value === state.view; });
+    writeHash();
+  }
+
+  function go(ply) {
+    var n = games[state.game].plies;
+    state.ply = Math.max(0, Math.min(n, ply));
+    if (state.ply === n) { stop(); }
+    render();
+  }
+
+  function nextWhere(test) {
+    var game = games[state.game], p;
+    for (p = state.ply + 1; p <= game.plies; p++) { if (test(game, p)) { return go(p); } }
+    return go(game.plies);
+  }
+
+  function nextBattle() { nextWhere(function (g, p) { return !!g.battles[String(p)]; }); }
+  function nextEvent() {
+    nextWhere(function (g, p) { return g.events.some(function (e) { return e[0] === p && e[1] !== "battle"; }); });
+  }
+
+  function stop() {
+    if (state.timer) { clearInterval(state.timer); state.timer = null; }
+    $("play").textContent = "\u25B6 play";
+  }
+  function play() {
+    if (state.timer) { return stop(); }
+    if (state.ply >= games[state.game].plies) { go(0); }
+    state.timer = setInterval(function () { go(state.ply + 1); }, 600);
+    $("play").textContent = "\u23F8 pause";
+  }
+
+  function setView(view) { if (VIEWS.indexOf(view) >= 0) { state.view = view; render(); } }
+
+  function loadGame(index) {
+    stop();
+    state.game = index;
+    state.cache = build(games[index]);
+    state.ply = 0;
+    var game = games[index];
+    $("game-title").textContent = game.id;
+    $("game-meta").textContent = (game.variant || "unknown variant") + " \u00B7 " + game.plies + " plies" +
+      (game.recorded !== game.plies ? " (of " + game.recorded + " recorded)" : "") +
+      (game.rules ? " \u00B7 rules " + game.rules : "") + " \u00B7 " + game.end;
+    $("game-picker").value = String(index);
+    fillLists();
+  }
+
+  function readHash() {
+    var params = {}, parts = location.hash.replace(/^#/, "").split("&");
+    parts.forEach(function (part) {
+      var at = part.indexOf("=");
+      if (at > 0) { params[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1)); }
+    });
+    if (params.game !== undefined) {
+      for (var i = 0; i < games.length; i++) {
+        if (games[i].id === params.game && i !== state.game) { loadGame(i); break; }
+      }
+    }
+    state.view = params.view !== undefined && VIEWS.indexOf(params.view) >= 0 ? params.view : "all";
+    state.ply = params.ply !== undefined && /^\d+$/.test(params.ply) ?
+      Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
+  }
+
+  function writeHash() {
+    var hash = "#ply=" + state.ply + (state.view !== "all" ? "&view=" + state.view : "") +
+      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].id) : "");
+    if (location.hash !== hash) { history.replaceState(null, "", hash); }
+  }
+
+  function onKey(event) {
+    if (event.target && event.target.tagName === "SELECT") { return; }
+    if (event.altKey || event.ctrlKey || event.metaKey) { return; }
+    var actions = {
+      ArrowRight: function () { go(state.ply + 1); }, ArrowLeft: function () { go(state.ply - 1); },
+      Home: function () { go(0); }, End: function () { go(games[state.game].plies); },
+      PageDown: function () { go(state.ply + 10); }, PageUp: function () { go(state.ply - 10); },
+      " ": play, b: nextBattle, e: nextEvent,
+      v: function () { setView(VIEWS[(VIEWS.indexOf(state.view) + 1) % 3]); }
+    };
+    var action = actions[event.key];
+    if (action) { event.preventDefault(); action(); }
+  }
+
+  function init() {
+    var picker = $("game-picker");
+    games.forEach(function (game, i) {
+      var option = document.createElement("option");
+      option.value = String(i);
+      option.textContent = game.id + " (" + (game.variant || "unknown variant") + ", " + game.plies + " plies)";
+      picker.appendChild(option);
+    });
+    $("picker-label").style.display = games.length > 1 ? "" : "none";
+    $("note").textContent = config.note || "";
+    $("numbering").value = state.numbering;
+    picker.addEventListener("change", function () { loadGame(parseInt(picker.value, 10)); render(); picker.blur(); });
+    $("numbering").addEventListener("change", function () { state.numbering = $("numbering").value; fillLists(); render(); });
+    document.querySelectorAll('input[name="view"]').forEach(function (r) {
+      r.addEventListener("change", function () { setView(r.value); r.blur(); });
+    });
+    var buttons = { first: function () { go(0); }, back10: function () { go(state.ply - 10); },
+      prev: function () { go(state.ply - 1); }, play: play, next: function () { go(state.ply + 1); },
+      fwd10: function () { go(state.ply + 10); }, last: function () { go(games[state.game].plies); },
+      "next-battle": nextBattle, "next-event": nextEvent };
+    Object.keys(buttons).forEach(function (id) {
+      // Blur after a click, so that a later space or arrow key is the page's, not the button's.
+      $(id).addEventListener("click", function (event) { event.currentTarget.blur(); buttons[id](); });
+    });
+    ["moves", "events"].forEach(function (id) {
+      $(id).addEventListener("click", function (event) {
+        var item = event.target.closest("li");
+        if (item && item.dataset.ply) { go(parseInt(item.dataset.ply, 10)); }
+      });
+    });
+    document.addEventListener("keydown", onKey);
+    window.addEventListener("hashchange", function () { readHash(); render(); });
+    loadGame(0);
+    readHash();
+    render();
+  }
+
+  init();
+}());

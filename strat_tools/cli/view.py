@@ -1,0 +1,67 @@
+"""``strat-tools view``: one self-contained HTML page to step through games in a browser."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.common import library_errors, message, rules_option
+
+
+@click.command()
+@click.argument("path", metavar="PATH")
+@click.option(
+    "--game",
+    "game_id",
+    default=None,
+    metavar="ID",
+    help="Only this game (e.g. classic-2014.5-2245); default: every game in PATH.",
+)
+@click.option(
+    "-o",
+    "--output",
+    default="game.html",
+    show_default=True,
+    type=click.Path(dir_okay=False, writable=True),
+    help="The HTML file to write (replaced atomically).",
+)
+@click.option(
+    "--numbering",
+    type=click.Choice(["modern", "classic"]),
+    default="modern",
+    show_default=True,
+    help="Ranks shown first: modern (10 = Marshal) or classic (1 = Marshal); the page can switch.",
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Most games on one page (default 500); the page also stops at about 25 MB.",
+)
+@rules_option
+@library_errors
+def view(
+    path: str, game_id: str | None, output: str, numbering: str, limit: int | None, rules: str
+) -> None:
+    """Write a game viewer: one HTML file that opens from disk, with no network.
+
+    Step with the arrow keys, Home/End, Page Up/Down (10 plies) or the buttons; click a
+    move; jump to the next battle or key event; replay the game as red or blue saw it.
+    PATH may be a game file, a zip or a folder: several games get a game picker. Open a
+    ply and a view directly with #ply=40&view=blue after the file name.
+
+    \b
+    Example:
+      strat-tools view strados2014-5.zip --game classic-2014.5-2245 -o game.html
+      strat-tools view games/ --limit 50 -o games.html
+    """
+    from strat_tools.viewer import MAX_GAMES, write_viewer
+
+    summary = write_viewer(
+        path,
+        output,
+        game_id=game_id,
+        rules=rules,
+        numbering=numbering,
+        limit=limit or MAX_GAMES,
+    )
+    message(summary.line())

@@ -1,0 +1,265 @@
+"""What each side knew at every ply: revealed, moved and scout pieces, captures, unseen ranks.
+
+:func:`knowledge` takes a :class:`~strat_tools.replay.Replay` and builds, in one pass over its
+plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the position
+after ``p`` plies):
+
+- ``boards[p, sq]``: the board code on square ``sq`` (codes of ``pieces.py``: 0 empty,
+  1..12 red, 13..24 blue, 25 lake);
+- ``flags[p, sq]``: what the *opponent of the piece's owner* knows of the piece on ``sq``,
+  as bits: :data:`MOVED` (it has moved, so it is neither bomb nor flag), :data:`REVEALED`
+  (its rank was shown in a battle, or it came back by a rescue), :data:`LONG` (it moved more
+  than one square in one move), :data:`KNOWN` (its rank is known: revealed, or proved by a
+  move: a scout's long move, a lightning captain's turn), :data:`RESCUED` (it came back by
+  a rescue). Red's knowledge of blue's pieces is ``flags`` on blue's squares; what blue knows
+  of red's pieces is ``flags`` on red's squares. Flags travel with their piece;
+- ``captured[p, s, kind]``: how many of side ``s + 1``'s pieces of each kind were removed;
+- ``unseen[p, s, kind]``: how many of the *opponent's* pieces of each kind side ``s + 1``
+  has never identified (on the board or captured).
+
+The rules decide what a battle shows, through the replay's ``revealed`` bits: both ranks,
+or under silent defense only the attacker's (both when a scout attacks). Only information
+shown directly is counted: no deduction from counts or from what a piece did not do.
+
+Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it is cheap
+for every ply of every game. It knows no XML and checks no moves (the replay did).
+
+>>> from strat_tools.pieces import letter_code
+>>> from strat_tools.records import GameRecord
+>>> from strat_tools.replay import replay
+>>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
+>>> setup = tuple(letter_code(c) for c in field)
+>>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9], targets=[39])
+>>> know = replay(record).knowledge()
+>>> know.known_field(1, Side.BLUE)[30:40], int(know.flags[1, 39]) == MOVED | LONG | KNOWN
+('AAAAAAAAAD', True)
+>>> know.known_field(1, Side.BLUE)[0:10], know.known_field(1, Side.RED)[90:100]
+('?AAAAAAAAA', '?AAAAAAAA?')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from strat_tools.board import COLUMNS, Side
+from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
+from strat_tools.engine.render import BoardNumbering, cell_text
+from strat_tools.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
+from strat_tools.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
+
+if TYPE_CHECKING:
+    from strat_tools.replay import Replay
+
+__all__ = [
+    "KNOWN",
+    "LONG",
+    "MOVED",
+    "RESCUED",
+    "REVEALED",
+    "UNKNOWN",
+    "UNKNOWN_LETTER",
+    "Knowledge",
+    "knowledge",
+]
+
+MOVED: Final = 1
+"""Flag bit: the piece has moved (so it is neither a bomb nor the flag)."""
+REVEALED: Final = 2
+"""Flag bit: its rank was shown to the opponent (a battle, or a rescue brought it back)."""
+LONG: Final = 4
+"""Flag bit: it moved more than one square in one move (a scout; in ultimate lightning a
+two-square straight move may also be a captain's)."""
+KNOWN: Final = 8
+"""Flag bit: the opponent knows its rank (revealed, or proved by how it moved)."""
+RESCUED: Final = 16
+"""Flag bit: it was brought back onto the board by a rescue."""
+
+UNKNOWN: Final = 26
+"""The code :meth:`Knowledge.known_board` writes for a piece the viewer cannot identify."""
+UNKNOWN_LETTER: Final = "?"
+"""The letter :meth:`Knowledge.known_field` writes for it."""
+
+_ROW: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """Per-ply boards and knowledge of one replayed game (see the module docstring)."""
+
+    boards: npt.NDArray[np.uint8]
+    """``(plies + 1, 100)``: board codes after each ply; row 0 is the setup."""
+    flags: npt.NDArray[np.uint8]
+    """``(plies + 1, 100)``: knowledge bits of the piece on each square, as its opponent
+    has them (:data:`MOVED`, :data:`REVEALED`, :data:`LONG`, :data:`KNOWN`, :data:`RESCUED`)."""
+    captured: npt.NDArray[np.uint8]
+    """``(plies + 1, 2, 12)``: pieces removed per side (index side - 1) and kind."""
+    unseen: npt.NDArray[np.uint8]
+    """``(plies + 1, 2, 12)``: per side (index side - 1) and kind, the opponent's pieces of
+    that kind the side has not identified yet."""
+
+    @property
+    def plies(self) -> int:
+        """How many plies the arrays cover (their length minus the setup row)."""
+        return int(self.boards.shape[0]) - 1
+
+    def known_board(self, ply: int, side: Side | int) -> npt.NDArray[np.uint8]:
+        """The board after ``ply`` as ``side`` knows it: the opponent's pieces that side
+        cannot identify are :data:`UNKNOWN` (26)."""
+        board = self.boards[ply].copy()
+        other = 2 if int(side) == 1 else 1
+        hidden = (_SIDE_OF[board] == other) & ((self.flags[ply] & KNOWN) == 0)
+        board[hidden] = UNKNOWN
+        return np.asarray(board, dtype=np.uint8)
+
+    def field(self, ply: int) -> str:
+        """The true position after ``ply`` as a Gravon field string (``A`` empty, ``_``
+        lake, ``B``-``M`` red, ``N``-``Y`` blue)."""
+        return str(self.boards[ply].tobytes().translate(_LETTERS).decode("ascii"))
+
+    def known_field(self, ply: int, side: Side | int) -> str:
+        """:meth:`field` with each opponent piece ``side`` cannot identify written ``?``."""
+        return str(self.known_board(ply, side).tobytes().translate(_LETTERS).decode("ascii"))
+
+    def diagram(self, ply: int, side: Side | int, numbering: BoardNumbering = "modern") -> str:
+        """The board after ``ply`` as ``side`` knows it, drawn like ``render_board``: an
+        opponent piece it cannot identify is ``b?`` (``bm`` once it has moved), red's are
+        ``r?`` and ``rm``."""
+        board, flags = self.boards[ply], self.flags[ply]
+        other = 2 if int(side) == 1 else 1
+        lines = ["   " + "".join(f"{c:>4}" for c in COLUMNS)]
+        for row in range(9, -1, -1):
+            cells = []
+            for square in range(row * 10, row * 10 + 10):
+                code, bits = int(board[square]), int(flags[square])
+                text = cell_text(code, numbering)
+                if CODE_SIDE[code] == other and not bits & KNOWN:
+                    text = text[0] + ("m" if bits & MOVED else "?")
+                cells.append(f"{text:>3} ")
+            lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
+        return "\n".join(lines)
+
+
+_SIDE_OF: Final = np.array([*CODE_SIDE, 0], dtype=np.uint8)
+_LETTERS: Final = bytes.maketrans(bytes(range(27)), (CODE_LETTERS + UNKNOWN_LETTER).encode("ascii"))
+
+
+def knowledge(result: Replay) -> Knowledge:
+    """Every ply's board and knowledge of a replayed game, in one pass over its plies.
+
+    Covers the plies the replay played (``result.plies_replayed``); a record without a
+    setup gives empty arrays.
+    """
+    record = result.record
+    setup = record.setup
+    if setup is None or len(setup) != 100:
+        empty = np.zeros((0, 100), dtype=np.uint8)
+        counts = np.zeros((0, 2, 12), dtype=np.uint8)
+        return Knowledge(empty, empty.copy(), counts, counts.copy())
+    n = result.plies_replayed
+    board = bytearray(setup)
+    flags = bytearray(100)
+    boards_out = bytearray(board)
+    flags_out = bytearray(flags)
+    captured = [0] * 24  # per side-1 * 12 + kind
+    hidden = [0] * 24  # captured pieces the opponent never identified, per side-1 * 12 + kind
+    unseen = _army_counts(board)  # per viewer side-1 * 12 + kind of the opponent's pieces
+    captured_out = bytearray(captured)
+    unseen_out = bytearray(unseen)
+    proves = _proving_distance(result)
+    sources, targets = record.sources, record.targets
+    movers, defenders, outcomes = result.movers, result.defenders, result.outcomes
+    distances, revealed, rescued = result.distances, result.revealed, result.rescued
+    for index in range(n):
+        source, target = sources[index], targets[index]
+        piece, defender, outcome = movers[index], defenders[index], outcomes[index]
+        mover_flags = flags[source] | MOVED
+        distance = distances[index]
+        if distance > 1:
+            mover_flags |= LONG
+            if distance >= proves or (
+                piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
+            ):
+                mover_flags = _identify(mover_flags, piece, unseen)
+        board[source] = EMPTY
+        flags[source] = 0
+        if defender == EMPTY:
+            board[target], flags[target] = piece, mover_flags
+        else:
+            bits = revealed[index]
+            if bits & 1:
+                mover_flags = _identify(mover_flags | REVEALED, piece, unseen)
+            defender_flags = flags[target]
+            if bits & 2:
+                defender_flags = _identify(defender_flags | REVEALED, defender, unseen)
+            if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+                board[target], flags[target] = piece, mover_flags
+                _capture(defender, defender_flags, captured, hidden)
+            elif outcome == OUTCOME_DEFENDER:
+                flags[target] = defender_flags
+                _capture(piece, mover_flags, captured, hidden)
+            elif outcome == OUTCOME_BOTH:
+                board[target], flags[target] = EMPTY, 0
+                _capture(piece, mover_flags, captured, hidden)
+                _capture(defender, defender_flags, captured, hidden)
+        if rescued:
+            code = rescued.get(index + 1)
+            rescue = record.rescues.get(index + 1)
+            if code is not None and rescue is not None and rescue.square is not None:
+                slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
+                captured[slot] -= 1
+                # Identified at its capture, the piece is not unseen again; else it is now.
+                seen_before = KNOWN if not hidden[slot] else 0
+                if not seen_before:
+                    hidden[slot] -= 1
+                board[rescue.square] = code
+                flags[rescue.square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
+        boards_out += board
+        flags_out += flags
+        captured_out += bytes(captured)
+        unseen_out += bytes(unseen)
+    return Knowledge(
+        np.frombuffer(bytes(boards_out), dtype=np.uint8).reshape(n + 1, _ROW),
+        np.frombuffer(bytes(flags_out), dtype=np.uint8).reshape(n + 1, _ROW),
+        np.frombuffer(bytes(captured_out), dtype=np.uint8).reshape(n + 1, 2, 12),
+        np.frombuffer(bytes(unseen_out), dtype=np.uint8).reshape(n + 1, 2, 12),
+    )
+
+
+def _army_counts(board: bytearray) -> list[int]:
+    """Per viewer (side - 1) and kind: the opponent's pieces on the setup board."""
+    counts = [0] * 24
+    for code in board:
+        side = CODE_SIDE[code]
+        if side:
+            counts[(2 - side) * 12 + CODE_KIND[code]] += 1
+    return counts
+
+
+def _identify(bits: int, code: int, unseen: list[int]) -> int:
+    """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
+    if not bits & KNOWN:
+        slot = (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code]
+        if unseen[slot]:
+            unseen[slot] -= 1
+    return bits | KNOWN
+
+
+def _capture(code: int, bits: int, captured: list[int], hidden: list[int]) -> None:
+    """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
+    slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
+    captured[slot] += 1
+    if not bits & KNOWN:
+        hidden[slot] += 1
+
+
+def _proving_distance(result: Replay) -> int:
+    """The shortest straight move only a scout can make under the replay's rules: one
+    square more than the longest reach of any other movable kind."""
+    steps = result.rules.steps
+    scout = CODE_KIND[SCOUT_CODES[0]]
+    others = [s for kind, s in enumerate(steps) if kind != scout]
+    return max(others) + 1

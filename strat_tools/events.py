@@ -1,0 +1,108 @@
+"""The events table of many games: battles, losses, rescues and ends, read in parallel.
+
+:func:`read_events` reads files, folders, globs and zips, replays every game in worker
+processes (or on Dask) and returns one table with a row per event (kinds and columns are
+declared in ``engine/events.py``), with ``game_id`` first. Every input game has at least
+its ``end`` row, so none is lost: an unreadable or unreplayable one says why there.
+
+It writes nothing; ``strat-tools events`` renders the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Final
+
+import pyarrow as pa
+
+from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
+from strat_tools.gravon import read_units
+from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.replay import replay_safely
+from strat_tools.rules import resolve_rules
+from strat_tools.sources import Unit, iter_units
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["EVENTS_SCHEMA", "events_batch", "iter_events", "read_events"]
+
+_TEXT: Final = pa.string()
+EVENTS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", _TEXT, nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        pa.field("kind", pa.dictionary(pa.int8(), _TEXT), nullable=False),
+        pa.field("side", _TEXT),
+        pa.field("piece", _TEXT),
+        pa.field("square", _TEXT),
+        pa.field("target", _TEXT),
+        pa.field("other", _TEXT),
+        pa.field("outcome", _TEXT),
+        pa.field("detail", _TEXT),
+    ]
+)
+"""The events table: ``game_id`` and the columns of ``engine.events.EVENT_COLUMNS``."""
+
+
+def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
+    """Read and replay one batch of units and return their events (runs in a worker)."""
+    columns: dict[str, list[object]] = {name: [] for name in EVENTS_SCHEMA.names}
+    for record in read_units(units):
+        result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
+        rows = game_events(result, record)
+        columns["game_id"].extend([record.game_id] * len(rows["ply"]))
+        for name in EVENT_COLUMNS:
+            columns[name].extend(rows[name])
+    kinds = pa.array(columns.pop("kind"), _TEXT).dictionary_encode()
+    plies = pa.array(columns.pop("ply"), pa.int32())
+    arrays = {name: pa.array(values, _TEXT) for name, values in columns.items()}
+    arrays["ply"] = plies
+    arrays["kind"] = pa.DictionaryArray.from_arrays(kinds.indices.cast(pa.int8()), kinds.dictionary)
+    return pa.table([arrays[name] for name in EVENTS_SCHEMA.names], schema=EVENTS_SCHEMA)
+
+
+def iter_events(
+    paths: Iterable[str],
+    *,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+) -> Iterator[pa.Table]:
+    """The events of every game under ``paths``, one Arrow table per batch, in input order."""
+    work = partial(events_batch, rules=rules)
+    yield from map_batches(
+        work,
+        iter_units(list(paths)),
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+    )
+
+
+def read_events(
+    paths: str | Iterable[str],
+    *,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    kinds: Iterable[str] | None = None,
+) -> pd.DataFrame:
+    """One row per event of every game under ``paths`` (``kinds``: keep only these).
+
+    >>> read_events("data/", kinds=["marshal_lost"]).head()  # doctest: +SKIP
+    """
+    wanted = None if kinds is None else set(kinds)
+    if wanted is not None and not wanted <= set(EVENT_KINDS):
+        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
+        raise ValueError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
+    parts = list(iter_events([paths] if isinstance(paths, str) else paths, rules=rules, jobs=jobs))
+    table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
+    frame: pd.DataFrame = table.to_pandas()
+    frame["kind"] = frame["kind"].astype(str)
+    if wanted is not None:
+        frame = frame[frame["kind"].isin(wanted)].reset_index(drop=True)
+    return frame

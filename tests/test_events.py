@@ -1,0 +1,123 @@
+"""Key events: hand-made games with every kind, a rescue, unreplayable records, the CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_replay import game, lightning
+
+from strat_tools.board import parse_square
+from strat_tools.cli import main
+from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
+from strat_tools.events import EVENTS_SCHEMA, events_batch, read_events
+from strat_tools.records import GameRecord, Rescue, Result, Severity
+from strat_tools.replay import replay
+from strat_tools.sources import iter_units
+
+BIG_LOSSES = game(
+    {"E5": "r1", "E6": "b10", "B4": "r3", "B7": "bB", "F4": "r9", "F7": "b10", "I7": "bF"},
+    "E5-E6 F7-F6 B4-B5 F6-F5 B5-B6 F5-F4 B6-B7 A10-A9 K1-K2 A9-A8",
+    result=(3, 2),
+)
+"""Spy takes marshal, a miner defuses a bomb, a marshal takes a general; red resigns."""
+
+
+def rows(events: dict[str, list[object]]) -> list[tuple[object, ...]]:
+    return [
+        (ply, kind, side, detail)
+        for ply, kind, side, detail in zip(
+            events["ply"], events["kind"], events["side"], events["detail"], strict=True
+        )
+    ]
+
+
+def test_every_battle_and_its_consequences() -> None:
+    events = game_events(replay(BIG_LOSSES))
+    assert list(events) == list(EVENT_COLUMNS)
+    assert rows(events) == [
+        (1, "battle", "red", "red spy E5 takes blue marshal E6"),
+        (1, "first_capture", "red", "red spy E5 takes blue marshal E6"),
+        (1, "spy_takes_marshal", "red", "red spy takes the marshal on E6"),
+        (1, "marshal_lost", "blue", "blue loses its marshal on E6"),
+        (6, "battle", "blue", "blue marshal F5 takes red general F4"),
+        (6, "general_lost", "red", "red loses its general on F4"),
+        (7, "battle", "red", "red miner B6 takes blue bomb B7"),
+        (7, "bomb_removed", "red", "blue bomb on B7 removed by the miner"),
+        (10, "end", "blue", "red resigned or left: blue wins"),
+    ]
+    assert events["outcome"][0] == "attacker" and events["other"][0] == "marshal"
+    assert events["square"][4:6] == ["F5", "F5"] and events["target"][4] == "F4"
+
+
+def test_flag_capture_ends_the_game() -> None:
+    record = game({"A9": "r5", "B10": "b5"}, "A9-A10", result=(1, 1))
+    record.setup = tuple(
+        code if sq != parse_square("A10") else 24 for sq, code in enumerate(record.setup or ())
+    )
+    assert rows(game_events(replay(record)))[-2:] == [
+        (1, "flag_captured", "red", "red captures the flag on A10"),
+        (1, "end", "red", "red captured the flag"),
+    ]
+
+
+def test_lightning_rescue_and_one_time_bomb() -> None:
+    pieces = {"E8": "r7", "E9": "b8", "D9": "r9", "B2": "b5", "G3": "rB", "G4": "b4"}
+    record = lightning(pieces, "E8-E9 G4-G3 D9-D10", {3: Rescue(parse_square("E4"), 8, "E4", "8")})
+    events = game_events(replay(record))
+    assert rows(events)[2:] == [
+        (2, "battle", "blue", "blue sergeant G4 attacks red bomb G3: both removed"),
+        (2, "bomb_removed", "blue", "red bomb on G3 removed by the sergeant"),
+        (3, "rescue", "red", "red general reaches D10 and brings back the major on E4"),
+        (3, "end", None, "no result recorded"),
+    ]
+    assert events["other"][4] == "major"
+
+
+def test_games_that_cannot_be_replayed_still_have_their_end() -> None:
+    illegal = game({"E4": "r5"}, "E4-E6")
+    assert rows(game_events(replay(illegal))) == [
+        (
+            0,
+            "end",
+            None,
+            "replay stopped at ply 1: red's move E4-E6 is illegal: "
+            "a lieutenant moves at most 1 square(s), not 2 (E4: red lieutenant; E6: empty)",
+        ),
+    ]
+    no_setup = GameRecord(source="t.xml", variant="classic", result=Result(4, 3))
+    assert rows(game_events(None, no_setup)) == [
+        (0, "end", None, "not replayed: the record has no setup")
+    ]
+    broken = GameRecord(source="bad.xml", readable=False)
+    broken.add("xml.syntax", Severity.ERROR, "no root")
+    assert rows(game_events(None, broken))[0][3] == "unreadable: no root"
+
+
+def test_the_table_has_one_end_per_game(tmp_path: Path) -> None:
+    table = events_batch(list(iter_units(["data/"])))
+    assert table.schema == EVENTS_SCHEMA
+    frame = table.to_pandas()
+    kinds = frame["kind"].astype(str)
+    assert (kinds == "end").sum() == frame["game_id"].nunique() == 400
+    assert set(kinds) <= set(EVENT_KINDS)
+    marshals = read_events("data/", jobs=1, kinds=["marshal_lost"])
+    assert len(marshals) and set(marshals["kind"]) == {"marshal_lost"}
+    with pytest.raises(ValueError, match="unknown event kind"):
+        read_events("data/", kinds=["castling"])
+
+
+def test_cli_events(tmp_path: Path) -> None:
+    runner = CliRunner()
+    done = runner.invoke(
+        main, ["events", "data/", "--jobs", "1", "--kind", "end", "--format", "csv"]
+    )
+    assert done.exit_code == 0, done.output
+    lines = done.output.splitlines()
+    assert lines[0] == "game_id,ply,kind,side,piece,square,target,other,outcome,detail"
+    assert len(lines) == 401
+    bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])
+    assert bad.exit_code == 2 and "castling" in bad.output
+    empty = runner.invoke(main, ["events", str(tmp_path)])
+    assert empty.exit_code == 1 and "no game records found" in empty.output

@@ -1,0 +1,165 @@
+"""The viewer page without a browser: what it carries, its bounds, its escaping, the CLI;
+board pictures (SVG, PNG, ``show -o``) and the notebook displays."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from test_replay import game, lightning
+
+import strat_tools as st
+from strat_tools.board import parse_square
+from strat_tools.cli import main
+from strat_tools.engine.svg import board_svg
+from strat_tools.records import GameRecord, Rescue
+from strat_tools.replay import board_at, replay
+from strat_tools.viewer import collect_games, game_data, notebook_html, viewer_html, write_viewer
+
+SAMPLE = "data/"
+
+
+def rebuild(data: dict[str, object], key: str, width: int, start: list[int]) -> list[list[int]]:
+    """Apply the page's per-ply changes the way its script does."""
+    rows, row = [start[:]], start[:]
+    step = 3 if key == "squares" else 2
+    for changes in data[key]:  # type: ignore[attr-defined]
+        row = row[:]
+        for at in range(0, len(changes), step):
+            row[changes[at]] = changes[at + 1]
+        rows.append(row)
+    assert all(len(r) == width for r in rows)
+    return rows
+
+
+def test_the_page_carries_exactly_the_knowledge_arrays() -> None:
+    pieces = {"E8": "r7", "E9": "b8", "D9": "r9", "B2": "b5", "E3": "r6"}
+    record = lightning(pieces, "E8-E9 B2-B1 D9-D10 B1-B2 E3-F4", {3: Rescue(34, 8, "E4", "8")})
+    result = replay(record)
+    know = result.knowledge()
+    data = game_data(record, result)
+    boards = rebuild(data, "squares", 100, list(record.setup or ()))
+    assert np.array_equal(np.array(boards), know.boards)
+    assert data["battles"] == {"1": [8, 21, 2, 3]}
+    captured = rebuild(data, "captured", 24, [0] * 24)
+    assert np.array_equal(np.array(captured), know.captured.reshape(-1, 24))
+    assert data["end"] == "no result recorded" and data["plies"] == 5
+
+
+def test_names_from_files_are_escaped() -> None:
+    record = game({"E4": "r5"}, "E4-E5")
+    record.source = 'x<b>"&<img src=x onerror=alert(1)>.xml'
+    page = viewer_html([game_data(record, replay(record))], title=record.game_id)
+    assert "<img src=x" not in page and "x<b>" not in page
+    assert "<title>x&lt;b&gt;&quot;&amp;&lt;img" in page
+    blob = re.search(r'id="viewer-games">(.*?)</script>', page, re.S)
+    assert blob is not None
+    assert json.loads(blob.group(1))[0]["id"] == 'x<b>"&<img src=x onerror=alert(1)>'
+    assert notebook_html(record).count("<iframe") == 1
+
+
+def test_a_thousand_ply_page_stays_small() -> None:
+    # Two pieces walking round and round: 1,000 plies, no battle.
+    record = game({"E4": "r5", "E7": "b5"}, "")
+    loop_red = ["E4-F4", "F4-F3", "F3-E3", "E3-E4"]
+    loop_blue = ["E7-F7", "F7-F8", "F8-E8", "E8-E7"]
+    for ply in range(1000):
+        text = (loop_red if ply % 2 == 0 else loop_blue)[(ply // 2) % 4]
+        source, target = (parse_square(p) for p in text.split("-"))
+        record.sources.append(source)
+        record.targets.append(target)
+    result = replay(record)
+    assert result.plies_replayed == 1000
+    page = viewer_html([game_data(record, result)])
+    assert len(page.encode()) < 200_000
+
+
+def test_several_games_are_bounded(tmp_path: Path) -> None:
+    summary = write_viewer(SAMPLE, tmp_path / "page.html", limit=3)
+    assert len(summary.games) == 3 and summary.left_out == 397
+    assert "397 more left out" in summary.line()
+    text = (tmp_path / "page.html").read_text()
+    assert text.count('"plies":') == 3 and "397 more games were left out" in text
+    games, left = collect_games(st.read_records([SAMPLE]), limit=1000, max_bytes=1)
+    assert len(games) == 1 and left == 399
+
+
+def test_a_game_without_moves_carries_no_changes() -> None:
+    record = game({"E4": "r5"}, "")
+    data = game_data(record, replay(record))
+    assert data["plies"] == 0 and data["squares"] == [] and data["captured"] == []
+    assert data["field"][34] == "G" and data["end"] == "no result recorded"
+
+
+def test_a_game_without_setup_still_gets_a_page() -> None:
+    record = GameRecord(source="nofield.xml", variant="classic")
+    data = game_data(record, None)
+    assert data["field"] == "" and data["end"] == "not replayed: the record has no setup"
+    assert "nofield" in viewer_html([data])
+
+
+def test_cli_view(tmp_path: Path) -> None:
+    runner = CliRunner()
+    out = tmp_path / "one.html"
+    done = runner.invoke(main, ["view", SAMPLE, "--game", "classic-2026.10-1", "-o", str(out)])
+    assert done.exit_code == 0, done.output
+    assert "1 game in" in done.stderr and done.stdout == ""
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    missing = runner.invoke(main, ["view", SAMPLE, "--game", "nope", "-o", str(out)])
+    assert missing.exit_code == 1 and "no game nope" in missing.output
+    assert runner.invoke(main, ["view", SAMPLE, "--limit", "0"]).exit_code == 2
+
+
+def test_board_pictures_and_show_output(tmp_path: Path) -> None:
+    record = game({"E5": "r8", "E6": "b7"}, "E5-E6")
+    svg = board_svg(replay(record).final_board, last_move=(44, 54), battle=True)
+    assert svg.count("<rect") > 100 and "#e0115f" in svg  # squares, pieces, the battle mark
+    runner = CliRunner()
+    for name in ("board.svg", "board.png"):
+        target = tmp_path / name
+        done = runner.invoke(
+            main, ["show", "data/", "--game", "classic-2026.10-1", "--ply", "9", "-o", str(target)]
+        )
+        assert done.exit_code == 0, done.output
+        data = target.read_bytes()
+        assert data.startswith(b"<svg" if name.endswith(".svg") else b"\x89PNG")
+    bad = runner.invoke(main, ["show", "data/", "--game", "classic-2026.10-1", "-o", "b.gif"])
+    assert bad.exit_code == 2
+
+
+def test_notebook_displays_and_short_reprs() -> None:
+    record = next(iter(st.read_records([SAMPLE])))
+    result = replay(record)
+    assert repr(record).startswith("<GameRecord ") and len(repr(record)) < 100
+    assert repr(result).startswith("<Replay ") and len(repr(result)) < 120
+    html = notebook_html(result)
+    assert html.startswith("<iframe srcdoc=") and "viewer-games" in html
+    position = board_at(record, 10)
+    assert position._repr_svg_().startswith("<svg") and repr(position).startswith("<Position")
+    assert {"Position", "Replay", "knowledge", "write_viewer", "viewer"} <= set(dir(st))
+
+
+@pytest.mark.parametrize("numbering", ["modern", "classic"])
+def test_the_page_starts_in_the_chosen_numbering(numbering: str) -> None:
+    record = game({"E4": "r10"}, "E4-E5")
+    page = viewer_html([game_data(record, replay(record))], numbering=numbering)
+    blob = re.search(r'id="viewer-config">(.*?)</script>', page, re.S)
+    assert blob is not None and json.loads(blob.group(1))["numbering"] == numbering
+
+
+def test_ipython_shows_records_and_replays_as_viewers() -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    st.enable_notebook_display()
+    record = next(iter(st.read_records([SAMPLE])))
+    for item in (record, replay(record)):
+        shown, _ = shell.display_formatter.format(item)
+        assert shown["text/html"].startswith("<iframe srcdoc=")
+        assert shown["text/plain"].startswith(("<GameRecord", "<Replay"))
+    shown, _ = shell.display_formatter.format(board_at(record, 3))
+    assert shown["image/svg+xml"].startswith("<svg")
