@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from strat_tools.stats.frames import wilson_interval
+from strat_tools.stats.formulas import wilson_interval
 from strat_tools.stats.intervals import (
     cluster_interval,
     t_quantile_975,
