@@ -121,3 +121,24 @@ def test_pattern_matches_match_the_raw_files(
     assert matching["losses"] == expected.count("loss")
     rest = found.summary.set_index("match").loc["rest"]
     assert rest["count"] == len(raw_classic) - len(expected)
+
+
+def test_the_reports_streamed_win_rates_count_each_setup_once(
+    gravon_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches hand their setups over as categoricals (the report compacts its frames); the
+    combined count must not cast one batch's setups into another's categories."""
+    from strat_tools import stats
+    from strat_tools.report_inputs import report_inputs_of_paths
+
+    month = [str(gravon_dir / "strados2014-5.zip")]
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 50)  # 21 batches: folded twice
+    streamed = report_inputs_of_paths(month, setups_only=True, jobs=1).stats
+    whole = read_games(month, setups_only=True, jobs=1)
+    for feature in ("flag_corner", "flag_enclosed"):
+        expected = stats.compute("win-rate", whole, by=["variant"], feature=feature)
+        got = streamed[f"win-rate:{feature}"]
+        assert got["distinct_setups"].tolist() == expected["distinct_setups"].tolist()
+        assert got[["cluster_ci_low", "cluster_ci_high"]].to_numpy() == pytest.approx(
+            expected[["cluster_ci_low", "cluster_ci_high"]].to_numpy()
+        )

@@ -162,8 +162,11 @@ def cluster_counts(
     ``cluster`` column.
     """
     won = frame["won"].astype(bool).astype(np.int64)
+    # Plain strings: a categorical cluster column carries its batch's categories, and
+    # combining batches must never cast one batch's setups into another's categories.
+    plain = frame[cluster].astype(object).where(frame[cluster].notna(), None)
     per: pd.DataFrame = (
-        frame.assign(_won=won)
+        frame.assign(_won=won, **{cluster: plain})
         .groupby([*keys, cluster], observed=True, sort=True, dropna=False)["_won"]
         .agg(["size", "sum"])
         .rename(columns={"size": "setups", "sum": "wins"})
