@@ -51,6 +51,7 @@ from strat_tools.report_inputs import (
     ReportInputs,
     report_inputs,
 )
+from strat_tools.report_setups import finding, repeated_setups_section
 from strat_tools.stats.traffic import Traffic
 from strat_tools.text import count_of
 from strat_tools.tips import tip_catalogue
@@ -297,9 +298,10 @@ def win_rates_section(data: ReportInputs, variant: str) -> Section:
     section = Section("Win rates", "wins")
     section.text(
         "Decided games only (draws and unknown results left out); ci low..ci high is the "
-        "Wilson 95% interval. Where two intervals do not overlap, the gap is unlikely to be "
-        "chance; these are still correlations: a setup habit may go with stronger players "
-        "rather than cause wins."
+        "Wilson 95% interval, cluster ci low..high the interval that counts the games of one "
+        "setup (up to a mirror image) as one cluster. Where two intervals do not overlap, "
+        "the gap is unlikely to be chance; these are still correlations: a setup habit may "
+        "go with stronger players rather than cause wins."
     )
     section.table(
         "Red (moves first) against blue, per variant (games = decided games)",
@@ -323,6 +325,9 @@ def win_rates_section(data: ReportInputs, variant: str) -> Section:
         plots.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
         "win rates with confidence intervals per setup feature",
     )
+    findings = [f for feature, table in tables.items() if (f := finding(feature, table))]
+    if findings:
+        section.text("Findings, " + variant + ": " + " ".join(findings))
     for feature, table in tables.items():
         section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
     return section
@@ -539,6 +544,7 @@ def build_sections(
         placement_section(data, variant, numbering),
         pieces_section(data, variant, numbering),
         scouts_section(data, variant, numbering),
+        repeated_setups_section(data, variant),
         win_rates_section(data, variant),  # setup features only: no ranks
         *registered_sections(data, variant),
     ]

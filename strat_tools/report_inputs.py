@@ -23,7 +23,7 @@ from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
-from strat_tools.stats import TableSet
+from strat_tools.stats import TableSet, repeats
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
 from strat_tools.stats.traffic import Traffic, traffic_counts
 from strat_tools.tips import features_from_grid, setup_features
@@ -104,6 +104,8 @@ class ReportPart:
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     cells: pd.DataFrame
+    setups: pd.DataFrame
+    """One row per distinct setup (:func:`strat_tools.stats.repeats.setup_tally`)."""
 
 
 def reduce_report(data: ReportData) -> ReportPart:
@@ -129,6 +131,7 @@ def reduce_report(data: ReportData) -> ReportPart:
         tips=tips,
         adjacency=advice.adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
         cells=advice.placement_cells(setups),
+        setups=repeats.setup_tally(data, variant=None),
     )
 
 
@@ -164,6 +167,8 @@ class ReportInputs:
     tips: pd.DataFrame
     adjacency: pd.DataFrame
     entropy: pd.DataFrame
+    setups: pd.DataFrame
+    """One row per distinct setup (:func:`strat_tools.stats.repeats.setup_tally`)."""
 
 
 class ReportCombiner:
@@ -179,6 +184,7 @@ class ReportCombiner:
         self.tips: pd.DataFrame | None = None
         self.adjacency: pd.DataFrame | None = None
         self.cells: pd.DataFrame | None = None
+        self.setups: list[pd.DataFrame] = []
 
     def add(self, part: ReportPart) -> None:
         """Take one batch's part."""
@@ -194,6 +200,9 @@ class ReportCombiner:
         self.tips = sum_counts(self.tips, part.tips, ("variant", "tip"))
         self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
         self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
+        self.setups.append(part.setups)
+        if len(self.setups) >= 8:
+            self.setups = [repeats.add_tallies(self.setups)]
 
     def result(self) -> ReportInputs:
         """The report's inputs over every part so far."""
@@ -214,6 +223,9 @@ class ReportCombiner:
             tips=tips,
             adjacency=advice.adjacency_from_counts(advice.ordered_adjacency(self.adjacency)),
             entropy=advice.entropy_from_cells(advice.ordered_cells(self.cells)),
+            setups=repeats.add_tallies(self.setups)
+            if self.setups
+            else repeats.setup_tally(empty_gameset()),
         )
 
 

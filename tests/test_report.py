@@ -86,6 +86,7 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
         "Flag and bomb placement",
         "All pieces",
         "Scout usage",
+        "Repeated setups",
         "Win rates",
         "What the rulebooks advise, tested",
     ]
@@ -94,7 +95,7 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
 
 def test_report_is_self_contained(html_text: str) -> None:
     sources = IMAGE_SOURCE.findall(html_text)
-    assert len(sources) == 10
+    assert len(sources) == 11  # one of them the most played setups
     assert all(src.startswith(DATA_PNG) for src in sources)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html_text
@@ -162,7 +163,7 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     games = GameSet(tables_for_records(records, setups_only=True))
     text = report.report_text(games, "html")
     assert "No moves in this data set" in text
-    assert len(IMAGE_SOURCE.findall(text)) == 8  # no scout or battle maps; the advice one
+    assert len(IMAGE_SOURCE.findall(text)) == 9  # no scout or battle maps; advice, setups
 
 
 def test_no_games_is_an_error_not_an_empty_report() -> None:
@@ -192,7 +193,7 @@ def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     assert text.startswith("# Test games\n")
     assert "## The corpus" in text and "## Win rates" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
-    assert len(images) == 10 and all(src.startswith(DATA_PNG) for src in images)
+    assert len(images) == 11 and all(src.startswith(DATA_PNG) for src in images)
     assert text.index("## Win rates") < text.index("## What the rulebooks advise, tested")
     assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
     assert "http" not in text
@@ -272,7 +273,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> Non
     found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
     assert found is not None, dom.stderr[-2000:]
     sizes = found.group(1).split()
-    assert len(sizes) == 10
+    assert len(sizes) == 11
     assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
@@ -9,6 +11,7 @@ from strat_tools.cli.common import (
     NoInput,
     VariantName,
     format_option,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     paths_argument,
@@ -38,9 +41,12 @@ from strat_tools.pieces import ARMIES
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
 )
 @format_option(("table", "csv", "json"))
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
-def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int | None) -> None:
+def advice(
+    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, jobs: int | None
+) -> None:
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
@@ -55,17 +61,19 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
     from strat_tools.advice import advice_table_of_paths
+    from strat_tools.selection import select_for
     from strat_tools.tips import tip_catalogue
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
         return
     chosen = None if variant == "all" else variant
+    select = select_for(list(paths), game_filter, jobs=jobs)
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
     table, tally = read_through(
         paths,
         lambda update, tally: advice_table_of_paths(
-            list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
+            list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
         ),
         require=False,
     )

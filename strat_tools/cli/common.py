@@ -413,6 +413,8 @@ def read_through(
     if require:
         require_readable(tally, paths)
     synthetic_note(tally)
+    if tally.dropped:
+        message(f"{tally.dropped:,} games left out by the filters")
     if tally.failed:
         message(
             f"{tally.failed:,} games could not be counted (invalid entries with an internal "
@@ -480,3 +482,69 @@ class VariantName(click.ParamType[str]):
 
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+# ---------------------------------------------------------------------------------------
+# Game filters (every command that reads games)
+# ---------------------------------------------------------------------------------------
+
+FILTER_OPTIONS = (
+    ("--variant", "variant", "NAME[,NAME]", "Only games of these variants."),
+    ("--period", "period", "FROM:TO", "Only these months: 2014-01:2014-06, 2014-01: or :2014-06."),
+    ("--plies", "plies", "MIN:MAX", "Only games with this many moves: 40:200, 40: or :200."),
+    ("--ending", "ending", "TYPE", "Only this ending: Gravon result type or name (resigned ...)."),
+    ("--winner", "winner", "red|blue|draw", "Only games with this result."),
+    ("--ids", "ids_file", "FILE", "Only the game ids listed in FILE, one a line."),
+    ("--pattern", "pattern", "PATTERN", "Only games with a setup matching this 4x10 pattern."),
+    ("--duplicates", "duplicates", "only|exclude", "Only repeated games, or each game once."),
+)
+"""The filter options: flag, parameter name, metavar, help."""
+
+
+def game_filter_options(func: F) -> F:
+    """The game filters as options; the command gets one checked ``game_filter``
+    (:class:`strat_tools.filters.GameFilter`). A bad value is a usage error (exit 2)."""
+    return game_filter_options_but()(func)
+
+
+def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
+    """:func:`game_filter_options` without the filters named in ``left_out`` (``search``
+    has its own ``--pattern``)."""
+    options = [option for option in FILTER_OPTIONS if option[0] not in left_out]
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
+            return func(*args, **kwargs)
+
+        decorated: Any = wrapper
+        for flag, name, metavar, text in reversed(options):
+            decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(
+                decorated
+            )
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
+    """A :class:`~strat_tools.filters.GameFilter` from the options' values, or exit 2."""
+    from strat_tools.filters import FilterError, GameFilter, read_id_file
+
+    try:
+        ids = read_id_file(values["ids_file"]) if values.get("ids_file") else None
+        return GameFilter.parse(
+            variant=values.get("variant"),
+            period=values.get("period"),
+            plies=values.get("plies"),
+            ending=values.get("ending"),
+            winner=values.get("winner"),
+            ids=ids,
+            pattern=values.get("pattern"),
+            mirror=mirror,
+            duplicates=values.get("duplicates"),
+        )
+    except FilterError as exc:
+        raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None

@@ -12,6 +12,8 @@ from strat_tools.cli.common import (
     PieceName,
     VariantName,
     count_of,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
@@ -84,10 +86,12 @@ from strat_tools.pieces import ARMIES
     type=click.Path(dir_okay=False),
     help="Image file: .png, .svg or .pdf (written atomically).",
 )
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
+    game_filter: Any,
     piece: str,
     variant: str,
     side: str,
@@ -114,6 +118,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     from strat_tools import board_plots, plots
+    from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
 
@@ -134,6 +139,7 @@ def heatmap(
     }
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+    select = select_for(list(paths), game_filter, jobs=jobs)
     if measure is None:
         tables, tally = read_through(
             paths,
@@ -143,6 +149,7 @@ def heatmap(
                     for p, keys in requests
                 ],
                 list(paths),
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
@@ -158,6 +165,7 @@ def heatmap(
                 piece=None if piece == "all" else piece,
                 measure=measure,  # type: ignore[arg-type]
                 view=view,  # type: ignore[arg-type]
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
@@ -215,11 +223,13 @@ def heatmap(
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @library_errors
 def report(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str | None,
     title: str,
@@ -241,6 +251,7 @@ def report(
     """
     from strat_tools.report import write_report
     from strat_tools.report_inputs import report_inputs_of_paths
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     if not setups_only:
@@ -253,11 +264,14 @@ def report(
             list(paths),
             setups_only=setups_only,
             rules=rules,
+            select=select_for(list(paths), game_filter, jobs=jobs),
             jobs=jobs,
             progress=update,
             tally=tally,
         ),
     )
+    if game_filter.active:
+        message(f"Filters: {game_filter.describe()}")
     message(f"Read {count_of(len(data.games), 'game')}; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

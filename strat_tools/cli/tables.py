@@ -14,6 +14,8 @@ from strat_tools.cli.common import (
     count_of,
     dask_options,
     format_option,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
@@ -49,12 +51,14 @@ from strat_tools.cli.common import (
     is_flag=True,
     help="No replay: games and setups only (much faster; games are not called valid).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def export(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str,
     setups_only: bool,
@@ -77,6 +81,7 @@ def export(
       strat-tools export data/ -o tables-csv/ --format csv
     """
     from strat_tools.driver import export_dataset
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     check_rules(rules)
@@ -92,8 +97,11 @@ def export(
             dask=dask or bool(dask_address),
             dask_address=dask_address,
             progress=update,
+            select=select_for(list(paths), game_filter, jobs=jobs),
         )
     message(str(summary))
+    if summary.dropped:
+        message(f"{summary.dropped:,} games left out by the filters ({game_filter.describe()})")
     if summary.invalid:
         invalid = count_of(summary.invalid, "invalid game")
         verb = "is" if summary.invalid == 1 else "are"
@@ -147,12 +155,14 @@ def export(
     help="Count classicfree setups too (any army on any square).",
 )
 @format_option()
+@game_filter_options_but("--variant")
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def stats(
     paths: tuple[str, ...],
+    game_filter: Any,
     stat: str,
     by: tuple[str, ...],
     variants: tuple[str, ...],
@@ -175,6 +185,7 @@ def stats(
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
+    from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
@@ -191,11 +202,19 @@ def stats(
         "dask": dask or bool(dask_address),
         "dask_address": dask_address,
     }
+    select = select_for(list(paths), game_filter, jobs=jobs)
     # Reduced batch by batch in the workers: memory does not grow with the input.
     table, _tally = read_through(
         paths,
         lambda update, tally: compute_streaming(
-            stat, list(paths), rules=rules, **options, **run, progress=update, tally=tally
+            stat,
+            list(paths),
+            rules=rules,
+            select=select,
+            **options,
+            **run,
+            progress=update,
+            tally=tally,
         ),
     )
     render(table, fmt)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from strat_tools.board import LAKES
 from strat_tools.errors import OptionError
-from strat_tools.stats.formulas import add_wilson, share
+from strat_tools.stats.formulas import share
 from strat_tools.stats.frames import (
     SETUP_COLS,
     SETUP_ROWS,
@@ -30,6 +30,7 @@ from strat_tools.stats.frames import (
     setup_frame,
     with_setups,
 )
+from strat_tools.stats.intervals import cluster_counts, win_rates_of_clusters
 from strat_tools.stats.registry import Options, Statistic, register
 
 # --- placement ------------------------------------------------------------------------------
@@ -455,7 +456,8 @@ def win_rate_counts(
     variant: str | Sequence[str] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """[*by, feature value, setups, wins] over decided games: the count of :func:`win_rate`.
+    """[*by, feature value, mirror_fingerprint, setups, wins] over decided games: the count
+    of :func:`win_rate`, per setup so that the clustered interval adds up across batches.
 
     Long and additive, so a count may carry further key columns (a cluster key, say, for a
     clustered interval) that a finish collapses.
@@ -468,20 +470,20 @@ def win_rate_counts(
     frame = _flag_frame(data, keys, variant, options)
     frame = frame.loc[frame["won"].notna()]
     frame = frame.assign(**{feature: SETUP_FEATURES[feature](frame)})
-    table: pd.DataFrame = (
-        group_by(frame, [*keys, feature])
-        .agg(setups=("won", "size"), wins=("won", "sum"))
-        .reset_index()
-    )
-    table["wins"] = table["wins"].astype("int64")
-    return table
+    return cluster_counts(frame, [*keys, feature], CLUSTER)
+
+
+CLUSTER: Final = "mirror_fingerprint"
+"""The cluster key of the win-rate counts: the games of one setup (or its mirror) are one
+cluster (:mod:`strat_tools.stats.intervals`)."""
 
 
 def finish_win_rate(counts: pd.DataFrame, options: Options | None = None) -> pd.DataFrame:
-    """``win_rate`` and its Wilson 95% interval (``ci_low``, ``ci_high``) from the counts."""
-    table = counts.copy()
-    table["win_rate"] = table["wins"] / table["setups"]
-    return add_wilson(table, "wins", "setups")
+    """``win_rate`` with its Wilson 95% interval (``ci_low``, ``ci_high``) and the clustered
+    one (``cluster_ci_low``, ``cluster_ci_high``), and ``distinct_setups``, from the
+    per-cluster counts (the cluster column collapsed)."""
+    keys = [c for c in counts.columns if c not in ("setups", "wins", CLUSTER)]
+    return win_rates_of_clusters(counts, keys)
 
 
 def win_rate(
@@ -491,10 +493,12 @@ def win_rate(
     variant: str | Sequence[str] | None = None,
     **options: Any,
 ) -> pd.DataFrame:
-    """Win rate of setups with and without a feature, with Wilson 95% intervals.
+    """Win rate of setups with and without a feature, with plain and clustered 95% intervals.
 
-    Columns: [*by, feature value, setups (decided games only), wins, win_rate, ci_low,
-    ci_high]. Draws and unknown results are left out of the sample.
+    Columns: [*by, feature value, setups (decided games only), distinct_setups (by mirror
+    fingerprint), wins, win_rate, ci_low, ci_high, cluster_ci_low, cluster_ci_high]. Draws
+    and unknown results are left out of the sample. The clustered interval counts the games
+    of one setup as one cluster (:mod:`strat_tools.stats.intervals`).
     """
     return finish_win_rate(win_rate_counts(data, feature, by, variant, **options))
 
