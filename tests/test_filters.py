@@ -13,7 +13,7 @@ import pytest
 from strat_tools.driver import read_games
 from strat_tools.filters import FilterError, GameFilter, duplicate_mask, read_id_file
 from strat_tools.generate import generate_games
-from strat_tools.gravon import read_records
+from strat_tools.readers import read_records
 from strat_tools.writer import write_games
 
 

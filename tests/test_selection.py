@@ -18,7 +18,7 @@ from strat_tools.dataset import read_dataset
 from strat_tools.driver import read_games
 from strat_tools.filters import GameFilter
 from strat_tools.generate import generate_games
-from strat_tools.gravon import read_records
+from strat_tools.readers import read_records
 from strat_tools.selection import filter_gameset, read_selected, select_games
 from strat_tools.validate import validate
 from strat_tools.writer import write_games
