@@ -30,6 +30,8 @@ from itertools import chain
 from pathlib import Path
 from typing import cast
 
+from strat_tools.errors import InputError, OptionError
+from strat_tools.output import OutputError
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import read_units, resolve
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
@@ -91,7 +93,7 @@ Encoder = Callable[[GameRecord], bytes]
 def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
     """The (file name, encode) functions a registry entry names; ``ValueError`` if none."""
     if not fmt.writable:
-        raise ValueError(f"the project cannot write {fmt.name} records")
+        raise OptionError(f"the project cannot write {fmt.name} records")
     return cast(Namer, resolve(fmt.file_name)), cast(Encoder, resolve(fmt.encode))
 
 
@@ -137,7 +139,7 @@ def _refuse_overlap(paths: list[str], out: str) -> None:
     target = _real(out)
     for path in paths:
         if os.path.exists(path) and _overlaps(target, _real(path)):
-            raise ValueError(f"the output {out} is, holds or lies inside the input {path}")
+            raise OutputError(f"the output {out} is, holds or lies inside the input {path}")
 
 
 def _named_files(
@@ -152,7 +154,7 @@ def _named_files(
         for item in batch:
             unit = units.popleft()  # the units in flight, in order: maps results to inputs
             if _overlaps(_real(unit.source), target):
-                raise ValueError(f"the input {unit.source} lies inside the output {report.out}")
+                raise OutputError(f"the input {unit.source} lies inside the output {report.out}")
             if isinstance(item, NotConverted):
                 report.failed.append(item)
                 continue
@@ -191,7 +193,7 @@ def convert(
     stream = iter_units(inputs, skipped=report.skipped)
     first = next(stream, None)
     if first is None:
-        raise ValueError(f"no game records found in {' '.join(inputs)}")
+        raise InputError(f"no game records found in {' '.join(inputs)}")
     units: deque[Unit] = deque()
 
     def remembered() -> Iterator[Unit]:
@@ -219,9 +221,9 @@ def _write_atomically(files: Iterable[tuple[str, bytes]], out: Path) -> None:
         write_files(files, out, zip=True)
         return
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"{out} exists and is not an empty folder; name a new folder or a .zip")
+        raise OutputError(f"{out} exists and is not an empty folder; name a new folder or a .zip")
     if not out.parent.is_dir():
-        raise ValueError(f"folder {out.parent} does not exist")
+        raise OutputError(f"folder {out.parent} does not exist")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         write_files(files, tmp, zip=False)

@@ -37,6 +37,8 @@ import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
 from strat_tools.engine.position import Position
+from strat_tools.errors import InputError
+from strat_tools.output import OutputError
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.readers import read_units
@@ -385,7 +387,7 @@ class ShardWriter:
 
     def __enter__(self) -> ShardWriter:
         if self.directory.exists() and not self.directory.is_dir():
-            raise ValueError(f"{self.directory} exists and is not a folder")
+            raise OutputError(f"{self.directory} exists and is not a folder")
         (self.staging / "observations").mkdir(parents=True)
         self._games = pq.ParquetWriter(
             self.staging / "games.parquet", GAMES_SCHEMA, compression="zstd"
@@ -493,7 +495,7 @@ def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     than memory, open ``directory/observations`` with ``pyarrow.dataset``)."""
     folder = Path(directory) / "observations"
     if not folder.is_dir():
-        raise ValueError(f"{directory} holds no observations/ folder (not an export?)")
+        raise InputError(f"{directory} holds no observations/ folder (not an export?)")
     parts = sorted(folder.glob("part-*.parquet"))
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()

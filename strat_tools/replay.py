@@ -30,6 +30,7 @@ from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
+from strat_tools.errors import InputError
 from strat_tools.pieces import piece_name
 from strat_tools.records import (
     Diagnostic,
@@ -535,7 +536,7 @@ def board_at(
     Stops early at an illegal move; raises ``ValueError`` when the record has no setup.
     """
     if record.setup is None:
-        raise ValueError(f"{record.game_id}: the record has no setup to show")
+        raise InputError(f"{record.game_id}: the record has no setup to show")
     require_consistent(record)
     upto = record.plies if ply is None else max(0, min(ply, record.plies))
     ruleset = resolve_rules(rules, record)

@@ -33,6 +33,7 @@ from strat_tools.board import LAKES
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.svg import STYLE
+from strat_tools.errors import InputError
 from strat_tools.output import write_file_atomically
 from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
@@ -237,7 +238,7 @@ def write_viewer(
     games, left_out = collect_games(records, rules=rules, limit=limit)
     if not games:
         which = f"no game {game_id}" if game_id else "no game records"
-        raise LookupError(f"{which} in {' '.join(names)}")
+        raise InputError(f"{which} in {' '.join(names)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     text = viewer_html(games, title=str(title), numbering=numbering, note=note)
