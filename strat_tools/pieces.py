@@ -79,7 +79,7 @@ def parse_piece(text: str) -> PieceKind:
     ['flag', 'flag', 'flag', 'bomb', 'spy', 'spy']
     >>> parse_piece("flagg")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.errors.OptionError: unknown piece 'flagg'; choose from flag, bomb, spy, scout, ... (or F, B, S)
+    strat_tools.errors.OptionError: unknown piece 'flagg'; choose from flag, bomb, ... (or F, B, S)
     """
     word = text.strip().lower()
     if word in _PIECE_LETTERS:

@@ -36,7 +36,7 @@ def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
     ('classic', 'ultimate lightning')
     >>> parse_variant("clasic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.errors.OptionError: unknown variant 'clasic'; choose from classic, barrage, duell, ...
+    strat_tools.errors.OptionError: unknown variant 'clasic'; choose from classic, barrage, ...
     """
     word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
     if word in allowed:
