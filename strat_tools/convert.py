@@ -20,8 +20,6 @@ written. Reading and encoding run per batch in worker processes (``jobs``) or on
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +28,7 @@ from itertools import chain
 from pathlib import Path
 from typing import cast
 
+from strat_tools.output import atomic_folder, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import read_units, resolve
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
@@ -122,37 +121,20 @@ def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConv
     return out
 
 
-def _real(path: str | os.PathLike[str]) -> str:
-    return os.path.realpath(os.fspath(path))
-
-
-def _overlaps(a: str, b: str) -> bool:
-    """Whether real paths ``a`` and ``b`` are the same or one lies inside the other."""
-    return (
-        a == b or a.startswith(b.rstrip(os.sep) + os.sep) or b.startswith(a.rstrip(os.sep) + os.sep)
-    )
-
-
-def _refuse_overlap(paths: list[str], out: str) -> None:
-    target = _real(out)
-    for path in paths:
-        if os.path.exists(path) and _overlaps(target, _real(path)):
-            raise ValueError(f"the output {out} is, holds or lies inside the input {path}")
-
-
 def _named_files(
     results: Iterable[list[tuple[str, bytes] | NotConverted]],
     units: deque[Unit],
     report: ConvertReport,
-    target: str,
 ) -> Iterator[tuple[str, bytes]]:
     """The files to write, in order; failures, repeated names and bad names go to ``report``."""
     seen: set[str] = set()
+    checked = ""
     for batch in results:
         for item in batch:
             unit = units.popleft()  # the units in flight, in order: maps results to inputs
-            if _overlaps(_real(unit.source), target):
-                raise ValueError(f"the input {unit.source} lies inside the output {report.out}")
+            if unit.source != checked:  # one check per file (a zip's members share it)
+                refuse_overlap([unit.source], report.out)
+                checked = unit.source
             if isinstance(item, NotConverted):
                 report.failed.append(item)
                 continue
@@ -186,7 +168,7 @@ def convert(
     fmt = format_named(to)
     writer_of(fmt)
     out_text = os.fspath(out)
-    _refuse_overlap(inputs, out_text)
+    refuse_overlap(inputs, out_text)
     report = ConvertReport(out=out_text, to=fmt.name)
     stream = iter_units(inputs, skipped=report.skipped)
     first = next(stream, None)
@@ -207,26 +189,11 @@ def convert(
         dask_address=dask_address,
         progress=progress,
     )
-    files = _named_files(results, units, report, _real(out_text))
-    _write_atomically(files, Path(out_text))
+    files = _named_files(results, units, report)
+    out_path = Path(out_text)
+    if out_path.suffix.lower() == ".zip" and not out_path.is_dir():
+        write_files(files, out_path, zip=True)  # through output.atomic_output
+    else:
+        with atomic_folder(out_path) as building:
+            write_files(files, building, zip=False)
     return report
-
-
-def _write_atomically(files: Iterable[tuple[str, bytes]], out: Path) -> None:
-    """A zip through :func:`~strat_tools.writer.write_files` (atomic by itself); a folder
-    built beside its place and renamed into it when complete."""
-    if out.suffix.lower() == ".zip" and not out.is_dir():
-        write_files(files, out, zip=True)
-        return
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"{out} exists and is not an empty folder; name a new folder or a .zip")
-    if not out.parent.is_dir():
-        raise ValueError(f"folder {out.parent} does not exist")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-    try:
-        write_files(files, tmp, zip=False)
-        tmp.chmod(0o755)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
