@@ -26,15 +26,18 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import cast
+from typing import Final, cast
 
 from strat_tools.output import atomic_folder, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import read_units, resolve
+from strat_tools.readers import NothingReadable, read_units, resolve, unreadable_reason
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.records import GameRecord
 from strat_tools.sources import Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.writer import write_files
+
+UNREADABLE: Final = "unreadable: "
+"""How the reason of an input that could not be read starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +114,8 @@ def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConv
     out: list[tuple[str, bytes] | NotConverted] = []
     for unit, record in zip(units, read_units(units, check=False), strict=True):
         if not record.readable:
-            reason = record.errors[0].message if record.errors else "not a game record"
-            out.append(NotConverted(unit.source, unit.member, f"unreadable: {reason}"))
+            reason = unreadable_reason(record)
+            out.append(NotConverted(unit.source, unit.member, UNREADABLE + reason))
             continue
         try:
             out.append((file_name_for(record, fmt), encode(record)))
@@ -125,8 +128,11 @@ def _named_files(
     results: Iterable[list[tuple[str, bytes] | NotConverted]],
     units: deque[Unit],
     report: ConvertReport,
+    inputs: list[str],
 ) -> Iterator[tuple[str, bytes]]:
-    """The files to write, in order; failures, repeated names and bad names go to ``report``."""
+    """The files to write, in order; failures, repeated names and bad names go to ``report``;
+    :class:`~strat_tools.readers.NothingReadable` (before anything is put in place) when not
+    one input could be read."""
     seen: set[str] = set()
     checked = ""
     for batch in results:
@@ -146,6 +152,9 @@ def _named_files(
             seen.add(name)
             report.written += 1
             yield name, data
+    if all(f.reason.startswith(UNREADABLE) for f in report.failed) and not report.written:
+        # Raised before the output is put in place: nothing is written.
+        raise NothingReadable(inputs, [f.reason.removeprefix(UNREADABLE) for f in report.failed])
 
 
 def convert(
@@ -161,8 +170,9 @@ def convert(
     """Write every game under ``paths`` in format ``to`` into ``out`` (a ``.zip`` or a folder).
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
-    that overlaps an input, an existing non-empty output folder, or inputs holding no game
-    record at all.
+    that overlaps an input or an existing non-empty output folder;
+    :class:`~strat_tools.readers.NothingReadable` (nothing written) when the inputs hold no
+    readable game record at all.
     """
     inputs = path_list(paths)
     fmt = format_named(to)
@@ -173,7 +183,7 @@ def convert(
     stream = iter_units(inputs, skipped=report.skipped)
     first = next(stream, None)
     if first is None:
-        raise ValueError(f"no game records found in {' '.join(inputs)}")
+        raise NothingReadable(inputs)
     units: deque[Unit] = deque()
 
     def remembered() -> Iterator[Unit]:
@@ -189,7 +199,7 @@ def convert(
         dask_address=dask_address,
         progress=progress,
     )
-    files = _named_files(results, units, report)
+    files = _named_files(results, units, report, inputs)
     out_path = Path(out_text)
     if out_path.suffix.lower() == ".zip" and not out_path.is_dir():
         write_files(files, out_path, zip=True)  # through output.atomic_output

@@ -40,7 +40,7 @@ from strat_tools.engine.position import Position
 from strat_tools.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.readers import read_units
+from strat_tools.readers import NothingReadable, read_units
 from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.sources import Paths, Unit, iter_units, path_list
@@ -115,6 +115,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("variant", pa.string(), nullable=False),
         pa.field("rules", pa.string()),
         pa.field("status", pa.string(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
         pa.field("plies", pa.int32(), nullable=False),
         pa.field("observations", pa.int32(), nullable=False),
         pa.field("reason", pa.string()),
@@ -276,6 +277,7 @@ def observations_for_records(
             "variant": record.variant,
             "rules": result.rules.name if result is not None else None,
             "status": status.value,
+            "readable": record.readable,
             "plies": record.plies,
             "observations": rows,
             "reason": failure or (None if rows else _reason(record, result)),
@@ -353,6 +355,10 @@ class ObservationsSummary:
     directory: str
     games: int = 0
     valid: int = 0
+    readable: int = 0
+    """Inputs that could be read (valid or invalid games); the others are unreadable."""
+    unreadable_reasons: list[str] = field(default_factory=list)
+    """The first reasons inputs could not be read (at most three)."""
     without: int = 0
     """Games that gave no rows (invalid, unreadable, or valid without moves)."""
     observations: int = 0
@@ -424,6 +430,12 @@ class ShardWriter:
         self._games.write_table(games)
         self.summary.games += games.num_rows
         self.summary.valid += sum(1 for s in games.column("status").to_pylist() if s == "valid")
+        readable = games.column("readable").to_pylist()
+        self.summary.readable += sum(readable)
+        reasons = self.summary.unreadable_reasons
+        for ok, reason in zip(readable, games.column("reason").to_pylist(), strict=True):
+            if not ok and len(reasons) < 3:
+                reasons.append(str(reason))
         self.summary.without += sum(1 for n in games.column("observations").to_pylist() if not n)
         observations = tables["observations"]
         start = 0
@@ -500,6 +512,8 @@ def export_observations(
     """Write the observations of every valid game under ``directory``: shards
     ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every input, with the rows
     it gave or why none). Streams batch by batch; files move into place when complete.
+    Raises :class:`~strat_tools.readers.NothingReadable` (nothing written) when not one input
+    could be read.
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
@@ -519,6 +533,8 @@ def export_observations(
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
+        if not writer.summary.readable:  # raised inside: nothing is put in place
+            raise NothingReadable(inputs, writer.summary.unreadable_reasons)
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
 

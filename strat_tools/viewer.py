@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from importlib.resources import files
@@ -226,15 +226,31 @@ def write_viewer(
     limit: int = MAX_GAMES,
 ) -> ViewerSummary:
     """Read ``paths``, keep ``game_id`` (or every game, up to ``limit``) and write the
-    viewer page to ``output`` atomically. Raises ``LookupError`` when no game is found.
+    viewer page to ``output`` atomically. Raises ``LookupError`` when no game is found,
+    :class:`~strat_tools.readers.NothingReadable` when not one input could be read.
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
-    from strat_tools.readers import read_records
+    from strat_tools.readers import NothingReadable, read_records, unreadable_reason
+    from strat_tools.sources import path_list
 
-    names = [paths] if isinstance(paths, str) else list(paths)
-    records = (r for r in read_records(names) if game_id is None or r.game_id == game_id)
-    games, left_out = collect_games(records, rules=rules, limit=limit)
+    names = path_list(paths)
+    unreadable: list[str] = []
+    readable = 0
+
+    def wanted() -> Iterator[GameRecord]:
+        nonlocal readable
+        for record in read_records(names):
+            if record.readable:
+                readable += 1
+            elif len(unreadable) < 3:
+                unreadable.append(unreadable_reason(record))
+            if game_id is None or record.game_id == game_id:
+                yield record
+
+    games, left_out = collect_games(wanted(), rules=rules, limit=limit)
+    if not readable:
+        raise NothingReadable(names, unreadable)
     if not games:
         which = f"no game {game_id}" if game_id else "no game records"
         raise LookupError(f"{which} in {' '.join(names)}")

@@ -240,7 +240,8 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 def library_errors(func: F) -> F:
     """Turn library errors into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`), never a
-    traceback; Ctrl-C exits 130 and SIGTERM 143 once temporary files are removed."""
+    traceback (:class:`strat_tools.readers.NothingReadable` exits 2: nothing ran); Ctrl-C
+    exits 130 and SIGTERM 143 once temporary files are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -262,6 +263,10 @@ def library_errors(func: F) -> F:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
         except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
+            from strat_tools.readers import NothingReadable
+
+            if isinstance(exc, NothingReadable):  # nothing ran: the paths are the mistake
+                raise NoInput(printable_lines(str(exc))) from None
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
         finally:
             if main_thread and previous is not None:
