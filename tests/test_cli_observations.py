@@ -37,11 +37,20 @@ def test_observations_writes_shards_and_reports_on_stderr(tmp_path: Path) -> Non
 
 
 def test_no_valid_game_is_an_error(tmp_path: Path) -> None:
+    invalid = tmp_path / "piece_on_lake.xml"  # readable, but its replay stops at ply 1
+    invalid.write_bytes((DATA.parent / "tests/fixtures/gravon/piece_on_lake.xml").read_bytes())
+    result = CliRunner().invoke(main, ["observations", str(invalid), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 1
+    assert "no valid game" in result.stderr and "games.parquet" in result.stderr
+
+
+def test_nothing_readable_is_a_usage_error_and_writes_nothing(tmp_path: Path) -> None:
     broken = tmp_path / "broken.xml"
     broken.write_text("<stratego>", encoding="utf-8")
     result = CliRunner().invoke(main, ["observations", str(broken), "-o", str(tmp_path / "o")])
-    assert result.exit_code == 1
-    assert "no valid game" in result.stderr and "games.parquet" in result.stderr
+    assert result.exit_code == 2
+    assert "nothing readable in" in result.stderr and "truncated" in result.stderr
+    assert not (tmp_path / "o" / "games.parquet").exists()
 
 
 def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
