@@ -58,7 +58,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
         from strat_tools.validate import iter_verdicts
 
         counts = {"valid": 0, "invalid": 0, "unchecked": 0}
-        for verdict in iter_verdicts(iter_units(paths), jobs=jobs):
+        for verdict in iter_verdicts(paths, jobs=jobs):
             counts[verdict.status.value] += 1
         out.update(counts)
         out["games"] = sum(counts.values())
@@ -71,7 +71,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
             moves += record.plies
         out.update(games=games, moves=moves)
     elif task in ("export", "setups"):
-        from strat_tools.dataset import export_dataset
+        from strat_tools.driver import export_dataset
 
         with tempfile.TemporaryDirectory() as tmp:
             summary = export_dataset(
@@ -79,7 +79,8 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
             )
         out["games"] = summary.games
     elif task == "report":
-        from strat_tools.report import report_inputs_of_paths, report_text
+        from strat_tools.report import report_text
+        from strat_tools.report_inputs import report_inputs_of_paths
 
         inputs = report_inputs_of_paths(paths, jobs=jobs)
         out["report_chars"] = len(report_text(inputs, "html"))

@@ -29,7 +29,8 @@ from strat_tools.validate import validate
 
 if TYPE_CHECKING:
     from strat_tools.boardimage import write_board_image
-    from strat_tools.dataset import GameSet, read_dataset, read_games
+    from strat_tools.dataset import GameSet, read_dataset
+    from strat_tools.driver import read_games
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.position import Position
     from strat_tools.engine.svg import board_svg
@@ -51,7 +52,7 @@ _LAZY = {
     "write_viewer": "viewer",
     "GameSet": "dataset",
     "read_dataset": "dataset",
-    "read_games": "dataset",
+    "read_games": "driver",
     "parse_record": "readers",
     "read_records": "readers",
     "GameRecord": "records",
@@ -80,6 +81,10 @@ _SUBMODULES = frozenset(
         "readers",
         "rules",
         "dataset",
+        "identity",
+        "patterns",
+        "filters",
+        "selection",
         "replay",
         "engine",
         "events",

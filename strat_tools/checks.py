@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Final
 
 from strat_tools.board import LAKES, square_name
-from strat_tools.pieces import ARMIES, CODE_KIND, KINDS, LAKE
+from strat_tools.pieces import ARMIES, BOARD_CODES, CODE_KIND, KINDS, LAKE
 from strat_tools.records import RESULT_TYPES, GameRecord, RecordError, Rescue, Result, Severity
 
 ERROR: Final = Severity.ERROR
@@ -247,28 +247,44 @@ def check_record(
     check_result(record, result_line)
 
 
-def consistency_problem(record: GameRecord) -> str | None:
+def _setup_problem(setup: object, codes: bool) -> str | None:
+    if not isinstance(setup, tuple | list) or len(setup) != 100:
+        size = len(setup) if isinstance(setup, tuple | list) else type(setup).__name__
+        return f"the setup has {size} squares, not 100"
+    if not codes:
+        return None
+    try:
+        bad = bytes(setup).translate(None, BOARD_CODES)  # C speed; refuses non-integers
+    except (TypeError, ValueError):
+        bad = b"\xff"
+    if bad:
+        return "the setup holds a code outside 0..25 (empty, pieces, lake)"
+    return None
+
+
+def consistency_problem(record: GameRecord, *, moves: bool = True) -> str | None:
     """Why ``record`` cannot be replayed at all, or ``None``: the shape of a record built by
     hand (a reader's records always pass). Judging a well-formed record is the other
-    checks' and the replay's job.
+    checks' and the replay's job. ``moves=False`` skips the scans of the setup's and the
+    moves' codes (the cheap checks only: sizes, rescues, result; the engine's
+    :class:`~strat_tools.engine.position.Position` refuses bad setup codes itself).
 
     >>> consistency_problem(GameRecord("x.xml", setup=(0,) * 99))
     'the setup has 99 squares, not 100'
+    >>> consistency_problem(GameRecord("x.xml", sources=[1, 2], targets=[11, 120]))
+    'a move target is not a square 0..99 (or -1 for an unreadable one)'
     """
-    setup = record.setup
-    if setup is not None:
-        if not isinstance(setup, tuple | list) or len(setup) != 100:
-            size = len(setup) if isinstance(setup, tuple | list) else type(setup).__name__
-            return f"the setup has {size} squares, not 100"
-        if not all(isinstance(code, int) and 0 <= code <= LAKE for code in setup):
-            return "the setup holds a code outside 0..25 (empty, pieces, lake)"
+    if record.setup is not None:
+        problem = _setup_problem(record.setup, codes=moves)
+        if problem is not None:
+            return problem
     n = len(record.sources)
     if len(record.targets) != n:
         return f"{n} move sources but {len(record.targets)} targets"
     if record.lines and len(record.lines) != n:
         return f"{n} moves but {len(record.lines)} line numbers"
-    for what, squares in (("source", record.sources), ("target", record.targets)):
-        # C-level scans: this runs once per replayed game.
+    scanned = (("source", record.sources), ("target", record.targets)) if moves else ()
+    for what, squares in scanned:
         if squares and (
             not set(map(type, squares)) <= {int} or min(squares) < -1 or max(squares) > 99
         ):
@@ -283,8 +299,9 @@ def consistency_problem(record: GameRecord) -> str | None:
     return None
 
 
-def require_consistent(record: GameRecord) -> None:
-    """Raise :class:`~strat_tools.records.RecordError` if ``record`` cannot be replayed."""
-    problem = consistency_problem(record)
+def require_consistent(record: GameRecord, *, moves: bool = True) -> None:
+    """Raise :class:`~strat_tools.records.RecordError` if ``record`` cannot be replayed
+    (``moves=False``: the cheap checks only, see :func:`consistency_problem`)."""
+    problem = consistency_problem(record, moves=moves)
     if problem is not None:
         raise RecordError(f"{record.game_id}: inconsistent record: {problem}")

@@ -1,10 +1,10 @@
-"""The notebook API: read games into a :class:`GameSet`, export it, read an export back.
+"""Games as four tables in memory (:class:`GameSet`), and dataset folders written and read.
 
-:func:`read_games` reads record files, folders, globs or zips (in parallel, through
-:func:`strat_tools.pipeline.map_batches`) into four tables, or reads an exported dataset
-folder back without parsing anything. :func:`export_dataset` streams the same tables batch
-by batch into a folder, so memory stays flat however long the input; :meth:`GameSet.export`
-writes tables already in memory. :func:`read_dataset` gives back identical tables.
+:class:`DatasetWriter` writes batches of the four tables into a folder (what
+:func:`strat_tools.driver.export_dataset` streams into, and :meth:`GameSet.export` writes
+tables already in memory with); :func:`read_dataset` gives back identical tables, and
+:func:`iter_dataset` the same a batch of games at a time. Reading game records is the
+driver's (:mod:`strat_tools.driver`), which is also where ``read_games`` lives.
 
 A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
 ``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
@@ -28,9 +28,9 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -41,28 +41,22 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from strat_tools.errors import DatasetError, OptionError
 from strat_tools.output import (
     MARKER_NAME,
     OutputError,
     OwnedFolder,
     file_digest,
-    refuse_overlap,
     verify_folder,
 )
 from strat_tools.output import read_marker as read_export_marker
-from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.sources import PathArg as PathArg
 from strat_tools.sources import Paths as Paths
-from strat_tools.sources import iter_units, path_list
 from strat_tools.tables import (
     SCHEMAS,
     TABLE_NAMES,
-    GameIds,
-    check_rules,
-    concat_tables,
     conform,
     empty_tables,
-    tables_for_units,
     to_frame,
 )
 from strat_tools.text import count_of, neutralise_csv_table, restore_csv_table
@@ -83,16 +77,13 @@ ROW_GROUP_ROWS: Final = 250_000
 ROW_GROUP_BYTES: Final = 4 * 1024 * 1024
 
 
-class DatasetError(ValueError):
-    """A dataset folder is missing a table or holds one that does not fit its schema."""
-
-
 class GameSet:
     """Games as four tables: ``.games``, ``.setups``, ``.moves``, ``.diagnostics``.
 
     The frames are pandas DataFrames (nullable ints, categoricals for labels), built from
     the Arrow tables (``.tables``) on first use.
 
+    >>> from strat_tools.driver import read_games
     >>> games = read_games("data/")  # doctest: +SKIP
     >>> games.games.groupby("variant").size()  # doctest: +SKIP
     """
@@ -181,6 +172,8 @@ class ExportSummary:
     """Inputs that could not be read: a games row each (status unreadable), not games."""
     rows: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    dropped: int = 0
+    """Games a selection left out (see :func:`strat_tools.driver.export_dataset`)."""
 
     def __str__(self) -> str:
         rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
@@ -212,7 +205,7 @@ class DatasetWriter:
 
     def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
         if format not in FORMATS:
-            raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
@@ -373,9 +366,6 @@ def _csv_schema(schema: pa.Schema) -> pa.Schema:
 
 
 # --- reading -----------------------------------------------------------------------------
-
-
-_path_list = path_list  # the one helper, in sources.py (kept under this name for callers)
 
 
 def _table_file(directory: Path, name: str) -> Path | None:
@@ -601,118 +591,6 @@ def _read_table(path: Path, name: str) -> pa.Table:
         return conform(name, table)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
         raise DatasetError(f"cannot read the {name} table from {path}: {exc}") from exc
-
-
-def _batches(
-    paths: list[str],
-    *,
-    setups_only: bool,
-    rules: str | None,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
-    progress: ProgressCallback | None,
-) -> Iterator[dict[str, pa.Table]]:
-    """The four tables per batch of input, in input order; each dataset folder among the
-    paths is one batch, read back without parsing; game ids stay unique across all of them."""
-    if not setups_only:
-        check_rules(rules)
-    work = partial(tables_for_units, rules=rules, setups_only=setups_only)
-    ids = GameIds()
-    for is_folder, group in _split_datasets(paths):
-        if is_folder:
-            gameset = read_dataset(group[0])
-            if progress is not None:
-                progress(len(gameset))
-            yield ids.renumber(gameset.tables)
-            continue
-        for tables in map_batches(
-            work, iter_units(group), jobs=jobs, dask=dask, dask_address=dask_address,
-            progress=progress,
-        ):  # fmt: skip
-            yield ids.renumber(tables)
-
-
-def _split_datasets(paths: list[str]) -> list[tuple[bool, list[str]]]:
-    """Runs of record paths and single dataset folders, in the order given."""
-    runs: list[tuple[bool, list[str]]] = []
-    for path in paths:
-        if is_dataset(path):
-            runs.append((True, [path]))
-        elif runs and not runs[-1][0]:
-            runs[-1][1].append(path)
-        else:
-            runs.append((False, [path]))
-    return runs
-
-
-def read_games(
-    paths: Paths,
-    *,
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-) -> GameSet:
-    """Read game records (files, folders, globs, zips) or an exported dataset folder.
-
-    ``setups_only`` skips the replay (much faster; no moves table, see
-    :mod:`strat_tools.tables`); ``rules`` names a rule set or ``'auto'``; ``jobs`` is the
-    number of processes (None: every core); ``dask``/``dask_address`` run the batches on Dask.
-
-    >>> import strat_tools as st
-    >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
-    >>> games.setups.query("piece == 'flag'").row.value_counts()  # doctest: +SKIP
-    """
-    parts = _batches(
-        _path_list(paths),
-        setups_only=setups_only,
-        rules=rules,
-        jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-    )
-    return GameSet(concat_tables(parts))
-
-
-def export_dataset(
-    paths: Paths,
-    directory: PathArg,
-    *,
-    format: Format = "parquet",
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
-) -> ExportSummary:
-    """Read records (or a dataset folder) and write the four tables under ``directory``.
-
-    Streams: each batch is written as it arrives, so memory stays flat. Atomic per file.
-
-    >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
-    """
-    started = time.perf_counter()
-    refuse_overlap(_path_list(paths), directory)
-    with DatasetWriter(directory, format) as writer:
-        for tables in _batches(
-            _path_list(paths),
-            setups_only=setups_only,
-            rules=rules,
-            jobs=jobs,
-            dask=dask,
-            dask_address=dask_address,
-            progress=progress,
-        ):
-            writer.write(tables)
-            if on_batch is not None:
-                on_batch(tables)
-    return writer.summary(time.perf_counter() - started)
 
 
 def empty_gameset() -> GameSet:

@@ -23,6 +23,7 @@ from typing import Final
 
 from strat_tools.board import LAKES, NEIGHBOURS, Side, from_owner_view
 from strat_tools.engine.position import DISTANCE
+from strat_tools.errors import OptionError, RunError
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_code
 from strat_tools.pipeline import map_batches
 from strat_tools.readers import parse_record
@@ -570,9 +571,9 @@ def _variant_weights(variant: str | Mapping[str, float]) -> tuple[list[str], lis
     if unknown or not mix:
         known = ", ".join(SETUP_MODELS)
         names = ", ".join(map(repr, unknown)) or "(none)"
-        raise ValueError(f"cannot generate variant {names}; expected {known}")
+        raise OptionError(f"cannot generate variant {names}; expected {known}")
     if any(weight < 0 for weight in mix.values()) or sum(mix.values()) <= 0:
-        raise ValueError(f"variant weights must be >= 0 with a positive sum, got {mix!r}")
+        raise OptionError(f"variant weights must be >= 0 with a positive sum, got {mix!r}")
     return list(mix), list(mix.values())
 
 
@@ -591,9 +592,9 @@ def parse_variant_mix(text: str) -> str | dict[str, float]:
         try:
             mix[name.strip()] = float(weight)
         except ValueError:
-            raise ValueError(f"not a variant weight: {part!r} (expected like classic=8)") from None
+            raise OptionError(f"not a variant weight: {part!r} (expected like classic=8)") from None
         if not sep:
-            raise ValueError(f"not a variant weight: {part!r} (expected like classic=8)")
+            raise OptionError(f"not a variant weight: {part!r} (expected like classic=8)")
     _variant_weights(mix)
     return mix
 
@@ -602,7 +603,7 @@ def parse_period(text: str) -> tuple[int, int]:
     """Read a calendar period ``'2026-11'`` as (year, month)."""
     year, sep, month = text.partition("-")
     if not (sep and year.isdigit() and month.isdigit() and 1 <= int(month) <= 12):
-        raise ValueError(f"not a period: {text!r} (expected YYYY-MM, e.g. 2026-11)")
+        raise OptionError(f"not a period: {text!r} (expected YYYY-MM, e.g. 2026-11)")
     return int(year), int(month)
 
 
@@ -637,7 +638,7 @@ def generate_game(
     return record
 
 
-class GenerationError(RuntimeError):
+class GenerationError(RunError):
     """A generated game failed its own checks: a bug in the generator or the engine."""
 
 
@@ -677,7 +678,7 @@ def plan_games(
 ) -> list[tuple[int, str]]:
     """(number, variant) of each game to generate: the variant of a mix drawn from the seed."""
     if n < 0:
-        raise ValueError(f"the number of games must be >= 0, got {n}")
+        raise OptionError(f"the number of games must be >= 0, got {n}")
     names, weights = _variant_weights(variant)
     picker = random.Random(f"strat-tools/{seed}/variants")
     return [
@@ -710,7 +711,7 @@ def generate_games(
     ['barrage-2026.10-1', 'barrage-2026.10-2', 'barrage-2026.10-3']
     """
     if not 1 <= month <= 12:
-        raise ValueError(f"month must be 1..12, got {month}")
+        raise OptionError(f"month must be 1..12, got {month}")
     for number, chosen in plan_games(n, variant, seed, first_number):
         record = generate_game(
             number, chosen, seed, year=year, month=month, policy=policy, max_plies=max_plies
@@ -766,7 +767,7 @@ def generate_files(
     10000
     """
     if not 1 <= month <= 12:
-        raise ValueError(f"month must be 1..12, got {month}")
+        raise OptionError(f"month must be 1..12, got {month}")
     plan = plan_games(n, variant, seed, first_number)
     work = partial(
         _generate_batch,

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
+from strat_tools.errors import StratToolsError
+
 PathArg = str | os.PathLike[str]
 
 MARKER_NAME: Final = ".strat-tools-export.json"
@@ -47,7 +49,7 @@ MARKER_NAME: Final = ".strat-tools-export.json"
 MARKER_KIND: Final = "strat-tools export"
 
 
-class OutputError(ValueError):
+class OutputError(StratToolsError, ValueError):
     """An output target this toolkit will not write to (and why)."""
 
 

@@ -16,9 +16,13 @@ from enum import IntEnum
 from typing import Final, Literal
 
 from strat_tools.board import Side
+from strat_tools.errors import OptionError
 
 EMPTY: Final = 0
 LAKE: Final = 25
+BOARD_CODES: Final = bytes(range(LAKE + 1))
+"""Every code a board square may hold (empty, the 24 pieces, the lake), as bytes: a setup
+whose ``bytes(setup).translate(None, BOARD_CODES)`` is not empty holds a bad code."""
 
 Numbering = Literal["modern", "classic"]
 """``modern``: 10 = marshal, 1 = spy. ``classic``: 1 = marshal, 9 = scout, S = spy."""
@@ -59,7 +63,7 @@ class PieceKind(IntEnum):
             return cls[label.strip().upper()]
         except KeyError:
             names = ", ".join(k.label for k in cls)
-            raise ValueError(f"unknown piece {label!r}; expected one of {names}") from None
+            raise OptionError(f"unknown piece {label!r}; expected one of {names}") from None
 
 
 KINDS: Final = tuple(PieceKind)
@@ -83,7 +87,7 @@ def parse_piece(text: str) -> PieceKind:
     for candidate in (word, word[:-1] if word.endswith("s") else word):
         if candidate in KIND_LABELS:
             return PieceKind.from_label(candidate)
-    raise ValueError(f"unknown piece {text!r}; choose from {', '.join(PIECE_NAMES)} (or F, B, S)")
+    raise OptionError(f"unknown piece {text!r}; choose from {', '.join(PIECE_NAMES)} (or F, B, S)")
 
 
 PIECE_NAMES: Final = ("flag", "bomb", *(k.label for k in KINDS if k.movable))
@@ -97,13 +101,27 @@ MODERN_LABELS: Final = ("B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", 
 """Rank labels in the modern numbering, indexed by kind (10 = marshal, 1 = spy)."""
 
 
+def check_numbering(numbering: object) -> Numbering:
+    """``numbering`` if it is ``'modern'`` or ``'classic'``, else :class:`OptionError`: where
+    a numbering enters the library it is checked, never taken as the other one.
+
+    >>> check_numbering("clasic")
+    Traceback (most recent call last):
+    ...
+    strat_tools.errors.OptionError: unknown numbering 'clasic'; choose from modern, classic
+    """
+    if numbering == "modern" or numbering == "classic":
+        return numbering
+    raise OptionError(f"unknown numbering {numbering!r}; choose from {', '.join(NUMBERINGS)}")
+
+
 def rank_label(kind: PieceKind, numbering: Numbering = "modern") -> str:
     """Short rank label: the marshal is ``'10'`` (modern) or ``'1'`` (classic)."""
     if numbering == "modern":
         return MODERN_LABELS[kind]
     if numbering == "classic":
         return CLASSIC_LABELS[kind]
-    raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
+    raise OptionError(f"unknown numbering {numbering!r}; expected modern or classic")
 
 
 def parse_rank_label(label: str, numbering: Numbering = "modern") -> PieceKind:
@@ -113,7 +131,7 @@ def parse_rank_label(label: str, numbering: Numbering = "modern") -> PieceKind:
     for kind in KINDS:
         if table[kind] == text:
             return kind
-    raise ValueError(f"not a {numbering} rank label: {label!r}")
+    raise OptionError(f"not a {numbering} rank label: {label!r}")
 
 
 def piece_code(side: Side, kind: PieceKind) -> int:

@@ -25,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import Any, TypeVar
 
+from strat_tools.errors import RunError
 from strat_tools.processes import available_cores, cap_jobs, stop_workers, worker_init
 
 T = TypeVar("T")
@@ -35,7 +36,7 @@ ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
 
 
-class PipelineError(RuntimeError):
+class PipelineError(RunError):
     """The parallel machinery itself failed (not a bad game: those are data)."""
 
 

@@ -19,15 +19,12 @@ Orientation, fixed once for every figure:
 
 Entry points: :func:`setup_heatmap` (one piece, ``'all'`` pieces, ``by='won'`` winners
 minus losers, or one panel per group), :func:`difference_heatmap` (any two groups),
-:func:`traffic_heatmap` (scout paths, move targets, battles on the whole board),
-:func:`board_heatmap` (any 100 values), :func:`position_figure` (a position),
 :func:`game_length_histogram`, :func:`win_rate_chart`, :func:`adjacency_figure` (which
-kinds stand side by side, against chance), and :func:`save_figure`.
+kinds stand side by side, against chance), and :func:`save_figure`. The whole-board
+figures (traffic maps, any 100 values, a position) are in :mod:`strat_tools.board_plots`.
 
-This module draws; it computes no statistics beyond the per-square counts a picture needs
-(placement shares come from :mod:`strat_tools.stats`), and reads game files only through
-:func:`strat_tools.stats.stream.reduce_batches`, to count a traffic map of any size batch by
-batch (:func:`traffic_of_paths`).
+This module draws only: placement shares come from :mod:`strat_tools.stats`, traffic counts
+from :mod:`strat_tools.stats.traffic`; it reads no game file.
 """
 
 from __future__ import annotations
@@ -35,10 +32,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -49,20 +43,21 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.dataset import Paths
+from strat_tools.board import COLUMNS
+from strat_tools.errors import InputError, OptionError
 from strat_tools.output import write_file_atomically
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind, rank_label
-from strat_tools.pipeline import ProgressCallback
+from strat_tools.pieces import (
+    Numbering,
+    PieceKind,
+    check_numbering,
+    rank_label,
+)
 from strat_tools.stats import (
     Data,
-    TableSet,
-    move_frame,
     piece_placement,
     piece_placements,
     setup_context,
 )
-from strat_tools.stats.stream import Tally, reduce_batches
 
 Variants = str | Sequence[str] | None
 
@@ -85,7 +80,6 @@ PIECE_ORDER: tuple[str, ...] = (
 LAKE_COLOUR = "#7fb3d5"
 RED_COLOUR = "#c0392b"
 BLUE_COLOUR = "#2e59a8"
-TrafficMeasure = Literal["path", "target", "battle"]
 
 
 def _setup_rows(data: Data, side: str | None = None) -> pd.DataFrame:
@@ -110,7 +104,7 @@ def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
     """``placement``, or ``ValueError`` when it counts no setup."""
     if _n_setups(placement) == 0:
         wanted = "any variant" if variant is None else f"variant {variant}"
-        raise ValueError(
+        raise OptionError(
             f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
         )
     return placement
@@ -130,17 +124,17 @@ def _n_setups(placement: pd.DataFrame) -> int:
     return int(placement["setups"].max()) if len(placement) else 0
 
 
-def _text_colour(cmap: Colormap, norm: Normalize, value: float) -> str:
+def text_colour(cmap: Colormap, norm: Normalize, value: float) -> str:
     """Black or white, whichever reads better on the cell colour of ``value``."""
     red, green, blue, _ = cmap(norm(value))
     luminance = 0.299 * red + 0.587 * green + 0.114 * blue
     return "black" if luminance > 0.55 else "white"
 
 
-def _piece_title(piece: str, numbering: str = "modern") -> str:
+def piece_title(piece: str, numbering: Numbering = "modern") -> str:
     """``'Marshal (10)'``, ``'Flag (F)'``: the name plus its rank in the chosen numbering."""
     kind = PieceKind.from_label(piece)
-    label = rank_label(kind, "classic" if numbering == "classic" else "modern")
+    label = rank_label(kind, check_numbering(numbering))
     return f"{kind.label.capitalize()} ({label})"
 
 
@@ -163,7 +157,7 @@ def _draw_setup_area(
                 ha="center",
                 va="center",
                 fontsize="small",
-                color=_text_colour(cmap, norm, float(grid[r, c])),
+                color=text_colour(cmap, norm, float(grid[r, c])),
                 gid="cell-label",
                 in_layout=False,  # inside the axes: keeps constrained layout fast
             )
@@ -198,7 +192,7 @@ def placement_heatmap(
     *,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Draw a placement frame (``row, col, count, setups, share`` for the 40 cells).
 
@@ -215,7 +209,7 @@ def placement_heatmap(
     _draw_setup_area(ax, grid, colours, norm, labels)
     ax.set_xlabel("column, from the owner's left (owner's view: A..K as red sees its own half)")
     ax.set_ylabel("row from the owner's back row")
-    heading = f"{_piece_title(piece, numbering)} placement, n = {n:,} setups"
+    heading = f"{piece_title(piece, numbering)} placement, n = {n:,} setups"
     ax.set_title(heading if title is None else f"{heading}\n{title}")
     bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
     bar.set_label(f"% of setups with a {PieceKind.from_label(piece).label} here")
@@ -238,7 +232,7 @@ def setup_heatmap_requests(
     if piece != "all":
         PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
     elif by is not None:
-        raise ValueError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
+        raise OptionError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
     keys = _placement_keys(side, by)
     return [(p, keys) for p in (PIECE_ORDER if piece == "all" else (piece,))]
 
@@ -257,7 +251,7 @@ def setup_heatmap(
     by: str | None = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Heatmap of where ``piece`` stands in the setups: the one entry point for all kinds.
 
@@ -288,7 +282,7 @@ def setup_heatmap_from_placements(
     by: str | None = None,
     title: str | None = None,
     cmap: str = "YlOrRd",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """:func:`setup_heatmap` drawn from placement frames already counted (one per
     :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
@@ -344,46 +338,15 @@ def _small_multiples(
     return fig, axes
 
 
-def all_pieces_heatmap(
-    data: Data,
-    *,
-    variant: Variants = None,
-    title: str | None = None,
-    cmap: str = "YlOrRd",
-    numbering: str = "modern",
-) -> Figure:
-    """Twelve small heatmaps, one per kind, on one shared colour scale (integer percent)."""
-    frame = _setup_rows(data)
-    return _all_pieces_figure(
-        {piece: _placement(frame, piece, variant) for piece in PIECE_ORDER},
-        title=title, cmap=cmap, numbering=numbering,
-    )  # fmt: skip
-
-
 def _all_pieces_figure(
-    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: str
+    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: Numbering
 ) -> Figure:
-    panels = {_piece_title(piece, numbering): frame for piece, frame in placements.items()}
+    panels = {piece_title(piece, numbering): frame for piece, frame in placements.items()}
     fig, _ = _small_multiples(panels, cmap, panel_n=False)
     n = _n_setups(next(iter(panels.values())))
     heading = f"Where each piece stands, n = {n:,} setups (owner's view, back row at the bottom)"
     fig.suptitle(heading if title is None else f"{heading}\n{title}")
     return fig
-
-
-def grouped_heatmap(
-    data: Data,
-    piece: str,
-    by: str,
-    *,
-    variant: Variants = None,
-    title: str | None = None,
-    cmap: str = "YlOrRd",
-    numbering: str = "modern",
-) -> Figure:
-    """One panel per group of ``by`` (e.g. ``period``) for one piece, on a shared scale."""
-    placement = _placement(_setup_rows(data), piece, variant, by)
-    return _grouped_figure(placement, piece, by, title=title, cmap=cmap, numbering=numbering)
 
 
 def _grouped_figure(
@@ -393,17 +356,17 @@ def _grouped_figure(
     *,
     title: str | None,
     cmap: str,
-    numbering: str,
+    numbering: Numbering,
 ) -> Figure:
     panels = {
         str(key): group
         for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
     }
     if not panels:
-        raise ValueError(f"no setups to group by {by!r}")
+        raise InputError(f"no setups to group by {by!r}")
     fig, _ = _small_multiples(panels, cmap, columns=min(3, len(panels)))
     total = sum(_n_setups(frame) for frame in panels.values())
-    heading = f"{_piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"
+    heading = f"{piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"
     fig.suptitle(heading if title is None else f"{heading}\n{title}")
     return fig
 
@@ -417,7 +380,7 @@ def difference_heatmap(
     variant: Variants = None,
     title: str | None = None,
     cmap: str = "PRGn",
-    numbering: str = "modern",
+    numbering: Numbering = "modern",
 ) -> Figure:
     """Share in ``group_a`` minus share in ``group_b`` per cell, in percentage points.
 
@@ -440,7 +403,7 @@ def _difference_figure(
     labels: tuple[str, str],
     title: str | None,
     cmap: str,
-    numbering: str,
+    numbering: Numbering,
 ) -> Figure:
     diff = (_grid(place_a) - _grid(place_b)) * 100
     extent = max(float(np.abs(diff).max()), 1e-9)
@@ -451,7 +414,7 @@ def _difference_figure(
     _draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
     n_a, n_b = _n_setups(place_a), _n_setups(place_b)
     heading = (
-        f"{_piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
+        f"{piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
         f"minus {labels[1]} (n = {n_b:,}) setups"
     )
     ax.set_title(heading if title is None else f"{heading}\n{title}")
@@ -468,350 +431,6 @@ def signed_label(points: float) -> str:
     if text in ("+0.0", "-0.0"):
         return "0.0"
     return text.replace("-", "\u2212")
-
-
-def winners_vs_losers(
-    context: Data,
-    piece: str = "flag",
-    *,
-    variant: Variants = None,
-    title: str | None = None,
-    numbering: str = "modern",
-) -> Figure:
-    """Difference map of winners' minus losers' setups (``won`` column of the setup context).
-
-    Draws and unknown results (``won`` is NA) are left out of both groups.
-    """
-    frame = _setup_rows(context)
-    won = frame["won"].astype("boolean")
-    winners = frame[won.fillna(False).to_numpy(dtype=bool)]
-    losers = frame[(~won).fillna(False).to_numpy(dtype=bool)]
-    return difference_heatmap(
-        winners, losers, piece, labels=("winners", "losers"), variant=variant, title=title,
-        numbering=numbering,
-    )  # fmt: skip
-
-
-def _board_axes(ax: Axes) -> None:
-    """Ticks, limits, lakes and home-row colours of a 10x10 board drawn as red sees it."""
-    ax.set_xlim(-0.5, 9.5)
-    ax.set_ylim(-0.5, 9.5)
-    ax.set_xticks(range(10), list(COLUMNS))
-    ax.set_yticks(range(10), [str(r) for r in range(1, 11)])
-    ax.tick_params(length=0)
-    ax.set_aspect("equal")
-    for row, tick in enumerate(ax.get_yticklabels(), start=1):
-        if row <= 4 or row >= 7:
-            tick.set_color(RED_COLOUR if row <= 4 else BLUE_COLOUR)
-            tick.set_fontweight("bold")
-    ax.set_ylabel("row (red sets up on 1-4, blue on 7-10)")
-    for lake in sorted(LAKES):
-        row, col = divmod(lake, 10)
-        ax.add_patch(
-            Rectangle(
-                (col - 0.5, row - 0.5), 1, 1, facecolor=LAKE_COLOUR, edgecolor="none",
-                gid="lake", zorder=3,
-            )
-        )  # fmt: skip
-    for x in (2.5, 6.5):
-        ax.text(x, 4.5, "lake", ha="center", va="center", color="white", zorder=4)
-
-
-def board_heatmap(
-    values: Sequence[float] | np.ndarray,
-    *,
-    title: str = "",
-    label: str = "count",
-    cmap: str = "YlOrBr",
-    annotate: bool = True,
-    decimals: int = 0,
-) -> Figure:
-    """A 10x10 board coloured by one value per square (index = Gravon square, 0 = A1).
-
-    Lakes are drawn over their squares (their values are ignored); the row numbers of red's
-    home rows 1-4 are written in red, blue's 7-10 in blue. The colour scale runs from 0 to the
-    largest value on a non-lake square.
-    """
-    grid = np.asarray(values, dtype=float).reshape(10, 10).copy()
-    for lake in LAKES:
-        grid.flat[lake] = np.nan
-    top = float(np.nanmax(grid)) if np.isfinite(grid).any() else 0.0
-    norm = Normalize(vmin=0.0, vmax=max(top, 1e-9))
-    colours = colormaps[cmap]
-    fig = Figure(figsize=(7.6, 6.6), layout="constrained")
-    ax = fig.add_subplot()
-    image = ax.imshow(grid, cmap=colours, norm=norm, origin="lower", extent=(-0.5, 9.5, -0.5, 9.5))
-    if annotate:
-        for square in range(100):
-            if square in LAKES:
-                continue
-            value = float(grid.flat[square])
-            ax.text(
-                square % 10,
-                square // 10,
-                _compact(value, decimals),
-                ha="center",
-                va="center",
-                fontsize="x-small",
-                color=_text_colour(colours, norm, value),
-                gid="cell-label",
-                in_layout=False,  # inside the axes: keeps constrained layout fast
-            )
-    _board_axes(ax)
-    ax.set_title(title)
-    fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02).set_label(label)
-    return fig
-
-
-def _compact(value: float, decimals: int) -> str:
-    """Short cell text: ``'532'``, ``'9.8k'``, ``'123k'``, so every cell fits its square."""
-    if abs(value) >= 100_000:
-        return f"{value / 1000:.0f}k"
-    if abs(value) >= 1000:
-        return f"{value / 1000:.1f}k"
-    return f"{value:.{decimals}f}"
-
-
-def position_figure(
-    board: Sequence[int],
-    *,
-    title: str = "",
-    numbering: str = "modern",
-    last_move: tuple[int, int] | None = None,
-) -> Figure:
-    """Draw a position (100 board codes): red and blue pieces with their rank labels.
-
-    ``last_move`` (source, target squares) is drawn as a gold arrow.
-    """
-    fig = Figure(figsize=(6.4, 6.6), layout="constrained")
-    ax = fig.add_subplot()
-    ax.add_patch(Rectangle((-0.5, -0.5), 10, 10, facecolor="#e9dfc4", edgecolor="none"))
-    for line in np.arange(-0.5, 10, 1.0):
-        ax.axhline(line, color="#b8ab88", lw=0.5)
-        ax.axvline(line, color="#b8ab88", lw=0.5)
-    for square, code in enumerate(board):
-        if code != 0 and code != LAKE and square not in LAKES:
-            _draw_piece(ax, square, code, numbering)
-    if last_move is not None:
-        (r0, c0), (r1, c1) = divmod(last_move[0], 10), divmod(last_move[1], 10)
-        arrow = {"arrowstyle": "->", "color": "gold", "lw": 2.5}
-        ax.annotate("", (c1, r1), (c0, r0), arrowprops=arrow)
-    _board_axes(ax)
-    ax.set_title(title)
-    return fig
-
-
-def _draw_piece(ax: Axes, square: int, code: int, numbering: str) -> None:
-    """One piece: a square in its side's colour with its rank label."""
-    row, col = divmod(square, 10)
-    colour = RED_COLOUR if CODE_SIDE[code] == 1 else BLUE_COLOUR
-    box = Rectangle((col - 0.42, row - 0.42), 0.84, 0.84, facecolor=colour, edgecolor="white")
-    box.set_gid("piece")
-    ax.add_patch(box)
-    label = rank_label(
-        PieceKind(CODE_KIND[code]), "classic" if numbering == "classic" else "modern"
-    )
-    ax.text(col, row, label, ha="center", va="center", color="white", fontweight="bold",
-            gid="piece-label")  # fmt: skip
-
-
-def square_traffic(
-    moves: pd.DataFrame,
-    *,
-    piece: str | None = "scout",
-    measure: TrafficMeasure = "path",
-    view: Literal["board", "owner"] = "board",
-) -> np.ndarray:
-    """Count per square (100 ints) of what the ``moves`` table says happened there.
-
-    ``measure='path'``: every square a moving piece entered (a scout's squares passed over
-    and its end square); ``'target'``: end squares only; ``'battle'``: squares where an
-    attack took place (moves with an ``outcome``). ``piece=None`` counts every mover.
-    ``view='owner'`` turns blue's moves 180 degrees, so both sides move "up the board".
-    """
-    frame = moves
-    if piece is not None:
-        frame = frame[frame["piece"] == piece]
-    if measure == "battle":
-        frame = frame[frame["outcome"].notna()]
-    source, target = _square_index(frame["source"]), _square_index(frame["target"])
-    known = (source >= 0) & (target >= 0)
-    source, target = source[known], target[known]
-    if view == "owner":
-        blue = (frame["side"] == "blue").to_numpy(dtype=bool)[known]
-        source = np.where(blue, 99 - source, source)
-        target = np.where(blue, 99 - target, target)
-    if measure != "path":
-        return np.bincount(target, minlength=100)[:100]
-    return np.bincount(_path_squares(source, target), minlength=100)[:100]
-
-
-def _square_index(names: pd.Series) -> np.ndarray:
-    """Square names ('A1'..'K10') as ints 0..99, -1 for null or bad names, vectorised.
-
-    The tables store squares as a categorical over a fixed dictionary, so this maps the few
-    categories and indexes by code, never parsing a name per row.
-    """
-    if isinstance(names.dtype, pd.CategoricalDtype):
-        categories = np.array([_parse_or_minus(str(c)) for c in names.cat.categories] + [-1])
-        return np.asarray(categories[names.cat.codes.to_numpy()], dtype=np.int64)
-    lookup = {name: _parse_or_minus(str(name)) for name in names.dropna().unique()}
-    return np.asarray(names.map(lookup).fillna(-1).to_numpy(dtype=np.int64))
-
-
-def _parse_or_minus(name: str) -> int:
-    """``parse_square`` that returns -1 instead of raising."""
-    try:
-        return parse_square(name)
-    except ValueError:
-        return -1
-
-
-def _path_squares(source: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Every square entered by straight moves source→target (excluding each source)."""
-    row0, col0 = np.divmod(source, 10)
-    row1, col1 = np.divmod(target, 10)
-    step_row, step_col = np.sign(row1 - row0), np.sign(col1 - col0)
-    length = np.maximum(np.abs(row1 - row0), np.abs(col1 - col0))
-    straight = (row0 == row1) | (col0 == col1)
-    step_row, step_col, length = step_row[straight], step_col[straight], length[straight]
-    row0, col0 = row0[straight], col0[straight]
-    repeats = np.repeat(np.arange(len(length)), length)
-    # k = 1..length for each move, built without a Python loop per move
-    starts = np.cumsum(length) - length
-    k = np.arange(int(length.sum())) - np.repeat(starts, length) + 1
-    rows = row0[repeats] + k * step_row[repeats]
-    cols = col0[repeats] + k * step_col[repeats]
-    return np.asarray(rows * 10 + cols, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class Traffic:
-    """What a traffic map counts: per square (100 ints), and how many moves and games.
-
-    Counts of separate batches of games add up (``a + b``), so a map of any number of games
-    can be counted batch by batch (:func:`traffic_of_paths`)."""
-
-    counts: np.ndarray
-    moves: int
-    games: int
-
-    def __add__(self, other: Traffic) -> Traffic:
-        return Traffic(self.counts + other.counts, self.moves + other.moves,
-                       self.games + other.games)  # fmt: skip
-
-
-def traffic_counts(
-    moves: pd.DataFrame,
-    *,
-    piece: str | None = "scout",
-    measure: TrafficMeasure = "path",
-    view: Literal["board", "owner"] = "board",
-) -> Traffic:
-    """:func:`square_traffic` plus the number of moves (or attacks) and games it counts."""
-    counts = square_traffic(moves, piece=piece, measure=measure, view=view)
-    frame = moves if piece is None else moves[moves["piece"] == piece]
-    if measure == "battle":
-        frame = frame[frame["outcome"].notna()]
-    games = frame["game_id"].nunique() if "game_id" in frame else 0
-    return Traffic(np.asarray(counts, dtype=np.int64), len(frame), int(games))
-
-
-def traffic_heatmap(
-    moves: pd.DataFrame,
-    *,
-    piece: str | None = "scout",
-    measure: TrafficMeasure = "path",
-    view: Literal["board", "owner"] = "board",
-    title: str | None = None,
-    numbering: str = "modern",
-) -> Figure:
-    """Whole-board heatmap of :func:`square_traffic`, titled with what and how many.
-
-    A single piece is named with its rank in ``numbering`` (``'Scout (2)'``, classic
-    ``'Scout (9)'``), as :func:`setup_heatmap` names it.
-    """
-    traffic = traffic_counts(moves, piece=piece, measure=measure, view=view)
-    return traffic_figure(
-        traffic, piece=piece, measure=measure, view=view, title=title, numbering=numbering
-    )
-
-
-def traffic_figure(
-    traffic: Traffic,
-    *,
-    piece: str | None = "scout",
-    measure: TrafficMeasure = "path",
-    view: Literal["board", "owner"] = "board",
-    title: str | None = None,
-    numbering: str = "modern",
-) -> Figure:
-    """:func:`traffic_heatmap` drawn from counts already made (:func:`traffic_counts`)."""
-    who = "all pieces" if piece is None else _piece_title(piece, numbering)
-    what = {
-        "path": f"Squares entered by {who}",
-        "target": f"Squares {who} moved to",
-        "battle": "Where battles happen" + ("" if piece is None else f", {who} attacking"),
-    }[measure]
-    games, moves = traffic.games, traffic.moves
-    unit = ("attack" if measure == "battle" else "move") + ("s" if moves != 1 else "")
-    heading = f"{what}: {moves:,} {unit} in {games:,} game{'s' if games != 1 else ''}"
-    if view == "owner":
-        heading += "\neach mover's own view: blue's moves turned 180°, own side at the bottom"
-    label = {"path": "times entered", "target": "moves ending here", "battle": "battles"}
-    fig = board_heatmap(
-        traffic.counts,
-        title=heading if title is None else f"{heading}\n{title}",
-        label=label[measure],
-    )
-    if view == "owner":  # rows are the mover's, not red's and blue's
-        fig.axes[0].set_ylabel("row from the mover's back row (own setup on 1-4)")
-        for tick in fig.axes[0].get_yticklabels():
-            tick.set_color("black")
-    return fig
-
-
-def _batch_traffic(
-    games: TableSet,
-    *,
-    variant: Variants,
-    side: str | None,
-    piece: str | None,
-    measure: TrafficMeasure,
-    view: Literal["board", "owner"],
-) -> Traffic:
-    """One batch's traffic counts (top-level: shipped to the workers)."""
-    moves = move_frame(games, variant=variant)
-    if side in ("red", "blue"):
-        moves = moves[moves["side"] == side]
-    return traffic_counts(moves, piece=piece, measure=measure, view=view)
-
-
-def traffic_of_paths(
-    paths: Paths,
-    *,
-    variant: Variants = None,
-    side: str | None = None,
-    piece: str | None = "scout",
-    measure: TrafficMeasure = "path",
-    view: Literal["board", "owner"] = "board",
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
-) -> Traffic:
-    """:func:`traffic_counts` of the game records under ``paths``, counted batch by batch
-    in the workers (each replays its batch and sends back 100 counts): memory does not grow
-    with the number of games. Equal to counting the moves of ``read_games(paths)``."""
-    total = Traffic(np.zeros(100, dtype=np.int64), 0, 0)
-    work = partial(
-        _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
-    )
-    for part in reduce_batches(
-        work, paths, rules=rules, jobs=jobs, progress=progress, tally=tally
-    ):  # fmt: skip
-        total = total + part
-    return total
 
 
 def text_as_written(fig: Figure) -> Figure:
@@ -887,7 +506,9 @@ ADJACENCY_LIMIT = 4.0
 that the colour saturates (the cell text still gives the ratio)."""
 
 
-def adjacency_figure(matrix: pd.DataFrame, *, title: str, numbering: str = "modern") -> Figure:
+def adjacency_figure(
+    matrix: pd.DataFrame, *, title: str, numbering: Numbering = "modern"
+) -> Figure:
     """A kind-by-kind heatmap of neighbour ratios (observed / expected), centred at 1.
 
     ``matrix`` is :func:`strat_tools.advice.adjacency_matrix`: piece labels on both axes,
@@ -906,10 +527,10 @@ def adjacency_figure(matrix: pd.DataFrame, *, title: str, numbering: str = "mode
     image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, norm=norm)
     for (row, col), ratio in np.ndenumerate(ratios):
         text = "–" if np.isnan(ratio) else f"{ratio:.2f}"
-        colour = "black" if np.isnan(ratio) else _text_colour(cmap, norm, float(shown[row, col]))
+        colour = "black" if np.isnan(ratio) else text_colour(cmap, norm, float(shown[row, col]))
         ax.text(col, row, text, ha="center", va="center", fontsize="x-small", color=colour,
                 gid="cell-label", in_layout=False)  # fmt: skip
-    names = [_piece_title(label, numbering) for label in labels]
+    names = [piece_title(label, numbering) for label in labels]
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)
     ax.tick_params(length=0)

@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import Protocol, cast
 
 from strat_tools.checks import check_record
+from strat_tools.errors import InputError
 from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
 from strat_tools.records import UNREADABLE_CODE, GameRecord, Severity
 from strat_tools.sources import MAX_GAME_BYTES, Paths, SourceError, Unit, UnitReader, iter_units
@@ -89,10 +90,15 @@ def parse_record(
     return record
 
 
+def blank_for(unit: Unit) -> GameRecord:
+    """A record holding only what the unit's file (or member) name says."""
+    fmt = format_for_name(unit.member if unit.member is not None else unit.source) or FORMATS[0]
+    return blank_of(fmt)(unit.source, unit.member)
+
+
 def unreadable_record(unit: Unit, reason: str) -> GameRecord:
     """The record standing for a unit whose bytes could not be read (name metadata kept)."""
-    fmt = format_for_name(unit.member if unit.member is not None else unit.source) or FORMATS[0]
-    record = blank_of(fmt)(unit.source, unit.member)
+    record = blank_for(unit)
     record.add(UNREADABLE_CODE, Severity.ERROR, reason)
     record.readable = False
     return record
@@ -101,7 +107,12 @@ def unreadable_record(unit: Unit, reason: str) -> GameRecord:
 def read_units(
     units: Iterable[Unit], *, check: bool = True, fast: bool = True, limit: int = MAX_GAME_BYTES
 ) -> Iterator[GameRecord]:
-    """One record per unit, in order; each zip is opened once for the whole batch."""
+    """One record per unit, in order; each zip is opened once for the whole batch.
+
+    Contained per unit: a unit that cannot be read is an unreadable record, and a reader
+    or check that fails on one game (a bug: they never raise for bad input) is an
+    ``internal.reader`` error on that game's record, never a stopped run.
+    """
     with UnitReader(limit) as reader:
         for unit in units:
             try:
@@ -109,7 +120,17 @@ def read_units(
             except SourceError as exc:
                 yield unreadable_record(unit, str(exc))
                 continue
-            yield parse_record(data, unit.source, unit.member, fast=fast, check=check)
+            try:
+                record = parse_record(data, unit.source, unit.member, fast=fast, check=check)
+            except Exception as exc:  # one bad game must never stop a run
+                record = blank_for(unit)
+                record.add(
+                    "internal.reader",
+                    Severity.ERROR,
+                    f"the reader failed on this game: {type(exc).__name__}: {str(exc)[:200]}",
+                )
+                record.readable = False
+            yield record
 
 
 def read_records(
@@ -138,7 +159,7 @@ def unreadable_reason(record: GameRecord) -> str:
     return "; ".join(reasons) or "not a game record"
 
 
-class NothingReadable(ValueError):
+class NothingReadable(InputError):
     """Not one input held a readable game record (a missing path, no game files, only
     broken ones): nothing ran, so commands treat it as a usage error (exit 2).
 

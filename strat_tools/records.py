@@ -16,6 +16,7 @@ from pathlib import PurePosixPath
 from typing import Final, NamedTuple
 
 from strat_tools.board import Side, Square, parse_square, square_name
+from strat_tools.errors import OptionError, StratToolsError
 from strat_tools.record_formats import strip_record_suffix
 
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
@@ -40,7 +41,7 @@ def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
     word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
     if word in allowed:
         return word
-    raise ValueError(f"unknown variant {text!r}; choose from {', '.join(allowed)}")
+    raise OptionError(f"unknown variant {text!r}; choose from {', '.join(allowed)}")
 
 
 class Severity(StrEnum):
@@ -66,7 +67,7 @@ UNREADABLE_CODE: Final = "source.unreadable"
 """The diagnostic code of an input whose bytes could not be read."""
 
 
-class RecordError(ValueError):
+class RecordError(StratToolsError, ValueError):
     """A record built by hand is inconsistent (lists of different lengths, codes out of
     range): the library cannot process it. Records from a reader never raise this."""
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from strat_tools.board import Side, square_name
-from strat_tools.checks import require_consistent
+from strat_tools.checks import consistency_problem, require_consistent
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
@@ -129,12 +129,38 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     """Replay ``record`` under ``rules`` (a RuleSet, a name, or None/'auto' for the record's
     own) and check every move and the result.
 
-    >>> result = replay(record)                     # doctest: +SKIP
-    >>> result.status, result.termination
-    (<Status.VALID: 'valid'>, <Termination.FLAG_CAPTURED: 1>)
+    >>> from strat_tools.readers import read_records
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
+    (<Status.VALID: 'valid'>, 3, None)
     """
-    require_consistent(record)
+    # Only O(1) checks up front (sizes): a scan of the moves would cost a tenth of the
+    # replay. Anything else a hand-built record gets wrong (a setup code outside 0..25, a
+    # square that is not an int or is past 99) makes the engine refuse or fail, and the full
+    # check then explains it as a RecordError. Squares must be -1..99: one below -1 is not
+    # caught here (``checks.consistency_problem`` finds it).
+    n, setup, lines = len(record.sources), record.setup, record.lines
+    if (
+        len(record.targets) != n
+        or (lines and len(lines) != n)
+        or (setup is not None and (not isinstance(setup, tuple | list) or len(setup) != 100))
+        or record.rescues  # rare (ultimate lightning): check those records in full
+    ):
+        require_consistent(record)
     ruleset = resolve_rules(rules, record)
+    try:
+        return _replay_record(record, ruleset)
+    except (IndexError, KeyError, TypeError, AttributeError, ValueError) as exc:
+        # Position refuses a setup code outside 0..25 with a ValueError, too.
+        problem = consistency_problem(record)
+        if problem is None:
+            raise
+        raise RecordError(f"{record.game_id}: inconsistent record: {problem}") from exc
+
+
+def _replay_record(record: GameRecord, ruleset: RuleSet) -> Replay:
+    """:func:`replay` of a record known to be consistent, under a resolved rule set."""
     out = _replay_checked(record, ruleset)
     fallback = ruleset.two_squares_fallback
     if fallback is not None and out.diagnostics and _breaks_two_squares(out):
@@ -174,7 +200,11 @@ def _name_limits_tried(retry: Replay, strict: Replay, fallback: int) -> None:
 def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Replay | None:
     """:func:`replay` for batch runs: ``None`` for an unreadable record, and an engine crash
     becomes an ``internal.replay`` error on the record instead of an exception, so one bad
-    game never stops a run."""
+    game never stops a run.
+
+    An inconsistent hand-built record (:class:`~strat_tools.records.RecordError`) is a
+    ``record.inconsistent`` error; a square past 99 stops the replay there
+    (``rule.off_board``)."""
     if not record.readable:
         return None
     try:
@@ -183,6 +213,11 @@ def replay_safely(record: GameRecord, rules: RuleSet | str | None = None) -> Rep
         record.add("record.inconsistent", Severity.ERROR, str(exc))
         return None
     except Exception as exc:  # one bad game must never stop a run
+        problem = consistency_problem(record)
+        if problem is not None:
+            message = f"{record.game_id}: inconsistent record: {problem}"
+            record.add("record.inconsistent", Severity.ERROR, message)
+            return None
         record.add(
             "internal.replay",
             Severity.ERROR,

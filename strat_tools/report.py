@@ -23,132 +23,41 @@ report of any number of games needs no more memory than that of a few.
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 import os
 import re
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from strat_tools import advice, plots, stats
-from strat_tools.dataset import Paths, empty_gameset
+from strat_tools import advice, board_plots, plots, stats
+from strat_tools.document import Section, render_html, render_markdown
+from strat_tools.errors import InputError, OptionError
 from strat_tools.output import write_file_atomically
 from strat_tools.pieces import (
     KINDS,
-    NUMBERINGS,
     Numbering,
     PieceKind,
+    check_numbering,
     rank_label,
 )
-from strat_tools.pipeline import ProgressCallback
 from strat_tools.plots import PlacementRequest
 from strat_tools.records import VARIANTS
-from strat_tools.stats import TableSet
-from strat_tools.stats.stream import (
-    Combiner,
-    Request,
-    Tally,
-    reduce_batches,
-    reduce_requests,
-    sum_counts,
+from strat_tools.report_inputs import (
+    ReportData,
+    ReportInputs,
+    report_inputs,
 )
-from strat_tools.text import count_of, markdown_text
+from strat_tools.report_setups import finding, repeated_setups_section
+from strat_tools.stats.traffic import Traffic
+from strat_tools.text import count_of
+from strat_tools.tips import tip_catalogue
 
 ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")
-
-
-ReportData = TableSet
-"""What a report reads: a :class:`~strat_tools.dataset.GameSet` or anything alike."""
-
-
-# --- a tiny document model, rendered twice (HTML and Markdown) ------------------------------
-
-
-@dataclass(frozen=True)
-class Table:
-    """A captioned table; ``frame`` is already formatted as strings."""
-
-    caption: str
-    frame: pd.DataFrame
-
-
-@dataclass(frozen=True)
-class Picture:
-    """A captioned figure, held as PNG bytes."""
-
-    caption: str
-    png: bytes
-    alt: str
-
-
-@dataclass
-class Section:
-    """A report section: a heading and its paragraphs, tables and pictures in order."""
-
-    title: str
-    anchor: str
-    blocks: list[str | Table | Picture] = field(default_factory=list)
-
-    def text(self, paragraph: str) -> None:
-        """Append a paragraph."""
-        self.blocks.append(paragraph)
-
-    def table(self, caption: str, frame: pd.DataFrame) -> None:
-        """Append a table (numbers formatted here: counts with separators, shares in %)."""
-        self.blocks.append(Table(caption, format_frame(frame)))
-
-    def figure(self, caption: str, fig: Figure, alt: str) -> None:
-        """Append a figure, rendered now to PNG so it can be released."""
-        self.blocks.append(Picture(caption, figure_png(fig), alt))
-
-
-def figure_png(fig: Figure, dpi: int = 100) -> bytes:
-    """A figure as PNG bytes."""
-    buffer = io.BytesIO()
-    plots.text_as_written(fig).savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
-
-
-_PERCENT_COLUMNS = ("share", "rate", "ci_low", "ci_high", "valid_pct")
-
-
-def _format_value(column: str, value: object) -> str:
-    """One cell as text: ``12.3%`` for shares and rates, ``1,234`` for counts."""
-    if value is None or (isinstance(value, float) and value != value) or value is pd.NA:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float) and any(column.endswith(p) for p in _PERCENT_COLUMNS):
-        return f"{value * 100:.1f}%"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.0f}" if value.is_integer() else f"{value:,.1f}"
-    return str(value)
-
-
-def format_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A frame of display strings with readable headers (``win_rate`` → ``win rate``)."""
-    out = pd.DataFrame(index=range(len(frame)))
-    for column in frame.columns:
-        values = frame[column].astype(object).tolist()
-        cells = [_format_value(str(column), _plain(v)) for v in values]
-        out[str(column).replace("_", " ")] = cells
-    return out
-
-
-def _plain(value: object) -> object:
-    """numpy scalars as Python ones, so formatting sees ints as ints."""
-    item = getattr(value, "item", None)
-    return item() if callable(item) else value
 
 
 # --- ranks in the chosen numbering --------------------------------------------------------
@@ -184,228 +93,6 @@ def _axes_titles(fig: Figure) -> list[str]:
     return [ax.get_title() for ax in fig.axes if ax.get_title()]
 
 
-# --- the sections -------------------------------------------------------------------------
-
-
-GAME_COLUMNS: tuple[str, ...] = (
-    "source", "variant", "period", "status", "rules", "has_setup", "plies", "termination",
-    "winner", "synthetic",
-)  # fmt: skip
-"""The per-game columns the report keeps (a few dozen bytes a game)."""
-
-
-def _report_requests() -> dict[str, Request]:
-    """Every statistic the report shows, each per variant (the main variant is known only
-    once every game has been counted, so each is counted for all and picked at the end)."""
-    requests: dict[str, Request] = {
-        f"placement:{piece}": ("placement", {"piece": piece, "by": ["variant"]})
-        for piece in plots.PIECE_ORDER
-    }
-    requests["placement:flag:won"] = ("placement", {"piece": "flag", "by": ["variant", "won"]})
-    requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
-    requests["flag-enclosed"] = ("flag-enclosed", {"by": ["variant"]})
-    for feature in stats.SETUP_FEATURES:
-        requests[f"win-rate:{feature}"] = ("win-rate", {"feature": feature, "by": ["variant"]})
-    for name in ("scouts", "scout-distances", "scout-attacks"):
-        requests[name] = (name, {"by": ["variant"]})
-    return requests
-
-
-REPORT_REQUESTS: Final = _report_requests()
-
-TRAFFIC: Final = {
-    "scout": {"piece": "scout", "measure": "path", "view": "owner"},
-    "battle": {"piece": None, "measure": "battle", "view": "board"},
-}
-"""The two board maps of the scouts section (plots.traffic_counts options)."""
-
-
-@dataclass(frozen=True)
-class _Context:
-    """A batch's tables with setups and moves joined with their game context once."""
-
-    games: pd.DataFrame
-    setups: pd.DataFrame
-    moves: pd.DataFrame
-    diagnostics: pd.DataFrame
-
-    @classmethod
-    def of(cls, data: ReportData) -> _Context:
-        return cls(
-            games=data.games,
-            setups=_compact(stats.setup_context(data.games, data.setups)),
-            moves=_compact(stats.move_context(data.games, data.moves)),
-            diagnostics=data.diagnostics,
-        )
-
-
-@dataclass
-class ReportPart:
-    """What one batch of games contributes to the report: small, and it adds up."""
-
-    games: pd.DataFrame
-    diagnostics: pd.DataFrame
-    stats: list[pd.DataFrame]
-    moves: int
-    traffic: dict[str, dict[str, plots.Traffic]]
-    tips: pd.DataFrame
-    adjacency: pd.DataFrame
-    cells: pd.DataFrame
-
-
-def reduce_report(data: ReportData) -> ReportPart:
-    """Reduce games (a batch, or all of them) to what the report shows (top-level, so a
-    process pool or Dask can run it on each batch where it is read)."""
-    context = _Context.of(data)
-    moves = stats.move_frame(context.moves)
-    traffic: dict[str, dict[str, plots.Traffic]] = {}
-    for name, options in TRAFFIC.items():
-        traffic[name] = {
-            str(variant): plots.traffic_counts(group, **options)  # type: ignore[arg-type]
-            for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
-        }
-    setups = stats.setup_frame(context.setups, None, None)
-    grid = advice.setup_grid(setups)
-    tips = advice.tip_counts(advice._features_from_grid(grid), ["variant"])
-    return ReportPart(
-        games=data.games[list(GAME_COLUMNS)],
-        diagnostics=_diagnostic_counts(data.diagnostics),
-        stats=_reduce_stats(context),
-        moves=len(data.moves),
-        traffic=traffic,
-        tips=tips,
-        adjacency=advice._adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
-        cells=advice._placement_cells(setups),
-    )
-
-
-def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
-    """Every request of :data:`REPORT_REQUESTS` on one batch, in order; the placements of
-    all twelve pieces in one pass (they are most of the work)."""
-    placed = stats.piece_placements(context, plots.PIECE_ORDER, ["variant"])
-    placed_won = stats.piece_placements(context, ["flag"], ["variant", "won"])
-    rest = {
-        key: request for key, request in REPORT_REQUESTS.items()
-        if not key.startswith("placement:")
-    }  # fmt: skip
-    computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
-    computed["placement:flag:won"] = placed_won["flag"]
-    computed.update({f"placement:{piece}": table for piece, table in placed.items()})
-    return [computed[key] for key in REPORT_REQUESTS]
-
-
-_ADJACENCY_KEYS: Final = ("variant", "piece_a", "piece_b")
-_CELL_KEYS: Final = ("variant", "piece", "row", "col")
-
-
-@dataclass(frozen=True)
-class ReportInputs:
-    """Everything the report shows, combined from one or many :class:`ReportPart`."""
-
-    games: pd.DataFrame
-    diagnostics: pd.DataFrame
-    stats: dict[str, pd.DataFrame]
-    moves: int
-    traffic: dict[str, dict[str, plots.Traffic]]
-    tips: pd.DataFrame
-    adjacency: pd.DataFrame
-    entropy: pd.DataFrame
-
-
-class ReportCombiner:
-    """Adds :class:`ReportPart` values up as they arrive; :meth:`result` finishes them."""
-
-    def __init__(self) -> None:
-        self.games: list[pd.DataFrame] = []
-        self.diagnostics = _diagnostic_counts(None)
-        self.stats = [Combiner(name, options) for name, options in REPORT_REQUESTS.values()]
-        self.moves = 0
-        self.traffic: dict[str, dict[str, plots.Traffic]] = {name: {} for name in TRAFFIC}
-        self.tips: pd.DataFrame | None = None
-        self.adjacency: pd.DataFrame | None = None
-        self.cells: pd.DataFrame | None = None
-
-    def add(self, part: ReportPart) -> None:
-        """Take one batch's part."""
-        self.games.append(part.games)
-        self.diagnostics = _sum_diagnostics([self.diagnostics, part.diagnostics])
-        for combiner, table in zip(self.stats, part.stats, strict=True):
-            combiner.add(table)
-        self.moves += part.moves
-        for name, maps in part.traffic.items():
-            for variant, counts in maps.items():
-                known = self.traffic[name].get(variant)
-                self.traffic[name][variant] = counts if known is None else known + counts
-        self.tips = sum_counts(self.tips, part.tips, ("variant", "tip"))
-        self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
-        self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
-
-    def result(self) -> ReportInputs:
-        """The report's inputs over every part so far."""
-        games = pd.concat(self.games, ignore_index=True) if self.games else pd.DataFrame()
-        tips = (
-            self.tips if self.tips is not None
-            else advice.tip_counts(advice.setup_features(empty_gameset()), ["variant"])
-        )  # fmt: skip
-        return ReportInputs(
-            games=games,
-            diagnostics=self.diagnostics,
-            stats={
-                key: combiner.result()
-                for key, combiner in zip(REPORT_REQUESTS, self.stats, strict=True)
-            },
-            moves=self.moves,
-            traffic=self.traffic,
-            tips=tips,
-            adjacency=advice.adjacency_from_counts(advice.ordered_adjacency(self.adjacency)),
-            entropy=advice.entropy_from_cells(advice.ordered_cells(self.cells)),
-        )
-
-
-def report_inputs(data: ReportData | ReportInputs) -> ReportInputs:
-    """The report's inputs from a GameSet (all of it as one batch)."""
-    if isinstance(data, ReportInputs):
-        return data
-    combiner = ReportCombiner()
-    combiner.add(reduce_report(data))
-    return combiner.result()
-
-
-def report_inputs_of_paths(
-    paths: Paths,
-    *,
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
-) -> ReportInputs:
-    """The report's inputs from game records, reduced batch by batch where they are read:
-    memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
-    setup and moves. Equal to ``report_inputs(read_games(paths))``."""
-    combiner = ReportCombiner()
-    for part in reduce_batches(
-        reduce_report, paths, setups_only=setups_only, rules=rules, jobs=jobs, dask=dask,
-        dask_address=dask_address, progress=progress, tally=tally,
-    ):  # fmt: skip
-        combiner.add(part)
-    return combiner.result()
-
-
-def _compact(frame: pd.DataFrame) -> pd.DataFrame:
-    """Repeated string columns as categoricals: row filters over millions of moves then
-    copy small ints instead of strings (about ten times faster on the full archive)."""
-    text = [
-        name
-        for name in frame.columns
-        if pd.api.types.is_string_dtype(frame[name])
-        and not isinstance(frame[name].dtype, pd.CategoricalDtype)
-    ]
-    return frame.astype({name: "category" for name in text}) if text else frame
-
-
 def _select(table: pd.DataFrame, variant: str) -> pd.DataFrame:
     """One variant's rows of a per-variant table, without the variant column."""
     rows = table[table["variant"].astype(str) == variant]
@@ -427,7 +114,13 @@ def _main_variant(games: pd.DataFrame) -> str | None:
 def corpus_section(data: ReportInputs) -> Section:
     """Games per variant and period, validity, and diagnostics by code."""
     section = Section("The corpus", "corpus")
-    games = data.games
+    unreadable = data.games["status"] == "unreadable"  # inputs that are not games
+    games = data.games[~unreadable]
+    if unreadable.any():
+        section.text(
+            f"{int(unreadable.sum()):,} unreadable input(s) (not counted as games; "
+            "see the diagnostics)."
+        )
     section.text(
         f"{len(games):,} games from {games['source'].nunique():,} input file(s); "
         f"{int(games['has_setup'].astype(bool).sum()):,} with a setup, "
@@ -462,35 +155,6 @@ def _validity(games: pd.DataFrame) -> pd.DataFrame:
     table.insert(0, "games", table.sum(axis=1))
     table["valid_pct"] = table["valid"] / table["games"]
     return table.sort_values("games", ascending=False).reset_index()
-
-
-def _diagnostic_counts(diagnostics: pd.DataFrame | None) -> pd.DataFrame:
-    """Per (code, severity), in order of first appearance: count, games (with at least
-    one) and the first message. Adds up across batches (:func:`_sum_diagnostics`)."""
-    columns = ["code", "severity", "count", "games", "example"]
-    if diagnostics is None or diagnostics.empty:
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
-    frame = diagnostics.astype({"code": str, "severity": str, "message": str})
-    table: pd.DataFrame = (
-        frame.groupby(["code", "severity"], sort=False)
-        .agg(count=("game_id", "size"), games=("game_id", "nunique"), example=("message", "first"))
-        .reset_index()
-    )
-    return table
-
-
-def _sum_diagnostics(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """Diagnostic counts of several batches added up (a game lies in one batch only)."""
-    parts = [part for part in parts if len(part)]
-    if len(parts) <= 1:
-        return parts[0] if parts else _diagnostic_counts(None)
-    table: pd.DataFrame = (
-        pd.concat(parts, ignore_index=True)
-        .groupby(["code", "severity"], sort=False)
-        .agg(count=("count", "sum"), games=("games", "sum"), example=("example", "first"))
-        .reset_index()
-    )
-    return table
 
 
 def _diagnostics_by_code(counts: pd.DataFrame) -> pd.DataFrame:
@@ -609,11 +273,11 @@ def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     attacks = _select(data.stats["scout-attacks"], variant)
     attacks["defender"] = [piece_label(str(v), numbering) for v in attacks["defender"]]
     section.table(f"What scouts attack, {variant} (defender with its rank)", attacks)
-    none = plots.Traffic(np.zeros(100, dtype=np.int64), 0, 0)
+    none = Traffic(np.zeros(100, dtype=np.int64), 0, 0)
     scout = data.traffic["scout"].get(variant, none)
     section.figure(
         f"Squares scouts enter, {variant}, each mover's own view",
-        plots.traffic_figure(
+        board_plots.traffic_figure(
             scout, piece="scout", view="owner", title=f"variant: {variant}", numbering=numbering
         ),
         "board heatmap of scout paths",
@@ -621,7 +285,9 @@ def scouts_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     battles = data.traffic["battle"].get(variant, none)
     section.figure(
         f"Where battles happen, {variant}",
-        plots.traffic_figure(battles, piece=None, measure="battle", title=f"variant: {variant}"),
+        board_plots.traffic_figure(
+            battles, piece=None, measure="battle", title=f"variant: {variant}"
+        ),
         "board heatmap of battles",
     )
     return section
@@ -632,9 +298,10 @@ def win_rates_section(data: ReportInputs, variant: str) -> Section:
     section = Section("Win rates", "wins")
     section.text(
         "Decided games only (draws and unknown results left out); ci low..ci high is the "
-        "Wilson 95% interval. Where two intervals do not overlap, the gap is unlikely to be "
-        "chance; these are still correlations: a setup habit may go with stronger players "
-        "rather than cause wins."
+        "Wilson 95% interval, cluster ci low..high the interval that counts the games of one "
+        "setup (up to a mirror image) as one cluster. Where two intervals do not overlap, "
+        "the gap is unlikely to be chance; these are still correlations: a setup habit may "
+        "go with stronger players rather than cause wins."
     )
     section.table(
         "Red (moves first) against blue, per variant (games = decided games)",
@@ -658,6 +325,9 @@ def win_rates_section(data: ReportInputs, variant: str) -> Section:
         plots.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
         "win rates with confidence intervals per setup feature",
     )
+    findings = [f for feature, table in tables.items() if (f := finding(feature, table))]
+    if findings:
+        section.text("Findings, " + variant + ": " + " ".join(findings))
     for feature, table in tables.items():
         section.table(f"Win rate by {feature.replace('_', ' ')}, {variant} (setups = n)", table)
     return section
@@ -703,7 +373,7 @@ def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Secti
     sizes = summary.groupby("variant", sort=False)["setups"].max().sort_values(ascending=False)
     main = "classic" if "classic" in sizes.index else str(sizes.index[0])
     tables = {
-        "catalogue": advice.tip_catalogue(),
+        "catalogue": tip_catalogue(),
         "adjacency": data.adjacency,
         "adjacency_matrix": advice.adjacency_matrix(data.adjacency, main),
         "entropy": data.entropy,
@@ -822,6 +492,22 @@ def _by_variant_size(table: pd.DataFrame, games: pd.DataFrame) -> pd.DataFrame:
     return table.iloc[np.argsort(rank.to_numpy(), kind="stable")].reset_index(drop=True)
 
 
+def registered_sections(data: ReportInputs, variant: str) -> list[Section]:
+    """One table section per registered statistic with a ``report`` title (see
+    :class:`~strat_tools.stats.registry.Statistic`), for the main variant."""
+    sections = []
+    for key, table in data.stats.items():
+        if not key.startswith("extra:"):
+            continue
+        statistic = stats.get_statistic(key.removeprefix("extra:"))
+        assert statistic.report is not None
+        section = Section(statistic.report, statistic.name)
+        section.text(f"{statistic.help[:1].upper()}{statistic.help[1:]}.")
+        section.table(f"{statistic.report}, {variant}", _select(table, variant))
+        sections.append(section)
+    return sections
+
+
 def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: decided games, red wins, red's win rate and its Wilson interval."""
     decided = games.loc[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
@@ -842,10 +528,9 @@ def build_sections(
 ) -> list[Section]:
     """Every section of the report, in reading order, ranks in ``numbering``; ``source`` is
     a GameSet or the inputs already reduced (:func:`report_inputs_of_paths`)."""
-    if numbering not in NUMBERINGS:
-        raise ValueError(f"unknown numbering {numbering!r}; expected modern or classic")
+    check_numbering(numbering)
     if len(source.games) == 0:
-        raise ValueError("no games to report on")
+        raise InputError("no games to report on")
     data = report_inputs(source)
     sections = [corpus_section(data)]
     if (data.games["status"].astype(str) == "invalid").all():
@@ -859,118 +544,14 @@ def build_sections(
         placement_section(data, variant, numbering),
         pieces_section(data, variant, numbering),
         scouts_section(data, variant, numbering),
+        repeated_setups_section(data, variant),
         win_rates_section(data, variant),  # setup features only: no ranks
+        *registered_sections(data, variant),
     ]
     advice_part = advice_section(data, numbering)
     if advice_part is not None:
         sections.append(advice_part)
     return sections
-
-
-# --- rendering ----------------------------------------------------------------------------
-
-_CSS = """
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;
-color:#1d1d1f;background:#fafafa}
-main{max-width:1100px;margin:0 auto;padding:1rem 1.5rem 4rem}
-h1{font-size:1.7rem;margin:.8rem 0 .2rem}h2{border-bottom:2px solid #ddd;padding-top:1rem}
-nav ol{columns:2;font-size:.95rem}
-table{border-collapse:collapse;margin:.4rem 0 1.2rem;font-size:.88rem;background:#fff}
-caption{text-align:left;font-weight:600;padding:.3rem 0;white-space:nowrap}
-th,td{border:1px solid #d6d6d6;padding:.2rem .5rem;text-align:left}
-th{background:#eef1f5}.num{text-align:right;font-variant-numeric:tabular-nums}
-.scroll{overflow-x:auto}
-figure{margin:.6rem 0 1.6rem;background:#fff;padding:.4rem;border:1px solid #e3e3e3}
-figure img{max-width:100%;height:auto;display:block;margin:auto}
-figcaption{font-size:.9rem;color:#444;padding-top:.3rem}
-.meta{color:#555}
-"""
-
-
-def _html_block(block: str | Table | Picture) -> str:
-    """One block as HTML."""
-    if isinstance(block, Table):
-        return _html_table(block)
-    if isinstance(block, Picture):
-        data = base64.b64encode(block.png).decode("ascii")
-        return (
-            f'<figure><img src="data:image/png;base64,{data}" alt="{html.escape(block.alt)}">'
-            f"<figcaption>{html.escape(block.caption)}</figcaption></figure>"
-        )
-    return f"<p>{html.escape(block)}</p>"
-
-
-_NUMBER = re.compile(r"^[-+\u2212]?[\d,]*\.?\d+%?$|^–$")
-
-
-def _html_table(table: Table) -> str:
-    """A table with a caption; numeric columns right-aligned, text columns left-aligned."""
-    frame = table.frame
-    numeric = [all(_NUMBER.match(str(v)) for v in frame[c]) for c in frame.columns]
-    align = ['class="num"' if flag else "" for flag in numeric]
-    head = "".join(
-        f"<th {a}>{html.escape(str(c))}</th>" for c, a in zip(frame.columns, align, strict=True)
-    )
-    rows = "".join(
-        "<tr>"
-        + "".join(f"<td {a}>{html.escape(str(v))}</td>" for v, a in zip(row, align, strict=True))
-        + "</tr>"
-        for row in frame.itertuples(index=False)
-    )
-    return (
-        f'<div class="scroll"><table><caption>{html.escape(table.caption)}</caption>'
-        f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
-    )
-
-
-def render_html(sections: list[Section], title: str, meta: str) -> str:
-    """The whole report as one self-contained HTML page."""
-    toc = "".join(f'<li><a href="#{s.anchor}">{html.escape(s.title)}</a></li>' for s in sections)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body><main>",
-        f'<h1>{html.escape(title)}</h1><p class="meta">{html.escape(meta)}</p>',
-        f"<nav><ol>{toc}</ol></nav>",
-    ]
-    for section in sections:
-        parts.append(f'<section id="{section.anchor}"><h2>{html.escape(section.title)}</h2>')
-        parts.extend(_html_block(block) for block in section.blocks)
-        parts.append("</section>")
-    parts.append("</main></body></html>\n")
-    return "\n".join(parts)
-
-
-def _md_cell(text: str) -> str:
-    return markdown_text(text.replace("\n", " ")).replace("|", "\\|")
-
-
-def _md_block(block: str | Table | Picture) -> str:
-    """One block as Markdown (figures as data: URIs, so the file stays self-contained)."""
-    if isinstance(block, Table):
-        header = "| " + " | ".join(_md_cell(str(c)) for c in block.frame.columns) + " |"
-        rule = "|" + "|".join("---" for _ in block.frame.columns) + "|"
-        rows = [
-            "| " + " | ".join(_md_cell(str(v)) for v in row) + " |"
-            for row in block.frame.itertuples(index=False)
-        ]
-        return "\n".join([f"**{markdown_text(block.caption)}**", "", header, rule, *rows])
-    if isinstance(block, Picture):
-        data = base64.b64encode(block.png).decode("ascii")
-        alt, caption = markdown_text(block.alt), markdown_text(block.caption)
-        return f"![{alt}](data:image/png;base64,{data})\n\n*{caption}*"
-    return markdown_text(block)
-
-
-def render_markdown(sections: list[Section], title: str, meta: str) -> str:
-    """The whole report as one Markdown document."""
-    parts = [f"# {markdown_text(title)}", "", markdown_text(meta), ""]
-    for section in sections:
-        parts.extend([f"## {markdown_text(section.title)}", ""])
-        for block in section.blocks:
-            parts.extend([_md_block(block), ""])
-    return "\n".join(parts)
 
 
 def report_text(
@@ -986,7 +567,7 @@ def report_text(
     html = report_text(games, "html", numbering="classic")
     """
     if format not in REPORT_FORMATS:
-        raise ValueError(f"unknown report format {format!r}; expected html or md")
+        raise OptionError(f"unknown report format {format!r}; expected html or md")
     sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)

@@ -34,6 +34,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.board import COLUMNS
+from strat_tools.identity import (
+    GAME_IDENTITY_COLUMNS,
+    SetupIdentity,
+    fingerprint_rows,
+    game_fingerprint,
+)
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.readers import read_units
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
@@ -83,11 +89,13 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("readable", pa.bool_(), nullable=False),
         pa.field("replayed", pa.bool_(), nullable=False),
         pa.field("synthetic", pa.bool_(), nullable=False),
+        *(pa.field(name, pa.string()) for name in GAME_IDENTITY_COLUMNS),
     ],
     metadata={
         "doc": "One row per input game file. month is the calendar month 1..12; "
         "termination is the recorded result's label, replay_termination the engine's; "
-        "synthetic marks games made by strat-tools generate."
+        "synthetic marks games made by strat-tools generate; "
+        "the fingerprints are strat_tools.identity's (null without a setup)."
     },
 )
 """``games``: one row per input game file (unreadable ones too)."""
@@ -100,10 +108,13 @@ SETUPS_SCHEMA: Final = pa.schema(
         pa.field("col", pa.int8(), nullable=False),
         pa.field("square", _dict_type(), nullable=False),
         pa.field("piece", _dict_type(), nullable=False),
+        pa.field("fingerprint", pa.string(), nullable=False),
+        pa.field("mirror_fingerprint", pa.string(), nullable=False),
     ],
     metadata={
         "doc": "One row per piece on the board at the start. row/col in the owner's view: "
-        "row 1 = that side's back row, col 1 = that player's left; square is the board name."
+        "row 1 = that side's back row, col 1 = that player's left; square is the board name; "
+        "fingerprint/mirror_fingerprint name the whole setup (strat_tools.identity)."
     },
 )
 """``setups``: one row per piece of each side's starting position, in the owner's view."""
@@ -236,6 +247,7 @@ def table_from_columns(name: str, columns: dict[str, Sequence[Any]]) -> pa.Table
 def conform(name: str, table: pa.Table) -> pa.Table:
     """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``."""
     schema = SCHEMAS[name]
+    table = _with_identity(name, table)
     missing = [f.name for f in schema if f.name not in table.column_names]
     if missing:
         raise ValueError(f"{name} table lacks the columns {', '.join(missing)}")
@@ -248,6 +260,23 @@ def conform(name: str, table: pa.Table) -> pa.Table:
             column = column.cast(f.type)
         arrays.append(column)
     return pa.table(arrays, schema=schema)
+
+
+def _with_identity(name: str, table: pa.Table) -> pa.Table:
+    """Add the fingerprint columns to a table written before they existed: computed from the
+    setup rows for ``setups``; null for ``games`` (the setups table has them)."""
+    if name == "setups" and "fingerprint" not in table.column_names:
+        if not {"game_id", "side", "row", "col", "piece"} <= set(table.column_names):
+            return table
+        plain, mirrored = fingerprint_rows(table)
+        return table.append_column("fingerprint", plain).append_column(
+            "mirror_fingerprint", mirrored
+        )
+    if name == "games":
+        for column in GAME_IDENTITY_COLUMNS:
+            if column not in table.column_names:
+                table = table.append_column(column, pa.nulls(table.num_rows, pa.string()))
+    return table
 
 
 _PANDAS_TYPES: Final[dict[pa.DataType, Any]] = {
@@ -515,6 +544,9 @@ class _Builder:
             "readable": record.readable,
             "replayed": game_replay is not None,
             "synthetic": record.synthetic,
+            "game_fingerprint": game_fingerprint(record.setup, record.sources, record.targets)
+            if record.readable
+            else None,
         }
         for name, value in values.items():
             columns[name].append(value)
@@ -549,6 +581,8 @@ class _Builder:
     def finish(self) -> dict[str, pa.Table]:
         """The four tables of everything added."""
         game_ids = pa.array(self.games["game_id"], pa.string())
+        self.identity = SetupIdentity(self.setup_rows, self.setup_games, len(game_ids))
+        self.games.update(self.identity.games)
         return {
             "games": _table(GAMES_SCHEMA, self.games),
             "setups": self._setups(game_ids),
@@ -578,6 +612,7 @@ class _Builder:
                 pa.array(col.astype(np.int8)),
                 dictionary_column("square", squares),
                 dictionary_column("piece", _KIND_INDEX[code]),
+                *self.identity.setup_columns(rows_of_games, blue),
             ],
             schema=SETUPS_SCHEMA,
         )

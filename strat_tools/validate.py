@@ -11,17 +11,17 @@ This module renders nothing; the CLI formats verdicts as text, JSON, JSONL or CS
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import read_units
+from strat_tools.driver import Select, Tally, map_games
+from strat_tools.pipeline import ProgressCallback
 from strat_tools.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Paths, Skipped, Unit, iter_units
+from strat_tools.sources import Paths, Skipped
 from strat_tools.text import count_of
 
 
@@ -97,7 +97,7 @@ def diagnostic_dict(diag: Diagnostic) -> dict[str, Any]:
     }
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Summary:
     """Counts over a validation run: games = valid + invalid + unchecked, always, and
     inputs = games + unreadable (inputs whose bytes could not be read are not games)."""
@@ -173,6 +173,9 @@ class Summary:
             ],
         }
 
+    def __repr__(self) -> str:
+        return f"<Summary {self.line()}>"
+
     def line(self) -> str:
         """One-line human summary."""
         text = (
@@ -215,31 +218,44 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
     )
 
 
-def validate_batch(units: list[Unit], rules: str | None = "auto") -> list[GameVerdict]:
-    """Read, check and replay one batch of units (runs inside a worker)."""
-    return [verdict_for(record, rules) for record in read_units(units)]
-
-
 def iter_verdicts(
-    units: Iterable[Unit],
+    paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    skipped: list[Skipped] | None = None,
+    tally: Tally | None = None,
 ) -> Iterator[GameVerdict]:
-    """Stream one verdict per unit, in input order."""
-    work = partial(validate_batch, rules=rules)
-    for verdicts in map_batches(
-        work, units, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
-    ):
-        yield from verdicts
+    """Stream one verdict per game under ``paths``, in input order (through the driver,
+    :func:`strat_tools.driver.map_games`)."""
+    yield from map_games(
+        partial(verdict_for, rules=rules),
+        paths,
+        select=select,
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+        skipped=skipped,
+        tally=tally,
+    )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class ValidationReport:
-    """Every verdict of a run and their summary."""
+    """Every verdict of a run and their summary; its repr is one line, however many games.
+
+    >>> report = validate("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1)
+    >>> report  # doctest: +ELLIPSIS
+    <ValidationReport 1 game... in 1 file: 1 valid, 0 invalid, 0 unchecked>
+    """
+
+    def __repr__(self) -> str:
+        return f"<ValidationReport {self.summary.line()}>"
 
     summary: Summary
     games: list[GameVerdict]
@@ -258,6 +274,7 @@ def validate(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
@@ -270,10 +287,18 @@ def validate(
     '400 games in 1 file: 400 valid, 0 invalid, 0 unchecked (1 non-game entry skipped)'
     """
     summary = Summary()
-    units = iter_units(paths, skipped=summary.skipped)
     games = []
+    tally = Tally()
     for verdict in iter_verdicts(
-        units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
+        paths,
+        rules=rules,
+        select=select,
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+        skipped=summary.skipped,
+        tally=tally,
     ):
         summary.add(verdict)
         games.append(verdict)

@@ -22,6 +22,7 @@ from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
 from strat_tools.board import square_name
+from strat_tools.errors import InputError
 from strat_tools.output import atomic_output, write_file_atomically
 from strat_tools.pieces import CODE_LETTERS
 from strat_tools.records import SYNTHETIC_MARK, GameRecord
@@ -39,7 +40,7 @@ _RESCUE_NAMES: Final = tuple(("J" + name[1:]) if name[0] == "K" else name for na
 
 def _square(square: int, names: tuple[str, ...], record: GameRecord, ply: int) -> str:
     if not 0 <= square < 100:
-        raise ValueError(
+        raise InputError(
             f"{record.game_id}: move {ply} has no readable square ({square}); "
             "a record with unreadable moves cannot be written back"
         )
@@ -50,7 +51,7 @@ def _field_line(setup: tuple[int, ...] | None) -> str:
     if setup is None:
         return ""
     if len(setup) != 100:
-        raise ValueError(f"a setup has 100 squares, this one has {len(setup)}")
+        raise InputError(f"a setup has 100 squares, this one has {len(setup)}")
     return f'  <field content="{"".join(CODE_LETTERS[code] for code in setup)}"/>\n'
 
 
@@ -120,19 +121,19 @@ def game_file_name(record: GameRecord) -> str:
     ``ValueError`` when the record lacks its variant, year, month or number.
     """
     if not record.variant or record.year is None or record.month is None or record.number is None:
-        raise ValueError(
+        raise InputError(
             f"{record.game_id}: a file name needs variant, year, month and number "
             f"(have {record.variant!r}, {record.year}, {record.month}, {record.number})"
         )
     if not 1 <= record.month <= 12:
-        raise ValueError(f"{record.game_id}: month must be 1..12, got {record.month}")
+        raise InputError(f"{record.game_id}: month must be 1..12, got {record.month}")
     return f"{record.variant}-{record.year}.{record.month - 1}-{record.number}.xml"
 
 
 def archive_name(year: int, month: int) -> str:
     """Gravon's monthly zip name: ``archive_name(2026, 10) == 'strados2026-9.zip'``."""
     if not 1 <= month <= 12:
-        raise ValueError(f"month must be 1..12, got {month}")
+        raise InputError(f"month must be 1..12, got {month}")
     return f"strados{year}-{month - 1}.zip"
 
 
@@ -154,9 +155,9 @@ def _zip_info(name: str) -> zipfile.ZipInfo:
 
 def _claim(name: str, seen: set[str]) -> None:
     if name in seen:
-        raise ValueError(f"two games would both be written as {name!r}")
+        raise InputError(f"two games would both be written as {name!r}")
     if not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"not a plain file name: {name!r}")
+        raise InputError(f"not a plain file name: {name!r}")
     seen.add(name)
 
 
@@ -193,10 +194,12 @@ def write_files(
     as_zip = path.suffix.lower() == ".zip" if zip is None else zip
     if as_zip:
         if path.is_dir():
-            raise ValueError(f"{path} is a folder; give a .zip file name to write an archive")
+            raise InputError(f"{path} is a folder; give a .zip file name to write an archive")
+        if not path.parent.is_dir():
+            raise InputError(f"folder {path.parent} does not exist")
         return _write_zip(files, path)
     if path.exists() and not path.is_dir():
-        raise ValueError(f"{path} exists and is not a folder")
+        raise InputError(f"{path} exists and is not a folder")
     return _write_folder(files, path)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from strat_tools import advice, stats
+from strat_tools import advice, setup_grid, stats, tips
 from strat_tools.pieces import ARMIES, KIND_LABELS
 
 SYMBOLS = {
@@ -117,7 +117,7 @@ def frame(*setups: tuple[str, str], **context: Any) -> pd.DataFrame:
 
 
 def features_of(*setups: tuple[str, str]) -> pd.DataFrame:
-    return advice.setup_features(frame(*setups))
+    return tips.setup_features(frame(*setups))
 
 
 def tip(name: str, diagram: str, variant: str = "classic") -> Any:
@@ -137,28 +137,28 @@ def test_swap_keeps_the_army_and_draws_front_row_on_top() -> None:
 
 def test_base_setup_follows_every_tip_but_the_decoy() -> None:
     row = features_of(("classic", BASE)).iloc[0]
-    assert {name: bool(row[name]) for name in advice.TIP_NAMES} == {
-        name: name != "corner_decoy" for name in advice.TIP_NAMES
+    assert {name: bool(row[name]) for name in tips.TIP_NAMES} == {
+        name: name != "corner_decoy" for name in tips.TIP_NAMES
     }
 
 
 def test_red_and_blue_setups_pool_in_the_owner_view() -> None:
-    table = advice.setup_features(frame(("classic", BASE), ("classic", BASE)))
+    table = tips.setup_features(frame(("classic", BASE), ("classic", BASE)))
     assert list(table["side"]) == ["red", "blue"]
-    assert (table[list(advice.TIP_NAMES)].iloc[0] == table[list(advice.TIP_NAMES)].iloc[1]).all()
+    assert (table[list(tips.TIP_NAMES)].iloc[0] == table[list(tips.TIP_NAMES)].iloc[1]).all()
 
 
 def test_setups_without_their_variants_army_are_dropped_and_counted() -> None:
     short = BASE.replace("F B 3", "F B .")
     context = frame(("classic", BASE), ("classic", short), ("classicfree", BASE), check_army=False)
-    grid = advice.setup_grid(context)
+    grid = setup_grid.setup_grid(context)
     assert len(grid.kinds) == 1
     assert grid.dropped == 2
     assert list(grid.meta["game_id"]) == ["classic-2014.4-0"]
 
 
 def test_grid_cells_are_in_the_owner_view() -> None:
-    grid = advice.setup_grid(frame(("classic", BASE)))
+    grid = setup_grid.setup_grid(frame(("classic", BASE)))
     assert grid.kinds.shape == (1, 40)
     assert KIND_LABELS[grid.kinds[0, 0]] == "flag"  # row 1, col 1
     assert KIND_LABELS[grid.kinds[0, 39]] == "scout"  # row 4, col 10
@@ -445,7 +445,7 @@ def test_flag_bombed_in_agrees_with_stats_flag_surroundings() -> None:
         swap(BASE, ((1, 1), (4, 3)), ((1, 2), (4, 2)), ((2, 1), (4, 4)), ((1, 4), (3, 3))),
     ]
     context = frame(*[("classic", d) for d in diagrams])
-    ours = advice.setup_features(context)
+    ours = tips.setup_features(context)
     theirs = stats.flag_surroundings(context)
     merged = ours.merge(theirs[["game_id", "side", "enclosed", "bombs"]], on=["game_id", "side"])
     assert list(merged["flag_bombed_in"].astype(bool)) == list(merged["enclosed"].astype(bool))
@@ -456,20 +456,18 @@ def test_flag_bombed_in_agrees_with_stats_flag_surroundings() -> None:
 
 
 def test_every_tip_applies_to_classic_and_barrage_lacks_the_bomb_tips() -> None:
-    assert all(t.applies_to("classic") for t in advice.TIPS)
-    barrage = {t.name for t in advice.TIPS if not t.applies_to("barrage")}
+    assert all(t.applies_to("classic") for t in tips.TIPS)
+    barrage = {t.name for t in tips.TIPS if not t.applies_to("barrage")}
     assert barrage == {"flag_bombed_in", "corner_decoy", "few_front_bombs", "bombs_flag_plus_spare"}
     for variant in ("duell", "ultimate lightning"):
-        assert {t.name for t in advice.TIPS if not t.applies_to(variant)} == {
-            "bombs_flag_plus_spare"
-        }
-    assert not any(t.applies_to("classicfree") for t in advice.TIPS)
+        assert {t.name for t in tips.TIPS if not t.applies_to(variant)} == {"bombs_flag_plus_spare"}
+    assert not any(t.applies_to("classicfree") for t in tips.TIPS)
 
 
 def test_catalogue_quotes_each_tip_from_its_seed_file() -> None:
     seeds = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-    table = advice.tip_catalogue()
-    assert list(table["tip"]) == list(advice.TIP_NAMES)
+    table = tips.tip_catalogue()
+    assert list(table["tip"]) == list(tips.TIP_NAMES)
     assert table["english"].str.len().min() > 20
     if not seeds.is_dir():
         pytest.skip(f"seed texts not found at {seeds}")
@@ -489,7 +487,7 @@ def test_adoption_counts_followers_by_variant_and_period() -> None:
         ("classic", BASE),
         periods=["2004-12", "2004-12", "2014-05"],
     )
-    table = advice.tip_adoption(advice.setup_features(context), ["variant", "period"])
+    table = advice.tip_adoption(tips.setup_features(context), ["variant", "period"])
     rows = table[table["tip"] == "flag_next_to_bomb"]
     assert rows[["period", "setups", "followed", "share"]].values.tolist() == [
         ["2004-12", 2, 1, 0.5],
@@ -506,14 +504,14 @@ def test_adoption_leaves_out_variants_where_a_tip_cannot_apply() -> None:
     """
     table = advice.tip_adoption(features_of(("barrage", barrage), ("classic", BASE)))
     assert "corner_decoy" not in set(table.loc[table["variant"] == "barrage", "tip"])
-    assert len(table[table["variant"] == "classic"]) == len(advice.TIPS)
+    assert len(table[table["variant"] == "classic"]) == len(tips.TIPS)
 
 
 def test_win_rates_split_followers_and_exclude_draws() -> None:
     lonely = swap(BASE, ((1, 1), (4, 10)))
     setups = [("classic", BASE)] * 3 + [("classic", lonely)] * 3
     context = frame(*setups, won=[True, True, False, False, None, True])
-    table = advice.tip_win_rates(advice.setup_features(context))
+    table = advice.tip_win_rates(tips.setup_features(context))
     row = table[table["tip"] == "flag_next_to_bomb"].iloc[0]
     assert (row["n_follow"], row["wins_follow"], row["n_other"], row["wins_other"]) == (3, 2, 2, 1)
     assert row["rate_follow"] == pytest.approx(2 / 3)
@@ -523,7 +521,7 @@ def test_win_rates_split_followers_and_exclude_draws() -> None:
 
 def test_win_rates_with_nobody_on_one_side_give_nan_intervals() -> None:
     context = frame(("classic", BASE), ("classic", BASE), won=[True, False])
-    table = advice.tip_win_rates(advice.setup_features(context)).set_index("tip")
+    table = advice.tip_win_rates(tips.setup_features(context)).set_index("tip")
     row = table.loc["flag_next_to_bomb"]
     assert row["n_other"] == 0
     assert math.isnan(row["low_other"]) and math.isnan(row["rate_other"])
@@ -545,7 +543,7 @@ def test_head_to_head_counts_games_where_exactly_one_side_follows() -> None:
         games=[0, 0, 1, 1, 2, 2, 3, 3],
         won=[True, False, True, False, True, False, None, None],
     )
-    features = advice.setup_features(context)
+    features = tips.setup_features(context)
     table = advice.tip_head_to_head(features).set_index("tip")
     row = table.loc["flag_next_to_bomb"]
     assert (row["games"], row["follower_wins"], row["rate"]) == (2, 1, 0.5)
@@ -662,11 +660,11 @@ def test_entropy_of_a_flag_on_every_square_is_log2_40_and_one_move_is_binary() -
 
 def test_advice_table_views_and_errors() -> None:
     context = frame(("classic", BASE), ("classic", DECOY), won=[True, False])
-    tips = advice.advice_table(context, "tips", "classic")
-    assert list(tips["tip"]) == list(advice.TIP_NAMES)
-    assert {"title", "share", "rate_follow", "low_follow", "high_other"} <= set(tips.columns)
+    table = advice.advice_table(context, "tips", "classic")
+    assert list(table["tip"]) == list(tips.TIP_NAMES)
+    assert {"title", "share", "rate_follow", "low_follow", "high_other"} <= set(table.columns)
     assert set(advice.advice_table(context, "entropy")["variant"]) == {"classic"}
-    assert len(advice.advice_table(context, "catalogue")) == len(advice.TIPS)
+    assert len(advice.advice_table(context, "catalogue")) == len(tips.TIPS)
     with pytest.raises(ValueError, match="unknown advice view"):
         advice.advice_table(context, "nonsense")
     with pytest.raises(ValueError, match="no fixed army"):
@@ -690,7 +688,7 @@ def test_advice_section_data_has_every_part() -> None:
 def test_no_fixed_army_setups_give_empty_tables_not_errors() -> None:
     context = frame(("classicfree", BASE), check_army=False)
     data = advice.advice_section_data(context)
-    assert len(data["catalogue"]) == len(advice.TIPS)
+    assert len(data["catalogue"]) == len(tips.TIPS)
     assert all(len(data[key]) == 0 for key in ("summary", "periods", "adjacency", "entropy"))
     assert {"tip", "share", "h2h_rate"} <= set(data["summary"].columns)
 
@@ -709,7 +707,7 @@ def test_advice_command_reads_records_and_reports_each_tip(fixtures_dir: Path) -
     result = CliRunner().invoke(main, ["advice", folder, "--jobs", "1", "--format", "json"])
     assert result.exit_code == 0, result.output
     rows = {row["tip"]: row for row in json.loads(result.stdout)}
-    assert list(rows) == list(advice.TIP_NAMES)
+    assert list(rows) == list(tips.TIP_NAMES)
     # Game 1: red's sealed flag (BASE) beats blue's open front-row flag; game 2 is a draw.
     sealed = rows["flag_bombed_in"]
     assert (sealed["setups"], sealed["followed"]) == (4, 3)
@@ -753,15 +751,15 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
 def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
     gravon_dir: Path,
 ) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
 
     games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
     context = stats.setup_context(games.games, games.setups)
-    grid = advice.setup_grid(context)
+    grid = setup_grid.setup_grid(context)
     fixed = games.games[games.games["variant"].isin(list(ARMIES)) & games.games["has_setup"]]
     assert len(grid.kinds) + grid.dropped == 2 * len(games.games[games.games["has_setup"]])
     assert len(grid.kinds) == 2 * len(fixed)
-    features = advice.setup_features(context, exclude_invalid=False)
+    features = tips.setup_features(context, exclude_invalid=False)
     theirs = stats.flag_surroundings(context, exclude_invalid=False)
     merged = features.merge(theirs, on=["game_id", "side"], suffixes=("", "_stats"))
     applies = merged["flag_bombed_in"].notna()

@@ -18,9 +18,10 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from strat_tools import advice, report
+from strat_tools import advice, document, report, report_inputs, tips
 from strat_tools.cli import main
-from strat_tools.dataset import GameSet, read_games
+from strat_tools.dataset import GameSet
+from strat_tools.driver import read_games
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
 COUNTS = ("setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other",
@@ -55,7 +56,7 @@ def games() -> GameSet:
 @pytest.fixture(scope="module")
 def library(games: GameSet) -> pd.DataFrame:
     """What the notebook shows: tip_summary of setup_features, every variant."""
-    return advice.tip_summary(advice.setup_features(games))
+    return advice.tip_summary(tips.setup_features(games))
 
 
 def cli_json(*args: str) -> pd.DataFrame:
@@ -72,7 +73,7 @@ def report_html(games: GameSet) -> str:
     """The HTML report of data/ (figures stubbed out: only the tables are read back)."""
     png = one_pixel_png()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(report, "figure_png", lambda fig, dpi=100: png)
+        patch.setattr(document, "figure_png", lambda fig, dpi=100: png)
         return report.report_text(games, "html")
 
 
@@ -98,7 +99,7 @@ def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.Da
     pd.testing.assert_frame_equal(section["entropy"], entropy)
     # the report reads its own reduction (per-setup tip features, neighbour and placement
     # counts: what adds up over batches), not the GameSet
-    inputs = report.report_inputs(games)
+    inputs = report_inputs.report_inputs(games)
     summary = advice.tip_summary_from_counts(inputs.tips, ["variant"])
     pd.testing.assert_frame_equal(summary, library)
     pd.testing.assert_frame_equal(inputs.entropy, entropy)
@@ -157,12 +158,11 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     view: str, variant: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The CLI counts tips, neighbours and placements per batch and sums them: same table.
-    from strat_tools.dataset import read_games
-    from strat_tools.stats import stream
+    from strat_tools.driver import read_games
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
     whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 60)
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)
     streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)

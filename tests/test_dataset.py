@@ -19,16 +19,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from strat_tools import dataset, tables
+from strat_tools import dataset, driver, tables
 from strat_tools.board import Side, parse_square
 from strat_tools.dataset import (
     DatasetError,
     DatasetWriter,
     GameSet,
-    export_dataset,
     read_dataset,
-    read_games,
 )
+from strat_tools.driver import export_dataset, read_games
 from strat_tools.output import MARKER_NAME, OwnedFolder, file_digest
 from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.sources import expand
@@ -126,7 +125,7 @@ def test_reading_a_dataset_does_not_parse_anything(
     def no_parsing(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a dataset folder was parsed as records")
 
-    monkeypatch.setattr(dataset, "tables_for_units", no_parsing)
+    monkeypatch.setattr(driver, "read_units", no_parsing)
     assert len(read_games(tmp_path)) == 4
 
 
@@ -441,7 +440,7 @@ def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Pa
 
 
 def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
 
     data = Path(__file__).resolve().parent.parent / "data"
     html = read_games(str(data), setups_only=True)._repr_html_()
@@ -450,7 +449,8 @@ def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
 
 
 def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) -> None:
-    from strat_tools.dataset import export_dataset, read_dataset
+    from strat_tools.dataset import read_dataset
+    from strat_tools.driver import export_dataset
 
     data = str(Path(__file__).resolve().parent.parent / "data")
     out = tmp_path / "tables"

@@ -409,3 +409,33 @@ def test_every_path_taking_function_takes_a_str_a_path_or_an_iterable(tmp_path: 
     assert st.validate(folder).summary.games == 2
     with pytest.raises(TypeError, match="iterable of paths"):
         list(st.read_records(42))  # type: ignore[arg-type]
+
+
+def test_a_reader_failure_on_one_game_is_one_invalid_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools import fastscan
+    from strat_tools.cli import main
+
+    for number in (1, 2):
+        name = b"Player 1" if number == 1 else b"Bug"
+        (tmp_path / game_named(number)).write_bytes(GAME.replace(b"Player 1", name))
+    real = fastscan.scan
+
+    def failing(data: bytes) -> fastscan.FastGame | None:
+        if b">Bug<" in data:
+            raise RuntimeError("a reader bug")
+        return real(data)
+
+    monkeypatch.setattr(fastscan, "scan", failing)
+    result = CliRunner().invoke(
+        main, ["validate", "--format", "json", "--jobs", "1", str(tmp_path)]
+    )
+    doc = json.loads(result.output)
+    assert [(g["status"], [d["code"] for d in g["diagnostics"]]) for g in doc["games"]] == [
+        ("valid", []),
+        ("invalid", ["internal.reader"]),
+    ]
+    assert result.exit_code == 1

@@ -34,9 +34,11 @@ from click.testing import CliRunner
 from test_hostile import SECRET, build
 
 from strat_tools.cli import main
-from strat_tools.dataset import DatasetError, GameSet, read_dataset, read_games
+from strat_tools.dataset import DatasetError, GameSet, read_dataset
+from strat_tools.driver import read_games
 from strat_tools.generate import generate_games
 from strat_tools.output import MARKER_NAME
+from strat_tools.records import UNREADABLE_CODE
 from strat_tools.sources import Skipped, expand
 from strat_tools.tables import TABLE_NAMES
 from strat_tools.writer import write_games
@@ -73,9 +75,23 @@ class Mixed:
         return len(self.hostile) + len(self.legal)
 
     @property
+    def unreadable(self) -> set[str]:
+        """Entries whose bytes cannot be read: unreadable inputs, counted apart from games."""
+        return {name for name, code in self.hostile.items() if code == UNREADABLE_CODE}
+
+    @property
+    def games(self) -> int:
+        """Game files put in: every input but the unreadable ones."""
+        return self.total - len(self.unreadable)
+
+    @property
     def invalid(self) -> set[str]:
-        """Entries that must be reported invalid."""
-        return {name for name, code in self.hostile.items() if code not in NOT_HOSTILE}
+        """Game entries that must be reported invalid (unreadable inputs are not games)."""
+        return {
+            name
+            for name, code in self.hostile.items()
+            if code not in NOT_HOSTILE and code != UNREADABLE_CODE
+        }
 
 
 @pytest.fixture(scope="module")
@@ -155,9 +171,11 @@ def test_validate_accounts_for_every_input_and_exits_1(mixed: Mixed) -> None:
     match = SUMMARY.search(run.stdout)
     assert match, run.stdout[-2000:]
     games, _, valid, invalid, unchecked = map(int, match.groups())
-    assert games == mixed.total == valid + invalid + unchecked
+    assert games == mixed.games == valid + invalid + unchecked
     assert invalid == len(mixed.invalid)
-    assert valid == mixed.total - len(mixed.invalid) and unchecked == 0
+    assert valid == mixed.games - len(mixed.invalid) and unchecked == 0
+    assert mixed.unreadable, "the fixture should include unreadable inputs"
+    assert f"; {len(mixed.unreadable)} unreadable inputs (not counted as games)" in run.stdout
     skipped: list[Skipped] = []
     expand([str(mixed.folder)], skipped=skipped)
     shown = re.search(r"\((\d+) non-game entr(?:y|ies) skipped\)", run.stdout)
@@ -174,14 +192,15 @@ def test_validate_reports_every_hostile_entry_invalid_with_its_diagnostic(
     if fmt == "json":
         doc = json.loads(run.stdout)
         verdicts, summary = doc["games"], doc["summary"]
-        assert summary["games"] == mixed.total
+        assert summary["games"] == mixed.games
         assert summary["games"] == summary["valid"] + summary["invalid"] + summary["unchecked"]
+        assert summary["unreadable"] == len(mixed.unreadable)
     elif fmt == "jsonl":
         verdicts = [json.loads(line) for line in run.stdout.splitlines()]
     else:
         verdicts = _csv_verdicts(run.stdout)
     if fmt != "json":
-        assert f"{mixed.total} games in" in run.stderr  # the summary goes to stderr
+        assert f"{mixed.games} games in" in run.stderr  # the summary goes to stderr
     got = {entry_name(mixed.folder, v["source"], v["member"]): v for v in verdicts}
     assert len(got) == len(verdicts) == mixed.total
     assert set(got) == set(mixed.hostile) | mixed.legal
@@ -192,7 +211,8 @@ def test_validate_reports_every_hostile_entry_invalid_with_its_diagnostic(
             assert verdict["status"] == "valid", (name, verdict)
             assert codes == ([code] if code else []), name
             continue
-        assert verdict["status"] == "invalid", (name, verdict)
+        wanted = "unreadable" if code == UNREADABLE_CODE else "invalid"
+        assert verdict["status"] == wanted, (name, verdict)
         assert codes and codes[0] == code, (name, codes)
         assert any(d["severity"] == "error" for d in verdict["diagnostics"]), name
     for name in mixed.legal:
@@ -271,8 +291,9 @@ def test_export_accounts_for_every_input_and_leaks_nothing(
     assert run.returncode == 0, run.stderr[-2000:]
     assert_no_secret(run.stdout, run.stderr)
     games, valid, invalid, unchecked = _numbers(EXPORTED.search(run.stderr), run.stderr)
-    assert games == mixed.total == valid + invalid + unchecked
+    assert games == mixed.games == valid + invalid + unchecked
     assert invalid == len(mixed.invalid) and unchecked == 0
+    assert f"; {len(mixed.unreadable)} unreadable inputs;" in run.stderr
     files = sorted(p.name for p in out.iterdir())
     tables = [f"{name}.{fmt}" for name in TABLE_NAMES]
     assert files == sorted([*tables, MARKER_NAME])  # no temporary file left
@@ -291,7 +312,9 @@ def test_export_accounts_for_every_input_and_leaks_nothing(
     errors = dict(zip(names, table["n_errors"], strict=True))
     for name in mixed.invalid:
         assert status[name] == "invalid" and errors[name] >= 1, name
-    for name in set(names) - mixed.invalid:
+    for name in mixed.unreadable:
+        assert status[name] == "unreadable" and errors[name] == 1, name
+    for name in set(names) - mixed.invalid - mixed.unreadable:
         assert status[name] == "valid" and errors[name] == 0, name
     assert table["game_id"].is_unique  # the key every other table joins on
     by_id = dict(zip(table["game_id"], names, strict=True))
@@ -320,13 +343,14 @@ def test_report_accounts_for_every_input_and_leaks_nothing(mixed: Mixed, tmp_pat
     assert_no_secret(run.stdout, run.stderr)
     page = out.read_text()
     assert_no_secret(page)
+    assert f"{len(mixed.unreadable)} unreadable input(s) (not counted as games" in page
     games, _ = _numbers(CORPUS.search(page), page[:3000])
-    assert games == len(names)
+    assert games == len(names) - len(mixed.unreadable)
     validity = next(
         t for t in pd.read_html(io.StringIO(page), flavor="lxml") if "unchecked" in t.columns
     )
     totals = validity[["games", "valid", "invalid", "unchecked"]].astype(int).sum()
-    assert totals["games"] == len(names)
+    assert totals["games"] == len(names) - len(mixed.unreadable)
     assert totals["games"] == totals["valid"] + totals["invalid"] + totals["unchecked"]
     assert totals["invalid"] == len(mixed.invalid & names)
     assert [t for t in os.listdir(tmp_path) if t != "report.html"] == []

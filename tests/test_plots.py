@@ -12,9 +12,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from strat_tools import plots
+from strat_tools import board_plots, plots, stats
 from strat_tools.board import LAKES, parse_square
 from strat_tools.pieces import letter_code
+from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -203,7 +204,7 @@ def board_patches(ax: Axes, gid: str) -> set[int]:
 
 
 def test_board_view_draws_the_lakes_where_they_belong() -> None:
-    ax = plots.board_heatmap(np.zeros(100)).axes[0]
+    ax = board_plots.board_heatmap(np.zeros(100)).axes[0]
     assert board_patches(ax, "lake") == set(LAKES)
     assert {parse_square(n) for n in ("C5", "D5", "G5", "H5", "C6", "D6", "G6", "H6")} == set(LAKES)
     assert [t.get_text() for t in ax.get_xticklabels()] == list("ABCDEFGHIK")
@@ -214,7 +215,7 @@ def test_board_view_draws_the_lakes_where_they_belong() -> None:
 def test_board_heatmap_scale_ignores_lake_values() -> None:
     values = np.arange(100, dtype=float)
     values[57] = 10_000  # H6 is a lake: its value must not stretch the scale
-    ax = plots.board_heatmap(values).axes[0]
+    ax = board_plots.board_heatmap(values).axes[0]
     assert only_image(ax).get_clim() == (0.0, 99.0)
     labels = cell_labels(ax)
     assert len(labels) == 92
@@ -224,7 +225,7 @@ def test_board_heatmap_scale_ignores_lake_values() -> None:
 def test_board_heatmap_shortens_big_counts_to_fit_a_square() -> None:
     values = np.zeros(100)
     values[[0, 1, 2, 3]] = [532, 9876, 10_000, 123_456]
-    labels = cell_labels(plots.board_heatmap(values).axes[0])
+    labels = cell_labels(board_plots.board_heatmap(values).axes[0])
     assert [labels[(0, c)] for c in range(4)] == ["532", "9.9k", "10.0k", "123k"]
 
 
@@ -260,7 +261,7 @@ def moves() -> pd.DataFrame:
 
 
 def test_scout_paths_count_every_square_entered(moves: pd.DataFrame) -> None:
-    counts = plots.square_traffic(moves, piece="scout", measure="path")
+    counts = square_traffic(moves, piece="scout", measure="path")
     assert ascii_counts(counts) == "\n".join(
         [
             "..........",
@@ -278,9 +279,9 @@ def test_scout_paths_count_every_square_entered(moves: pd.DataFrame) -> None:
 
 
 def test_battles_and_owner_view(moves: pd.DataFrame) -> None:
-    battles = plots.square_traffic(moves, piece=None, measure="battle")
+    battles = square_traffic(moves, piece=None, measure="battle")
     assert int(battles.sum()) == 1 and battles[parse_square("A8")] == 1
-    owner = plots.square_traffic(moves, piece="scout", measure="target", view="owner")
+    owner = square_traffic(moves, piece="scout", measure="target", view="owner")
     # blue's K7->K5 becomes A4->A6 and A7->A8 becomes K4->K3 in the mover's own view
     assert ascii_counts(owner) == "\n".join(
         [
@@ -304,31 +305,35 @@ def test_traffic_reads_categorical_squares_and_skips_bad_ones(moves: pd.DataFram
     frame.loc[2, "target"] = None  # a bad square name in the record becomes null
     for column in ("source", "target"):
         frame[column] = pd.Categorical(frame[column], categories=names)
-    counts = plots.square_traffic(frame, piece=None, measure="target")
+    counts = square_traffic(frame, piece=None, measure="target")
     assert int(counts.sum()) == 4 and counts[parse_square("E5")] == 0
 
 
 def test_traffic_heatmap_titles_what_and_how_many(moves: pd.DataFrame) -> None:
-    fig = plots.traffic_heatmap(moves, piece="scout")
+    fig = board_plots.traffic_heatmap(moves, piece="scout")
     ax = fig.axes[0]
     assert ax.get_title() == "Squares entered by Scout (2): 4 moves in 2 games"
     assert only_image(ax).get_clim() == (0.0, 2.0)
     assert cell_labels(ax)[(7, 0)] == "2"  # A8, entered twice
-    battles = plots.traffic_heatmap(moves, piece=None, measure="battle").axes[0]
+    battles = board_plots.traffic_heatmap(moves, piece=None, measure="battle").axes[0]
     assert battles.get_title() == "Where battles happen: 1 attack in 1 game"
     assert "(red sets up on 1-4" in battles.get_ylabel()
-    owner = plots.traffic_heatmap(moves, view="owner").axes[0]
+    owner = board_plots.traffic_heatmap(moves, view="owner").axes[0]
     assert "mover's back row" in owner.get_ylabel()
 
 
 def test_traffic_heatmap_names_the_piece_in_the_chosen_numbering(moves: pd.DataFrame) -> None:
-    classic = plots.traffic_heatmap(moves, piece="scout", measure="target", numbering="classic")
+    classic = board_plots.traffic_heatmap(
+        moves, piece="scout", measure="target", numbering="classic"
+    )
     assert classic.axes[0].get_title() == "Squares Scout (9) moved to: 4 moves in 2 games"
-    battles = plots.traffic_heatmap(moves, piece="scout", measure="battle", numbering="classic")
+    battles = board_plots.traffic_heatmap(
+        moves, piece="scout", measure="battle", numbering="classic"
+    )
     assert battles.axes[0].get_title() == (
         "Where battles happen, Scout (9) attacking: 1 attack in 1 game"
     )
-    miner = plots.traffic_heatmap(moves, piece="miner", title="variant: classic").axes[0]
+    miner = board_plots.traffic_heatmap(moves, piece="miner", title="variant: classic").axes[0]
     assert miner.get_title() == "Squares entered by Miner (3): 1 move in 1 game\nvariant: classic"
 
 
@@ -395,7 +400,7 @@ def test_position_figure_puts_each_piece_on_its_square() -> None:
                 board[row * 10 + col] = letter_code("Y")  # blue flag
             elif letter != ".":
                 board[row * 10 + col] = letter_code(letter)
-    ax = plots.position_figure(board, last_move=(35, 45)).axes[0]
+    ax = board_plots.position_figure(board, last_move=(35, 45)).axes[0]
     labels = {
         (round(t.get_position()[1]) * 10 + round(t.get_position()[0])): t.get_text()
         for t in ax.texts
@@ -458,7 +463,7 @@ def svg_texts(path: Path) -> str:
 
 
 def test_heatmap_command_writes_the_flag_map(tmp_path: Path, games_zip: Path) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import piece_placement
 
     out = tmp_path / "flag.png"
@@ -546,7 +551,7 @@ def test_heatmap_command_missing_input(tmp_path: Path) -> None:
 
 @pytest.mark.archive
 def test_flag_heatmap_of_the_real_archive(gravon_dir: Path) -> None:
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats import piece_placement
 
     games = read_games([str(gravon_dir)], setups_only=True)
@@ -605,7 +610,7 @@ def _figure_text(fig: Figure) -> list[Any]:
 )
 def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, Any]) -> None:
     # The CLI counts placement batch by batch (flat memory); the figure must not change.
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
     from strat_tools.stats.stream import compute_many_streaming
 
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
@@ -632,21 +637,32 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
 def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools.dataset import read_games
-    from strat_tools.stats import move_frame, stream
+    from strat_tools.driver import read_games
+    from strat_tools.stats import move_frame
 
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)  # many batches
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     moves = move_frame(read_games(inputs, jobs=1), variant="classic")
     if side is not None:
         moves = moves[moves["side"] == side]
-    whole = plots.traffic_counts(moves, piece=piece, measure=measure, view=view)
-    streamed = plots.traffic_of_paths(
+    whole = traffic_counts(moves, piece=piece, measure=measure, view=view)
+    streamed = traffic_of_paths(
         inputs, variant="classic", side=side, piece=piece, measure=measure, view=view, jobs=1
     )
     assert whole.moves > 0 and whole.games > 1
     assert (streamed.moves, streamed.games) == (whole.moves, whole.games)
     assert streamed.counts.tolist() == whole.counts.tolist()
-    figures = [plots.traffic_figure(t, piece=piece, measure=measure, view=view)
+    figures = [board_plots.traffic_figure(t, piece=piece, measure=measure, view=view)
                for t in (whole, streamed)]  # fmt: skip
     assert _figure_text(figures[0]) == _figure_text(figures[1])
+
+
+@pytest.mark.parametrize("numbering", ["clasic", "Modern", ""])
+def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> None:
+    from strat_tools.driver import read_games
+    from strat_tools.errors import OptionError
+
+    one = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
+    placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
+    with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
+        plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 import strat_tools as st
 from strat_tools.cli import main
 from strat_tools.engine.position import Position
-from strat_tools.records import GameRecord, RecordError, Rescue
+from strat_tools.records import GameRecord, RecordError, Rescue, Status
 from strat_tools.replay import replay, replay_safely
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -66,8 +66,8 @@ def hand_built(**fields: object) -> GameRecord:
         ({"targets": [1, 2]}, "3 move sources but 2 targets"),
         ({"setup": (0,) * 99}, "the setup has 99 squares, not 100"),
         ({"setup": (-1,) * 100}, "a code outside 0..25"),
-        ({"sources": [33, 60, "E5"]}, "a move source is not a square"),
-        ({"targets": [43, 50, 200]}, "a move target is not a square"),
+        ({"sources": [38, 60, "E5"]}, "a move source is not a square"),
+        ({"targets": [48, 50, 200]}, "a move target is not a square"),
         ({"rescues": {9: Rescue(5, 3, "F1", "3")}}, "a rescue is recorded at ply 9"),
         ({"lines": [1]}, "3 moves but 1 line numbers"),
     ],
@@ -78,9 +78,17 @@ def test_replay_of_an_inconsistent_hand_built_record_raises_a_record_error(
     record = hand_built(**fields)
     with pytest.raises(RecordError, match=re.escape(problem)):
         replay(record)
-    # In a batch run the same record is one invalid entry, not a stopped run.
-    assert replay_safely(record) is None
-    assert record.diagnostics[-1].code == "record.inconsistent"
+    # In a batch run the same record is one invalid entry, not a stopped run: refused as
+    # inconsistent, or stopped at the first move that is off the board.
+    safe = replay_safely(record)
+    if safe is None:
+        assert record.diagnostics[-1].code == "record.inconsistent"
+    else:
+        assert safe.status is Status.INVALID
+        assert next(d.code for d in safe.diagnostics if d.severity.value == "error") in (
+            "rule.off_board",
+            "rule.empty_source",
+        )
 
 
 def test_a_setup_code_of_minus_one_never_captures_a_flag() -> None:

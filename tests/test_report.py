@@ -17,9 +17,10 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from strat_tools import plots, report, stats
+from strat_tools import document, plots, report, report_inputs, stats, tips
 from strat_tools.checks import check_record
-from strat_tools.dataset import GameSet, read_games
+from strat_tools.dataset import GameSet
+from strat_tools.driver import read_games
 from strat_tools.generate import generate_games
 from strat_tools.readers import parse_record
 from strat_tools.records import GameRecord
@@ -85,6 +86,7 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
         "Flag and bomb placement",
         "All pieces",
         "Scout usage",
+        "Repeated setups",
         "Win rates",
         "What the rulebooks advise, tested",
     ]
@@ -93,7 +95,7 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
 
 def test_report_is_self_contained(html_text: str) -> None:
     sources = IMAGE_SOURCE.findall(html_text)
-    assert len(sources) == 10
+    assert len(sources) == 11  # one of them the most played setups
     assert all(src.startswith(DATA_PNG) for src in sources)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html_text
@@ -161,7 +163,7 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
     games = GameSet(tables_for_records(records, setups_only=True))
     text = report.report_text(games, "html")
     assert "No moves in this data set" in text
-    assert len(IMAGE_SOURCE.findall(text)) == 8  # no scout or battle maps; the advice one
+    assert len(IMAGE_SOURCE.findall(text)) == 9  # no scout or battle maps; advice, setups
 
 
 def test_no_games_is_an_error_not_an_empty_report() -> None:
@@ -191,7 +193,7 @@ def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     assert text.startswith("# Test games\n")
     assert "## The corpus" in text and "## Win rates" in text
     images = re.findall(r"!\[[^\]]*\]\(([^)]*)\)", text)
-    assert len(images) == 10 and all(src.startswith(DATA_PNG) for src in images)
+    assert len(images) == 11 and all(src.startswith(DATA_PNG) for src in images)
     assert text.index("## Win rates") < text.index("## What the rulebooks advise, tested")
     assert "| variant | games | valid | invalid | unchecked | valid pct |" in text
     assert "http" not in text
@@ -271,7 +273,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> Non
     found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
     assert found is not None, dom.stderr[-2000:]
     sizes = found.group(1).split()
-    assert len(sizes) == 10
+    assert len(sizes) == 11
     assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
 
 
@@ -341,7 +343,7 @@ def one_pixel_png() -> bytes:
 
 
 class FigureSpy:
-    """Stands in for report.figure_png and plots.setup_heatmap_from_placements (which draws
+    """Stands in for document.figure_png and plots.setup_heatmap_from_placements (which draws
     every setup heatmap of the report): records every figure's titles and the numbering
     each heatmap was asked for, and renders no pixels (fast)."""
 
@@ -364,7 +366,7 @@ def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
     """The HTML report in ``numbering`` and what its figures were titled."""
     spy = FigureSpy(plots.setup_heatmap_from_placements)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(report, "figure_png", spy.figure_png)
+        patch.setattr(document, "figure_png", spy.figure_png)
         patch.setattr(plots, "setup_heatmap_from_placements", spy.setup_heatmap)
         text = report.report_text(data, "html", numbering=numbering)  # type: ignore[arg-type]
     return text, spy
@@ -444,7 +446,7 @@ def test_report_command_takes_the_numbering(
 
     from strat_tools.cli import main
 
-    monkeypatch.setattr(report, "figure_png", FigureSpy(plots.setup_heatmap).figure_png)
+    monkeypatch.setattr(document, "figure_png", FigureSpy(plots.setup_heatmap).figure_png)
     out = tmp_path / "report.html"
     runner = CliRunner()
     args = ["report", str(SAMPLE), "-o", str(out), "--setups-only", "--jobs", "1"]
@@ -472,7 +474,7 @@ def advice_tables(html_text: str, variant: str) -> pd.DataFrame:
 def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSet) -> None:
     from strat_tools import advice
 
-    expected = advice.tip_summary(advice.setup_features(gameset))
+    expected = advice.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
     table = advice_tables(html_text, "classic")
     assert sorted(table["tip"]) == sorted(expected.index) and len(table) == 11
@@ -528,7 +530,7 @@ def test_advice_figure_is_the_adjacency_matrix_titled_with_n(gameset: GameSet) -
         return adjacency_figure(matrix, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(report, "figure_png", spy.figure_png)
+        patch.setattr(document, "figure_png", spy.figure_png)
         patch.setattr(plots, "adjacency_figure", keep)
         report.report_text(gameset, "html", numbering="classic")
     from strat_tools import advice
@@ -548,7 +550,7 @@ def test_no_fixed_army_setups_no_advice_section() -> None:
     ]
     games = GameSet(tables_for_records(records))
     assert len(games.setups) == 240  # setups there are, but none of a fixed army
-    assert report.advice_section(report.report_inputs(games)) is None
+    assert report.advice_section(report_inputs.report_inputs(games)) is None
 
 
 @pytest.mark.parametrize("setups_only", [False, True])
@@ -557,12 +559,11 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
 ) -> None:
     # The CLI reduces each batch where it is read (counts, per-game values) and combines
     # them; the report must be the very same text, figures included, as from all games.
-    from strat_tools.stats import stream
 
     inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
     whole = read_games(inputs, setups_only=setups_only, jobs=1)
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 60)  # several batches, variants split
-    streamed = report.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)  # several batches, variants split
+    streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     texts = [
@@ -581,10 +582,13 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
 
     read_games([str(SAMPLE)], jobs=1).export(tmp_path)
     monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 45)
-    monkeypatch.setattr(report, "figure_png", lambda fig, dpi=100: b"")  # text only: fast
+    monkeypatch.setattr(document, "figure_png", lambda fig, dpi=100: b"")  # text only: fast
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     texts = [
         generated.sub("generated", report.report_text(data, "md"))
-        for data in (read_dataset(tmp_path), report.report_inputs_of_paths([tmp_path], jobs=1))
+        for data in (
+            read_dataset(tmp_path),
+            report_inputs.report_inputs_of_paths([tmp_path], jobs=1),
+        )
     ]
     assert texts[0] == texts[1] and "What scouts attack" in texts[0]

@@ -8,7 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from strat_tools.dataset import export_dataset, read_dataset
+from strat_tools.dataset import read_dataset
+from strat_tools.driver import export_dataset
 from strat_tools.tables import TABLE_NAMES
 
 MONTHS = ("strados2004-11.zip", "strados2013-10.zip", "strados2014-8.zip")

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import stats
+from strat_tools import driver, stats
 from strat_tools.cli import main
-from strat_tools.dataset import read_games
+from strat_tools.driver import read_games
 from strat_tools.stats import stream
 from strat_tools.stats.stream import compute_streaming
 
@@ -51,7 +51,7 @@ def whole() -> Any:
 @pytest.fixture
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     """Batches of 40 games, partial tables summed every 2: many batches and many folds."""
-    monkeypatch.setattr(stream, "REDUCE_MAX_BATCH", 40)
+    monkeypatch.setattr(driver, "REDUCE_BATCH", 40)
     monkeypatch.setattr(stream, "_FOLD_EVERY", 2)
 
 

@@ -16,11 +16,12 @@ import importlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
 
-from strat_tools import tables
+from strat_tools import identity, tables
 from strat_tools.board import Side, parse_square
 from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.sources import expand
@@ -234,8 +235,15 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     )  # fmt: skip
     table = tables.conform("setups", plain)
     assert table.schema == SCHEMAS["setups"]
+    # A table written before the fingerprints existed gets them from its own rows: here a
+    # lone flag on the back row's last square, the canonical one of the pair (its first
+    # square is empty, its mirror's holds the flag).
+    lone_flag = np.zeros((1, 40), np.uint8)
+    lone_flag[0, 9] = 12
     assert to_frame(table).iloc[0].to_dict() == {
-        "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag"
+        "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag",
+        "fingerprint": identity.fingerprints(lone_flag)[0],
+        "mirror_fingerprint": identity.fingerprints(lone_flag)[0],
     }  # fmt: skip
     with pytest.raises(ValueError, match="lacks the columns piece"):
         tables.conform("setups", plain.drop_columns(["piece"]))

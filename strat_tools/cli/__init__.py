@@ -18,8 +18,11 @@ from strat_tools.cli import (
     engine,
     events,
     figures,
+    filter,
     generate,
     observations,
+    search,
+    setups,
     tables,
     validate,
     view,
@@ -54,3 +57,6 @@ main.add_command(observations.observations)
 main.add_command(convert.convert)
 main.add_command(events.events)
 main.add_command(view.view)
+main.add_command(setups.setups)
+main.add_command(search.search)
+main.add_command(filter.filter_command)

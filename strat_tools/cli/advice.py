@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
     NoInput,
     VariantName,
     format_option,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     paths_argument,
-    progress_bar,
+    read_through,
     render,
     synthetic_note,
-    units_or_dataset,
 )
+from strat_tools.pieces import ARMIES
 
 
 @click.command()
@@ -24,22 +28,25 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=VariantName(["classic", "barrage", "duell", "ultimate lightning", "all"]),
+    type=VariantName([*ARMIES, "all"]),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
     "--view",
     default="tips",
     show_default=True,
-    type=click.Choice(["tips", "periods", "adjacency", "entropy", "catalogue"]),
+    type=LibraryChoice("strat_tools.advice:VIEWS"),
     help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
 )
 @format_option(("table", "csv", "json"))
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
-def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int | None) -> None:
+def advice(
+    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, jobs: int | None
+) -> None:
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
@@ -53,20 +60,23 @@ def advice(paths: tuple[str, ...], variant: str, view: str, fmt: str, jobs: int 
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.advice import advice_table_of_paths, tip_catalogue
-    from strat_tools.stats.stream import Tally
+    from strat_tools.advice import advice_table_of_paths
+    from strat_tools.selection import select_for
+    from strat_tools.tips import tip_catalogue
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
         return
-    total = units_or_dataset(paths)
     chosen = None if variant == "all" else variant
+    select = select_for(list(paths), game_filter, jobs=jobs)
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        table = advice_table_of_paths(
-            list(paths), view, chosen, jobs=jobs, progress=update, tally=tally
-        )
+    table, tally = read_through(
+        paths,
+        lambda update, tally: advice_table_of_paths(
+            list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
+        ),
+        require=False,
+    )
     if not tally.readable or table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")
     synthetic_note(tally)

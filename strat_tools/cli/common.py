@@ -20,6 +20,7 @@ from typing import Any, Final, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
@@ -66,6 +67,56 @@ def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> 
         f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
     )
     return capped
+
+
+class LibraryChoice(click.Choice):  # type: ignore[type-arg]
+    """A ``click.Choice`` whose choices are a library registry's, read when needed (parsing
+    or help), so the CLI never copies a list by hand, starts without importing the heavy
+    modules, and shows a statistic registered after import (a notebook's, a test's).
+
+    ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
+    choices appended (``'all'``).
+    """
+
+    def __init__(self, source: str, *extra: str) -> None:
+        self.source = source
+        self.extra = extra
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import importlib
+
+        module, _, name = self.source.partition(":")
+        return (*getattr(importlib.import_module(module), name), *self.extra)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # the registry is the one source
+
+
+class RegistryOption(click.Option):
+    """An option whose help ends with each registry entry's own help (``name: help; ...``),
+    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        choice = kwargs.get("type")
+        assert isinstance(choice, LibraryChoice)
+        self.registry = choice.source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        import importlib
+
+        module, _, name = self.registry.partition(":")
+        entries = getattr(importlib.import_module(module), name)
+        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        return f"{self._help_text} {listed}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help_text = value or ""
 
 
 def jobs_option(func: F) -> F:
@@ -239,12 +290,17 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn library errors into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`), never a
-    traceback (:class:`strat_tools.readers.NothingReadable` exits 2: nothing ran); Ctrl-C
-    exits 130 and SIGTERM 143 once temporary files are removed."""
+    """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
+    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
+    :class:`strat_tools.readers.NothingReadable` (nothing ran: the paths are the mistake)
+    exits 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
+    are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.errors import StratToolsError
+        from strat_tools.readers import NothingReadable
         from strat_tools.text import printable_lines
 
         main_thread = threading.current_thread() is threading.main_thread()
@@ -262,11 +318,9 @@ def library_errors(func: F) -> F:
         except Terminated:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
-        except (ValueError, OSError, RuntimeError, ImportError, LookupError) as exc:
-            from strat_tools.readers import NothingReadable
-
-            if isinstance(exc, NothingReadable):  # nothing ran: the paths are the mistake
-                raise NoInput(printable_lines(str(exc))) from None
+        except NothingReadable as exc:
+            raise NoInput(printable_lines(str(exc))) from None
+        except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
         finally:
             if main_thread and previous is not None:
@@ -341,9 +395,41 @@ def synthetic_note(tally: Any) -> None:
         )
 
 
+def read_through(
+    paths: Sequence[str],
+    work: Callable[[Callable[[int], None] | None, Any], T],
+    *,
+    label: str = "reading",
+    require: bool = True,
+) -> tuple[T, Any]:
+    """What every analysis command does around its one library call: count the inputs (for
+    the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
+    the reader's own reason when not one input was readable (``require``), and say on stderr
+    how many games a per-game step failed on. Returns the call's result and the
+    :class:`strat_tools.driver.Tally` it filled.
+    """
+    from strat_tools.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, label) as update:
+        result = work(update, tally)
+    if require:
+        require_readable(tally, paths)
+    synthetic_note(tally)
+    if tally.dropped:
+        message(f"{tally.dropped:,} games left out by the filters")
+    if tally.failed:
+        message(
+            f"{tally.failed:,} games could not be counted (invalid entries with an internal "
+            f"error): {'; '.join(tally.failures)}"
+        )
+    return result, tally
+
+
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
     """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.stats.stream.Tally`)."""
+    a streamed pass read, :class:`strat_tools.driver.Tally`)."""
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"
@@ -400,3 +486,69 @@ class VariantName(click.ParamType[str]):
 
 
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+# ---------------------------------------------------------------------------------------
+# Game filters (every command that reads games)
+# ---------------------------------------------------------------------------------------
+
+FILTER_OPTIONS = (
+    ("--variant", "variant", "NAME[,NAME]", "Only games of these variants."),
+    ("--period", "period", "FROM:TO", "Only these months: 2014-01:2014-06, 2014-01: or :2014-06."),
+    ("--plies", "plies", "MIN:MAX", "Only games with this many moves: 40:200, 40: or :200."),
+    ("--ending", "ending", "TYPE", "Only this ending: Gravon result type or name (resigned ...)."),
+    ("--winner", "winner", "red|blue|draw", "Only games with this result."),
+    ("--ids", "ids_file", "FILE", "Only the game ids listed in FILE, one a line."),
+    ("--pattern", "pattern", "PATTERN", "Only games with a setup matching this 4x10 pattern."),
+    ("--duplicates", "duplicates", "only|exclude", "Only repeated games, or each game once."),
+)
+"""The filter options: flag, parameter name, metavar, help."""
+
+
+def game_filter_options(func: F) -> F:
+    """The game filters as options; the command gets one checked ``game_filter``
+    (:class:`strat_tools.filters.GameFilter`). A bad value is a usage error (exit 2)."""
+    return game_filter_options_but()(func)
+
+
+def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
+    """:func:`game_filter_options` without the filters named in ``left_out`` (``search``
+    has its own ``--pattern``)."""
+    options = [option for option in FILTER_OPTIONS if option[0] not in left_out]
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
+            return func(*args, **kwargs)
+
+        decorated: Any = wrapper
+        for flag, name, metavar, text in reversed(options):
+            decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(
+                decorated
+            )
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
+    """A :class:`~strat_tools.filters.GameFilter` from the options' values, or exit 2."""
+    from strat_tools.filters import FilterError, GameFilter, read_id_file
+
+    try:
+        ids = read_id_file(values["ids_file"]) if values.get("ids_file") else None
+        return GameFilter.parse(
+            variant=values.get("variant"),
+            period=values.get("period"),
+            plies=values.get("plies"),
+            ending=values.get("ending"),
+            winner=values.get("winner"),
+            ids=ids,
+            pattern=values.get("pattern"),
+            mirror=mirror,
+            duplicates=values.get("duplicates"),
+        )
+    except FilterError as exc:
+        raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None

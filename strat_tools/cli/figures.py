@@ -8,20 +8,21 @@ import click
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
+    LibraryChoice,
     PieceName,
     VariantName,
     count_of,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
     paths_argument,
-    progress_bar,
-    require_readable,
+    read_through,
     rules_option,
     source_label,
-    synthetic_note,
-    units_or_dataset,
 )
+from strat_tools.pieces import ARMIES
 
 
 @click.command()
@@ -37,7 +38,7 @@ from strat_tools.cli.common import (
     "--variant",
     default="classic",
     show_default=True,
-    type=VariantName(["classic", "barrage", "duell", "ultimate lightning"]),
+    type=VariantName(list(ARMIES)),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(
@@ -57,7 +58,7 @@ from strat_tools.cli.common import (
     "--moves",
     "measure",
     default=None,
-    type=click.Choice(["path", "target", "battle"]),
+    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_MEASURES"),
     help="Draw the whole board from the moves instead (replays the games): squares "
     "the piece passed (path), moved to (target), or battles there (--piece all: any).",
 )
@@ -65,7 +66,7 @@ from strat_tools.cli.common import (
     "--view",
     default="board",
     show_default=True,
-    type=click.Choice(["board", "owner"]),
+    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_VIEWS"),
     help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
     "so every mover plays up the board).",
 )
@@ -73,7 +74,7 @@ from strat_tools.cli.common import (
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
 )
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
@@ -85,10 +86,12 @@ from strat_tools.cli.common import (
     type=click.Path(dir_okay=False),
     help="Image file: .png, .svg or .pdf (written atomically).",
 )
+@game_filter_options_but("--variant")
 @jobs_option
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
+    game_filter: Any,
     piece: str,
     variant: str,
     side: str,
@@ -114,8 +117,10 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
-    from strat_tools import plots
-    from strat_tools.stats.stream import Tally, compute_many_streaming
+    from strat_tools import board_plots, plots
+    from strat_tools.selection import select_for
+    from strat_tools.stats.stream import compute_many_streaming
+    from strat_tools.stats.traffic import traffic_of_paths
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
@@ -132,36 +137,40 @@ def heatmap(
         "numbering": numbering,
         "title": f"{shown}, {label}",
     }
-    total = units_or_dataset(paths)
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        if measure is None:
-            requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-            tables = compute_many_streaming(
+    requests = plots.setup_heatmap_requests(piece, side=side, by=by)
+    select = select_for(list(paths), game_filter, jobs=jobs)
+    if measure is None:
+        tables, tally = read_through(
+            paths,
+            lambda update, tally: compute_many_streaming(
                 [
                     ("placement", {"piece": p, "by": list(keys), "variant": variant})
                     for p, keys in requests
                 ],
                 list(paths),
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-        else:
-            traffic = plots.traffic_of_paths(
+            ),
+        )
+    else:
+        counts, tally = read_through(
+            paths,
+            lambda update, tally: traffic_of_paths(
                 list(paths),
                 variant=variant,
                 side=side,
                 piece=None if piece == "all" else piece,
                 measure=measure,  # type: ignore[arg-type]
                 view=view,  # type: ignore[arg-type]
+                select=select,
                 jobs=jobs,
                 progress=update,
                 tally=tally,
-            )
-    require_readable(tally, paths)
-    synthetic_note(tally)
+            ),
+        )
     if tally.synthetic:  # the figure says so too, not only the terminal
         drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
     if measure is None:
@@ -169,13 +178,13 @@ def heatmap(
             dict(zip(requests, tables, strict=True)), piece, **drawing
         )
     else:
-        fig = plots.traffic_figure(
-            traffic,
+        fig = board_plots.traffic_figure(
+            counts,
             piece=None if piece == "all" else piece,
             measure=measure,  # type: ignore[arg-type]
             view=view,  # type: ignore[arg-type]
             title=drawing["title"],
-            numbering=numbering,
+            numbering=numbering,  # type: ignore[arg-type]  # a LibraryChoice of NUMBERINGS
         )
     plots.save_figure(fig, out)
     message(f"Wrote {out}.")
@@ -195,7 +204,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=click.Choice(["html", "md"]),
+    type=LibraryChoice("strat_tools.report:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(
@@ -210,15 +219,17 @@ def heatmap(
     "--numbering",
     default="modern",
     show_default=True,
-    type=click.Choice(["modern", "classic"]),
+    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @library_errors
 def report(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str | None,
     title: str,
@@ -238,27 +249,29 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.report import report_inputs_of_paths, write_report
-    from strat_tools.stats.stream import Tally
+    from strat_tools.report import write_report
+    from strat_tools.report_inputs import report_inputs_of_paths
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     if not setups_only:
         check_rules(rules)
-    total = units_or_dataset(paths)
     # Each batch is reduced where it is read (counts, a few values a game), so memory does
     # not grow with the setups and moves of the input.
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        data = report_inputs_of_paths(
+    data, _tally = read_through(
+        paths,
+        lambda update, tally: report_inputs_of_paths(
             list(paths),
             setups_only=setups_only,
             rules=rules,
+            select=select_for(list(paths), game_filter, jobs=jobs),
             jobs=jobs,
             progress=update,
             tally=tally,
-        )
-    require_readable(tally, paths)
-    synthetic_note(tally)
+        ),
+    )
+    if game_filter.active:
+        message(f"Filters: {game_filter.describe()}")
     message(f"Read {count_of(len(data.games), 'game')}; writing the report...")
     write_report(data, out, fmt, title=title, numbering=numbering)  # type: ignore[arg-type]
     message(f"Wrote {out}.")

@@ -7,20 +7,23 @@ from typing import Any
 import click
 
 from strat_tools.cli.common import (
+    LibraryChoice,
     PieceName,
+    RegistryOption,
     VariantName,
     count_of,
     dask_options,
     format_option,
+    game_filter_options,
+    game_filter_options_but,
     jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
+    read_through,
     render,
-    require_readable,
     rules_option,
-    synthetic_note,
     units_or_dataset,
 )
 
@@ -38,7 +41,7 @@ from strat_tools.cli.common import (
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["parquet", "csv"]),
+    type=LibraryChoice("strat_tools.dataset:FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -48,12 +51,14 @@ from strat_tools.cli.common import (
     is_flag=True,
     help="No replay: games and setups only (much faster; games are not called valid).",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def export(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     fmt: str,
     setups_only: bool,
@@ -75,7 +80,8 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    from strat_tools.dataset import export_dataset
+    from strat_tools.driver import export_dataset
+    from strat_tools.selection import select_for
     from strat_tools.tables import check_rules
 
     check_rules(rules)
@@ -91,24 +97,15 @@ def export(
             dask=dask or bool(dask_address),
             dask_address=dask_address,
             progress=update,
+            select=select_for(list(paths), game_filter, jobs=jobs),
         )
     message(str(summary))
+    if summary.dropped:
+        message(f"{summary.dropped:,} games left out by the filters ({game_filter.describe()})")
     if summary.invalid:
         invalid = count_of(summary.invalid, "invalid game")
         verb = "is" if summary.invalid == 1 else "are"
         message(f"{invalid} {verb} in the tables with their diagnostics.")
-
-
-def _check_feature(value: str) -> str:
-    """An unknown setup feature is a usage error (exit 2) listing the features."""
-    from strat_tools.stats.setups import SETUP_FEATURES
-
-    if value not in SETUP_FEATURES:
-        raise click.BadParameter(
-            f"unknown feature {value!r}; choose from {', '.join(SETUP_FEATURES)}",
-            param_hint="--feature",
-        )
-    return value
 
 
 @click.command()
@@ -116,18 +113,18 @@ def _check_feature(value: str) -> str:
 @click.option(
     "--stat",
     "stat",
+    cls=RegistryOption,
     default="flag",
     show_default=True,
     metavar="NAME",
-    help="Statistic: flag, bombs, placement, rows, columns, bombs-next-to-flag, "
-    "flag-enclosed, win-rate, endings, lengths, scouts, scout-distances, "
-    "scout-attacks, first-scout, scouts-left.",
+    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=click.Choice(["variant", "period", "year", "side", "result", "won"]),
+    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -149,9 +146,8 @@ def _check_feature(value: str) -> str:
     "--feature",
     default="flag_back_row",
     show_default=True,
-    callback=lambda ctx, param, value: _check_feature(value),
-    help="Setup feature for win-rate: flag_back_row, flag_corner, flag_edge_column, "
-    "flag_enclosed, bombs_next_to_flag.",
+    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    help="Setup feature for win-rate.",
 )
 @click.option(
     "--include-classicfree",
@@ -159,12 +155,14 @@ def _check_feature(value: str) -> str:
     help="Count classicfree setups too (any army on any square).",
 )
 @format_option()
+@game_filter_options_but("--variant")
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def stats(
     paths: tuple[str, ...],
+    game_filter: Any,
     stat: str,
     by: tuple[str, ...],
     variants: tuple[str, ...],
@@ -187,15 +185,10 @@ def stats(
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
     """
-    from strat_tools import stats as statistics
-    from strat_tools.stats.stream import Tally, compute_many_streaming
+    from strat_tools.selection import select_for
+    from strat_tools.stats.stream import compute_streaming
     from strat_tools.tables import check_rules
 
-    if stat not in statistics.STATISTICS:
-        raise click.BadParameter(
-            f"unknown statistic {stat!r}; choose from {', '.join(statistics.STATISTICS)}",
-            param_hint="--stat",
-        )
     check_rules(rules)
     options: dict[str, Any] = {
         "by": list(by) or None,
@@ -209,13 +202,19 @@ def stats(
         "dask": dask or bool(dask_address),
         "dask_address": dask_address,
     }
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading") as update:
-        # Reduced batch by batch in the workers: memory does not grow with the input.
-        (table,) = compute_many_streaming(
-            [(stat, options)], list(paths), rules=rules, **run, progress=update, tally=tally
-        )
-    require_readable(tally, paths)  # no game read: an error, never a table of zeros
-    synthetic_note(tally)
+    select = select_for(list(paths), game_filter, jobs=jobs)
+    # Reduced batch by batch in the workers: memory does not grow with the input.
+    table, _tally = read_through(
+        paths,
+        lambda update, tally: compute_streaming(
+            stat,
+            list(paths),
+            rules=rules,
+            select=select,
+            **options,
+            **run,
+            progress=update,
+            tally=tally,
+        ),
+    )
     render(table, fmt)

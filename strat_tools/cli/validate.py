@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -11,6 +12,7 @@ from strat_tools.cli.common import (
     NoInput,
     dask_options,
     format_option,
+    game_filter_options,
     jobs_option,
     library_errors,
     message,
@@ -28,9 +30,11 @@ from strat_tools.cli.common import (
 @dask_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary (text format).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
+@game_filter_options
 @library_errors
 def validate(
     paths: tuple[str, ...],
+    game_filter: Any,
     fmt: str,
     rules: str,
     jobs: int | None,
@@ -52,8 +56,11 @@ def validate(
       strat-tools validate games/*.xml
       strat-tools validate ../gravon/strados2014-5.zip --format json
     """
+    from strat_tools.selection import select_for
+
     code = _run_validate(
         list(paths),
+        select=select_for(list(paths), game_filter, jobs=jobs),
         fmt=fmt,
         rules=rules,
         jobs=jobs,
@@ -68,6 +75,7 @@ def validate(
 def _run_validate(
     paths: list[str],
     *,
+    select: Any,
     fmt: str,
     rules: str,
     jobs: int | None,
@@ -79,16 +87,17 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
 
-    from strat_tools.sources import count_units, iter_units
+    from strat_tools.driver import Tally
+    from strat_tools.sources import count_units
     from strat_tools.text import csv_cell, printable_lines
     from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
 
     summary = Summary()
+    tally = Tally()
     # Count first (for the progress bar), then stream: the units are never all in memory.
     total = count_units(paths)
     if not total:
         raise NoInput(f"no game records found in {' '.join(paths)}")
-    units = iter_units(paths, skipped=summary.skipped)
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     if fmt == "json":
@@ -98,9 +107,16 @@ def _run_validate(
     try:
         with progress_bar(total, "validating") as update:
             for verdict in iter_verdicts(
-                units, rules=rules, jobs=jobs, dask=dask, dask_address=dask_address,
+                paths,
+                rules=rules,
+                select=select,
+                tally=tally,
+                jobs=jobs,
+                dask=dask,
+                dask_address=dask_address,
                 progress=update,
-            ):  # fmt: skip
+                skipped=summary.skipped,
+            ):
                 summary.add(verdict)
                 if fmt == "text" and not quiet:
                     lines = problem_lines(verdict, verbose=verbose)
@@ -130,4 +146,6 @@ def _run_validate(
                 out.write(f"  {count:>7}  {code}\n")
     else:
         message(summary.line())
+    if select is not None:
+        message(f"{tally.dropped:,} games left out by the filters")
     return 0 if summary.clean else 1

@@ -4,7 +4,9 @@ Every function takes either a :class:`~strat_tools.dataset.GameSet` (anything wi
 ``.games``/``.setups``/``.moves`` frames) or the frame it needs, and returns a tidy
 DataFrame. ``by`` groups the result by any of ``variant``, ``period``, ``year``, ``side``,
 ``result`` (``win``/``loss``/``draw``) or ``won``; counts come with the sample size, shares
-with it, and win rates with Wilson 95% intervals (:func:`wilson_interval`).
+with it, and win rates with Wilson 95% intervals (:func:`wilson_interval`). Each statistic is
+one :class:`Statistic` in the registry (:mod:`strat_tools.stats.registry`); every formula is
+in :mod:`strat_tools.stats.formulas`.
 
 Setups are in the owner's view (row 1 = that side's back row, col 1 = that player's left),
 so red and blue setups pool. By default, setup statistics leave out ``classicfree`` (any
@@ -18,13 +20,14 @@ statistics' counts, so their memory stays flat for any number of games.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 import pandas as pd
 
 from strat_tools.pieces import parse_piece
 from strat_tools.records import parse_variant
+from strat_tools.stats.formulas import wilson_interval
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,
     GROUPINGS,
@@ -38,17 +41,9 @@ from strat_tools.stats.frames import (
     move_frame,
     setup_context,
     setup_frame,
-    wilson_interval,
 )
-from strat_tools.stats.play import (
-    endings,
-    first_scout_move,
-    game_lengths,
-    scout_attacks,
-    scout_distances,
-    scout_usage,
-    scouts_surviving,
-)
+from strat_tools.stats.registry import STATISTICS as REGISTRY
+from strat_tools.stats.registry import Options, Statistic, get_statistic, register
 from strat_tools.stats.setups import (
     SETUP_FEATURES,
     bomb_placement,
@@ -59,7 +54,20 @@ from strat_tools.stats.setups import (
     piece_by_line,
     piece_placement,
     piece_placements,
+    placement_counts,
     win_rate,
+)
+
+# isort: split
+# The setup statistics register first: the registry (and --stat) lists them first.
+from strat_tools.stats.play import (
+    endings,
+    first_scout_move,
+    game_lengths,
+    scout_attacks,
+    scout_distances,
+    scout_usage,
+    scouts_surviving,
 )
 
 __all__ = [
@@ -74,6 +82,8 @@ __all__ = [
     "STATISTICS",
     "By",
     "Data",
+    "Options",
+    "Statistic",
     "TableSet",
     "bomb_placement",
     "bombs_next_to_flag",
@@ -87,11 +97,14 @@ __all__ = [
     "flag_surroundings",
     "game_frame",
     "game_lengths",
+    "get_statistic",
     "move_context",
     "move_frame",
     "piece_by_line",
     "piece_placement",
     "piece_placements",
+    "placement_counts",
+    "register",
     "scout_attacks",
     "scout_distances",
     "scout_usage",
@@ -102,29 +115,14 @@ __all__ = [
     "win_rate",
 ]
 
-# --- one entry point by name (the CLI's --stat) ---------------------------------------------
+# --- one entry point by name (the CLI's --stat): the registry ---------------------------------
 
-SETUP_STATISTICS: Final = (
-    "flag",
-    "bombs",
-    "placement",
-    "rows",
-    "columns",
-    "bombs-next-to-flag",
-    "flag-enclosed",
-    "win-rate",
-)
-"""Statistics that need only setups (reading them never pays for a replay)."""
-GAME_STATISTICS: Final = ("endings", "lengths")
-MOVE_STATISTICS: Final = (
-    "scouts",
-    "scout-distances",
-    "scout-attacks",
-    "first-scout",
-    "scouts-left",
-)
-STATISTICS: Final = (*SETUP_STATISTICS, *GAME_STATISTICS, *MOVE_STATISTICS)
-"""Every statistic :func:`compute` knows, by name."""
+STATISTICS: Final = REGISTRY
+"""Every statistic by name (:data:`strat_tools.stats.registry.STATISTICS`)."""
+SETUP_STATISTICS: Final = tuple(name for name, s in STATISTICS.items() if s.needs == "setups")
+"""Built-in statistics that need only setups (reading them never pays for a replay)."""
+GAME_STATISTICS: Final = tuple(name for name, s in STATISTICS.items() if s.needs == "games")
+MOVE_STATISTICS: Final = tuple(name for name, s in STATISTICS.items() if s.needs == "moves")
 
 
 def compute(
@@ -137,7 +135,8 @@ def compute(
     feature: str = "flag_back_row",
     include_classicfree: bool = False,
 ) -> pd.DataFrame:
-    """Compute the statistic ``name`` (one of :data:`STATISTICS`) on a GameSet.
+    """Compute the statistic ``name`` (one of :data:`STATISTICS`) on a GameSet: the finish
+    of its count of everything.
 
     ``piece`` applies to placement, rows and columns; ``feature`` to win-rate.
 
@@ -152,32 +151,15 @@ def compute(
             if isinstance(variant, str)
             else [parse_variant(v) for v in variant]
         )
-    setup_options = {"include_classicfree": include_classicfree}
-    setup_stats: dict[str, Callable[[], pd.DataFrame]] = {
-        "flag": lambda: flag_placement(data, by, variant=variant, **setup_options),
-        "bombs": lambda: bomb_placement(data, by, variant=variant, **setup_options),
-        "placement": lambda: piece_placement(data, piece, by, variant, **setup_options),
-        "rows": lambda: piece_by_line(data, piece, "row", by, variant, **setup_options),
-        "columns": lambda: piece_by_line(data, piece, "col", by, variant, **setup_options),
-        "bombs-next-to-flag": lambda: bombs_next_to_flag(data, by, variant, **setup_options),
-        "flag-enclosed": lambda: flag_enclosure(data, by, variant, **setup_options),
-        "win-rate": lambda: win_rate(data, feature, by, variant, **setup_options),
-        "scouts-left": lambda: scouts_surviving(data, by, variant, **setup_options),
-    }
-    other_stats: dict[str, Callable[..., pd.DataFrame]] = {
-        "endings": endings,
-        "lengths": game_lengths,
-        "scouts": scout_usage,
-        "scout-distances": scout_distances,
-        "scout-attacks": scout_attacks,
-        "first-scout": first_scout_move,
-    }
-    if name in setup_stats:
-        return setup_stats[name]()
-    if name in other_stats:
-        return other_stats[name](data, by, variant)
-    raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
+    return get_statistic(name).compute(
+        data,
+        by=by,
+        variant=variant,
+        piece=piece,
+        feature=feature,
+        include_classicfree=include_classicfree,
+    )
 
 
-# Last: stream.py counts with compute() above, batch by batch.
+# Last: stream.py counts with the registry above, batch by batch.
 from strat_tools.stats.stream import compute_many_streaming, compute_streaming  # noqa: E402

@@ -1,19 +1,20 @@
 """The frames statistics count: game context joined onto setups and moves, and the filters.
 
 Shared by :mod:`strat_tools.stats.setups` and :mod:`strat_tools.stats.play`: grouping names,
-the Wilson interval, :func:`setup_context`/:func:`move_context` (a join without a merge),
+:func:`setup_context`/:func:`move_context` (a join without a merge),
 and :func:`setup_frame`/:func:`move_frame`/:func:`game_frame` (filters applied: variant,
 classicfree, invalid games). Counts nothing itself.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 import numpy as np
 import pandas as pd
+
+from strat_tools.errors import InputError, OptionError
 
 GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
 """The columns a statistic can be grouped ``by``."""
@@ -59,25 +60,6 @@ class TableSet(Protocol):
 Data = TableSet | pd.DataFrame
 
 
-def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of ``k`` successes in ``n`` trials (95% by default).
-
-    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
-    (0.49, 0.943)
-
-    ``n == 0`` gives ``(nan, nan)``.
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    if not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    p = k / n
-    z2 = z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 # --- context --------------------------------------------------------------------------------
 
 
@@ -102,7 +84,7 @@ def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str
     lookup = pd.Index(games["game_id"])
     if not lookup.is_unique:
         twice = lookup[lookup.duplicated()][0]
-        raise ValueError(f"game_id {twice!r} names more than one game; game ids must be unique")
+        raise InputError(f"game_id {twice!r} names more than one game; game ids must be unique")
     index = lookup.get_indexer(uniques)
     where = index[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     where = np.where(codes < 0, -1, where)
@@ -144,13 +126,13 @@ def _result_labels(won: pd.Series, winner: pd.Series) -> pd.Series:
     return labels.mask(draw, "draw")
 
 
-def _by_list(by: By) -> list[str]:
+def by_list(by: By) -> list[str]:
     if by is None:
         return []
     names = [by] if isinstance(by, str) else list(by)
     for name in names:
         if name not in GROUPINGS:
-            raise ValueError(f"cannot group by {name!r}; choose from {', '.join(GROUPINGS)}")
+            raise OptionError(f"cannot group by {name!r}; choose from {', '.join(GROUPINGS)}")
     return names
 
 
@@ -160,7 +142,7 @@ def _variants(variant: str | Sequence[str] | None) -> list[str] | None:
     return [variant] if isinstance(variant, str) else list(variant)
 
 
-def _filter(
+def filter_rows(
     frame: pd.DataFrame,
     by: list[str],
     variant: str | Sequence[str] | None,
@@ -179,7 +161,7 @@ def _filter(
         elif not include_classicfree:
             keep &= frame["variant"] != "classicfree"
     elif wanted is not None:
-        raise ValueError("cannot filter by variant: the frame has no 'variant' column")
+        raise OptionError("cannot filter by variant: the frame has no 'variant' column")
     if exclude_invalid and "status" in frame:
         keep &= frame["status"] != "invalid"
     frame = frame.loc[keep]
@@ -187,7 +169,7 @@ def _filter(
         frame = frame.assign(result=_result_labels(frame["won"], frame["winner"]))
     missing = [name for name in by if name not in frame]
     if missing:
-        raise ValueError(
+        raise OptionError(
             f"cannot group by {', '.join(missing)}: pass a GameSet or a setup_context frame"
         )
     # Group keys as plain values: categorical keys would bring unused categories along.
@@ -209,36 +191,35 @@ def setup_frame(
 ) -> pd.DataFrame:
     """The setup rows a setup statistic counts (context joined, filters applied)."""
     frame = data if isinstance(data, pd.DataFrame) else setup_context(data.games, data.setups)
-    return _filter(
+    return filter_rows(
         frame,
-        _by_list(by),
+        by_list(by),
         variant,
         include_classicfree=include_classicfree,
         exclude_invalid=exclude_invalid,
     )
 
 
-def _groupby(frame: pd.DataFrame, keys: list[str]) -> Any:
+def group_by(frame: pd.DataFrame, keys: list[str]) -> Any:
     return frame.groupby(keys, observed=True, sort=True, dropna=False)
 
 
-def _count_setups(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+def count_setups(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Number of distinct setups (game, side) per group, as a frame with column ``setups``."""
     pairs = frame.drop_duplicates(["game_id", "side"])
     if not by:
         return pd.DataFrame({"setups": [len(pairs)]})
-    counts: pd.DataFrame = _groupby(pairs, by).size().rename("setups").reset_index()
+    counts: pd.DataFrame = group_by(pairs, by).size().rename("setups").reset_index()
     return counts
 
 
-def _with_setups(counts: pd.DataFrame, setups: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Attach the ``setups`` sample size and ``share = count / setups``."""
+def with_setups(counts: pd.DataFrame, setups: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Attach the ``setups`` sample size of each group (the share is the finish's)."""
     if by:
         counts = counts.merge(setups, on=by, how="left")
     else:
         counts = counts.assign(setups=int(setups["setups"].iloc[0]))
     counts["setups"] = counts["setups"].astype("int64")
-    counts["share"] = counts["count"] / counts["setups"].where(counts["setups"] > 0)
     return counts
 
 
@@ -250,11 +231,13 @@ def game_frame(
     exclude_invalid: bool = True,
 ) -> pd.DataFrame:
     """The games rows a game statistic counts (filters applied; ``side`` grouping not allowed)."""
-    keys = _by_list(by)
+    keys = by_list(by)
     if {"side", "won", "result"} & set(keys):
-        raise ValueError("game statistics are per game: group by variant, period or year")
+        raise OptionError("game statistics are per game: group by variant, period or year")
     games = data if isinstance(data, pd.DataFrame) else data.games
-    return _filter(games, keys, variant, include_classicfree=True, exclude_invalid=exclude_invalid)
+    return filter_rows(
+        games, keys, variant, include_classicfree=True, exclude_invalid=exclude_invalid
+    )
 
 
 def move_context(games: pd.DataFrame, moves: pd.DataFrame) -> pd.DataFrame:
@@ -271,9 +254,9 @@ def move_frame(
 ) -> pd.DataFrame:
     """The replayed moves a move statistic counts (context joined, filters applied)."""
     frame = data if isinstance(data, pd.DataFrame) else move_context(data.games, data.moves)
-    return _filter(
+    return filter_rows(
         frame,
-        _by_list(by),
+        by_list(by),
         variant,
         include_classicfree=True,
         exclude_invalid=exclude_invalid,
@@ -281,13 +264,12 @@ def move_frame(
     )
 
 
-def _distribution(frame: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
-    """[*keys, column, count, share] with share within each group."""
-    table: pd.DataFrame = _groupby(frame, [*keys, column]).size().rename("count").reset_index()
-    totals = table.groupby(keys)["count"].transform("sum") if keys else table["count"].sum()
-    table["share"] = table["count"] / totals
+def distribution_counts(frame: pd.DataFrame, keys: list[str], column: str) -> pd.DataFrame:
+    """[*keys, column, count]: rows per value of ``column`` in each group (the counts of a
+    distribution; :func:`~strat_tools.stats.formulas.share_within` gives its shares)."""
+    table: pd.DataFrame = group_by(frame, [*keys, column]).size().rename("count").reset_index()
     return table
 
 
-def _as_tuple(key: Any) -> tuple[Any, ...]:
+def as_tuple(key: Any) -> tuple[Any, ...]:
     return key if isinstance(key, tuple) else (key,)

@@ -1,260 +1,52 @@
-"""Statistics over inputs of any size: reduced per batch in the workers, then combined.
+"""Statistics over inputs of any size: counted per batch in the workers, then combined.
 
 Each batch of game files is read (and replayed, when a statistic needs moves) where the work
-runs, a worker process or a Dask worker, and reduced there to something small; only that
-comes back, so no process ever holds more than a batch of setups or moves:
+runs, a worker process or a Dask worker (through :func:`strat_tools.driver.reduce_batches`),
+and counted there by the statistic's own count (:class:`~strat_tools.stats.registry.Statistic`):
+a table of counts per group for counted statistics (a few hundred rows at most), the values
+of each game for order statistics (medians do not add up: a few bytes a game instead of the
+~10 kB of its moves). The counts are combined as they arrive, by the statistic's
+``combine``, and finished once at the end, so memory stays flat however many games there are.
 
-* **Counted statistics** (every setup statistic, ``scouts``, ``scout-distances``,
-  ``scout-attacks``, ``scouts-left``) are tables of counts per group (``count``,
-  ``setups``, ``wins``, ``moves``, ...) plus values derived from them (shares, win rates,
-  Wilson intervals). Counts add up across batches, so each batch returns its table of at
-  most a few hundred rows; they are summed as they arrive and the derived columns computed
-  once at the end. Memory stays flat however many games there are.
-* **Order statistics** (``endings``, ``lengths``, ``first-scout``) report medians and
-  percentiles, which do not add up. Each batch returns just the values they are taken from
-  (a game's length and ending, a side's first scout move: a few bytes a game instead of the
-  ~10 kB of its moves), and the statistic is computed on those at the end.
-
-Either way the result equals ``compute(name, read_games(paths))`` row for row (the tests
-check every statistic).
+The result equals ``compute(name, read_games(paths))`` row for row (the tests check every
+statistic): both are the finish of the count of everything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from strat_tools.dataset import (
-    GameSet,
-    Paths,
-    _path_list,
-    _split_datasets,
-    empty_gameset,
-    iter_dataset,
-)
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.sources import Unit, iter_units
-from strat_tools.stats import SETUP_STATISTICS, STATISTICS, compute
-from strat_tools.stats.frames import TableSet, _by_list, game_frame, wilson_interval
-from strat_tools.stats.play import (
-    endings,
-    first_scout_sides,
-    first_scout_table,
-    game_lengths,
-)
-from strat_tools.tables import tables_for_units
+from strat_tools.dataset import empty_gameset
+from strat_tools.driver import Select, Tally, reduce_batches
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.sources import Paths
+from strat_tools.stats.frames import TableSet
+from strat_tools.stats.registry import Statistic, get_statistic
 
-ADDITIVE: Final = (
-    "count",
-    "setups",
-    "wins",
-    "enclosed",
-    "moves",
-    "scout_moves",
-    "long_moves",
-    "scout_attacks",
-)
-"""Columns that add up across batches of games."""
-DERIVED: Final = (
-    "share",
-    "win_rate",
-    "ci_low",
-    "ci_high",
-    "scout_share",
-    "long_share",
-    "attack_share",
-)
-"""Columns recomputed from the summed counts."""
-ORDER_STATISTICS: Final = ("endings", "lengths", "first-scout")
-"""Statistics with medians or percentiles: combined from per-game values, not summed."""
-_DISTRIBUTIONS: Final = {
-    "scout-distances": "distance",
-    "scout-attacks": "defender",
-    "scouts-left": "scouts_left",
-}
-"""Counted statistics whose share is within the group: the column the shares run over."""
 _FOLD_EVERY: Final = 8
-REDUCE_MAX_BATCH = 1_000
-"""Most games a worker reduces at once. Larger than the pipeline's 200: what comes back is
-small whatever the batch, and each reduction has a fixed cost per call (the report runs
-about 25 of them), so fewer, larger batches halve the report's time."""
-"""Partial tables held before they are summed into one (bounds memory over long inputs)."""
+"""Partial tables held before they are combined into one (bounds memory over long inputs)."""
 
-T = TypeVar("T")
 Request = tuple[str, dict[str, Any]]
 """One statistic to compute: its name and the keyword options of :func:`compute`."""
-
-
-@dataclass(slots=True)
-class Tally:
-    """What a streamed pass read: games, how many were readable, and the first reasons
-    (reader diagnostics) of games that were not."""
-
-    games: int = 0
-    readable: int = 0
-    reasons: list[str] = field(default_factory=list)
-    synthetic: int = 0
-    """Games made by ``strat-tools generate`` (never played by people)."""
-
-    def add(self, other: Tally) -> None:
-        """Add a batch's tally."""
-        self.games += other.games
-        self.readable += other.readable
-        self.synthetic += other.synthetic
-        self.reasons += [r for r in other.reasons if r not in self.reasons][: 3 - len(self.reasons)]
 
 
 # --- in the worker --------------------------------------------------------------------------
 
 
-def _order_values(name: str, games: TableSet, options: dict[str, Any]) -> pd.DataFrame:
-    """The per-game (or per-side) values an order statistic is taken from."""
-    by, variant = options.get("by"), options.get("variant")
-    if name == "first-scout":
-        return first_scout_sides(games, by, variant)
-    keys = _by_list(by)
-    return game_frame(games, keys, variant)[[*keys, "termination", "plies"]]
-
-
-def _tally(tables: dict[str, pa.Table]) -> Tally:
-    readable = tables["games"].column("readable").to_pylist()
-    synthetic = tables["games"].column("synthetic")
-    tally = Tally(len(readable), sum(readable), synthetic=int(pc.sum(synthetic).as_py() or 0))
-    if tally.readable < tally.games:
-        messages = tables["diagnostics"].column("message").to_pylist()
-        tally.reasons = list(dict.fromkeys(messages))[:3]
-    return tally
-
-
-def _reduce_batch(
-    units: Sequence[Unit],
-    reduce: Callable[[GameSet], T],
-    setups_only: bool,
-    rules: str | None,
-) -> tuple[T, Tally]:
-    """Read (and unless ``setups_only`` replay) one batch, reduce it, tally it: the work each
-    worker does (top-level, so a process pool or Dask can ship it)."""
-    tables = tables_for_units(units, rules=rules, setups_only=setups_only)
-    return reduce(GameSet(tables)), _tally(tables)
-
-
-def _reduce_tables(
-    batch: Sequence[dict[str, pa.Table]], reduce: Callable[[GameSet], T]
-) -> tuple[T, Tally]:
-    """Reduce and tally one batch of a dataset folder (its tables already read)."""
-    (tables,) = batch
-    return reduce(GameSet(tables)), _tally(tables)
-
-
-def reduce_batches(
-    reduce: Callable[[GameSet], T],
-    paths: Paths,
-    *,
-    setups_only: bool = False,
-    rules: str | None = "auto",
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
-) -> Iterator[T]:
-    """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
-    where the batch is read; only what ``reduce`` returns crosses to this process.
-
-    ``paths`` are game records (read, checked and, unless ``setups_only``, replayed in the
-    workers) or dataset folders written by :func:`~strat_tools.dataset.export_dataset`
-    (read a few thousand games at a time, :func:`~strat_tools.dataset.iter_dataset`).
-    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
-    one) and should return something small: counts, a few values a game. ``tally``, when
-    given, counts the games read (and why any were unreadable). ``progress`` counts record
-    files only.
-    """
-    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
-    for is_folder, group in _split_datasets(_path_list(paths)):
-        batches: Iterator[tuple[T, Tally]]
-        if is_folder:
-            batches = map_batches(
-                partial(_reduce_tables, reduce=reduce), iter_dataset(group[0]), batch_size=1,
-                **run,
-            )  # fmt: skip
-        else:
-            work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
-                _reduce_batch, reduce=reduce, setups_only=setups_only, rules=rules
-            )
-            batches = map_batches(
-                work, iter_units(group), progress=progress, max_batch=REDUCE_MAX_BATCH, **run
-            )
-        for reduced, batch_tally in batches:
-            if tally is not None:
-                tally.add(batch_tally)
-            yield reduced
-
-
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
-    """One batch reduced for every request (what a :class:`Combiner` takes)."""
-    return [
-        _order_values(name, games, options)
-        if name in ORDER_STATISTICS
-        else compute(name, games, **options)
-        for name, options in requests
-    ]
+    """One batch counted for every request (what a :class:`Combiner` takes)."""
+    out = []
+    for name, options in requests:
+        statistic = get_statistic(name)
+        out.append(statistic.count(games, statistic.options(**options)))
+    return out
 
 
 # --- in the collecting process --------------------------------------------------------------
-
-
-def _sum(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """The parts' counts added up per key (every column that is not a count or derived)."""
-    frame = pd.concat(parts, ignore_index=True)
-    counts = [c for c in frame.columns if c in ADDITIVE]
-    keys = [c for c in frame.columns if c not in ADDITIVE and c not in DERIVED]
-    if not keys:
-        return frame[counts].sum().to_frame().T.astype("int64")
-    summed: pd.DataFrame = (
-        frame.groupby(keys, sort=True, dropna=False, observed=True)[counts].sum().reset_index()
-    )
-    return summed
-
-
-def _derive(name: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Recompute ``name``'s derived columns from the summed counts, as the statistic itself
-    computes them, in its column order."""
-    for column in ADDITIVE:
-        if column in table:
-            table[column] = table[column].astype("int64")
-    keys = [c for c in columns if c not in ADDITIVE and c not in DERIVED]
-    if name == "win-rate":
-        table["win_rate"] = table["wins"] / table["setups"]
-        bounds = [
-            wilson_interval(int(k), int(n))
-            for k, n in zip(table["wins"], table["setups"], strict=True)
-        ]
-        table["ci_low"] = [low for low, _ in bounds]
-        table["ci_high"] = [high for _, high in bounds]
-    elif name == "scouts":
-        scouts = table["scout_moves"].where(table["scout_moves"] > 0)
-        table["scout_share"] = table["scout_moves"] / table["moves"]
-        table["long_share"] = table["long_moves"] / scouts
-        table["attack_share"] = table["scout_attacks"] / scouts
-    elif name in _DISTRIBUTIONS:
-        group = [k for k in keys if k != _DISTRIBUTIONS[name]]
-        totals = table.groupby(group)["count"].transform("sum") if group else table["count"].sum()
-        table["share"] = table["count"] / totals
-        if name == "scout-attacks":
-            table = table.sort_values(
-                [*group, "count"], ascending=[True] * len(group) + [False], kind="stable"
-            ).reset_index(drop=True)
-    elif name == "flag-enclosed":
-        table["share"] = table["enclosed"] / table["setups"]
-    else:
-        table["share"] = table["count"] / table["setups"].where(table["setups"] > 0)
-    return table[list(columns)]
 
 
 def sum_counts(
@@ -271,42 +63,46 @@ def sum_counts(
 
 
 class Combiner:
-    """Combines one request's per-batch parts as they arrive: sums counted statistics
-    (folding every :data:`_FOLD_EVERY` parts), keeps the values of order statistics."""
+    """Combines one request's per-batch counts as they arrive (folding every
+    :data:`_FOLD_EVERY` parts), and finishes them on :meth:`result`."""
 
     def __init__(self, name: str, options: dict[str, Any]) -> None:
+        self.statistic: Statistic = get_statistic(name)
         self.name = name
         self.options = options
+        self.checked = self.statistic.options(**options)
         self.first: pd.DataFrame | None = None
         self.held: list[pd.DataFrame] = []
 
     def add(self, part: pd.DataFrame) -> None:
-        """Take one batch's part."""
+        """Take one batch's count."""
         if self.first is None:
             self.first = part
         if len(part):
             self.held.append(part)
-        if self.name not in ORDER_STATISTICS and len(self.held) >= _FOLD_EVERY:
-            self.held = [_sum(self.held)]
+        if self.statistic.additive and len(self.held) >= _FOLD_EVERY:
+            self.held = [self._combined()]
+
+    def _combined(self) -> pd.DataFrame:
+        assert self.first is not None
+        if len(self.held) == 1:
+            return self.held[0]
+        first = self.first
+        combined = self.statistic.combine(self.held)
+        if not self.statistic.additive:
+            return combined
+        # The dtypes the count gives (some keys are small ints), so the results are equal.
+        return combined.astype({c: first[c].dtype for c in first.columns})
+
+    def counts(self) -> pd.DataFrame:
+        """The combined count of every part so far."""
+        if self.first is None:  # no batch at all: the count of an empty set
+            return self.statistic.count(empty_gameset(), self.checked)
+        return self._combined() if self.held else self.first
 
     def result(self) -> pd.DataFrame:
         """The statistic over every part so far."""
-        if self.first is None:  # no batch at all: the statistic of an empty set
-            return compute(self.name, empty_gameset(), **self.options)
-        by = self.options.get("by")
-        if self.name in ORDER_STATISTICS:
-            values = pd.concat(self.held, ignore_index=True) if self.held else self.first
-            if self.name == "first-scout":
-                return first_scout_table(values, by)
-            finish = endings if self.name == "endings" else game_lengths
-            return finish(values, by)
-        first = self.first
-        if not self.held:
-            return first
-        keys = {c: first[c].dtype for c in first.columns if c not in ADDITIVE + DERIVED}
-        table = _derive(self.name, _sum(self.held).astype(keys), list(first.columns))
-        # The dtypes compute() gives (some counts come out nullable), so the results are equal.
-        return table.astype({c: first[c].dtype for c in first.columns})
+        return self.statistic.finish(self.counts(), self.checked)
 
 
 def compute_streaming(
@@ -314,10 +110,12 @@ def compute_streaming(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """The statistic ``name`` (one of :data:`~strat_tools.stats.STATISTICS`) of the game
@@ -333,10 +131,12 @@ def compute_streaming(
         [(name, options)],
         paths,
         rules=rules,
+        select=select,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,
         progress=progress,
+        tally=tally,
     )
     return table
 
@@ -346,6 +146,7 @@ def compute_many_streaming(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    select: Select | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
@@ -359,18 +160,16 @@ def compute_many_streaming(
     >>> flag, bombs = compute_many_streaming(  # doctest: +SKIP
     ...     [("placement", {"piece": "flag"}), ("placement", {"piece": "bomb"})], ["data/"])
     """
-    for name, options in requests:
-        if name not in STATISTICS:
-            raise ValueError(f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}")
-        _by_list(options.get("by"))  # a bad grouping is an error before any work starts
     plain = [(name, dict(options)) for name, options in requests]
+    # Unknown names and bad options are errors before any work starts.
     combined = [Combiner(name, options) for name, options in plain]
     for parts in reduce_batches(
         partial(reduce_requests, plain),
         paths,
         # The batch is replayed only when a request needs moves or endings.
-        setups_only=all(name in SETUP_STATISTICS for name, _ in plain),
+        setups_only=all(c.statistic.needs == "setups" for c in combined),
         rules=rules,
+        select=select,
         jobs=jobs,
         dask=dask,
         dask_address=dask_address,

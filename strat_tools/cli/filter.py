@@ -1,0 +1,90 @@
+"""``strat-tools filter``: select games, and copy or export just those."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from strat_tools.cli.common import (
+    game_filter_options,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    rules_option,
+    units_or_dataset,
+)
+
+
+@click.command(name="filter")
+@paths_argument
+@game_filter_options
+@click.option("--mirror", is_flag=True, help="With --pattern: its mirror image matches too.")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    default=None,
+    type=click.Path(),
+    help="A .zip or a folder for the selected records (byte for byte as read), or with "
+    "--format parquet|csv a folder for their tables. Without it: print the ids.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["records", "parquet", "csv"]),
+    default="records",
+    show_default=True,
+    help="records: copy the game files; parquet/csv: write their four tables.",
+)
+@rules_option
+@jobs_option
+@library_errors
+def filter_command(
+    paths: tuple[str, ...],
+    game_filter: Any,
+    mirror: bool,
+    out: str | None,
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+) -> None:
+    """Select games by variant, month, length, ending, winner, id, setup pattern or
+    duplication; print their ids, copy their records, or export their tables.
+
+    Records are copied byte for byte (each zip member or file exactly as it was), into a
+    new zip (-o NAME.zip) or folder (-o DIR), so every Gravon tool reads them. Duplicates
+    are games with the same setups and moves (their game fingerprint), whatever their names,
+    judged among the games the other filters keep.
+
+    \b
+    Example:
+      strat-tools filter ../gravon/ --variant classic --period 2014-01:2014-06 --plies 400:
+      strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
+      strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
+    """
+    from strat_tools.selection import export_selected, select_games, write_selected_records
+
+    if fmt != "records" and out is None:
+        raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")
+    if fmt != "records" and out is not None and Path(out).suffix.lower() == ".zip":
+        raise click.BadParameter("tables go into a folder, not a .zip", param_hint="'-o'")
+    for note in game_filter.notes:
+        message(f"Note: {note}")
+    total = units_or_dataset(paths)
+    with progress_bar(total, "selecting") as update:
+        selection = select_games(list(paths), game_filter, jobs=jobs, progress=update)
+    message(str(selection))
+    if out is None:
+        text = "\n".join(selection.game_ids)
+        click.echo(text if text else "", nl=bool(text))
+        return
+    if fmt == "records":
+        written = write_selected_records(selection, out)
+        message(f"wrote {written:,} records to {out}")
+        return
+    summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, jobs=jobs)  # type: ignore[arg-type]
+    message(str(summary))

@@ -1,0 +1,148 @@
+"""``strat-tools setups``: the most played setups, with their results and boards."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import click
+
+from strat_tools.cli.common import (
+    FIGURE_SUFFIXES,
+    format_option,
+    game_filter_options,
+    jobs_option,
+    library_errors,
+    message,
+    paths_argument,
+    progress_bar,
+    render,
+    source_label,
+    units_or_dataset,
+)
+
+
+def percent(value: Any) -> str:
+    """``62.7`` for 0.627; ``n/a`` for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{100 * float(value):.1f}"
+
+
+def setup_block(row: Any) -> str:
+    """One setup of the table as text: its numbers, then its board, indented."""
+    head = (
+        f"#{row['rank']} {row['fingerprint']} ({row['variant']}): {row['count']:,} setups "
+        f"in {row['games']:,} games, {row['wins']} won, {row['draws']} drawn, "
+        f"{row['losses']} lost; win rate {percent(row['win_rate'])}% "
+        f"[{percent(row['ci_low'])}, {percent(row['ci_high'])}], clustered "
+        f"[{percent(row['cluster_ci_low'])}, {percent(row['cluster_ci_high'])}]; "
+        f"seen {row['first_period']} to {row['last_period']}"
+    )
+    if row["distinct_setups"] > 1:
+        head += f"; {row['distinct_setups']} distinct setups in the group"
+    board = "\n".join("    " + line for line in str(row["board"]).splitlines())
+    return f"{head}\n{board}\n"
+
+
+@click.command()
+@paths_argument
+@game_filter_options
+@click.option("--mirror", is_flag=True, help="Count a setup and its mirror image as one.")
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="How many setups (0: every distinct setup).",
+)
+@click.option(
+    "--min-count",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Only setups played at least this often.",
+)
+@click.option(
+    "--near",
+    type=click.IntRange(min=0, max=40),
+    default=0,
+    show_default=True,
+    help="Group setups that differ from the group's most played one in at most K squares.",
+)
+@format_option(("table", "csv", "json", "jsonl"))
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    default=None,
+    type=click.Path(dir_okay=False),
+    help="Also draw the setups as boards into this picture (.png, .svg, .pdf).",
+)
+@jobs_option
+@library_errors
+def setups(
+    paths: tuple[str, ...],
+    game_filter: Any,
+    mirror: bool,
+    top: int,
+    min_count: int,
+    near: int,
+    fmt: str,
+    out: str | None,
+    jobs: int | None,
+) -> None:
+    """The most played setups: count, games, wins, draws, losses, win rate with plain and
+    clustered 95% intervals, first and last month seen, and the setup as a board.
+
+    Boards are drawn as the owner sees them from their seat: the front row on top, the
+    back row last; B bomb, F flag, S spy, 2..9, X marshal. One variant at a time
+    (default classic; --variant picks another). A setup's clustered interval counts its
+    games as one observation: what one setup's record says about setups in general.
+
+    \b
+    Example:
+      strat-tools setups ../gravon/ --top 10
+      strat-tools setups ../gravon/ --mirror --near 2 --format json
+      strat-tools setups ../gravon/ --top 6 -o setups.png
+    """
+    from strat_tools.selection import read_selected
+    from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes
+
+    if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
+        raise click.BadParameter(
+            f"{out!r}: use a name ending .png, .svg or .pdf", param_hint="'-o'"
+        )
+    variant = sorted(game_filter.variants) if game_filter.variants else "classic"
+    for note in game_filter.notes:
+        message(f"Note: {note}")
+    total = units_or_dataset(paths)
+    with progress_bar(total, "reading setups") as update:
+        games = read_selected(
+            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update
+        )
+    outcomes = setup_outcomes(games, variant)
+    for _, row in setup_counts(outcomes).iterrows():
+        message(
+            f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "
+            f"{row['mirror_distinct_setups']:,} counting a mirror image as the same; "
+            f"{row['repeated']:,} setups were played more than once"
+        )
+    if not len(outcomes):
+        message(f"no {', '.join([variant] if isinstance(variant, str) else variant)} setups")
+    table = common_setups(outcomes, mirror=mirror, top=top, min_count=min_count, near=near)
+    if fmt == "table":
+        click.echo("\n".join(setup_block(row) for _, row in table.iterrows()) or "(no setups)")
+    else:
+        render(table, fmt)
+    if out is not None:
+        from strat_tools.plots import save_figure
+        from strat_tools.setup_boards import common_setups_figure
+
+        label = ", ".join([variant] if isinstance(variant, str) else variant)
+        title = (
+            f"Most played {label} setups of {len(outcomes):,} ({game_filter.describe()}; "
+            f"{source_label(paths)}); owner's view, back row at the bottom"
+        )
+        save_figure(common_setups_figure(table, title=title), out)
+        message(f"wrote {out}")

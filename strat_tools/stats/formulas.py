@@ -1,0 +1,121 @@
+"""Every formula the statistics use, written once: shares, Wilson intervals, entropies.
+
+Vectorised over whole columns (NumPy / pandas), so a table of counts gets its derived columns
+in one call whatever its length. The statistics (:mod:`strat_tools.stats`), the advice and
+the report all take their derived values from here; none writes its own.
+
+>>> import pandas as pd
+>>> low, high = wilson(pd.Series([8]), pd.Series([10]))
+>>> round(float(low[0]), 3), round(float(high[0]), 3)
+(0.49, 0.943)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+Z95: float = 1.96
+"""The normal quantile of a two-sided 95% interval."""
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def share(count: pd.Series, total: pd.Series | int | float) -> pd.Series:
+    """``count / total``, NaN where the total is 0 (never a division by zero).
+
+    >>> share(pd.Series([1, 0]), pd.Series([4, 0])).tolist()
+    [0.25, nan]
+    """
+    if isinstance(total, pd.Series):
+        return count / total.where(total > 0)
+    return count / total if total > 0 else count * math.nan
+
+
+def share_within(table: pd.DataFrame, keys: Sequence[str], column: str = "count") -> pd.Series:
+    """Each row's ``column`` over the sum of ``column`` in its group of ``keys`` (all rows
+    when no keys): a distribution's shares.
+
+    >>> t = pd.DataFrame({"v": ["a", "a", "b"], "count": [1, 3, 2]})
+    >>> share_within(t, ["v"]).tolist()
+    [0.25, 0.75, 1.0]
+    """
+    keys = list(keys)
+    totals = table.groupby(keys)[column].transform("sum") if keys else table[column].sum()
+    result: pd.Series = table[column] / totals
+    return result
+
+
+def rate(wins: Any, n: Any) -> FloatArray:
+    """``wins / n`` as floats, NaN where ``n`` is 0."""
+    k = np.asarray(wins, dtype=np.float64)
+    m = np.asarray(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(m > 0, k / np.maximum(m, 1), np.nan)
+
+
+def wilson(k: Any, n: Any, z: float = Z95) -> tuple[FloatArray, FloatArray]:
+    """Wilson score interval of ``k`` successes in ``n`` trials, elementwise (95% by
+    default): ``(low, high)`` arrays, NaN where ``n`` is 0."""
+    ks = np.asarray(k, dtype=np.float64)
+    ns = np.asarray(n, dtype=np.float64)
+    if np.any((ns > 0) & ((ks < 0) | (ks > ns))):
+        raise ValueError("need 0 <= k <= n for every interval")
+    low = np.full(ks.shape, math.nan)
+    high = np.full(ks.shape, math.nan)
+    for i in np.flatnonzero(ns > 0):
+        low[i], high[i] = wilson_interval(int(ks[i]), int(ns[i]), z)
+    return low, high
+
+
+def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of ``k`` successes in ``n`` trials (95% by default).
+
+    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
+    (0.49, 0.943)
+
+    ``n == 0`` gives ``(nan, nan)``.
+    """
+    if n <= 0:
+        return math.nan, math.nan
+    if not 0 <= k <= n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    p = k / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def add_wilson(
+    table: pd.DataFrame, wins: str, n: str, low: str = "ci_low", high: str = "ci_high"
+) -> pd.DataFrame:
+    """``table`` with the Wilson interval of ``table[wins]`` in ``table[n]`` as columns
+    ``low`` and ``high`` (in place, and returned)."""
+    bounds = wilson(table[wins].to_numpy(np.int64), table[n].to_numpy(np.int64))
+    table[low] = bounds[0]
+    table[high] = bounds[1]
+    return table
+
+
+def entropy_bits(p: Any) -> FloatArray:
+    """Each cell's term ``-p log2 p`` of a Shannon entropy (0 where ``p`` is 0); sum them
+    per distribution.
+
+    >>> float(entropy_bits([0.5, 0.5, 0.0]).sum())
+    1.0
+    """
+    ps = np.asarray(p, dtype=np.float64)
+    result: FloatArray = -ps * np.log2(np.where(ps > 0, ps, 1.0))
+    return result
+
+
+def miller_madow(bits: Any, used: Any, samples: Any) -> Any:
+    """The Miller-Madow bias correction of an entropy in bits: ``+ (used - 1) / (2 n ln 2)``
+    for ``used`` non-empty cells out of ``samples`` draws."""
+    return bits + (used - 1) / (2 * samples * math.log(2))

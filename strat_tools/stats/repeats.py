@@ -1,0 +1,354 @@
+"""Statistics that know setups repeat: which setups, how often, how they did, and search.
+
+Every function takes a :class:`~strat_tools.dataset.GameSet` (or anything with ``games``
+and ``setups`` frames) and works on its setups as ``[n, 40]`` codes
+(:func:`strat_tools.identity.setup_array`): one row per setup (a game and a side), in the
+owner's view. Variants are never pooled silently: the default is ``variant="classic"``,
+and ``variant=None`` keeps every variant but classicfree, with a ``variant`` column.
+Invalid games are left out, as in every statistic.
+
+- :func:`setup_outcomes`: one row per setup with its fingerprints and its result;
+- :func:`setup_counts`: setups, distinct setups and mirror-distinct setups per variant;
+- :func:`common_setups`: the most played setups with wins, draws, losses and intervals;
+- :func:`search_setups`: the setups a :class:`~strat_tools.patterns.Pattern` matches, and
+  their win rate against the rest's.
+
+Win rates count decided games only (draws apart) and carry both intervals of
+:mod:`strat_tools.stats.intervals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+from strat_tools.identity import (
+    OTHER,
+    SetupArray,
+    canonical,
+    draw_setup,
+    fingerprints,
+    mirror_fingerprints,
+    setup_array,
+    setup_letters,
+)
+from strat_tools.patterns import Pattern
+from strat_tools.stats.frames import TableSet
+from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
+
+Variant = str | Sequence[str] | None
+
+OUTCOME_COLUMNS: Final = (
+    "game_id",
+    "side",
+    "variant",
+    "period",
+    "result",
+    "fingerprint",
+    "mirror_fingerprint",
+)
+"""Columns of :attr:`SetupOutcomes.frame`; ``result`` is ``win``/``draw``/``loss`` from the
+setup owner's side, NA where the record names no result."""
+
+
+@dataclass(frozen=True)
+class SetupOutcomes:
+    """Setups (``codes``, ``[n, 40]``) and, row for row, their :data:`OUTCOME_COLUMNS`."""
+
+    codes: np.ndarray[Any, np.dtype[np.uint8]]
+    frame: pd.DataFrame
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def take(self, rows: Any) -> SetupOutcomes:
+        """The setups at ``rows`` (a boolean mask or indices)."""
+        index = np.asarray(rows)
+        if index.dtype == bool:
+            index = np.flatnonzero(index)
+        return SetupOutcomes(self.codes[index], self.frame.iloc[index].reset_index(drop=True))
+
+
+def _variants(variant: Variant) -> list[str] | None:
+    if variant is None:
+        return None
+    return [variant] if isinstance(variant, str) else list(variant)
+
+
+def setup_outcomes(data: TableSet, variant: Variant = "classic") -> SetupOutcomes:
+    """Every setup of ``variant`` (a name, a list, or None: all but classicfree) with its
+    fingerprints and its owner's result; invalid games left out."""
+    found: SetupArray = setup_array(data.setups)
+    games = data.games.set_index("game_id")
+    at = games.index.get_indexer(pd.Index(found.game_id))
+    known = at >= 0
+    found, at = found.take(known), at[known]
+    context = games.iloc[at]
+    wanted = _variants(variant)
+    variants = context["variant"].astype(str).to_numpy()
+    keep = np.isin(variants, wanted) if wanted is not None else variants != "classicfree"
+    keep &= context["status"].astype(str).to_numpy() != "invalid"
+    found, context = found.take(keep), context.loc[keep]
+    side_id = np.where(found.side == "red", 1, 2)
+    winner = context["winner"].astype("Int8").to_numpy(dtype=np.int8, na_value=0)
+    result = np.select(
+        [winner == 3, winner == side_id, (winner == 1) | (winner == 2)],
+        ["draw", "win", "loss"],
+        default="",
+    )
+    frame = pd.DataFrame(
+        {
+            "game_id": found.game_id.astype(str),
+            "side": found.side.astype(str),
+            "variant": context["variant"].astype(str).to_numpy(),
+            "period": context["period"].astype("string").to_numpy(),
+            "result": pd.Series(result, dtype="string").replace("", pd.NA).to_numpy(),
+            "fingerprint": fingerprints(found.codes),
+            "mirror_fingerprint": mirror_fingerprints(found.codes),
+        }
+    )
+    return SetupOutcomes(found.codes, frame)
+
+
+TALLY_KEYS: Final = ("variant", "fingerprint", "mirror_fingerprint", "setup")
+"""The keys of a setup tally (``setup``: 40 red letters, back row first)."""
+TALLY_COUNTS: Final = ("count", "games", "wins", "draws", "losses")
+"""Its counts, which add up across batches (a game never spans two batches)."""
+
+
+def setup_tally(data: TableSet | SetupOutcomes, variant: Variant = None) -> pd.DataFrame:
+    """One row per distinct setup: :data:`TALLY_KEYS`, :data:`TALLY_COUNTS` and
+    ``first_period``/``last_period``. Tallies of batches add up with :func:`add_tallies`,
+    so a streamed run needs one row per distinct setup, not one per game."""
+    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    frame = outcomes.frame.assign(setup=setup_letters(outcomes.codes))
+    result = frame["result"]
+    flags = {
+        name: (result == value).fillna(False).astype("int64")
+        for name, value in (("wins", "win"), ("draws", "draw"), ("losses", "loss"))
+    }
+    grouped = frame.assign(**flags).groupby(list(TALLY_KEYS), sort=True)
+    table = grouped.agg(
+        count=("game_id", "size"),
+        games=("game_id", "nunique"),
+        wins=("wins", "sum"),
+        draws=("draws", "sum"),
+        losses=("losses", "sum"),
+        first_period=("period", "min"),
+        last_period=("period", "max"),
+    )
+    return table.reset_index()
+
+
+def add_tallies(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Tallies of several batches as one."""
+    frame = pd.concat(parts, ignore_index=True)
+    how = dict.fromkeys(TALLY_COUNTS, "sum") | {"first_period": "min", "last_period": "max"}
+    return frame.groupby(list(TALLY_KEYS), sort=True).agg(how).reset_index()
+
+
+def setup_counts(
+    data: TableSet | SetupOutcomes | pd.DataFrame, variant: Variant = None
+) -> pd.DataFrame:
+    """Per variant: ``setups``, ``distinct_setups``, ``mirror_distinct_setups``, the most
+    played setup's ``top_count`` and the ``repeated`` setups (those whose setup was played
+    more than once), so a reader sees at once how far setups repeat. ``data`` may be a
+    tally (:func:`setup_tally`)."""
+    tally = data if isinstance(data, pd.DataFrame) else setup_tally(data, variant)
+    rows = []
+    for name, group in tally.groupby("variant", sort=True):
+        counts = group["count"]
+        rows.append(
+            {
+                "variant": name,
+                "setups": int(counts.sum()),
+                "distinct_setups": len(group),
+                "mirror_distinct_setups": group["mirror_fingerprint"].nunique(),
+                "top_count": int(counts.max()),
+                "repeated": int(counts[counts > 1].sum()),
+            }
+        )
+    columns = ["variant", "setups", "distinct_setups", "mirror_distinct_setups"]
+    return pd.DataFrame(rows, columns=[*columns, "top_count", "repeated"])
+
+
+def _summarise(tally: pd.DataFrame, group: str) -> pd.DataFrame:
+    """Per ``group`` of tally rows: the summed counts, first and last period, the most
+    played member's variant and setup, and both win-rate intervals (clusters: mirror
+    fingerprints)."""
+    ordered = tally.sort_values(["count", "fingerprint"], ascending=[False, True], kind="stable")
+    grouped = ordered.groupby(group, sort=False)
+    how = dict.fromkeys(TALLY_COUNTS, "sum") | {"first_period": "min", "last_period": "max"}
+    table = grouped.agg(how | {"variant": "first", "setup": "first"})
+    table["distinct_setups"] = grouped["mirror_fingerprint"].nunique()
+    clusters = ordered.assign(setups=ordered["wins"] + ordered["losses"])
+    clusters = clusters.loc[clusters["setups"] > 0]
+    per = clusters.groupby([group, "mirror_fingerprint"], sort=True)[["setups", "wins"]].sum()
+    rates = win_rates_of_clusters(per.reset_index(), [group]).set_index(group)
+    rates = rates.drop(columns=["setups", "wins", "distinct_setups"])
+    return table.join(rates, how="left").reset_index(names=group)
+
+
+def common_setups(
+    data: TableSet | SetupOutcomes | pd.DataFrame,
+    *,
+    variant: Variant = "classic",
+    mirror: bool = False,
+    top: int = 20,
+    min_count: int = 1,
+    near: int = 0,
+) -> pd.DataFrame:
+    """The most played setups, most played first.
+
+    One row per setup (``mirror=True``: per setup-or-its-mirror; ``near=K``: per group of
+    setups that differ from the group's most played one in at most ``K`` squares), with
+    ``fingerprint`` (the setup's; with ``mirror``, the mirror fingerprint), ``count``
+    (setups), ``games`` (summed over the row's setups: a game whose two sides both played
+    one of a group's setups counts twice), ``wins``/``draws``/``losses``, ``win_rate`` of
+    the decided ones with ``ci_low``/``ci_high`` and ``cluster_ci_low``/``cluster_ci_high``,
+    ``distinct_setups`` (mirror-distinct setups in the row: 1 unless ``near``),
+    ``first_period``/``last_period``, ``variant``, ``setup`` (the most played member as 40
+    red letters, back row first) and ``board`` (its 4x10 drawing). ``top=0`` lists every
+    one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
+
+    >>> from strat_tools.driver import read_games
+    >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
+    >>> table[["rank", "fingerprint", "count", "wins", "draws", "losses"]]
+       rank       fingerprint  count  wins  draws  losses
+    0     1  0136785bf52a0e43      1     0      0       1
+    """
+    if top < 0 or min_count < 1 or near < 0:
+        raise ValueError("top must be >= 0, min_count >= 1 and near >= 0")
+    tally = data if isinstance(data, pd.DataFrame) else setup_tally(data, variant)
+    key = "mirror_fingerprint" if mirror else "fingerprint"
+    tally = tally.assign(group=tally[key])
+    if near:
+        tally = tally.assign(group=_near_groups(tally, key, near, top, mirror))
+        tally = tally.loc[tally["group"].notna()]
+    table = _summarise(tally, "group").rename(columns={"group": "fingerprint"})
+    table = table.loc[table["count"] >= min_count]
+    table = table.sort_values(["count", "fingerprint"], ascending=[False, True], kind="stable")
+    if top:
+        table = table.head(top)
+    codes = _codes_of_letters(table["setup"])
+    table = table.assign(board=[draw_setup(code) for code in codes])
+    table.insert(0, "rank", np.arange(1, len(table) + 1))
+    columns = ["rank", "fingerprint", *TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
+    columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "first_period"]
+    return table[[*columns, "last_period", "variant", "setup", "board"]].reset_index(drop=True)
+
+
+def _codes_of_letters(letters: Any) -> np.ndarray[Any, np.dtype[np.uint8]]:
+    """Setup codes of 40-letter setups (``_`` for a square not the owner's)."""
+    text = "".join(letters).encode()
+    raw = np.frombuffer(text, dtype=np.uint8).reshape(-1, 40).astype(np.int16) - ord("A")
+    return np.where(raw == ord("_") - ord("A"), OTHER, raw).astype(np.uint8)
+
+
+def _near_groups(
+    tally: pd.DataFrame, key: str, near: int, top: int, mirror: bool
+) -> np.ndarray[Any, Any]:
+    """Each tally row's group: the most played distinct ``key`` (in count order) within
+    ``near`` squares of it, taken greedily; with ``top``, only the first ``top`` groups are
+    formed (the rest stay NA)."""
+    per_key = tally.groupby(key, sort=True).agg(count=("count", "sum"), setup=("setup", "first"))
+    per_key = per_key.sort_values("count", ascending=False, kind="stable")
+    reps = _codes_of_letters(per_key["setup"])
+    if mirror:
+        reps = canonical(reps)
+    group = np.full(len(per_key), None, dtype=object)
+    open_ = np.ones(len(per_key), dtype=bool)
+    names = per_key.index.to_numpy()
+    formed = 0
+    for i in range(len(per_key)):
+        if not open_[i]:
+            continue
+        members = open_ & ((reps != reps[i]).sum(axis=1) <= near)
+        group[members] = names[i]
+        open_ &= ~members
+        formed += 1
+        if top and formed >= top:
+            break
+    return pd.Series(group, index=names).loc[tally[key]].to_numpy()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What :func:`search_setups` found.
+
+    ``summary`` has two rows, ``matching`` and ``rest``: setups, distinct setups, games,
+    wins/draws/losses, win rate with both intervals, and ``score_z`` (rhalbersma/gravon's
+    z of the score against an even 0.5); ``z`` compares the two win rates.
+    """
+
+    pattern: Pattern
+    mirror: bool
+    variant: str
+    matches: pd.DataFrame
+    summary: pd.DataFrame
+    z: float
+    impossible: str | None
+
+    @property
+    def game_ids(self) -> list[str]:
+        """The games with a matching setup, in input order, each once."""
+        return list(dict.fromkeys(self.matches["game_id"]))
+
+
+def search_setups(
+    data: TableSet | SetupOutcomes,
+    pattern: Pattern | str,
+    *,
+    variant: Variant = "classic",
+    mirror: bool = False,
+) -> SearchResult:
+    """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
+    rate of matching setups against the rest.
+
+    >>> from strat_tools.driver import read_games
+    >>> games = read_games("data/", setups_only=True, jobs=1)
+    >>> found = search_setups(games, "........../........../........../F.........", mirror=True)
+    >>> found.summary[["match", "count", "wins", "draws", "losses"]]
+          match  count  wins  draws  losses
+    0  matching    108    55      2      51
+    1      rest    498   239     16     243
+    """
+    if isinstance(pattern, str):
+        pattern = Pattern.parse(pattern)
+    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    hit = pattern.match(outcomes.codes, mirror=mirror)
+    parts = [
+        setup_tally(outcomes.take(rows)).assign(match=name)
+        for name, rows in (("matching", hit), ("rest", ~hit))
+    ]
+    table = _summarise(pd.concat(parts, ignore_index=True), "match").set_index("match")
+    table = table.reindex(["matching", "rest"])
+    for column in (*TALLY_COUNTS, "distinct_setups"):
+        table[column] = table[column].fillna(0).astype("int64")
+    # A game whose two setups both match is one game: count games, not setup rows.
+    table["games"] = [outcomes.frame["game_id"][rows].nunique() for rows in (hit, ~hit)]
+    table["score_z"] = [
+        score_z(w, d, w + d + lo)
+        for w, d, lo in zip(table["wins"], table["draws"], table["losses"], strict=True)
+    ]
+    decided = table["wins"] + table["losses"]
+    wins = table["wins"].astype(float)
+    z = two_proportion_z(wins["matching"], decided["matching"], wins["rest"], decided["rest"])
+    names = sorted(set(outcomes.frame["variant"]))
+    label = ", ".join(names) if names else (variant if isinstance(variant, str) else "none")
+    impossible = next((why for v in names if (why := pattern.impossible(v))), None)
+    return SearchResult(
+        pattern=pattern,
+        mirror=mirror,
+        variant=label,
+        matches=outcomes.frame.loc[hit].reset_index(drop=True),
+        summary=table.drop(
+            columns=["first_period", "last_period", "variant", "setup"]
+        ).reset_index(),
+        z=z,
+        impossible=impossible,
+    )

@@ -1,0 +1,186 @@
+"""The one input driver: selection, per-game containment, ids, dataset folders."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from strat_tools.dataset import GameSet
+from strat_tools.driver import (
+    Tally,
+    export_dataset,
+    iter_tables,
+    map_games,
+    read_games,
+    reduce_batches,
+)
+from strat_tools.errors import InputError, OptionError
+from strat_tools.records import GameRecord
+
+FIXTURES = Path(__file__).parent / "fixtures" / "gravon"
+ONE_GAME = FIXTURES / "classic-2014.4-17.xml"
+DATA = Path(__file__).parent.parent / "data"
+
+
+def odd_numbered(record: GameRecord) -> bool:
+    """A picklable selection: keep the games whose Gravon number is odd."""
+    return record.number is not None and record.number % 2 == 1
+
+
+class OddNumbered:
+    """The same selection, with the dataset-folder form (``rows``)."""
+
+    def __call__(self, record: GameRecord) -> bool:
+        return odd_numbered(record)
+
+    def rows(self, tables: dict[str, Any]) -> Any:
+        import pyarrow.compute as pc
+
+        number = tables["games"].column("number")
+        return pc.fill_null(pc.equal(pc.bit_wise_and(number, 1), 1), False)
+
+
+def game_count(games: GameSet) -> int:
+    return len(games)
+
+
+def count_unless(games: GameSet, bad: str) -> int:
+    """A reduction with a bug: it raises on the game ``bad`` (when that game is valid)."""
+    valid = games.games[games.games["status"] == "valid"]
+    if (valid["game_id"] == bad).any():
+        raise KeyError(f"no such thing in {bad}")
+    return len(valid)
+
+
+def test_select_runs_in_the_worker_and_its_drops_are_counted() -> None:
+    everything = read_games(DATA, setups_only=True, jobs=1)
+    tally = Tally()
+    kept = read_games(DATA, setups_only=True, jobs=2, select=odd_numbered, tally=tally)
+    odd = everything.games["number"].dropna() % 2 == 1
+    assert len(kept) == int(odd.sum()) > 0
+    assert tally.dropped == len(everything) - len(kept)
+    assert tally.games == len(kept)
+    assert set(kept.setups["game_id"]) <= set(kept.games["game_id"])
+
+
+def test_select_applies_to_a_dataset_folder_only_in_its_rows_form(tmp_path: Path) -> None:
+    export_dataset(DATA, tmp_path / "out", setups_only=True, jobs=1)
+    direct = read_games(DATA, setups_only=True, jobs=1, select=odd_numbered)
+    tally = Tally()
+    back = read_games(tmp_path / "out", select=OddNumbered(), tally=tally)
+    assert back.games["game_id"].tolist() == direct.games["game_id"].tolist()
+    assert tally.dropped > 0
+    with pytest.raises(InputError, match="dataset folder"):
+        read_games(tmp_path / "out", select=odd_numbered)
+
+
+def test_a_reduction_that_raises_on_one_game_costs_that_game_only() -> None:
+    games = read_games(DATA, jobs=1)
+    valid = games.games[games.games["status"] == "valid"]
+    bad = str(valid["game_id"].iloc[7])
+    tally = Tally()
+    counts = list(reduce_batches(partial(count_unless, bad=bad), DATA, jobs=1, tally=tally))
+    assert sum(counts) == len(valid) - 1
+    assert tally.failed == 1
+    (failure,) = tally.failures
+    assert "[internal.reduce] KeyError" in failure and "no such thing" in failure
+    row = games.games.set_index("game_id").loc[bad]
+    assert f"{row['source']}!{row['member']}" in failure
+
+
+def test_a_reduction_that_fails_on_every_game_together_only_is_a_bug() -> None:
+    def raises(games: GameSet) -> int:
+        if len(games) > 1:
+            raise IndexError("batch-level bug")
+        return 1
+
+    with pytest.raises(IndexError, match="batch-level bug"):
+        list(reduce_batches(raises, DATA, jobs=1, setups_only=True))
+
+
+class Exploding:
+    """A selection that raises on one game: that game becomes an invalid entry."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+    def __call__(self, record: GameRecord) -> bool:
+        if record.number == self.number:
+            raise LookupError("selection bug")
+        return True
+
+
+def test_a_game_whose_per_game_step_raises_becomes_one_invalid_entry() -> None:
+    everything = read_games(DATA, setups_only=True, jobs=1)
+    number = int(everything.games["number"].dropna().iloc[3])
+    tally = Tally()
+    games = read_games(DATA, setups_only=True, jobs=1, select=Exploding(number), tally=tally)
+    assert len(games) == len(everything)
+    assert games.games["game_id"].tolist() == everything.games["game_id"].tolist()
+    hit = games.games[games.games["number"] == number]
+    assert hit["status"].tolist() == ["invalid"]
+    diag = games.diagnostics[games.diagnostics["game_id"] == hit["game_id"].iloc[0]]
+    assert "internal.select" in diag["code"].tolist()
+    assert tally.failed == 1 and "LookupError: selection bug" in tally.failures[0]
+    assert not (games.setups["game_id"] == hit["game_id"].iloc[0]).any()
+
+
+def test_rows_failing_on_one_game_become_an_internal_rows_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from strat_tools import tables
+
+    real = tables.tables_for_records
+
+    def fragile(records: Any, **options: Any) -> Any:
+        records = list(records)
+        if any(r.number == 17 and r.setup is not None for r in records):
+            raise ZeroDivisionError("rows bug")
+        return real(records, **options)
+
+    monkeypatch.setattr(tables, "tables_for_records", fragile)
+    games = read_games(ONE_GAME, jobs=1)
+    (row,) = games.games.to_dict("records")
+    assert row["status"] == "invalid"
+    assert "internal.rows" in games.diagnostics["code"].tolist()
+    message = games.diagnostics.set_index("code").loc["internal.rows", "message"]
+    assert message == "ZeroDivisionError: rows bug"
+
+
+def test_game_ids_stay_unique_across_inputs_and_dataset_folders(tmp_path: Path) -> None:
+    export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
+    games = read_games([ONE_GAME, tmp_path / "out", ONE_GAME], jobs=1)
+    assert games.games["game_id"].tolist() == [
+        "classic-2014.4-17",
+        "classic-2014.4-17#2",
+        "classic-2014.4-17#3",
+    ]
+
+
+def test_export_of_a_dataset_folder_streams_it_in_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    export_dataset(DATA, tmp_path / "one", setups_only=True, jobs=1)
+    monkeypatch.setattr("strat_tools.dataset.DATASET_BATCH_GAMES", 50)
+    sizes = [t["games"].num_rows for t in iter_tables(tmp_path / "one")]
+    assert len(sizes) > 1 and max(sizes) <= 50
+    summary = export_dataset(tmp_path / "one", tmp_path / "two", jobs=1)
+    assert summary.games == sum(sizes)
+    pd.testing.assert_frame_equal(
+        read_games(tmp_path / "two").setups, read_games(tmp_path / "one").setups
+    )
+
+
+def test_bad_rules_are_refused_before_any_work() -> None:
+    with pytest.raises(OptionError, match="nosuch"):
+        list(reduce_batches(game_count, DATA, rules="nosuch"))
+
+
+def test_map_games_refuses_a_dataset_folder(tmp_path: Path) -> None:
+    export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
+    with pytest.raises(InputError, match="exported dataset folder"):
+        list(map_games(len, tmp_path / "out"))
