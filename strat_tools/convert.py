@@ -28,6 +28,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Final, cast
 
+from strat_tools.errors import OptionError
 from strat_tools.output import atomic_folder, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import NothingReadable, read_units, resolve, unreadable_reason
@@ -93,7 +94,7 @@ Encoder = Callable[[GameRecord], bytes]
 def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
     """The (file name, encode) functions a registry entry names; ``ValueError`` if none."""
     if not fmt.writable:
-        raise ValueError(f"the project cannot write {fmt.name} records")
+        raise OptionError(f"the project cannot write {fmt.name} records")
     return cast(Namer, resolve(fmt.file_name)), cast(Encoder, resolve(fmt.encode))
 
 

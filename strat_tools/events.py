@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 import pyarrow as pa
 
 from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, UNREADABLE, game_events
+from strat_tools.errors import OptionError
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import NothingReadable, read_units
 from strat_tools.replay import replay_safely
@@ -99,7 +100,7 @@ def read_events(
     wanted = None if kinds is None else set(kinds)
     if wanted is not None and not wanted <= set(EVENT_KINDS):
         unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
-        raise ValueError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
+        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
     inputs = path_list(paths)
     parts = list(iter_events(inputs, rules=rules, jobs=jobs))
     table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()

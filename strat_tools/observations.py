@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
 from strat_tools.engine.position import Position
+from strat_tools.errors import InputError, OptionError
 from strat_tools.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
@@ -328,7 +329,7 @@ def iter_observations(
     """
     check_rules(rules)
     if last_moves < 0:
-        raise ValueError(f"last_moves must be 0 or more, got {last_moves}")
+        raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     work = partial(observations_for_units, rules=rules, last_moves=last_moves)
     ids = GameIds()
     units = iter_units(path_list(paths))
@@ -391,7 +392,7 @@ class ShardWriter:
 
     def __init__(self, directory: str | os.PathLike[str], shard_rows: int = SHARD_ROWS) -> None:
         if shard_rows < 1:
-            raise ValueError(f"shard_rows must be at least 1, got {shard_rows}")
+            raise OptionError(f"shard_rows must be at least 1, got {shard_rows}")
         self.directory = Path(directory)
         self.shard_rows = shard_rows
         self.staging = self.directory / f".observations-{uuid.uuid4().hex[:12]}.tmp"
@@ -545,7 +546,7 @@ def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     the folder's marker lists are read; a folder whose export did not finish is refused."""
     folder = Path(directory) / SHARDS
     if not folder.is_dir():
-        raise ValueError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
+        raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
     marker = read_marker(directory)
     if marker is not None and not marker.complete:
         raise OutputError(f"an export into {directory} did not finish; run it again")

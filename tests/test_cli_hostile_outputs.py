@@ -170,3 +170,14 @@ def test_a_device_as_output_folder_is_refused(hostile_folder: Path, command: str
     code, _, err = run(command, str(hostile_folder), *extra, "-o", os.devnull, "--jobs", "1")
     assert code == 3 and "is not" in err, err
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+@pytest.mark.parametrize("picture", [None, "board.svg"])
+def test_show_a_game_without_a_setup_is_an_error_not_a_traceback(
+    tmp_path: Path, picture: str | None
+) -> None:
+    extra = ["-o", str(tmp_path / picture)] if picture else []
+    code, stdout, err = run("show", str(GRAVON / "no_field.xml"), *extra)
+    assert code == 3, err
+    assert "Error: no_field: the record has no setup to show" in err
+    assert stdout == "" and list(tmp_path.iterdir()) == []
