@@ -181,3 +181,13 @@ def test_show_a_game_without_a_setup_is_an_error_not_a_traceback(
     assert code == 3, err
     assert "Error: no_field: the record has no setup to show" in err
     assert stdout == "" and list(tmp_path.iterdir()) == []
+
+
+def test_events_csv_shows_control_characters_in_names_escaped(tmp_path: Path) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "classic-2014.4-7\x07\x1b[2J.xml").write_bytes(GAME)
+    code, out, err = run("events", str(folder), "--format", "csv", "--kind", "end")
+    assert code == 0, err
+    assert "\x07" not in out and "\x1b" not in out
+    assert "classic-2014.4-7\\x07\\x1b[2J,3,end" in out

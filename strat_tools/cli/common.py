@@ -198,13 +198,13 @@ def paths_argument(func: F) -> F:
 def render(data: Any, fmt: str, out: Any = None) -> None:
     """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
 
-    Text from files is data: the table format shows control characters escaped
+    Text from files is data: the table and CSV formats show control characters escaped
     (:func:`strat_tools.text.printable`), CSV defuses formula cells
     (:func:`strat_tools.text.csv_cell`), JSON escapes them by its own rules.
     """
     import pandas as pd
 
-    from strat_tools.text import csv_cell, printable_lines
+    from strat_tools.text import printable_lines
 
     out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
@@ -222,7 +222,7 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         frame = frame.copy()
         for column in frame.columns:
             if not pd.api.types.is_numeric_dtype(frame[column].dtype):
-                frame[column] = frame[column].map(csv_cell)
+                frame[column] = frame[column].map(_csv_text)
         frame.to_csv(out, index=False)
     elif fmt == "json":
         out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
@@ -231,6 +231,13 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         out.write(text if text.endswith("\n") or not text else text + "\n")
     else:
         raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def _csv_text(value: Any) -> Any:
+    """A CSV cell of text from files: control characters escaped, formulas defused."""
+    from strat_tools.text import csv_cell, printable
+
+    return csv_cell(printable(value) if isinstance(value, str) else value)
 
 
 def table_width() -> int:
