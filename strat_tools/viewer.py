@@ -38,6 +38,7 @@ from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
+from strat_tools.text import printable
 
 __all__ = [
     "MAX_GAMES",
@@ -80,18 +81,20 @@ def _deltas(
 
 
 def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
-    """One game as the page's script reads it (plain JSON types only)."""
+    """One game as the page's script reads it (plain JSON types only); text from the file
+    (names, players, reasons) with control and bidi characters shown escaped
+    (:func:`strat_tools.text.printable`), as in every other output."""
     events = game_events(result, record)
     data: dict[str, Any] = {
-        "id": record.game_id,
-        "variant": record.variant,
-        "players": list(record.players),
+        "id": printable(record.game_id),
+        "variant": printable(record.variant),
+        "players": [printable(name) for name in record.players],
         "rules": result.rules.name if result is not None else "",
         "plies": 0,
         "recorded": record.plies,
-        "end": events["detail"][-1],
+        "end": printable(events["detail"][-1]),
         "events": [
-            [ply, kind, detail]
+            [ply, kind, printable(detail)]
             for ply, kind, detail in zip(
                 events["ply"], events["kind"], events["detail"], strict=True
             )
