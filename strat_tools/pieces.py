@@ -73,13 +73,13 @@ KIND_LABELS: Final = tuple(k.label for k in KINDS)
 def parse_piece(text: str) -> PieceKind:
     """The piece a player means: its name in any case, the plural, or its letter (``F``
     flag, ``B`` bomb, ``S`` spy). Ranks by number are not taken, since the two numberings
-    disagree (``1`` is the spy or the marshal). ``ValueError`` lists the names.
+    disagree (``1`` is the spy or the marshal). ``OptionError`` (a ``ValueError``) lists the names.
 
     >>> [parse_piece(t).label for t in ("Flag", "F", "flag", "BOMBS", " spy ", "s")]
     ['flag', 'flag', 'flag', 'bomb', 'spy', 'spy']
     >>> parse_piece("flagg")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: unknown piece 'flagg'; choose from flag, bomb, spy, scout, ... (or F, B, S)
+    strat_tools.errors.OptionError: unknown piece 'flagg'; choose from flag, bomb, spy, scout, ... (or F, B, S)
     """
     word = text.strip().lower()
     if word in _PIECE_LETTERS:

@@ -30,13 +30,13 @@ allows it (XML ignores processing instructions it does not know); both readers s
 
 def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
     """The variant a player means, in any case, with ``-`` or ``_`` for the space
-    (``Ultimate-Lightning``); ``ValueError`` lists the ``allowed`` names.
+    (``Ultimate-Lightning``); ``OptionError`` (a ``ValueError``) lists the ``allowed`` names.
 
     >>> parse_variant("Classic"), parse_variant("ultimate_lightning")
     ('classic', 'ultimate lightning')
     >>> parse_variant("clasic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    ValueError: unknown variant 'clasic'; choose from classic, barrage, duell, ...
+    strat_tools.errors.OptionError: unknown variant 'clasic'; choose from classic, barrage, duell, ...
     """
     word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
     if word in allowed:

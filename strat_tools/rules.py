@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
+from strat_tools.errors import OptionError
 from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, PieceKind
 from strat_tools.records import GameRecord, Severity
 
@@ -221,7 +222,7 @@ def get_rules(name: str | RuleSet) -> RuleSet:
     base, *options = name.split("+")
     if base not in RULESETS:
         known = ", ".join(["auto", *RULESETS])
-        raise ValueError(f"unknown rule set {base!r}; expected one of {known}")
+        raise OptionError(f"unknown rule set {base!r}; expected one of {known}")
     ruleset = RULESETS[base]
     return ruleset.with_options(*options) if options else ruleset
 

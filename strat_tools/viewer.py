@@ -33,6 +33,7 @@ from strat_tools.board import LAKES
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.svg import STYLE
+from strat_tools.errors import InputError
 from strat_tools.output import write_file_atomically
 from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
@@ -229,8 +230,9 @@ def write_viewer(
     limit: int = MAX_GAMES,
 ) -> ViewerSummary:
     """Read ``paths``, keep ``game_id`` (or every game, up to ``limit``) and write the
-    viewer page to ``output`` atomically. Raises ``LookupError`` when no game is found,
-    :class:`~strat_tools.readers.NothingReadable` when not one input could be read.
+    viewer page to ``output`` atomically. Raises :class:`~strat_tools.errors.InputError`
+    when no game is found (:class:`~strat_tools.readers.NothingReadable` when not one input
+    could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
@@ -256,7 +258,7 @@ def write_viewer(
         raise NothingReadable(names, unreadable)
     if not games:
         which = f"no game {game_id}" if game_id else "no game records"
-        raise LookupError(f"{which} in {' '.join(names)}")
+        raise InputError(f"{which} in {' '.join(names)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     text = viewer_html(games, title=str(title), numbering=numbering, note=note)

@@ -183,7 +183,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
         (["--piece", "nope"], "unknown piece 'nope'; choose from flag, bomb, spy"),
         (["--piece", "flagg"], "unknown piece 'flagg'"),
         (["--variant", "clasic"], "unknown variant 'clasic'; choose from classic, barrage"),
-        (["--stat", "win-rate", "--feature", "nope"], "unknown feature 'nope'; choose from"),
+        (["--stat", "win-rate", "--feature", "nope"], "'nope' is not one of 'flag_back_row'"),
     ],
 )
 def test_unknown_names_are_usage_errors_listing_the_choices(

@@ -388,7 +388,7 @@ def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from strat_tools.cli import main
-    from strat_tools.dataset import read_games
+    from strat_tools.driver import read_games
 
     archive = tmp_path / "strados2026-10.zip"
     write_games(generate_games(12, seed=8), archive)

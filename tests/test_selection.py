@@ -165,9 +165,11 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
         "heatmap": ["-o", str(tmp_path / "x.png")], "report": ["-o", str(tmp_path / "x.html")],
         "advice": [], "setups": [], "search": ["--pattern", "F/F/F/F"], "filter": [],
     }  # fmt: skip
-    # generate, show, rules and view read no archive of games; events (the viewer's) reads
-    # through its own batches, not the driver yet, so it takes no filters.
-    assert set(outputs) | {"generate", "show", "rules", "view", "events"} == set(main.commands)
+    # generate, show, rules and view read no archive of games; events, convert and
+    # observations read through their own batches, not the driver yet, so they take no
+    # filters (a gap, named in the README).
+    unfiltered = {"generate", "show", "rules", "view", "events", "convert", "observations"}
+    assert set(outputs) | unfiltered == set(main.commands)
     for command, extra in outputs.items():
         code, _, err = run(command, str(archive), "--plies", "x", *extra)
         assert code == 2 and "Invalid value for '--plies'" in err, (command, err)

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from strat_tools.board import LAKES, Side
+from strat_tools.errors import OptionError
 from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, KIND_LABELS, LAKE
 
 
@@ -76,7 +77,7 @@ def _format(name: str) -> SetupFormat:
         return SETUP_FORMATS[name]
     except KeyError:
         names = ", ".join(SETUP_FORMATS)
-        raise ValueError(f"unknown setup format {name!r}; expected one of {names}") from None
+        raise OptionError(f"unknown setup format {name!r}; expected one of {names}") from None
 
 
 def format_setup(board: Sequence[int], side: Side | int, fmt: str = "ataraxos") -> str:
