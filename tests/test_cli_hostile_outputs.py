@@ -191,3 +191,11 @@ def test_events_csv_shows_control_characters_in_names_escaped(tmp_path: Path) ->
     assert code == 0, err
     assert "\x07" not in out and "\x1b" not in out
     assert "classic-2014.4-7\\x07\\x1b[2J,3,end" in out
+
+
+@pytest.mark.parametrize("command", ["view", "show"])
+def test_no_such_game_is_a_usage_error(hostile_folder: Path, tmp_path: Path, command: str) -> None:
+    extra = ["-o", str(tmp_path / "page.html")] if command == "view" else []
+    code, stdout, err = run(command, str(hostile_folder), "--game", "nope", *extra)
+    assert code == 2 and "no game nope in" in err, err
+    assert stdout == "" and not (tmp_path / "page.html").exists()
