@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from strat_tools.engine.svg import STYLE, board_shapes, board_svg
-from strat_tools.errors import InputError, OptionError
+from strat_tools.errors import OptionError
 from strat_tools.output import write_file_atomically
-from strat_tools.records import GameRecord
+from strat_tools.records import GameRecord, RecordError
 from strat_tools.replay import replay
 from strat_tools.rules import RuleSet
 
@@ -74,7 +74,7 @@ def write_position_image(
     upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
     board = result.knowledge().boards[upto].tolist() if record.setup else None
     if board is None:
-        raise InputError(f"{record.game_id}: the record has no setup to show")
+        raise RecordError(f"{record.game_id}: the record has no setup to show")
     last = (record.sources[upto - 1], record.targets[upto - 1]) if upto else None
     battle = bool(upto and result.defenders[upto - 1])
     return write_board_image(board, path, numbering=numbering, last_move=last, battle=battle)

@@ -20,24 +20,25 @@ written. Reading and encoding run per batch in worker processes (``jobs``) or on
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import cast
+from typing import Final, cast
 
-from strat_tools.errors import InputError, OptionError
-from strat_tools.output import OutputError
+from strat_tools.errors import OptionError
+from strat_tools.output import atomic_folder, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import read_units, resolve
+from strat_tools.readers import NothingReadable, read_units, resolve, unreadable_reason
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.records import GameRecord
 from strat_tools.sources import Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.writer import write_files
+
+UNREADABLE: Final = "unreadable: "
+"""How the reason of an input that could not be read starts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +115,8 @@ def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConv
     out: list[tuple[str, bytes] | NotConverted] = []
     for unit, record in zip(units, read_units(units, check=False), strict=True):
         if not record.readable:
-            reason = record.errors[0].message if record.errors else "not a game record"
-            out.append(NotConverted(unit.source, unit.member, f"unreadable: {reason}"))
+            reason = unreadable_reason(record)
+            out.append(NotConverted(unit.source, unit.member, UNREADABLE + reason))
             continue
         try:
             out.append((file_name_for(record, fmt), encode(record)))
@@ -124,37 +125,23 @@ def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConv
     return out
 
 
-def _real(path: str | os.PathLike[str]) -> str:
-    return os.path.realpath(os.fspath(path))
-
-
-def _overlaps(a: str, b: str) -> bool:
-    """Whether real paths ``a`` and ``b`` are the same or one lies inside the other."""
-    return (
-        a == b or a.startswith(b.rstrip(os.sep) + os.sep) or b.startswith(a.rstrip(os.sep) + os.sep)
-    )
-
-
-def _refuse_overlap(paths: list[str], out: str) -> None:
-    target = _real(out)
-    for path in paths:
-        if os.path.exists(path) and _overlaps(target, _real(path)):
-            raise OutputError(f"the output {out} is, holds or lies inside the input {path}")
-
-
 def _named_files(
     results: Iterable[list[tuple[str, bytes] | NotConverted]],
     units: deque[Unit],
     report: ConvertReport,
-    target: str,
+    inputs: list[str],
 ) -> Iterator[tuple[str, bytes]]:
-    """The files to write, in order; failures, repeated names and bad names go to ``report``."""
+    """The files to write, in order; failures, repeated names and bad names go to ``report``;
+    :class:`~strat_tools.readers.NothingReadable` (before anything is put in place) when not
+    one input could be read."""
     seen: set[str] = set()
+    checked = ""
     for batch in results:
         for item in batch:
             unit = units.popleft()  # the units in flight, in order: maps results to inputs
-            if _overlaps(_real(unit.source), target):
-                raise OutputError(f"the input {unit.source} lies inside the output {report.out}")
+            if unit.source != checked:  # one check per file (a zip's members share it)
+                refuse_overlap([unit.source], report.out)
+                checked = unit.source
             if isinstance(item, NotConverted):
                 report.failed.append(item)
                 continue
@@ -166,6 +153,9 @@ def _named_files(
             seen.add(name)
             report.written += 1
             yield name, data
+    if all(f.reason.startswith(UNREADABLE) for f in report.failed) and not report.written:
+        # Raised before the output is put in place: nothing is written.
+        raise NothingReadable(inputs, [f.reason.removeprefix(UNREADABLE) for f in report.failed])
 
 
 def convert(
@@ -181,19 +171,20 @@ def convert(
     """Write every game under ``paths`` in format ``to`` into ``out`` (a ``.zip`` or a folder).
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
-    that overlaps an input, an existing non-empty output folder, or inputs holding no game
-    record at all.
+    that overlaps an input or an existing non-empty output folder;
+    :class:`~strat_tools.readers.NothingReadable` (nothing written) when the inputs hold no
+    readable game record at all.
     """
     inputs = path_list(paths)
     fmt = format_named(to)
     writer_of(fmt)
     out_text = os.fspath(out)
-    _refuse_overlap(inputs, out_text)
+    refuse_overlap(inputs, out_text)
     report = ConvertReport(out=out_text, to=fmt.name)
     stream = iter_units(inputs, skipped=report.skipped)
     first = next(stream, None)
     if first is None:
-        raise InputError(f"no game records found in {' '.join(inputs)}")
+        raise NothingReadable(inputs)
     units: deque[Unit] = deque()
 
     def remembered() -> Iterator[Unit]:
@@ -209,26 +200,11 @@ def convert(
         dask_address=dask_address,
         progress=progress,
     )
-    files = _named_files(results, units, report, _real(out_text))
-    _write_atomically(files, Path(out_text))
+    files = _named_files(results, units, report, inputs)
+    out_path = Path(out_text)
+    if out_path.suffix.lower() == ".zip" and not out_path.is_dir():
+        write_files(files, out_path, zip=True)  # through output.atomic_output
+    else:
+        with atomic_folder(out_path) as building:
+            write_files(files, building, zip=False)
     return report
-
-
-def _write_atomically(files: Iterable[tuple[str, bytes]], out: Path) -> None:
-    """A zip through :func:`~strat_tools.writer.write_files` (atomic by itself); a folder
-    built beside its place and renamed into it when complete."""
-    if out.suffix.lower() == ".zip" and not out.is_dir():
-        write_files(files, out, zip=True)
-        return
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise OutputError(f"{out} exists and is not an empty folder; name a new folder or a .zip")
-    if not out.parent.is_dir():
-        raise OutputError(f"folder {out.parent} does not exist")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
-    try:
-        write_files(files, tmp, zip=False)
-        tmp.chmod(0o755)
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
 
-from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
+from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, UNREADABLE, game_events
 from strat_tools.errors import OptionError
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import read_units
+from strat_tools.readers import NothingReadable, read_units
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Unit, iter_units
+from strat_tools.sources import Paths, Unit, iter_units, path_list
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -86,13 +86,14 @@ def iter_events(
 
 
 def read_events(
-    paths: str | Iterable[str],
+    paths: Paths,
     *,
     rules: str | None = "auto",
     jobs: int | None = None,
     kinds: Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """One row per event of every game under ``paths`` (``kinds``: keep only these).
+    Raises :class:`~strat_tools.readers.NothingReadable` when not one input could be read.
 
     >>> read_events("data/", kinds=["marshal_lost"]).head()  # doctest: +SKIP
     """
@@ -100,10 +101,14 @@ def read_events(
     if wanted is not None and not wanted <= set(EVENT_KINDS):
         unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
         raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
-    parts = list(iter_events([paths] if isinstance(paths, str) else paths, rules=rules, jobs=jobs))
+    inputs = path_list(paths)
+    parts = list(iter_events(inputs, rules=rules, jobs=jobs))
     table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
     frame: pd.DataFrame = table.to_pandas()
     frame["kind"] = frame["kind"].astype(str)
+    ends = frame.loc[frame["kind"] == "end", "detail"].astype(str)
+    if not (~ends.str.startswith(UNREADABLE)).any():  # every input unreadable, or none
+        raise NothingReadable(inputs, [d.removeprefix(UNREADABLE) for d in ends[:3]])
     if wanted is not None:
         frame = frame[frame["kind"].isin(wanted)].reset_index(drop=True)
     return frame

@@ -37,14 +37,14 @@ import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
 from strat_tools.engine.position import Position
-from strat_tools.errors import InputError
-from strat_tools.output import OutputError
+from strat_tools.errors import InputError, OptionError
+from strat_tools.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
 from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.readers import read_units
+from strat_tools.readers import NothingReadable, read_units
 from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
-from strat_tools.sources import Unit, iter_units
+from strat_tools.sources import Paths, Unit, iter_units, path_list
 from strat_tools.tables import GameIds, check_rules, dictionary_column
 
 OBSERVATIONS_VERSION: Final = 1
@@ -53,6 +53,10 @@ LAST_MOVES: Final = 8
 """Default number of earlier plies kept in ``last_moves``."""
 SHARD_ROWS: Final = 1_000_000
 """Default rows per Parquet shard of an export."""
+SHARDS: Final = "observations"
+"""The sub-folder of an export that holds the observation shards."""
+GAMES_FILE: Final = "games.parquet"
+"""The games table of an export (every input, with the rows it gave or why none)."""
 
 _ACTIONS = pa.list_(pa.int16())
 
@@ -112,6 +116,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("variant", pa.string(), nullable=False),
         pa.field("rules", pa.string()),
         pa.field("status", pa.string(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
         pa.field("plies", pa.int32(), nullable=False),
         pa.field("observations", pa.int32(), nullable=False),
         pa.field("reason", pa.string()),
@@ -273,6 +278,7 @@ def observations_for_records(
             "variant": record.variant,
             "rules": result.rules.name if result is not None else None,
             "status": status.value,
+            "readable": record.readable,
             "plies": record.plies,
             "observations": rows,
             "reason": failure or (None if rows else _reason(record, result)),
@@ -306,7 +312,7 @@ def observations_for_units(
 
 
 def iter_observations(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: Paths,
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
@@ -323,10 +329,10 @@ def iter_observations(
     """
     check_rules(rules)
     if last_moves < 0:
-        raise ValueError(f"last_moves must be 0 or more, got {last_moves}")
+        raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     work = partial(observations_for_units, rules=rules, last_moves=last_moves)
     ids = GameIds()
-    units = iter_units([os.fspath(p) for p in paths])
+    units = iter_units(path_list(paths))
     for tables in map_batches(
         work, units, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
     ):
@@ -350,6 +356,10 @@ class ObservationsSummary:
     directory: str
     games: int = 0
     valid: int = 0
+    readable: int = 0
+    """Inputs that could be read (valid or invalid games); the others are unreadable."""
+    unreadable_reasons: list[str] = field(default_factory=list)
+    """The first reasons inputs could not be read (at most three)."""
     without: int = 0
     """Games that gave no rows (invalid, unreadable, or valid without moves)."""
     observations: int = 0
@@ -370,28 +380,48 @@ class ShardWriter:
     """Writes observation batches as zstd Parquet shards of at most ``shard_rows`` rows,
     and the games table, into a staging folder; :meth:`commit` moves them into place.
 
+    ``directory`` is owned as an export folder is (:class:`~strat_tools.output.OwnedFolder`):
+    one writer at a time (a lock); ``games.parquet`` and ``observations/part-*.parquet``
+    already there are replaced or removed only when the folder's marker says an earlier run
+    wrote them (anything else is refused, and other files are never touched); the marker,
+    written last, lists each file with its SHA-256.
+
     Used as a context manager: a clean exit commits, an exception removes the staging
     folder and leaves ``directory`` as it was.
     """
 
     def __init__(self, directory: str | os.PathLike[str], shard_rows: int = SHARD_ROWS) -> None:
         if shard_rows < 1:
-            raise ValueError(f"shard_rows must be at least 1, got {shard_rows}")
+            raise OptionError(f"shard_rows must be at least 1, got {shard_rows}")
         self.directory = Path(directory)
         self.shard_rows = shard_rows
         self.staging = self.directory / f".observations-{uuid.uuid4().hex[:12]}.tmp"
         self.summary = ObservationsSummary(str(self.directory))
+        self._folder = OwnedFolder(self.directory)
         self._writer: pq.ParquetWriter | None = None
         self._rows_in_shard = 0
         self._games: pq.ParquetWriter | None = None
 
+    def _present(self) -> list[str]:
+        """The names this writer would replace or remove: its tables already in the folder."""
+        shards = self.directory / SHARDS
+        if shards.is_symlink() or (shards.exists() and not shards.is_dir()):
+            raise OutputError(f"will not write into {shards}: it is not a folder")
+        names = [f"{SHARDS}/{p.name}" for p in sorted(shards.glob("part-*.parquet"))]
+        return [GAMES_FILE, *names]
+
     def __enter__(self) -> ShardWriter:
-        if self.directory.exists() and not self.directory.is_dir():
-            raise OutputError(f"{self.directory} exists and is not a folder")
-        (self.staging / "observations").mkdir(parents=True)
-        self._games = pq.ParquetWriter(
-            self.staging / "games.parquet", GAMES_SCHEMA, compression="zstd"
-        )
+        self._folder.__enter__()  # the lock: one writer per folder at a time
+        try:
+            self._folder.check_replaceable(self._present())
+            (self.staging / SHARDS).mkdir(parents=True)
+            self._games = pq.ParquetWriter(
+                self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
+            )
+        except BaseException:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self._folder.__exit__(None, None, None)
+            raise
         return self
 
     def write(self, tables: dict[str, pa.Table]) -> None:
@@ -401,6 +431,12 @@ class ShardWriter:
         self._games.write_table(games)
         self.summary.games += games.num_rows
         self.summary.valid += sum(1 for s in games.column("status").to_pylist() if s == "valid")
+        readable = games.column("readable").to_pylist()
+        self.summary.readable += sum(readable)
+        reasons = self.summary.unreadable_reasons
+        for ok, reason in zip(readable, games.column("reason").to_pylist(), strict=True):
+            if not ok and len(reasons) < 3:
+                reasons.append(str(reason))
         self.summary.without += sum(1 for n in games.column("observations").to_pylist() if not n)
         observations = tables["observations"]
         start = 0
@@ -418,43 +454,51 @@ class ShardWriter:
         if self._writer is not None:
             self._writer.close()
         name = f"part-{len(self.summary.shards):05d}.parquet"
-        self.summary.shards.append(f"observations/{name}")
+        self.summary.shards.append(f"{SHARDS}/{name}")
         self._writer = pq.ParquetWriter(
-            self.staging / "observations" / name, OBSERVATIONS_SCHEMA, compression="zstd"
+            self.staging / SHARDS / name, OBSERVATIONS_SCHEMA, compression="zstd"
         )
         self._rows_in_shard = 0
 
-    def commit(self) -> None:
-        """Close the files and move them into ``directory``, replacing an earlier export."""
-        if self._writer is not None:
-            self._writer.close()
-        if self._games is not None:
-            self._games.close()
-        self.directory.mkdir(parents=True, exist_ok=True)
-        old = self.directory / "observations"
-        if old.is_dir():
-            shutil.rmtree(old)
-        os.replace(self.staging / "observations", old)
-        os.replace(self.staging / "games.parquet", self.directory / "games.parquet")
-        self.staging.rmdir()
-        files = [
-            self.directory / "games.parquet",
-            *(self.directory / s for s in self.summary.shards),
-        ]
-        self.summary.bytes = sum(f.stat().st_size for f in files)
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        if kind is None:
-            self.commit()
-            return
+    def _close(self) -> None:
         for writer in (self._writer, self._games):
             if writer is not None:
                 writer.close()
+        self._writer = self._games = None
+
+    def commit(self) -> None:
+        """Close the files and move them into ``directory``, replacing (and removing the
+        left-over shards of) an earlier run into it; the marker goes in last."""
+        self._close()
+        names = [GAMES_FILE, *self.summary.shards]
+        digests = {
+            name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
+            for name in names
+        }
+        present = self._folder.check_replaceable(self._present())
+        self._folder.begin(names)
+        (self.directory / SHARDS).mkdir(exist_ok=True)
+        for name in names:
+            os.replace(self.staging / name, self.directory / name)
+        for stale in set(present) - set(names):
+            (self.directory / stale).unlink()
         shutil.rmtree(self.staging, ignore_errors=True)
+        self._folder.commit(digests)
+        self.summary.bytes = sum(size for size, _digest in digests.values())
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        try:
+            if kind is None:
+                self.commit()
+                return
+            self._close()
+            shutil.rmtree(self.staging, ignore_errors=True)
+        finally:
+            self._folder.__exit__(None, None, None)
 
 
 def export_observations(
-    paths: Iterable[str | os.PathLike[str]],
+    paths: Paths,
     directory: str | os.PathLike[str],
     *,
     rules: str | None = "auto",
@@ -469,13 +513,17 @@ def export_observations(
     """Write the observations of every valid game under ``directory``: shards
     ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every input, with the rows
     it gave or why none). Streams batch by batch; files move into place when complete.
+    Raises :class:`~strat_tools.readers.NothingReadable` (nothing written) when not one input
+    could be read.
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
     started = time.perf_counter()
+    inputs = path_list(paths)
+    refuse_overlap(inputs, directory)
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
-            paths,
+            inputs,
             rules=rules,
             last_moves=last_moves,
             jobs=jobs,
@@ -486,17 +534,25 @@ def export_observations(
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
+        if not writer.summary.readable:  # raised inside: nothing is put in place
+            raise NothingReadable(inputs, writer.summary.unreadable_reasons)
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
 
 
 def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     """Every observation row an export wrote, as one Arrow table (for a dataset larger
-    than memory, open ``directory/observations`` with ``pyarrow.dataset``)."""
-    folder = Path(directory) / "observations"
+    than memory, open ``directory/observations`` with ``pyarrow.dataset``). Only the shards
+    the folder's marker lists are read; a folder whose export did not finish is refused."""
+    folder = Path(directory) / SHARDS
     if not folder.is_dir():
-        raise InputError(f"{directory} holds no observations/ folder (not an export?)")
+        raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
+    marker = read_marker(directory)
+    if marker is not None and not marker.complete:
+        raise OutputError(f"an export into {directory} did not finish; run it again")
     parts = sorted(folder.glob("part-*.parquet"))
+    if marker is not None:
+        parts = [p for p in parts if f"{SHARDS}/{p.name}" in marker.files]
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()
     return pa.concat_tables(pq.read_table(p, schema=OBSERVATIONS_SCHEMA) for p in parts)

@@ -11,6 +11,8 @@ Every output file of the toolkit goes through this module:
 - A character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is written
   through, never renamed over. Anything else that is not a regular file (a folder, a block
   device, a socket) is refused with :class:`OutputError` before anything is written.
+- :func:`atomic_folder` builds a new folder beside its place and renames it in when complete
+  (only over nothing or an empty folder).
 - :class:`OwnedFolder` is a folder of tables one export owns: a lock (``flock`` on the folder
   itself, so no lock file is left behind; one writer at a time),
   and a marker naming the files the run wrote and its run id, so files another program wrote
@@ -27,6 +29,7 @@ import glob
 import hashlib
 import json
 import os
+import shutil
 import stat
 import tempfile
 import uuid
@@ -144,13 +147,14 @@ def write_file_atomically(path: PathArg, data: bytes) -> None:
 
 
 def refuse_overlap(inputs: Iterable[PathArg], output: PathArg) -> None:
-    """Raise :class:`OutputError` when folder ``output`` is, holds or lies inside an input.
+    """Raise :class:`OutputError` when ``output`` (a folder or a file) is, holds or lies
+    inside an input.
 
     A glob is judged by the paths it matches; a path that does not exist overlaps nothing.
 
     >>> refuse_overlap(["data/"], "data/tables")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.output.OutputError: output folder data/tables lies inside the input data/; ...
+    strat_tools.output.OutputError: the output data/tables lies inside the input data/; ...
     """
     out = Path(os.path.realpath(output))
     for given in inputs:
@@ -161,13 +165,12 @@ def refuse_overlap(inputs: Iterable[PathArg], output: PathArg) -> None:
 def _refuse_one(out: Path, source: Path, output: PathArg, given: PathArg) -> None:
     if out == source or source in out.parents:
         raise OutputError(
-            f"output folder {os.fspath(output)} lies inside the input {os.fspath(given)}; "
+            f"the output {os.fspath(output)} lies inside the input {os.fspath(given)}; "
             "write it elsewhere"
         )
     if out in source.parents:
         raise OutputError(
-            f"output folder {os.fspath(output)} holds the input {os.fspath(given)}; "
-            "write it elsewhere"
+            f"the output {os.fspath(output)} holds the input {os.fspath(given)}; write it elsewhere"
         )
 
 
@@ -176,6 +179,37 @@ def _input_paths(path: str) -> list[Path]:
     if os.path.lexists(path):
         return [Path(os.path.realpath(path))]
     return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
+
+
+@contextmanager
+def atomic_folder(path: PathArg) -> Iterator[Path]:
+    """A fresh folder (yielded) that becomes ``path`` only when the block ends cleanly.
+
+    ``path`` must be new or an empty folder, so nothing anyone else wrote is replaced; the
+    folder is built beside it (same file system) and renamed into place, so a failure leaves
+    no partial output. Raises :class:`OutputError` for a symlink, a file, a folder that is not
+    empty or a missing parent folder.
+
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "games"
+    >>> with atomic_folder(out) as building:
+    ...     _ = (building / "a.xml").write_bytes(b"<stratego/>")
+    >>> sorted(p.name for p in out.iterdir())
+    ['a.xml']
+    """
+    out = Path(path)
+    if out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir()))):
+        raise OutputError(f"{out} exists and is not an empty folder; name a new folder")
+    if not out.parent.is_dir():
+        raise OutputError(f"cannot write {out}: folder {out.parent} does not exist")
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        yield tmp
+        tmp.chmod(0o777 & ~umask())
+        os.replace(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 # --- a folder of tables owned by one export ------------------------------------------------

@@ -19,6 +19,7 @@ from importlib import import_module
 from typing import Protocol, cast
 
 from strat_tools.checks import check_record
+from strat_tools.errors import InputError
 from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
 from strat_tools.records import UNREADABLE_CODE, GameRecord, Severity
 from strat_tools.sources import MAX_GAME_BYTES, Paths, SourceError, Unit, UnitReader, iter_units
@@ -146,3 +147,27 @@ def read_records(
     ...     print(record.game_id, record.plies)
     """
     return read_units(iter_units(paths), check=check, fast=fast, limit=limit)
+
+
+def unreadable_reason(record: GameRecord) -> str:
+    """Why ``record`` could not be read: its errors, or ``'not a game record'``.
+
+    >>> unreadable_reason(GameRecord("x.xml", readable=False))
+    'not a game record'
+    """
+    reasons = [d.message for d in record.diagnostics if d.severity is Severity.ERROR]
+    return "; ".join(reasons) or "not a game record"
+
+
+class NothingReadable(InputError):
+    """Not one input held a readable game record (a missing path, no game files, only
+    broken ones): nothing ran, so commands treat it as a usage error (exit 2).
+
+    >>> str(NothingReadable(["nope/"], ["no such file or folder"]))
+    'nothing readable in nope/: no such file or folder'
+    """
+
+    def __init__(self, paths: Iterable[str], reasons: Iterable[str] = ()) -> None:
+        unique = list(dict.fromkeys(reasons))[:3]
+        detail = "; ".join(unique) or "no game records found"
+        super().__init__(f"nothing readable in {' '.join(paths)}: {detail}")

@@ -30,7 +30,6 @@ from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
 from strat_tools.engine.render import BoardNumbering, parse_board, render_board
-from strat_tools.errors import InputError
 from strat_tools.pieces import piece_name
 from strat_tools.records import (
     Diagnostic,
@@ -533,10 +532,11 @@ def board_at(
 ) -> Position:
     """The position after ``ply`` moves (all of them if None), replaying up to there.
 
-    Stops early at an illegal move; raises ``ValueError`` when the record has no setup.
+    Stops early at an illegal move; raises :class:`~strat_tools.records.RecordError` (a
+    ``ValueError``) when the record has no setup.
     """
     if record.setup is None:
-        raise InputError(f"{record.game_id}: the record has no setup to show")
+        raise RecordError(f"{record.game_id}: the record has no setup to show")
     require_consistent(record)
     upto = record.plies if ply is None else max(0, min(ply, record.plies))
     ruleset = resolve_rules(rules, record)

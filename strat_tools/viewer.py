@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from importlib.resources import files
@@ -39,6 +39,7 @@ from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
+from strat_tools.text import printable
 
 __all__ = [
     "MAX_GAMES",
@@ -81,18 +82,20 @@ def _deltas(
 
 
 def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
-    """One game as the page's script reads it (plain JSON types only)."""
+    """One game as the page's script reads it (plain JSON types only); text from the file
+    (names, players, reasons) with control and bidi characters shown escaped
+    (:func:`strat_tools.text.printable`), as in every other output."""
     events = game_events(result, record)
     data: dict[str, Any] = {
-        "id": record.game_id,
-        "variant": record.variant,
-        "players": list(record.players),
+        "id": printable(record.game_id),
+        "variant": printable(record.variant),
+        "players": [printable(name) for name in record.players],
         "rules": result.rules.name if result is not None else "",
         "plies": 0,
         "recorded": record.plies,
-        "end": events["detail"][-1],
+        "end": printable(events["detail"][-1]),
         "events": [
-            [ply, kind, detail]
+            [ply, kind, printable(detail)]
             for ply, kind, detail in zip(
                 events["ply"], events["kind"], events["detail"], strict=True
             )
@@ -227,15 +230,32 @@ def write_viewer(
     limit: int = MAX_GAMES,
 ) -> ViewerSummary:
     """Read ``paths``, keep ``game_id`` (or every game, up to ``limit``) and write the
-    viewer page to ``output`` atomically. Raises ``LookupError`` when no game is found.
+    viewer page to ``output`` atomically. Raises :class:`~strat_tools.errors.InputError`
+    when no game is found (:class:`~strat_tools.readers.NothingReadable` when not one input
+    could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
-    from strat_tools.readers import read_records
+    from strat_tools.readers import NothingReadable, read_records, unreadable_reason
+    from strat_tools.sources import path_list
 
-    names = [paths] if isinstance(paths, str) else list(paths)
-    records = (r for r in read_records(names) if game_id is None or r.game_id == game_id)
-    games, left_out = collect_games(records, rules=rules, limit=limit)
+    names = path_list(paths)
+    unreadable: list[str] = []
+    readable = 0
+
+    def wanted() -> Iterator[GameRecord]:
+        nonlocal readable
+        for record in read_records(names):
+            if record.readable:
+                readable += 1
+            elif len(unreadable) < 3:
+                unreadable.append(unreadable_reason(record))
+            if game_id is None or record.game_id == game_id:
+                yield record
+
+    games, left_out = collect_games(wanted(), rules=rules, limit=limit)
+    if not readable:
+        raise NothingReadable(names, unreadable)
     if not games:
         which = f"no game {game_id}" if game_id else "no game records"
         raise InputError(f"{which} in {' '.join(names)}")

@@ -198,13 +198,13 @@ def paths_argument(func: F) -> F:
 def render(data: Any, fmt: str, out: Any = None) -> None:
     """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
 
-    Text from files is data: the table format shows control characters escaped
+    Text from files is data: the table and CSV formats show control characters escaped
     (:func:`strat_tools.text.printable`), CSV defuses formula cells
     (:func:`strat_tools.text.csv_cell`), JSON escapes them by its own rules.
     """
     import pandas as pd
 
-    from strat_tools.text import csv_cell, printable_lines
+    from strat_tools.text import printable_lines
 
     out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
@@ -222,7 +222,7 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         frame = frame.copy()
         for column in frame.columns:
             if not pd.api.types.is_numeric_dtype(frame[column].dtype):
-                frame[column] = frame[column].map(csv_cell)
+                frame[column] = frame[column].map(_csv_text)
         frame.to_csv(out, index=False)
     elif fmt == "json":
         out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
@@ -231,6 +231,13 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         out.write(text if text.endswith("\n") or not text else text + "\n")
     else:
         raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def _csv_text(value: Any) -> Any:
+    """A CSV cell of text from files: control characters escaped, formulas defused."""
+    from strat_tools.text import csv_cell, printable
+
+    return csv_cell(printable(value) if isinstance(value, str) else value)
 
 
 def table_width() -> int:
@@ -291,14 +298,16 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
-    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`).
-    Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
+    :class:`strat_tools.readers.NothingReadable` (nothing ran: the paths are the mistake)
+    exits 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
     ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
     are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from strat_tools.errors import StratToolsError
+        from strat_tools.readers import NothingReadable
         from strat_tools.text import printable_lines
 
         main_thread = threading.current_thread() is threading.main_thread()
@@ -316,6 +325,8 @@ def library_errors(func: F) -> F:
         except Terminated:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
+        except NothingReadable as exc:
+            raise NoInput(printable_lines(str(exc))) from None
         except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
         finally:

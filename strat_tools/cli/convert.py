@@ -13,6 +13,7 @@ from strat_tools.cli.common import (
     progress_bar,
 )
 from strat_tools.record_formats import format_names
+from strat_tools.text import printable
 
 
 @click.command()
@@ -64,13 +65,8 @@ def convert(
             paths, out, to=to, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
         )
     for failure in report.failed:
-        message(_printable(f"{failure.label}: not converted: {failure.reason}"))
+        message(printable(f"{failure.label}: not converted: {failure.reason}"))
     line = report.line()
-    message(_printable(line[0].upper() + line[1:] + "."))
+    message(printable(line[0].upper() + line[1:] + "."))
     if not report.ok:
         raise SystemExit(1)
-
-
-def _printable(text: str) -> str:
-    """``text`` with control characters (from file names) shown escaped, never sent raw."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

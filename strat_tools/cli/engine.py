@@ -68,7 +68,7 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    from strat_tools.readers import read_records
+    from strat_tools.readers import NothingReadable, read_records, unreadable_reason
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
     from strat_tools.text import printable_lines
@@ -86,6 +86,8 @@ def show(
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
     record = records[0]
+    if not record.readable:  # a missing or broken file: nothing to show (exit 2)
+        raise NothingReadable([path], [unreadable_reason(record)])
     result = replay(record, rules)
     last = result.plies_replayed
     if ply is not None and ply > last:

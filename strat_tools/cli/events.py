@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli.common import (
-    NoInput,
     format_option,
     jobs_option,
     library_errors,
@@ -44,8 +43,5 @@ def events(
       strat-tools events classic-2014.5-2245.xml
     """
     from strat_tools.events import read_events
-    from strat_tools.sources import count_units
 
-    if not count_units(paths):
-        raise NoInput(f"no game records found in {' '.join(paths)}")
     render(read_events(paths, rules=rules, jobs=jobs, kinds=kinds or None), fmt)

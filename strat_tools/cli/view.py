@@ -54,6 +54,7 @@ def view(
       strat-tools view strados2014-5.zip --game classic-2014.5-2245 -o game.html
       strat-tools view games/ --limit 50 -o games.html
     """
+    from strat_tools.errors import InputError
     from strat_tools.viewer import MAX_GAMES, write_viewer
 
     try:
@@ -65,6 +66,6 @@ def view(
             numbering=numbering,
             limit=limit or MAX_GAMES,
         )
-    except LookupError as exc:  # no such game in PATH: the user's mistake, as for show
+    except InputError as exc:  # no such game, nothing readable: the user's mistake (exit 2)
         raise NoInput(str(exc)) from None
     message(summary.line())

@@ -72,6 +72,9 @@ for a draw or an open game); ``piece`` the moving piece's kind; ``square`` / ``t
 the move's squares; ``other`` the attacked (or rescued) piece's kind; ``outcome`` a
 battle's outcome (attacker, defender, both, flag); ``detail`` one readable sentence."""
 
+UNREADABLE: Final = "unreadable: "
+"""How the ``detail`` of the ``end`` row of a game that could not be read starts."""
+
 _VERDICTS: Final = {
     OUTCOME_ATTACKER: "{a} takes {d}",
     OUTCOME_DEFENDER: "{a} attacks {d} and loses",
@@ -234,7 +237,7 @@ def _end(columns: dict[str, list[Any]], record: GameRecord, result: Replay | Non
     side = Side(winner).label if winner in (1, 2) else None
     if not record.readable:
         reasons = [d.message for d in record.diagnostics if d.severity is Severity.ERROR]
-        detail = "unreadable: " + ("; ".join(reasons) or "not a game record")
+        detail = UNREADABLE + ("; ".join(reasons) or "not a game record")
     elif result is None or record.setup is None:
         detail = "not replayed: the record has no setup"
     elif result.stopped_at is not None:
