@@ -41,8 +41,12 @@ def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
             f"In {variant}, {row['repeated']:,} of {row['setups']:,} setups "
             f"({row['repeated'] / row['setups']:.1%}) were played more than once; "
             f"{row['distinct_setups']:,} are distinct ({row['mirror_distinct_setups']:,} "
-            f"counting a mirror image as the same), and the most played setup was played "
-            f"{row['top_count']:,} times."
+            f"counting a mirror image as the same), and "
+            + (
+                f"the most played setup was played {row['top_count']:,} times."
+                if row["top_count"] > 1
+                else "no setup was played twice."
+            )
         )
     tally = data.setups.loc[data.setups["variant"] == variant]
     top = repeats.common_setups(tally, top=REPORT_TOP_SETUPS)

@@ -145,6 +145,14 @@ FINDERS: dict[str, Finder] = {
 }
 
 
+def with_moves(record: GameRecord, sources: list[int], targets: list[int]) -> GameRecord:
+    """A copy of ``record`` with these moves, each with a line number (an added move takes
+    the last one), so the record stays consistent for ``st.replay``'s up-front checks."""
+    last = record.lines[-1] if record.lines else None
+    lines = [*record.lines[: len(sources)], *[last] * (len(sources) - len(record.lines))]
+    return replace(record, sources=sources, targets=targets, lines=lines)
+
+
 def mutated(record: GameRecord, index: int, move: tuple[int, int]) -> GameRecord:
     """A copy of ``record`` whose move ``index`` is ``move``."""
     sources, targets = record.sources[:], record.targets[:]
@@ -202,10 +210,10 @@ def flag_games(games: list[GameRecord]) -> list[GameRecord]:
 
 def test_move_after_flag_capture(games: list[GameRecord]) -> None:
     for record in flag_games(games):
-        extra = replace(
+        extra = with_moves(
             record,
-            sources=[*record.sources, record.targets[-1]],
-            targets=[*record.targets, record.sources[-1]],
+            [*record.sources, record.targets[-1]],
+            [*record.targets, record.sources[-1]],
         )
         diag = replay(extra).diagnostics[0]
         assert (diag.code, diag.ply) == ("rule.after_end", record.plies + 1)
@@ -220,7 +228,7 @@ def test_winner_contradicting_the_capture(games: list[GameRecord]) -> None:
 
 def test_flag_capture_removed(games: list[GameRecord]) -> None:
     for record in flag_games(games):
-        shorter = replace(record, sources=record.sources[:-1], targets=record.targets[:-1])
+        shorter = with_moves(record, record.sources[:-1], record.targets[:-1])
         codes = [d.code for d in replay(shorter).diagnostics]
         assert "result.flag" in codes, record.game_id
 
@@ -253,11 +261,7 @@ def test_fourth_and_sixth_back_and_forth_move(games: list[GameRecord]) -> None:
             for index in _chain_ends(record, length):
                 back = (record.targets[index], record.sources[index])
                 board = replay(
-                    replace(
-                        record,
-                        sources=record.sources[: index + 2],
-                        targets=record.targets[: index + 2],
-                    )
+                    with_moves(record, record.sources[: index + 2], record.targets[: index + 2])
                 ).final_board
                 if board[back[1]] != EMPTY:
                     continue
