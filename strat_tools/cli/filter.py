@@ -66,6 +66,7 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
+    from strat_tools.output import refuse_overlap
     from strat_tools.selection import export_selected, select_games, write_selected_records
 
     if fmt != "records" and out is None:
@@ -83,6 +84,7 @@ def filter_command(
         click.echo(text if text else "", nl=bool(text))
         return
     if fmt == "records":
+        refuse_overlap(list(paths), out)  # never into (or over) an input
         written = write_selected_records(selection, out)
         message(f"wrote {written:,} records to {out}")
         return
