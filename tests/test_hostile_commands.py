@@ -282,3 +282,16 @@ def test_an_id_file_is_opened_only_if_it_is_a_regular_file(
     assert "--ids" in result.stderr and "Traceback" not in result.stderr
     if kind in {"fifo", "dev_zero"}:
         assert "not a regular file" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["filter"], ["search", "--pattern", "........../" * 3 + "..........", "--list-games"]]
+)
+def test_listed_game_ids_show_control_characters_escaped(tmp_path: Path, args: list[str]) -> None:
+    archive = tmp_path / "strados2014-3.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("classic-2014.4-5\x1b[2J\r.xml", GAME)
+    result = CliRunner().invoke(main, [args[0], str(archive), *args[1:], "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout
+    assert "classic-2014.4-5\\x1b[2J\\r" in result.stdout

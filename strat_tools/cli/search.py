@@ -80,6 +80,7 @@ def search(
     from strat_tools.patterns import Pattern
     from strat_tools.selection import read_selected
     from strat_tools.stats.repeats import search_setups
+    from strat_tools.text import printable
 
     try:
         pattern = Pattern.parse(search_pattern)
@@ -108,6 +109,6 @@ def search(
     render(result.summary, "table")
     click.echo(f"z (matching against the rest): {result.z:.2f}")
     if list_games:
-        click.echo("\n".join(result.game_ids))
+        click.echo("\n".join(printable(i) for i in result.game_ids))  # names are data
     else:
         message(f"{len(result.game_ids):,} games with a matching setup (--list-games lists them)")
