@@ -100,12 +100,13 @@ def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
 
 def file_name_for(record: GameRecord, fmt: RecordFormat) -> str:
     """The format's own name for ``record``, or the input's name with the format's suffix
-    when the record lacks what the format's names say (variant, period, number)."""
+    when the record lacks what the format's names say (variant, period, number); a name
+    that is not UTF-8 (its bytes carried as ``\\xNN``) gets ``_xNN``: a file name has no ``\\``."""
     name_of, _encode = writer_of(fmt)
     try:
         return name_of(record)
     except ValueError:
-        return strip_record_suffix(record.name) + fmt.suffix
+        return (strip_record_suffix(record.name) + fmt.suffix).replace("\\", "_")
 
 
 def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConverted]:

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from strat_tools.errors import InputError, OptionError
 from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import read_units
+from strat_tools.readers import NothingReadable, read_units
 from strat_tools.records import GameRecord, Severity
 from strat_tools.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 
@@ -574,7 +574,6 @@ def export_dataset(
     """
     from strat_tools.dataset import DatasetWriter
     from strat_tools.output import refuse_overlap
-    from strat_tools.sources import path_list
 
     started = time.perf_counter()
     refuse_overlap(path_list(paths), directory)
@@ -594,6 +593,8 @@ def export_dataset(
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
+        if not seen.readable:  # raised inside: nothing is put in place
+            raise NothingReadable(path_list(paths), seen.reasons)
     summary = writer.summary(time.perf_counter() - started)
     summary.dropped = seen.dropped
     return summary

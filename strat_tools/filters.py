@@ -36,6 +36,7 @@ import pandas as pd
 from strat_tools.identity import owner_codes, setup_array
 from strat_tools.patterns import Pattern
 from strat_tools.records import VARIANTS, GameRecord, Termination
+from strat_tools.sources import MAX_GAME_BYTES, SourceError, open_regular
 from strat_tools.tables import to_frame
 
 Duplicates = Literal["only", "exclude"]
@@ -251,10 +252,16 @@ def duplicate_mask(fingerprints: pd.Series, duplicates: Duplicates) -> npt.NDArr
 
 def read_id_file(path: str | Path) -> list[str]:
     """Game ids from a file, one a line (blank lines and ``#`` comments skipped; a trailing
-    ``.xml`` is dropped). Raises :class:`FilterError` when it cannot be read."""
+    ``.xml`` is dropped). Raises :class:`FilterError` when it cannot be read: only a regular
+    file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
+    read), as for game records."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        handle, size = open_regular(str(path))
+        with handle:
+            if size > MAX_GAME_BYTES:
+                raise SourceError(f"{size:,} bytes, more than {MAX_GAME_BYTES:,}")
+            text = handle.read(MAX_GAME_BYTES).decode("utf-8")
+    except (SourceError, OSError, UnicodeDecodeError) as exc:
         raise FilterError("--ids", f"cannot read {path}: {exc}") from None
     ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]
     return [i for i in ids if i]

@@ -27,6 +27,7 @@ import errno
 import fcntl
 import glob
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -37,7 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Any, Final, cast
 
 from strat_tools.errors import StratToolsError
 
@@ -90,6 +91,25 @@ def output_kind(path: PathArg) -> str:
     raise OutputError(f"will not write over {path}: it is {what}, not a regular file")
 
 
+class _Stream(io.RawIOBase):
+    """A device or FIFO as a write-only stream: no ``seek`` or ``tell``, which mean nothing
+    there (``/dev/zero`` says it is at 0 whatever was written), so a writer such as
+    ``zipfile`` streams instead of going back to patch what it wrote."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        return self._raw.write(data)
+
+    def flush(self) -> None:
+        self._raw.flush()
+
+
 def _kind_name(mode: int) -> str:
     if stat.S_ISBLK(mode):
         return "a block device"
@@ -116,7 +136,7 @@ def atomic_output(path: PathArg) -> Iterator[IO[bytes]]:
     kind = output_kind(path)
     if kind == "through":
         with open(path, "ab") as handle:  # append: never truncate what we do not own
-            yield handle
+            yield cast(IO[bytes], _Stream(handle))
         return
     target = Path(os.path.realpath(path))
     mode = _new_mode(target)
@@ -294,17 +314,24 @@ class OwnedFolder:
 
     Used as a context manager around the whole export. :meth:`check_replaceable` refuses a
     folder holding files of the given names that this tool did not write (no marker lists
-    them) or that are not regular files; :meth:`commit` writes the marker last.
+    them) or that are not regular files; :meth:`commit` writes the marker last. Folders it
+    created are removed again on leaving if they are still empty (a run that failed before
+    writing anything leaves nothing behind).
     """
 
     def __init__(self, directory: PathArg) -> None:
         self.directory = Path(directory)
         self.run_id = new_run_id()
         self._lock: int | None = None
+        self._created: list[Path] = []
 
     def __enter__(self) -> OwnedFolder:
         if self.directory.is_symlink() or (self.directory.exists() and not self.directory.is_dir()):
             raise OutputError(f"{self.directory} exists and is not a folder")
+        missing = self.directory.absolute()
+        while not os.path.lexists(missing) and missing != missing.parent:
+            self._created.append(missing)  # deepest first
+            missing = missing.parent
         self.directory.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
         try:
@@ -324,6 +351,12 @@ class OwnedFolder:
         if self._lock is not None:
             os.close(self._lock)  # releases the flock
             self._lock = None
+        for folder in self._created:  # rmdir removes only an empty folder
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+        self._created = []
 
     def check_replaceable(self, names: Sequence[str]) -> list[str]:
         """The names among ``names`` already present (to be replaced); raises

@@ -13,7 +13,9 @@ move lists: shipping those between processes costs as much as replaying them.
 Past one machine the same function runs on ``dask.distributed`` (``dask=True``): a local
 cluster by default, or the scheduler at ``dask_address``. The workers then read the input
 paths themselves, so on a real cluster the paths must be visible to every worker (a shared
-file system). This module does no scheduling of its own beyond the ordered window.
+file system). The local cluster's workers die with this process, as the pool's do
+(:func:`strat_tools.processes.dask_worker_options`); a remote cluster's are its own. This
+module does no scheduling of its own beyond the ordered window.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from itertools import chain, islice
 from typing import Any, TypeVar
 
 from strat_tools.errors import RunError
-from strat_tools.processes import available_cores, cap_jobs, stop_workers, worker_init
+from strat_tools.processes import (
+    available_cores,
+    cap_jobs,
+    dask_worker_options,
+    stop_workers,
+    worker_init,
+)
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -200,6 +208,10 @@ def _dask_client(jobs: int, address: str | None) -> tuple[Any, Any]:
         except (OSError, TimeoutError) as exc:
             raise PipelineError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
     cluster = cluster_cls(
-        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=jobs,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        **dask_worker_options(),  # its workers die with this process, as the pool's do
     )
     return client_cls(cluster), cluster

@@ -6,6 +6,11 @@
   a watchdog thread ends the worker when its parent process is gone. Workers ignore
   ``SIGINT``: Ctrl-C is the parent's to handle, which then stops them (no traceback per
   worker).
+- :func:`dask_worker_options` gives the workers of a Dask ``LocalCluster`` the same setup:
+  each Nanny passes this module to its worker process as a *preload* (Dask's documented hook,
+  run in the worker before it connects to the scheduler), whose :func:`dask_setup` calls
+  :func:`worker_init`. Dask's own guard (a pipe the worker watches from a thread) cannot act
+  while the worker is stopped or busy in C code without the GIL; the kernel's signal can.
 - :func:`stop_workers` ends a pool's workers at once (on Ctrl-C, SIGTERM or an error),
   instead of waiting for their batches.
 - :func:`cap_jobs` bounds a requested number of workers by the cores this process may use.
@@ -23,10 +28,13 @@ import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import Final
+from typing import Any, Final
 
 PR_SET_PDEATHSIG: Final = 1
 """The Linux ``prctl`` option: a signal sent to this process when its parent dies."""
+
+PARENT_PID_VARIABLE: Final = "STRAT_TOOLS_PARENT_PID"
+"""The environment variable that tells a Dask worker the process it must die with."""
 
 
 def available_cores() -> int:
@@ -72,6 +80,25 @@ def worker_init(parent_pid: int) -> None:
         threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     if os.getppid() != parent_pid:  # the parent died before the death signal was set
         os._exit(1)
+
+
+def dask_worker_options(parent_pid: int | None = None) -> dict[str, Any]:
+    """Keyword arguments for ``distributed.LocalCluster`` (handed on to each Nanny) that make
+    its worker processes die with process ``parent_pid`` (default: this one).
+
+    >>> options = dask_worker_options(4242)
+    >>> options["preload"], options["env"]
+    (['strat_tools.processes'], {'STRAT_TOOLS_PARENT_PID': '4242'})
+    """
+    pid = os.getpid() if parent_pid is None else parent_pid
+    return {"preload": [__name__], "env": {PARENT_PID_VARIABLE: str(pid)}}
+
+
+def dask_setup(worker: object) -> None:
+    """Dask's preload hook, called in each worker process before it connects: the worker dies
+    with the process named by :data:`PARENT_PID_VARIABLE` (see :func:`worker_init`)."""
+    named = os.environ.get(PARENT_PID_VARIABLE, "")
+    worker_init(int(named) if named.isdigit() else os.getppid())
 
 
 def stop_workers(pool: ProcessPoolExecutor) -> None:

@@ -22,6 +22,7 @@ tests re-validate it). This module decides nothing about which games pass: that 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -35,8 +36,10 @@ import pyarrow.compute as pc
 
 from strat_tools.dataset import ExportSummary, Format, GameSet
 from strat_tools.driver import Select, Tally, export_dataset, iter_tables, read_games
+from strat_tools.errors import RunError
 from strat_tools.filters import GameFilter
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.readers import NothingReadable
 from strat_tools.records import GameRecord
 from strat_tools.sources import SourceError, Unit, UnitReader
 from strat_tools.tables import to_frame
@@ -158,27 +161,57 @@ def select_games(
     games = to_frame(pa.concat_tables(parts)) if parts else empty
     if game_filter.duplicates is not None and len(games):
         games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
+    if not tally.readable:
+        raise NothingReadable(list(paths), tally.reasons)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 
+def _os_name(name: str | None) -> str | None:
+    r"""A name as the file system spells it: the ``\xNN`` escapes that
+    :func:`strat_tools.sources.printable` wrote for undecodable bytes, back as those bytes."""
+    if name is None or "\\x" not in name:
+        return name
+    return re.sub(r"\\x([89a-f][0-9a-f])", lambda m: chr(0xDC00 + int(m[1], 16)), name)
+
+
 def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
-    """``(file name, bytes)`` of each selected record, the bytes exactly as stored."""
+    """``(file name, bytes)`` of each selected record, the bytes exactly as stored. Inputs
+    that were unreadable (no record to copy) are left out; a record that cannot be read
+    again (changed since) is a :class:`~strat_tools.errors.RunError`. A name that is not
+    UTF-8 is copied as ``_xNN`` for each undecodable byte (a file name holds no ``\\``)."""
+    statuses = list(selection.games["status"].astype(str))
     with UnitReader() as reader:
-        for unit in selection.units():
+        for unit, status in zip(selection.units(), statuses, strict=True):
+            if status == "unreadable":
+                continue
             name = PurePosixPath(unit.member if unit.member is not None else unit.source).name
+            name = name.replace("\\", "_")  # an undecodable byte's \xNN: no "\" in a name
             try:
                 yield name, reader.read(unit)
-            except SourceError as exc:
-                raise ValueError(f"cannot read {unit.label} again: {exc}") from None
+            except SourceError as first:
+                real = Unit(_os_name(unit.source) or unit.source, _os_name(unit.member))
+                try:
+                    data = reader.read(real)
+                except SourceError:
+                    raise RunError(f"cannot read {unit.label} again: {first}") from None
+                yield name, data
 
 
 def write_selected_records(selection: Selection, out: str, *, zip: bool | None = None) -> int:
     """Write the selected records byte for byte into zip ``out`` (a name ending ``.zip``)
     or folder ``out``; returns the number written. Games read from a dataset folder are
-    copied from the record files they were exported from, if those are still there."""
+    copied from the record files they were exported from, if those are still there. A zip
+    goes through :func:`strat_tools.output.atomic_output`; a folder must be new or empty and
+    is built beside its place and renamed in (:func:`strat_tools.output.atomic_folder`), so
+    nothing already there is replaced."""
+    from strat_tools.output import atomic_folder
     from strat_tools.writer import write_files
 
-    return write_files(selected_records(selection), out, zip=zip)
+    as_zip = out.lower().endswith(".zip") if zip is None else zip
+    if as_zip:
+        return write_files(selected_records(selection), out, zip=True)
+    with atomic_folder(out) as building:
+        return write_files(selected_records(selection), building, zip=False)
 
 
 class SelectedUnits:

@@ -163,7 +163,7 @@ def test_one_export_at_a_time_per_folder(tmp_path: Path) -> None:
     with OwnedFolder(out):  # another export holds the folder
         code, _, err = export(str(TWO_BATTLES), "-o", str(out))
     assert code == 3 and "another export is writing into" in err, err
-    assert not list(out.iterdir())
+    assert not out.exists()  # the refused export wrote nothing; the holder's empty folder went
     assert export(str(TWO_BATTLES), "-o", str(out))[0] == 0  # free again afterwards
 
 
@@ -268,3 +268,18 @@ def test_a_missing_input_overlaps_nothing_and_a_glob_is_judged_by_its_matches(
     refuse_overlap([str(records / "*.xml")], tmp_path / "out")
     with pytest.raises(OutputError, match="holds the input"):
         refuse_overlap([str(records / "*.xml")], records)
+
+
+def test_an_owned_folder_removes_only_the_empty_folders_it_created(tmp_path: Path) -> None:
+    new = tmp_path / "a" / "b"
+    with OwnedFolder(new):
+        assert new.is_dir()
+    assert not (tmp_path / "a").exists()  # created and still empty: removed, parents too
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    with OwnedFolder(kept):
+        pass
+    assert kept.is_dir()  # not ours to remove
+    with OwnedFolder(new):
+        (new / "games.parquet").write_bytes(b"x")
+    assert (new / "games.parquet").exists()  # not empty: kept

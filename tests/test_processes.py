@@ -112,7 +112,7 @@ def test_sigterm_stops_workers_and_cleans_up_like_ctrl_c(many_games: Path, tmp_p
     assert err.decode().strip().endswith("Terminated.")
     assert "Traceback" not in err.decode()
     assert wait_gone(workers) == set(), "workers outlived a SIGTERMed parent"
-    assert list(out.iterdir()) == []  # temporary tables removed, nothing half-written
+    assert not out.exists()  # temporary tables removed, the folder it created too
 
 
 def test_jobs_are_capped_at_the_cores_and_the_cap_is_said(tmp_path: Path) -> None:
@@ -142,4 +142,58 @@ def test_ctrl_c_exits_130_and_stops_the_workers(many_games: Path, tmp_path: Path
     assert proc.returncode == 130, err.decode()[-2000:]
     assert "Traceback" not in err.decode() and err.decode().strip().endswith("Interrupted.")
     assert wait_gone(workers) == set()
-    assert list(out.iterdir()) == []
+    assert not out.exists()  # nothing left: not even the folder it created
+
+
+def dask_workers(pid: int) -> set[int]:
+    """The Dask worker processes among ``pid``'s children (not multiprocessing's tracker)."""
+    found = set()
+    for child in children(pid):
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in command:
+            found.add(child)
+    return found
+
+
+def ignores_sigint(pid: int) -> bool:
+    """Whether ``pid`` ignores SIGINT: the first thing :func:`worker_init` does."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    ignored = int(status.split("SigIgn:")[1].split()[0], 16)
+    return bool(ignored & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a local cluster needs two cores (--jobs)")
+def test_dask_workers_die_when_their_parent_is_killed(many_games: Path) -> None:
+    """``--dask`` starts a LocalCluster: its workers get the pool workers' setup (a preload),
+    so a SIGKILLed parent takes them along even when they are stopped (Ctrl-Z) or busy in C
+    code, where Dask's own parent watch (a thread reading a pipe) cannot run."""
+    pytest.importorskip("distributed", reason="the 'dist' extra (dask.distributed) is absent")
+    proc = start("validate", str(many_games), "--dask", "--jobs", "2", "-q")
+    deadline = time.monotonic() + 120
+    workers: set[int] = set()
+    while time.monotonic() < deadline:
+        workers = {p for p in dask_workers(proc.pid) if ignores_sigint(p)}
+        if len(workers) >= 2:
+            break
+        assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
+        time.sleep(0.05)
+    else:
+        pytest.fail("the Dask workers never ran their setup (they do not ignore SIGINT)")
+    everything = children(proc.pid)  # the workers and multiprocessing's resource tracker
+    try:
+        for pid in workers:
+            os.kill(pid, signal.SIGSTOP)
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        left = wait_gone(everything, timeout=20)
+    assert left == set(), "Dask workers outlived a SIGKILLed parent"
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read()  # nobody holds the pipes any more: reading them ends
+    proc.stderr.read()

@@ -75,9 +75,8 @@ def advice(
         lambda update, tally: advice_table_of_paths(
             list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
         ),
-        require=False,
-    )
-    if not tally.readable or table.empty:
+    )  # nothing readable: exit 2 with the reader's reasons
+    if table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")
     synthetic_note(tally)
     render(table.round(3) if fmt == "table" else table, fmt)

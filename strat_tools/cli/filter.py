@@ -66,7 +66,9 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
+    from strat_tools.output import refuse_overlap
     from strat_tools.selection import export_selected, select_games, write_selected_records
+    from strat_tools.text import printable
 
     if fmt != "records" and out is None:
         raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")
@@ -79,10 +81,11 @@ def filter_command(
         selection = select_games(list(paths), game_filter, jobs=jobs, progress=update)
     message(str(selection))
     if out is None:
-        text = "\n".join(selection.game_ids)
+        text = "\n".join(printable(i) for i in selection.game_ids)  # names are data
         click.echo(text if text else "", nl=bool(text))
         return
     if fmt == "records":
+        refuse_overlap(list(paths), out)  # never into (or over) an input
         written = write_selected_records(selection, out)
         message(f"wrote {written:,} records to {out}")
         return

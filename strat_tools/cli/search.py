@@ -16,6 +16,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    require_readable,
     units_or_dataset,
 )
 
@@ -75,9 +76,11 @@ def search(
       strat-tools search ../gravon/ --pattern ". . . . . . . . . . / . . . . . . . . . . / \\
         . . . . . . . . . . / flag bomb . . . . . . . ." --format json
     """
+    from strat_tools.driver import Tally
     from strat_tools.patterns import Pattern
     from strat_tools.selection import read_selected
     from strat_tools.stats.repeats import search_setups
+    from strat_tools.text import printable
 
     try:
         pattern = Pattern.parse(search_pattern)
@@ -85,10 +88,12 @@ def search(
         raise click.BadParameter(str(exc), param_hint="'--pattern'") from None
     variant = sorted(game_filter.variants) if game_filter.variants else "classic"
     total = units_or_dataset(paths)
+    tally = Tally()
     with progress_bar(total, "reading setups") as update:
         games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update
+            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
         )
+    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
     result = search_setups(games, pattern, variant=variant, mirror=mirror)
     if result.impossible:
         message(f"Note: the pattern can never match: {result.impossible}")
@@ -104,6 +109,6 @@ def search(
     render(result.summary, "table")
     click.echo(f"z (matching against the rest): {result.z:.2f}")
     if list_games:
-        click.echo("\n".join(result.game_ids))
+        click.echo("\n".join(printable(i) for i in result.game_ids))  # names are data
     else:
         message(f"{len(result.game_ids):,} games with a matching setup (--list-games lists them)")

@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
     render,
+    require_readable,
     source_label,
     units_or_dataset,
 )
@@ -106,6 +107,7 @@ def setups(
       strat-tools setups ../gravon/ --mirror --near 2 --format json
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
+    from strat_tools.driver import Tally
     from strat_tools.selection import read_selected
     from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes
 
@@ -117,10 +119,12 @@ def setups(
     for note in game_filter.notes:
         message(f"Note: {note}")
     total = units_or_dataset(paths)
+    tally = Tally()
     with progress_bar(total, "reading setups") as update:
         games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update
+            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
         )
+    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
     outcomes = setup_outcomes(games, variant)
     for _, row in setup_counts(outcomes).iterrows():
         message(
