@@ -69,10 +69,17 @@ class RecordWork(Protocol[R]):
     checked once before any work; ``check`` says whether records are checked when read.
     """
 
-    code: str
-    """The error code of a game the work failed on (``internal.events``)."""
-    rules: str | None
-    check: bool
+    @property
+    def code(self) -> str:
+        """The error code of a game the work failed on (``internal.events``)."""
+
+    @property
+    def rules(self) -> str | None:
+        """The rule set the work replays with (checked once, before any work)."""
+
+    @property
+    def check(self) -> bool:
+        """Whether the records are checked when read."""
 
     def __call__(self, records: Iterable[GameRecord], /) -> R: ...
 
