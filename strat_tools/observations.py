@@ -9,11 +9,15 @@ move, and the game's result. :data:`OBSERVATIONS_SCHEMA` declares the columns on
 Every square and every action id in a row is in the mover's own view (blue's turned by
 180 degrees; :mod:`strat_tools.actions`), so a row reads the same whichever side moves.
 
-:func:`observations_for_units` is the per-batch work (read, replay, observe) for
-:func:`strat_tools.pipeline.map_batches`; :func:`iter_observations` streams the batches of
-any input in order, and :func:`export_observations` writes them as zstd Parquet shards with
-a ``games`` table that accounts for every input (valid, invalid with the reason, or
-unreadable). Memory stays flat: each batch is written as it arrives.
+:class:`ObservationsWork` is the per-batch work (replay, observe) that the input driver
+(:func:`strat_tools.driver.map_records`) runs in the workers, with its one treatment of
+rules, ids, batch sizes, the pool or Dask, game filters and a failing game (an invalid
+``games`` row with an ``internal.observations`` reason); :func:`iter_observations` streams
+the batches of any input in order, and :func:`export_observations` writes them as zstd
+Parquet shards with a ``games`` table that accounts for every game read (valid, invalid
+with the reason, or unreadable). The games a :class:`~strat_tools.filters.GameFilter`
+leaves out are not in ``games``; the summary counts them (``dropped``), as ``validate``
+and ``export`` do. Memory stays flat: each batch is written as it arrives.
 
 This module knows no XML (the readers do) and no rules (the engine does).
 """
@@ -24,9 +28,8 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,16 +39,21 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
+from strat_tools.batch_work import failure_of
+from strat_tools.driver import map_records
 from strat_tools.engine.position import Position
 from strat_tools.errors import InputError, OptionError
+from strat_tools.filters import GameFilter
 from strat_tools.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
-from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.pipeline import ProgressCallback
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.readers import NothingReadable, read_units
+from strat_tools.readers import NothingReadable
 from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
-from strat_tools.sources import Paths, Unit, iter_units, path_list
-from strat_tools.tables import GameIds, check_rules, dictionary_column
+from strat_tools.selection import select_for
+from strat_tools.sources import Paths, path_list
+from strat_tools.tables import GameIds, dictionary_column
+from strat_tools.tally import Tally
 
 OBSERVATIONS_VERSION: Final = 1
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
@@ -57,6 +65,9 @@ SHARDS: Final = "observations"
 """The sub-folder of an export that holds the observation shards."""
 GAMES_FILE: Final = "games.parquet"
 """The games table of an export (every input, with the rows it gave or why none)."""
+
+FAILED: Final = "internal.observations"
+"""The error code of a game the observations step failed on (its ``games`` row says so)."""
 
 _ACTIONS = pa.list_(pa.int16())
 
@@ -293,7 +304,11 @@ def observations_for_records(
 
 
 def _reason(record: GameRecord, result: Replay | None) -> str:
-    """Why a game gave no observations: its first error, or that it has no moves."""
+    """Why a game gave no observations: the driver's failure, its first error, or that it
+    has no moves."""
+    failure = failure_of(record, FAILED)
+    if failure is not None:
+        return failure
     diagnostics = list(record.diagnostics) + (result.diagnostics if result is not None else [])
     for diag in diagnostics:
         if diag.severity is Severity.ERROR:
@@ -303,12 +318,27 @@ def _reason(record: GameRecord, result: Replay | None) -> str:
     return "no moves"
 
 
-def observations_for_units(
-    units: Sequence[Unit], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
-) -> dict[str, pa.Table]:
-    """Read, replay and observe one batch of inputs (top-level: runs on a process pool or
-    Dask through :func:`~strat_tools.pipeline.map_batches`)."""
-    return observations_for_records(read_units(units), rules=rules, last_moves=last_moves)
+@dataclass(frozen=True, slots=True)
+class ObservationsWork:
+    """The observations of a batch of records (a :class:`~strat_tools.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    last_moves: int = LAST_MOVES
+    code: str = FAILED
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
+        return observations_for_records(records, rules=self.rules, last_moves=self.last_moves)
+
+    def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+        empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
+        return {
+            name: pa.concat_tables([p[name] for p in parts]) if parts else schema.empty_table()
+            for name, schema in empty.items()
+        }
+
+    def renumber(self, ids: GameIds, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+        return ids.renumber(tables)
 
 
 def iter_observations(
@@ -316,27 +346,27 @@ def iter_observations(
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
+    game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
-    """Stream the observation and games tables of every input, batch by batch, in input
-    order; game ids stay unique across batches.
+    """Stream the observation and games tables of every input that ``game_filter`` keeps,
+    batch by batch, in input order; game ids stay unique across batches.
 
     >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
     """
-    check_rules(rules)
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
-    work = partial(observations_for_units, rules=rules, last_moves=last_moves)
-    ids = GameIds()
-    units = iter_units(path_list(paths))
-    for tables in map_batches(
-        work, units, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
-    ):
-        yield ids.renumber(tables)
+    inputs = path_list(paths)
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    yield from map_records(
+        ObservationsWork(rules, last_moves), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=tally,
+    )  # fmt: skip
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
@@ -362,15 +392,18 @@ class ObservationsSummary:
     """The first reasons inputs could not be read (at most three)."""
     without: int = 0
     """Games that gave no rows (invalid, unreadable, or valid without moves)."""
+    dropped: int = 0
+    """Games the filters left out (read, not in ``games.parquet``)."""
     observations: int = 0
     shards: list[str] = field(default_factory=list)
     bytes: int = 0
     seconds: float = 0.0
 
     def __str__(self) -> str:
+        left_out = f"; {self.dropped:,} left out by the filters" if self.dropped else ""
         return (
             f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
-            f"see games.parquet for why); wrote {self.observations:,} "
+            f"see games.parquet for why{left_out}); wrote {self.observations:,} "
             f"observations in {len(self.shards)} shard(s), {self.bytes / 1e6:,.1f} MB, to "
             f"{self.directory} in {self.seconds:.1f} s"
         )
@@ -504,15 +537,18 @@ def export_observations(
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
     shard_rows: int = SHARD_ROWS,
+    game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
+    tally: Tally | None = None,
 ) -> ObservationsSummary:
-    """Write the observations of every valid game under ``directory``: shards
-    ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every input, with the rows
-    it gave or why none). Streams batch by batch; files move into place when complete.
+    """Write the observations of every valid game under ``directory`` that ``game_filter``
+    keeps: shards ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every game
+    read and kept, with the rows it gave or why none; the summary counts the games the
+    filter left out). Streams batch by batch; files move into place when complete.
     Raises :class:`~strat_tools.readers.NothingReadable` (nothing written) when not one input
     could be read.
 
@@ -521,20 +557,26 @@ def export_observations(
     started = time.perf_counter()
     inputs = path_list(paths)
     refuse_overlap(inputs, directory)
+    seen = tally if tally is not None else Tally()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
             inputs,
             rules=rules,
             last_moves=last_moves,
+            game_filter=game_filter,
             jobs=jobs,
             dask=dask,
             dask_address=dask_address,
             progress=progress,
+            tally=seen,
         ):
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
-        if not writer.summary.readable:  # raised inside: nothing is put in place
+        writer.summary.dropped = seen.dropped
+        if (
+            not writer.summary.readable and not seen.dropped
+        ):  # raised inside: nothing is put in place
             raise NothingReadable(inputs, writer.summary.unreadable_reasons)
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
