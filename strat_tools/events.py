@@ -43,7 +43,14 @@ if TYPE_CHECKING:
     from strat_tools.filters import GameFilter
     from strat_tools.tables import GameIds
 
-__all__ = ["EVENTS_SCHEMA", "EventsWork", "events_batch", "iter_events", "read_events"]
+__all__ = [
+    "EVENTS_SCHEMA",
+    "EventsWork",
+    "events_batch",
+    "events_frame",
+    "iter_events",
+    "read_events",
+]
 
 _TEXT: Final = pa.string()
 EVENTS_SCHEMA: Final = pa.schema(
@@ -121,6 +128,7 @@ def iter_events(
     paths: Paths,
     *,
     rules: str | None = "auto",
+    kinds: Iterable[str] | None = None,
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
@@ -128,14 +136,38 @@ def iter_events(
     progress: ProgressCallback | None = None,
     tally: Tally | None = None,
 ) -> Iterator[pa.Table]:
-    """The events of every game under ``paths`` that ``game_filter`` keeps, one Arrow
-    table per batch, in input order."""
+    """The events of every game under ``paths`` that ``game_filter`` keeps (``kinds``:
+    only these), one Arrow table per batch, in input order: memory stays flat however
+    many games. Nothing is yielded before a game could be read, so when not one input can
+    be (and no filter left any out) :class:`~strat_tools.readers.NothingReadable` is raised
+    with nothing given out."""
+    wanted = _kinds(kinds)
     inputs = path_list(paths)
+    seen = tally if tally is not None else Tally()
     select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
-    yield from map_records(
+    held: list[pa.Table] = []
+    for table in map_records(
         EventsWork(rules), inputs, select=select, jobs=jobs, dask=dask,
-        dask_address=dask_address, progress=progress, tally=tally,
-    )  # fmt: skip
+        dask_address=dask_address, progress=progress, tally=seen,
+    ):  # fmt: skip
+        if wanted is not None:
+            table = table.filter(pc.is_in(table.column("kind").cast(_TEXT), value_set=wanted))
+        held.append(table)
+        if seen.readable or seen.dropped:
+            yield from held
+            held.clear()
+    if not seen.readable and not seen.dropped:  # every input unreadable, or none
+        raise NothingReadable(inputs, seen.reasons)
+
+
+def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
+    if kinds is None:
+        return None
+    wanted = set(kinds)
+    if not wanted <= set(EVENT_KINDS):
+        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
+        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
+    return pa.array(sorted(wanted), _TEXT)
 
 
 def read_events(
@@ -151,8 +183,9 @@ def read_events(
     tally: Tally | None = None,
 ) -> pd.DataFrame:
     """One row per event of every game under ``paths`` that ``game_filter`` keeps
-    (``kinds``: keep only these). Raises :class:`~strat_tools.readers.NothingReadable` when
-    not one input could be read (and no filter left any out).
+    (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
+    :class:`~strat_tools.readers.NothingReadable` when not one input could be read (and no
+    filter left any out).
 
     >>> from strat_tools.filters import GameFilter
     >>> duell = GameFilter.parse(variant="duell")
@@ -160,23 +193,17 @@ def read_events(
     >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
     (20, True)
     """
-    wanted = None if kinds is None else set(kinds)
-    if wanted is not None and not wanted <= set(EVENT_KINDS):
-        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
-        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
-    inputs = path_list(paths)
-    seen = tally if tally is not None else Tally()
     parts = list(
         iter_events(
-            inputs, rules=rules, game_filter=game_filter, jobs=jobs, dask=dask,
-            dask_address=dask_address, progress=progress, tally=seen,
+            paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, dask=dask,
+            dask_address=dask_address, progress=progress, tally=tally,
         )
     )  # fmt: skip
-    table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
+    return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
+
+
+def events_frame(table: pa.Table) -> pd.DataFrame:
+    """An events table as a DataFrame (``kind`` as text)."""
     frame: pd.DataFrame = table.to_pandas()
     frame["kind"] = frame["kind"].astype(str)
-    if not seen.readable and not seen.dropped:  # every input unreadable, or none
-        raise NothingReadable(inputs, seen.reasons)
-    if wanted is not None:
-        frame = frame[frame["kind"].isin(wanted)].reset_index(drop=True)
     return frame

@@ -14,7 +14,7 @@ from strat_tools.cli.common import (
     library_errors,
     paths_argument,
     read_through,
-    render,
+    render_stream,
     rules_option,
 )
 from strat_tools.engine.events import EVENT_KINDS
@@ -50,23 +50,23 @@ def events(
     rescues, the flag captured, and the end with its reason.
 
     Every game read has an 'end' row, also one that could not be read or replayed (it
-    says why). Games the filters leave out have no rows; stderr says how many.
+    says why). Games the filters leave out have no rows; stderr says how many. Rows are
+    written batch by batch (csv, json, jsonl), so memory stays flat; the table format
+    collects them first.
 
     \b
     Example:
       strat-tools events strados2014-5.zip --kind marshal_lost --format csv
       strat-tools events ../gravon/ --variant barrage --kind end
     """
-    from strat_tools.events import read_events
+    from strat_tools.events import events_frame, iter_events
 
-    frame, _tally = read_through(
-        paths,
-        lambda progress, tally: read_events(
-            list(paths), rules=rules, jobs=jobs, kinds=kinds or None, game_filter=game_filter,
+    def stream(progress: Any, tally: Any) -> None:
+        batches = iter_events(
+            list(paths), rules=rules, kinds=kinds or None, game_filter=game_filter, jobs=jobs,
             dask=dask or bool(dask_address), dask_address=dask_address, progress=progress,
             tally=tally,
-        ),
-        label="events",
-        require=False,
-    )  # fmt: skip
-    render(frame, fmt)
+        )  # fmt: skip
+        render_stream((events_frame(table) for table in batches), fmt)
+
+    read_through(paths, stream, label="events", require=False)
