@@ -90,7 +90,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
 
         out["events"] = sum(table.num_rows for table in iter_events(paths, jobs=jobs))
     elif task == "observations":
-        from strat_tools.observations import export_observations
+        from strat_tools.observation_files import export_observations
 
         with tempfile.TemporaryDirectory() as tmp:
             obs = export_observations(paths, Path(tmp) / "obs", jobs=jobs)

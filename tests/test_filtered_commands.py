@@ -27,7 +27,7 @@ from strat_tools.convert import convert
 from strat_tools.events import EventsWork, read_events
 from strat_tools.filters import GameFilter
 from strat_tools.generate import generate_games
-from strat_tools.observations import export_observations
+from strat_tools.observation_files import export_observations
 from strat_tools.readers import read_records
 from strat_tools.tally import Tally
 from strat_tools.validate import validate

@@ -44,6 +44,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "convert",
         "events",
         "observations",
+        "observation_files",
         "filters",
         "selection",
     ),
