@@ -85,6 +85,16 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
         inputs = report_inputs_of_paths(paths, jobs=jobs)
         out["report_chars"] = len(report_text(inputs, "html"))
         out["games"] = len(inputs.games)
+    elif task == "events":
+        from strat_tools.events import iter_events
+
+        out["events"] = sum(table.num_rows for table in iter_events(paths, jobs=jobs))
+    elif task == "observations":
+        from strat_tools.observation_files import export_observations
+
+        with tempfile.TemporaryDirectory() as tmp:
+            obs = export_observations(paths, Path(tmp) / "obs", jobs=jobs)
+        out.update(games=obs.games, observations=obs.observations)
     elif task == "engine":
         out.update(_engine(list(iter_units(paths))))
         return out
@@ -283,11 +293,21 @@ def main() -> None:
             m4 = measure("export", four, 1)
             r1 = measure("report", paths, all_jobs)
             r4 = measure("report", four, all_jobs)
+            e1, e4 = measure("events", paths, 1), measure("events", four, 1)
+            o1, o4 = measure("observations", paths, 1), measure("observations", four, 1)
         raw["memory_1x"], raw["memory_4x"] = m1, m4
         raw["report_1x"], raw["report_4x"] = r1, r4
+        raw["events_1x"], raw["events_4x"] = e1, e4
+        raw["observations_1x"], raw["observations_4x"] = o1, o4
         # The analysis commands reduce each batch where it is read; the report is the one
         # that reads the most (setups, moves, diagnostics), so it stands for them all.
-        for label, one, four_x in (("export, 1 job", m1, m4), (f"report, {all_jobs} jobs", r1, r4)):
+        # events and observations stream what the driver's RecordWork makes of each batch.
+        for label, one, four_x in (
+            ("export, 1 job", m1, m4),
+            (f"report, {all_jobs} jobs", r1, r4),
+            ("events, 1 job", e1, e4),
+            ("observations, 1 job", o1, o4),
+        ):
             if "error" in one or "error" in four_x:
                 continue
             r = four_x["peak_mb"] / one["peak_mb"]

@@ -10,7 +10,13 @@ with the reader's in-memory repairs applied.
 The output is a ``.zip`` file or a folder, written atomically (a temporary file or folder
 renamed into place at the end, so a failure leaves no partial output), and never over an
 input: an output that is, contains or lies inside an input is refused before anything is
-written. Reading and encoding run per batch in worker processes (``jobs``) or on Dask.
+written. A character device or FIFO (``/dev/null``, a named pipe) gets the zip written
+through, as every other ``-o`` does (:func:`strat_tools.output.atomic_output`); a folder
+cannot be written to one. Reading and encoding run per batch through the input driver
+(:func:`strat_tools.driver.map_records`: worker processes or Dask, one failing game
+contained as a not-converted one), which also applies a
+:class:`~strat_tools.filters.GameFilter`: the games it leaves out are neither written nor
+"not converted"; the report counts them (``dropped``), as ``validate`` and ``export`` do.
 
 >>> report = convert(["strados2014-4.zip"], "gsn-2014-4.zip", to="gsn")  # doctest: +SKIP
 >>> report.line()  # doctest: +SKIP
@@ -20,22 +26,28 @@ written. Reading and encoding run per batch in worker processes (``jobs``) or on
 from __future__ import annotations
 
 import os
-from collections import deque
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
-from itertools import chain
 from pathlib import Path
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
+from strat_tools.batch_work import failure_of
+from strat_tools.driver import map_records
 from strat_tools.errors import OptionError
-from strat_tools.output import atomic_folder, refuse_overlap
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import NothingReadable, read_units, resolve, unreadable_reason
+from strat_tools.output import OutputError, atomic_folder, refuse_overlap
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.readers import NothingReadable, resolve, unreadable_reason
 from strat_tools.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.records import GameRecord
-from strat_tools.sources import Paths, Skipped, Unit, iter_units, path_list
+from strat_tools.selection import select_for
+from strat_tools.sources import Paths, Skipped, path_list
+from strat_tools.tally import Tally
 from strat_tools.writer import write_files
+
+if TYPE_CHECKING:
+    from strat_tools.filters import GameFilter
+    from strat_tools.tables import GameIds
 
 UNREADABLE: Final = "unreadable: "
 """How the reason of an input that could not be read starts."""
@@ -65,6 +77,8 @@ class ConvertReport:
     failed: list[NotConverted] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     """Entries met in the inputs that are not game files (not counted as games)."""
+    dropped: int = 0
+    """Games the filters left out: read, neither written nor counted as not converted."""
 
     @property
     def games(self) -> int:
@@ -81,6 +95,8 @@ class ConvertReport:
         text = f"converted {self.written} of {self.games} games to {self.out} ({self.to})"
         if self.failed:
             text += f"; {len(self.failed)} not converted"
+        if self.dropped:
+            text += f"; {self.dropped} left out by the filters"
         if self.skipped:
             n = len(self.skipped)
             text += f"; {n} non-game {'entry' if n == 1 else 'entries'} skipped"
@@ -109,54 +125,101 @@ def file_name_for(record: GameRecord, fmt: RecordFormat) -> str:
         return (strip_record_suffix(record.name) + fmt.suffix).replace("\\", "_")
 
 
-def encode_units(units: list[Unit], to: str) -> list[tuple[str, bytes] | NotConverted]:
-    """Read one batch of units and encode each game in format ``to`` (runs in a worker)."""
-    fmt = format_named(to)
-    _name_of, encode = writer_of(fmt)
-    out: list[tuple[str, bytes] | NotConverted] = []
-    for unit, record in zip(units, read_units(units, check=False), strict=True):
-        if not record.readable:
-            reason = unreadable_reason(record)
-            out.append(NotConverted(unit.source, unit.member, UNREADABLE + reason))
-            continue
-        try:
-            out.append((file_name_for(record, fmt), encode(record)))
-        except ValueError as exc:
-            out.append(NotConverted(unit.source, unit.member, str(exc)))
-    return out
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """One input game encoded: where it came from, its file name and bytes."""
+
+    source: str
+    member: str | None
+    name: str
+    data: bytes
+
+
+FAILED: Final = "internal.convert"
+"""The error code of a game the conversion itself failed on (it is not converted)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertWork:
+    """Encode a batch of records in format ``to`` (a
+    :class:`~strat_tools.batch_work.RecordWork`; records are read without checks)."""
+
+    to: str
+    code: str = FAILED
+    rules: str | None = None
+    check: bool = False
+
+    def __call__(self, records: Iterable[GameRecord]) -> list[Encoded | NotConverted]:
+        fmt = format_named(self.to)
+        _name_of, encode = writer_of(fmt)
+        out: list[Encoded | NotConverted] = []
+        for record in records:
+            where = (record.source, record.member)
+            failure = failure_of(record, self.code)
+            if failure is not None:
+                out.append(NotConverted(*where, failure))
+            elif not record.readable:
+                out.append(NotConverted(*where, UNREADABLE + unreadable_reason(record)))
+            else:
+                try:
+                    out.append(Encoded(*where, file_name_for(record, fmt), encode(record)))
+                except ValueError as exc:
+                    out.append(NotConverted(*where, str(exc)))
+        return out
+
+    def combine(self, parts: list[list[Encoded | NotConverted]]) -> list[Encoded | NotConverted]:
+        return [item for part in parts for item in part]
+
+    def renumber(
+        self, ids: GameIds, items: list[Encoded | NotConverted]
+    ) -> list[Encoded | NotConverted]:
+        return items  # files are named by the format; a repeated name is not converted
 
 
 def _named_files(
-    results: Iterable[list[tuple[str, bytes] | NotConverted]],
-    units: deque[Unit],
+    results: Iterable[list[Encoded | NotConverted]],
     report: ConvertReport,
+    tally: Tally,
     inputs: list[str],
 ) -> Iterator[tuple[str, bytes]]:
-    """The files to write, in order; failures, repeated names and bad names go to ``report``;
-    :class:`~strat_tools.readers.NothingReadable` (before anything is put in place) when not
-    one input could be read."""
+    """The files to write, in order; failures, repeated names and bad names go to
+    ``report``; :class:`~strat_tools.readers.NothingReadable` (before anything is put in
+    place) when not one input could be read."""
     seen: set[str] = set()
     checked = ""
     for batch in results:
         for item in batch:
-            unit = units.popleft()  # the units in flight, in order: maps results to inputs
-            if unit.source != checked:  # one check per file (a zip's members share it)
-                refuse_overlap([unit.source], report.out)
-                checked = unit.source
+            if item.source != checked:  # one check per file (a zip's members share it)
+                refuse_overlap([item.source], report.out)
+                checked = item.source
             if isinstance(item, NotConverted):
                 report.failed.append(item)
                 continue
-            name, data = item
+            name = item.name
             if name in seen or not name or "/" in name or "\\" in name or name.startswith("."):
                 why = "another input is written" if name in seen else "not a plain file name:"
-                report.failed.append(NotConverted(unit.source, unit.member, f"{why} {name!r}"))
+                report.failed.append(NotConverted(item.source, item.member, f"{why} {name!r}"))
                 continue
             seen.add(name)
             report.written += 1
-            yield name, data
-    if all(f.reason.startswith(UNREADABLE) for f in report.failed) and not report.written:
-        # Raised before the output is put in place: nothing is written.
-        raise NothingReadable(inputs, [f.reason.removeprefix(UNREADABLE) for f in report.failed])
+            yield name, item.data
+    failures = report.failed
+    unreadable = all(f.reason.startswith(UNREADABLE) for f in failures)
+    if unreadable and not report.written and not tally.dropped:
+        raise NothingReadable(inputs, [f.reason.removeprefix(UNREADABLE) for f in failures])
+
+
+def writes_through(out: str | os.PathLike[str]) -> bool:
+    """Whether ``out`` is a character device or FIFO (the zip is written through it).
+
+    >>> writes_through("/dev/null"), writes_through("data/")
+    (True, False)
+    """
+    try:
+        mode = os.stat(out).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def convert(
@@ -164,48 +227,42 @@ def convert(
     out: str | os.PathLike[str],
     *,
     to: str,
+    game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> ConvertReport:
-    """Write every game under ``paths`` in format ``to`` into ``out`` (a ``.zip`` or a folder).
+    """Write every game under ``paths`` that ``game_filter`` keeps in format ``to`` into
+    ``out`` (a ``.zip``, a folder, or a device or FIFO that gets the zip).
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
-    that overlaps an input or an existing non-empty output folder;
-    :class:`~strat_tools.readers.NothingReadable` (nothing written) when the inputs hold no
-    readable game record at all.
+    that overlaps an input, an existing non-empty output folder or a folder asked for on a
+    device (``/dev/null/``); :class:`~strat_tools.readers.NothingReadable` (nothing
+    written) when the inputs hold no readable game record at all.
     """
     inputs = path_list(paths)
     fmt = format_named(to)
     writer_of(fmt)
     out_text = os.fspath(out)
+    through = writes_through(out_text.rstrip("/") or out_text)
+    if through and out_text.endswith("/"):
+        raise OutputError(f"cannot write a folder of games to {out_text}: it is a device")
     refuse_overlap(inputs, out_text)
     report = ConvertReport(out=out_text, to=fmt.name)
-    stream = iter_units(inputs, skipped=report.skipped)
-    first = next(stream, None)
-    if first is None:
-        raise NothingReadable(inputs)
-    units: deque[Unit] = deque()
-
-    def remembered() -> Iterator[Unit]:
-        for unit in chain([first], stream):
-            units.append(unit)
-            yield unit
-
-    results = map_batches(
-        partial(encode_units, to=fmt.name),
-        remembered(),
-        jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-    )
-    files = _named_files(results, units, report, inputs)
+    seen = tally if tally is not None else Tally()
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    results = map_records(
+        ConvertWork(fmt.name), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=seen, skipped=report.skipped,
+    )  # fmt: skip
+    files = _named_files(results, report, seen, inputs)
     out_path = Path(out_text)
-    if out_path.suffix.lower() == ".zip" and not out_path.is_dir():
+    if through or (out_path.suffix.lower() == ".zip" and not out_path.is_dir()):
         write_files(files, out_path, zip=True)  # through output.atomic_output
     else:
         with atomic_folder(out_path) as building:
             write_files(files, building, zip=False)
+    report.dropped = seen.dropped
     return report

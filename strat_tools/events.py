@@ -1,9 +1,16 @@
 """The events table of many games: battles, losses, rescues and ends, read in parallel.
 
-:func:`read_events` reads files, folders, globs and zips, replays every game in worker
-processes (or on Dask) and returns one table with a row per event (kinds and columns are
-declared in ``engine/events.py``), with ``game_id`` first. Every input game has at least
-its ``end`` row, so none is lost: an unreadable or unreplayable one says why there.
+:func:`read_events` reads files, folders, globs and zips through the input driver
+(:func:`strat_tools.driver.map_records`: rules checked once, game ids unique over the run,
+the pool or Dask, one bad game contained), replays every game in the workers and returns
+one table with a row per event (kinds and columns are declared in ``engine/events.py``),
+with ``game_id`` first. A :class:`~strat_tools.filters.GameFilter` chooses the games.
+
+Nothing is lost: every game read gets at least its ``end`` row, also one that could not be
+read (``unreadable: ...``), replayed, or that the events step itself failed on
+(``not replayed: [internal.events] ...``); the games a filter leaves out have no rows and
+are counted in the :class:`~strat_tools.tally.Tally` (``dropped``), as ``validate`` and
+``export`` count them.
 
 It writes nothing; ``strat-tools events`` renders the table.
 """
@@ -11,23 +18,39 @@ It writes nothing; ``strat-tools events`` renders the table.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from functools import partial
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, UNREADABLE, game_events
+from strat_tools.batch_work import failure_of, records_batch
+from strat_tools.driver import map_records
+from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
 from strat_tools.errors import OptionError
-from strat_tools.pipeline import ProgressCallback, map_batches
-from strat_tools.readers import NothingReadable, read_units
+from strat_tools.pipeline import ProgressCallback
+from strat_tools.readers import NothingReadable
+from strat_tools.records import GameRecord
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.sources import Paths, Unit, iter_units, path_list
+from strat_tools.selection import select_for
+from strat_tools.sources import Paths, Unit, path_list
+from strat_tools.tally import Tally
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["EVENTS_SCHEMA", "events_batch", "iter_events", "read_events"]
+    from strat_tools.filters import GameFilter
+    from strat_tools.tables import GameIds
+
+__all__ = [
+    "EVENTS_SCHEMA",
+    "EventsWork",
+    "events_batch",
+    "events_frame",
+    "iter_events",
+    "read_events",
+]
 
 _TEXT: Final = pa.string()
 EVENTS_SCHEMA: Final = pa.schema(
@@ -47,15 +70,47 @@ EVENTS_SCHEMA: Final = pa.schema(
 """The events table: ``game_id`` and the columns of ``engine.events.EVENT_COLUMNS``."""
 
 
-def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
-    """Read and replay one batch of units and return their events (runs in a worker)."""
-    columns: dict[str, list[object]] = {name: [] for name in EVENTS_SCHEMA.names}
-    for record in read_units(units):
-        result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
-        rows = game_events(result, record)
-        columns["game_id"].extend([record.game_id] * len(rows["ply"]))
-        for name in EVENT_COLUMNS:
-            columns[name].extend(rows[name])
+@dataclass(frozen=True, slots=True)
+class EventsWork:
+    """The events of a batch of records (a :class:`~strat_tools.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    code: str = "internal.events"
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> pa.Table:
+        from strat_tools.tables import GameIds
+
+        ids = GameIds()
+        columns: dict[str, list[object]] = {name: [] for name in EVENTS_SCHEMA.names}
+        for record in records:
+            rows = self.game_rows(record)
+            columns["game_id"].extend([ids.claim(record.game_id)] * len(rows["ply"]))
+            for name in EVENT_COLUMNS:
+                columns[name].extend(rows[name])
+        return _events_table(columns)
+
+    def game_rows(self, record: GameRecord) -> dict[str, list[object]]:
+        """One game's event columns; a stand-in's ``end`` row says why it has no others."""
+        failure = failure_of(record, self.code)
+        if failure is not None:
+            rows = game_events(None, record)
+            rows["detail"][-1] = f"not replayed: {failure}"
+            return rows
+        result = (
+            replay_safely(record, resolve_rules(self.rules, record)) if record.readable else None
+        )
+        return game_events(result, record)
+
+    def combine(self, parts: list[pa.Table]) -> pa.Table:
+        return pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
+
+    def renumber(self, ids: GameIds, table: pa.Table) -> pa.Table:
+        games = pa.table({"game_id": pc.unique(table.column("game_id"))})
+        return ids.renumber({"games": games, "events": table})["events"]
+
+
+def _events_table(columns: dict[str, list[object]]) -> pa.Table:
     kinds = pa.array(columns.pop("kind"), _TEXT).dictionary_encode()
     plies = pa.array(columns.pop("ply"), pa.int32())
     arrays = {name: pa.array(values, _TEXT) for name, values in columns.items()}
@@ -64,25 +119,55 @@ def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
     return pa.table([arrays[name] for name in EVENTS_SCHEMA.names], schema=EVENTS_SCHEMA)
 
 
+def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
+    """Read and replay one batch of units and return their events (as in a worker)."""
+    return records_batch(units, work=EventsWork(rules))[0]
+
+
 def iter_events(
-    paths: Iterable[str],
+    paths: Paths,
     *,
     rules: str | None = "auto",
+    kinds: Iterable[str] | None = None,
+    game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> Iterator[pa.Table]:
-    """The events of every game under ``paths``, one Arrow table per batch, in input order."""
-    work = partial(events_batch, rules=rules)
-    yield from map_batches(
-        work,
-        iter_units(list(paths)),
-        jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-    )
+    """The events of every game under ``paths`` that ``game_filter`` keeps (``kinds``:
+    only these), one Arrow table per batch, in input order: memory stays flat however
+    many games. Nothing is yielded before a game could be read, so when not one input can
+    be (and no filter left any out) :class:`~strat_tools.readers.NothingReadable` is raised
+    with nothing given out."""
+    wanted = _kinds(kinds)
+    inputs = path_list(paths)
+    seen = tally if tally is not None else Tally()
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    held: list[pa.Table] = []
+    for table in map_records(
+        EventsWork(rules), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=seen,
+    ):  # fmt: skip
+        if wanted is not None:
+            table = table.filter(pc.is_in(table.column("kind").cast(_TEXT), value_set=wanted))
+        held.append(table)
+        if seen.readable or seen.dropped:
+            yield from held
+            held.clear()
+    if not seen.readable and not seen.dropped:  # every input unreadable, or none
+        raise NothingReadable(inputs, seen.reasons)
+
+
+def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
+    if kinds is None:
+        return None
+    wanted = set(kinds)
+    if not wanted <= set(EVENT_KINDS):
+        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
+        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
+    return pa.array(sorted(wanted), _TEXT)
 
 
 def read_events(
@@ -91,24 +176,34 @@ def read_events(
     rules: str | None = "auto",
     jobs: int | None = None,
     kinds: Iterable[str] | None = None,
+    game_filter: GameFilter | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> pd.DataFrame:
-    """One row per event of every game under ``paths`` (``kinds``: keep only these).
-    Raises :class:`~strat_tools.readers.NothingReadable` when not one input could be read.
+    """One row per event of every game under ``paths`` that ``game_filter`` keeps
+    (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
+    :class:`~strat_tools.readers.NothingReadable` when not one input could be read (and no
+    filter left any out).
 
-    >>> read_events("data/", kinds=["marshal_lost"]).head()  # doctest: +SKIP
+    >>> from strat_tools.filters import GameFilter
+    >>> duell = GameFilter.parse(variant="duell")
+    >>> ends = read_events("data/", jobs=1, kinds=["end"], game_filter=duell)
+    >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
+    (20, True)
     """
-    wanted = None if kinds is None else set(kinds)
-    if wanted is not None and not wanted <= set(EVENT_KINDS):
-        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
-        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
-    inputs = path_list(paths)
-    parts = list(iter_events(inputs, rules=rules, jobs=jobs))
-    table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
+    parts = list(
+        iter_events(
+            paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, dask=dask,
+            dask_address=dask_address, progress=progress, tally=tally,
+        )
+    )  # fmt: skip
+    return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
+
+
+def events_frame(table: pa.Table) -> pd.DataFrame:
+    """An events table as a DataFrame (``kind`` as text)."""
     frame: pd.DataFrame = table.to_pandas()
     frame["kind"] = frame["kind"].astype(str)
-    ends = frame.loc[frame["kind"] == "end", "detail"].astype(str)
-    if not (~ends.str.startswith(UNREADABLE)).any():  # every input unreadable, or none
-        raise NothingReadable(inputs, [d.removeprefix(UNREADABLE) for d in ends[:3]])
-    if wanted is not None:
-        frame = frame[frame["kind"].isin(wanted)].reset_index(drop=True)
     return frame

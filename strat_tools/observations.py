@@ -9,43 +9,44 @@ move, and the game's result. :data:`OBSERVATIONS_SCHEMA` declares the columns on
 Every square and every action id in a row is in the mover's own view (blue's turned by
 180 degrees; :mod:`strat_tools.actions`), so a row reads the same whichever side moves.
 
-:func:`observations_for_units` is the per-batch work (read, replay, observe) for
-:func:`strat_tools.pipeline.map_batches`; :func:`iter_observations` streams the batches of
-any input in order, and :func:`export_observations` writes them as zstd Parquet shards with
-a ``games`` table that accounts for every input (valid, invalid with the reason, or
-unreadable). Memory stays flat: each batch is written as it arrives.
+:class:`ObservationsWork` is the per-batch work (replay, observe) that the input driver
+(:func:`strat_tools.driver.map_records`) runs in the workers, with its one treatment of
+rules, ids, batch sizes, the pool or Dask, game filters and a failing game (an invalid
+``games`` row with an ``internal.observations`` reason); :func:`iter_observations` streams
+the batches of any input in order, and
+:func:`strat_tools.observation_files.export_observations` writes them as zstd Parquet
+shards with a ``games`` table that accounts for every game read (valid, invalid with the
+reason, or unreadable). The games a :class:`~strat_tools.filters.GameFilter` leaves out
+are not in ``games``; the summary counts them (``dropped``), as ``validate`` and
+``export`` do. Memory stays flat: each batch is written as it arrives.
 
 This module knows no XML (the readers do) and no rules (the engine does).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import time
-import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from functools import partial
-from pathlib import Path
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from strat_tools.actions import legal_actions
+from strat_tools.batch_work import failure_of
+from strat_tools.driver import map_records
 from strat_tools.engine.position import Position
-from strat_tools.errors import InputError, OptionError
-from strat_tools.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
-from strat_tools.pipeline import ProgressCallback, map_batches
+from strat_tools.errors import OptionError
+from strat_tools.filters import GameFilter
+from strat_tools.pipeline import ProgressCallback
 from strat_tools.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.readers import NothingReadable, read_units
 from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
-from strat_tools.sources import Paths, Unit, iter_units, path_list
-from strat_tools.tables import GameIds, check_rules, dictionary_column
+from strat_tools.selection import select_for
+from strat_tools.sources import Paths, path_list
+from strat_tools.tables import GameIds, dictionary_column
+from strat_tools.tally import Tally
 
 OBSERVATIONS_VERSION: Final = 1
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
@@ -57,6 +58,9 @@ SHARDS: Final = "observations"
 """The sub-folder of an export that holds the observation shards."""
 GAMES_FILE: Final = "games.parquet"
 """The games table of an export (every input, with the rows it gave or why none)."""
+
+FAILED: Final = "internal.observations"
+"""The error code of a game the observations step failed on (its ``games`` row says so)."""
 
 _ACTIONS = pa.list_(pa.int16())
 
@@ -293,7 +297,11 @@ def observations_for_records(
 
 
 def _reason(record: GameRecord, result: Replay | None) -> str:
-    """Why a game gave no observations: its first error, or that it has no moves."""
+    """Why a game gave no observations: the driver's failure, its first error, or that it
+    has no moves."""
+    failure = failure_of(record, FAILED)
+    if failure is not None:
+        return failure
     diagnostics = list(record.diagnostics) + (result.diagnostics if result is not None else [])
     for diag in diagnostics:
         if diag.severity is Severity.ERROR:
@@ -303,12 +311,27 @@ def _reason(record: GameRecord, result: Replay | None) -> str:
     return "no moves"
 
 
-def observations_for_units(
-    units: Sequence[Unit], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
-) -> dict[str, pa.Table]:
-    """Read, replay and observe one batch of inputs (top-level: runs on a process pool or
-    Dask through :func:`~strat_tools.pipeline.map_batches`)."""
-    return observations_for_records(read_units(units), rules=rules, last_moves=last_moves)
+@dataclass(frozen=True, slots=True)
+class ObservationsWork:
+    """The observations of a batch of records (a :class:`~strat_tools.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    last_moves: int = LAST_MOVES
+    code: str = FAILED
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
+        return observations_for_records(records, rules=self.rules, last_moves=self.last_moves)
+
+    def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+        empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
+        return {
+            name: pa.concat_tables([p[name] for p in parts]) if parts else schema.empty_table()
+            for name, schema in empty.items()
+        }
+
+    def renumber(self, ids: GameIds, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+        return ids.renumber(tables)
 
 
 def iter_observations(
@@ -316,27 +339,27 @@ def iter_observations(
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
+    game_filter: GameFilter | None = None,
     jobs: int | None = None,
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
-    """Stream the observation and games tables of every input, batch by batch, in input
-    order; game ids stay unique across batches.
+    """Stream the observation and games tables of every input that ``game_filter`` keeps,
+    batch by batch, in input order; game ids stay unique across batches.
 
     >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
     """
-    check_rules(rules)
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
-    work = partial(observations_for_units, rules=rules, last_moves=last_moves)
-    ids = GameIds()
-    units = iter_units(path_list(paths))
-    for tables in map_batches(
-        work, units, jobs=jobs, dask=dask, dask_address=dask_address, progress=progress
-    ):
-        yield ids.renumber(tables)
+    inputs = path_list(paths)
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    yield from map_records(
+        ObservationsWork(rules, last_moves), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=tally,
+    )  # fmt: skip
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
@@ -347,212 +370,3 @@ def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
     start = column.offset * 100
     data = np.frombuffer(buffer, dtype=np.uint8)[start : start + len(column) * 100]
     return data.reshape(len(column), 100)
-
-
-@dataclass(slots=True)
-class ObservationsSummary:
-    """What an export wrote."""
-
-    directory: str
-    games: int = 0
-    valid: int = 0
-    readable: int = 0
-    """Inputs that could be read (valid or invalid games); the others are unreadable."""
-    unreadable_reasons: list[str] = field(default_factory=list)
-    """The first reasons inputs could not be read (at most three)."""
-    without: int = 0
-    """Games that gave no rows (invalid, unreadable, or valid without moves)."""
-    observations: int = 0
-    shards: list[str] = field(default_factory=list)
-    bytes: int = 0
-    seconds: float = 0.0
-
-    def __str__(self) -> str:
-        return (
-            f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
-            f"see games.parquet for why); wrote {self.observations:,} "
-            f"observations in {len(self.shards)} shard(s), {self.bytes / 1e6:,.1f} MB, to "
-            f"{self.directory} in {self.seconds:.1f} s"
-        )
-
-
-class ShardWriter:
-    """Writes observation batches as zstd Parquet shards of at most ``shard_rows`` rows,
-    and the games table, into a staging folder; :meth:`commit` moves them into place.
-
-    ``directory`` is owned as an export folder is (:class:`~strat_tools.output.OwnedFolder`):
-    one writer at a time (a lock); ``games.parquet`` and ``observations/part-*.parquet``
-    already there are replaced or removed only when the folder's marker says an earlier run
-    wrote them (anything else is refused, and other files are never touched); the marker,
-    written last, lists each file with its SHA-256.
-
-    Used as a context manager: a clean exit commits, an exception removes the staging
-    folder and leaves ``directory`` as it was.
-    """
-
-    def __init__(self, directory: str | os.PathLike[str], shard_rows: int = SHARD_ROWS) -> None:
-        if shard_rows < 1:
-            raise OptionError(f"shard_rows must be at least 1, got {shard_rows}")
-        self.directory = Path(directory)
-        self.shard_rows = shard_rows
-        self.staging = self.directory / f".observations-{uuid.uuid4().hex[:12]}.tmp"
-        self.summary = ObservationsSummary(str(self.directory))
-        self._folder = OwnedFolder(self.directory)
-        self._writer: pq.ParquetWriter | None = None
-        self._rows_in_shard = 0
-        self._games: pq.ParquetWriter | None = None
-
-    def _present(self) -> list[str]:
-        """The names this writer would replace or remove: its tables already in the folder."""
-        shards = self.directory / SHARDS
-        if shards.is_symlink() or (shards.exists() and not shards.is_dir()):
-            raise OutputError(f"will not write into {shards}: it is not a folder")
-        names = [f"{SHARDS}/{p.name}" for p in sorted(shards.glob("part-*.parquet"))]
-        return [GAMES_FILE, *names]
-
-    def __enter__(self) -> ShardWriter:
-        self._folder.__enter__()  # the lock: one writer per folder at a time
-        try:
-            self._folder.check_replaceable(self._present())
-            (self.staging / SHARDS).mkdir(parents=True)
-            self._games = pq.ParquetWriter(
-                self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
-            )
-        except BaseException:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self._folder.__exit__(None, None, None)
-            raise
-        return self
-
-    def write(self, tables: dict[str, pa.Table]) -> None:
-        """Append one batch's games and observations."""
-        games = tables["games"]
-        assert self._games is not None
-        self._games.write_table(games)
-        self.summary.games += games.num_rows
-        self.summary.valid += sum(1 for s in games.column("status").to_pylist() if s == "valid")
-        readable = games.column("readable").to_pylist()
-        self.summary.readable += sum(readable)
-        reasons = self.summary.unreadable_reasons
-        for ok, reason in zip(readable, games.column("reason").to_pylist(), strict=True):
-            if not ok and len(reasons) < 3:
-                reasons.append(str(reason))
-        self.summary.without += sum(1 for n in games.column("observations").to_pylist() if not n)
-        observations = tables["observations"]
-        start = 0
-        while start < observations.num_rows:
-            if self._writer is None or self._rows_in_shard >= self.shard_rows:
-                self._next_shard()
-            assert self._writer is not None
-            take = min(self.shard_rows - self._rows_in_shard, observations.num_rows - start)
-            self._writer.write_table(observations.slice(start, take))
-            self._rows_in_shard += take
-            start += take
-        self.summary.observations += observations.num_rows
-
-    def _next_shard(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-        name = f"part-{len(self.summary.shards):05d}.parquet"
-        self.summary.shards.append(f"{SHARDS}/{name}")
-        self._writer = pq.ParquetWriter(
-            self.staging / SHARDS / name, OBSERVATIONS_SCHEMA, compression="zstd"
-        )
-        self._rows_in_shard = 0
-
-    def _close(self) -> None:
-        for writer in (self._writer, self._games):
-            if writer is not None:
-                writer.close()
-        self._writer = self._games = None
-
-    def commit(self) -> None:
-        """Close the files and move them into ``directory``, replacing (and removing the
-        left-over shards of) an earlier run into it; the marker goes in last."""
-        self._close()
-        names = [GAMES_FILE, *self.summary.shards]
-        digests = {
-            name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
-            for name in names
-        }
-        present = self._folder.check_replaceable(self._present())
-        self._folder.begin(names)
-        (self.directory / SHARDS).mkdir(exist_ok=True)
-        for name in names:
-            os.replace(self.staging / name, self.directory / name)
-        for stale in set(present) - set(names):
-            (self.directory / stale).unlink()
-        shutil.rmtree(self.staging, ignore_errors=True)
-        self._folder.commit(digests)
-        self.summary.bytes = sum(size for size, _digest in digests.values())
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        try:
-            if kind is None:
-                self.commit()
-                return
-            self._close()
-            shutil.rmtree(self.staging, ignore_errors=True)
-        finally:
-            self._folder.__exit__(None, None, None)
-
-
-def export_observations(
-    paths: Paths,
-    directory: str | os.PathLike[str],
-    *,
-    rules: str | None = "auto",
-    last_moves: int = LAST_MOVES,
-    shard_rows: int = SHARD_ROWS,
-    jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
-) -> ObservationsSummary:
-    """Write the observations of every valid game under ``directory``: shards
-    ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every input, with the rows
-    it gave or why none). Streams batch by batch; files move into place when complete.
-    Raises :class:`~strat_tools.readers.NothingReadable` (nothing written) when not one input
-    could be read.
-
-    >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
-    """
-    started = time.perf_counter()
-    inputs = path_list(paths)
-    refuse_overlap(inputs, directory)
-    with ShardWriter(directory, shard_rows) as writer:
-        for tables in iter_observations(
-            inputs,
-            rules=rules,
-            last_moves=last_moves,
-            jobs=jobs,
-            dask=dask,
-            dask_address=dask_address,
-            progress=progress,
-        ):
-            writer.write(tables)
-            if on_batch is not None:
-                on_batch(tables)
-        if not writer.summary.readable:  # raised inside: nothing is put in place
-            raise NothingReadable(inputs, writer.summary.unreadable_reasons)
-    writer.summary.seconds = time.perf_counter() - started
-    return writer.summary
-
-
-def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
-    """Every observation row an export wrote, as one Arrow table (for a dataset larger
-    than memory, open ``directory/observations`` with ``pyarrow.dataset``). Only the shards
-    the folder's marker lists are read; a folder whose export did not finish is refused."""
-    folder = Path(directory) / SHARDS
-    if not folder.is_dir():
-        raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
-    marker = read_marker(directory)
-    if marker is not None and not marker.complete:
-        raise OutputError(f"an export into {directory} did not finish; run it again")
-    parts = sorted(folder.glob("part-*.parquet"))
-    if marker is not None:
-        parts = [p for p in parts if f"{SHARDS}/{p.name}" in marker.files]
-    if not parts:
-        return OBSERVATIONS_SCHEMA.empty_table()
-    return pa.concat_tables(pq.read_table(p, schema=OBSERVATIONS_SCHEMA) for p in parts)

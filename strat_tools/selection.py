@@ -142,14 +142,16 @@ def select_games(
     dask: bool = False,
     dask_address: str | None = None,
     progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
 ) -> Selection:
-    """The games of ``paths`` that ``game_filter`` keeps (read without a replay).
+    """The games of ``paths`` that ``game_filter`` keeps (read without a replay);
+    ``tally`` counts what was read.
 
     >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), jobs=1)
     >>> str(chosen)
     '20 of 400 games selected (duell)'
     """
-    tally = Tally()
+    tally = tally if tally is not None else Tally()
     parts = [
         tables["games"].select(list(KEPT_COLUMNS))
         for tables in iter_tables(

@@ -5,8 +5,10 @@ its script and style come from ``strat_tools/assets`` and are inlined). Each gam
 as compact JSON: the setup, the moves, and per ply only the squares whose board code or
 knowledge flags changed (from :func:`~strat_tools.engine.knowledge.knowledge`), so the
 script rebuilds every ply's true board and each side's knowledge without knowing the
-rules. :func:`write_viewer` reads paths, picks games and writes the page atomically;
-``strat-tools view`` calls it.
+rules. :func:`write_viewer` reads paths through the input driver (a
+:class:`~strat_tools.filters.GameFilter` picks the games: a first pass without replays
+chooses them, then only the first ones the page can hold are replayed, in the workers) and
+writes the page atomically; ``strat-tools view`` calls it.
 
 The page exposes its state on the element with id ``board``: ``data-ply``, ``data-view``
 (``all``, ``red``, ``blue``), ``data-field`` (the true position as a Gravon field string)
@@ -19,16 +21,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.batch_work import failure_of
 from strat_tools.board import LAKES
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
@@ -40,6 +43,10 @@ from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.text import printable
+
+if TYPE_CHECKING:
+    from strat_tools.filters import GameFilter
+    from strat_tools.tables import GameIds
 
 __all__ = [
     "MAX_GAMES",
@@ -188,6 +195,8 @@ class ViewerSummary:
     left_out: int = 0
     """Games past the page's bound (``limit`` games or :data:`MAX_PAGE_BYTES`)."""
     bytes: int = 0
+    dropped: int = 0
+    """Games the filters left out (not on the page, not counted in ``left_out``)."""
 
     def line(self) -> str:
         """One line for the user: ``'3 games in game.html (41 KB)'``."""
@@ -195,6 +204,8 @@ class ViewerSummary:
         text = f"{count} game{'s' if count != 1 else ''} in {self.path} ({self.bytes // 1024:,} KB)"
         if self.left_out:
             text += f"; {self.left_out} more left out (the page holds at most the first ones)"
+        if self.dropped:
+            text += f"; {self.dropped} left out by the filters"
         return text
 
 
@@ -220,52 +231,99 @@ def collect_games(
     return games, left_out
 
 
+FAILED: Final = "internal.viewer"
+"""The error code of a game the viewer failed to encode (its entry says so)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerWork:
+    """The page data of a batch of records (a :class:`~strat_tools.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    code: str = FAILED
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> list[dict[str, Any]]:
+        out = []
+        for record in records:
+            failure = failure_of(record, self.code)
+            if failure is not None:
+                data = game_data(record, None)
+                data["end"] = printable(f"not replayed: {failure}")
+            else:
+                replayed = record.readable
+                result = (
+                    replay_safely(record, resolve_rules(self.rules, record)) if replayed else None
+                )
+                data = game_data(record, result)
+            out.append(data)
+        return out
+
+    def combine(self, parts: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [game for part in parts for game in part]
+
+    def renumber(self, ids: GameIds, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return games  # the page names games as their files do
+
+
 def write_viewer(
     paths: str | Iterable[str],
     output: str | os.PathLike[str],
     *,
     game_id: str | None = None,
+    game_filter: GameFilter | None = None,
     rules: str | None = "auto",
     numbering: str = "modern",
     limit: int = MAX_GAMES,
+    jobs: int | None = None,
 ) -> ViewerSummary:
-    """Read ``paths``, keep ``game_id`` (or every game, up to ``limit``) and write the
-    viewer page to ``output`` atomically. Raises :class:`~strat_tools.errors.InputError`
-    when no game is found (:class:`~strat_tools.readers.NothingReadable` when not one input
-    could be read).
+    """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
+    ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
+    atomically. Raises :class:`~strat_tools.errors.InputError` when no game is found
+    (:class:`~strat_tools.readers.NothingReadable` when not one input could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
-    from strat_tools.readers import NothingReadable, read_records, unreadable_reason
+    from dataclasses import replace
+
+    from strat_tools.driver import map_records
+    from strat_tools.filters import GameFilter
+    from strat_tools.readers import NothingReadable
+    from strat_tools.selection import SelectedUnits, Selection, select_games
     from strat_tools.sources import path_list
+    from strat_tools.tally import Tally
 
     names = path_list(paths)
-    unreadable: list[str] = []
-    readable = 0
-
-    def wanted() -> Iterator[GameRecord]:
-        nonlocal readable
-        for record in read_records(names):
-            if record.readable:
-                readable += 1
-            elif len(unreadable) < 3:
-                unreadable.append(unreadable_reason(record))
-            if game_id is None or record.game_id == game_id:
-                yield record
-
-    games, left_out = collect_games(wanted(), rules=rules, limit=limit)
-    if not readable:
-        raise NothingReadable(names, unreadable)
-    if not games:
+    chosen = game_filter if game_filter is not None else GameFilter()
+    if game_id is not None:
+        wanted = frozenset({game_id})
+        chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
+    tally = Tally()
+    found = select_games(names, chosen, jobs=jobs, tally=tally)
+    if not tally.readable and not tally.dropped:
+        raise NothingReadable(names, tally.reasons)
+    if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
-        raise InputError(f"{which} in {' '.join(names)}")
+        kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
+        raise InputError(f"{which}{kept} in {' '.join(names)}")
+    first = Selection(found.games.iloc[:limit], found.total, chosen)
+    left_out = len(found.games) - len(first.games)
+    games: list[dict[str, Any]] = []
+    size = 0
+    for batch in map_records(ViewerWork(rules), names, select=SelectedUnits(first), jobs=jobs):
+        for game in batch:
+            if size >= MAX_PAGE_BYTES:
+                left_out += 1
+                continue
+            size += len(_script_json(game))
+            games.append(game)
     title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     text = viewer_html(games, title=str(title), numbering=numbering, note=note)
     target = Path(output)
     data = text.encode("utf-8")
     write_file_atomically(target, data)
-    return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data))
+    return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data), tally.dropped)
 
 
 def notebook_html(item: GameRecord | Replay, *, height: int = 780) -> str:

@@ -114,10 +114,28 @@ def test_cli_events(tmp_path: Path) -> None:
         main, ["events", "data/", "--jobs", "1", "--kind", "end", "--format", "csv"]
     )
     assert done.exit_code == 0, done.output
-    lines = done.output.splitlines()
+    lines = done.stdout.splitlines()  # stderr says the games are synthetic
     assert lines[0] == "game_id,ply,kind,side,piece,square,target,other,outcome,detail"
     assert len(lines) == 401
     bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])
     assert bad.exit_code == 2 and "castling" in bad.output
     empty = runner.invoke(main, ["events", str(tmp_path)])
     assert empty.exit_code == 2 and "no game records found" in empty.output
+
+
+def test_the_cli_streams_batch_by_batch_the_rows_of_read_events() -> None:
+    """data/ is read in 8 batches with --jobs 1: each format is still one document."""
+    import io
+    import json
+
+    import pandas as pd
+
+    expected = read_events("data/", jobs=1, kinds=["battle", "end"])
+    runner = CliRunner()
+    args = ["events", "data/", "--jobs", "1", "--kind", "battle", "--kind", "end", "--format"]
+    as_json = json.loads(runner.invoke(main, [*args, "json"]).stdout)
+    lines = runner.invoke(main, [*args, "jsonl"]).stdout.splitlines()
+    as_csv = pd.read_csv(io.StringIO(runner.invoke(main, [*args, "csv"]).stdout))
+    assert len(as_json) == len(lines) == len(as_csv) == len(expected) > 400
+    assert [row["game_id"] for row in as_json] == expected["game_id"].tolist()
+    assert as_csv["detail"].tolist() == expected["detail"].tolist()

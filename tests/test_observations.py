@@ -12,14 +12,8 @@ from strat_tools.actions import action_id, view_square
 from strat_tools.board import parse_square
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.position import DISTANCE, Position
-from strat_tools.observations import (
-    OBSERVATIONS_SCHEMA,
-    boards_of,
-    export_observations,
-    iter_observations,
-    observe,
-    read_observations,
-)
+from strat_tools.observation_files import export_observations, read_observations
+from strat_tools.observations import OBSERVATIONS_SCHEMA, boards_of, iter_observations, observe
 from strat_tools.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.planes import CHANNELS, board_diagram, hidden_truth, to_planes
 from strat_tools.records import GameRecord

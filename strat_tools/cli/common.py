@@ -6,6 +6,7 @@ Knows no command; each command module imports what it needs from here.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import signal
 import sys
 import textwrap
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Final, TypeVar
 
@@ -231,6 +232,36 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
         out.write(text if text.endswith("\n") or not text else text + "\n")
     else:
         raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def render_stream(frames: Iterable[Any], fmt: str, out: Any = None) -> None:
+    """:func:`render` of a stream of DataFrames (one a batch) as one output, written as
+    they come so memory stays flat: one CSV header, one JSON array, JSONL lines. The table
+    format needs every row to size its columns, so it collects them first."""
+    import pandas as pd
+
+    out = out or sys.stdout
+    if fmt == "table":
+        parts = list(frames)
+        render(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(), fmt, out)
+        return
+    first = True
+    for frame in frames:
+        if fmt == "csv":
+            text = io.StringIO()
+            render(frame, fmt, text)
+            out.write(text.getvalue() if first else text.getvalue().partition("\n")[2])
+        elif fmt == "json":
+            if len(frame):
+                inner = frame.to_json(orient="records", indent=2, force_ascii=False)[1:-1]
+                out.write(("[" if first else ",") + inner.rstrip("\n"))
+                first = False
+            continue
+        else:
+            render(frame, fmt, out)
+        first = False
+    if fmt == "json":
+        out.write("[]\n" if first else "\n]\n")
 
 
 def _csv_text(value: Any) -> Any:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
     dask_options,
+    game_filter_options,
     jobs_option,
     library_errors,
     message,
@@ -31,13 +34,16 @@ from strat_tools.text import printable
     "out",
     required=True,
     type=click.Path(),
-    help="A .zip file (one archive) or a new or empty folder (one file per game).",
+    help="A .zip file (one archive), a new or empty folder (one file per game), or a "
+    "device or named pipe (gets the zip: -o /dev/stdout).",
 )
+@game_filter_options
 @jobs_option
 @dask_options
 @library_errors
 def convert(
     paths: tuple[str, ...],
+    game_filter: Any,
     to: str,
     out: str,
     jobs: int | None,
@@ -50,6 +56,7 @@ def convert(
     format's own file name. The output is written atomically and never over an input.
     Every input is accounted for on stderr; exit 1 when any game could not be converted
     (unreadable, or holding what the target format cannot say); the others are written.
+    Games the filters leave out are neither: the summary line counts them.
 
     \b
     Example:
@@ -57,13 +64,21 @@ def convert(
       strat-tools convert old-games/ --to xml -o xml-games/
     """
     from strat_tools.convert import convert as convert_records
+    from strat_tools.convert import writes_through
     from strat_tools.sources import count_units
 
+    if out.endswith("/") and writes_through(out.rstrip("/")):
+        raise click.BadParameter(
+            "a folder of games cannot be written to a device; name a .zip, a folder, or the "
+            "device itself (it gets the zip)",
+            param_hint="'-o'",
+        )
     total = count_units(paths)
     with progress_bar(total, "Converting") as update:
         report = convert_records(
-            paths, out, to=to, jobs=jobs, dask=dask, dask_address=dask_address, progress=update
-        )
+            paths, out, to=to, game_filter=game_filter, jobs=jobs, dask=dask,
+            dask_address=dask_address, progress=update,
+        )  # fmt: skip
     for failure in report.failed:
         message(printable(f"{failure.label}: not converted: {failure.reason}"))
     line = report.line()

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
+    dask_options,
     format_option,
+    game_filter_options,
     jobs_option,
     library_errors,
     paths_argument,
-    render,
+    read_through,
+    render_stream,
     rules_option,
 )
 from strat_tools.engine.events import EVENT_KINDS
@@ -25,23 +30,43 @@ from strat_tools.engine.events import EVENT_KINDS
     help="Only events of this kind (repeat for several). Default: all.",
 )
 @format_option()
+@game_filter_options
 @rules_option
 @jobs_option
+@dask_options
 @library_errors
 def events(
-    paths: tuple[str, ...], kinds: tuple[str, ...], fmt: str, rules: str, jobs: int | None
+    paths: tuple[str, ...],
+    game_filter: Any,
+    kinds: tuple[str, ...],
+    fmt: str,
+    rules: str,
+    jobs: int | None,
+    dask: bool,
+    dask_address: str | None,
 ) -> None:
     """List every game's key events: each battle (ply, squares, both ranks, outcome), the
     first capture, marshals and generals lost, the spy taking the marshal, bombs removed,
     rescues, the flag captured, and the end with its reason.
 
-    Every game has an 'end' row, also one that could not be read or replayed (it says why).
+    Every game read has an 'end' row, also one that could not be read or replayed (it
+    says why). Games the filters leave out have no rows; stderr says how many. Rows are
+    written batch by batch (csv, json, jsonl), so memory stays flat; the table format
+    collects them first.
 
     \b
     Example:
       strat-tools events strados2014-5.zip --kind marshal_lost --format csv
-      strat-tools events classic-2014.5-2245.xml
+      strat-tools events ../gravon/ --variant barrage --kind end
     """
-    from strat_tools.events import read_events
+    from strat_tools.events import events_frame, iter_events
 
-    render(read_events(paths, rules=rules, jobs=jobs, kinds=kinds or None), fmt)
+    def stream(progress: Any, tally: Any) -> None:
+        batches = iter_events(
+            list(paths), rules=rules, kinds=kinds or None, game_filter=game_filter, jobs=jobs,
+            dask=dask or bool(dask_address), dask_address=dask_address, progress=progress,
+            tally=tally,
+        )  # fmt: skip
+        render_stream((events_frame(table) for table in batches), fmt)
+
+    read_through(paths, stream, label="events", require=False)

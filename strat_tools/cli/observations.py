@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from strat_tools.cli.common import (
     dask_options,
+    game_filter_options,
     jobs_option,
     library_errors,
     message,
     paths_argument,
-    progress_bar,
+    read_through,
     rules_option,
-    units_or_dataset,
 )
 
 
@@ -40,12 +42,14 @@ from strat_tools.cli.common import (
     show_default=True,
     help="Rows per Parquet shard at most.",
 )
+@game_filter_options
 @rules_option
 @jobs_option
 @dask_options
 @library_errors
 def observations(
     paths: tuple[str, ...],
+    game_filter: Any,
     out: str,
     last_moves: int,
     shard_rows: int,
@@ -59,31 +63,29 @@ def observations(
     One row per ply (zstd Parquet shards): the observation board with the hidden truth
     of every piece the mover could not identify, captures, two-squares counters, the
     last moves, the move played and every legal move as action ids, and the result.
-    games.parquet accounts for every input: the rows it gave, or why none. Schema and
-    encodings: docs/observations.md.
+    games.parquet accounts for every game read: the rows it gave, or why none (games the
+    filters leave out are not in it; stderr says how many). Schema and encodings:
+    docs/observations.md.
 
     \b
     Example:
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
-    from strat_tools.observations import export_observations
+    from strat_tools.observation_files import export_observations
 
-    total = units_or_dataset(paths)
-    with progress_bar(total, "observing") as update:
-        summary = export_observations(
-            list(paths),
-            out,
-            rules=rules,
-            last_moves=last_moves,
-            shard_rows=shard_rows,
-            jobs=jobs,
-            dask=dask or bool(dask_address),
-            dask_address=dask_address,
-            progress=update,
-        )
+    summary, _tally = read_through(
+        paths,
+        lambda progress, tally: export_observations(
+            list(paths), out, rules=rules, last_moves=last_moves, shard_rows=shard_rows,
+            game_filter=game_filter, jobs=jobs, dask=dask or bool(dask_address),
+            dask_address=dask_address, progress=progress, tally=tally,
+        ),
+        label="observing",
+        require=False,
+    )  # fmt: skip
     message(str(summary))
-    if not summary.valid:
+    if not summary.valid and not summary.dropped:
         raise click.ClickException(
             f"no valid game in {' '.join(paths)}: nothing to observe "
             f"(the reasons are in {out}/games.parquet)"

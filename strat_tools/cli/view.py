@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from strat_tools.cli.common import NoInput, library_errors, message, rules_option
+from strat_tools.cli.common import (
+    NoInput,
+    game_filter_options,
+    jobs_option,
+    library_errors,
+    message,
+    rules_option,
+)
 
 
 @click.command()
@@ -37,22 +46,33 @@ from strat_tools.cli.common import NoInput, library_errors, message, rules_optio
     default=None,
     help="Most games on one page (default 500); the page also stops at about 25 MB.",
 )
+@game_filter_options
 @rules_option
+@jobs_option
 @library_errors
 def view(
-    path: str, game_id: str | None, output: str, numbering: str, limit: int | None, rules: str
+    path: str,
+    game_filter: Any,
+    game_id: str | None,
+    output: str,
+    numbering: str,
+    limit: int | None,
+    rules: str,
+    jobs: int | None,
 ) -> None:
     """Write a game viewer: one HTML file that opens from disk, with no network.
 
     Step with the arrow keys, Home/End, Page Up/Down (10 plies) or the buttons; click a
     move; jump to the next battle or key event; replay the game as red or blue saw it.
-    PATH may be a game file, a zip or a folder: several games get a game picker. Open a
-    ply and a view directly with #ply=40&view=blue after the file name.
+    PATH may be a game file, a zip or a folder: several games get a game picker, and the
+    filters choose which (the first --limit of them). Open a ply and a view directly with
+    #ply=40&view=blue after the file name.
 
     \b
     Example:
       strat-tools view strados2014-5.zip --game classic-2014.5-2245 -o game.html
       strat-tools view games/ --limit 50 -o games.html
+      strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
     from strat_tools.errors import InputError
     from strat_tools.viewer import MAX_GAMES, write_viewer
@@ -62,7 +82,9 @@ def view(
             path,
             output,
             game_id=game_id,
+            game_filter=game_filter,
             rules=rules,
+            jobs=jobs,
             numbering=numbering,
             limit=limit or MAX_GAMES,
         )
