@@ -163,7 +163,7 @@ def select_games(
     games = to_frame(pa.concat_tables(parts)) if parts else empty
     if game_filter.duplicates is not None and len(games):
         games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
-    if not tally.readable:
+    if not tally.readable and not tally.dropped:
         raise NothingReadable(list(paths), tally.reasons)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
