@@ -4,6 +4,8 @@ split over batches add up to the whole."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -112,3 +114,22 @@ def test_counts_of_batches_sharing_setups_add_up_to_the_whole() -> None:
     assert len(held) == len(advice.tip_counts(features, ["variant"]))
     whole = advice.tip_summary(features)
     pd.testing.assert_frame_equal(advice.tip_summary_from_counts(held, ["variant"]), whole)
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_archive_month_streamed_in_small_batches_equals_the_whole(
+    gravon_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One real month: its setups repeat across batches, and the clustered intervals of the
+    # batch-by-batch count are those of the whole.
+    from strat_tools.driver import read_games
+
+    month = [str(gravon_dir / "strados2014-5.zip")]
+    whole = advice.advice_table(read_games(month, setups_only=True, jobs=1), "tips", "classic")
+    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 200)
+    streamed = advice.advice_table_of_paths(month, "tips", "classic", jobs=1)
+    pd.testing.assert_frame_equal(streamed, whole)
+    row = whole.set_index("tip").loc["flag_bombed_in"]
+    assert row["distinct_setups"] < 0.8 * row["setups"]  # repeats: clusters matter here
+    assert row["cluster_ci_low_follow"] <= row["low_follow"]
