@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from strat_tools.engine.position import Position
     from strat_tools.engine.svg import board_svg
     from strat_tools.events import read_events
-    from strat_tools.readers import parse_record, read_records
+    from strat_tools.readers import parse_record, read_game, read_records
     from strat_tools.records import GameRecord
     from strat_tools.replay import Replay
     from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
@@ -55,6 +55,7 @@ _LAZY = {
     "read_games": "driver",
     "parse_record": "readers",
     "read_records": "readers",
+    "read_game": "readers",
     "GameRecord": "records",
     "Replay": "replay",
     "RULESETS": "rules",
@@ -68,7 +69,13 @@ _SUBMODULES = frozenset(
         "stats",
         "plots",
         "report",
+        "report_setups",
+        "setup_boards",
         "advice",
+        "tips",
+        "tip_rates",
+        "arrangement",
+        "setup_grid",
         "tables",
         "generate",
         "writer",
@@ -116,6 +123,7 @@ __all__ = [
     "parse_record",
     "read_dataset",
     "read_events",
+    "read_game",
     "read_games",
     "read_records",
     "replay",

@@ -4,7 +4,8 @@ The one place where a file's format is chosen and where parsing is followed by t
 checks. :func:`parse_record` picks the format from the registry (:mod:`strat_tools.record_formats`:
 the name's suffix, or the bytes when they say otherwise), calls that format's parser, then
 :func:`~strat_tools.checks.check_record`. :func:`read_units` and :func:`read_records` do it
-for a stream of inputs, one record per input, unreadable ones included.
+for a stream of inputs, one record per input, unreadable ones included; :func:`read_game`
+finds one game by its id.
 
 The format parsers (``gravon.py``, ``gsn.py``, ...) sit a floor below: they never check, and
 this module is the only reader code that imports ``checks.py``. It does not replay moves
@@ -22,7 +23,15 @@ from strat_tools.checks import check_record
 from strat_tools.errors import InputError
 from strat_tools.record_formats import FORMATS, Parsed, RecordFormat, choose_format, format_for_name
 from strat_tools.records import UNREADABLE_CODE, GameRecord, Severity
-from strat_tools.sources import MAX_GAME_BYTES, Paths, SourceError, Unit, UnitReader, iter_units
+from strat_tools.sources import (
+    MAX_GAME_BYTES,
+    Paths,
+    SourceError,
+    Unit,
+    UnitReader,
+    iter_units,
+    path_list,
+)
 
 
 class Parser(Protocol):
@@ -149,6 +158,48 @@ def read_records(
     return read_units(iter_units(paths), check=check, fast=fast, limit=limit)
 
 
+def read_game(
+    paths: Paths,
+    game: str | None = None,
+    *,
+    check: bool = True,
+    fast: bool = True,
+    limit: int = MAX_GAME_BYTES,
+) -> GameRecord:
+    """The one game under ``paths`` that ``game`` names (its game id, its member path with
+    or without the record suffix, or its file name: :meth:`GameRecord.matches`); without
+    ``game``, the only game there. Reads the inputs once and keeps only the matches.
+
+    Raises :class:`~strat_tools.errors.InputError` (a usage error: exit 2 in the CLI) when
+    no game matches, when several do (members of the same name in different folders: name
+    the member path), or when the game's file cannot be read (:class:`NothingReadable`,
+    also when not one input could be read).
+
+    >>> read_game("tests/fixtures/gravon/classic-2014.4-17.xml").game_id
+    'classic-2014.4-17'
+    """
+    names = path_list(paths)
+    found: list[GameRecord] = []
+    reasons: list[str] = []
+    readable = False
+    for record in read_records(names, check=check, fast=fast, limit=limit):
+        readable |= record.readable
+        if not record.readable and len(reasons) < 3:
+            reasons.append(unreadable_reason(record))
+        if game is None or record.matches(game):
+            found.append(record)
+    where = " ".join(names)
+    if not found or (not readable and game is None):
+        if not readable:
+            raise NothingReadable(names, reasons)
+        raise InputError(f"no game {game} in {where}")
+    if len(found) > 1:
+        raise SeveralGames(where, len(found), game, found[0].member or found[0].game_id)
+    if not found[0].readable:
+        raise NothingReadable(names, [unreadable_reason(found[0])])
+    return found[0]
+
+
 def unreadable_reason(record: GameRecord) -> str:
     """Why ``record`` could not be read: its errors, or ``'not a game record'``.
 
@@ -157,6 +208,27 @@ def unreadable_reason(record: GameRecord) -> str:
     """
     reasons = [d.message for d in record.diagnostics if d.severity is Severity.ERROR]
     return "; ".join(reasons) or "not a game record"
+
+
+class SeveralGames(InputError):
+    """More than one game matches (:func:`read_game`): ``where`` holds ``count`` games
+    (named ``game``); ``pick`` names the first one unambiguously (its member path).
+
+    >>> str(SeveralGames("two.zip", 2, "x", "a/x.xml"))
+    'two.zip holds 2 games named x; name one (a game id or member path, e.g. a/x.xml)'
+    """
+
+    def __init__(self, where: str, count: int, game: str | None, pick: str) -> None:
+        self.where, self.count, self.game, self.pick = where, count, game, pick
+        super().__init__(
+            f"{where} holds {count} games{self.named}; name one (a game id or member path, "
+            f"e.g. {pick})"
+        )
+
+    @property
+    def named(self) -> str:
+        """`` named <game>`` when a name was given, else nothing."""
+        return f" named {self.game}" if self.game is not None else ""
 
 
 class NothingReadable(InputError):

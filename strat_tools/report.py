@@ -51,7 +51,7 @@ from strat_tools.report_inputs import (
     ReportInputs,
     report_inputs,
 )
-from strat_tools.report_setups import finding, repeated_setups_section
+from strat_tools.report_setups import finding, repeated_setups_section, tip_findings, tip_table
 from strat_tools.stats.traffic import Traffic
 from strat_tools.text import count_of
 from strat_tools.tips import tip_catalogue
@@ -347,18 +347,6 @@ _ADVICE_NOTE = (
     "docs/advice.md in the strat-tools repository."
 )
 
-_TIP_COLUMNS = {
-    "tip": "tip", "followed": "followed", "setups": "setups",
-    "share": "share", "n_follow": "follow_n", "wins_follow": "follow_wins",
-    "rate_follow": "follow_rate", "low_follow": "follow_ci_low",
-    "high_follow": "follow_ci_high", "n_other": "other_n", "wins_other": "other_wins",
-    "rate_other": "other_rate", "low_other": "other_ci_low", "high_other": "other_ci_high",
-    "h2h_games": "h2h_games", "h2h_wins": "h2h_wins", "h2h_rate": "h2h_rate",
-    "h2h_low": "h2h_ci_low", "h2h_high": "h2h_ci_high",
-}  # fmt: skip
-"""advice.tip_summary columns → the report's headers (a trailing 'rate' or 'ci low' makes
-the formatter write a percentage)."""
-
 
 def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Section | None:
     """The rulebooks' setup tips tested: adoption, win rates, neighbours, predictability.
@@ -384,7 +372,7 @@ def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Secti
         f"The seed rule texts (Greek and Finnish) give {len(tables['catalogue'])} concrete "
         "setup tips. Each is one exact test on a setup in the owner's view (row 1 = back "
         "row); below, how many setups follow it and whether followers win more often than "
-        "the rest, with Wilson 95% intervals. " + _ADVICE_NOTE
+        "the rest, with Wilson 95% and clustered intervals. " + _ADVICE_NOTE
     )
     section.table("The tips, in the rulebooks' order (one line each)", _tip_definitions(tables))
     left_out = [f"{v} ({int(sizes[v]):,} setups)" for v in sizes.index if v not in shown]
@@ -395,11 +383,13 @@ def advice_section(data: ReportInputs, numbering: Numbering = "modern") -> Secti
         )
     section.text(
         "Per tip: share = followed / setups where the tip applies; follow and other = win "
-        "rate (with its Wilson 95% interval ci low..ci high, n setups, wins) of the setups "
-        "that follow the tip and of the rest; h2h = head-to-head."
+        "rate (n setups, distinct ones, wins, Wilson ci low..high, cluster ci low..high counting "
+        "a distinct setup once) of the setups following the tip and of the rest; verdict: "
+        "whether the gap holds once repeats count once; h2h = head-to-head."
     )
     for variant in shown:
-        section.table(*_tip_table(summary, variant))
+        section.table(*tip_table(summary, variant))
+        section.text(tip_findings(summary, variant))
     matrix_n = _variant_setups(tables["adjacency"], main)
     section.figure(
         f"Which pieces stand next to each other, {main}: observed / expected neighbour pairs; "
@@ -431,20 +421,6 @@ def _tip_definitions(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         {"tip": catalogue["tip"], "title": catalogue["title"], "definition": first,
          "applies to": catalogue["variants"]}
     )  # fmt: skip
-
-
-def _tip_table(summary: pd.DataFrame, variant: str) -> tuple[str, pd.DataFrame]:
-    """One variant's tips, most followed first: caption and table."""
-    rows = summary[summary["variant"] == variant]
-    table = rows[list(_TIP_COLUMNS)].rename(columns=_TIP_COLUMNS)
-    table = table.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
-    setups = int(rows["setups"].max())
-    decided = int((rows["n_follow"] + rows["n_other"]).max())
-    caption = (
-        f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
-        f"setups, {decided:,} of them in decided games)"
-    )
-    return caption, table
 
 
 def _variant_setups(adjacency: pd.DataFrame, variant: str) -> int:

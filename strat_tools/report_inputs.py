@@ -197,7 +197,7 @@ class ReportCombiner:
             for variant, counts in maps.items():
                 known = self.traffic[name].get(variant)
                 self.traffic[name][variant] = counts if known is None else known + counts
-        self.tips = sum_counts(self.tips, part.tips, ("variant", "tip"))
+        self.tips = sum_counts(self.tips, part.tips, advice.tip_count_keys(["variant"]))
         self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
         self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
         self.setups.append(part.setups)

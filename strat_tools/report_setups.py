@@ -3,8 +3,10 @@
 :func:`repeated_setups_section` says how many setups there are per variant, how many are
 distinct and how many were played more than once, and shows the most played ones as a table
 and as boards (:mod:`strat_tools.setup_boards`), from the report's setup tally
-(:func:`strat_tools.stats.repeats.setup_tally`, added up over batches). :func:`finding`
-says in words whether a win-rate gap holds with the plain and with the clustered intervals.
+(:func:`strat_tools.stats.repeats.setup_tally`, added up over batches). :func:`verdict`
+says whether a win-rate gap holds with the plain and with the clustered intervals (a value
+to test), :func:`finding` says it in words; :func:`tip_table` and :func:`tip_findings` do
+the same for the rulebooks' tips (the advice section's table and its findings).
 Draws nothing itself and reads no files.
 """
 
@@ -17,10 +19,74 @@ import pandas as pd
 from strat_tools import setup_boards
 from strat_tools.document import Section
 from strat_tools.report_inputs import ReportInputs
-from strat_tools.stats import repeats
+from strat_tools.stats import intervals, repeats
 
 REPORT_TOP_SETUPS: Final = 6
 """How many of the most played setups the report draws."""
+
+TIP_COLUMNS: Final = {
+    "tip": "tip", "followed": "followed", "setups": "setups", "distinct_setups": "distinct",
+    "share": "share", "n_follow": "follow_n", "distinct_follow": "follow_distinct",
+    "wins_follow": "follow_wins", "rate_follow": "follow_rate", "low_follow": "follow_ci_low",
+    "high_follow": "follow_ci_high", "cluster_ci_low_follow": "follow_cluster_ci_low",
+    "cluster_ci_high_follow": "follow_cluster_ci_high", "n_other": "other_n",
+    "distinct_other": "other_distinct", "wins_other": "other_wins", "rate_other": "other_rate",
+    "low_other": "other_ci_low", "high_other": "other_ci_high",
+    "cluster_ci_low_other": "other_cluster_ci_low",
+    "cluster_ci_high_other": "other_cluster_ci_high", "verdict": "verdict",
+    "h2h_games": "h2h_games", "h2h_wins": "h2h_wins", "h2h_rate": "h2h_rate",
+    "h2h_low": "h2h_ci_low", "h2h_high": "h2h_ci_high",
+}  # fmt: skip
+"""advice.tip_summary columns -> the report's headers (a trailing 'rate' or 'ci low' makes
+the formatter write a percentage)."""
+
+
+def tip_table(summary: pd.DataFrame, variant: str) -> tuple[str, pd.DataFrame]:
+    """One variant's tips (:func:`strat_tools.advice.tip_summary`), most followed first,
+    with both intervals and the verdict: caption and table."""
+    rows = summary[summary["variant"] == variant]
+    table = rows[list(TIP_COLUMNS)].rename(columns=TIP_COLUMNS)
+    table = table.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
+    setups = int(rows["setups"].max())
+    distinct = int(rows["distinct_setups"].max())
+    decided = int((rows["n_follow"] + rows["n_other"]).max())
+    caption = (
+        f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
+        f"setups, {distinct:,} distinct; {decided:,} of them in decided games)"
+    )
+    return caption, table
+
+
+def tip_findings(summary: pd.DataFrame, variant: str) -> str:
+    """Which tips' win-rate gaps hold with the clustered intervals too, and which no longer
+    hold once repeated setups count once (from the summary's ``verdict``), in words.
+
+    >>> summary = pd.DataFrame({"variant": ["classic"] * 3, "title": ["A", "B", "C"],
+    ...     "verdict": ["holds", "no longer holds", "not significant"]})
+    >>> tip_findings(summary, "classic")
+    'Findings, classic: the gap between followers and the rest holds with the clustered \
+intervals too for A; it no longer holds once repeated setups count once for B; for the \
+other 1 tip the intervals overlap (the gap may be chance).'
+    """
+    rows = summary[summary["variant"] == variant]
+    named = {
+        found: [str(title) for title in rows.loc[rows["verdict"] == found, "title"]]
+        for found in intervals.VERDICTS
+    }
+    holds, lost = named[intervals.HOLDS], named[intervals.NO_LONGER_HOLDS]
+    chance = len(named[intervals.NOT_SIGNIFICANT])
+    parts = [
+        "the gap between followers and the rest holds with the clustered intervals too for "
+        + (", ".join(holds) if holds else "no tip"),
+        "it no longer holds once repeated setups count once for "
+        + (", ".join(lost) if lost else "no tip"),
+    ]
+    if chance:
+        parts.append(
+            f"for the other {chance} tip{'s' if chance != 1 else ''} the intervals overlap "
+            "(the gap may be chance)"
+        )
+    return f"Findings, {variant}: " + "; ".join(parts) + "."
 
 
 def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
@@ -64,20 +130,36 @@ def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
     return section
 
 
-def finding(feature: str, table: pd.DataFrame) -> str | None:
-    """Whether a feature's yes/no gap holds with the plain and the clustered intervals."""
+def verdict(table: pd.DataFrame) -> str | None:
+    """Whether a feature's yes/no gap holds: one of :data:`~strat_tools.stats.intervals.VERDICTS`
+    (``holds``: with the clustered intervals too; ``no longer holds``: only while repeated
+    setups count as independent; ``not significant``), or None without exactly two rows
+    (no, then yes) with intervals. What the report and the notebook test, not the sentence.
+
+    >>> rows = pd.DataFrame({"win_rate": [0.4, 0.6], "ci_low": [0.35, 0.55],
+    ...                      "ci_high": [0.45, 0.65], "cluster_ci_low": [0.3, 0.44],
+    ...                      "cluster_ci_high": [0.5, 0.76]})
+    >>> verdict(rows)
+    'no longer holds'
+    """
     if len(table) != 2:
         return None
+    found = intervals.gap_verdicts(table.iloc[[1]], table.iloc[[0]]).iloc[0]
+    return None if pd.isna(found) else str(found)
+
+
+def finding(feature: str, table: pd.DataFrame) -> str | None:
+    """:func:`verdict` in words: a feature's yes/no gap with the plain and the clustered
+    intervals."""
+    found = verdict(table)
+    if found is None:
+        return None
     no, yes = table.iloc[0], table.iloc[1]
-    plain = no["ci_high"] < yes["ci_low"] or yes["ci_high"] < no["ci_low"]
-    clustered = no["cluster_ci_high"] < yes["cluster_ci_low"] or (
-        yes["cluster_ci_high"] < no["cluster_ci_low"]
-    )
     name = feature.replace("_", " ")
     gap = f"{yes['win_rate']:.1%} with, {no['win_rate']:.1%} without"
-    if plain and clustered:
+    if found == intervals.HOLDS:
         return f"{name}: {gap}; the gap holds with the clustered intervals too."
-    if plain:
+    if found == intervals.NO_LONGER_HOLDS:
         return (
             f"{name}: {gap}; the plain intervals do not overlap, but the clustered ones do: "
             "once repeated setups count once, the gap no longer holds."

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.board import LAKES, Side, from_owner_view
+from strat_tools.identity import canonical, hashes
 from strat_tools.pieces import ARMIES, KIND_LABELS, PieceKind
 
 IntArray = npt.NDArray[np.int64]
@@ -103,6 +104,12 @@ class SetupGrid:
     def where(self, kind: PieceKind) -> IntArray:
         """The cell of the first piece of ``kind`` in each setup (for one-of kinds)."""
         return np.asarray((self.kinds == kind).argmax(axis=1), dtype=np.int64)
+
+    def mirror_ids(self) -> npt.NDArray[np.uint64]:
+        """Each setup's mirror fingerprint (:func:`strat_tools.identity.mirror_fingerprints`)
+        as its 64-bit integer, ``int(mirror_fingerprint, 16)``: equal for a setup and its
+        left-right mirror, 8 bytes a setup (the cluster key of the clustered intervals)."""
+        return hashes(canonical((self.kinds + 1).astype(np.uint8)))
 
 
 def setup_grid(context: pd.DataFrame) -> SetupGrid:

@@ -331,7 +331,8 @@ def tip_catalogue() -> pd.DataFrame:
 def setup_features(
     data: Data, variant: str | Sequence[str] | None = None, *, exclude_invalid: bool = True
 ) -> pd.DataFrame:
-    """One row per setup: its context columns and one nullable boolean column per tip.
+    """One row per setup: its context columns, its cluster (:data:`CLUSTER`, the mirror
+    fingerprint as an integer) and one nullable boolean column per tip.
 
     ``data`` is a GameSet or a :func:`strat_tools.stats.setup_context` frame. A tip's column
     is NA for setups of variants where the tip cannot apply. Left out: classicfree, setups
@@ -355,8 +356,16 @@ def grid_of(data: Data, variant: str | Sequence[str] | None, exclude_invalid: bo
     return setup_grid(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
 
 
+CLUSTER: Final = "mirror_id"
+"""The column of :func:`setup_features` naming each setup's cluster for the clustered
+intervals: its mirror fingerprint as an unsigned 64-bit integer
+(:meth:`~strat_tools.setup_grid.SetupGrid.mirror_ids`)."""
+
+
 def features_from_grid(grid: SetupGrid) -> pd.DataFrame:
+    """:func:`setup_features` of a grid: its context, :data:`CLUSTER` and one column per tip."""
     out = grid.meta.copy()
+    out[CLUSTER] = grid.mirror_ids()
     variants = out["variant"].to_numpy() if len(out) else np.array([], dtype=object)
     for tip in TIPS:
         values = pd.array(tip.follows(grid), dtype="boolean")

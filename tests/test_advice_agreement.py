@@ -24,16 +24,23 @@ from strat_tools.dataset import GameSet
 from strat_tools.driver import read_games
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
-COUNTS = ("setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other",
-          "h2h_games", "h2h_wins")  # fmt: skip
-RATES = ("share", "rate_follow", "low_follow", "high_follow", "rate_other", "low_other",
-         "high_other", "h2h_rate", "h2h_low", "h2h_high")  # fmt: skip
+COUNTS = ("setups", "distinct_setups", "followed", "n_follow", "distinct_follow", "wins_follow",
+          "n_other", "distinct_other", "wins_other", "h2h_games", "h2h_wins")  # fmt: skip
+RATES = ("share", "rate_follow", "low_follow", "high_follow", "cluster_ci_low_follow",
+         "cluster_ci_high_follow", "rate_other", "low_other", "high_other",
+         "cluster_ci_low_other", "cluster_ci_high_other", "h2h_rate", "h2h_low",
+         "h2h_high")  # fmt: skip
 REPORT_HEADERS = {
     "n_follow": "follow n", "wins_follow": "follow wins", "rate_follow": "follow rate",
     "low_follow": "follow ci low", "high_follow": "follow ci high", "n_other": "other n",
     "wins_other": "other wins", "rate_other": "other rate", "low_other": "other ci low",
     "high_other": "other ci high", "h2h_games": "h2h games", "h2h_wins": "h2h wins",
     "h2h_rate": "h2h rate", "h2h_low": "h2h ci low", "h2h_high": "h2h ci high",
+    "distinct_setups": "distinct", "distinct_follow": "follow distinct",
+    "distinct_other": "other distinct", "cluster_ci_low_follow": "follow cluster ci low",
+    "cluster_ci_high_follow": "follow cluster ci high",
+    "cluster_ci_low_other": "other cluster ci low",
+    "cluster_ci_high_other": "other cluster ci high",
 }  # fmt: skip
 """advice.tip_summary columns → the report's column headers."""
 
@@ -119,6 +126,7 @@ def test_cli_json_equals_the_library(variant: str, library: pd.DataFrame) -> Non
         got = cli[column].astype(float).to_numpy()
         want = lib[column].astype(float).to_numpy()
         assert got == pytest.approx(want, abs=1e-9, nan_ok=True), column
+    assert cli["verdict"].fillna("").tolist() == lib["verdict"].fillna("").tolist()
 
 
 @pytest.mark.parametrize("variant", ["classic", "barrage"])
@@ -136,6 +144,7 @@ def test_report_tables_equal_the_library(
     for column in RATES:
         header = REPORT_HEADERS.get(column, column)
         assert table[header].tolist() == [shown_as_report(v) for v in lib[column]], column
+    assert table["verdict"].tolist() == [str(v) if pd.notna(v) else "–" for v in lib["verdict"]]
     setups = int(lib["setups"].max())
     assert f"n = {setups:,} setups" in report_html
 

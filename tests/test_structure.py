@@ -48,7 +48,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "filters",
         "selection",
     ),
-    "statistics": ("stats", "setup_grid", "tips", "advice"),
+    "statistics": ("stats", "setup_grid", "tips", "tip_rates", "arrangement", "advice"),
     "views": (
         "plots",
         "board_plots",

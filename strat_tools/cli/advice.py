@@ -51,8 +51,11 @@ def advice(
 
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
     bombs, spy next to the general, ...): how many setups follow it, and the win rate of
-    those that do against those that do not, with Wilson 95% intervals. Draws are left
-    out; invalid games too. See docs/advice.md for the definitions and what such a
+    those that do against those that do not, with Wilson 95% intervals and clustered ones
+    (cluster_ci_low/high: every distinct setup, up to its mirror image, counts once; the
+    distinct_* columns count them) and a verdict: whether the gap holds, no longer holds
+    once repeated setups count once, or is not significant. Draws are left out; invalid
+    games too. See docs/advice.md for the definitions and what such a
     comparison can and cannot show.
 
     \b

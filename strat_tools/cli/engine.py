@@ -68,26 +68,23 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    from strat_tools.readers import NothingReadable, read_records, unreadable_reason
+    from strat_tools.errors import InputError
+    from strat_tools.readers import SeveralGames, read_game
     from strat_tools.replay import replay
     from strat_tools.replay import show as show_board
     from strat_tools.text import printable_lines
 
-    records = [r for r in read_records(path) if game_id is None or r.matches(game_id)]
-    if not records:
-        raise NoInput(f"no game {game_id or ''} in {path}".replace("  ", " "))
-    if len(records) > 1:
-        # Members sharing a base name in different folders: the member path tells them apart.
-        pick = records[0].member or records[0].game_id
-        raise NoInput(
-            f"{path} holds {len(records)} games{' named ' + game_id if game_id else ''}; "
-            f"pick one with --game (a game id or member path, e.g. --game {pick})"
-        )
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
-    record = records[0]
-    if not record.readable:  # a missing or broken file: nothing to show (exit 2)
-        raise NothingReadable([path], [unreadable_reason(record)])
+    try:
+        record = read_game(path, game_id)
+    except SeveralGames as exc:  # members sharing a base name: the member path tells them apart
+        raise NoInput(
+            f"{exc.where} holds {exc.count} games{exc.named}; pick one with --game (a game id "
+            f"or member path, e.g. --game {exc.pick})"
+        ) from None
+    except InputError as exc:  # no such game, or unreadable: a usage error
+        raise NoInput(str(exc)) from None
     result = replay(record, rules)
     last = result.plies_replayed
     if ply is not None and ply > last:

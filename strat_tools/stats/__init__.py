@@ -98,6 +98,7 @@ __all__ = [
     "game_frame",
     "game_lengths",
     "get_statistic",
+    "intervals",
     "move_context",
     "move_frame",
     "piece_by_line",
@@ -105,6 +106,7 @@ __all__ = [
     "piece_placements",
     "placement_counts",
     "register",
+    "repeats",
     "scout_attacks",
     "scout_distances",
     "scout_usage",
@@ -161,5 +163,7 @@ def compute(
     )
 
 
-# Last: stream.py counts with the registry above, batch by batch.
+# Last: stream.py counts with the registry above, batch by batch; intervals and repeats are
+# submodules a notebook reaches as ``st.stats.repeats`` (and ``dir(st.stats)`` lists).
+from strat_tools.stats import intervals, repeats  # noqa: E402
 from strat_tools.stats.stream import compute_many_streaming, compute_streaming  # noqa: E402

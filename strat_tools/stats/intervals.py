@@ -252,3 +252,42 @@ def score_z(wins: float, draws: float, games: float) -> float:
         return float("nan")
     score = (wins + draws / 2) / games
     return float(games * (score - 0.5) / np.sqrt(games * 0.25))
+
+
+HOLDS: Final = "holds"
+NO_LONGER_HOLDS: Final = "no longer holds"
+NOT_SIGNIFICANT: Final = "not significant"
+VERDICTS: Final = (HOLDS, NO_LONGER_HOLDS, NOT_SIGNIFICANT)
+"""What :func:`gap_verdicts` says of a gap between two win rates."""
+
+
+def gap_verdicts(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
+    """Per row, whether the gap between two win rates holds: ``a`` and ``b`` have the
+    columns ``ci_low``, ``ci_high``, ``cluster_ci_low``, ``cluster_ci_high`` (row for row).
+
+    :data:`HOLDS` when neither the plain nor the clustered intervals overlap,
+    :data:`NO_LONGER_HOLDS` when the plain ones do not overlap but the clustered ones do
+    (the gap rests on repeated setups counted as independent), :data:`NOT_SIGNIFICANT`
+    when the plain intervals overlap; NA where a side has no interval.
+
+    >>> a = pd.DataFrame({"ci_low": [0.6, 0.6, 0.4], "ci_high": [0.7, 0.7, 0.6],
+    ...                   "cluster_ci_low": [0.58, 0.5, 0.3], "cluster_ci_high": [0.72, 0.8, 0.7]})
+    >>> b = pd.DataFrame({"ci_low": [0.4] * 3, "ci_high": [0.5] * 3,
+    ...                   "cluster_ci_low": [0.38] * 3, "cluster_ci_high": [0.55] * 3})
+    >>> gap_verdicts(a, b).tolist()
+    ['holds', 'no longer holds', 'not significant']
+    """
+
+    def apart(low: str, high: str) -> npt.NDArray[np.bool_]:
+        return np.asarray(
+            (a[high].to_numpy(np.float64) < b[low].to_numpy(np.float64))
+            | (b[high].to_numpy(np.float64) < a[low].to_numpy(np.float64))
+        )
+
+    plain, clustered = apart("ci_low", "ci_high"), apart("cluster_ci_low", "cluster_ci_high")
+    verdict = np.where(plain, np.where(clustered, HOLDS, NO_LONGER_HOLDS), NOT_SIGNIFICANT)
+    known = np.ones(len(a), dtype=np.bool_)
+    for frame in (a, b):
+        for column in ("ci_low", "ci_high", "cluster_ci_low", "cluster_ci_high"):
+            known &= frame[column].notna().to_numpy()
+    return pd.Series(verdict, dtype="string", index=a.index).where(known, pd.NA)
