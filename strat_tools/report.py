@@ -52,6 +52,7 @@ from strat_tools.report_inputs import (
     report_inputs,
 )
 from strat_tools.report_setups import finding, repeated_setups_section
+from strat_tools.setup_area import PIECE_ORDER
 from strat_tools.stats.traffic import Traffic
 from strat_tools.text import count_of
 from strat_tools.tips import tip_catalogue
@@ -244,7 +245,7 @@ def pieces_section(data: ReportInputs, variant: str, numbering: Numbering = "mod
     section = Section("All pieces", "pieces")
     section.text("Same view and meaning as the flag map; one shared colour scale, whole percent.")
     placements: dict[PlacementRequest, Any] = {}
-    for piece in plots.PIECE_ORDER:
+    for piece in PIECE_ORDER:
         placements.update(_placement(data, piece, variant))
     fig = plots.setup_heatmap_from_placements(
         placements, "all", variant=variant, title=f"variant: {variant}", numbering=numbering

@@ -17,10 +17,11 @@ from typing import Final
 
 import pandas as pd
 
-from strat_tools import advice, plots, stats
+from strat_tools import advice, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.setup_area import PIECE_ORDER
 from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
 from strat_tools.stats import TableSet, repeats
@@ -44,7 +45,7 @@ def _report_requests() -> dict[str, Request]:
     once every game has been counted, so each is counted for all and picked at the end)."""
     requests: dict[str, Request] = {
         f"placement:{piece}": ("placement", {"piece": piece, "by": ["variant"]})
-        for piece in plots.PIECE_ORDER
+        for piece in PIECE_ORDER
     }
     requests["placement:flag:won"] = ("placement", {"piece": "flag", "by": ["variant", "won"]})
     requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
@@ -138,7 +139,7 @@ def reduce_report(data: ReportData) -> ReportPart:
 def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
     """Every request of :func:`report_requests` on one batch, in order; the placements of
     all twelve pieces in one pass (they are most of the work)."""
-    placed = stats.placement_counts(context, plots.PIECE_ORDER, ["variant"])
+    placed = stats.placement_counts(context, PIECE_ORDER, ["variant"])
     placed_won = stats.placement_counts(context, ["flag"], ["variant", "won"])
     requests = report_requests()
     rest = {

@@ -46,6 +46,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
     ),
     "statistics": ("stats", "setup_grid", "tips", "advice"),
     "views": (
+        "setup_area",
         "plots",
         "board_plots",
         "report",
