@@ -72,6 +72,18 @@ def piece_title(piece: str, numbering: Numbering = "modern") -> str:
     return f"{kind.label.capitalize()} ({label})"
 
 
+def piece_label(piece: str, numbering: Numbering = "modern") -> str:
+    """A piece name with its rank: ``piece_label('marshal', 'classic') == 'marshal (1)'``.
+
+    Text that names no piece (a placeholder such as ``'–'``) comes back unchanged.
+    """
+    try:
+        kind = PieceKind.from_label(piece)
+    except ValueError:
+        return piece
+    return f"{kind.label} ({rank_label(kind, numbering)})"
+
+
 def percent_label(share: float, decimals: int = 1) -> str:
     """A share as the cell annotation writes it: ``percent_label(0.1234) == '12.3'``."""
     return f"{share * 100:.{decimals}f}"
