@@ -35,6 +35,8 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 ('AAAAAAAAAD', True)
 >>> know.known_field(1, Side.BLUE)[0:10], know.known_field(1, Side.RED)[90:100]
 ('?AAAAAAAAA', '?AAAAAAAA?')
+>>> know.svg(1, Side.RED).count(">?</text>"), know.svg(1).count(">?</text>")
+(2, 0)
 """
 
 from __future__ import annotations
@@ -141,6 +143,23 @@ class Knowledge:
                 cells.append(f"{text:>3} ")
             lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
         return "\n".join(lines)
+
+    def svg(self, ply: int, side: Side | int | None = None, **options: object) -> str:
+        """The board after ``ply`` as an SVG picture (:func:`~strat_tools.engine.svg.board_svg`),
+        as ``side`` saw it from its own seat: each opponent piece it cannot identify shows
+        ``?``, with a dot once it has moved. ``side=None`` shows everything. In Jupyter:
+        ``IPython.display.SVG(know.svg(40, Side.RED))``."""
+        from strat_tools.engine.svg import board_svg
+
+        board, flags = self.boards[ply], self.flags[ply]
+        if side is None:
+            return board_svg(board.tolist(), **options)
+        other = 2 if int(side) == 1 else 1
+        hidden = np.flatnonzero((_SIDE_OF[board] == other) & ((flags & KNOWN) == 0))
+        moved = np.flatnonzero(flags & MOVED)
+        picture: dict[str, object] = {"hidden": set(hidden.tolist()), "flip": int(side) == 2}
+        picture["moved"] = set(moved.tolist())
+        return board_svg(board.tolist(), **(picture | options))
 
 
 _SIDE_OF: Final = np.array([*CODE_SIDE, 0], dtype=np.uint8)
