@@ -416,7 +416,8 @@ def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_
     marked = int(tests["significant"].sum())
     test = TEST_NAME.format(m=len(tests))
     found = (
-        f"Outlined (*): {marked} of {len(tests)} squares differ significantly"
+        f"Outlined (*): {marked} of {len(tests)} squares "
+        f"{'differs' if marked == 1 else 'differ'} significantly"
         if marked else f"No square of {len(tests)} differs significantly"
     )  # fmt: skip
     return (
@@ -446,9 +447,11 @@ def _difference_figure(
     fig = Figure(figsize=(8.4, 5.0), layout="constrained")
     ax = fig.add_subplot()
     draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
-    for r, c in zip(*np.nonzero(marked), strict=True):
+    for r, c in zip(*np.nonzero(marked), strict=True):  # black and white: seen on any colour
         ax.add_patch(Rectangle((c + 0.56, r + 0.56), 0.88, 0.88, facecolor="none",
-                               edgecolor="black", linewidth=2.2, gid="significant"))  # fmt: skip
+                               edgecolor="black", linewidth=3.2, gid="significant"))  # fmt: skip
+        ax.add_patch(Rectangle((c + 0.62, r + 0.62), 0.76, 0.76, facecolor="none",
+                               edgecolor="white", linewidth=1.4))  # fmt: skip
     n_a, n_b = setups_counted(place_a), setups_counted(place_b)
     heading = (
         f"{piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
