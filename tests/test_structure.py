@@ -56,6 +56,8 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "boardimage",
         "setup_boards",
         "report_setups",
+        "report_corpus",
+        "report_advice",
     ),
     "cli": ("cli", "__main__", "__init__"),
 }
