@@ -202,7 +202,7 @@ def test_difference_map_marks_the_squares_that_differ_beyond_chance() -> None:
     assert labels[(1, 1)] == "+75.0*" and labels[(1, 10)] == "\u221275.0*"
     assert labels[(2, 5)] == "0.0"
     note = fig.get_supxlabel()
-    assert note.startswith("Outlined (*): 2 of 40 squares differ significantly")
+    assert note.startswith("Outlined and starred: 2 of 40 squares differ significantly")
     assert "two-proportion z-test per square, Holm-corrected over the 40 squares" in note
     assert "family-wise level 5%" in note
     assert "n = 100 setups of winners, 100 setups of losers" in note
