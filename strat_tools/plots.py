@@ -421,7 +421,7 @@ def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_
         if marked else f"No square of {len(tests)} differs significantly"
     )  # fmt: skip
     return (
-        f"{found} ({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"
+        f"{found}\n({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"
         f"n = {count_of(n_a, 'setup')} of {labels[0]}, {count_of(n_b, 'setup')} of {labels[1]}"
     )
 

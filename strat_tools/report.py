@@ -178,7 +178,7 @@ def placement_section(section: Section, inputs: SectionInputs) -> None:
         fig = plots.setup_heatmap_from_placements(
             won, piece, by="won", variant=variant, numbering=numbering
         )
-        note = fig.get_supxlabel().replace(";\n", "; ")
+        note = " ".join(fig.get_supxlabel().split())  # one line in the caption
         section.figure(
             f"{piece.capitalize()}: winners minus losers, {variant}. {note}.",
             fig,
