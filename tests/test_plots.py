@@ -622,6 +622,7 @@ def test_heatmap_command_moves_in_either_numbering(
         ),
         (["--by", "side", "--scale", "own", "-o", "x.png"], 2, "Invalid value for '--scale'"),
         (["--by", "side", "--min-setups", "-1", "-o", "x.png"], 2, "--min-setups"),
+        (["--moves", "path", "--scale", "per-panel", "-o", "x.png"], 2, "a --moves map has none"),
     ],
 )
 def test_heatmap_command_errors(

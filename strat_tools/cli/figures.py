@@ -148,6 +148,11 @@ def heatmap(
         raise click.BadParameter(
             "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
         )
+    if measure is not None and (scale != "shared" or min_setups is not None):
+        raise click.BadParameter(
+            "--scale and --min-setups shape panel grids of setups; a --moves map has none",
+            param_hint="--scale/--min-setups",
+        )
     label = title or source_label(paths)
     shown = variant if side == "both" else f"{variant}, {side} side only"
     drawing: dict[str, Any] = {
