@@ -29,7 +29,7 @@ from strat_tools.pieces import (
     check_numbering,
     rank_label,
 )
-from strat_tools.plots import BLUE_COLOUR, LAKE_COLOUR, RED_COLOUR, piece_title, text_colour
+from strat_tools.setup_area import BLUE_COLOUR, LAKE_COLOUR, RED_COLOUR, piece_title, text_colour
 from strat_tools.stats.traffic import Traffic, TrafficMeasure, TrafficView, traffic_counts
 
 

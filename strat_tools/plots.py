@@ -32,7 +32,9 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 import numpy as np
 import pandas as pd
@@ -43,14 +45,19 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
-from strat_tools.board import COLUMNS
-from strat_tools.errors import InputError, OptionError
+from strat_tools.errors import InputError, OptionError, choice
 from strat_tools.output import write_file_atomically
-from strat_tools.pieces import (
-    Numbering,
-    PieceKind,
-    check_numbering,
-    rank_label,
+from strat_tools.pieces import Numbering, PieceKind
+from strat_tools.setup_area import (
+    LAKE_COLOUR,
+    PIECE_ORDER,
+    draw_setup_area,
+    percent_label,
+    piece_title,
+    placement_grid,
+    setups_counted,
+    signed_label,
+    text_colour,
 )
 from strat_tools.stats import (
     Data,
@@ -58,28 +65,10 @@ from strat_tools.stats import (
     piece_placements,
     setup_context,
 )
+from strat_tools.stats.differences import SIGNIFICANCE_LEVEL, TEST_NAME, square_differences
+from strat_tools.text import count_of
 
 Variants = str | Sequence[str] | None
-
-PIECE_ORDER: tuple[str, ...] = (
-    "flag",
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-)
-"""The twelve piece labels in the order small multiples are drawn: flag, bomb, then by rank."""
-
-LAKE_COLOUR = "#7fb3d5"
-RED_COLOUR = "#c0392b"
-BLUE_COLOUR = "#2e59a8"
 
 
 def _setup_rows(data: Data, side: str | None = None) -> pd.DataFrame:
@@ -102,88 +91,12 @@ def _placement(
 
 def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
     """``placement``, or ``ValueError`` when it counts no setup."""
-    if _n_setups(placement) == 0:
+    if setups_counted(placement) == 0:
         wanted = "any variant" if variant is None else f"variant {variant}"
         raise OptionError(
             f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
         )
     return placement
-
-
-def _grid(placement: pd.DataFrame, column: str = "share") -> np.ndarray:
-    """A 4x10 array [row-1, col-1] of one placement column."""
-    grid = np.zeros((4, 10))
-    rows = placement["row"].to_numpy(dtype=int) - 1
-    cols = placement["col"].to_numpy(dtype=int) - 1
-    grid[rows, cols] = placement[column].to_numpy(dtype=float)
-    return grid
-
-
-def _n_setups(placement: pd.DataFrame) -> int:
-    """The number of setups a placement frame counts (its ``setups`` column)."""
-    return int(placement["setups"].max()) if len(placement) else 0
-
-
-def text_colour(cmap: Colormap, norm: Normalize, value: float) -> str:
-    """Black or white, whichever reads better on the cell colour of ``value``."""
-    red, green, blue, _ = cmap(norm(value))
-    luminance = 0.299 * red + 0.587 * green + 0.114 * blue
-    return "black" if luminance > 0.55 else "white"
-
-
-def piece_title(piece: str, numbering: Numbering = "modern") -> str:
-    """``'Marshal (10)'``, ``'Flag (F)'``: the name plus its rank in the chosen numbering."""
-    kind = PieceKind.from_label(piece)
-    label = rank_label(kind, check_numbering(numbering))
-    return f"{kind.label.capitalize()} ({label})"
-
-
-def percent_label(share: float, decimals: int = 1) -> str:
-    """A share as the cell annotation writes it: ``percent_label(0.1234) == '12.3'``."""
-    return f"{share * 100:.{decimals}f}"
-
-
-def _draw_setup_area(
-    ax: Axes, grid: np.ndarray, cmap: Colormap, norm: Normalize, labels: list[list[str]]
-) -> None:
-    """Colour and annotate a 4x10 grid in the owner's view, lakes beyond the front row."""
-    ax.imshow(grid, cmap=cmap, norm=norm, origin="lower", extent=(0.5, 10.5, 0.5, 4.5))
-    for r in range(4):
-        for c in range(10):
-            ax.text(
-                c + 1,
-                r + 1,
-                labels[r][c],
-                ha="center",
-                va="center",
-                fontsize="small",
-                color=text_colour(cmap, norm, float(grid[r, c])),
-                gid="cell-label",
-                in_layout=False,  # inside the axes: keeps constrained layout fast
-            )
-    for left in (3, 7):  # the lakes stand in front of columns C-D and G-H
-        ax.add_patch(
-            Rectangle(
-                (left - 0.5, 4.6),
-                2,
-                0.5,
-                facecolor=LAKE_COLOUR,
-                edgecolor="none",
-                gid="lake",
-                clip_on=False,
-            )
-        )
-        ax.text(
-            left + 0.5, 4.85, "lake", ha="center", va="center", fontsize="x-small", color="white"
-        )
-    ax.set_xlim(0.5, 10.5)
-    ax.set_ylim(0.5, 5.1)
-    ax.set_xticks(range(1, 11), list(COLUMNS))
-    ax.set_yticks(range(1, 5), ["1", "2", "3", "4"])
-    ax.tick_params(length=0)
-    for side in ("top", "right", "left", "bottom"):
-        ax.spines[side].set_visible(False)
-    ax.set_aspect("equal")
 
 
 def placement_heatmap(
@@ -199,14 +112,14 @@ def placement_heatmap(
     Each cell is annotated with its share in percent (one decimal): the percentage of setups
     that have ``piece`` on that square. The colour scale runs from 0 to the largest share.
     """
-    grid = _grid(placement) * 100
-    n = _n_setups(placement)
+    grid = placement_grid(placement) * 100
+    n = setups_counted(placement)
     colours = colormaps[cmap]
     norm = Normalize(vmin=0.0, vmax=max(float(grid.max()), 1e-9))
     labels = [[percent_label(grid[r, c] / 100) for c in range(10)] for r in range(4)]
     fig = Figure(figsize=(8.4, 4.4), layout="constrained")
     ax = fig.add_subplot()
-    _draw_setup_area(ax, grid, colours, norm, labels)
+    draw_setup_area(ax, grid, colours, norm, labels)
     ax.set_xlabel("column, from the owner's left (owner's view: A..K as red sees its own half)")
     ax.set_ylabel("row from the owner's back row")
     heading = f"{piece_title(piece, numbering)} placement, n = {n:,} setups"
@@ -214,6 +127,43 @@ def placement_heatmap(
     bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
     bar.set_label(f"% of setups with a {PieceKind.from_label(piece).label} here")
     return fig
+
+
+PanelScale = Literal["shared", "per-panel"]
+PANEL_SCALES: Final = ("shared", "per-panel")
+"""Colour scales of a panel grid: one for all panels (compare panels), or one per panel
+(see each panel's pattern, however few setups it has compared with the others)."""
+
+MIN_PANEL_SETUPS: Final = 50
+"""Panels counting fewer setups are drawn as "too few (n = K)": at 50 setups one setup is
+already 2 percentage points of a square, so a smaller panel shows mostly noise."""
+
+
+@dataclass(frozen=True)
+class PanelOptions:
+    """How a panel grid is drawn: its colour scale and the fewest setups a panel shows;
+    checked where they enter (:meth:`of`).
+
+    >>> PanelOptions.of("per-panel", 20)
+    PanelOptions(scale='per-panel', min_setups=20)
+    >>> PanelOptions.of("own", 20)
+    Traceback (most recent call last):
+    ...
+    strat_tools.errors.OptionError: unknown panel scale 'own'; choose from shared, per-panel
+    """
+
+    scale: PanelScale
+    min_setups: int
+
+    @classmethod
+    def of(cls, scale: object, min_setups: object) -> PanelOptions:
+        """The options, or :class:`OptionError` naming what is wrong."""
+        checked: PanelScale = choice("panel scale", scale, PANEL_SCALES)  # type: ignore[assignment]
+        if isinstance(min_setups, bool) or not isinstance(min_setups, int) or min_setups < 0:
+            raise OptionError(
+                f"the fewest setups of a panel must be a count >= 0, not {min_setups!r}"
+            )
+        return cls(checked, min_setups)
 
 
 PlacementRequest = tuple[str, tuple[str, ...]]
@@ -252,13 +202,17 @@ def setup_heatmap(
     title: str | None = None,
     cmap: str = "YlOrRd",
     numbering: Numbering = "modern",
+    scale: PanelScale = "shared",
+    min_setups: int = MIN_PANEL_SETUPS,
 ) -> Figure:
     """Heatmap of where ``piece`` stands in the setups: the one entry point for all kinds.
 
     ``data`` is a GameSet, the ``setups`` table or the setup context; ``variant`` and
-    ``side`` ('red', 'blue', 'both') filter it. ``piece='all'`` draws twelve panels on one
-    scale; ``by='won'`` draws winners minus losers; any other ``by`` (``period``,
-    ``variant``, ``year``, ``side``, ``result``) one panel per group. Example::
+    ``side`` ('red', 'blue', 'both') filter it. ``piece='all'`` draws twelve panels (a
+    grid); ``by='won'`` draws winners minus losers; any other ``by`` (``period``,
+    ``variant``, ``year``, ``side``, ``result``) one panel per group. A panel grid uses one
+    colour ``scale`` (``'shared'``) or one per panel (``'per-panel'``, :data:`PANEL_SCALES`);
+    a panel of fewer than ``min_setups`` setups is drawn as "too few (n = K)". Example::
 
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
         save_figure(fig, "flag.png")
@@ -269,7 +223,7 @@ def setup_heatmap(
     placements = {(p, keys): counted[p] for p, _ in requests}
     return setup_heatmap_from_placements(
         placements, piece, variant=variant, side=side, by=by, title=title, cmap=cmap,
-        numbering=numbering,
+        numbering=numbering, scale=scale, min_setups=min_setups,
     )  # fmt: skip
 
 
@@ -283,10 +237,13 @@ def setup_heatmap_from_placements(
     title: str | None = None,
     cmap: str = "YlOrRd",
     numbering: Numbering = "modern",
+    scale: PanelScale = "shared",
+    min_setups: int = MIN_PANEL_SETUPS,
 ) -> Figure:
     """:func:`setup_heatmap` drawn from placement frames already counted (one per
     :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
     gives them); ``variant`` only names the filter in messages."""
+    panel = PanelOptions.of(scale, min_setups)
 
     def placement(p: str, won: bool | None = None) -> pd.DataFrame:
         frame = placements[(p, _placement_keys(side, by))]
@@ -306,45 +263,93 @@ def setup_heatmap_from_placements(
         )  # fmt: skip
     if piece == "all":
         return _all_pieces_figure(
-            {p: placement(p) for p in PIECE_ORDER}, title=title, cmap=cmap, numbering=numbering
-        )
+            {p: placement(p) for p in PIECE_ORDER}, title=title, cmap=cmap, numbering=numbering,
+            panel=panel,
+        )  # fmt: skip
     if by is not None:
         return _grouped_figure(
-            placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering
+            placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering, panel=panel
         )
     return placement_heatmap(placement(piece), piece, cmap=cmap, title=title, numbering=numbering)
 
 
 def _small_multiples(
-    panels: dict[str, pd.DataFrame], cmap: str, columns: int = 3, *, panel_n: bool = True
+    panels: dict[str, pd.DataFrame],
+    cmap: str,
+    panel: PanelOptions,
+    columns: int = 3,
+    *,
+    panel_n: bool = True,
 ) -> tuple[Figure, np.ndarray]:
-    """Draw one 4x10 panel per placement frame on a shared 0..max scale (integer percent)."""
-    grids = {name: _grid(frame) * 100 for name, frame in panels.items()}
-    top = max([float(g.max()) for g in grids.values()] + [1e-9])
-    norm = Normalize(vmin=0.0, vmax=top)
+    """Draw one 4x10 panel per placement frame (integer percent), on one 0..max scale or
+    one per panel; a panel of fewer than ``panel.min_setups`` setups says so instead."""
+    counts = {name: setups_counted(frame) for name, frame in panels.items()}
+    shown = {name: placement_grid(frame) * 100 for name, frame in panels.items()
+             if counts[name] >= panel.min_setups}  # fmt: skip
+    top = max([float(g.max()) for g in shown.values()] + [1e-9])
     colours = colormaps[cmap]
     rows = -(-len(panels) // columns)
     fig = Figure(figsize=(4.3 * columns + 0.9, 2.15 * rows + 1.0), layout="constrained")
     axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False))
-    for ax, (name, grid) in zip(axes.flat, grids.items(), strict=False):
-        labels = [[f"{grid[r, c]:.0f}" for c in range(10)] for r in range(4)]
-        _draw_setup_area(ax, grid, colours, norm, labels)
-        heading = f"{name}, n = {_n_setups(panels[name]):,}" if panel_n else name
+    for ax, name in zip(axes.flat, panels, strict=False):
+        heading = f"{name}, n = {counts[name]:,}" if panel_n else name
         ax.set_title(heading, fontsize="medium")
+        if name not in shown:
+            _too_few(ax, counts[name], colours)
+            continue
+        grid = shown[name]
+        own = max(float(grid.max()), 1e-9)
+        norm = Normalize(vmin=0.0, vmax=top if panel.scale == "shared" else own)
+        labels = [[f"{grid[r, c]:.0f}" for c in range(10)] for r in range(4)]
+        draw_setup_area(ax, grid, colours, norm, labels)
+        if panel.scale == "per-panel":
+            fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.01).set_label("% (this panel)")
     for ax in axes.flat[len(panels) :]:
         ax.set_visible(False)
-    bar = fig.colorbar(axes.flat[0].images[0], ax=axes, shrink=0.6, pad=0.01)
-    bar.set_label("% of setups (shared scale)")
+    drawn = [ax for ax in axes.flat[: len(panels)] if ax.images]
+    if panel.scale == "shared" and drawn:
+        bar = fig.colorbar(drawn[0].images[0], ax=axes, shrink=0.6, pad=0.01)
+        bar.set_label("% of setups (shared scale)")
     return fig, axes
 
 
+def _too_few(ax: Axes, n: int, colours: Colormap) -> None:
+    """An empty setup area marked "too few (n = K)": no colours that would only be noise."""
+    empty = np.full((4, 10), np.nan)
+    draw_setup_area(ax, empty, colours, Normalize(0.0, 1.0), [[""] * 10 for _ in range(4)])
+    ax.images[0].remove()  # nothing to colour: the panel is a note, not a map
+    ax.add_patch(Rectangle((0.5, 0.5), 10, 4, facecolor="#eeeeee", edgecolor="#999999",
+                           gid="too-few"))  # fmt: skip
+    ax.text(5.5, 2.5, f"too few (n = {n:,})", ha="center", va="center", color="#555555",
+            fontsize="large", gid="too-few-label")  # fmt: skip
+
+
+def _panel_note(panel: PanelOptions, panels: dict[str, pd.DataFrame]) -> str:
+    """What the grid's scale is and which panels were left blank, for its title."""
+    few = sum(setups_counted(frame) < panel.min_setups for frame in panels.values())
+    scale = "one colour scale per panel" if panel.scale == "per-panel" else "one shared scale"
+    blank = (
+        f"; {count_of(few, 'panel')} with fewer than {panel.min_setups:,} setups left blank"
+        if few else ""
+    )  # fmt: skip
+    return scale + blank
+
+
 def _all_pieces_figure(
-    placements: dict[str, pd.DataFrame], *, title: str | None, cmap: str, numbering: Numbering
+    placements: dict[str, pd.DataFrame],
+    *,
+    title: str | None,
+    cmap: str,
+    numbering: Numbering,
+    panel: PanelOptions,
 ) -> Figure:
     panels = {piece_title(piece, numbering): frame for piece, frame in placements.items()}
-    fig, _ = _small_multiples(panels, cmap, panel_n=False)
-    n = _n_setups(next(iter(panels.values())))
-    heading = f"Where each piece stands, n = {n:,} setups (owner's view, back row at the bottom)"
+    fig, _ = _small_multiples(panels, cmap, panel, panel_n=False)
+    n = setups_counted(next(iter(panels.values())))
+    heading = (
+        f"Where each piece stands, n = {count_of(n, 'setup')} (owner's view, back row at "
+        f"the bottom; {_panel_note(panel, panels)})"
+    )
     fig.suptitle(heading if title is None else f"{heading}\n{title}")
     return fig
 
@@ -357,6 +362,7 @@ def _grouped_figure(
     title: str | None,
     cmap: str,
     numbering: Numbering,
+    panel: PanelOptions,
 ) -> Figure:
     panels = {
         str(key): group
@@ -364,9 +370,12 @@ def _grouped_figure(
     }
     if not panels:
         raise InputError(f"no setups to group by {by!r}")
-    fig, _ = _small_multiples(panels, cmap, columns=min(3, len(panels)))
-    total = sum(_n_setups(frame) for frame in panels.values())
-    heading = f"{piece_title(piece, numbering)} placement by {by}, n = {total:,} setups"
+    fig, _ = _small_multiples(panels, cmap, panel, columns=min(3, len(panels)))
+    total = sum(setups_counted(frame) for frame in panels.values())
+    heading = (
+        f"{piece_title(piece, numbering)} placement by {by}, n = {count_of(total, 'setup')} "
+        f"({_panel_note(panel, panels)})"
+    )
     fig.suptitle(heading if title is None else f"{heading}\n{title}")
     return fig
 
@@ -386,12 +395,34 @@ def difference_heatmap(
 
     The diverging scale is centred at 0 and symmetric (``-m..+m``, ``m`` the largest absolute
     difference), so equal colours mean equal gaps on both sides. Green and purple, not red
-    and blue, so that no one reads the colours as the two players.
+    and blue, so that no one reads the colours as the two players. Squares whose difference
+    is significant (:func:`strat_tools.stats.differences.square_differences`: a
+    two-proportion z-test per square, Holm-corrected over the 40 squares, 5% family-wise)
+    are outlined in black and their value starred; the figure's bottom line
+    (``fig.get_supxlabel()``) names the test, the level, the sample sizes and how many
+    squares are marked.
     """
     place_a = _placement(_setup_rows(group_a), piece, variant)
     place_b = _placement(_setup_rows(group_b), piece, variant)
     return _difference_figure(
         place_a, place_b, piece, labels=labels, title=title, cmap=cmap, numbering=numbering
+    )
+
+
+def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_b: int) -> str:
+    """The sentence under a difference map: how many squares are marked, by which test, at
+    which level, on how many setups (``tests`` from
+    :func:`~strat_tools.stats.differences.square_differences`)."""
+    marked = int(tests["significant"].sum())
+    test = TEST_NAME.format(m=len(tests))
+    found = (
+        f"Outlined and starred: {marked} of {len(tests)} squares "
+        f"{'differs' if marked == 1 else 'differ'} significantly"
+        if marked else f"No square of {len(tests)} differs significantly"
+    )  # fmt: skip
+    return (
+        f"{found}\n({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"
+        f"n = {count_of(n_a, 'setup')} of {labels[0]}, {count_of(n_b, 'setup')} of {labels[1]}"
     )
 
 
@@ -405,32 +436,34 @@ def _difference_figure(
     cmap: str,
     numbering: Numbering,
 ) -> Figure:
-    diff = (_grid(place_a) - _grid(place_b)) * 100
+    diff = (placement_grid(place_a) - placement_grid(place_b)) * 100
+    tests = square_differences(place_a, place_b)
+    marked = placement_grid(tests.assign(significant=tests["significant"].astype(float)),
+                            "significant") > 0  # fmt: skip
     extent = max(float(np.abs(diff).max()), 1e-9)
     norm = Normalize(vmin=-extent, vmax=extent)
-    texts = [[signed_label(diff[r, c]) for c in range(10)] for r in range(4)]
-    fig = Figure(figsize=(8.4, 4.6), layout="constrained")
+    texts = [[signed_label(diff[r, c]) + ("*" if marked[r, c] else "") for c in range(10)]
+             for r in range(4)]  # fmt: skip
+    fig = Figure(figsize=(8.4, 5.0), layout="constrained")
     ax = fig.add_subplot()
-    _draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
-    n_a, n_b = _n_setups(place_a), _n_setups(place_b)
+    draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
+    for r, c in zip(*np.nonzero(marked), strict=True):  # black and white: seen on any colour
+        ax.add_patch(Rectangle((c + 0.56, r + 0.56), 0.88, 0.88, facecolor="none",
+                               edgecolor="black", linewidth=3.2, gid="significant"))  # fmt: skip
+        ax.add_patch(Rectangle((c + 0.62, r + 0.62), 0.76, 0.76, facecolor="none",
+                               edgecolor="white", linewidth=1.4))  # fmt: skip
+    n_a, n_b = setups_counted(place_a), setups_counted(place_b)
     heading = (
         f"{piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
         f"minus {labels[1]} (n = {n_b:,}) setups"
     )
+    fig.supxlabel(significance_note(tests, labels, n_a, n_b), fontsize="small")
     ax.set_title(heading if title is None else f"{heading}\n{title}")
     ax.set_xlabel("column, from the owner's left (owner's view)")
     ax.set_ylabel("row from the owner's back row")
     bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
     bar.set_label(f"percentage points (+: more often among {labels[0]})")
     return fig
-
-
-def signed_label(points: float) -> str:
-    """A difference as the cell annotation writes it: ``'+1.2'``, ``'\u22120.5'``, ``'0.0'``."""
-    text = f"{points:+.1f}"
-    if text in ("+0.0", "-0.0"):
-        return "0.0"
-    return text.replace("-", "\u2212")
 
 
 def text_as_written(fig: Figure) -> Figure:

@@ -17,10 +17,11 @@ from typing import Final
 
 import pandas as pd
 
-from strat_tools import advice, plots, stats
+from strat_tools import advice, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.setup_area import PIECE_ORDER
 from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
 from strat_tools.stats import TableSet, repeats
@@ -39,14 +40,21 @@ GAME_COLUMNS: tuple[str, ...] = (
 """The per-game columns the report keeps (a few dozen bytes a game)."""
 
 
+WON_PIECES: Final = ("flag", "bomb")
+"""The pieces whose winners-minus-losers maps the report draws."""
+
+
 def _report_requests() -> dict[str, Request]:
     """Every statistic the report shows, each per variant (the main variant is known only
     once every game has been counted, so each is counted for all and picked at the end)."""
     requests: dict[str, Request] = {
         f"placement:{piece}": ("placement", {"piece": piece, "by": ["variant"]})
-        for piece in plots.PIECE_ORDER
+        for piece in PIECE_ORDER
     }
-    requests["placement:flag:won"] = ("placement", {"piece": "flag", "by": ["variant", "won"]})
+    for piece in WON_PIECES:
+        requests[f"placement:{piece}:won"] = (
+            "placement", {"piece": piece, "by": ["variant", "won"]}
+        )  # fmt: skip
     requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
     requests["flag-enclosed"] = ("flag-enclosed", {"by": ["variant"]})
     for feature in stats.SETUP_FEATURES:
@@ -138,15 +146,15 @@ def reduce_report(data: ReportData) -> ReportPart:
 def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
     """Every request of :func:`report_requests` on one batch, in order; the placements of
     all twelve pieces in one pass (they are most of the work)."""
-    placed = stats.placement_counts(context, plots.PIECE_ORDER, ["variant"])
-    placed_won = stats.placement_counts(context, ["flag"], ["variant", "won"])
+    placed = stats.placement_counts(context, PIECE_ORDER, ["variant"])
+    placed_won = stats.placement_counts(context, WON_PIECES, ["variant", "won"])
     requests = report_requests()
     rest = {
         key: request for key, request in requests.items()
         if not key.startswith("placement:")
     }  # fmt: skip
     computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
-    computed["placement:flag:won"] = placed_won["flag"]
+    computed.update({f"placement:{piece}:won": table for piece, table in placed_won.items()})
     computed.update({f"placement:{piece}": table for piece, table in placed.items()})
     return [computed[key] for key in requests]
 

@@ -7,7 +7,8 @@ and as boards (:mod:`strat_tools.setup_boards`), from the report's setup tally
 says whether a win-rate gap holds with the plain and with the clustered intervals (a value
 to test), :func:`finding` says it in words; :func:`tip_table` and :func:`tip_findings` do
 the same for the rulebooks' tips (the advice section's table and its findings).
-Draws nothing itself and reads no files.
+Listed in :data:`strat_tools.report.REPORT_SECTIONS`. Draws nothing itself and reads no
+files.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from strat_tools import setup_boards
 from strat_tools.document import Section
 from strat_tools.report_inputs import ReportInputs
 from strat_tools.stats import intervals, repeats
+from strat_tools.text import count_of
 
 REPORT_TOP_SETUPS: Final = 6
 """How many of the most played setups the report draws."""
@@ -89,9 +91,10 @@ other 1 tip the intervals overlap (the gap may be chance).'
     return f"Findings, {variant}: " + "; ".join(parts) + "."
 
 
-def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
-    """How often setups repeat, per variant, and the most played ones as boards."""
-    section = Section("Repeated setups", "repeats")
+def repeated_setups_section(section: Section, data: ReportInputs, variant: str) -> None:
+    """How often setups repeat, per variant, and the most played ones as boards; when no
+    setup of ``variant`` was played twice, one sentence says so instead of boards of setups
+    played once each."""
     counts = repeats.setup_counts(data.setups)
     section.text(
         "A setup is its owner's 40 squares; two games have the same setup when every square "
@@ -103,20 +106,26 @@ def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
     section.table("Setups, distinct setups and repeats per variant", counts)
     row = counts.set_index("variant").loc[variant] if variant in set(counts["variant"]) else None
     if row is not None and row["setups"]:
+        n_setups, top_count = (int(value) for value in row[["setups", "top_count"]].to_numpy())
         section.text(
-            f"In {variant}, {row['repeated']:,} of {row['setups']:,} setups "
+            f"In {variant}, {row['repeated']:,} of {count_of(n_setups, 'setup')} "
             f"({row['repeated'] / row['setups']:.1%}) were played more than once; "
             f"{row['distinct_setups']:,} are distinct ({row['mirror_distinct_setups']:,} "
             f"counting a mirror image as the same), and "
             + (
-                f"the most played setup was played {row['top_count']:,} times."
-                if row["top_count"] > 1
+                f"the most played setup was played {count_of(top_count, 'time')}."
+                if top_count > 1
                 else "no setup was played twice."
             )
         )
     tally = data.setups.loc[data.setups["variant"] == variant]
     top = repeats.common_setups(tally, top=REPORT_TOP_SETUPS)
-    if len(top):
+    if len(top) and int(top["count"].max()) < 2:
+        section.text(
+            f"No {variant} setup was played more than once, so there is no list of most "
+            "played setups: it would only show setups played once each."
+        )
+    elif len(top):
         columns = ["rank", "fingerprint", "count", "wins", "draws", "losses", "win_rate"]
         columns += ["ci_low", "ci_high", "first_period", "last_period"]
         section.table(f"The most played {variant} setups", top[columns])
@@ -127,7 +136,6 @@ def repeated_setups_section(data: ReportInputs, variant: str) -> Section:
             ),
             f"the {len(top)} most played {variant} setups drawn as boards",
         )
-    return section
 
 
 def verdict(table: pd.DataFrame) -> str | None:

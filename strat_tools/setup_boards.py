@@ -4,7 +4,8 @@ Each panel draws one setup in its owner's view, as :mod:`strat_tools.plots` draw
 setup area: the back row (row 1) at the bottom, the front row at the top with the lakes'
 columns marked above it, column 1 (the owner's left) at the left; bombs and the flag
 shaded. The panel's title says how often it was played and how it did, with both
-intervals (:mod:`strat_tools.stats.intervals`). Takes the table of
+intervals (:mod:`strat_tools.stats.intervals`); when no setup in the table was played more
+than once, the figure's title says so. Takes the table of
 :func:`strat_tools.stats.repeats.common_setups`; computes nothing.
 """
 
@@ -18,6 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools.identity import BOARD_SYMBOLS, setup_from_letters
+from strat_tools.text import count_of
 
 _SHADE: Final = {1: "#8c8c8c", 12: "#e8b64c"}
 """Fill of bomb (byte 1) and flag (byte 12) squares; the rest stay white."""
@@ -39,7 +41,7 @@ def _panel_title(row: pd.Series) -> str:
         f", clustered [{_percent(row['cluster_ci_low'])}, {_percent(row['cluster_ci_high'])}]"
     )
     return (
-        f"#{row['rank']} {row['fingerprint']}: {row['count']} setups, "
+        f"#{row['rank']} {row['fingerprint']}: played {count_of(int(row['count']), 'time')}, "
         f"{row['wins']}-{row['draws']}-{row['losses']}\n{rate}"
     )
 
@@ -86,8 +88,10 @@ def common_setups_figure(table: pd.DataFrame, *, title: str = "", columns: int =
         axes[0, 0].set_visible(True)
         axes[0, 0].text(0.5, 0.5, "no setups", ha="center", va="center")
         axes[0, 0].set_axis_off()
-    fig.suptitle(
-        title or "Most played setups (owner's view: back row at the bottom; lakes beyond row 4)",
-        fontsize=10,
+    heading = (
+        title or "Most played setups (owner's view: back row at the bottom; lakes beyond row 4)"
     )
+    if len(table) and int(table["count"].max()) < 2:  # a "most played" list of singletons
+        heading += "\nno setup here was played more than once: each of these was played once"
+    fig.suptitle(heading, fontsize=10)
     return fig

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
 from strat_tools import board_plots, plots, stats
-from strat_tools.board import LAKES, parse_square
+from strat_tools.board import COLUMNS, LAKES, parse_square
 from strat_tools.pieces import letter_code
 from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
 
@@ -135,7 +135,7 @@ def test_side_filter_and_title(setups: pd.DataFrame) -> None:
 
 
 def test_all_pieces_share_one_colour_scale(setups: pd.DataFrame) -> None:
-    fig = plots.setup_heatmap(setups, "all")
+    fig = plots.setup_heatmap(setups, "all", min_setups=1)
     panels = [ax for ax in fig.axes if ax.images]
     assert [ax.get_title() for ax in panels[:3]] == ["Flag (F)", "Bomb (B)", "Spy (1)"]
     assert len(panels) == 12
@@ -146,7 +146,7 @@ def test_all_pieces_share_one_colour_scale(setups: pd.DataFrame) -> None:
 
 
 def test_classic_numbering_in_panel_titles(setups: pd.DataFrame) -> None:
-    fig = plots.setup_heatmap(setups, "all", numbering="classic")
+    fig = plots.setup_heatmap(setups, "all", numbering="classic", min_setups=1)
     titles = [ax.get_title() for ax in fig.axes if ax.images]
     assert "Marshal (1)" in titles and "Scout (9)" in titles and "Spy (S)" in titles
 
@@ -176,8 +176,98 @@ def test_winners_vs_losers_splits_on_won(setups: pd.DataFrame) -> None:
     assert only_image(ax).get_clim() == (-1e-9, 1e-9)  # same flag square: no difference
 
 
+def flag_setups(squares: dict[tuple[int, int], int], won: bool, first: int = 0) -> pd.DataFrame:
+    """``squares[(row, col)]`` setups with the flag on (row, col), one game each, all won or
+    all lost: the setup context of a winners-minus-losers map."""
+    rows = []
+    for (row, col), count in squares.items():
+        for _ in range(count):
+            rows.append((f"g{first + len(rows)}", "red", row, col, "flag", won))
+    frame = pd.DataFrame(rows, columns=["game_id", "side", "row", "col", "piece", "won"])
+    return frame.astype({"won": "boolean"})
+
+
+def test_difference_map_marks_the_squares_that_differ_beyond_chance() -> None:
+    winners = flag_setups({(1, 1): 85, (1, 10): 10, (2, 5): 5}, won=True)
+    losers = flag_setups({(1, 1): 10, (1, 10): 85, (2, 5): 5}, won=False, first=100)
+    fig = plots.setup_heatmap(pd.concat([winners, losers], ignore_index=True), "flag", by="won")
+    ax = fig.axes[0]
+    marked = {
+        (round(patch.get_y() + patch.get_height() / 2), round(patch.get_x() + 0.5))
+        for patch in ax.patches
+        if patch.get_gid() == "significant"
+    }
+    assert marked == {(1, 1), (1, 10)}  # 85 vs 10 of 100: marked; (2, 5) 5 vs 5: not
+    labels = cell_labels(ax)
+    assert labels[(1, 1)] == "+75.0*" and labels[(1, 10)] == "\u221275.0*"
+    assert labels[(2, 5)] == "0.0"
+    note = fig.get_supxlabel()
+    assert note.startswith("Outlined and starred: 2 of 40 squares differ significantly")
+    assert "two-proportion z-test per square, Holm-corrected over the 40 squares" in note
+    assert "family-wise level 5%" in note
+    assert "n = 100 setups of winners, 100 setups of losers" in note
+
+
+def test_difference_map_without_a_real_gap_marks_nothing() -> None:
+    winners = flag_setups({(1, 1): 3, (1, 10): 2}, won=True)
+    losers = flag_setups({(1, 1): 2, (1, 10): 3}, won=False, first=10)
+    fig = plots.setup_heatmap(pd.concat([winners, losers], ignore_index=True), "flag", by="won")
+    assert not [p for p in fig.axes[0].patches if p.get_gid() == "significant"]
+    assert "*" not in "".join(cell_labels(fig.axes[0]).values())
+    assert fig.get_supxlabel().startswith("No square of 40 differs significantly")
+    assert "n = 5 setups of winners, 5 setups of losers" in fig.get_supxlabel()
+
+
+def too_few_labels(fig: Figure) -> list[str]:
+    return [t.get_text() for ax in fig.axes for t in ax.texts if t.get_gid() == "too-few-label"]
+
+
+def test_panels_with_too_few_setups_say_so_instead_of_drawing_noise(
+    setups: pd.DataFrame,
+) -> None:
+    fig = plots.setup_heatmap(setups, "flag", by="side", min_setups=2)
+    drawn = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in drawn] == ["red, n = 2"]  # blue has one setup
+    assert too_few_labels(fig) == ["too few (n = 1)"]
+    assert "1 panel with fewer than 2 setups left blank" in fig.get_suptitle()
+    # the default threshold blanks every panel of three hand-made setups, and no colour bar
+    # is drawn for maps that are not there
+    everything = plots.setup_heatmap(setups, "all")
+    assert len(too_few_labels(everything)) == 12 and not everything.axes[12:]
+    assert plots.MIN_PANEL_SETUPS == 50
+    assert "12 panels with fewer than 50 setups left blank" in everything.get_suptitle()
+
+
+def test_per_panel_scale_gives_each_panel_its_own_colour_bar(setups: pd.DataFrame) -> None:
+    fig = plots.setup_heatmap(setups, "flag", by="side", min_setups=1, scale="per-panel")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [only_image(ax).get_clim() for ax in panels] == [(0.0, 100.0), (0.0, 50.0)]
+    bars = [ax for ax in fig.axes if ax.get_ylabel() == "% (this panel)"]
+    assert len(bars) == 2
+    assert "one colour scale per panel" in fig.get_suptitle()
+    shared = plots.setup_heatmap(setups, "flag", by="side", min_setups=1)
+    assert [only_image(ax).get_clim() for ax in shared.axes if ax.images] == [(0.0, 100.0)] * 2
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"scale": "own"}, "unknown panel scale 'own'; choose from shared, per-panel"),
+        ({"min_setups": -1}, "must be a count >= 0, not -1"),
+        ({"min_setups": 2.5}, "must be a count >= 0, not 2.5"),
+    ],
+)
+def test_panel_options_are_checked_where_they_enter(
+    setups: pd.DataFrame, options: dict[str, Any], message: str
+) -> None:
+    from strat_tools.errors import OptionError
+
+    with pytest.raises(OptionError, match=message):
+        plots.setup_heatmap(setups, "flag", by="side", **options)
+
+
 def test_grouped_heatmap_one_panel_per_group(setups: pd.DataFrame) -> None:
-    fig = plots.setup_heatmap(setups, "flag", by="side")
+    fig = plots.setup_heatmap(setups, "flag", by="side", min_setups=1)
     panels = [ax for ax in fig.axes if ax.images]
     assert [ax.get_title() for ax in panels] == ["blue, n = 1", "red, n = 2"]
     assert cell_labels(panels[0])[(1, 1)] == "100"
@@ -300,7 +390,7 @@ def test_battles_and_owner_view(moves: pd.DataFrame) -> None:
 
 
 def test_traffic_reads_categorical_squares_and_skips_bad_ones(moves: pd.DataFrame) -> None:
-    names = [plots.COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100)]
+    names = [COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100)]
     frame = moves.copy()
     frame.loc[2, "target"] = None  # a bad square name in the record becomes null
     for column in ("source", "target"):
@@ -530,6 +620,9 @@ def test_heatmap_command_moves_in_either_numbering(
             3,
             "Error: no setups to draw for variant barrage",
         ),
+        (["--by", "side", "--scale", "own", "-o", "x.png"], 2, "Invalid value for '--scale'"),
+        (["--by", "side", "--min-setups", "-1", "-o", "x.png"], 2, "--min-setups"),
+        (["--moves", "path", "--scale", "per-panel", "-o", "x.png"], 2, "a --moves map has none"),
     ],
 )
 def test_heatmap_command_errors(
@@ -541,6 +634,20 @@ def test_heatmap_command_errors(
     assert result[0] == code
     assert text in result[2]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_heatmap_command_panel_scale_and_threshold(tmp_path: Path, games_zip: Path) -> None:
+    import matplotlib
+
+    out = tmp_path / "sides.svg"
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        code, _, stderr = run_cli(
+            "heatmap", str(games_zip), "--by", "side", "--scale", "per-panel",
+            "--min-setups", "13", "-o", str(out), "--jobs", "1",
+        )  # fmt: skip
+    assert code == 0, stderr
+    text = svg_texts(out)  # 12 games: 12 setups a side, one short of 13
+    assert text.count("too few (n = 12)") == 2 and "one colour scale per panel" in text
 
 
 def test_heatmap_command_missing_input(tmp_path: Path) -> None:

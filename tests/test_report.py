@@ -93,9 +93,40 @@ def test_every_section_is_there_in_reading_order(html_text: str) -> None:
     assert html_text.startswith("<!DOCTYPE html>") and "<title>Test games</title>" in html_text
 
 
+def captions(text: str) -> list[str]:
+    """Every figure caption of an HTML report."""
+    return [html.unescape(c) for c in re.findall(r"<figcaption>([^<]+)</figcaption>", text)]
+
+
+def test_difference_maps_name_the_test_the_level_and_the_samples(html_text: str) -> None:
+    maps = [c for c in captions(html_text) if "winners minus losers" in c]
+    assert [c.split(":")[0] for c in maps] == ["Flag", "Bomb"]
+    for caption in maps:
+        assert "two-proportion z-test per square, Holm-corrected over the 40 squares" in caption
+        assert "family-wise level 5%" in caption
+        assert re.search(r"n = \d+ setups of winners, \d+ setups of losers", caption)
+    assert "Holm's correction for testing 40 squares at once" in html.unescape(html_text)
+
+
+def test_no_repeated_setup_means_no_most_played_boards_but_a_sentence(html_text: str) -> None:
+    assert "No classic setup was played more than once, so there is no list" in html_text
+    assert not [c for c in captions(html_text) if "most played" in c]
+    assert "1 setups" not in html_text and "1 times" not in html_text
+
+
+def test_sections_come_from_the_registry_in_its_order(gameset: GameSet) -> None:
+    anchors = [s.anchor for s in report.build_sections(gameset)]
+    registered = [e.anchor for e in report.REPORT_SECTIONS if e.anchor != "statistics"]
+    assert anchors == registered  # no statistic asks for a section here
+    titles = {e.anchor: e.title for e in report.REPORT_SECTIONS}
+    assert [titles[a] for a in anchors] == [s.title for s in report.build_sections(gameset)]
+
+
 def test_report_is_self_contained(html_text: str) -> None:
     sources = IMAGE_SOURCE.findall(html_text)
-    assert len(sources) == 11  # one of them the most played setups
+    # flag, bomb, flag per variant, the two winners-minus-losers maps, all pieces, scouts,
+    # battles, the win-rate chart, the neighbours; no most-played boards (no setup repeats)
+    assert len(sources) == 11
     assert all(src.startswith(DATA_PNG) for src in sources)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html_text
@@ -550,7 +581,10 @@ def test_no_fixed_army_setups_no_advice_section() -> None:
     ]
     games = GameSet(tables_for_records(records))
     assert len(games.setups) == 240  # setups there are, but none of a fixed army
-    assert report.advice_section(report_inputs.report_inputs(games)) is None
+    section = document.Section("What the rulebooks advise, tested", "advice")
+    assert report.advice_section(section, report_inputs.report_inputs(games), "modern") is False
+    assert section.blocks == []  # left out, not an empty section
+    assert [s.anchor for s in report.build_sections(games)] == ["corpus", "endings"]
 
 
 @pytest.mark.parametrize("setups_only", [False, True])

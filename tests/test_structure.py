@@ -50,6 +50,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
     ),
     "statistics": ("stats", "setup_grid", "tips", "tip_rates", "arrangement", "advice"),
     "views": (
+        "setup_area",
         "plots",
         "board_plots",
         "report",
@@ -59,6 +60,8 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "boardimage",
         "setup_boards",
         "report_setups",
+        "report_corpus",
+        "report_advice",
     ),
     "cli": ("cli", "__main__", "__init__"),
 }

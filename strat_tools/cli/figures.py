@@ -77,6 +77,21 @@ from strat_tools.pieces import ARMIES
     type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
     help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
 )
+@click.option(
+    "--scale",
+    default="shared",
+    show_default=True,
+    type=LibraryChoice("strat_tools.plots:PANEL_SCALES"),
+    help="Panel grids (--piece all, --by period etc.): one colour scale for all panels "
+    "(shared, to compare them) or one per panel (per-panel, to see each one's pattern).",
+)
+@click.option(
+    "--min-setups",
+    default=None,
+    type=click.IntRange(min=0),
+    help="Panels with fewer setups are drawn as 'too few (n = K)' "
+    "[default: strat_tools.plots.MIN_PANEL_SETUPS, 50].",
+)
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
 @click.option(
     "-o",
@@ -99,6 +114,8 @@ def heatmap(
     measure: str | None,
     view: str,
     numbering: str,
+    scale: str,
+    min_setups: int | None,
     title: str | None,
     out: str,
     jobs: int | None,
@@ -106,14 +123,17 @@ def heatmap(
     """Draw where a piece stands in the setups (owner's view, back row at the bottom).
 
     Each cell is annotated with the percentage of setups that have the piece there; the
-    title names n. With --moves, draw the 10x10 board with the lakes instead: where scouts
-    travel, where battles happen.
+    title names n. --by won marks the squares where winners and losers differ more than
+    chance (a two-proportion z-test per square, Holm-corrected over the 40 squares, 5%).
+    With --moves, draw the 10x10 board with the lakes instead: where scouts travel, where
+    battles happen.
 
     \b
     Example:
       strat-tools heatmap ../gravon/ --piece flag -o flag.png
       strat-tools heatmap ../gravon/ --piece all --side blue -o pieces.svg
       strat-tools heatmap ../gravon/ --piece bomb --by won -o bombs-won.pdf
+      strat-tools heatmap ../gravon/ --piece flag --by period --scale per-panel -o f.png
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
@@ -127,6 +147,11 @@ def heatmap(
     if measure is not None and by is not None:
         raise click.BadParameter(
             "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
+        )
+    if measure is not None and (scale != "shared" or min_setups is not None):
+        raise click.BadParameter(
+            "--scale and --min-setups shape panel grids of setups; a --moves map has none",
+            param_hint="--scale/--min-setups",
         )
     label = title or source_label(paths)
     shown = variant if side == "both" else f"{variant}, {side} side only"
@@ -175,7 +200,11 @@ def heatmap(
         drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
     if measure is None:
         fig = plots.setup_heatmap_from_placements(
-            dict(zip(requests, tables, strict=True)), piece, **drawing
+            dict(zip(requests, tables, strict=True)),
+            piece,
+            **drawing,
+            scale=scale,  # type: ignore[arg-type]  # a LibraryChoice of PANEL_SCALES
+            min_setups=plots.MIN_PANEL_SETUPS if min_setups is None else min_setups,
         )
     else:
         fig = board_plots.traffic_figure(

@@ -119,3 +119,35 @@ def miller_madow(bits: Any, used: Any, samples: Any) -> Any:
     """The Miller-Madow bias correction of an entropy in bits: ``+ (used - 1) / (2 n ln 2)``
     for ``used`` non-empty cells out of ``samples`` draws."""
     return bits + (used - 1) / (2 * samples * math.log(2))
+
+
+def normal_two_sided_p(z: Any) -> FloatArray:
+    """The two-sided p-value of standard normal scores ``z``, elementwise: ``P(|Z| >= |z|)``
+    (``erfc(|z| / sqrt 2)``); NaN scores (no test possible) give 1, never a discovery.
+
+    >>> [round(float(p), 4) for p in normal_two_sided_p([0.0, 1.96, float("nan")])]
+    [1.0, 0.05, 1.0]
+    """
+    zs = np.abs(np.asarray(z, dtype=np.float64))
+    result: FloatArray = np.array([math.erfc(v / math.sqrt(2)) for v in zs.ravel()]).reshape(
+        zs.shape
+    )
+    return np.where(np.isnan(zs), 1.0, result)
+
+
+def holm_adjust(p: Any) -> FloatArray:
+    """Holm's step-down adjustment of ``m`` p-values for testing them together: the
+    ``i``-th smallest becomes ``max_{j <= i} min(1, (m - j + 1) p_(j))``. Rejecting where the
+    adjusted value is below a level keeps the chance of even one false discovery among the
+    ``m`` below that level, whatever the dependence between the tests.
+
+    >>> holm_adjust([0.01, 0.04, 0.03, 0.5]).round(2).tolist()
+    [0.04, 0.09, 0.09, 0.5]
+    """
+    ps = np.asarray(p, dtype=np.float64)
+    order = np.argsort(ps, kind="stable")
+    m = len(ps)
+    stepped = np.minimum(1.0, (m - np.arange(m)) * ps[order])
+    adjusted = np.empty(m)
+    adjusted[order] = np.maximum.accumulate(stepped)
+    return adjusted
