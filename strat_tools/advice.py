@@ -39,7 +39,7 @@ from strat_tools.setup_grid import (
     setup_grid,
 )
 from strat_tools.sources import Paths
-from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson_interval
+from strat_tools.stats import Data, TableSet, piece_placements, setup_frame, wilson
 from strat_tools.stats.stream import sum_counts
 from strat_tools.tips import (
     TIP_NAMES,
@@ -95,9 +95,7 @@ def tip_win_rates(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -> p
     for flag, suffix in ((True, "follow"), (False, "other")):
         n = _column(counts, "size", flag)
         wins = _column(counts, "sum", flag)
-        bounds = [wilson_interval(int(k), int(m)) for k, m in zip(wins, n, strict=True)]
-        low = np.array([b[0] for b in bounds], dtype=np.float64)
-        high = np.array([b[1] for b in bounds], dtype=np.float64)
+        low, high = wilson(wins, n)
         table[f"n_{suffix}"] = n
         table[f"wins_{suffix}"] = wins
         table[f"rate_{suffix}"] = np.where(n > 0, wins / np.maximum(n, 1), np.nan)
@@ -130,13 +128,8 @@ def tip_head_to_head(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -
         .agg(games=("won", "size"), follower_wins=("won", "sum"))
         .reset_index()
     )
-    bounds = [
-        wilson_interval(int(k), int(n))
-        for k, n in zip(table["follower_wins"], table["games"], strict=True)
-    ]
     table["rate"] = table["follower_wins"] / table["games"]
-    table["low"] = [b[0] for b in bounds]
-    table["high"] = [b[1] for b in bounds]
+    table["low"], table["high"] = wilson(table["follower_wins"], table["games"])
     return _order_tips(table, by)
 
 
@@ -452,12 +445,11 @@ def tip_summary_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("variant"
     for suffix in ("follow", "other"):
         n = decided[f"n_{suffix}"].to_numpy(np.int64)
         wins = decided[f"wins_{suffix}"].to_numpy(np.int64)
-        bounds = [wilson_interval(int(k), int(m)) for k, m in zip(wins, n, strict=True)]
+        low, high = wilson(wins, n)
         rates[f"n_{suffix}"] = n
         rates[f"wins_{suffix}"] = wins
         rates[f"rate_{suffix}"] = np.where(n > 0, wins / np.maximum(n, 1), np.nan)
-        rates[f"low_{suffix}"] = np.array([b[0] for b in bounds], dtype=np.float64)
-        rates[f"high_{suffix}"] = np.array([b[1] for b in bounds], dtype=np.float64)
+        rates[f"low_{suffix}"], rates[f"high_{suffix}"] = low, high
     rates["difference"] = rates["rate_follow"] - rates["rate_other"]
     rates = _order_tips(rates, by)
     split = counts[counts["h2h_games"] > 0]
@@ -465,13 +457,8 @@ def tip_summary_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("variant"
         h2h_games=split["h2h_games"].to_numpy(np.int64),
         h2h_wins=split["h2h_wins"].to_numpy(np.int64),
     )
-    bounds = [
-        wilson_interval(int(k), int(n))
-        for k, n in zip(duels["h2h_wins"], duels["h2h_games"], strict=True)
-    ]
     duels["h2h_rate"] = duels["h2h_wins"] / duels["h2h_games"]
-    duels["h2h_low"] = [b[0] for b in bounds]
-    duels["h2h_high"] = [b[1] for b in bounds]
+    duels["h2h_low"], duels["h2h_high"] = wilson(duels["h2h_wins"], duels["h2h_games"])
     duels = _order_tips(duels, by)
     table = adoption.merge(rates, on=keys, how="left")
     table = table.merge(duels, on=keys, how="left")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -184,14 +185,38 @@ def cell(table: pd.DataFrame, **where: Any) -> pd.Series:
     return rows.iloc[0]
 
 
-def test_wilson_interval_known_values() -> None:
-    low, high = stats.wilson_interval(8, 10)
-    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
-    assert stats.wilson_interval(0, 10)[0] == 0.0
-    assert stats.wilson_interval(10, 10)[1] == 1.0
-    assert all(math.isnan(x) for x in stats.wilson_interval(0, 0))
+# Newcombe, "Two-sided confidence intervals for the single proportion", Statistics in
+# Medicine 17 (1998), Table I, method 3 (score interval without continuity correction).
+NEWCOMBE_WILSON = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+]
+
+
+def test_wilson_matches_newcombes_published_intervals() -> None:
+    k, n, lows, highs = (list(column) for column in zip(*NEWCOMBE_WILSON, strict=True))
+    low, high = stats.wilson(k, n)
+    assert np.round(low, 4).tolist() == lows
+    assert np.round(high, 4).tolist() == highs
+
+
+def test_wilson_edges_fractions_and_errors() -> None:
+    low, high = stats.wilson([8, 0, 10, 0], [10, 10, 10, 0])
+    assert (round(float(low[0]), 4), round(float(high[0]), 4)) == (0.4902, 0.9433)
+    assert low[1] == 0.0 and high[2] == 1.0
+    assert math.isnan(low[3]) and math.isnan(high[3])
+    # A fractional sample size (the clustered interval's effective size): at one rate, the
+    # interval at 7.5 trials lies strictly between those at 7 and at 8.
+    low, high = stats.wilson([3.5, 3.75, 4.0], [7.0, 7.5, 8.0])
+    width = high - low
+    assert width[0] > width[1] > width[2]
+    # A per-element quantile: a wider z is a wider interval.
+    narrow, wide = stats.wilson([5, 5], [10, 10], [1.96, 2.5])
+    assert narrow[1] < narrow[0] and wide[1] > wide[0]
     with pytest.raises(ValueError, match="0 <= k <= n"):
-        stats.wilson_interval(3, 2)
+        stats.wilson(3, 2)
 
 
 def test_setup_context_joins_games_and_says_who_won(frames: Frames) -> None:
@@ -282,7 +307,7 @@ def test_win_rate_by_flag_on_back_row_with_wilson_bounds(frames: Frames) -> None
     back = cell(table, flag_back_row=True)
     # decided setups: g1 red (won), g1 blue (lost), g2 blue (won) on the back row; g2 red lost.
     assert (back["setups"], back["wins"]) == (3, 2)
-    assert (back["ci_low"], back["ci_high"]) == pytest.approx(stats.wilson_interval(2, 3))
+    assert (back["ci_low"], back["ci_high"]) == pytest.approx(tuple(map(float, stats.wilson(2, 3))))
     other = cell(table, flag_back_row=False)
     assert (other["setups"], other["wins"], other["win_rate"]) == (1, 0, 0.0)
     with pytest.raises(ValueError, match="unknown feature"):

@@ -4,7 +4,7 @@ Every function takes either a :class:`~strat_tools.dataset.GameSet` (anything wi
 ``.games``/``.setups``/``.moves`` frames) or the frame it needs, and returns a tidy
 DataFrame. ``by`` groups the result by any of ``variant``, ``period``, ``year``, ``side``,
 ``result`` (``win``/``loss``/``draw``) or ``won``; counts come with the sample size, shares
-with it, and win rates with Wilson 95% intervals (:func:`wilson_interval`). Each statistic is
+with it, and win rates with Wilson 95% intervals (:func:`wilson`). Each statistic is
 one :class:`Statistic` in the registry (:mod:`strat_tools.stats.registry`); every formula is
 in :mod:`strat_tools.stats.formulas`.
 
@@ -27,7 +27,7 @@ import pandas as pd
 
 from strat_tools.pieces import parse_piece
 from strat_tools.records import parse_variant
-from strat_tools.stats.formulas import wilson_interval
+from strat_tools.stats.formulas import wilson
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,
     GROUPINGS,
@@ -111,7 +111,7 @@ __all__ = [
     "scouts_surviving",
     "setup_context",
     "setup_frame",
-    "wilson_interval",
+    "wilson",
     "win_rate",
 ]
 
