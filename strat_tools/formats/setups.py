@@ -181,7 +181,7 @@ def code_strings(codes: npt.ArrayLike, fmt: str = "ataraxos") -> list[str | None
     order = np.asarray(_format(fmt).squares(Side.RED), dtype=np.int64)
     table = np.frombuffer((CODE_LETTERS[:13] + "?" * 243).encode(), dtype=np.uint8)
     letters = table[array[:, order]]
-    valid: list[bool] = (array <= 12).all(axis=1).tolist()
+    valid = np.asarray((array <= 12).all(axis=1), dtype=bool).tolist()
     return [row.tobytes().decode() if ok else None for row, ok in zip(letters, valid, strict=True)]
 
 
