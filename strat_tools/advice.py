@@ -29,6 +29,7 @@ from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.errors import OptionError
 from strat_tools.pieces import ARMIES, KIND_LABELS
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.setup_grid import (
     CELLS,
     EDGES,
@@ -273,7 +274,7 @@ def ordered_cells(cells: pd.DataFrame | None) -> pd.DataFrame:
     return cells.iloc[order].reset_index(drop=True)
 
 
-def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFrame:
+def adjacency_matrix(table: pd.DataFrame, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """The :func:`adjacency` ratios of one variant as a symmetric kind-by-kind matrix."""
     rows = table[table["variant"] == variant]
     both = pd.concat(
@@ -327,7 +328,14 @@ def placement_entropy(
     relative = entropy_bits / max_bits. Sorted per variant from most predictable (lowest
     entropy) to least.
     """
-    cells = placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    cells = placement_cells(
+        setup_frame(
+            data,
+            None,
+            ALL_VARIANTS if variant is None else variant,
+            exclude_invalid=exclude_invalid,
+        )
+    )
     return entropy_from_cells(cells)
 
 
@@ -485,7 +493,14 @@ def advice_counts(
         table = adjacency_table(grid_of(data, variant, exclude_invalid))
         return table[["variant", "piece_a", "piece_b", "setups", "observed"]]
     if view == "entropy":
-        return placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+        return placement_cells(
+            setup_frame(
+                data,
+                None,
+                ALL_VARIANTS if variant is None else variant,
+                exclude_invalid=exclude_invalid,
+            )
+        )
     features = setup_features(data, variant, exclude_invalid=exclude_invalid)
     return tip_counts(features, ["variant", "period"] if view == "periods" else ["variant"])
 
@@ -506,7 +521,7 @@ def finish_advice(counts: pd.DataFrame, view: str) -> pd.DataFrame:
 def advice_table(
     data: Data,
     view: str = "tips",
-    variant: str | None = "classic",
+    variant: str | None = DEFAULT_VARIANT,
     *,
     exclude_invalid: bool = True,
 ) -> pd.DataFrame:
@@ -530,7 +545,7 @@ def advice_table(
 def advice_table_of_paths(
     paths: Paths,
     view: str = "tips",
-    variant: str | None = "classic",
+    variant: str | None = DEFAULT_VARIANT,
     *,
     exclude_invalid: bool = True,
     select: Select | None = None,
@@ -561,7 +576,7 @@ def advice_table_of_paths(
 
 
 def advice_section_data(
-    data: Data, variant: str = "classic", *, exclude_invalid: bool = True
+    data: Data, variant: str = DEFAULT_VARIANT, *, exclude_invalid: bool = True
 ) -> dict[str, pd.DataFrame]:
     """Everything the report's advice section shows, computed once.
 
@@ -570,7 +585,7 @@ def advice_section_data(
     table, all variants), ``adjacency_matrix`` (ratios for ``variant``, kinds by kinds),
     ``entropy`` (all variants).
     """
-    frame = setup_frame(data, None, None, exclude_invalid=exclude_invalid)
+    frame = setup_frame(data, None, ALL_VARIANTS, exclude_invalid=exclude_invalid)
     grid = setup_grid(frame)
     features = features_from_grid(grid)
     neighbours = adjacency_table(grid)

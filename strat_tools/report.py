@@ -45,7 +45,7 @@ from strat_tools.pieces import (
     rank_label,
 )
 from strat_tools.plots import PlacementRequest
-from strat_tools.records import VARIANTS
+from strat_tools.records import DEFAULT_VARIANT, VARIANTS
 from strat_tools.report_inputs import (
     ReportData,
     ReportInputs,
@@ -100,7 +100,8 @@ def _select(table: pd.DataFrame, variant: str) -> pd.DataFrame:
 
 
 def _main_variant(games: pd.DataFrame) -> str | None:
-    """The variant with the most setups (placement pictures are drawn for it)."""
+    """The variant the detailed sections show: :data:`~strat_tools.records.DEFAULT_VARIANT`
+    when it has setups (as every command's default), else the one with the most setups."""
     candidates = games.loc[
         games["has_setup"].astype(bool)
         & (games["variant"].astype(str) != "classicfree")
@@ -108,7 +109,8 @@ def _main_variant(games: pd.DataFrame) -> str | None:
     ]
     if candidates.empty:
         return None
-    return str(candidates["variant"].astype(str).value_counts().idxmax())
+    sizes = candidates["variant"].astype(str).value_counts()
+    return DEFAULT_VARIANT if DEFAULT_VARIANT in sizes.index else str(sizes.idxmax())
 
 
 def corpus_section(data: ReportInputs) -> Section:

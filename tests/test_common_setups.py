@@ -88,3 +88,90 @@ def test_setups_prints_the_chosen_string_in_every_format() -> None:
     code, _, err = run("setups", "data/", "--setup-format", "nope")
     assert code == 2
     assert all(name in err for name in SETUP_FORMATS)
+
+
+@pytest.fixture(scope="module")
+def month(gravon_dir: Any) -> str:
+    """One real month of the archive: 877 classic games, setups played up to 65 times."""
+    return str(gravon_dir / "strados2014-5.zip")
+
+
+def test_setups_options_keep_their_promises_on_a_real_month(month: str, tmp_path: Any) -> None:
+    code, out, err = run("setups", month, "--top", "0", "--format", "json", "--jobs", "1")
+    assert code == 0, err
+    every = json.loads(out)
+    # --top 0 is every distinct setup, most played first, each with its results.
+    assert f"{len(every):,} distinct" in err
+    counts = [r["count"] for r in every]
+    assert counts == sorted(counts, reverse=True) and counts[0] > 20
+    for row in every:
+        assert row["wins"] + row["draws"] + row["losses"] <= row["count"]
+        assert row["first_period"] <= row["last_period"]
+        if row["wins"] + row["losses"]:  # decided games: a rate inside both intervals
+            assert row["ci_low"] <= row["win_rate"] <= row["ci_high"]
+            assert row["cluster_ci_low"] <= row["win_rate"] <= row["cluster_ci_high"]
+        else:  # only draws: no rate, and null, not zero, in the JSON
+            assert row["win_rate"] is None and row["ci_low"] is None
+    code, out, err = run("setups", month, "--top", "0", "--min-count", "5", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [int(r["count"]) for r in rows] == [c for c in counts if c >= 5]
+    code, out, err = run("setups", month, "--top", "2", "--mirror", "--format", "json")
+    mirrored = json.loads(out)
+    assert mirrored[0]["count"] >= every[0]["count"] and len(mirrored) == 2
+    code, out, err = run("setups", month, "--top", "3", "--near", "3", "--format", "json")
+    near = json.loads(out)
+    assert sum(r["count"] for r in near) >= sum(counts[:3])
+    assert any(r["distinct_setups"] > 1 for r in near)
+    # The table draws each board (four rows of ten) under a line naming what it covers.
+    code, out, err = run("setups", month, "--top", "2")
+    head, *board = out.split("\n\n")[0].splitlines()
+    assert head.startswith(f"#1 {every[0]['fingerprint']} (classic): {counts[0]} setups")
+    assert "win rate" in head and "clustered" in head and "seen 2014-" in head
+    assert len(board) == 4 and all(len(line.split()) == 10 for line in board)
+    assert "\n".join(line.strip() for line in board) == every[0]["board"]
+    picture = tmp_path / "top.png"
+    code, _, err = run("setups", month, "--top", "4", "-o", str(picture), "--jobs", "1")
+    assert code == 0 and picture.read_bytes()[:4] == b"\x89PNG"
+    code, _, err = run("setups", month, "-o", str(tmp_path / "top.txt"))
+    assert code == 2 and "use a name ending .png, .svg or .pdf" in err
+
+
+def test_search_keeps_its_promises_on_a_real_month(month: str) -> None:
+    from strat_tools.stats.repeats import search_setups
+
+    games = read_games([month], setups_only=True, jobs=1)
+    flag_left = "........../........../........../F........."
+    code, out, err = run("search", month, "--pattern", flag_left, "--format", "json")
+    assert code == 0, err
+    found = json.loads(out)
+    library = search_setups(games, flag_left)
+    assert found["variant"] == "classic"
+    assert found["games"] == library.game_ids and len(found["games"]) > 50
+    assert found["matching"]["count"] + found["rest"]["count"] == len(setup_outcomes(games))
+    assert found["z"] == pytest.approx(library.z) and found["matching"]["score_z"] is not None
+    # Names, a set and a negation read as the letters do; the pattern is drawn back.
+    named = (
+        ". . . . . . . . . . / . . . . . . . . . . / . . . . . . . . . . / flag . . . . . . . . ."
+    )
+    code, out, err = run("search", month, "--pattern", named, "--list-games")
+    assert code == 0, err
+    assert "    F . . . . . . . . ." in out.splitlines()[4]
+    assert out.split("z (matching against the rest): ")[1].splitlines()[1:] == library.game_ids
+    code, out, err = run("search", month, "--pattern", flag_left, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [r["match"] for r in rows] == ["matching", "rest"]
+    assert {r["variant"] for r in rows} == {"classic"} and rows[0]["z"] == rows[1]["z"]
+    # An empty square in a classic setup: the search says it can never match.
+    code, out, err = run("search", month, "--pattern", "_" + flag_left[1:], "--format", "json")
+    assert code == 0 and "can never match" in err and "no empty square" in err
+    assert json.loads(out)["matching"]["count"] == 0
+
+
+def test_the_variant_filter_takes_a_players_spelling() -> None:
+    code, out, err = run(
+        "setups", "data/", "--variant", "Barrage", "--top", "1", "--format", "json"
+    )
+    assert code == 0, err
+    assert json.loads(out)[0]["variant"] == "barrage"
+    code, _, err = run("setups", "data/", "--variant", "clasic")
+    assert code == 2 and "unknown variant 'clasic'; choose from classic" in err

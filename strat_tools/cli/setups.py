@@ -22,6 +22,7 @@ from strat_tools.cli.common import (
     source_label,
     units_or_dataset,
 )
+from strat_tools.records import DEFAULT_VARIANT
 
 
 def percent(value: Any) -> str:
@@ -114,9 +115,10 @@ def setups(
     clustered 95% intervals, first and last month seen, and the setup as a board.
 
     Boards are drawn as the owner sees them from their seat: the front row on top, the
-    back row last; B bomb, F flag, S spy, 2..9, X marshal. One variant at a time
-    (default classic; --variant picks another). A setup's clustered interval counts its
-    games as one observation: what one setup's record says about setups in general.
+    back row last; B bomb, F flag, S spy, 2..9, X marshal. Default classic; --variant
+    picks others, each setup counted within its variant (a variant column). A setup's
+    clustered interval counts its games as one observation: what one setup's record says
+    about setups in general.
 
     \b
     Example:
@@ -132,7 +134,7 @@ def setups(
         raise click.BadParameter(
             f"{out!r}: use a name ending .png, .svg or .pdf", param_hint="'-o'"
         )
-    variant = sorted(game_filter.variants) if game_filter.variants else "classic"
+    variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
     total = units_or_dataset(paths)

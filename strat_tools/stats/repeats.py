@@ -39,6 +39,7 @@ from strat_tools.identity import (
     setup_letters,
 )
 from strat_tools.patterns import Pattern
+from strat_tools.records import DEFAULT_VARIANT
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
 
@@ -81,7 +82,7 @@ def _variants(variant: Variant) -> list[str] | None:
     return [variant] if isinstance(variant, str) else list(variant)
 
 
-def setup_outcomes(data: TableSet, variant: Variant = "classic") -> SetupOutcomes:
+def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
     """Every setup of ``variant`` (a name, a list, or None: all but classicfree) with its
     fingerprints and its owner's result; invalid games left out."""
     found: SetupArray = setup_array(data.setups)
@@ -198,7 +199,7 @@ def _summarise(tally: pd.DataFrame, group: str) -> pd.DataFrame:
 def common_setups(
     data: TableSet | SetupOutcomes | pd.DataFrame,
     *,
-    variant: Variant = "classic",
+    variant: Variant = DEFAULT_VARIANT,
     mirror: bool = False,
     top: int = 20,
     min_count: int = 1,
@@ -318,7 +319,7 @@ def search_setups(
     data: TableSet | SetupOutcomes,
     pattern: Pattern | str,
     *,
-    variant: Variant = "classic",
+    variant: Variant = DEFAULT_VARIANT,
     mirror: bool = False,
 ) -> SearchResult:
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
