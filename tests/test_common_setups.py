@@ -175,3 +175,21 @@ def test_the_variant_filter_takes_a_players_spelling() -> None:
     assert json.loads(out)[0]["variant"] == "barrage"
     code, _, err = run("setups", "data/", "--variant", "clasic")
     assert code == 2 and "unknown variant 'clasic'; choose from classic" in err
+
+
+def test_a_search_never_pools_variants(sample: Any) -> None:
+    from strat_tools.stats.repeats import search_setups
+
+    with pytest.raises(OptionError, match="one variant; these are barrage, classic"):
+        search_setups(
+            sample, "........../........../........../F.........", variant=["classic", "barrage"]
+        )
+    code, _, err = run(
+        "search",
+        "data/",
+        "--pattern",
+        "........../........../........../F.........",
+        "--variant",
+        "classic,barrage",
+    )
+    assert code == 2 and "compares setups of one variant" in err

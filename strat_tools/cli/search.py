@@ -84,6 +84,11 @@ def search(
         pattern = Pattern.parse(search_pattern)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--pattern'") from None
+    if game_filter.variants and len(game_filter.variants) > 1:
+        raise click.BadParameter(
+            "a search compares setups of one variant (armies differ): name one",
+            param_hint="'--variant'",
+        )
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     total = units_or_dataset(paths)
     with progress_bar(total, "reading setups") as update:

@@ -323,7 +323,8 @@ def search_setups(
     mirror: bool = False,
 ) -> SearchResult:
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
-    rate of matching setups against the rest.
+    rate of matching setups against the rest, within one variant (several are an
+    :class:`~strat_tools.errors.OptionError`: armies differ, so they never pool).
 
     >>> from strat_tools.driver import read_games
     >>> games = read_games("data/", setups_only=True, jobs=1)
@@ -336,6 +337,12 @@ def search_setups(
     if isinstance(pattern, str):
         pattern = Pattern.parse(pattern)
     outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    found = sorted(set(outcomes.frame["variant"]))
+    if len(found) > 1:
+        # Matching and the rest would pool different armies: never silently.
+        raise OptionError(
+            f"a pattern search compares setups of one variant; these are {', '.join(found)}"
+        )
     hit = pattern.match(outcomes.codes, mirror=mirror)
     parts = [
         setup_tally(outcomes.take(rows)).assign(match=name)
