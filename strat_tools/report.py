@@ -100,8 +100,7 @@ def _select(table: pd.DataFrame, variant: str) -> pd.DataFrame:
 
 
 def _main_variant(games: pd.DataFrame) -> str | None:
-    """The variant the detailed sections show: :data:`~strat_tools.records.DEFAULT_VARIANT`
-    when it has setups (as every command's default), else the one with the most setups."""
+    """The variant shown in detail: DEFAULT_VARIANT if it has setups, else the most played."""
     candidates = games.loc[
         games["has_setup"].astype(bool)
         & (games["variant"].astype(str) != "classicfree")
