@@ -38,6 +38,7 @@ from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.errors import OptionError
 from strat_tools.pieces import ARMIES
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
 from strat_tools.stats import Data, TableSet, setup_frame
@@ -112,7 +113,8 @@ def advice_counts(
         table = adjacency_table(grid_of(data, variant, exclude_invalid))
         return table[["variant", "piece_a", "piece_b", "setups", "observed"]]
     if view == "entropy":
-        return placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+        scope = ALL_VARIANTS if variant is None else variant
+        return placement_cells(setup_frame(data, None, scope, exclude_invalid=exclude_invalid))
     features = setup_features(data, variant, exclude_invalid=exclude_invalid)
     return tip_counts(features, ["variant", "period"] if view == "periods" else ["variant"])
 
@@ -133,7 +135,7 @@ def finish_advice(counts: pd.DataFrame, view: str) -> pd.DataFrame:
 def advice_table(
     data: Data,
     view: str = "tips",
-    variant: str | None = "classic",
+    variant: str | None = DEFAULT_VARIANT,
     *,
     exclude_invalid: bool = True,
 ) -> pd.DataFrame:
@@ -157,7 +159,7 @@ def advice_table(
 def advice_table_of_paths(
     paths: Paths,
     view: str = "tips",
-    variant: str | None = "classic",
+    variant: str | None = DEFAULT_VARIANT,
     *,
     exclude_invalid: bool = True,
     select: Select | None = None,
@@ -184,7 +186,7 @@ def advice_table_of_paths(
 
 
 def advice_section_data(
-    data: Data, variant: str = "classic", *, exclude_invalid: bool = True
+    data: Data, variant: str = DEFAULT_VARIANT, *, exclude_invalid: bool = True
 ) -> dict[str, pd.DataFrame]:
     """Everything the report's advice section shows, computed once.
 
@@ -193,7 +195,7 @@ def advice_section_data(
     table, all variants), ``adjacency_matrix`` (ratios for ``variant``, kinds by kinds),
     ``entropy`` (all variants).
     """
-    frame = setup_frame(data, None, None, exclude_invalid=exclude_invalid)
+    frame = setup_frame(data, None, ALL_VARIANTS, exclude_invalid=exclude_invalid)
     grid = setup_grid(frame)
     features = features_from_grid(grid)
     neighbours = adjacency_table(grid)

@@ -20,6 +20,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.pieces import ARMIES, KIND_LABELS
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.setup_grid import CELLS, EDGES, LABEL_KIND, SetupGrid, lookup_codes
 from strat_tools.stats import Data, piece_placements, setup_frame
 from strat_tools.tips import grid_of
@@ -148,7 +149,7 @@ def ordered_cells(cells: pd.DataFrame | None) -> pd.DataFrame:
     return cells.iloc[order].reset_index(drop=True)
 
 
-def adjacency_matrix(table: pd.DataFrame, variant: str = "classic") -> pd.DataFrame:
+def adjacency_matrix(table: pd.DataFrame, variant: str = DEFAULT_VARIANT) -> pd.DataFrame:
     """The :func:`adjacency` ratios of one variant as a symmetric kind-by-kind matrix."""
     rows = table[table["variant"] == variant]
     both = pd.concat(
@@ -202,7 +203,8 @@ def placement_entropy(
     relative = entropy_bits / max_bits. Sorted per variant from most predictable (lowest
     entropy) to least.
     """
-    cells = placement_cells(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    scope = ALL_VARIANTS if variant is None else variant
+    cells = placement_cells(setup_frame(data, None, scope, exclude_invalid=exclude_invalid))
     return entropy_from_cells(cells)
 
 

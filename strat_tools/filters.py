@@ -33,9 +33,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from strat_tools.errors import OptionError
 from strat_tools.identity import owner_codes, setup_array
 from strat_tools.patterns import Pattern
-from strat_tools.records import VARIANTS, GameRecord, Termination
+from strat_tools.records import GameRecord, Termination, parse_variant
 from strat_tools.sources import MAX_GAME_BYTES, SourceError, open_regular
 from strat_tools.tables import to_frame
 
@@ -277,12 +278,11 @@ def _variants(variant: str | Sequence[str] | None) -> frozenset[str] | None:
         return None
     names = [v.strip() for v in ([variant] if isinstance(variant, str) else variant)]
     names = [n for part in names for n in part.split(",") if n.strip()]
-    unknown = [n for n in names if n not in VARIANTS]
-    if unknown:
-        raise FilterError(
-            "--variant", f"unknown variant {unknown[0]!r}; choose from {', '.join(VARIANTS)}"
-        )
-    return frozenset(names)
+    try:
+        # A player's spelling, as every --variant takes it: any case, - or _ for the space.
+        return frozenset(parse_variant(name) for name in names)
+    except OptionError as exc:
+        raise FilterError("--variant", str(exc)) from None
 
 
 def _month(text: str) -> str:

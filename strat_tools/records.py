@@ -22,6 +22,14 @@ from strat_tools.record_formats import strip_record_suffix
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
 """The Gravon variants, as written in ``game/@type`` and file names."""
 
+DEFAULT_VARIANT: Final = "classic"
+"""The variant every statistic, table and picture covers when none is named (``stats``,
+``heatmap``, ``setups``, ``search``, ``advice``, the report's detailed sections): armies differ
+between variants, so their setups never pool unless asked (``pool_variants``)."""
+
+ALL_VARIANTS: Final = "all"
+"""The name that asks for every variant, each counted apart (one ``variant`` group each)."""
+
 SYNTHETIC_MARK: Final = b"<?strat-tools synthetic?>"
 """The processing instruction ``strat-tools generate`` writes on the line after the XML
 declaration of every game it makes: such games were never played by people. The format

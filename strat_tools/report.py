@@ -44,6 +44,7 @@ from strat_tools.errors import InputError, OptionError
 from strat_tools.output import write_file_atomically
 from strat_tools.pieces import KINDS, Numbering, PieceKind, check_numbering, rank_label
 from strat_tools.plots import PlacementRequest
+from strat_tools.records import DEFAULT_VARIANT
 from strat_tools.report_advice import advice_section
 from strat_tools.report_corpus import (
     by_variant_size,
@@ -342,7 +343,7 @@ REPORT_SECTIONS: Final[tuple[ReportSection, ...]] = (
 
 
 def _main_variant(games: pd.DataFrame) -> str | None:
-    """The variant with the most setups (placement pictures are drawn for it)."""
+    """The variant shown in detail: DEFAULT_VARIANT if it has setups, else the most played."""
     candidates = games.loc[
         games["has_setup"].astype(bool)
         & (games["variant"].astype(str) != "classicfree")
@@ -350,7 +351,8 @@ def _main_variant(games: pd.DataFrame) -> str | None:
     ]
     if candidates.empty:
         return None
-    return str(candidates["variant"].astype(str).value_counts().idxmax())
+    sizes = candidates["variant"].astype(str).value_counts()
+    return DEFAULT_VARIANT if DEFAULT_VARIANT in sizes.index else str(sizes.idxmax())
 
 
 def build_sections(

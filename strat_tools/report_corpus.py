@@ -100,7 +100,7 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for variant, group in decided.groupby("variant", sort=True):
         n, k = len(group), int((group["winner"] == 1).sum())
-        low, high = stats.wilson_interval(k, n)
+        low, high = (float(x) for x in stats.wilson(k, n))
         rows.append(
             {"variant": variant, "games": n, "red_wins": k, "red_win_rate": k / n,
              "ci_low": low, "ci_high": high}

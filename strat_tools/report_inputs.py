@@ -21,6 +21,7 @@ from strat_tools import advice, stats
 from strat_tools.dataset import empty_gameset
 from strat_tools.driver import Select, Tally, reduce_batches
 from strat_tools.pipeline import ProgressCallback
+from strat_tools.records import ALL_VARIANTS
 from strat_tools.setup_area import PIECE_ORDER
 from strat_tools.setup_grid import setup_grid
 from strat_tools.sources import Paths
@@ -120,14 +121,14 @@ def reduce_report(data: ReportData) -> ReportPart:
     """Reduce games (a batch, or all of them) to what the report shows (top-level, so a
     process pool or Dask can run it on each batch where it is read)."""
     context = _Context.of(data)
-    moves = stats.move_frame(context.moves)
+    moves = stats.move_frame(context.moves, variant=ALL_VARIANTS)
     traffic: dict[str, dict[str, Traffic]] = {}
     for name, options in TRAFFIC.items():
         traffic[name] = {
             str(variant): traffic_counts(group, **options)  # type: ignore[arg-type]
             for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
         }
-    setups = stats.setup_frame(context.setups, None, None)
+    setups = stats.setup_frame(context.setups, None, ALL_VARIANTS)
     grid = setup_grid(setups)
     tips = advice.tip_counts(features_from_grid(grid), ["variant"])
     return ReportPart(

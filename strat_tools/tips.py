@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from strat_tools.pieces import ARMIES, PieceKind
+from strat_tools.records import ALL_VARIANTS
 from strat_tools.setup_grid import (
     ADJACENT,
     COLS,
@@ -353,7 +354,9 @@ def setup_features(
 
 
 def grid_of(data: Data, variant: str | Sequence[str] | None, exclude_invalid: bool) -> SetupGrid:
-    return setup_grid(setup_frame(data, None, variant, exclude_invalid=exclude_invalid))
+    # The advice groups by variant itself: no variant named is every variant.
+    scope = ALL_VARIANTS if variant is None else variant
+    return setup_grid(setup_frame(data, None, scope, exclude_invalid=exclude_invalid))
 
 
 CLUSTER: Final = "mirror_id"

@@ -74,12 +74,13 @@ def test_every_command_takes_gsn_inputs(mixed_folder: Path, tmp_path: Path) -> N
     games_csv = (tmp_path / "t" / "games.csv").read_text().splitlines()
     assert len(games_csv) == 1 + 9
     code, out, err = run(
-        "stats", str(mixed_folder), "--stat", "endings", "--format", "csv", "--jobs", "1"
-    )
+        "stats", str(mixed_folder), "--stat", "endings", "--format", "csv", "--jobs", "1",
+        "--variant", "all",
+    )  # fmt: skip
     assert code == 0, err
     header, *rows = out.splitlines()
-    assert header.startswith("termination,games,")
-    assert sum(int(row.split(",")[1]) for row in rows) == 8  # the unreadable one is no ending
+    assert header.startswith("variant,termination,games,")
+    assert sum(int(row.split(",")[2]) for row in rows) == 8  # the unreadable one is no ending
     code, out, err = run("show", str(GSN_FIXTURES / "v1_header.gsn"), "--ply", "5")
     assert code == 0, err
     assert " 6   .! b3  ~~  ~~   .   .  ~~  ~~   .   .\n 5   .+ r3  ~~  ~~" in out

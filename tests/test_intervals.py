@@ -6,12 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from strat_tools.stats.formulas import wilson_interval
+from strat_tools.stats.formulas import wilson
 from strat_tools.stats.intervals import (
     cluster_interval,
     t_quantile_975,
     two_proportion_z,
-    wilson_bounds,
     win_rate_table,
 )
 
@@ -53,7 +52,7 @@ def test_without_repeats_the_clustered_interval_is_the_plain_one_with_t_quantile
     singles = {f"s{i}": [i < 37] for i in range(100)}
     table = win_rate_table(games_of(singles), [])
     assert table.at[0, "distinct_setups"] == 100
-    low, high = wilson_interval(37, 100)
+    low, high = (float(x) for x in wilson(37, 100))
     assert (table.at[0, "ci_low"], table.at[0, "ci_high"]) == pytest.approx((low, high))
     # The t quantile at 99 degrees of freedom (1.984) against 1.96: a little wider.
     assert table.at[0, "cluster_ci_low"] == pytest.approx(low, abs=0.005)
@@ -63,7 +62,7 @@ def test_without_repeats_the_clustered_interval_is_the_plain_one_with_t_quantile
 def test_one_setup_is_one_observation() -> None:
     table = win_rate_table(games_of({"only": [True] * 30 + [False] * 10}), [])
     assert table.at[0, "distinct_setups"] == 1
-    low, high = wilson_bounds(0.75, 1.0)
+    low, high = wilson(0.75, 1.0)
     assert (table.at[0, "cluster_ci_low"], table.at[0, "cluster_ci_high"]) == pytest.approx(
         (float(low), float(high))
     )

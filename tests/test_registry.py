@@ -90,7 +90,7 @@ def test_a_registered_statistic_is_a_cli_choice_with_its_help(registered: Statis
         cli, ["stats", str(SAMPLE), "--stat", "front-marshal", "--format", "csv", "--jobs", "1"]
     )
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0] == "front,setups,share"
+    assert result.stdout.splitlines()[0] == "variant,front,setups,share"
 
 
 def test_a_registered_statistic_with_a_title_gets_a_report_section(

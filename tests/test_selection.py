@@ -153,10 +153,12 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
     assert code == 0, err
     assert out.startswith(f"{red} games in") and f"{41 - red} games left out" in err
     code, out, err = run(
-        "stats", str(archive), "--stat", "flag", "--winner", "red", "--format", "json"
+        "stats", str(archive), "--stat", "flag", "--winner", "red", "--format", "json",
+        "--pool-variants",
     )  # fmt: skip
     assert code == 0, err
-    assert {row["setups"] for row in json.loads(out)} == {2 * red}  # both sides of each game
+    rows = json.loads(out)  # classic and barrage, pooled on request: both sides of each game
+    assert {row["setups"] for row in rows} == {2 * red} and {r["variant"] for r in rows} == {"all"}
     code, _, err = run("export", str(archive), "-o", str(tmp_path / "t"), "--winner", "red")
     assert code == 0, err
     assert len(read_dataset(tmp_path / "t").games) == red

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -184,14 +185,38 @@ def cell(table: pd.DataFrame, **where: Any) -> pd.Series:
     return rows.iloc[0]
 
 
-def test_wilson_interval_known_values() -> None:
-    low, high = stats.wilson_interval(8, 10)
-    assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
-    assert stats.wilson_interval(0, 10)[0] == 0.0
-    assert stats.wilson_interval(10, 10)[1] == 1.0
-    assert all(math.isnan(x) for x in stats.wilson_interval(0, 0))
+# Newcombe, "Two-sided confidence intervals for the single proportion", Statistics in
+# Medicine 17 (1998), Table I, method 3 (score interval without continuity correction).
+NEWCOMBE_WILSON = [
+    (81, 263, 0.2553, 0.3662),
+    (15, 148, 0.0624, 0.1605),
+    (0, 20, 0.0, 0.1611),
+    (1, 29, 0.0061, 0.1718),
+]
+
+
+def test_wilson_matches_newcombes_published_intervals() -> None:
+    k, n, lows, highs = (list(column) for column in zip(*NEWCOMBE_WILSON, strict=True))
+    low, high = stats.wilson(k, n)
+    assert np.round(low, 4).tolist() == lows
+    assert np.round(high, 4).tolist() == highs
+
+
+def test_wilson_edges_fractions_and_errors() -> None:
+    low, high = stats.wilson([8, 0, 10, 0], [10, 10, 10, 0])
+    assert (round(float(low[0]), 4), round(float(high[0]), 4)) == (0.4902, 0.9433)
+    assert low[1] == 0.0 and high[2] == 1.0
+    assert math.isnan(low[3]) and math.isnan(high[3])
+    # A fractional sample size (the clustered interval's effective size): at one rate, the
+    # interval at 7.5 trials lies strictly between those at 7 and at 8.
+    low, high = stats.wilson([3.5, 3.75, 4.0], [7.0, 7.5, 8.0])
+    width = high - low
+    assert width[0] > width[1] > width[2]
+    # A per-element quantile: a wider z is a wider interval.
+    narrow, wide = stats.wilson([5, 5], [10, 10], [1.96, 2.5])
+    assert narrow[1] < narrow[0] and wide[1] > wide[0]
     with pytest.raises(ValueError, match="0 <= k <= n"):
-        stats.wilson_interval(3, 2)
+        stats.wilson(3, 2)
 
 
 def test_setup_context_joins_games_and_says_who_won(frames: Frames) -> None:
@@ -220,9 +245,18 @@ def test_flag_placement_covers_all_40_cells_with_hand_counts(frames: Frames) -> 
 
 
 def test_placement_options_include_what_the_defaults_leave_out(frames: Frames) -> None:
-    with_free = stats.flag_placement(frames, include_classicfree=True)
+    # The default is classic alone: g4 (classicfree) is not counted, nor is g5 (invalid).
+    assert set(stats.flag_placement(frames)["setups"]) == {6}
+    # Named variants are counted as named (these low-level functions pool what they are
+    # told to; stats.compute and the CLI keep variants apart, see the test below).
+    with_free = stats.flag_placement(frames, variant=["classic", "classicfree"])
     assert cell(with_free, row=1, col=1)["count"] == 3 and set(with_free["setups"]) == {8}
-    everything = stats.flag_placement(frames, include_classicfree=True, exclude_invalid=False)
+    every = stats.flag_placement(frames, variant="all", include_classicfree=True)
+    assert set(every["setups"]) == {8}
+    assert set(stats.flag_placement(frames, variant="all")["setups"]) == {6}
+    everything = stats.flag_placement(
+        frames, variant=["classic", "classicfree"], exclude_invalid=False
+    )
     assert cell(everything, row=1, col=1)["count"] == 5
     only_free = stats.flag_placement(frames, variant="classicfree")
     assert cell(only_free, row=1, col=1)["share"] == 1.0
@@ -282,7 +316,7 @@ def test_win_rate_by_flag_on_back_row_with_wilson_bounds(frames: Frames) -> None
     back = cell(table, flag_back_row=True)
     # decided setups: g1 red (won), g1 blue (lost), g2 blue (won) on the back row; g2 red lost.
     assert (back["setups"], back["wins"]) == (3, 2)
-    assert (back["ci_low"], back["ci_high"]) == pytest.approx(stats.wilson_interval(2, 3))
+    assert (back["ci_low"], back["ci_high"]) == pytest.approx(tuple(map(float, stats.wilson(2, 3))))
     other = cell(table, flag_back_row=False)
     assert (other["setups"], other["wins"], other["win_rate"]) == (1, 0, 0.0)
     with pytest.raises(ValueError, match="unknown feature"):
@@ -297,18 +331,27 @@ def test_grouping_errors_name_the_choices(frames: Frames) -> None:
 
 
 def test_endings_and_lengths(frames: Frames) -> None:
-    table = stats.endings(frames)
+    table = stats.endings(frames, variant="all")
     flag = cell(table, termination="flag_captured")
     # g1 (5 plies) and g4 (classicfree, 10 plies) count; g5 is invalid.
     assert (flag["games"], flag["mean_plies"], flag["max_plies"]) == (2, 7.5, 10)
     assert flag["share"] == pytest.approx(0.5)
     assert table["games"].sum() == 4
-    lengths = stats.game_lengths(frames, by="period")
+    # By default classic alone: g4 is classicfree.
+    classic = stats.endings(frames)
+    assert cell(classic, termination="flag_captured")["games"] == 1
+    assert classic["games"].sum() == 3
+    lengths = stats.game_lengths(frames, by="period", variant="all")
     assert dict(zip(lengths["period"], lengths["games"], strict=True)) == {
         "2014-01": 1,
         "2014-02": 3,
     }
     assert cell(lengths, period="2014-02")["no_moves"] == 1
+    per_variant = stats.game_lengths(frames, by="variant")
+    assert dict(zip(per_variant["variant"], per_variant["games"], strict=True)) == {
+        "classic": 3,
+        "classicfree": 1,
+    }
 
 
 def test_scout_usage_counts(frames: Frames) -> None:
@@ -374,7 +417,8 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     result = runner.invoke(main, ["stats", str(fixtures), "--stat", "rows", "--format", "csv"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        "row,count,setups,share", "1,2,2,1.0", "2,0,2,0.0", "3,0,2,0.0", "4,0,2,0.0"
+        "variant,row,count,setups,share", "classic,1,2,2,1.0", "classic,2,0,2,0.0",
+        "classic,3,0,2,0.0", "classic,4,0,2,0.0",
     ]  # fmt: skip
     read_games(fixtures, jobs=1).export(tmp_path)
     scouts = runner.invoke(
@@ -382,7 +426,7 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     )
     assert scouts.exit_code == 0, scouts.output
     assert json.loads(scouts.stdout) == [
-        {"defender": "marshal", "count": 1, "share": 1.0, "wins": 0}
+        {"variant": "classic", "defender": "marshal", "count": 1, "share": 1.0, "wins": 0}
     ]
     unknown = runner.invoke(main, ["stats", str(tmp_path), "--stat", "luck"])
     # The choices are the registry's: click names them all (exit 2, a usage error).
@@ -440,3 +484,73 @@ def test_compute_takes_a_players_spelling_and_refuses_unknown_names() -> None:
         compute("rows", games, piece="nope")
     with pytest.raises(ValueError, match="unknown variant 'clasic'"):
         compute("rows", games, variant="clasic")
+
+
+@pytest.fixture(scope="module")
+def mixed() -> Any:
+    """data/: classic, barrage and duell games (and their moves) in one input."""
+    from strat_tools.driver import read_games
+
+    return read_games("data/", jobs=1)
+
+
+@pytest.mark.parametrize("name", list(stats.STATISTICS))
+def test_a_mixed_input_gives_per_variant_tables_never_a_pool(mixed: Any, name: str) -> None:
+    variants = set(mixed.games["variant"].astype(str))
+    assert {"classic", "barrage", "duell"} <= variants
+    default = stats.compute(name, mixed)
+    assert default.columns[0] == "variant" and set(default["variant"]) == {"classic"}
+    two = stats.compute(name, mixed, variant=["classic", "barrage"])
+    assert set(two["variant"]) == {"classic", "barrage"}
+    # Each variant's rows are what that variant alone gives: nothing pooled.
+    alone = stats.compute(name, mixed, variant="barrage")
+    pd.testing.assert_frame_equal(
+        two[two["variant"] == "barrage"].reset_index(drop=True), alone, check_dtype=False
+    )
+    grouped = stats.compute(name, mixed, by="variant")
+    assert set(grouped["variant"]) == set(stats.compute(name, mixed, variant="all")["variant"])
+    assert {"classic", "barrage", "duell"} <= set(grouped["variant"])
+    pooled = stats.compute(name, mixed, variant=["classic", "barrage"], pool_variants=True)
+    assert set(pooled["variant"]) == {"classic+barrage"}
+    sizes = [c for c in ("setups", "games", "moves", "count") if c in pooled]
+    if sizes and stats.STATISTICS[name].additive:
+        # A pool adds its variants up, and only when asked.
+        assert pooled[sizes[0]].sum() == two[sizes[0]].sum() > alone[sizes[0]].sum()
+
+
+def test_stats_says_which_variant_each_row_covers_in_every_format() -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    runner = CliRunner()
+    common = ["stats", "data/", "--stat", "flag-enclosed", "--jobs", "1"]
+    csv_text = runner.invoke(main, [*common, "--format", "csv"]).stdout
+    assert csv_text.splitlines()[0].startswith("variant,") and "classic," in csv_text
+    rows = json.loads(
+        runner.invoke(
+            main, [*common, "--variant", "barrage", "--variant", "duell", "--format", "json"]
+        ).stdout
+    )
+    assert [r["variant"] for r in rows] == ["barrage", "duell"]
+    table = runner.invoke(main, [*common, "--by", "variant"]).stdout
+    assert table.split()[0] == "variant" and "barrage" in table and "classic" in table
+    pooled = runner.invoke(
+        main,
+        [
+            *common,
+            "--variant",
+            "barrage",
+            "--variant",
+            "duell",
+            "--pool-variants",
+            "--format",
+            "json",
+        ],
+    )
+    (row,) = json.loads(pooled.stdout)
+    assert row["variant"] == "barrage+duell"
+    assert row["setups"] == sum(r["setups"] for r in rows)
+    # No game of the default variant: a usage error naming it, never an empty table.
+    nothing = runner.invoke(main, [*common, "--variant", "ultimate-lightning"])
+    assert nothing.exit_code == 2 and "no ultimate lightning games to count" in nothing.stderr

@@ -20,13 +20,14 @@ from strat_tools.cli.common import (
     synthetic_note,
 )
 from strat_tools.pieces import ARMIES
+from strat_tools.records import DEFAULT_VARIANT
 
 
 @click.command()
 @paths_argument
 @click.option(
     "--variant",
-    default="classic",
+    default=DEFAULT_VARIANT,
     show_default=True,
     type=VariantName([*ARMIES, "all"]),
     help="Variant with a fixed army ('all': each of them, one group per variant).",

@@ -23,6 +23,7 @@ from strat_tools.cli.common import (
     source_label,
 )
 from strat_tools.pieces import ARMIES
+from strat_tools.records import DEFAULT_VARIANT
 
 
 @click.command()
@@ -36,7 +37,7 @@ from strat_tools.pieces import ARMIES
 )
 @click.option(
     "--variant",
-    default="classic",
+    default=DEFAULT_VARIANT,
     show_default=True,
     type=VariantName(list(ARMIES)),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",

@@ -19,6 +19,7 @@ from strat_tools.cli.common import (
     require_readable,
     units_or_dataset,
 )
+from strat_tools.records import DEFAULT_VARIANT
 
 
 def search_record(result: Any) -> dict[str, Any]:
@@ -86,7 +87,12 @@ def search(
         pattern = Pattern.parse(search_pattern)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="'--pattern'") from None
-    variant = sorted(game_filter.variants) if game_filter.variants else "classic"
+    if game_filter.variants and len(game_filter.variants) > 1:
+        raise click.BadParameter(
+            "a search compares setups of one variant (armies differ): name one",
+            param_hint="'--variant'",
+        )
+    variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     total = units_or_dataset(paths)
     tally = Tally()
     with progress_bar(total, "reading setups") as update:
@@ -101,7 +107,7 @@ def search(
         click.echo(json.dumps(search_record(result), indent=2))
         return
     if fmt == "csv":
-        render(result.summary.assign(z=result.z), "csv")
+        render(result.summary.assign(variant=result.variant, z=result.z), "csv")
         return
     click.echo(f"pattern ({'or its mirror, ' if mirror else ''}front row first):")
     click.echo("\n".join("    " + line for line in str(result.pattern).splitlines()))

@@ -6,9 +6,11 @@ import math
 from typing import Any
 
 import click
+import pandas as pd
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
+    LibraryChoice,
     format_option,
     game_filter_options,
     jobs_option,
@@ -21,6 +23,7 @@ from strat_tools.cli.common import (
     source_label,
     units_or_dataset,
 )
+from strat_tools.records import DEFAULT_VARIANT
 
 
 def percent(value: Any) -> str:
@@ -30,10 +33,16 @@ def percent(value: Any) -> str:
     return f"{100 * float(value):.1f}"
 
 
-def setup_block(row: Any) -> str:
-    """One setup of the table as text: its numbers, then its board, indented."""
+def setup_block(row: Any, setup_format: str | None = None) -> str:
+    """One setup of the table as text: its numbers (the ``setup_format`` string beside the
+    fingerprint), then its board, indented."""
+    encoded = ""
+    if setup_format is not None:
+        value = row[f"setup_{setup_format}"]
+        encoded = f" {setup_format} {'n/a' if pd.isna(value) else value}"
     head = (
-        f"#{row['rank']} {row['fingerprint']} ({row['variant']}): {row['count']:,} setups "
+        f"#{row['rank']} {row['fingerprint']}{encoded} ({row['variant']}): "
+        f"{row['count']:,} setups "
         f"in {row['games']:,} games, {row['wins']} won, {row['draws']} drawn, "
         f"{row['losses']} lost; win rate {percent(row['win_rate'])}% "
         f"[{percent(row['ci_low'])}, {percent(row['ci_high'])}], clustered "
@@ -71,6 +80,15 @@ def setup_block(row: Any) -> str:
     show_default=True,
     help="Group setups that differ from the group's most played one in at most K squares.",
 )
+@click.option(
+    "--setup-format",
+    default=None,
+    metavar="NAME",
+    type=LibraryChoice("strat_tools.formats.setups:SETUP_FORMATS"),
+    help="Also print each setup as a 40-character string in this encoding, beside its "
+    "fingerprint (column setup_NAME); ataraxos and stratego_env: a line of their human "
+    "setups; owner: back row first.",
+)
 @format_option(("table", "csv", "json", "jsonl"))
 @click.option(
     "-o",
@@ -89,6 +107,7 @@ def setups(
     top: int,
     min_count: int,
     near: int,
+    setup_format: str | None,
     fmt: str,
     out: str | None,
     jobs: int | None,
@@ -97,14 +116,16 @@ def setups(
     clustered 95% intervals, first and last month seen, and the setup as a board.
 
     Boards are drawn as the owner sees them from their seat: the front row on top, the
-    back row last; B bomb, F flag, S spy, 2..9, X marshal. One variant at a time
-    (default classic; --variant picks another). A setup's clustered interval counts its
-    games as one observation: what one setup's record says about setups in general.
+    back row last; B bomb, F flag, S spy, 2..9, X marshal. Default classic; --variant
+    picks others, each setup counted within its variant (a variant column). A setup's
+    clustered interval counts its games as one observation: what one setup's record says
+    about setups in general.
 
     \b
     Example:
       strat-tools setups ../gravon/ --top 10
       strat-tools setups ../gravon/ --mirror --near 2 --format json
+      strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
     from strat_tools.driver import Tally
@@ -115,7 +136,7 @@ def setups(
         raise click.BadParameter(
             f"{out!r}: use a name ending .png, .svg or .pdf", param_hint="'-o'"
         )
-    variant = sorted(game_filter.variants) if game_filter.variants else "classic"
+    variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
     total = units_or_dataset(paths)
@@ -134,9 +155,13 @@ def setups(
         )
     if not len(outcomes):
         message(f"no {', '.join([variant] if isinstance(variant, str) else variant)} setups")
-    table = common_setups(outcomes, mirror=mirror, top=top, min_count=min_count, near=near)
+    table = common_setups(
+        outcomes, mirror=mirror, top=top, min_count=min_count, near=near,
+        setup_format=setup_format,
+    )  # fmt: skip
     if fmt == "table":
-        click.echo("\n".join(setup_block(row) for _, row in table.iterrows()) or "(no setups)")
+        blocks = (setup_block(row, setup_format) for _, row in table.iterrows())
+        click.echo("\n".join(blocks) or "(no setups)")
     else:
         render(table, fmt)
     if out is not None:

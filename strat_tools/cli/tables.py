@@ -8,6 +8,7 @@ import click
 
 from strat_tools.cli.common import (
     LibraryChoice,
+    NoInput,
     PieceName,
     RegistryOption,
     VariantName,
@@ -26,6 +27,7 @@ from strat_tools.cli.common import (
     rules_option,
     units_or_dataset,
 )
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
 
 @click.command()
@@ -131,9 +133,16 @@ def export(
     "--variant",
     "variants",
     multiple=True,
-    type=VariantName(),
+    type=VariantName([*VARIANTS, ALL_VARIANTS]),
     metavar="VARIANT",
-    help="Only these variants (repeatable; default: all but classicfree for setups).",
+    help=f"Variants to count, each apart: a variant column in every table (repeatable; "
+    f"default {DEFAULT_VARIANT}; '{ALL_VARIANTS}': every one, as does --by variant).",
+)
+@click.option(
+    "--pool-variants",
+    is_flag=True,
+    help="Count the chosen variants as one sample (their armies differ: only on purpose); "
+    "the variant column names them.",
 )
 @click.option(
     "--piece",
@@ -169,6 +178,7 @@ def stats(
     piece: str,
     feature: str,
     include_classicfree: bool,
+    pool_variants: bool,
     fmt: str,
     rules: str,
     jobs: int | None,
@@ -178,12 +188,14 @@ def stats(
     """Setup and move statistics as a table: placement, bombs, scouts, endings, win rates.
 
     Setup statistics read setups only (no replay). PATHS may be records or a folder written
-    by 'strat-tools export' (read without parsing anything).
+    by 'strat-tools export' (read without parsing anything). Variants never pool unless
+    --pool-variants: every table starts with the variant it covers.
 
     \b
     Example:
       strat-tools stats ../gravon/ --stat rows --variant classic --by period
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
+      strat-tools stats ../gravon/ --stat flag --by variant
     """
     from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_streaming
@@ -196,6 +208,7 @@ def stats(
         "piece": piece,
         "feature": feature,
         "include_classicfree": include_classicfree,
+        "pool_variants": pool_variants,
     }
     run: dict[str, Any] = {
         "jobs": jobs,
@@ -217,4 +230,10 @@ def stats(
             tally=tally,
         ),
     )
+    if table.empty:
+        scope = ", ".join(variants) or DEFAULT_VARIANT
+        raise NoInput(
+            f"no {scope} games to count in {' '.join(paths)}"
+            + ("" if variants else " (--variant NAME or --by variant for others)")
+        )
     render(table, fmt)

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.board import LAKES, Side
@@ -162,6 +163,26 @@ def setup_strings(setups: pd.DataFrame, fmt: str = "ataraxos") -> pd.DataFrame:
         letters[group["position"].to_numpy()] = group["letter"].to_numpy()
         out.append((game_id, side, "".join(letters)))
     return pd.DataFrame(out, columns=["game_id", "side", "setup"])
+
+
+def code_strings(codes: npt.ArrayLike, fmt: str = "ataraxos") -> list[str | None]:
+    """Setups given as ``[n, 40]`` owner-view codes (:mod:`strat_tools.identity`: position
+    ``r * 10 + c`` is row ``r + 1``, column ``c + 1`` from the owner's seat, byte 0 empty, 1..12
+    bomb..flag) as ``fmt`` strings, whole arrays at once; ``None`` for a setup with a square
+    that is neither empty nor the owner's (classicfree), which no 40-character format holds.
+
+    >>> owner = np.zeros((1, 40), dtype=np.uint8)
+    >>> owner[0, 0] = 12  # the flag on the owner's back-row left corner
+    >>> [s[:2] + ".." + s[-2:] for s in code_strings(owner, "owner") + code_strings(owner)]
+    ['MA..AA', 'AA..AM']
+    """
+    array = np.asarray(codes, dtype=np.uint8).reshape(-1, 40)
+    # For red, owner position j is field square j, so the red squares are the positions.
+    order = np.asarray(_format(fmt).squares(Side.RED), dtype=np.int64)
+    table = np.frombuffer((CODE_LETTERS[:13] + "?" * 243).encode(), dtype=np.uint8)
+    letters = table[array[:, order]]
+    valid = np.asarray((array <= 12).all(axis=1), dtype=bool).tolist()
+    return [row.tobytes().decode() if ok else None for row, ok in zip(letters, valid, strict=True)]
 
 
 _LETTER_OF_LABEL: Final = {label: CODE_LETTERS[kind + 1] for kind, label in enumerate(KIND_LABELS)}

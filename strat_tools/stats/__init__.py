@@ -4,13 +4,17 @@ Every function takes either a :class:`~strat_tools.dataset.GameSet` (anything wi
 ``.games``/``.setups``/``.moves`` frames) or the frame it needs, and returns a tidy
 DataFrame. ``by`` groups the result by any of ``variant``, ``period``, ``year``, ``side``,
 ``result`` (``win``/``loss``/``draw``) or ``won``; counts come with the sample size, shares
-with it, and win rates with Wilson 95% intervals (:func:`wilson_interval`). Each statistic is
+with it, and win rates with Wilson 95% intervals (:func:`wilson`). Each statistic is
 one :class:`Statistic` in the registry (:mod:`strat_tools.stats.registry`); every formula is
 in :mod:`strat_tools.stats.formulas`.
 
 Setups are in the owner's view (row 1 = that side's back row, col 1 = that player's left),
-so red and blue setups pool. By default, setup statistics leave out ``classicfree`` (any
-army on any square) and every statistic leaves out ``invalid`` games; both are parameters.
+so red and blue setups pool. Variants never do: a statistic counts
+:data:`~strat_tools.records.DEFAULT_VARIANT` (classic) unless told otherwise, several variants
+are one group each (a ``variant`` column in every table), and pooling them takes
+``pool_variants=True`` (:func:`~strat_tools.stats.frames.scope_variants` is the rule).
+By default, setup statistics leave out ``classicfree`` (any army on any square) and every
+statistic leaves out ``invalid`` games; both are parameters.
 
 These functions read no files, replay nothing and draw nothing: they only count what the
 tables (:mod:`strat_tools.tables`) hold. The one exception is :func:`compute_streaming`
@@ -26,8 +30,8 @@ from typing import Final
 import pandas as pd
 
 from strat_tools.pieces import parse_piece
-from strat_tools.records import parse_variant
-from strat_tools.stats.formulas import wilson_interval
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, parse_variant
+from strat_tools.stats.formulas import wilson
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,
     GROUPINGS,
@@ -71,7 +75,9 @@ from strat_tools.stats.play import (
 )
 
 __all__ = [
+    "ALL_VARIANTS",
     "CONTEXT_COLUMNS",
+    "DEFAULT_VARIANT",
     "GAME_STATISTICS",
     "GROUPINGS",
     "MOVE_STATISTICS",
@@ -113,7 +119,7 @@ __all__ = [
     "scouts_surviving",
     "setup_context",
     "setup_frame",
-    "wilson_interval",
+    "wilson",
     "win_rate",
 ]
 
@@ -136,11 +142,16 @@ def compute(
     piece: str = "flag",
     feature: str = "flag_back_row",
     include_classicfree: bool = False,
+    pool_variants: bool = False,
 ) -> pd.DataFrame:
     """Compute the statistic ``name`` (one of :data:`STATISTICS`) on a GameSet: the finish
     of its count of everything.
 
-    ``piece`` applies to placement, rows and columns; ``feature`` to win-rate.
+    ``piece`` applies to placement, rows and columns; ``feature`` to win-rate. Every table
+    starts with ``variant``: with no ``variant`` named, :data:`DEFAULT_VARIANT` alone (every
+    variant, one group each, with ``by="variant"`` or ``variant="all"``); several variants
+    are one group each, pooled only with ``pool_variants=True``
+    (:class:`~strat_tools.stats.registry.Options`).
 
     >>> compute("rows", games, by="variant", piece="flag")  # doctest: +SKIP
     """
@@ -148,11 +159,9 @@ def compute(
     # never a table of zeros.
     piece = parse_piece(piece).label
     if variant is not None:
-        variant = (
-            parse_variant(variant)
-            if isinstance(variant, str)
-            else [parse_variant(v) for v in variant]
-        )
+        names = [variant] if isinstance(variant, str) else list(variant)
+        named = [v if v == ALL_VARIANTS else parse_variant(v) for v in names]
+        variant = named[0] if isinstance(variant, str) else named
     return get_statistic(name).compute(
         data,
         by=by,
@@ -160,6 +169,7 @@ def compute(
         piece=piece,
         feature=feature,
         include_classicfree=include_classicfree,
+        pool_variants=pool_variants,
     )
 
 

@@ -4,9 +4,8 @@ Vectorised over whole columns (NumPy / pandas), so a table of counts gets its de
 in one call whatever its length. The statistics (:mod:`strat_tools.stats`), the advice and
 the report all take their derived values from here; none writes its own.
 
->>> import pandas as pd
->>> low, high = wilson(pd.Series([8]), pd.Series([10]))
->>> round(float(low[0]), 3), round(float(high[0]), 3)
+>>> low, high = wilson(8, 10)
+>>> round(float(low), 3), round(float(high), 3)
 (0.49, 0.943)
 """
 
@@ -59,37 +58,35 @@ def rate(wins: Any, n: Any) -> FloatArray:
         return np.where(m > 0, k / np.maximum(m, 1), np.nan)
 
 
-def wilson(k: Any, n: Any, z: float = Z95) -> tuple[FloatArray, FloatArray]:
-    """Wilson score interval of ``k`` successes in ``n`` trials, elementwise (95% by
-    default): ``(low, high)`` arrays, NaN where ``n`` is 0."""
+def wilson(
+    k: npt.ArrayLike, n: npt.ArrayLike, z: npt.ArrayLike = Z95
+) -> tuple[FloatArray, FloatArray]:
+    """Wilson score interval of ``k`` successes in ``n`` trials, elementwise: ``(low, high)``
+    arrays, 95% by default. The one Wilson interval of the project: ``n`` may be a fraction
+    (an effective sample size, for the clustered interval of
+    :mod:`strat_tools.stats.intervals`) and ``z`` may differ per element (a t quantile).
+    ``n == 0`` (or NaN) gives NaN; ``k`` outside ``0..n`` is an error.
+
+    >>> low, high = wilson([8, 0, 3.75], [10, 0, 5.0])
+    >>> [round(float(x), 3) for x in low], [round(float(x), 3) for x in high]
+    ([0.49, nan, 0.336], [0.943, nan, 0.947])
+    >>> [round(float(x), 4) for x in wilson(81, 263)]  # Newcombe (1998), Table I
+    [0.2553, 0.3662]
+    """
     ks = np.asarray(k, dtype=np.float64)
     ns = np.asarray(n, dtype=np.float64)
-    if np.any((ns > 0) & ((ks < 0) | (ks > ns))):
+    quantile = np.asarray(z, dtype=np.float64)
+    if np.any((ns > 0) & ((ks < 0) | (ks > ns * (1 + 1e-12)))):
         raise ValueError("need 0 <= k <= n for every interval")
-    low = np.full(ks.shape, math.nan)
-    high = np.full(ks.shape, math.nan)
-    for i in np.flatnonzero(ns > 0):
-        low[i], high[i] = wilson_interval(int(ks[i]), int(ns[i]), z)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.clip(ks / ns, 0.0, 1.0)
+        z2 = quantile * quantile
+        centre = (p + z2 / (2 * ns)) / (1 + z2 / ns)
+        half = quantile * np.sqrt(p * (1 - p) / ns + z2 / (4 * ns * ns)) / (1 + z2 / ns)
+    empty = ~(ns > 0)
+    low: FloatArray = np.where(empty, np.nan, np.maximum(0.0, centre - half))
+    high: FloatArray = np.where(empty, np.nan, np.minimum(1.0, centre + half))
     return low, high
-
-
-def wilson_interval(k: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of ``k`` successes in ``n`` trials (95% by default).
-
-    >>> tuple(round(x, 3) for x in wilson_interval(8, 10))
-    (0.49, 0.943)
-
-    ``n == 0`` gives ``(nan, nan)``.
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    if not 0 <= k <= n:
-        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
-    p = k / n
-    z2 = z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def add_wilson(
@@ -97,9 +94,9 @@ def add_wilson(
 ) -> pd.DataFrame:
     """``table`` with the Wilson interval of ``table[wins]`` in ``table[n]`` as columns
     ``low`` and ``high`` (in place, and returned)."""
-    bounds = wilson(table[wins].to_numpy(np.int64), table[n].to_numpy(np.int64))
-    table[low] = bounds[0]
-    table[high] = bounds[1]
+    table[low], table[high] = wilson(
+        table[wins].to_numpy(np.float64), table[n].to_numpy(np.float64)
+    )
     return table
 
 

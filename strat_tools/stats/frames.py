@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from strat_tools.errors import InputError, OptionError
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
 
 GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
 """The columns a statistic can be grouped ``by``."""
@@ -136,10 +137,21 @@ def by_list(by: By) -> list[str]:
     return names
 
 
-def _variants(variant: str | Sequence[str] | None) -> list[str] | None:
+def scope_variants(variant: str | Sequence[str] | None, by: Sequence[str] = ()) -> list[str] | None:
+    """The variants a statistic counts, the one rule every statistic follows: the names given
+    (:data:`~strat_tools.records.ALL_VARIANTS`, ``'all'``: every variant, ``None`` in the
+    result); none given: every variant when grouped ``by`` variant (one group each, never a
+    pool), else :data:`~strat_tools.records.DEFAULT_VARIANT` alone.
+
+    >>> scope_variants(None), scope_variants(None, ["variant"]), scope_variants("all")
+    (['classic'], None, None)
+    >>> scope_variants(["barrage", "duell"])
+    ['barrage', 'duell']
+    """
     if variant is None:
-        return None
-    return [variant] if isinstance(variant, str) else list(variant)
+        return None if "variant" in by else [DEFAULT_VARIANT]
+    names = [variant] if isinstance(variant, str) else list(variant)
+    return None if ALL_VARIANTS in names else names
 
 
 def filter_rows(
@@ -152,15 +164,16 @@ def filter_rows(
     keep: pd.Series | None = None,
 ) -> pd.DataFrame:
     """Apply the variant/status filters (and ``keep``, a row mask) in one selection, and add
-    the derived ``result`` column if asked for."""
+    the derived ``result`` column if asked for. The variants are :func:`scope_variants`'s;
+    classicfree only when named or ``include_classicfree``."""
     keep = pd.Series(True, index=frame.index) if keep is None else keep.fillna(False).astype(bool)
-    wanted = _variants(variant)
+    wanted = scope_variants(variant, by)
     if "variant" in frame:
         if wanted is not None:
             keep &= frame["variant"].isin(wanted)
         elif not include_classicfree:
             keep &= frame["variant"] != "classicfree"
-    elif wanted is not None:
+    elif variant is not None and wanted is not None:
         raise OptionError("cannot filter by variant: the frame has no 'variant' column")
     if exclude_invalid and "status" in frame:
         keep &= frame["status"] != "invalid"

@@ -13,7 +13,8 @@ one setup (by default its mirror fingerprint, :mod:`strat_tools.identity`) as on
 - the effective sample size ``n_eff = p (1 - p) / V``, at most ``N`` (a design effect below
   one would claim more than the games hold); where ``p`` is 0 or 1, or ``G == 1``, the
   variance says nothing and ``n_eff = G``: every cluster counts once;
-- the Wilson interval of ``p`` at ``n_eff`` trials, with Student's ``t`` quantile at
+- the Wilson interval (:func:`~strat_tools.stats.formulas.wilson`) of ``p`` at ``n_eff``
+  trials, with Student's ``t`` quantile at
   ``G - 1`` degrees of freedom in place of the normal 1.96 (the usual correction when there
   are few clusters: the sandwich variance is itself uncertain then); a single cluster gets
   the normal quantile at ``n_eff = 1``.
@@ -35,7 +36,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from strat_tools.stats.formulas import Z95
+from strat_tools.stats.formulas import Z95, wilson
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -83,30 +84,6 @@ WIN_RATE_COLUMNS: Final = (
 """The columns :func:`win_rate_table` adds after the group keys."""
 
 
-def wilson_bounds(
-    k: npt.ArrayLike, n: npt.ArrayLike, z: npt.ArrayLike = Z95
-) -> tuple[FloatArray, FloatArray]:
-    """Wilson score intervals of ``k`` successes in ``n`` trials, elementwise (``n`` may be a
-    fraction: an effective sample size; ``z`` may differ per element). ``n == 0`` gives NaN.
-
-    >>> low, high = wilson_bounds([8, 0], [10, 0])
-    >>> [round(float(x), 3) for x in low], [round(float(x), 3) for x in high]
-    ([0.49, nan], [0.943, nan])
-    """
-    k_arr = np.asarray(k, dtype=np.float64)
-    n_arr = np.asarray(n, dtype=np.float64)
-    quantile = np.asarray(z, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k_arr / n_arr
-        z2 = quantile * quantile
-        centre = (p + z2 / (2 * n_arr)) / (1 + z2 / n_arr)
-        half = quantile * np.sqrt(p * (1 - p) / n_arr + z2 / (4 * n_arr * n_arr)) / (1 + z2 / n_arr)
-    empty = n_arr <= 0
-    low = np.where(empty, np.nan, np.maximum(0.0, centre - half))
-    high = np.where(empty, np.nan, np.minimum(1.0, centre + half))
-    return low, high
-
-
 def effective_size(
     n: npt.ArrayLike,
     y: npt.ArrayLike,
@@ -148,7 +125,7 @@ def cluster_interval(wins: Sequence[int], games: Sequence[int]) -> tuple[float, 
     m = np.asarray(games, dtype=np.float64)
     n_eff = effective_size(m.sum(), y.sum(), len(m), (y * y).sum(), (y * m).sum(), (m * m).sum())
     p = y.sum() / m.sum() if m.sum() else np.nan
-    low, high = wilson_bounds(p * n_eff, n_eff, t_quantile_975(len(m) - 1))
+    low, high = wilson(p * n_eff, n_eff, t_quantile_975(len(m) - 1))
     return float(low), float(high)
 
 
@@ -209,12 +186,12 @@ def finish_win_rates(table: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     can keep them and finish once."""
     n = table["setups"].to_numpy(np.float64)
     y = table["wins"].to_numpy(np.float64)
-    low, high = wilson_bounds(y, n)
+    low, high = wilson(y, n)
     n_eff = effective_size(n, y, table["distinct_setups"], table["y2"], table["yn"], table["n2"])
     with np.errstate(invalid="ignore", divide="ignore"):
         rate = y / n
     quantile = t_quantile_975(table["distinct_setups"].to_numpy(np.float64) - 1)
-    c_low, c_high = wilson_bounds(rate * n_eff, n_eff, quantile)
+    c_low, c_high = wilson(rate * n_eff, n_eff, quantile)
     out = table[list(keys)].copy()
     out["setups"] = table["setups"].astype("int64")
     out["distinct_setups"] = table["distinct_setups"].astype("int64")

@@ -30,7 +30,8 @@ from typing import Any, Final, Literal
 import pandas as pd
 
 from strat_tools.errors import OptionError
-from strat_tools.stats.frames import GROUPINGS, TableSet, by_list
+from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
+from strat_tools.stats.frames import GROUPINGS, TableSet, by_list, scope_variants
 
 Needs = Literal["setups", "games", "moves"]
 """What a statistic reads: setups only (no replay needed), the games table, or the moves."""
@@ -38,17 +39,32 @@ Needs = Literal["setups", "games", "moves"]
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The options of a statistic, checked once: grouping, variant filter, piece, feature."""
+    """The options of a statistic, checked once: grouping, variants, piece, feature.
+
+    Variants never pool unless ``pool_variants``: :meth:`of` makes ``variant`` a key of
+    every table (first), and with no variant named counts
+    :data:`~strat_tools.records.DEFAULT_VARIANT` alone (every variant when grouped ``by``
+    variant or named ``'all'``: one group each). Pooled, the table's ``variant`` column
+    names what was pooled (:attr:`scope`).
+
+    >>> o = Options.of({"by": "period"})
+    >>> o.by, o.variant
+    (('variant', 'period'), 'classic')
+    >>> Options.of({"variant": ["barrage", "duell"], "pool_variants": True}).scope
+    'barrage+duell'
+    """
 
     by: tuple[str, ...] = ()
     variant: str | tuple[str, ...] | None = None
     piece: str = "flag"
     feature: str = "flag_back_row"
     include_classicfree: bool = False
+    pool_variants: bool = False
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> Options:
-        """Options from keyword arguments (``by`` a name or a list; unknown keys refused)."""
+        """Options from keyword arguments (``by`` a name or a list; unknown keys refused),
+        the variant scope resolved (see the class)."""
         unknown = set(options) - set(cls.__slots__)
         if unknown:
             raise OptionError(
@@ -58,14 +74,31 @@ class Options:
         by = tuple(by_list(options.get("by")))
         variant = options.get("variant")
         if variant is not None and not isinstance(variant, str):
-            variant = tuple(variant)
+            variant = tuple(variant) if len(variant) != 1 else variant[0]
+        pool = bool(options.get("pool_variants", False))
+        if pool:
+            variant = ALL_VARIANTS if variant is None else variant
+        else:
+            if variant is None and "variant" not in by:
+                variant = DEFAULT_VARIANT
+            if "variant" not in by:
+                by = ("variant", *by)
         return cls(
             by=by,
             variant=variant,
             piece=options.get("piece", "flag"),
             feature=options.get("feature", "flag_back_row"),
             include_classicfree=bool(options.get("include_classicfree", False)),
+            pool_variants=pool,
         )
+
+    @property
+    def scope(self) -> str:
+        """The variants counted, as a table's ``variant`` cell: ``classic``,
+        ``barrage+duell``, or ``all`` (every variant of the input; classicfree only for
+        statistics of games and moves, or with ``include_classicfree``)."""
+        names = scope_variants(self.variant, self.by)
+        return ALL_VARIANTS if names is None else "+".join(names)
 
     @property
     def setup_options(self) -> dict[str, Any]:
@@ -112,7 +145,14 @@ class Statistic:
     def compute(self, data: TableSet, **options: Any) -> pd.DataFrame:
         """The statistic of ``data`` (a GameSet): the finish of the count of everything."""
         checked = self.options(**options)
-        return self.finish(self.count(data, checked), checked)
+        return self.result(self.count(data, checked), checked)
+
+    def result(self, counts: pd.DataFrame, options: Options) -> pd.DataFrame:
+        """The finished table of ``counts``; pooled variants named in its first column."""
+        table = self.finish(counts, options)
+        if options.pool_variants and "variant" not in table:
+            table.insert(0, "variant", options.scope)
+        return table
 
     def combine(self, parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
         """Several batches' counts as one count (sum per key, or concatenation)."""

@@ -26,6 +26,8 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
+from strat_tools.errors import OptionError
+from strat_tools.formats.setups import SETUP_FORMATS, code_strings
 from strat_tools.identity import (
     OTHER,
     SetupArray,
@@ -37,6 +39,7 @@ from strat_tools.identity import (
     setup_letters,
 )
 from strat_tools.patterns import Pattern
+from strat_tools.records import DEFAULT_VARIANT
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
 
@@ -79,7 +82,7 @@ def _variants(variant: Variant) -> list[str] | None:
     return [variant] if isinstance(variant, str) else list(variant)
 
 
-def setup_outcomes(data: TableSet, variant: Variant = "classic") -> SetupOutcomes:
+def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
     """Every setup of ``variant`` (a name, a list, or None: all but classicfree) with its
     fingerprints and its owner's result; invalid games left out."""
     found: SetupArray = setup_array(data.setups)
@@ -196,11 +199,12 @@ def _summarise(tally: pd.DataFrame, group: str) -> pd.DataFrame:
 def common_setups(
     data: TableSet | SetupOutcomes | pd.DataFrame,
     *,
-    variant: Variant = "classic",
+    variant: Variant = DEFAULT_VARIANT,
     mirror: bool = False,
     top: int = 20,
     min_count: int = 1,
     near: int = 0,
+    setup_format: str | None = None,
 ) -> pd.DataFrame:
     """The most played setups, most played first.
 
@@ -214,6 +218,9 @@ def common_setups(
     ``first_period``/``last_period``, ``variant``, ``setup`` (the most played member as 40
     red letters, back row first) and ``board`` (its 4x10 drawing). ``top=0`` lists every
     one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
+    ``setup_format`` (a name of :data:`~strat_tools.formats.setups.SETUP_FORMATS`) adds,
+    after ``fingerprint``, the column ``setup_<name>``: the most played member in that
+    40-character encoding (``ataraxos``: a line of Ataraxos' and stratego_env's human setups).
 
     >>> from strat_tools.driver import read_games
     >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
@@ -223,6 +230,10 @@ def common_setups(
     """
     if top < 0 or min_count < 1 or near < 0:
         raise ValueError("top must be >= 0, min_count >= 1 and near >= 0")
+    if setup_format is not None and setup_format not in SETUP_FORMATS:
+        raise OptionError(
+            f"unknown setup format {setup_format!r}; choose from {', '.join(SETUP_FORMATS)}"
+        )
     tally = data if isinstance(data, pd.DataFrame) else setup_tally(data, variant)
     key = "mirror_fingerprint" if mirror else "fingerprint"
     tally = tally.assign(group=tally[key])
@@ -237,7 +248,12 @@ def common_setups(
     codes = _codes_of_letters(table["setup"])
     table = table.assign(board=[draw_setup(code) for code in codes])
     table.insert(0, "rank", np.arange(1, len(table) + 1))
-    columns = ["rank", "fingerprint", *TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
+    columns = ["rank", "fingerprint"]
+    if setup_format is not None:
+        encoded = f"setup_{setup_format}"
+        table[encoded] = pd.array(code_strings(codes, setup_format), dtype="string")
+        columns.append(encoded)
+    columns += [*TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
     columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "first_period"]
     return table[[*columns, "last_period", "variant", "setup", "board"]].reset_index(drop=True)
 
@@ -303,11 +319,12 @@ def search_setups(
     data: TableSet | SetupOutcomes,
     pattern: Pattern | str,
     *,
-    variant: Variant = "classic",
+    variant: Variant = DEFAULT_VARIANT,
     mirror: bool = False,
 ) -> SearchResult:
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
-    rate of matching setups against the rest.
+    rate of matching setups against the rest, within one variant (several are an
+    :class:`~strat_tools.errors.OptionError`: armies differ, so they never pool).
 
     >>> from strat_tools.driver import read_games
     >>> games = read_games("data/", setups_only=True, jobs=1)
@@ -320,6 +337,12 @@ def search_setups(
     if isinstance(pattern, str):
         pattern = Pattern.parse(pattern)
     outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    found = sorted(set(outcomes.frame["variant"]))
+    if len(found) > 1:
+        # Matching and the rest would pool different armies: never silently.
+        raise OptionError(
+            f"a pattern search compares setups of one variant; these are {', '.join(found)}"
+        )
     hit = pattern.match(outcomes.codes, mirror=mirror)
     parts = [
         setup_tally(outcomes.take(rows)).assign(match=name)

@@ -17,6 +17,7 @@ import pandas as pd
 
 from strat_tools.board import LAKES
 from strat_tools.errors import OptionError
+from strat_tools.records import ALL_VARIANTS
 from strat_tools.stats.formulas import share
 from strat_tools.stats.frames import (
     SETUP_COLS,
@@ -27,6 +28,7 @@ from strat_tools.stats.frames import (
     count_setups,
     filter_rows,
     group_by,
+    scope_variants,
     setup_frame,
     with_setups,
 )
@@ -322,11 +324,13 @@ def _flag_frame(
     data: Data, keys: list[str], variant: str | Sequence[str] | None, options: dict[str, Any]
 ) -> pd.DataFrame:
     """One row per setup with its flag's surroundings, ready to group by ``keys``
-    (flag_surroundings has already applied the variant, classicfree and validity filters)."""
+    (flag_surroundings applies the variants grouping by ``keys`` asks for, classicfree and
+    validity filters)."""
+    scope = scope_variants(variant, keys)
     return filter_rows(
-        flag_surroundings(data, variant, **options),
+        flag_surroundings(data, ALL_VARIANTS if scope is None else scope, **options),
         keys,
-        None,
+        ALL_VARIANTS,
         include_classicfree=True,
         exclude_invalid=False,
     )

@@ -102,7 +102,7 @@ class Combiner:
 
     def result(self) -> pd.DataFrame:
         """The statistic over every part so far."""
-        return self.statistic.finish(self.counts(), self.checked)
+        return self.statistic.result(self.counts(), self.checked)
 
 
 def compute_streaming(
