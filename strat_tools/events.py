@@ -2,7 +2,8 @@
 
 :func:`read_events` reads files, folders, globs and zips, replays every game in worker
 processes (or on Dask) and returns one table with a row per event (kinds and columns are
-declared in ``engine/events.py``), with ``game_id`` first. Every input game has at least
+declared in ``engine/events.py``, the table's types in :mod:`strat_tools.schemas`), with
+``game_id`` first: the same table ``export`` writes as ``events``. Every input game has at least
 its ``end`` row, so none is lost: an unreadable or unreplayable one says why there.
 
 It writes nothing; ``strat-tools events`` renders the table.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -22,29 +23,13 @@ from strat_tools.pipeline import ProgressCallback, map_batches
 from strat_tools.readers import NothingReadable, read_units
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
+from strat_tools.schemas import EVENTS_SCHEMA, table_from_columns, to_frame
 from strat_tools.sources import Paths, Unit, iter_units, path_list
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["EVENTS_SCHEMA", "events_batch", "iter_events", "read_events"]
-
-_TEXT: Final = pa.string()
-EVENTS_SCHEMA: Final = pa.schema(
-    [
-        pa.field("game_id", _TEXT, nullable=False),
-        pa.field("ply", pa.int32(), nullable=False),
-        pa.field("kind", pa.dictionary(pa.int8(), _TEXT), nullable=False),
-        pa.field("side", _TEXT),
-        pa.field("piece", _TEXT),
-        pa.field("square", _TEXT),
-        pa.field("target", _TEXT),
-        pa.field("other", _TEXT),
-        pa.field("outcome", _TEXT),
-        pa.field("detail", _TEXT),
-    ]
-)
-"""The events table: ``game_id`` and the columns of ``engine.events.EVENT_COLUMNS``."""
 
 
 def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
@@ -56,12 +41,7 @@ def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
         columns["game_id"].extend([record.game_id] * len(rows["ply"]))
         for name in EVENT_COLUMNS:
             columns[name].extend(rows[name])
-    kinds = pa.array(columns.pop("kind"), _TEXT).dictionary_encode()
-    plies = pa.array(columns.pop("ply"), pa.int32())
-    arrays = {name: pa.array(values, _TEXT) for name, values in columns.items()}
-    arrays["ply"] = plies
-    arrays["kind"] = pa.DictionaryArray.from_arrays(kinds.indices.cast(pa.int8()), kinds.dictionary)
-    return pa.table([arrays[name] for name in EVENTS_SCHEMA.names], schema=EVENTS_SCHEMA)
+    return table_from_columns("events", columns)
 
 
 def iter_events(
@@ -104,8 +84,7 @@ def read_events(
     inputs = path_list(paths)
     parts = list(iter_events(inputs, rules=rules, jobs=jobs))
     table = pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
-    frame: pd.DataFrame = table.to_pandas()
-    frame["kind"] = frame["kind"].astype(str)
+    frame = to_frame(table)
     ends = frame.loc[frame["kind"] == "end", "detail"].astype(str)
     if not (~ends.str.startswith(UNREADABLE)).any():  # every input unreadable, or none
         raise NothingReadable(inputs, [d.removeprefix(UNREADABLE) for d in ends[:3]])

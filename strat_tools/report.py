@@ -510,10 +510,10 @@ def registered_sections(data: ReportInputs, variant: str) -> list[Section]:
 
 def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: decided games, red wins, red's win rate and its Wilson interval."""
-    decided = games.loc[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
+    decided = games.loc[(games["status"] != "invalid") & games["winner"].notna()]
     rows = []
-    for variant, group in decided.groupby("variant", sort=True):
-        n, k = len(group), int((group["winner"] == 1).sum())
+    for variant, group in decided.groupby(decided["variant"].astype(str), sort=True):
+        n, k = len(group), int((group["winner"] == "red").sum())
         low, high = stats.wilson_interval(k, n)
         rows.append(
             {"variant": variant, "games": n, "red_wins": k, "red_win_rate": k / n,

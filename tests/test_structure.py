@@ -33,9 +33,12 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "engine": ("engine", "replay", "actions", "planes", "formats"),
     "pipeline": ("pipeline", "processes", "generate", "convert"),
     "tables": (
+        "schemas",
+        "game_ids",
         "tables",
         "identity",
         "patterns",
+        "dataset_writer",
         "dataset",
         "driver",
         "validate",
@@ -63,7 +66,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 """Upward imports not yet removed (none: parse-then-check lives in ``readers``)."""
 
-KNOWN_LONG = {"generate", "tables", "gravon"}
+KNOWN_LONG = {"generate", "gravon"}
 """Modules still over the limit, to be split (each leaves this set when it is); gravon is
 branch ``inputs``' and ``gsn``'s (the reader seam)."""
 

@@ -59,18 +59,22 @@ EVENT_COLUMNS: Final = (
     "kind",
     "side",
     "piece",
-    "square",
-    "target",
+    "from_square",
+    "to_square",
     "other",
     "outcome",
+    "termination",
     "detail",
 )
 """The columns of an events table (the ``events`` command adds ``game_id``): ``ply`` the
 ply of the event (the last ply for ``end``); ``side`` the side that moved (for
 ``marshal_lost`` / ``general_lost`` the side that lost it, for ``end`` the winner, empty
-for a draw or an open game); ``piece`` the moving piece's kind; ``square`` / ``target``
-the move's squares; ``other`` the attacked (or rescued) piece's kind; ``outcome`` a
-battle's outcome (attacker, defender, both, flag); ``detail`` one readable sentence."""
+for a draw or an open game); ``piece`` the moving piece's kind; ``from_square`` /
+``to_square`` the move's squares; ``other`` the attacked (or rescued) piece's kind;
+``outcome`` a battle's outcome (attacker, defender, both, flag); ``termination`` how the
+game ended (``end`` rows only, the recorded result's name); ``detail`` one readable
+sentence. The names and values are those of the export's tables
+(:mod:`strat_tools.schemas`)."""
 
 UNREADABLE: Final = "unreadable: "
 """How the ``detail`` of the ``end`` row of a game that could not be read starts."""
@@ -132,7 +136,7 @@ def game_events(result: Replay | None, record: GameRecord | None = None) -> dict
                 **base,
                 kind="rescue",
                 other=_kind(code),
-                detail=f"{piece_name(result.movers[index])} reaches {base['target']} and "
+                detail=f"{piece_name(result.movers[index])} reaches {base['to_square']} and "
                 f"brings back the {_kind(code)} on {where}",
             )
     _end(columns, record, result)
@@ -151,8 +155,8 @@ def _base(result: Replay, index: int) -> dict[str, Any]:
         "ply": index + 1,
         "side": Side(CODE_SIDE[mover]).label,
         "piece": _kind(mover),
-        "square": square_name(source),
-        "target": square_name(target),
+        "from_square": square_name(source),
+        "to_square": square_name(target),
     }
 
 
@@ -165,7 +169,8 @@ def _battle(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
     outcome = result.outcomes[index]
     base = _base(result, index)
     detail = _VERDICTS.get(outcome, "{a} attacks {d}").format(
-        a=f"{piece_name(mover)} {base['square']}", d=f"{piece_name(defender)} {base['target']}"
+        a=f"{piece_name(mover)} {base['from_square']}",
+        d=f"{piece_name(defender)} {base['to_square']}",
     )
     _add(
         columns,
@@ -198,7 +203,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
             **base,
             kind="spy_takes_marshal",
             other="marshal",
-            detail=f"{piece_name(mover)} takes the marshal on {base['target']}",
+            detail=f"{piece_name(mover)} takes the marshal on {base['to_square']}",
         )
     for code in lost:
         kind = CODE_KIND[code]
@@ -210,7 +215,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
                 **{**base, "side": owner},
                 kind=f"{label}_lost",
                 other=label,
-                detail=f"{owner} loses its {label} on {base['target']}",
+                detail=f"{owner} loses its {label} on {base['to_square']}",
             )
         elif kind == PieceKind.BOMB:
             _add(
@@ -218,7 +223,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
                 **base,
                 kind="bomb_removed",
                 other="bomb",
-                detail=f"{piece_name(code)} on {base['target']} removed by the {base['piece']}",
+                detail=f"{piece_name(code)} on {base['to_square']} removed by the {base['piece']}",
             )
     if outcome == OUTCOME_FLAG:
         _add(
@@ -226,7 +231,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
             **base,
             kind="flag_captured",
             other="flag",
-            detail=f"{base['side']} captures the flag on {base['target']}",
+            detail=f"{base['side']} captures the flag on {base['to_square']}",
         )
 
 
@@ -246,7 +251,7 @@ def _end(columns: dict[str, list[Any]], record: GameRecord, result: Replay | Non
         detail = f"replay stopped at ply {result.stopped_at}: {why}"
     else:
         detail = _result_sentence(record)
-    _add(columns, ply=ply, kind="end", side=side, outcome=_termination(record), detail=detail)
+    _add(columns, ply=ply, kind="end", side=side, termination=_termination(record), detail=detail)
 
 
 def _termination(record: GameRecord) -> str | None:
