@@ -370,3 +370,25 @@ def test_gameset_repr_is_one_short_line(data_tables: dict[str, pa.Table]) -> Non
     text = repr(GameSet(data_tables))
     assert "\n" not in text and len(text) < 200, text
     assert text.startswith("<GameSet 400 games: ") and " events>" in text
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tables.md"
+
+
+def test_the_data_dictionary_lists_every_column_and_its_examples_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import doctest
+    import re
+
+    text = DOCS.read_text()
+    for name, schema in SCHEMAS.items():
+        section = text.split(f"\n## {name}:")[1].split("\n## ")[0]
+        listed = re.findall(r"^\| `(\w+)` \| (\w+) \|", section, flags=re.MULTILINE)
+        frame = to_frame(tables.empty_table(name))
+        assert listed == [(c, str(frame[c].dtype)) for c in schema.names], name
+    monkeypatch.chdir(DOCS.parent.parent)
+    failed, tried = doctest.testfile(
+        str(DOCS), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert tried >= 8 and failed == 0
