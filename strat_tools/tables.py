@@ -23,8 +23,9 @@ This module does not write files (see :mod:`strat_tools.dataset`) and computes n
 >>> tables = tables_for_units(list(iter_units(["tests/fixtures/gravon/classic-2014.4-17.xml"])))
 >>> sorted(tables) == sorted(TABLE_NAMES)
 True
->>> to_frame(tables["games"])[["winner", "draw", "termination"]].iloc[0].tolist()
-['blue', False, 'flag_captured']
+>>> game = to_frame(tables["games"]).iloc[0]
+>>> game["winner"], bool(game["draw"]), game["termination"]
+('blue', False, 'resigned')
 """
 
 from __future__ import annotations

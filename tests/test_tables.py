@@ -364,12 +364,18 @@ def test_an_unknown_variant_is_null_and_its_diagnostic_names_it() -> None:
     assert "'dragon'" in diagnostics["message"].iloc[0]
 
 
-def test_gameset_repr_is_one_short_line(data_tables: dict[str, pa.Table]) -> None:
+def test_gameset_and_validation_reprs_are_one_short_line(data_tables: dict[str, pa.Table]) -> None:
     from strat_tools.dataset import GameSet
 
     text = repr(GameSet(data_tables))
     assert "\n" not in text and len(text) < 200, text
     assert text.startswith("<GameSet 400 games: ") and " events>" in text
+    # The validation report too (it once printed every verdict: 84 KB).
+    from strat_tools.validate import validate
+
+    report = validate("data/", jobs=1)
+    assert repr(report).startswith("<ValidationReport 400 games") and len(repr(report)) < 200
+    assert len(repr(report.summary)) < 200
 
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "tables.md"
