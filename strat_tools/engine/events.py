@@ -87,6 +87,14 @@ _VERDICTS: Final = {
 }
 
 
+# Labels by board code (0..25) and square (0..99), looked up once: an export writes the
+# events of every game, and building them from enums per event tripled their cost.
+_PIECE_NAMES: Final = tuple(piece_name(code) for code in range(26))
+_KIND_LABELS: Final = tuple(PieceKind(kind).label if kind >= 0 else "" for kind in CODE_KIND[:26])
+_SIDE_LABELS: Final = tuple(Side(side).label if side in (1, 2) else "" for side in CODE_SIDE[:26])
+_SQUARES: Final = tuple(square_name(square) for square in range(100))
+
+
 def _columns() -> dict[str, list[Any]]:
     return {name: [] for name in EVENT_COLUMNS}
 
@@ -153,15 +161,15 @@ def _base(result: Replay, index: int) -> dict[str, Any]:
     mover = result.movers[index]
     return {
         "ply": index + 1,
-        "side": Side(CODE_SIDE[mover]).label,
-        "piece": _kind(mover),
-        "from_square": square_name(source),
-        "to_square": square_name(target),
+        "side": _SIDE_LABELS[mover],
+        "piece": _KIND_LABELS[mover],
+        "from_square": _SQUARES[source],
+        "to_square": _SQUARES[target],
     }
 
 
 def _kind(code: int) -> str:
-    return PieceKind(CODE_KIND[code]).label
+    return _KIND_LABELS[code]
 
 
 def _battle(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
@@ -169,8 +177,8 @@ def _battle(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
     outcome = result.outcomes[index]
     base = _base(result, index)
     detail = _VERDICTS.get(outcome, "{a} attacks {d}").format(
-        a=f"{piece_name(mover)} {base['from_square']}",
-        d=f"{piece_name(defender)} {base['to_square']}",
+        a=f"{_PIECE_NAMES[mover]} {base['from_square']}",
+        d=f"{_PIECE_NAMES[defender]} {base['to_square']}",
     )
     _add(
         columns,
