@@ -126,8 +126,9 @@ def corpus_section(data: ReportInputs) -> Section:
         f"{int(games['has_setup'].astype(bool).sum()):,} with a setup, "
         f"{int((games['plies'] == 0).sum()):,} without any move."
     )
-    counts = pd.crosstab(games["period"].fillna("unknown"), games["variant"])
-    counts = counts.reindex(columns=[v for v in VARIANTS if v in counts.columns])
+    variant = games["variant"].astype(object).fillna("unknown")  # a type Gravon lacks: null
+    counts = pd.crosstab(games["period"].fillna("unknown"), variant)
+    counts = counts.reindex(columns=[v for v in (*VARIANTS, "unknown") if v in counts.columns])
     counts["all"] = counts.sum(axis=1)
     counts = counts.reset_index().rename(columns={"period": "period (YYYY-MM)"})
     section.table("Games per period and variant (n = games)", counts)
@@ -147,7 +148,7 @@ def corpus_section(data: ReportInputs) -> Section:
 
 def _validity(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: games, valid, invalid, unchecked, and the valid share."""
-    table = pd.crosstab(games["variant"], games["status"])
+    table = pd.crosstab(games["variant"].astype(object).fillna("unknown"), games["status"])
     for status in ("valid", "invalid", "unchecked"):
         if status not in table:
             table[status] = 0
