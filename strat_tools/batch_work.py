@@ -198,32 +198,34 @@ def mark_invalid(tables: Tables, failing: dict[str, str], code: str) -> Tables:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from strat_tools.schemas import labels_column, table_from_columns
+
     games = tables["games"]
     bad = pa.array(list(failing), pa.string())
     hit = pc.is_in(games.column("game_id"), value_set=bad)
-    status = pc.if_else(hit, pa.scalar("invalid"), games.column("status"))
+    status = labels_column("status", pc.if_else(hit, "invalid", games["status"].cast("string")))
     errors = pc.if_else(
         hit, pc.add(games.column("n_errors"), pa.scalar(1, pa.int32())), games.column("n_errors")
     )
-    games = games.set_column(games.schema.get_field_index("status"), "status", status)
+    games = games.set_column(games.schema.get_field_index("status"), games.field("status"), status)
     games = games.set_column(
         games.schema.get_field_index("n_errors"), games.schema.field("n_errors"), errors
     )
     out = {"games": games}
-    for name in ("setups", "moves"):
+    for name in ("setups", "moves", "events"):
+        if name not in tables:
+            continue
         table = tables[name]
         out[name] = table.filter(pc.invert(pc.is_in(table.column("game_id"), value_set=bad)))
     diagnostics = tables["diagnostics"]
-    added = pa.table(
+    added = table_from_columns(
+        "diagnostics",
         {
-            "game_id": bad,
-            "code": pa.array([code] * len(failing), pa.string()),
-            "severity": pa.array([Severity.ERROR.value] * len(failing), pa.string()),
-            "message": pa.array(list(failing.values()), pa.string()),
-            "line": pa.nulls(len(failing), pa.int32()),
-            "ply": pa.nulls(len(failing), pa.int32()),
+            "game_id": list(failing),
+            "code": [code] * len(failing),
+            "severity": [Severity.ERROR.value] * len(failing),
+            "message": list(failing.values()),
         },
-        schema=diagnostics.schema,
     )
     out["diagnostics"] = pa.concat_tables([diagnostics, added])
     return out

@@ -1,14 +1,14 @@
-"""Games as four tables in memory (:class:`GameSet`), and dataset folders written and read.
+"""Games as five tables in memory (:class:`GameSet`), and dataset folders read back.
 
-:class:`DatasetWriter` writes batches of the four tables into a folder (what
-:func:`strat_tools.driver.export_dataset` streams into, and :meth:`GameSet.export` writes
-tables already in memory with); :func:`read_dataset` gives back identical tables, and
-:func:`iter_dataset` the same a batch of games at a time. Reading game records is the
-driver's (:mod:`strat_tools.driver`), which is also where ``read_games`` lives.
+:class:`~strat_tools.dataset_writer.DatasetWriter` (re-exported here) writes batches of the
+five tables into a folder (what :func:`strat_tools.driver.export_dataset` streams into, and
+:meth:`GameSet.export` writes tables already in memory with); :func:`read_dataset` gives back
+identical tables, and :func:`iter_dataset` the same a batch of games at a time. Reading game
+records is the driver's (:mod:`strat_tools.driver`), which is also where ``read_games`` lives.
 
 A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
-``diagnostics``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet files,
-as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
+``diagnostics``, ``events``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet
+files, as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
 format's tables, and a folder holding a table twice is refused. Every file is written under
 a temporary name in the same folder and renamed into place only when complete. The folder
 is owned through :class:`strat_tools.output.OwnedFolder`: one export at a time (a lock), only
@@ -17,22 +17,21 @@ SHA-256, so a folder whose renames did not all happen, or mixed from two exports
 is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps
 nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
 field; a text cell a spreadsheet would run as a formula gets a leading ``'`` (see
-:mod:`strat_tools.text`), taken off again on reading.
+:mod:`strat_tools.text`), taken off again on reading. A folder exported by an older version
+(no ``events`` table, Gravon's winner codes, moves' ``source``/``target``) is refused with a
+:class:`~strat_tools.errors.DatasetError` that says to export it again: its columns cannot be
+brought to today's meaning without the records.
 
 This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.tables`).
 """
 
 from __future__ import annotations
 
-import os
-import re
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Final
 
 import numpy as np
 import pandas as pd
@@ -41,47 +40,44 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from strat_tools.errors import DatasetError, OptionError
-from strat_tools.output import (
-    MARKER_NAME,
-    OutputError,
-    OwnedFolder,
-    file_digest,
-    verify_folder,
+from strat_tools.dataset_writer import (
+    FORMATS as FORMATS,
 )
+from strat_tools.dataset_writer import (
+    INCOMPLETE_MARKER,
+    DatasetWriter,
+    ExportSummary,
+    Format,
+    csv_schema,
+    table_file_names,
+)
+from strat_tools.errors import DatasetError
+from strat_tools.output import MARKER_NAME, OutputError, verify_folder
 from strat_tools.output import read_marker as read_export_marker
+from strat_tools.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
 from strat_tools.sources import PathArg as PathArg
 from strat_tools.sources import Paths as Paths
-from strat_tools.tables import (
-    SCHEMAS,
-    TABLE_NAMES,
-    conform,
-    empty_tables,
-    to_frame,
-)
-from strat_tools.text import count_of, neutralise_csv_table, restore_csv_table
+from strat_tools.text import restore_csv_table
 
-Format = Literal["parquet", "csv"]
-FORMATS: Final = ("parquet", "csv")
-"""Export formats."""
-
-
-INCOMPLETE_MARKER: Final = ".export-incomplete"
-"""Written by older versions while an export renamed its files; a folder holding it is refused."""
-
-# A table's buffered rows are written as one Parquet row group when they reach either bound:
-# big enough for fast scans, small enough that memory stays flat however long the input is.
-# The byte bound matters for the wide, short tables: games (about 180 bytes a row) would
-# otherwise buffer every game of a run below 250,000 games.
-ROW_GROUP_ROWS: Final = 250_000
-ROW_GROUP_BYTES: Final = 4 * 1024 * 1024
+__all__ = [
+    "FORMATS",
+    "DatasetWriter",
+    "ExportSummary",
+    "Format",
+    "GameSet",
+    "empty_gameset",
+    "is_dataset",
+    "iter_dataset",
+    "read_dataset",
+]
 
 
 class GameSet:
-    """Games as four tables: ``.games``, ``.setups``, ``.moves``, ``.diagnostics``.
+    """Games as five tables: ``.games``, ``.setups``, ``.moves``, ``.diagnostics``, ``.events``.
 
-    The frames are pandas DataFrames (nullable ints, categoricals for labels), built from
-    the Arrow tables (``.tables``) on first use.
+    The frames are pandas DataFrames (nullable ints and booleans, categoricals with fixed
+    categories for every enumeration; see :mod:`strat_tools.schemas`), built from the Arrow
+    tables (``.tables``) on first use. ``repr`` is one line of counts.
 
     >>> from strat_tools.driver import read_games
     >>> games = read_games("data/")  # doctest: +SKIP
@@ -114,12 +110,17 @@ class GameSet:
         """One row per problem found."""
         return to_frame(self.tables["diagnostics"])
 
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """One row per key event of a replayed game (battles, losses, rescues, the end)."""
+        return to_frame(self.tables["events"])
+
     def counts(self) -> dict[str, int]:
         """Games by status, plus rows per table."""
         status = self.tables["games"].column("status").to_pylist()
         out = {s: status.count(s) for s in ("valid", "invalid", "unchecked", "unreadable")}
         out["games"] = len(status) - out["unreadable"]  # unreadable inputs are not games
-        for name in ("setups", "moves", "diagnostics"):
+        for name in ("setups", "moves", "diagnostics", "events"):
             out[name] = self.tables[name].num_rows
         return out
 
@@ -133,7 +134,7 @@ class GameSet:
             f"{c['unchecked']:,} unchecked"
             + (f", {c['unreadable']:,} unreadable inputs" if c["unreadable"] else "")
             + f"; {c['setups']:,} setup rows, {c['moves']:,} moves, "
-            f"{c['diagnostics']:,} diagnostics>"
+            f"{c['diagnostics']:,} diagnostics, {c['events']:,} events>"
         )
 
     def _repr_html_(self) -> str:
@@ -150,219 +151,11 @@ class GameSet:
         return f"<p><code>{head}</code></p>" + (table.to_html() if len(table) else "")
 
     def export(self, directory: PathArg, format: Format = "parquet") -> ExportSummary:
-        """Write the four tables under ``directory`` (atomically, file by file)."""
+        """Write the five tables under ``directory`` (atomically, file by file)."""
         started = time.perf_counter()
         with DatasetWriter(directory, format) as writer:
             writer.write(self.tables)
         return writer.summary(time.perf_counter() - started)
-
-
-@dataclass(slots=True)
-class ExportSummary:
-    """What an export wrote: games by status and rows per table."""
-
-    directory: str
-    format: str
-    files: list[str] = field(default_factory=list)
-    games: int = 0
-    valid: int = 0
-    invalid: int = 0
-    unchecked: int = 0
-    unreadable: int = 0
-    """Inputs that could not be read: a games row each (status unreadable), not games."""
-    rows: dict[str, int] = field(default_factory=dict)
-    seconds: float = 0.0
-    dropped: int = 0
-    """Games a selection left out (see :func:`strat_tools.driver.export_dataset`)."""
-
-    def __str__(self) -> str:
-        rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
-        unreadable = f"; {count_of(self.unreadable, 'unreadable input')}" if self.unreadable else ""
-        return (
-            f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
-            f"{self.unchecked:,} unchecked{unreadable}; wrote {rows} to {self.directory} "
-            f"({self.format}) in {self.seconds:.1f} s"
-        )
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether a process with this id exists (on this machine)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-class DatasetWriter:
-    """Writes batches of the four tables to temporary files; renames them into place on exit.
-
-    Used as a context manager: a clean exit commits every file, an exception removes the
-    temporary files and leaves whatever was in ``directory`` before.
-    """
-
-    def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
-        if format not in FORMATS:
-            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
-        self.directory = Path(directory)
-        self.format: Format = format
-        self.rows = dict.fromkeys(TABLE_NAMES, 0)
-        self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
-        self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        self._writers: dict[str, Any] = {}
-        self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
-        self._buffered = dict.fromkeys(TABLE_NAMES, 0)
-        self._buffered_bytes = dict.fromkeys(TABLE_NAMES, 0)
-        self._folder = OwnedFolder(self.directory)
-
-    def final_path(self, name: str) -> Path:
-        """Where table ``name`` ends up."""
-        return self.directory / f"{name}.{self.format}"
-
-    def _temp_path(self, name: str) -> Path:
-        return self.directory / f".{name}.{self.format}{self._tag}"
-
-    def __enter__(self) -> DatasetWriter:
-        self._folder.__enter__()  # the lock: one export per folder at a time
-        try:
-            self._folder.check_replaceable(_table_names())
-            self._remove_stale_temps()
-            for name in TABLE_NAMES:
-                self._writers[name] = self._open(name)
-        except BaseException:
-            self._close_all(failed=True)
-            raise
-        return self
-
-    def _remove_stale_temps(self) -> None:
-        """Delete temporary tables left by an export that was killed (its process is gone);
-        those of an export still running in this folder are left alone."""
-        names, formats = "|".join(TABLE_NAMES), "|".join(FORMATS)
-        pattern = re.compile(rf"^\.(?:{names})\.(?:{formats})\.tmp-(\d+)-[0-9a-f]{{8}}$")
-        for path in self.directory.iterdir():
-            match = pattern.match(path.name)
-            if match and not _process_alive(int(match.group(1))):
-                path.unlink(missing_ok=True)
-
-    def _open(self, name: str) -> Any:
-        path = str(self._temp_path(name))
-        if self.format == "parquet":
-            return pq.ParquetWriter(
-                path, SCHEMAS[name], compression="zstd", write_page_checksum=True
-            )
-        options = pacsv.WriteOptions(quoting_style="all_valid")
-        return pacsv.CSVWriter(path, _csv_schema(SCHEMAS[name]), write_options=options)
-
-    def write(self, tables: dict[str, pa.Table]) -> None:
-        """Add one batch of the four tables."""
-        status = tables["games"].column("status").to_pylist()
-        for key in self.status:
-            self.status[key] += status.count(key)
-        for name in TABLE_NAMES:
-            table = tables[name]
-            self.rows[name] += table.num_rows
-            self._buffers[name].append(table)
-            self._buffered[name] += table.num_rows
-            self._buffered_bytes[name] += table.nbytes
-            if (
-                self._buffered[name] >= ROW_GROUP_ROWS
-                or self._buffered_bytes[name] >= ROW_GROUP_BYTES
-            ):
-                self._flush(name)
-
-    def _flush(self, name: str) -> None:
-        parts = self._buffers[name]
-        if not parts:
-            return
-        table = pa.concat_tables(parts)
-        self._buffers[name] = []
-        self._buffered[name] = self._buffered_bytes[name] = 0
-        if self.format == "csv":
-            table = neutralise_csv_table(table.cast(_csv_schema(SCHEMAS[name])))
-        self._writers[name].write_table(table)
-
-    def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
-        failed = exc_type is not None
-        try:
-            if not failed:
-                for name in TABLE_NAMES:
-                    self._flush(name)
-            self._close_all(failed=failed)
-            if not failed:
-                self._commit()
-        except BaseException:
-            self._close_all(failed=True)
-            raise
-
-    def _close_all(self, *, failed: bool) -> None:
-        """Close the writers; on failure remove this run's temporary files; drop the lock."""
-        try:
-            for writer in self._writers.values():
-                writer.close()
-            self._writers = {}
-        finally:
-            if failed:
-                for name in TABLE_NAMES:
-                    self._temp_path(name).unlink(missing_ok=True)
-                self._folder.__exit__(None, None, None)
-
-    def _commit(self) -> None:
-        """Put the finished files in place as one dataset.
-
-        Four renames cannot be one atomic step, so they are fenced: the old export's marker
-        goes out first and the new one (each file's size and SHA-256) comes in last, and
-        :func:`read_dataset` refuses a folder without a marker that matches its files. Only
-        files the old marker lists are replaced or removed (an older export's tables in the
-        other format, so they are never read instead of this one).
-        """
-        digests = {
-            self.final_path(name).name: (
-                self._temp_path(name).stat().st_size,
-                file_digest(self._temp_path(name)),
-            )
-            for name in TABLE_NAMES
-        }
-        present = self._folder.check_replaceable(_table_names())
-        self._folder.begin(list(digests))
-        for name in TABLE_NAMES:
-            os.replace(self._temp_path(name), self.final_path(name))
-        for stale in set(present) - set(digests):
-            (self.directory / stale).unlink()
-        (self.directory / INCOMPLETE_MARKER).unlink(missing_ok=True)
-        self._folder.commit(digests)
-        self._folder.__exit__(None, None, None)
-
-    def summary(self, seconds: float = 0.0) -> ExportSummary:
-        """What has been written so far."""
-        return ExportSummary(
-            directory=str(self.directory),
-            format=self.format,
-            files=[str(self.final_path(name)) for name in TABLE_NAMES],
-            games=self.rows["games"] - self.status["unreadable"],
-            valid=self.status["valid"],
-            invalid=self.status["invalid"],
-            unchecked=self.status["unchecked"],
-            unreadable=self.status["unreadable"],
-            rows=dict(self.rows),
-            seconds=seconds,
-        )
-
-
-def _table_names() -> list[str]:
-    """Every name a table may have in a dataset folder (each format, and parts folders)."""
-    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in FORMATS] + list(TABLE_NAMES)
-
-
-def _csv_schema(schema: pa.Schema) -> pa.Schema:
-    """The schema as written to CSV: dictionary columns as their plain labels."""
-    return pa.schema(
-        [
-            pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
-            for f in schema
-        ]
-    )
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -464,7 +257,7 @@ class _RowStream:
 def iter_dataset(
     directory: PathArg, games_per_batch: int | None = None
 ) -> Iterator[dict[str, pa.Table]]:
-    """A dataset folder's four tables, ``games_per_batch`` games at a time, so a dataset of
+    """A dataset folder's five tables, ``games_per_batch`` games at a time, so a dataset of
     any size can be analysed in flat memory.
 
     A game's rows in ``setups``, ``moves`` and ``diagnostics`` follow the order of the
@@ -535,6 +328,12 @@ def _dataset_files(folder: Path) -> dict[str, Path]:
     files = {}
     for name in TABLE_NAMES:
         path = _table_file(folder, name)
+        if path is None and name == "events" and "games" in files:
+            raise DatasetError(
+                f"{folder} has no events table: it was exported by an older strat-tools, whose "
+                "columns differ too (winners as Gravon's codes); export it again from the "
+                "game records"
+            )
         if path is None:
             raise DatasetError(
                 f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
@@ -561,7 +360,7 @@ def _has_marker(folder: Path) -> bool:
 
 def _refuse_records_beside_tables(folder: Path) -> None:
     """A folder holding an export's tables and game records too is neither: say so."""
-    tables = set(_table_names())
+    tables = set(table_file_names())
     for entry in folder.iterdir():
         if entry.name in tables or entry.name.startswith("."):
             continue
@@ -575,7 +374,7 @@ def _refuse_records_beside_tables(folder: Path) -> None:
 def _read_table(path: Path, name: str) -> pa.Table:
     try:
         if path.suffix == ".csv":
-            columns = {f.name: f.type for f in _csv_schema(SCHEMAS[name])}
+            columns = {f.name: f.type for f in csv_schema(SCHEMAS[name])}
             table = restore_csv_table(
                 pacsv.read_csv(
                     path,

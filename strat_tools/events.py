@@ -3,8 +3,9 @@
 :func:`read_events` reads files, folders, globs and zips through the input driver
 (:func:`strat_tools.driver.map_records`: rules checked once, game ids unique over the run,
 the pool or Dask, one bad game contained), replays every game in the workers and returns
-one table with a row per event (kinds and columns are declared in ``engine/events.py``),
-with ``game_id`` first. A :class:`~strat_tools.filters.GameFilter` chooses the games.
+one table with a row per event (kinds and columns are declared in ``engine/events.py``,
+the table's types in :mod:`strat_tools.schemas`: the same table ``export`` writes as
+``events``), with ``game_id`` first. A :class:`~strat_tools.filters.GameFilter` chooses the games.
 
 Nothing is lost: every game read gets at least its ``end`` row, also one that could not be
 read (``unreadable: ...``), replayed, or that the events step itself failed on
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,6 +34,7 @@ from strat_tools.readers import NothingReadable
 from strat_tools.records import GameRecord
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
+from strat_tools.schemas import EVENTS_SCHEMA, table_from_columns, to_frame
 from strat_tools.selection import select_for
 from strat_tools.sources import Paths, Unit, path_list
 from strat_tools.tally import Tally
@@ -51,23 +53,6 @@ __all__ = [
     "iter_events",
     "read_events",
 ]
-
-_TEXT: Final = pa.string()
-EVENTS_SCHEMA: Final = pa.schema(
-    [
-        pa.field("game_id", _TEXT, nullable=False),
-        pa.field("ply", pa.int32(), nullable=False),
-        pa.field("kind", pa.dictionary(pa.int8(), _TEXT), nullable=False),
-        pa.field("side", _TEXT),
-        pa.field("piece", _TEXT),
-        pa.field("square", _TEXT),
-        pa.field("target", _TEXT),
-        pa.field("other", _TEXT),
-        pa.field("outcome", _TEXT),
-        pa.field("detail", _TEXT),
-    ]
-)
-"""The events table: ``game_id`` and the columns of ``engine.events.EVENT_COLUMNS``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +96,7 @@ class EventsWork:
 
 
 def _events_table(columns: dict[str, list[object]]) -> pa.Table:
-    kinds = pa.array(columns.pop("kind"), _TEXT).dictionary_encode()
-    plies = pa.array(columns.pop("ply"), pa.int32())
-    arrays = {name: pa.array(values, _TEXT) for name, values in columns.items()}
-    arrays["ply"] = plies
-    arrays["kind"] = pa.DictionaryArray.from_arrays(kinds.indices.cast(pa.int8()), kinds.dictionary)
-    return pa.table([arrays[name] for name in EVENTS_SCHEMA.names], schema=EVENTS_SCHEMA)
+    return table_from_columns("events", columns)
 
 
 def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
@@ -151,7 +131,7 @@ def iter_events(
         dask_address=dask_address, progress=progress, tally=seen,
     ):  # fmt: skip
         if wanted is not None:
-            table = table.filter(pc.is_in(table.column("kind").cast(_TEXT), value_set=wanted))
+            table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)
         if seen.readable or seen.dropped:
             yield from held
@@ -167,7 +147,7 @@ def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
     if not wanted <= set(EVENT_KINDS):
         unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
         raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
-    return pa.array(sorted(wanted), _TEXT)
+    return pa.array(sorted(wanted), pa.string())
 
 
 def read_events(
@@ -204,6 +184,5 @@ def read_events(
 
 def events_frame(table: pa.Table) -> pd.DataFrame:
     """An events table as a DataFrame (``kind`` as text)."""
-    frame: pd.DataFrame = table.to_pandas()
-    frame["kind"] = frame["kind"].astype(str)
+    frame: pd.DataFrame = to_frame(table)
     return frame

@@ -43,7 +43,9 @@ from strat_tools.tables import to_frame
 Duplicates = Literal["only", "exclude"]
 DUPLICATES: Final = ("only", "exclude")
 WINNERS: Final = {"red": 1, "blue": 2, "draw": 3}
-"""``--winner`` names and the Gravon winner code each stands for."""
+"""``--winner`` names and the Gravon winner code each stands for (the games table says
+``winner`` red/blue and ``draw``; a record says the code)."""
+WINNER_NAMES: Final = {code: name for name, code in WINNERS.items()}
 
 ENDING_NAMES: Final = {t.label: t.value for t in Termination if t is not Termination.UNKNOWN}
 """``--ending`` names (the ``termination`` labels of the games table) and their result type."""
@@ -221,7 +223,9 @@ class GameFilter:
         if self.endings is not None:
             keep &= games["result_type"].isin(self.endings).fillna(False).to_numpy(dtype=bool)
         if self.winner is not None:
-            keep &= (games["winner"] == self.winner).fillna(False).to_numpy(dtype=bool)
+            name = WINNER_NAMES[self.winner]
+            won = games["draw"] if name == "draw" else games["winner"] == name
+            keep &= pd.Series(won).fillna(False).to_numpy(dtype=bool)
         if self.ids is not None:
             plain = games["game_id"].astype(str).str.replace(r"#\d+$", "", regex=True)
             keep &= plain.isin(self.ids).to_numpy(dtype=bool)

@@ -45,10 +45,10 @@ from strat_tools.records import GameRecord, Severity, Status
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.selection import select_for
 from strat_tools.sources import Paths, path_list
-from strat_tools.tables import GameIds, dictionary_column
+from strat_tools.tables import GameIds, dictionary_column, labels_column
 from strat_tools.tally import Tally
 
-OBSERVATIONS_VERSION: Final = 1
+OBSERVATIONS_VERSION: Final = 2
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
 LAST_MOVES: Final = 8
 """Default number of earlier plies kept in ``last_moves``."""
@@ -69,9 +69,9 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
         pa.field("game_id", pa.string(), nullable=False),
         pa.field("ply", pa.int32(), nullable=False),
         pa.field("side", pa.dictionary(pa.int8(), pa.string()), nullable=False),
-        pa.field("variant", pa.string(), nullable=False),
+        pa.field("variant", pa.dictionary(pa.int8(), pa.string()), nullable=False),
         pa.field("rules", pa.string(), nullable=False),
-        pa.field("winner", pa.int8()),
+        pa.field("winner", pa.dictionary(pa.int8(), pa.string())),
         pa.field("value", pa.int8()),
         pa.field("board", pa.binary(100), nullable=False),
         pa.field("captured", pa.binary(24), nullable=False),
@@ -96,7 +96,8 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
 
 - ``game_id``; ``ply`` (1 = the first move: the row is the position before it); ``side``
   (``red``/``blue``, the side to move); ``variant``; ``rules`` (the rule set replayed);
-- ``winner`` (recorded: 1 red, 2 blue, 3 draw, null unknown) and ``value`` (the same from
+- ``winner`` (recorded: ``red``, ``blue``, null for a draw or unknown, as in the games
+  table, :mod:`strat_tools.schemas`; version 1 had Gravon's codes) and ``value`` (from
   the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
 - ``board``: the observation board (100 bytes, :mod:`strat_tools.planes`), with the hidden
   truth of every opponent piece the mover cannot identify;
@@ -168,9 +169,11 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
         pa.array([game_id] * n, pa.string()),
         pa.array(np.arange(1, n + 1, dtype=np.int32)),
         dictionary_column("side", sides - 1),
-        pa.array([record.variant] * n, pa.string()),
+        labels_column("variant", [record.variant] * n),
         pa.array([result.rules.name] * n, pa.string()),
-        pa.array([winner] * n, pa.int8()),
+        dictionary_column(
+            "winner", np.full(n, (winner or 0) - 1), mask=np.full(n, winner not in (1, 2))
+        ),
         value,
         _fixed(boards, 100),
         _fixed(captured.reshape(n, 24), 24),

@@ -33,8 +33,9 @@ def corpus_section(section: Section, data: ReportInputs) -> None:
         f"{int(games['has_setup'].astype(bool).sum()):,} with a setup, "
         f"{int((games['plies'] == 0).sum()):,} without any move."
     )
-    counts = pd.crosstab(games["period"].fillna("unknown"), games["variant"])
-    counts = counts.reindex(columns=[v for v in VARIANTS if v in counts.columns])
+    variant = games["variant"].astype(object).fillna("unknown")  # a type Gravon lacks: null
+    counts = pd.crosstab(games["period"].fillna("unknown"), variant)
+    counts = counts.reindex(columns=[v for v in (*VARIANTS, "unknown") if v in counts.columns])
     counts["all"] = counts.sum(axis=1)
     counts = counts.reset_index().rename(columns={"period": "period (YYYY-MM)"})
     section.table("Games per period and variant (n = games)", counts)
@@ -53,7 +54,7 @@ def corpus_section(section: Section, data: ReportInputs) -> None:
 
 def _validity(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: games, valid, invalid, unchecked, and the valid share."""
-    table = pd.crosstab(games["variant"], games["status"])
+    table = pd.crosstab(games["variant"].astype(object).fillna("unknown"), games["status"])
     for status in ("valid", "invalid", "unchecked"):
         if status not in table:
             table[status] = 0
@@ -96,10 +97,10 @@ def endings_section(section: Section, data: ReportInputs) -> None:
 
 def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     """Per variant: decided games, red wins, red's win rate and its Wilson interval."""
-    decided = games.loc[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
+    decided = games.loc[(games["status"] != "invalid") & games["winner"].notna()]
     rows = []
-    for variant, group in decided.groupby("variant", sort=True):
-        n, k = len(group), int((group["winner"] == 1).sum())
+    for variant, group in decided.groupby(decided["variant"].astype(str), sort=True):
+        n, k = len(group), int((group["winner"] == "red").sum())
         low, high = (float(x) for x in stats.wilson(k, n))
         rows.append(
             {"variant": variant, "games": n, "red_wins": k, "red_win_rate": k / n,

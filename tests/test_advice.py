@@ -79,6 +79,9 @@ def swap(diagram: str, *pairs: tuple[tuple[int, int], tuple[int, int]]) -> str:
     return draw(pieces)
 
 
+OTHER = {"red": "blue", "blue": "red"}
+
+
 def frame(*setups: tuple[str, str], **context: Any) -> pd.DataFrame:
     """A setup_context-like frame from (variant, diagram) pairs, one game and side each."""
     rows = []
@@ -106,7 +109,8 @@ def frame(*setups: tuple[str, str], **context: Any) -> pd.DataFrame:
                     "period": context.get("periods", ["2014-05"] * len(setups))[index],
                     "status": "unchecked",
                     "result_type": 1,
-                    "winner": 3 if won is None else (1 if (side == "red") == won else 2),
+                    "winner": None if won is None else side if won else OTHER[side],
+                    "draw": won is None,
                     "termination": "flag_captured",
                     "won": won,
                 }

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from strat_tools import dataset, driver, tables
+from strat_tools import dataset, dataset_writer, driver, tables
 from strat_tools.board import Side, parse_square
 from strat_tools.dataset import (
     DatasetError,
@@ -34,7 +34,7 @@ from strat_tools.sources import expand
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 ROOT = Path(__file__).resolve().parent.parent
-TABLES = ("games", "setups", "moves", "diagnostics")
+TABLES = ("games", "setups", "moves", "diagnostics", "events")
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,8 @@ def test_a_missing_path_is_an_unreadable_input_not_a_game_nor_an_exception() -> 
 
 def test_repr_and_counts_account_for_every_game(fixture_set: GameSet) -> None:
     assert repr(fixture_set) == (
-        "<GameSet 4 games: 2 valid, 2 invalid, 0 unchecked; 160 setup rows, 7 moves, 4 diagnostics>"
+        "<GameSet 4 games: 2 valid, 2 invalid, 0 unchecked; 160 setup rows, 7 moves, "
+        "4 diagnostics, 7 events>"
     )
     counts = fixture_set.counts()
     assert counts["valid"] + counts["invalid"] + counts["unchecked"] == counts["games"] == 4
@@ -82,7 +83,7 @@ def test_frames_have_the_declared_dtypes(fixture_set: GameSet) -> None:
     assert isinstance(setups["piece"].dtype, pd.CategoricalDtype)
     assert len(setups["piece"].cat.categories) == 12
     assert list(moves["side"].cat.categories) == ["red", "blue"]
-    assert len(moves["source"].cat.categories) == 100
+    assert len(moves["from_square"].cat.categories) == 100
 
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
@@ -93,7 +94,7 @@ def test_export_then_read_back_gives_equal_frames(
     written = sorted(f"{name}.{fmt}" for name in TABLES)
     assert sorted(os.listdir(tmp_path)) == sorted([*written, MARKER_NAME])
     assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
-    assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4}
+    assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4, "events": 7}
     back = read_dataset(tmp_path)
     assert_same(back, fixture_set)
     # read_games on a dataset folder reads it back too.
@@ -105,7 +106,8 @@ def test_csv_keeps_empty_strings_apart_from_nulls(tmp_path: Path) -> None:
         "games",
         {
             "game_id": ["a", "b"], "source": ["x", "y"], "member": [None, ""],
-            "variant": ["", "classic"], "status": ["invalid", "valid"], "plies": [0, 0],
+            "variant": [None, "classic"], "period": ["", None], "status": ["invalid", "valid"],
+            "plies": [0, 0],
             "plies_replayed": [0, 0], "n_errors": [1, 0], "n_warnings": [0, 0],
             "has_setup": [False, False], "readable": [False, True], "replayed": [False, True],
         },
@@ -114,7 +116,9 @@ def test_csv_keeps_empty_strings_apart_from_nulls(tmp_path: Path) -> None:
     gameset.export(tmp_path, "csv")
     back = read_dataset(tmp_path).games
     assert back["member"].isna().tolist() == [True, False]
-    assert back["member"].iloc[1] == "" and back["variant"].iloc[0] == ""
+    assert back["member"].iloc[1] == "" and back["period"].iloc[0] == ""
+    assert back["period"].isna().tolist() == [False, True]
+    assert back["variant"].isna().tolist() == [True, False]  # a categorical's null stays null
 
 
 def test_reading_a_dataset_does_not_parse_anything(
@@ -142,7 +146,7 @@ def test_a_failed_export_leaves_the_old_files_and_no_temporary_ones(
 
 def test_export_streams_batch_by_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # One row group per batch when the buffer holds a single row: what arrives is written.
-    monkeypatch.setattr(dataset, "ROW_GROUP_ROWS", 1)
+    monkeypatch.setattr(dataset_writer, "ROW_GROUP_ROWS", 1)
     written: list[int] = []
     summary = export_dataset(
         [FIXTURES], tmp_path, jobs=1, on_batch=lambda t: written.append(t["games"].num_rows)
@@ -360,7 +364,7 @@ def test_wide_tables_flush_by_bytes_long_before_the_row_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # games rows are wide: a long run must not buffer every game until 250,000 rows.
-    monkeypatch.setattr(dataset, "ROW_GROUP_BYTES", 1)
+    monkeypatch.setattr(dataset_writer, "ROW_GROUP_BYTES", 1)
     export_dataset([FIXTURES], tmp_path, jobs=1)
     for name in ("games", "setups", "moves"):
         assert pq.ParquetFile(tmp_path / f"{name}.parquet").num_row_groups == 4, name
@@ -379,7 +383,7 @@ def test_an_export_stopped_between_renames_is_refused(
         calls.append(str(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(dataset.os, "replace", replace_once)
+    monkeypatch.setattr(dataset_writer.os, "replace", replace_once)
     with pytest.raises(KeyboardInterrupt):
         fixture_set.export(tmp_path)
     monkeypatch.undo()
@@ -501,3 +505,42 @@ def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> 
     OwnedFolder(tmp_path).commit(digests)
     with pytest.raises(DatasetError, match=r"setups table .* not in the order of its games"):
         list(iter_dataset(tmp_path, games_per_batch=50))
+
+
+def test_events_round_trip_and_an_export_of_an_export_keeps_them(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    fixture_set.export(first)
+    assert "events.parquet" in (first / MARKER_NAME).read_text()
+    summary = driver.export_dataset([first], second, jobs=1)
+    assert summary.rows["events"] == fixture_set.tables["events"].num_rows == 7
+    back = read_dataset(second)
+    assert back.tables["events"].equals(fixture_set.tables["events"])
+    pd.testing.assert_frame_equal(back.events, fixture_set.events)
+    assert set(back.events["kind"]) == {"battle", "first_capture", "end"}
+
+
+def test_an_older_export_without_events_says_to_export_again(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    fixture_set.export(tmp_path)
+    (tmp_path / "events.parquet").unlink()
+    with pytest.raises(DatasetError, match=r"exported by an older strat-tools.*export it again"):
+        read_dataset(tmp_path)
+    with pytest.raises(DatasetError, match="older strat-tools"):
+        list(dataset.iter_dataset(tmp_path))
+
+
+def test_an_older_moves_table_with_gravon_columns_says_to_export_again(
+    fixture_set: GameSet, tmp_path: Path
+) -> None:
+    fixture_set.export(tmp_path)
+    old = pa.table({"game_id": ["g"], "ply": [1], "side": ["red"], "source": ["A4"],
+                    "target": ["A5"]})  # fmt: skip
+    pq.write_table(old, tmp_path / "moves.parquet")
+    names = [f"{name}.parquet" for name in TABLES]
+    digests = {n: ((tmp_path / n).stat().st_size, file_digest(tmp_path / n)) for n in names}
+    OwnedFolder(tmp_path).commit(digests)  # a marker that vouches for the old file
+    with pytest.raises(DatasetError, match=r"lacks the columns .*from_square.*export it again"):
+        read_dataset(tmp_path)

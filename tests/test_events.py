@@ -48,7 +48,8 @@ def test_every_battle_and_its_consequences() -> None:
         (10, "end", "blue", "red resigned or left: blue wins"),
     ]
     assert events["outcome"][0] == "attacker" and events["other"][0] == "marshal"
-    assert events["square"][4:6] == ["F5", "F5"] and events["target"][4] == "F4"
+    assert events["from_square"][4:6] == ["F5", "F5"] and events["to_square"][4] == "F4"
+    assert events["termination"][-1] == "resigned" and events["outcome"][-1] is None
 
 
 def test_flag_capture_ends_the_game() -> None:
@@ -115,7 +116,9 @@ def test_cli_events(tmp_path: Path) -> None:
     )
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()  # stderr says the games are synthetic
-    assert lines[0] == "game_id,ply,kind,side,piece,square,target,other,outcome,detail"
+    assert lines[0] == (
+        "game_id,ply,kind,side,piece,from_square,to_square,other,outcome,termination,detail"
+    )
     assert len(lines) == 401
     bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])
     assert bad.exit_code == 2 and "castling" in bad.output

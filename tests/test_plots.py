@@ -341,8 +341,8 @@ def moves() -> pd.DataFrame:
             "ply": [1, 2, 3, 1, 2],
             "side": ["red", "blue", "red", "red", "blue"],
             "piece": ["scout", "scout", "miner", "scout", "scout"],
-            "source": ["A4", "K7", "E4", "B4", "A7"],
-            "target": ["A9", "K5", "E5", "B5", "A8"],
+            "from_square": ["A4", "K7", "E4", "B4", "A7"],
+            "to_square": ["A9", "K5", "E5", "B5", "A8"],
             "distance": [5, 2, 1, 1, 1],
             "defender": [None, None, None, None, "bomb"],
             "outcome": [None, None, None, None, "defender"],
@@ -392,8 +392,8 @@ def test_battles_and_owner_view(moves: pd.DataFrame) -> None:
 def test_traffic_reads_categorical_squares_and_skips_bad_ones(moves: pd.DataFrame) -> None:
     names = [COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100)]
     frame = moves.copy()
-    frame.loc[2, "target"] = None  # a bad square name in the record becomes null
-    for column in ("source", "target"):
+    frame.loc[2, "to_square"] = None  # a bad square name in the record becomes null
+    for column in ("from_square", "to_square"):
         frame[column] = pd.Categorical(frame[column], categories=names)
     counts = square_traffic(frame, piece=None, measure="target")
     assert int(counts.sum()) == 4 and counts[parse_square("E5")] == 0

@@ -162,9 +162,9 @@ def test_corpus_tables_account_for_every_game(html_text: str, gameset: GameSet) 
 def test_side_win_rates_with_wilson_intervals(html_text: str, gameset: GameSet) -> None:
     table = read_table(html_text, "Red (moves first) against blue").set_index("variant")
     games = gameset.games
-    decided = games[(games["status"] != "invalid") & games["winner"].isin([1, 2])]
+    decided = games[(games["status"] != "invalid") & games["winner"].notna()]
     classic = decided[decided["variant"] == "classic"]
-    red = int((classic["winner"] == 1).sum())
+    red = int((classic["winner"] == "red").sum())
     low, high = (float(x) for x in stats.wilson(red, len(classic)))
     row = table.loc["classic"]
     assert (number(row["games"]), number(row["red wins"])) == (len(classic), red)

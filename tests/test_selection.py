@@ -148,7 +148,7 @@ def test_setups_and_search_commands(archive: Path, tmp_path: Path) -> None:
 
 def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_path: Path) -> None:
     games = read_games([str(archive)], jobs=1).games
-    red = int((games["winner"] == 1).sum())
+    red = int((games["winner"] == "red").sum())
     code, out, err = run("validate", str(archive), "--winner", "red", "--quiet", "--jobs", "1")
     assert code == 0, err
     assert out.startswith(f"{red} games in") and f"{41 - red} games left out" in err

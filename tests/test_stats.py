@@ -92,11 +92,11 @@ F . . . . . . . . .
 
 GAMES = [
     # game_id, variant, period, status, winner, termination, plies
-    ("g1", "classic", "2014-01", "valid", 1, "flag_captured", 5),
-    ("g2", "classic", "2014-02", "valid", 2, "resigned", 2),
-    ("g3", "classic", "2014-02", "valid", 3, "draw_agreed", 0),
-    ("g4", "classicfree", "2014-02", "valid", 1, "flag_captured", 10),
-    ("g5", "classic", "2014-02", "invalid", 2, "flag_captured", 7),
+    ("g1", "classic", "2014-01", "valid", "red", "flag_captured", 5),
+    ("g2", "classic", "2014-02", "valid", "blue", "resigned", 2),
+    ("g3", "classic", "2014-02", "valid", "draw", "draw_agreed", 0),
+    ("g4", "classicfree", "2014-02", "valid", "red", "flag_captured", 10),
+    ("g5", "classic", "2014-02", "invalid", "blue", "flag_captured", 7),
 ]
 SETUPS = {
     "g1": (RED_1, BLUE_1),
@@ -130,7 +130,8 @@ def make_frames() -> Frames:
             "month": [int(g[2][-2:]) for g in GAMES],
             "period": [g[2] for g in GAMES],
             "status": [g[3] for g in GAMES],
-            "winner": [g[4] for g in GAMES],
+            "winner": [None if g[4] == "draw" else g[4] for g in GAMES],
+            "draw": [g[4] == "draw" for g in GAMES],
             "termination": [g[5] for g in GAMES],
             "plies": [g[6] for g in GAMES],
             "plies_replayed": [g[6] for g in GAMES],

@@ -33,9 +33,12 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "engine": ("engine", "replay", "actions", "planes", "formats"),
     "pipeline": ("pipeline", "processes", "generate", "generate_setups", "generate_play"),
     "tables": (
+        "schemas",
+        "game_ids",
         "tables",
         "identity",
         "patterns",
+        "dataset_writer",
         "dataset",
         "tally",
         "batch_work",
@@ -70,8 +73,8 @@ FLOORS: dict[str, tuple[str, ...]] = {
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 """Upward imports not yet removed (none: parse-then-check lives in ``readers``)."""
 
-KNOWN_LONG = {"tables"}
-"""Modules still over the limit, to be split (each leaves this set when it is)."""
+KNOWN_LONG: set[str] = set()
+"""Modules still over the limit, to be split (each leaves this set when it is; none now)."""
 
 
 def module_name(path: Path) -> str:

@@ -66,15 +66,17 @@ def fixture_tables() -> dict[str, pa.Table]:
 
 
 def test_every_table_has_one_schema_and_the_contract_columns() -> None:
-    assert tuple(SCHEMAS) == TABLE_NAMES == ("games", "setups", "moves", "diagnostics")
+    assert tuple(SCHEMAS) == TABLE_NAMES == ("games", "setups", "moves", "diagnostics", "events")
     contract = {
         "games": ["game_id", "source", "member", "variant", "year", "month", "number", "rules",
-                  "status", "result_type", "winner", "termination", "plies", "n_errors",
-                  "n_warnings", "has_setup"],
+                  "status", "result_type", "termination", "winner", "draw", "plies",
+                  "n_errors", "n_warnings", "has_setup"],
         "setups": ["game_id", "side", "row", "col", "square", "piece"],
-        "moves": ["game_id", "ply", "side", "piece", "source", "target", "distance", "defender",
-                  "outcome"],
+        "moves": ["game_id", "ply", "side", "piece", "from_square", "to_square", "distance",
+                  "defender", "outcome"],
         "diagnostics": ["game_id", "code", "severity", "message", "line", "ply"],
+        "events": ["game_id", "ply", "kind", "side", "piece", "from_square", "to_square", "other",
+                   "outcome", "termination", "detail"],
     }  # fmt: skip
     for name, columns in contract.items():
         assert [c for c in SCHEMAS[name].names if c in columns] == columns, name
@@ -125,12 +127,9 @@ def test_games_row_metadata_of_two_battles(fixture_tables: dict[str, pa.Table]) 
         "gravon-2013",
         "resigned",
     )
-    assert (game["result_type"], game["winner"], game["plies"], game["plies_replayed"]) == (
-        3,
-        2,
-        5,
-        5,
-    )
+    assert (game["result_type"], game["winner"], game["draw"]) == (3, "blue", False)
+    assert (game["plies"], game["plies_replayed"]) == (5, 5)
+    assert pd_isna(game["replay_winner"]) and not game["replay_draw"]  # resigned: board open
     assert game["has_setup"] and game["replayed"] and game["n_errors"] == 0
     no_field = games.loc["classic-2014.8-3"]
     assert not no_field["has_setup"] and no_field["plies"] == 0
@@ -165,7 +164,8 @@ def test_setups_agree_square_by_square_with_the_field_string(
 def test_moves_of_two_battles(fixture_tables: dict[str, pa.Table]) -> None:
     moves = to_frame(fixture_tables["moves"])
     game = moves[moves["game_id"] == "classic-2014.4-1"]
-    columns = ["ply", "side", "piece", "source", "target", "distance", "defender", "outcome"]
+    columns = ["ply", "side", "piece", "from_square", "to_square", "distance", "defender",
+               "outcome"]  # fmt: skip
     rows = [
         tuple(None if pd_isna(v) else v for v in row)
         for row in game[columns].itertuples(index=False)
@@ -186,13 +186,13 @@ def test_a_bad_square_is_null_and_unreplayed_plies_keep_their_rows(
     game = moves[moves["game_id"] == "classic-2014.4-4"].reset_index(drop=True)
     assert list(game["ply"]) == [1, 2]
     assert game.loc[0, "piece"] == "scout" and game.loc[0, "distance"] == 2
-    assert pd_isna(game.loc[1, "source"]) and game.loc[1, "target"] == "A6"
+    assert pd_isna(game.loc[1, "from_square"]) and game.loc[1, "to_square"] == "A6"
     assert pd_isna(game.loc[1, "distance"]) and pd_isna(game.loc[1, "piece"])
 
 
 def test_setups_only_skips_the_replay() -> None:
     result = tables_for_units(expand([FIXTURES]), setups_only=True)
-    assert result["moves"].num_rows == 0
+    assert result["moves"].num_rows == 0 and result["events"].num_rows == 0
     assert result["setups"].num_rows == 160
     games = to_frame(result["games"]).set_index("game_id")
     assert games["rules"].isna().all() and not games["replayed"].any()
@@ -247,3 +247,154 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     }  # fmt: skip
     with pytest.raises(ValueError, match="lacks the columns piece"):
         tables.conform("setups", plain.drop_columns(["piece"]))
+
+
+# --- a pandas user's contract: dtypes, fixed categories, words for sides and winners ----------
+
+CATEGORICAL = {
+    "games": ["variant", "status", "termination", "winner", "replay_termination",
+              "replay_winner"],
+    "setups": ["side", "square", "piece"],
+    "moves": ["side", "piece", "from_square", "to_square", "defender", "outcome", "rescued"],
+    "diagnostics": ["severity"],
+    "events": ["kind", "side", "piece", "from_square", "to_square", "other", "outcome",
+               "termination"],
+}  # fmt: skip
+
+
+def frame_types(parts: dict[str, pa.Table]) -> dict[str, dict[str, str]]:
+    """Every table's pandas dtypes, categories written out (so two dtypes compare equal only
+    when their categories do)."""
+    out = {}
+    for name in TABLE_NAMES:
+        frame = to_frame(parts[name])
+        out[name] = {
+            column: (
+                f"category{list(dtype.categories)}"
+                if isinstance(dtype, pd.CategoricalDtype)
+                else str(dtype)
+            )
+            for column, dtype in frame.dtypes.items()
+        }
+    return out
+
+
+@pytest.fixture(scope="module")
+def data_tables() -> dict[str, pa.Table]:
+    from strat_tools.driver import read_games
+
+    return read_games("data/", jobs=1).tables
+
+
+def test_dtypes_do_not_depend_on_the_input(
+    fixture_tables: dict[str, pa.Table], data_tables: dict[str, pa.Table], gravon_dir: Path
+) -> None:
+    from strat_tools.driver import read_games
+
+    month = read_games(gravon_dir / "strados2005-7.zip", jobs=1).tables
+    empty = tables.empty_tables()
+    expected = frame_types(empty)
+    for parts in (fixture_tables, data_tables, month, tables_for_units([])):
+        assert frame_types(parts) == expected
+    for name, columns in CATEGORICAL.items():
+        for column in columns:
+            categories = list(to_frame(empty[name])[column].cat.categories)
+            assert categories == list(tables.DICTIONARIES[column]), (name, column)
+    # The Gravon month's games are all there, each with an end event.
+    games, events = to_frame(month["games"]), to_frame(month["events"])
+    ends = events[events["kind"] == "end"]
+    assert list(ends["game_id"]) == list(games["game_id"])
+
+
+def test_categories_are_fixed_and_documented() -> None:
+    assert tables.DICTIONARIES["winner"] == tables.DICTIONARIES["side"] == ("red", "blue")
+    assert tables.DICTIONARIES["variant"] == (
+        "classic", "barrage", "duell", "ultimate lightning", "classicfree"
+    )  # fmt: skip
+    assert tables.DICTIONARIES["status"] == ("valid", "invalid", "unchecked", "unreadable")
+    assert tables.DICTIONARIES["termination"][:2] == ("no_moves", "flag_captured")
+    for name, schema in SCHEMAS.items():
+        for f in schema:
+            # A categorical column is one whose name has fixed categories, in every table.
+            assert pa.types.is_dictionary(f.type) == (f.name in tables.DICTIONARIES), (name, f)
+
+
+def test_sides_and_winners_are_words_never_gravon_codes(data_tables: dict[str, pa.Table]) -> None:
+    games = to_frame(data_tables["games"])
+    for column in ("winner", "replay_winner"):
+        assert set(games[column].dropna()) <= {"red", "blue"}
+    assert games["winner"].notna().any() and games["draw"].any()
+    # A draw has no winner; every decided game has one, red or blue, as its record says.
+    assert games.loc[games["draw"], "winner"].isna().all()
+    for name in ("setups", "moves", "events"):
+        assert set(to_frame(data_tables[name])["side"].dropna()) == {"red", "blue"}, name
+    # The replay's verdict uses the same words: a flag capture names the capturer.
+    flags = games[games["replay_termination"] == "flag_captured"]
+    assert len(flags) and (flags["replay_winner"].astype(str) == flags["winner"].astype(str)).all()
+
+
+def test_events_are_a_table_of_every_replayed_game(fixture_tables: dict[str, pa.Table]) -> None:
+    events = to_frame(fixture_tables["events"])
+    game = events[events["game_id"] == "classic-2014.4-1"]
+    rows = [
+        tuple(None if pd_isna(v) else v for v in row)
+        for row in game[["ply", "kind", "side", "from_square", "to_square", "other", "outcome",
+                         "termination"]].itertuples(index=False)
+    ]  # fmt: skip
+    assert rows == [
+        (2, "battle", "blue", "A7", "A6", "scout", "attacker", None),
+        (2, "first_capture", "blue", "A7", "A6", "scout", "attacker", None),
+        (5, "battle", "red", "B5", "A5", "marshal", "defender", None),
+        (5, "end", "blue", None, None, None, None, "resigned"),
+    ]
+    # Every input has its end row, the unreadable one too, saying why.
+    ends = events[events["kind"] == "end"].set_index("game_id")["detail"]
+    assert set(ends.index) == set(to_frame(fixture_tables["games"])["game_id"])
+    assert ends["classic-2014.4-2"].startswith("unreadable: ")
+
+
+def test_an_unknown_variant_is_null_and_its_diagnostic_names_it() -> None:
+    from strat_tools.records import GameRecord, Severity
+
+    record = GameRecord("dragon-2014.4-1.xml", variant="dragon")
+    record.add("game.variant", Severity.ERROR, "unknown game type 'dragon'")
+    parts = tables.tables_for_records([record])
+    games, diagnostics = to_frame(parts["games"]), to_frame(parts["diagnostics"])
+    assert pd_isna(games["variant"].iloc[0]) and games["status"].iloc[0] == "invalid"
+    assert "'dragon'" in diagnostics["message"].iloc[0]
+
+
+def test_gameset_and_validation_reprs_are_one_short_line(data_tables: dict[str, pa.Table]) -> None:
+    from strat_tools.dataset import GameSet
+
+    text = repr(GameSet(data_tables))
+    assert "\n" not in text and len(text) < 200, text
+    assert text.startswith("<GameSet 400 games: ") and " events>" in text
+    # The validation report too (it once printed every verdict: 84 KB).
+    from strat_tools.validate import validate
+
+    report = validate("data/", jobs=1)
+    assert repr(report).startswith("<ValidationReport 400 games") and len(repr(report)) < 200
+    assert len(repr(report.summary)) < 200
+
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "tables.md"
+
+
+def test_the_data_dictionary_lists_every_column_and_its_examples_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import doctest
+    import re
+
+    text = DOCS.read_text()
+    for name, schema in SCHEMAS.items():
+        section = text.split(f"\n## {name}:")[1].split("\n## ")[0]
+        listed = re.findall(r"^\| `(\w+)` \| (\w+) \|", section, flags=re.MULTILINE)
+        frame = to_frame(tables.empty_table(name))
+        assert listed == [(c, str(frame[c].dtype)) for c in schema.names], name
+    monkeypatch.chdir(DOCS.parent.parent)
+    failed, tried = doctest.testfile(
+        str(DOCS), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
+    )
+    assert tried >= 8 and failed == 0

@@ -38,7 +38,7 @@ from strat_tools.cli.common import (
     type=click.Choice(["records", "parquet", "csv"]),
     default="records",
     show_default=True,
-    help="records: copy the game files; parquet/csv: write their four tables.",
+    help="records: copy the game files; parquet/csv: write their five tables.",
 )
 @rules_option
 @jobs_option

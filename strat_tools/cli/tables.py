@@ -38,7 +38,7 @@ from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
     "out",
     required=True,
     type=click.Path(file_okay=False),
-    help="Folder for games, setups, moves and diagnostics (created if needed).",
+    help="Folder for games, setups, moves, diagnostics and events (created if needed).",
 )
 @click.option(
     "--format",
@@ -69,7 +69,7 @@ def export(
     dask: bool,
     dask_address: str | None,
 ) -> None:
-    """Export games as tables (games, setups, moves, diagnostics) for pandas, DuckDB, Dask.
+    """Export games as tables (games, setups, moves, diagnostics, events) for pandas, DuckDB.
 
     Every input game is one row of the games table, invalid and unreadable ones too. Files
     are written batch by batch and renamed into place when complete. The summary on stderr

@@ -59,18 +59,22 @@ EVENT_COLUMNS: Final = (
     "kind",
     "side",
     "piece",
-    "square",
-    "target",
+    "from_square",
+    "to_square",
     "other",
     "outcome",
+    "termination",
     "detail",
 )
 """The columns of an events table (the ``events`` command adds ``game_id``): ``ply`` the
 ply of the event (the last ply for ``end``); ``side`` the side that moved (for
 ``marshal_lost`` / ``general_lost`` the side that lost it, for ``end`` the winner, empty
-for a draw or an open game); ``piece`` the moving piece's kind; ``square`` / ``target``
-the move's squares; ``other`` the attacked (or rescued) piece's kind; ``outcome`` a
-battle's outcome (attacker, defender, both, flag); ``detail`` one readable sentence."""
+for a draw or an open game); ``piece`` the moving piece's kind; ``from_square`` /
+``to_square`` the move's squares; ``other`` the attacked (or rescued) piece's kind;
+``outcome`` a battle's outcome (attacker, defender, both, flag); ``termination`` how the
+game ended (``end`` rows only, the recorded result's name); ``detail`` one readable
+sentence. The names and values are those of the export's tables
+(:mod:`strat_tools.schemas`)."""
 
 UNREADABLE: Final = "unreadable: "
 """How the ``detail`` of the ``end`` row of a game that could not be read starts."""
@@ -81,6 +85,14 @@ _VERDICTS: Final = {
     OUTCOME_BOTH: "{a} attacks {d}: both removed",
     OUTCOME_FLAG: "{a} takes {d}",
 }
+
+
+# Labels by board code (0..25) and square (0..99), looked up once: an export writes the
+# events of every game, and building them from enums per event tripled their cost.
+_PIECE_NAMES: Final = tuple(piece_name(code) for code in range(26))
+_KIND_LABELS: Final = tuple(PieceKind(kind).label if kind >= 0 else "" for kind in CODE_KIND[:26])
+_SIDE_LABELS: Final = tuple(Side(side).label if side in (1, 2) else "" for side in CODE_SIDE[:26])
+_SQUARES: Final = tuple(square_name(square) for square in range(100))
 
 
 def _columns() -> dict[str, list[Any]]:
@@ -132,7 +144,7 @@ def game_events(result: Replay | None, record: GameRecord | None = None) -> dict
                 **base,
                 kind="rescue",
                 other=_kind(code),
-                detail=f"{piece_name(result.movers[index])} reaches {base['target']} and "
+                detail=f"{piece_name(result.movers[index])} reaches {base['to_square']} and "
                 f"brings back the {_kind(code)} on {where}",
             )
     _end(columns, record, result)
@@ -149,15 +161,15 @@ def _base(result: Replay, index: int) -> dict[str, Any]:
     mover = result.movers[index]
     return {
         "ply": index + 1,
-        "side": Side(CODE_SIDE[mover]).label,
-        "piece": _kind(mover),
-        "square": square_name(source),
-        "target": square_name(target),
+        "side": _SIDE_LABELS[mover],
+        "piece": _KIND_LABELS[mover],
+        "from_square": _SQUARES[source],
+        "to_square": _SQUARES[target],
     }
 
 
 def _kind(code: int) -> str:
-    return PieceKind(CODE_KIND[code]).label
+    return _KIND_LABELS[code]
 
 
 def _battle(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
@@ -165,7 +177,8 @@ def _battle(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
     outcome = result.outcomes[index]
     base = _base(result, index)
     detail = _VERDICTS.get(outcome, "{a} attacks {d}").format(
-        a=f"{piece_name(mover)} {base['square']}", d=f"{piece_name(defender)} {base['target']}"
+        a=f"{_PIECE_NAMES[mover]} {base['from_square']}",
+        d=f"{_PIECE_NAMES[defender]} {base['to_square']}",
     )
     _add(
         columns,
@@ -198,7 +211,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
             **base,
             kind="spy_takes_marshal",
             other="marshal",
-            detail=f"{piece_name(mover)} takes the marshal on {base['target']}",
+            detail=f"{piece_name(mover)} takes the marshal on {base['to_square']}",
         )
     for code in lost:
         kind = CODE_KIND[code]
@@ -210,7 +223,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
                 **{**base, "side": owner},
                 kind=f"{label}_lost",
                 other=label,
-                detail=f"{owner} loses its {label} on {base['target']}",
+                detail=f"{owner} loses its {label} on {base['to_square']}",
             )
         elif kind == PieceKind.BOMB:
             _add(
@@ -218,7 +231,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
                 **base,
                 kind="bomb_removed",
                 other="bomb",
-                detail=f"{piece_name(code)} on {base['target']} removed by the {base['piece']}",
+                detail=f"{piece_name(code)} on {base['to_square']} removed by the {base['piece']}",
             )
     if outcome == OUTCOME_FLAG:
         _add(
@@ -226,7 +239,7 @@ def _losses(columns: dict[str, list[Any]], result: Replay, index: int) -> None:
             **base,
             kind="flag_captured",
             other="flag",
-            detail=f"{base['side']} captures the flag on {base['target']}",
+            detail=f"{base['side']} captures the flag on {base['to_square']}",
         )
 
 
@@ -246,7 +259,7 @@ def _end(columns: dict[str, list[Any]], record: GameRecord, result: Replay | Non
         detail = f"replay stopped at ply {result.stopped_at}: {why}"
     else:
         detail = _result_sentence(record)
-    _add(columns, ply=ply, kind="end", side=side, outcome=_termination(record), detail=detail)
+    _add(columns, ply=ply, kind="end", side=side, termination=_termination(record), detail=detail)
 
 
 def _termination(record: GameRecord) -> str | None:

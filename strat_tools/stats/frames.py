@@ -16,6 +16,7 @@ import pandas as pd
 
 from strat_tools.errors import InputError, OptionError
 from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
+from strat_tools.schemas import SIDE_LABELS
 
 GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
 """The columns a statistic can be grouped ``by``."""
@@ -28,6 +29,7 @@ CONTEXT_COLUMNS: Final = (
     "status",
     "result_type",
     "winner",
+    "draw",
     "termination",
 )
 """Per-game columns that :func:`setup_context` joins onto each setup row."""
@@ -108,23 +110,20 @@ def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str
 
 
 def _won(side: pd.Series, winner: pd.Series) -> pd.Series:
-    """Nullable boolean: did ``side`` ('red'/'blue') win, given the game's winner 1/2/3?"""
-    side_id = np.where(
-        (side == "red").to_numpy(dtype=bool),
-        1,
-        np.where((side == "blue").to_numpy(dtype=bool), 2, 0),
-    )
-    winner_id = pd.Series(winner).astype("Int8").to_numpy(dtype=np.int8, na_value=0)
-    decided = (winner_id == 1) | (winner_id == 2)
-    values = pd.arrays.BooleanArray(side_id == winner_id, ~decided)
+    """Nullable boolean: did ``side`` ('red'/'blue') win, given the game's winner (red, blue
+    or null)? Compared as category codes: no string work per row."""
+    side_id = np.asarray(pd.Categorical(side, categories=SIDE_LABELS).codes)
+    winner_id = np.asarray(pd.Categorical(winner, categories=SIDE_LABELS).codes)
+    decided = winner_id >= 0
+    values = pd.arrays.BooleanArray((side_id == winner_id) & decided, ~decided)
     return pd.Series(values, index=side.index, name="won")
 
 
-def _result_labels(won: pd.Series, winner: pd.Series) -> pd.Series:
+def _result_labels(won: pd.Series, draw: pd.Series) -> pd.Series:
     """``win``/``loss``/``draw`` per row, NA where the result is unknown."""
     labels = won.map({True: "win", False: "loss"}).astype("string")
-    draw = pd.Series(winner, index=won.index).astype("Int8").eq(3).fillna(False).astype(bool)
-    return labels.mask(draw, "draw")
+    drawn = pd.Series(draw, index=won.index).astype("boolean").fillna(False).astype(bool)
+    return labels.mask(drawn, "draw")
 
 
 def by_list(by: By) -> list[str]:
@@ -179,7 +178,7 @@ def filter_rows(
         keep &= frame["status"] != "invalid"
     frame = frame.loc[keep]
     if "result" in by:
-        frame = frame.assign(result=_result_labels(frame["won"], frame["winner"]))
+        frame = frame.assign(result=_result_labels(frame["won"], frame["draw"]))
     missing = [name for name in by if name not in frame]
     if missing:
         raise OptionError(

@@ -40,7 +40,7 @@ def endings(
     """How games end: [*by, termination, games, share, mean_plies, median_plies, max_plies]."""
     keys = by_list(by)
     frame = game_frame(data, keys, variant, **options)
-    frame = frame.assign(termination=frame["termination"].fillna("none").astype(str))
+    frame = frame.assign(termination=frame["termination"].astype(object).fillna("none").astype(str))
     table: pd.DataFrame = (
         group_by(frame, [*keys, "termination"])
         .agg(

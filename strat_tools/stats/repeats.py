@@ -96,10 +96,10 @@ def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupO
     keep = np.isin(variants, wanted) if wanted is not None else variants != "classicfree"
     keep &= context["status"].astype(str).to_numpy() != "invalid"
     found, context = found.take(keep), context.loc[keep]
-    side_id = np.where(found.side == "red", 1, 2)
-    winner = context["winner"].astype("Int8").to_numpy(dtype=np.int8, na_value=0)
+    winner = context["winner"].astype("string").fillna("").to_numpy(dtype=object)
+    draw = context["draw"].astype("boolean").fillna(False).to_numpy(dtype=bool)
     result = np.select(
-        [winner == 3, winner == side_id, (winner == 1) | (winner == 2)],
+        [draw, winner == np.asarray(found.side, dtype=object), winner != ""],
         ["draw", "win", "loss"],
         default="",
     )

@@ -55,7 +55,7 @@ def square_traffic(
         frame = frame[frame["piece"] == piece]
     if measure == "battle":
         frame = frame[frame["outcome"].notna()]
-    source, target = _square_index(frame["source"]), _square_index(frame["target"])
+    source, target = _square_index(frame["from_square"]), _square_index(frame["to_square"])
     known = (source >= 0) & (target >= 0)
     source, target = source[known], target[known]
     if view == "owner":
