@@ -77,16 +77,26 @@ other 1 tip the intervals overlap (the gap may be chance).'
     }
     holds, lost = named[intervals.HOLDS], named[intervals.NO_LONGER_HOLDS]
     chance = len(named[intervals.NOT_SIGNIFICANT])
-    parts = [
-        "the gap between followers and the rest holds with the clustered intervals too for "
-        + (", ".join(holds) if holds else "no tip"),
-        "it no longer holds once repeated setups count once for "
-        + (", ".join(lost) if lost else "no tip"),
-    ]
+    if not holds and not lost:
+        if not chance:
+            return (
+                f"Findings, {variant}: no tip could be compared (no decided games on both sides)."
+            )
+        return (
+            f"Findings, {variant}: for {count_of(chance, 'tip')} the intervals of followers and "
+            "the rest overlap, so no gap stands out from chance."
+        )
+    parts = []
+    if holds:
+        parts.append(
+            "the gap between followers and the rest holds with the clustered intervals too for "
+            + ", ".join(holds)
+        )
+    if lost:
+        parts.append("it no longer holds once repeated setups count once for " + ", ".join(lost))
     if chance:
         parts.append(
-            f"for the other {chance} tip{'s' if chance != 1 else ''} the intervals overlap "
-            "(the gap may be chance)"
+            f"for the other {count_of(chance, 'tip')} the intervals overlap (the gap may be chance)"
         )
     return f"Findings, {variant}: " + "; ".join(parts) + "."
 
