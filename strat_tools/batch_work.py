@@ -4,7 +4,7 @@ Everything here runs where a batch of files is read (this process with ``jobs=1`
 worker, or a Dask worker), called by :mod:`strat_tools.driver`, which cuts the input into
 batches and collects what comes back. One batch becomes:
 
-* :func:`tables_batch`: the four tables (``read_games``, ``export``);
+* :func:`tables_batch`: the five tables (``read_games``, ``export``);
 * :func:`reduce_units` / :func:`reduce_tables`: a reduction of those tables (statistics,
   report, advice, heat maps), of records or of a dataset folder's batch;
 * :func:`map_units`: one value per game (``validate``);
@@ -45,7 +45,7 @@ T = TypeVar("T")
 V = TypeVar("V")
 R = TypeVar("R")
 Tables = dict[str, "pa.Table"]
-"""The four tables of a batch (:data:`~strat_tools.tables.TABLE_NAMES`)."""
+"""The five tables of a batch (:data:`~strat_tools.tables.TABLE_NAMES`)."""
 
 
 class Select(Protocol):
@@ -124,7 +124,7 @@ def failure_of(record: GameRecord, code: str) -> str | None:
     return None
 
 
-# --- the four tables -------------------------------------------------------------------------
+# --- the five tables -------------------------------------------------------------------------
 
 
 def tables_batch(
@@ -134,7 +134,7 @@ def tables_batch(
     setups_only: bool = False,
     select: Select | None = None,
 ) -> tuple[Tables, Tally]:
-    """Read, select, check and (unless ``setups_only``) replay one batch: its four tables and
+    """Read, select, check and (unless ``setups_only``) replay one batch: its five tables and
     tally (top-level, so a process pool or Dask can ship it)."""
     from strat_tools.tables import tables_for_records
 

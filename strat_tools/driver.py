@@ -1,7 +1,7 @@
 """The one way in: game records or exported dataset folders in, batches out.
 
 Every command and notebook call that reads games goes through here: :func:`iter_tables`
-(the four tables per batch, behind :func:`read_games` and :func:`export_dataset`),
+(the five tables per batch, behind :func:`read_games` and :func:`export_dataset`),
 :func:`reduce_batches` (a reduction run in the worker, behind every statistic, the report,
 the advice and the heat maps), :func:`map_games` (one value per game, behind ``validate``)
 and :func:`map_records` (any :class:`~strat_tools.batch_work.RecordWork` on a batch of
@@ -149,7 +149,7 @@ def iter_tables(
     tally: Tally | None = None,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[Tables]:
-    """The four tables per batch of the games under ``paths``, in input order, game ids
+    """The five tables per batch of the games under ``paths``, in input order, game ids
     unique over the whole run. ``paths`` are record files, folders, globs, zips or exported
     dataset folders (read back in batches, never whole). ``tally`` counts what was read;
     ``skipped`` collects the entries that are not game files.
@@ -363,7 +363,7 @@ def export_dataset(
     on_batch: Callable[[Tables], None] | None = None,
     tally: Tally | None = None,
 ) -> ExportSummary:
-    """Read records (or a dataset folder) and write the four tables under ``directory``.
+    """Read records (or a dataset folder) and write the five tables under ``directory``.
 
     Streams: each batch is written as it arrives, so memory stays flat (a dataset folder is
     read back in batches too). Atomic per file.

@@ -12,7 +12,7 @@ keep).
 - :func:`select_games`: which games pass (a few columns each, setups only, no replay);
 - :func:`write_selected_records`: the selected records' bytes, exactly as they are in
   their files or zip members, into a zip or a folder;
-- :func:`export_selected`: the four tables of just those games;
+- :func:`export_selected`: the five tables of just those games;
 - :func:`select_for`: the ``select`` hook of any command (two passes with ``duplicates``).
 
 The output of either writer is re-readable by every tool that reads Gravon records (the
@@ -86,7 +86,7 @@ class Selection:
 
 
 def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[str, pa.Table]:
-    """The four tables of the games ``game_filter`` keeps (all of it, duplicates too, judged
+    """The five tables of the games ``game_filter`` keeps (all of it, duplicates too, judged
     within these tables)."""
     if not game_filter.active:
         return tables
@@ -257,7 +257,7 @@ def export_selected(
     jobs: int | None = None,
     setups_only: bool = False,
 ) -> ExportSummary:
-    """Read ``paths`` again and write the four tables of just the selected games (read,
+    """Read ``paths`` again and write the five tables of just the selected games (read,
     checked and replayed; the others are dropped before their replay)."""
     return export_dataset(
         list(paths), directory, format=format, rules=rules, jobs=jobs,
