@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from strat_tools import dataset, dataset_writer, driver, tables
+from strat_tools import batch_work, dataset, dataset_writer, driver, tables
 from strat_tools.board import Side, parse_square
 from strat_tools.dataset import (
     DatasetError,
@@ -129,7 +129,7 @@ def test_reading_a_dataset_does_not_parse_anything(
     def no_parsing(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a dataset folder was parsed as records")
 
-    monkeypatch.setattr(driver, "read_units", no_parsing)
+    monkeypatch.setattr(batch_work, "read_units", no_parsing)  # where batches are read
     assert len(read_games(tmp_path)) == 4
 
 
