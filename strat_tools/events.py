@@ -27,14 +27,14 @@ import pyarrow.compute as pc
 
 from strat_tools.batch_work import failure_of, records_batch
 from strat_tools.driver import map_records
-from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
+from strat_tools.engine.events import EVENT_KINDS, EventBatch
 from strat_tools.errors import OptionError
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.readers import NothingReadable
 from strat_tools.records import GameRecord
 from strat_tools.replay import replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.schemas import EVENTS_SCHEMA, table_from_columns, to_frame
+from strat_tools.schemas import EVENTS_SCHEMA, events_table, to_frame
 from strat_tools.selection import select_for
 from strat_tools.sources import Paths, Unit, path_list
 from strat_tools.tally import Tally
@@ -67,25 +67,23 @@ class EventsWork:
         from strat_tools.tables import GameIds
 
         ids = GameIds()
-        columns: dict[str, list[object]] = {name: [] for name in EVENTS_SCHEMA.names}
+        batch = EventBatch()
+        names: list[str] = []
         for record in records:
-            rows = self.game_rows(record)
-            columns["game_id"].extend([ids.claim(record.game_id)] * len(rows["ply"]))
-            for name in EVENT_COLUMNS:
-                columns[name].extend(rows[name])
-        return _events_table(columns)
+            names.append(ids.claim(record.game_id))
+            self.add_game(batch, record)
+        return events_table(pa.array(names, pa.string()), batch.codes())
 
-    def game_rows(self, record: GameRecord) -> dict[str, list[object]]:
-        """One game's event columns; a stand-in's ``end`` row says why it has no others."""
+    def add_game(self, batch: EventBatch, record: GameRecord) -> None:
+        """Replay one game into ``batch``; a stand-in's ``end`` row says why it has no others."""
         failure = failure_of(record, self.code)
         if failure is not None:
-            rows = game_events(None, record)
-            rows["detail"][-1] = f"not replayed: {failure}"
-            return rows
+            batch.add(None, record, end=f"not replayed: {failure}")
+            return
         result = (
             replay_safely(record, resolve_rules(self.rules, record)) if record.readable else None
         )
-        return game_events(result, record)
+        batch.add(result, record)
 
     def combine(self, parts: list[pa.Table]) -> pa.Table:
         return pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
@@ -93,10 +91,6 @@ class EventsWork:
     def renumber(self, ids: GameIds, table: pa.Table) -> pa.Table:
         games = pa.table({"game_id": pc.unique(table.column("game_id"))})
         return ids.renumber({"games": games, "events": table})["events"]
-
-
-def _events_table(columns: dict[str, list[object]]) -> pa.Table:
-    return table_from_columns("events", columns)
 
 
 def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:

@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.board import COLUMNS
-from strat_tools.engine.events import EVENT_KINDS
+from strat_tools.engine.events import EVENT_KINDS, EventCodes
 from strat_tools.identity import GAME_IDENTITY_COLUMNS, fingerprint_rows
 from strat_tools.pieces import KIND_LABELS
 from strat_tools.records import VARIANTS, Severity, Status, Termination
@@ -61,6 +61,7 @@ __all__ = [
     "dictionary_column",
     "empty_table",
     "empty_tables",
+    "events_table",
     "labels_column",
     "table_from_columns",
     "to_frame",
@@ -251,6 +252,26 @@ def dictionary_column(
         values = np.where(mask, 0, values).astype(np.int8, copy=False)
     index = pa.array(values, pa.int8(), mask=mask)
     return pa.DictionaryArray.from_arrays(index, _DICT_ARRAYS[name])
+
+
+def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
+    """The ``events`` table of a batch's event codes; ``game_ids[i]`` names game ``i``."""
+    return pa.table(
+        [
+            pc.take(game_ids, pa.array(codes.game)),
+            pa.array(codes.ply, pa.int32()),
+            dictionary_column("kind", codes.kind),
+            dictionary_column("side", codes.side, codes.side < 0),
+            dictionary_column("piece", codes.piece, codes.piece < 0),
+            dictionary_column("from_square", codes.from_square, codes.from_square < 0),
+            dictionary_column("to_square", codes.to_square, codes.to_square < 0),
+            dictionary_column("other", codes.other, codes.other < 0),
+            dictionary_column("outcome", codes.outcome - 1, codes.outcome < 1),
+            dictionary_column("termination", codes.termination, codes.termination < 0),
+            pa.array(codes.detail, pa.string()),
+        ],
+        schema=EVENTS_SCHEMA,
+    )
 
 
 def labels_column(

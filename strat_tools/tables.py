@@ -38,7 +38,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from strat_tools.engine.events import EVENT_COLUMNS, game_events
+from strat_tools.engine.events import EventBatch
 from strat_tools.game_ids import GameIds, IdSet
 from strat_tools.identity import SetupIdentity, game_fingerprint
 from strat_tools.pieces import CODE_KIND, CODE_SIDE
@@ -49,7 +49,6 @@ from strat_tools.rules import resolve_rules
 from strat_tools.schemas import (
     DIAGNOSTICS_SCHEMA,
     DICTIONARIES,
-    EVENTS_SCHEMA,
     GAMES_SCHEMA,
     MOVES_SCHEMA,
     OUTCOME_LABELS,
@@ -63,6 +62,7 @@ from strat_tools.schemas import (
     dictionary_column,
     empty_table,
     empty_tables,
+    events_table,
     labels_column,
     table_from_columns,
     to_frame,
@@ -145,7 +145,8 @@ class _Builder:
         self.rescued: dict[int, int] = {}
         """Row in the moves table → board code of the rescued piece."""
         self.diagnostics: dict[str, list[Any]] = {name: [] for name in DIAGNOSTICS_SCHEMA.names}
-        self.events: dict[str, list[Any]] = {name: [] for name in EVENTS_SCHEMA.names}
+        self.events = EventBatch()
+        self.event_games: list[str] = []
         self.ids = GameIds()
 
     def add(self, record: GameRecord, game_replay: Replay | None) -> None:
@@ -161,10 +162,8 @@ class _Builder:
             self.setup_games.append(index)
         if self.with_moves:
             self._add_moves(record, game_replay)
-            events = game_events(game_replay if record.readable else None, record)
-            self.events["game_id"] += [game_id] * len(events["ply"])
-            for name in EVENT_COLUMNS:
-                self.events[name] += events[name]
+            self.events.add(game_replay if record.readable else None, record)
+            self.event_games.append(game_id)
         columns = self.diagnostics
         for diag in diagnostics:
             columns["game_id"].append(game_id)
@@ -270,7 +269,7 @@ class _Builder:
             "setups": self._setups(game_ids),
             "moves": self._moves(game_ids),
             "diagnostics": _table(DIAGNOSTICS_SCHEMA, self.diagnostics),
-            "events": _table(EVENTS_SCHEMA, self.events),
+            "events": events_table(pa.array(self.event_games, pa.string()), self.events.codes()),
         }
 
     def _setups(self, game_ids: pa.Array) -> pa.Table:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 from test_replay import game, lightning
 
 from strat_tools.board import parse_square
 from strat_tools.cli import main
-from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, game_events
+from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, EventBatch, game_events
 from strat_tools.events import EVENTS_SCHEMA, events_batch, read_events
 from strat_tools.records import GameRecord, Rescue, Result, Severity
 from strat_tools.replay import replay
+from strat_tools.schemas import events_table
 from strat_tools.sources import iter_units
 
 BIG_LOSSES = game(
@@ -94,6 +96,50 @@ def test_games_that_cannot_be_replayed_still_have_their_end() -> None:
     broken = GameRecord(source="bad.xml", readable=False)
     broken.add("xml.syntax", Severity.ERROR, "no root")
     assert rows(game_events(None, broken))[0][3] == "unreadable: no root"
+
+
+def test_a_batch_finds_each_games_events_in_turn_around_games_without_plies() -> None:
+    """One vectorised pass over several games: games with no replayed ply between others,
+    an end on the same ply as a flag capture, a rescue; rows in ply order, game by game."""
+    flag = game({"A9": "r5", "B10": "b5"}, "A9-A10", result=(1, 1))
+    flag.setup = tuple(
+        code if sq != parse_square("A10") else 24 for sq, code in enumerate(flag.setup or ())
+    )
+    pieces = {"E8": "r7", "E9": "b8", "D9": "r9", "B2": "b5", "G3": "rB", "G4": "b4"}
+    rescue = lightning(pieces, "E8-E9 G4-G3 D9-D10", {3: Rescue(parse_square("E4"), 8, "E4", "8")})
+    no_setup = GameRecord(source="t.xml", variant="classic", result=Result(4, 3))
+    illegal = game({"E4": "r5"}, "E4-E6")
+    games = [
+        (None, no_setup),
+        (replay(BIG_LOSSES), BIG_LOSSES),
+        (replay(illegal), illegal),
+        (None, no_setup),
+        (replay(flag), flag),
+        (replay(rescue), rescue),
+        (None, no_setup),
+    ]
+    batch = EventBatch()
+    for result, record in games:
+        batch.add(result, record)
+    codes = batch.codes()
+    expected = [game_events(result, record) for result, record in games]
+    assert codes.labels() == {
+        name: [v for e in expected for v in e[name]] for name in EVENT_COLUMNS
+    }
+    assert codes.game.tolist() == [i for i, e in enumerate(expected) for _ in e["ply"]]
+    assert [(row[0], row[1]) for row in rows(expected[1])] == [
+        (1, "battle"), (1, "first_capture"), (1, "spy_takes_marshal"), (1, "marshal_lost"),
+        (6, "battle"), (6, "general_lost"), (7, "battle"), (7, "bomb_removed"), (10, "end"),
+    ]  # fmt: skip
+    assert [row[1] for row in rows(expected[4])] == [
+        "battle", "first_capture", "flag_captured", "end",
+    ]  # fmt: skip
+    assert [len(e["ply"]) for e in expected] == [1, 9, 1, 1, 4, 6, 1]
+
+
+def test_an_empty_batch_is_an_empty_table() -> None:
+    table = events_table(pa.array([], pa.string()), EventBatch().codes())
+    assert table.schema == EVENTS_SCHEMA and table.num_rows == 0
 
 
 def test_the_table_has_one_end_per_game(tmp_path: Path) -> None:
