@@ -12,6 +12,7 @@ record; none raises for bad input, and none knows a rule.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 from strat_tools.board import square_lookup
@@ -85,8 +86,16 @@ def apply_name_metadata(record: GameRecord) -> str | None:
     return found["variant"] if found is not None else None
 
 
-def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]:
-    """An empty record with its name metadata, and the variant its file name claims."""
+def new_record(
+    source: str,
+    member: str | None,
+    name_metadata: Callable[[GameRecord], str | None] | None = None,
+) -> tuple[GameRecord, str | None]:
+    """An empty record with its name metadata, and the variant its file name claims.
+
+    ``name_metadata`` reads a format's file names (default: Gravon's StraDoS2 names,
+    :func:`apply_name_metadata`); it fills the record's date and number and returns the
+    variant the name claims."""
     source, member = printable(source), None if member is None else printable(member)
     record = GameRecord(source=source, member=member)
     if member is not None and is_unsafe_member_name(member):
@@ -95,7 +104,7 @@ def new_record(source: str, member: str | None) -> tuple[GameRecord, str | None]
             WARNING,
             f"zip member name {member!r} is absolute or contains '..' (read, never used as a path)",
         )
-    return record, apply_name_metadata(record)
+    return record, (name_metadata or apply_name_metadata)(record)
 
 
 _FIELD_LETTERS: Final = b"ABCDEFGHIJKLMNOPQRSTUVWXY_"

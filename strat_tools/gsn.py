@@ -33,11 +33,16 @@ import re
 from typing import Final
 
 from strat_tools.board import square_lookup, square_name
-from strat_tools.gravon import MAX_NUMBER, check_variant, decode_field, report_column_j
+from strat_tools.gravon import (
+    MAX_NUMBER,
+    check_variant,
+    decode_field,
+    new_record,
+    report_column_j,
+)
 from strat_tools.pieces import CODE_LETTERS
 from strat_tools.record_formats import Parsed
 from strat_tools.records import GameRecord, Rescue, Result, Severity
-from strat_tools.sources import is_unsafe_member_name, printable
 
 ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
@@ -93,20 +98,7 @@ def _basename(path: str) -> str:
 
 def blank_record(source: str, member: str | None = None) -> GameRecord:
     """A record holding only what the daily file name says."""
-    return _blank(source, member)[0]
-
-
-def _blank(source: str, member: str | None) -> tuple[GameRecord, str | None]:
-    """A record with the file name's metadata, and the variant the name's word stands for."""
-    source, member = printable(source), None if member is None else printable(member)
-    record = GameRecord(source=source, member=member)
-    if member is not None and is_unsafe_member_name(member):
-        record.add(
-            "source.member_name",
-            WARNING,
-            f"zip member name {member!r} is absolute or contains '..' (read, never used as a path)",
-        )
-    return record, _name_metadata(record)
+    return new_record(source, member, _name_metadata)[0]
 
 
 def _name_metadata(record: GameRecord) -> str | None:
@@ -403,7 +395,7 @@ def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool
     >>> record.variant, record.players, record.result, record.setup
     ('barrage', ('ann', 'bob'), Result(type=3, winner=2), None)
     """
-    record, named = _blank(source, member)
+    record, named = new_record(source, member, _name_metadata)
     if not data.strip():
         record.add("gsn.empty", ERROR, "empty file" if not data else "file holds only white space")
         record.readable = False
