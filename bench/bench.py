@@ -213,6 +213,17 @@ def copies(paths: list[str], times: int, tmp: Path) -> list[str]:
     return out
 
 
+def exported(paths: list[str], folder: Path) -> Path:
+    """``paths`` exported to ``folder`` by the CLI (not timed: the input of a measurement)."""
+    subprocess.run(
+        [sys.executable, "-m", "strat_tools", "export", *paths, "-o", str(folder)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    return folder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*")
@@ -295,10 +306,14 @@ def main() -> None:
             r4 = measure("report", four, all_jobs)
             e1, e4 = measure("events", paths, 1), measure("events", four, 1)
             o1, o4 = measure("observations", paths, 1), measure("observations", four, 1)
+            # export of an exported folder (the archive's export, and one of 4x its games)
+            folders = [exported(paths, Path(tmp) / "ds1"), exported(four, Path(tmp) / "ds4")]
+            d1, d4 = (measure("export", [str(f)], 1) for f in folders)
         raw["memory_1x"], raw["memory_4x"] = m1, m4
         raw["report_1x"], raw["report_4x"] = r1, r4
         raw["events_1x"], raw["events_4x"] = e1, e4
         raw["observations_1x"], raw["observations_4x"] = o1, o4
+        raw["export_dataset_1x"], raw["export_dataset_4x"] = d1, d4
         # The analysis commands reduce each batch where it is read; the report is the one
         # that reads the most (setups, moves, diagnostics), so it stands for them all.
         # events and observations stream what the driver's RecordWork makes of each batch.
@@ -307,6 +322,7 @@ def main() -> None:
             (f"report, {all_jobs} jobs", r1, r4),
             ("events, 1 job", e1, e4),
             ("observations, 1 job", o1, o4),
+            ("export of a dataset folder, 1 job", d1, d4),
         ):
             if "error" in one or "error" in four_x:
                 continue
