@@ -17,7 +17,7 @@ from strat_tools import advice, plots
 from strat_tools.document import Section
 from strat_tools.pieces import Numbering
 from strat_tools.report_inputs import ReportInputs
-from strat_tools.report_setups import tip_findings, tip_table
+from strat_tools.report_setups import tip_findings, tip_tables
 from strat_tools.setup_area import piece_label
 from strat_tools.tips import tip_catalogue
 
@@ -69,13 +69,15 @@ def advice_section(section: Section, data: ReportInputs, numbering: Numbering) -
             "classicfree has no fixed army to test."
         )
     section.text(
-        "Per tip: share = followed / setups where the tip applies; follow and other = win "
-        "rate (n setups, distinct ones, wins, Wilson ci low..high, cluster ci low..high counting "
-        "a distinct setup once) of the setups following the tip and of the rest; verdict: "
-        "whether the gap holds once repeats count once; h2h = head-to-head."
+        "Per tip: share = followed / setups where the tip applies; follow and other = the "
+        "setups following the tip and the rest: n setups (in decided games), distinct ones, "
+        "win rate, Wilson 95% interval (ci) and the clustered one (cluster ci, counting a "
+        "distinct setup once); verdict: whether the gap holds once repeats count once. The "
+        "second table pits followers against the rest in the same game (head to head)."
     )
     for variant in shown:
-        section.table(*tip_table(summary, variant))
+        for caption, table in tip_tables(summary, variant):
+            section.table(caption, table)
         section.text(tip_findings(summary, variant))
     matrix_n = _variant_setups(tables["adjacency"], main)
     section.figure(

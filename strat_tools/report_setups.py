@@ -5,8 +5,8 @@ distinct and how many were played more than once, and shows the most played ones
 and as boards (:mod:`strat_tools.setup_boards`), from the report's setup tally
 (:func:`strat_tools.stats.repeats.setup_tally`, added up over batches). :func:`verdict`
 says whether a win-rate gap holds with the plain and with the clustered intervals (a value
-to test), :func:`finding` says it in words; :func:`tip_table` and :func:`tip_findings` do
-the same for the rulebooks' tips (the advice section's table and its findings).
+to test), :func:`finding` says it in words; :func:`tip_tables` and :func:`tip_findings` do
+the same for the rulebooks' tips (the advice section's tables and its findings).
 Listed in :data:`strat_tools.report.REPORT_SECTIONS`. Draws nothing itself and reads no
 files.
 """
@@ -26,37 +26,73 @@ from strat_tools.text import count_of
 REPORT_TOP_SETUPS: Final = 6
 """How many of the most played setups the report draws."""
 
-TIP_COLUMNS: Final = {
+TIP_COLUMNS: Final[dict[str, str | tuple[str, str]]] = {
     "tip": "tip", "followed": "followed", "setups": "setups", "distinct_setups": "distinct",
     "share": "share", "n_follow": "follow_n", "distinct_follow": "follow_distinct",
-    "wins_follow": "follow_wins", "rate_follow": "follow_rate", "low_follow": "follow_ci_low",
-    "high_follow": "follow_ci_high", "cluster_ci_low_follow": "follow_cluster_ci_low",
-    "cluster_ci_high_follow": "follow_cluster_ci_high", "n_other": "other_n",
-    "distinct_other": "other_distinct", "wins_other": "other_wins", "rate_other": "other_rate",
-    "low_other": "other_ci_low", "high_other": "other_ci_high",
-    "cluster_ci_low_other": "other_cluster_ci_low",
-    "cluster_ci_high_other": "other_cluster_ci_high", "verdict": "verdict",
-    "h2h_games": "h2h_games", "h2h_wins": "h2h_wins", "h2h_rate": "h2h_rate",
-    "h2h_low": "h2h_ci_low", "h2h_high": "h2h_ci_high",
+    "rate_follow": "follow_rate", "follow_ci": ("low_follow", "high_follow"),
+    "follow_cluster_ci": ("cluster_ci_low_follow", "cluster_ci_high_follow"),
+    "n_other": "other_n", "distinct_other": "other_distinct", "rate_other": "other_rate",
+    "other_ci": ("low_other", "high_other"),
+    "other_cluster_ci": ("cluster_ci_low_other", "cluster_ci_high_other"),
+    "verdict": "verdict",
 }  # fmt: skip
-"""advice.tip_summary columns -> the report's headers (a trailing 'rate' or 'ci low' makes
-the formatter write a percentage)."""
+"""The report's win-rate table of the tips: advice.tip_summary column -> header, or header
+-> (low, high) columns written as one interval cell (a trailing 'rate' makes the formatter
+write a percentage)."""
+H2H_COLUMNS: Final[dict[str, str | tuple[str, str]]] = {
+    "tip": "tip", "h2h_games": "games", "h2h_wins": "follower_wins", "h2h_rate": "win_rate",
+    "ci": ("h2h_low", "h2h_high"),
+}  # fmt: skip
+"""The report's head-to-head table of the tips, as :data:`TIP_COLUMNS`."""
 
 
-def tip_table(summary: pd.DataFrame, variant: str) -> tuple[str, pd.DataFrame]:
-    """One variant's tips (:func:`strat_tools.advice.tip_summary`), most followed first,
-    with both intervals and the verdict: caption and table."""
+def tip_tables(summary: pd.DataFrame, variant: str) -> list[tuple[str, pd.DataFrame]]:
+    """One variant's tips (:func:`strat_tools.advice.tip_summary`), most followed first:
+    followers' and the others' win rates with both intervals and the verdict, then the
+    head-to-head games; each as caption and table.
+
+    >>> summary = pd.DataFrame({"low_follow": [0.471, None], "high_follow": [0.493, None]})
+    >>> _interval(summary, "low_follow", "high_follow").tolist()
+    ['47.1–49.3%', '–']
+    """
     rows = summary[summary["variant"] == variant]
-    table = rows[list(TIP_COLUMNS)].rename(columns=TIP_COLUMNS)
-    table = table.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
+    rows = rows.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
     setups = int(rows["setups"].max())
     distinct = int(rows["distinct_setups"].max())
     decided = int((rows["n_follow"] + rows["n_other"]).max())
-    caption = (
+    rates = (
         f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
-        f"setups, {distinct:,} distinct; {decided:,} of them in decided games)"
+        f"setups, {distinct:,} distinct; {decided:,} of them in decided games; ci: Wilson "
+        "95%, cluster ci: counting each distinct setup once)"
     )
-    return caption, table
+    duels = int(rows["h2h_games"].max())
+    head_to_head = (
+        f"Head to head, {variant}: decided games where exactly one side follows the tip, and "
+        f"how often that side won (up to {count_of(duels, 'game')} per tip; ci: Wilson 95%)"
+    )
+    return [(rates, _columns(rows, TIP_COLUMNS)), (head_to_head, _columns(rows, H2H_COLUMNS))]
+
+
+def _columns(rows: pd.DataFrame, columns: dict[str, str | tuple[str, str]]) -> pd.DataFrame:
+    table = pd.DataFrame(index=rows.index)
+    for name, source in columns.items():
+        if isinstance(source, tuple):
+            table[name] = _interval(rows, *source)
+        else:
+            table[source] = rows[name]
+    return table
+
+
+def _interval(rows: pd.DataFrame, low: str, high: str) -> pd.Series:
+    """``'47.1–49.3%'`` per row; ``'–'`` where there is no interval."""
+    return pd.Series(
+        [
+            "–" if pd.isna(a) or pd.isna(b) else f"{a * 100:.1f}–{b * 100:.1f}%"
+            for a, b in zip(rows[low], rows[high], strict=True)
+        ],
+        index=rows.index,
+        dtype=object,
+    )
 
 
 def tip_findings(summary: pd.DataFrame, variant: str) -> str:
@@ -125,17 +161,13 @@ def repeated_setups_section(section: Section, data: ReportInputs, variant: str) 
             + (
                 f"the most played setup was played {count_of(top_count, 'time')}."
                 if top_count > 1
-                else "no setup was played twice."
+                else "no setup was played twice, so there is no list of most played setups "
+                "(it would only show setups played once each)."
             )
         )
     tally = data.setups.loc[data.setups["variant"] == variant]
     top = repeats.common_setups(tally, top=REPORT_TOP_SETUPS)
-    if len(top) and int(top["count"].max()) < 2:
-        section.text(
-            f"No {variant} setup was played more than once, so there is no list of most "
-            "played setups: it would only show setups played once each."
-        )
-    elif len(top):
+    if len(top) and int(top["count"].max()) > 1:
         columns = ["rank", "fingerprint", "count", "wins", "draws", "losses", "win_rate"]
         columns += ["ci_low", "ci_high", "first_period", "last_period"]
         section.table(f"The most played {variant} setups", top[columns])

@@ -109,7 +109,9 @@ def test_difference_maps_name_the_test_the_level_and_the_samples(html_text: str)
 
 
 def test_no_repeated_setup_means_no_most_played_boards_but_a_sentence(html_text: str) -> None:
-    assert "No classic setup was played more than once, so there is no list" in html_text
+    text = html.unescape(html_text)
+    assert "no setup was played twice, so there is no list of most played setups" in text
+    assert text.count("played twice") == 1  # said once, not twice
     assert not [c for c in captions(html_text) if "most played" in c]
     assert "1 setups" not in html_text and "1 times" not in html_text
 
@@ -522,6 +524,31 @@ def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSe
             assert number(rate) == pytest.approx(want["rate_follow"], abs=0.0005)
         else:
             assert rate == "–"
+
+
+def test_the_tip_tables_fit_the_page_rates_then_head_to_head(
+    html_text: str, gameset: GameSet
+) -> None:
+    from strat_tools import advice
+
+    expected = advice.tip_summary(tips.setup_features(gameset))
+    expected = expected[expected["variant"] == "classic"].set_index("tip")
+    rates = advice_tables(html_text, "classic")
+    assert len(rates.columns) == 16 and rates.columns[-1] == "verdict"
+    duels = read_table(html_text, "Head to head, classic:")
+    assert list(duels.columns) == ["tip", "games", "follower wins", "win rate", "ci"]
+    assert list(duels["tip"]) == list(rates["tip"])  # the same order, most followed first
+    for row in rates.merge(duels, on="tip").itertuples(index=False):
+        want = expected.loc[row.tip]
+        assert int(number(row.games)) == want["h2h_games"]
+        cell = rates.loc[rates["tip"] == row.tip, "follow ci"].item()
+        if want["n_follow"]:
+            low, high = (float(v) / 100 for v in cell.rstrip("%").split("–"))
+            assert (low, high) == pytest.approx(
+                (want["low_follow"], want["high_follow"]), abs=0.0005
+            )
+        else:
+            assert cell == "–"
 
 
 def test_advice_section_names_what_it_leaves_out_and_why(html_text: str) -> None:
