@@ -213,14 +213,19 @@ DATASET_BATCH_GAMES: Final = 500
 """Games per batch when a dataset folder is read batch by batch."""
 
 
+def _parquet_file(path: Path) -> pq.ParquetFile:
+    """A Parquet file to stream, pages checked. Without ``pre_buffer=False`` pyarrow reads
+    ahead a share of the whole file when the first batch is asked for, so memory would grow
+    with the file (77 MB against 37 MB for 4x the archive's export)."""
+    return pq.ParquetFile(path, page_checksum_verification=True, pre_buffer=False)
+
+
 class _RowStream:
     """The rows of one Parquet table, handed out a run of games at a time."""
 
     def __init__(self, path: Path, name: str) -> None:
         self.name = name
-        self._batches = pq.ParquetFile(path, page_checksum_verification=True).iter_batches(
-            batch_size=65_536
-        )
+        self._batches = _parquet_file(path).iter_batches(batch_size=65_536)
         self._buffer: pa.Table | None = None
 
     def _fill(self) -> bool:
@@ -274,7 +279,7 @@ def iter_dataset(
         return
     try:
         streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
-        games_file = pq.ParquetFile(files["games"], page_checksum_verification=True)
+        games_file = _parquet_file(files["games"])
         for batch in games_file.iter_batches(batch_size=games_per_batch):
             games = conform("games", pa.Table.from_batches([batch]))
             ids = games.column("game_id").combine_chunks()
