@@ -262,9 +262,11 @@ class SetupIdentity:
         self, setups: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_]
     ) -> tuple[pa.Array, pa.Array]:
         """Per piece row (its setup's index in ``fields``, and whether blue's): both ids."""
-        side = blue.astype(np.int64)
-        plain, mirrored = self.by_setup
-        return pa.array(plain[setups, side]), pa.array(mirrored[setups, side])
+        # Each setup's ids become Arrow strings once; the piece rows take from them (a
+        # NumPy unicode array per piece row converts about ten times slower).
+        at = pa.array(setups * 2 + blue.astype(np.int64))
+        plain, mirrored = (pa.array(ids.ravel(), pa.string()) for ids in self.by_setup)
+        return plain.take(at), mirrored.take(at)
 
 
 def fingerprint_rows(setups: pa.Table) -> tuple[pa.Array, pa.Array]:

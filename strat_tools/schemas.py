@@ -44,6 +44,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.board import COLUMNS
+from strat_tools.engine.event_words import EMPTY, VOCABULARY
 from strat_tools.engine.events import EVENT_KINDS, EventCodes
 from strat_tools.identity import GAME_IDENTITY_COLUMNS, fingerprint_rows
 from strat_tools.pieces import KIND_LABELS
@@ -268,10 +269,24 @@ def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
             dictionary_column("other", codes.other, codes.other < 0),
             dictionary_column("outcome", codes.outcome - 1, codes.outcome < 1),
             dictionary_column("termination", codes.termination, codes.termination < 0),
-            pa.array(codes.detail, pa.string()),
+            _sentences(codes),
         ],
         schema=EVENTS_SCHEMA,
     )
+
+
+_VOCABULARY: Final = pa.array(VOCABULARY, pa.string())
+
+
+def _sentences(codes: EventCodes) -> pa.Array:
+    """The ``detail`` column: each row's fragments looked up and joined by Arrow (one take,
+    one join), the same sentences :meth:`EventCodes.labels` joins in Python."""
+    rows, width = codes.detail.shape
+    words = pa.concat_arrays([_VOCABULARY, pa.array(codes.texts, pa.string())])
+    fragments = words.take(pa.array(np.where(codes.detail < 0, EMPTY, codes.detail).ravel()))
+    offsets = pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32))
+    joined: pa.Array = pc.binary_join(pa.ListArray.from_arrays(offsets, fragments), "")
+    return joined
 
 
 def labels_column(

@@ -38,7 +38,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from strat_tools.engine.events import EventBatch
+from strat_tools.engine.events import End, Rescue, end_row, find_events, rescue_rows
 from strat_tools.game_ids import GameIds, IdSet
 from strat_tools.identity import SetupIdentity, game_fingerprint
 from strat_tools.pieces import CODE_KIND, CODE_SIDE
@@ -145,8 +145,9 @@ class _Builder:
         self.rescued: dict[int, int] = {}
         """Row in the moves table → board code of the rescued piece."""
         self.diagnostics: dict[str, list[Any]] = {name: [] for name in DIAGNOSTICS_SCHEMA.names}
-        self.events = EventBatch()
-        self.event_games: list[str] = []
+        self.rescues: list[Rescue] = []
+        self.ends: list[End] = []
+        """Per game, its events' end row (with moves only)."""
         self.ids = GameIds()
 
     def add(self, record: GameRecord, game_replay: Replay | None) -> None:
@@ -161,9 +162,11 @@ class _Builder:
             self.setup_rows.append(record.setup)
             self.setup_games.append(index)
         if self.with_moves:
+            replayed = game_replay if record.readable else None
+            if replayed is not None:
+                self.rescues += rescue_rows(replayed, len(self.sources))
+            self.ends.append(end_row(record, replayed))
             self._add_moves(record, game_replay)
-            self.events.add(game_replay if record.readable else None, record)
-            self.event_games.append(game_id)
         columns = self.diagnostics
         for diag in diagnostics:
             columns["game_id"].append(game_id)
@@ -265,12 +268,25 @@ class _Builder:
         self.fields = _fields(self.setup_rows)
         self.identity = SetupIdentity(self.fields, self.setup_games, len(game_ids))
         self.games.update(self.identity.games)
+        plies = np.asarray(self.games["plies"], dtype=np.int64) if self.with_moves else None
+        columns = (
+            _small_ints(self.movers),
+            _small_ints(self.defenders),
+            _small_ints(self.outcomes),
+            _small_ints(self.sources),
+            _small_ints(self.targets),
+        )
+        events = (
+            events_table(game_ids, find_events(plies, columns, self.rescues, self.ends))
+            if plies is not None
+            else empty_table("events")
+        )
         return {
             "games": _table(GAMES_SCHEMA, self.games),
             "setups": self._setups(game_ids),
-            "moves": self._moves(game_ids),
+            "moves": self._moves(game_ids, columns),
             "diagnostics": _table(DIAGNOSTICS_SCHEMA, self.diagnostics),
-            "events": events_table(pa.array(self.event_games, pa.string()), self.events.codes()),
+            "events": events,
         }
 
     def _setups(self, game_ids: pa.Array) -> pa.Table:
@@ -300,7 +316,7 @@ class _Builder:
             schema=SETUPS_SCHEMA,
         )
 
-    def _moves(self, game_ids: pa.Array) -> pa.Table:
+    def _moves(self, game_ids: pa.Array, columns: tuple[npt.NDArray[np.int16], ...]) -> pa.Table:
         if not self.sources:
             return empty_table("moves")
         counts = np.array(self.move_games, dtype=np.int32)
@@ -308,8 +324,7 @@ class _Builder:
         games = np.repeat(with_moves, counts)
         starts = np.repeat(np.cumsum(counts) - counts, counts)
         ply = np.arange(len(games), dtype=np.int32) - starts + 1
-        source = _small_ints(self.sources)
-        target = _small_ints(self.targets)
+        mover, defender, outcome, source, target = columns
         source_bad = (source < 0) | (source > 99)
         target_bad = (target < 0) | (target > 99)
         source_ok = np.where(source_bad, 0, source)
@@ -317,9 +332,6 @@ class _Builder:
         distance = np.abs(source_ok // 10 - target_ok // 10) + np.abs(
             source_ok % 10 - target_ok % 10
         )
-        mover = _small_ints(self.movers)
-        defender = _small_ints(self.defenders)
-        outcome = _small_ints(self.outcomes)
         rescued = np.zeros(len(games), dtype=np.int64)
         if self.rescued:
             rescued[list(self.rescued)] = list(self.rescued.values())

@@ -137,6 +137,20 @@ def test_a_batch_finds_each_games_events_in_turn_around_games_without_plies() ->
     assert [len(e["ply"]) for e in expected] == [1, 9, 1, 1, 4, 6, 1]
 
 
+def test_arrow_and_python_join_the_same_sentences_on_every_kind() -> None:
+    """The export's detail column (fragments joined by Arrow) against game_events (joined in
+    Python) on data/: every kind's sentences, rescues and ends included."""
+    from strat_tools.readers import read_units
+
+    table = events_batch(list(iter_units(["data/"])))
+    expected = []
+    for record in read_units(iter_units(["data/"])):
+        expected += game_events(replay(record) if record.setup else None, record)["detail"]
+    assert table.column("detail").to_pylist() == expected
+    kinds = set(table.column("kind").cast(pa.string()).to_pylist())
+    assert kinds >= {"battle", "first_capture", "marshal_lost", "bomb_removed", "end"}
+
+
 def test_an_empty_batch_is_an_empty_table() -> None:
     table = events_table(pa.array([], pa.string()), EventBatch().codes())
     assert table.schema == EVENTS_SCHEMA and table.num_rows == 0

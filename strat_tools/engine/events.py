@@ -26,14 +26,18 @@ files and checks no moves (the replay did).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from strat_tools.board import Side, square_name
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, PieceKind, piece_name
+from strat_tools.engine import event_words
+from strat_tools.engine.event_words import VOCABULARY, sentences
+from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, PieceKind
 from strat_tools.records import GameRecord, Severity, Termination
 from strat_tools.rules import (
     OUTCOME_ATTACKER,
@@ -46,7 +50,16 @@ from strat_tools.rules import (
 if TYPE_CHECKING:
     from strat_tools.replay import Replay
 
-__all__ = ["EVENT_COLUMNS", "EVENT_KINDS", "EventBatch", "EventCodes", "game_events"]
+__all__ = [
+    "EVENT_COLUMNS",
+    "EVENT_KINDS",
+    "EventBatch",
+    "EventCodes",
+    "end_row",
+    "find_events",
+    "game_events",
+    "rescue_rows",
+]
 
 EVENT_KINDS: Final[dict[str, str]] = {
     "battle": "a piece attacked another: both squares, both ranks and the outcome",
@@ -106,24 +119,7 @@ _ORDER: Final = (
 """The order of the rows of one ply (a lost piece is ``*_lost`` or ``bomb_removed``)."""
 _RANK: Final = {name: rank for rank, name in enumerate(_ORDER)}
 
-_VERDICTS: Final = {
-    OUTCOME_ATTACKER: ("takes", ""),
-    OUTCOME_DEFENDER: ("attacks", " and loses"),
-    OUTCOME_BOTH: ("attacks", ": both removed"),
-    OUTCOME_FLAG: ("takes", ""),
-}
-"""A battle's sentence by outcome: ``'{attacker} {verb} {defender}{ending}'``."""
-_VERB: Final = tuple(f" {_VERDICTS.get(code, ('attacks', ''))[0]} " for code in range(5))
-_ENDING: Final = tuple(_VERDICTS.get(code, ("", ""))[1] for code in range(5))
-
-# Labels by board code (0..25) and square (0..99), looked up once, and the same codes as
-# arrays for the vectorised pass over a batch's moves.
-_PIECE_NAMES: Final = tuple(piece_name(code) for code in range(26))
-_KIND_LABELS: Final = tuple(PieceKind(kind).label if kind >= 0 else "" for kind in CODE_KIND[:26])
-_SIDE_LABELS: Final = tuple(Side(side).label if side in (1, 2) else "" for side in CODE_SIDE[:26])
 _SQUARES: Final = tuple(square_name(square) for square in range(100))
-_PIECE_ON: Final = tuple(tuple(f"{name} {square}" for square in _SQUARES) for name in _PIECE_NAMES)
-"""``'red spy E5'`` by board code and square."""
 _CODE_KIND: Final = np.array(CODE_KIND[:26], dtype=np.int8)
 _CODE_SIDE: Final = np.array(CODE_SIDE[:26], dtype=np.int8)
 
@@ -131,7 +127,6 @@ _I8 = npt.NDArray[np.int8]
 _I32 = npt.NDArray[np.int32]
 _I64 = npt.NDArray[np.int64]
 _Ints = npt.NDArray[np.integer[Any]]
-
 
 _CODE_FIELDS: Final = (
     "kind",
@@ -149,11 +144,11 @@ _CODE_FIELDS: Final = (
 @dataclass(frozen=True, slots=True)
 class EventCodes:
     """The events of a batch as integer columns, one row per event: games in the order they
-    were added, each game's rows in ply order and its ``end`` row last. -1 is none (null)
+    were given, each game's rows in ply order and its ``end`` row last. -1 is none (null)
     in every code column."""
 
     game: _I64
-    """Index of the game in the batch (the order of :meth:`EventBatch.add`)."""
+    """Index of the game in the batch."""
     ply: _I32
     kind: _I8
     """Index in :data:`KIND_NAMES`."""
@@ -169,11 +164,18 @@ class EventCodes:
     """A battle's outcome code (1 attacker .. 4 flag, as in :mod:`strat_tools.rules`)."""
     termination: _I8
     """Index in :data:`TERMINATIONS` (``end`` rows only)."""
-    detail: list[str]
-    """One sentence per row."""
+    detail: _I32
+    """Each row's sentence as ``[n, WIDTH]`` fragment indices into ``words()``
+    (:mod:`strat_tools.engine.event_words`)."""
+    texts: tuple[str, ...]
+    """The batch's own sentences (its end rows'), indexed after the vocabulary."""
 
     def __len__(self) -> int:
         return len(self.ply)
+
+    def words(self) -> tuple[str, ...]:
+        """What :attr:`detail` indexes: the vocabulary, then :attr:`texts`."""
+        return VOCABULARY + self.texts
 
     def labels(self) -> dict[str, list[Any]]:
         """The columns of :data:`EVENT_COLUMNS` as plain Python labels (None for -1)."""
@@ -191,22 +193,90 @@ class EventCodes:
             "other": named(self.other, KIND_LABELS),
             "outcome": named(self.outcome, OUTCOME_LABELS),
             "termination": named(self.termination, _TERMINATION_LABELS),
-            "detail": list(self.detail),
+            "detail": sentences(self.words(), self.detail),
         }
 
 
-class _Plies:
-    """Some replayed plies of a batch (its battles, or its rescues) as arrays."""
+Rescue = tuple[int, int, int]
+"""A rescue for :func:`find_events`: (row of the plies, rescued board code, the square it
+comes back on or -1)."""
+End = tuple[int, int, int, str]
+"""A game's end row for :func:`find_events`: (ply, winner 0 red / 1 blue / -1,
+termination code, sentence)."""
 
-    def __init__(self, rows: _I64, starts: _I64, columns: tuple[_I64, ...]) -> None:
+
+def rescue_rows(result: Replay, first_row: int) -> list[Rescue]:
+    """The rescues of one replayed game whose first ply is row ``first_row`` of a batch."""
+    found = []
+    for ply, code in result.rescued.items():
+        if 1 <= ply <= result.plies_replayed:
+            rescue = result.record.rescues.get(ply)
+            square = rescue.square if rescue is not None else None
+            found.append((first_row + ply - 1, code, -1 if square is None else square))
+    return found
+
+
+def find_events(
+    plies: _Ints,
+    columns: tuple[_Ints, _Ints, _Ints, _Ints, _Ints],
+    rescues: Sequence[Rescue],
+    ends: Sequence[End],
+) -> EventCodes:
+    """Every event of a batch of games in one vectorised pass.
+
+    ``plies``: each game's number of rows, whose plies follow one another in ``columns``
+    (movers, defenders, outcomes, sources, targets as board and outcome codes; rows past a
+    game's last replayed ply have defender 0, so give no event). ``rescues`` and ``ends``
+    (one per game) from :func:`rescue_rows` and :func:`end_row`.
+    """
+    plies = np.asarray(plies, dtype=np.int64)
+    starts = np.cumsum(plies) - plies
+    battles = np.flatnonzero(columns[1])
+    at = np.asarray([r[0] for r in rescues], dtype=np.int64)
+    back = _Plies(at, starts, columns)
+    parts = [
+        *_battle_parts(_Plies(battles, starts, columns)),
+        back.part(
+            "rescue", np.arange(len(at)), _KIND["rescue"],
+            event_words.rescue(
+                back.mover, back.target, np.asarray([r[1] for r in rescues], dtype=np.int64),
+                np.asarray([r[2] for r in rescues], dtype=np.int64),
+            ),
+            other=_CODE_KIND[np.asarray([r[1] for r in rescues], dtype=np.int64)],
+        ),
+        _end_part(starts + plies, ends),
+    ]  # fmt: skip
+    # By ply row, then rank within the ply; a game's end row after its last ply and
+    # before the next game's first (keys 2 * row, and 2 * the next game's start - 1).
+    order = np.lexsort(
+        (np.concatenate([p["rank"] for p in parts]), np.concatenate([p["key"] for p in parts]))
+    )
+
+    def column(name: str) -> _Ints:
+        joined: _Ints = np.concatenate([p[name] for p in parts])[order]
+        return joined
+
+    return EventCodes(
+        game=column("game").astype(np.int64),
+        ply=column("ply").astype(np.int32),
+        **{name: column(name).astype(np.int8) for name in _CODE_FIELDS},
+        detail=np.concatenate([p["detail"] for p in parts])[order],
+        texts=tuple(e[3] for e in ends),
+    )
+
+
+class _Plies:
+    """Some plies of a batch (its battles, or its rescues) as arrays."""
+
+    def __init__(self, rows: _I64, starts: _I64, columns: tuple[_Ints, ...]) -> None:
         self.rows = rows
-        """Rows of the batch's plies (all games' replayed plies one after the other)."""
+        """Rows of the batch's plies (all games' plies one after the other)."""
         # The game whose plies start last at or before the row (games without plies share
         # the next one's start and come before it).
         self.game: _I64 = np.searchsorted(starts, rows, side="right") - 1
         self.ply = rows - starts[self.game] + 1
         self.mover, self.defender, self.outcome, self.source, self.target = (
-            column[rows] for column in columns
+            np.asarray(column, dtype=np.int64)[rows] for column in columns
         )
 
     def part(
@@ -214,14 +284,14 @@ class _Plies:
         rank: str,
         where: _I64,
         kind: int | _Ints,
-        detail: list[str],
+        detail: _I32,
         *,
         other: int | _Ints = -1,
         side: _Ints | None = None,
         outcome: int | _Ints = -1,
     ) -> dict[str, Any]:
-        """Event rows of ``kind`` at the plies ``where`` (indices into these plies); the
-        side is the mover's unless given."""
+        """Event rows of ``kind`` at the plies ``where`` (indices into these plies), with
+        their sentences; the side is the mover's unless given."""
         mover = self.mover[where]
         n = len(where)
         return {
@@ -241,24 +311,35 @@ class _Plies:
         }
 
 
-class EventBatch:
-    """The events of many games, found in one vectorised pass (:meth:`codes`).
+def _end_part(ends_at: _I64, ends: Sequence[End]) -> dict[str, Any]:
+    """The end rows; ``ends_at`` is the row after each game's last."""
+    n = len(ends)
+    none = np.full(n, -1)
+    return {
+        "key": 2 * ends_at - 1,
+        "rank": np.zeros(n, dtype=np.int64),
+        "game": np.arange(n),
+        "ply": np.asarray([e[0] for e in ends], dtype=np.int64),
+        "kind": np.full(n, _KIND["end"]),
+        "side": np.asarray([e[1] for e in ends], dtype=np.int64),
+        "piece": none,
+        "from_square": none,
+        "to_square": none,
+        "other": none,
+        "outcome": none,
+        "termination": np.asarray([e[2] for e in ends], dtype=np.int64),
+        "detail": event_words.text_rows(0, n),
+    }
 
-    :meth:`add` keeps a game's replayed per-ply codes and its end row; :meth:`codes` finds
-    the battles, first captures, losses, flags and rescues of all of them at once.
-    """
+
+class EventBatch:
+    """The events of games replayed one by one, found in one pass (:meth:`codes`)."""
 
     def __init__(self) -> None:
         self._plies: list[int] = []
-        self._movers: list[int] = []
-        self._defenders: list[int] = []
-        self._outcomes: list[int] = []
-        self._sources: list[int] = []
-        self._targets: list[int] = []
-        self._rescues: list[tuple[int, int, str]] = []
-        """(row of the batch's moves, rescued board code, square it comes back on)."""
-        self._ends: list[tuple[int, int, int, str]] = []
-        """Per game: (ply, side, termination, detail) of its end row."""
+        self._columns: tuple[list[int], ...] = ([], [], [], [], [])
+        self._rescues: list[Rescue] = []
+        self._ends: list[End] = []
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -268,127 +349,43 @@ class EventBatch:
         replaces the end row's sentence."""
         done = result.plies_replayed if result is not None else 0
         if result is not None and done:
-            first = len(self._movers)
-            for column, values in (
-                (self._movers, result.movers),
-                (self._defenders, result.defenders),
-                (self._outcomes, result.outcomes),
-                (self._sources, result.record.sources),
-                (self._targets, result.record.targets),
-            ):
+            self._rescues += rescue_rows(result, len(self._columns[0]))
+            for column, values in zip(
+                self._columns,
+                (
+                    result.movers, result.defenders, result.outcomes, result.record.sources,
+                    result.record.targets,
+                ),
+                strict=True,
+            ):  # fmt: skip
                 column += values if len(values) == done else values[:done]
-            for ply, code in result.rescued.items():
-                if 1 <= ply <= done:
-                    rescue = result.record.rescues.get(ply)
-                    square = rescue.square if rescue is not None else None
-                    where = square_name(square) if square is not None else ""
-                    self._rescues.append((first + ply - 1, code, where))
         self._plies.append(done)
-        ply, side, termination, detail = _end(record, result)
+        ply, side, termination, detail = end_row(record, result)
         self._ends.append((ply, side, termination, detail if end is None else end))
 
     def codes(self) -> EventCodes:
         """Every event of every game added, as integer columns and sentences."""
-        plies = np.asarray(self._plies, dtype=np.int64)
-        starts = np.cumsum(plies) - plies
-        columns = tuple(
-            _small_ints(values)
-            for values in (
-                self._movers, self._defenders, self._outcomes, self._sources, self._targets
-            )
-        )  # fmt: skip
-        battles = np.flatnonzero(columns[1])
-        rescues = np.asarray([r[0] for r in self._rescues], dtype=np.int64)
-        parts = [
-            *_battle_parts(_Plies(battles, starts, columns)),
-            self._rescue_part(_Plies(rescues, starts, columns)),
-            self._end_part(starts + plies),
-        ]
-        # By ply row, then rank within the ply; a game's end row after its last ply and
-        # before the next game's first (keys 2 * row, and 2 * the next game's start - 1).
-        order = np.lexsort(
-            (np.concatenate([p["rank"] for p in parts]), np.concatenate([p["key"] for p in parts]))
+        movers, defenders, outcomes, sources, targets = (
+            np.asarray(values, dtype=np.int64) for values in self._columns
         )
-
-        def column(name: str) -> _Ints:
-            joined: _Ints = np.concatenate([p[name] for p in parts])[order]
-            return joined
-
-        details = [text for p in parts for text in p["detail"]]
-        return EventCodes(
-            game=column("game").astype(np.int64),
-            ply=column("ply").astype(np.int32),
-            **{name: column(name).astype(np.int8) for name in _CODE_FIELDS},
-            detail=[details[i] for i in order.tolist()],
-        )
-
-    def _rescue_part(self, plies: _Plies) -> dict[str, Any]:
-        codes = [r[1] for r in self._rescues]
-        detail = [
-            f"{_PIECE_NAMES[mover]} reaches {_SQUARES[target]} and brings back the "
-            f"{_KIND_LABELS[code]} on {where}"
-            for mover, target, code, (_, _, where) in zip(
-                plies.mover.tolist(), plies.target.tolist(), codes, self._rescues, strict=True
-            )
-        ]
-        other = _CODE_KIND[np.asarray(codes, dtype=np.int64)]
-        where = np.arange(len(codes))
-        return plies.part("rescue", where, _KIND["rescue"], detail, other=other)
-
-    def _end_part(self, ends: _I64) -> dict[str, Any]:
-        """The end rows; ``ends`` is where each game's plies end."""
-        n = len(self._ends)
-        none = np.full(n, -1)
-        return {
-            "key": 2 * ends - 1,
-            "rank": np.zeros(n, dtype=np.int64),
-            "game": np.arange(n),
-            "ply": np.asarray([e[0] for e in self._ends], dtype=np.int64),
-            "kind": np.full(n, _KIND["end"]),
-            "side": np.asarray([e[1] for e in self._ends], dtype=np.int64),
-            "piece": none,
-            "from_square": none,
-            "to_square": none,
-            "other": none,
-            "outcome": none,
-            "termination": np.asarray([e[2] for e in self._ends], dtype=np.int64),
-            "detail": [e[3] for e in self._ends],
-        }
-
-
-def _small_ints(values: list[int]) -> _I64:
-    """A list of codes or squares as an array: ``bytes()`` reads 0..255 in C, several times
-    faster than ``np.asarray`` on the list; anything else takes the slow way."""
-    try:
-        return np.frombuffer(bytes(values), dtype=np.uint8).astype(np.int64)
-    except ValueError:
-        return np.asarray(values, dtype=np.int64)
+        columns = (movers, defenders, outcomes, sources, targets)
+        return find_events(np.asarray(self._plies), columns, self._rescues, self._ends)
 
 
 def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
     """Battles and what they cause: first capture, spy on marshal, losses, flags."""
     mover, defender, outcome, target = plies.mover, plies.defender, plies.outcome, plies.target
-    said = [
-        f"{_PIECE_ON[m][s]}{_VERB[o]}{_PIECE_ON[d][t]}{_ENDING[o]}"
-        for m, d, o, s, t in zip(
-            mover.tolist(), defender.tolist(), outcome.tolist(), plies.source.tolist(),
-            target.tolist(), strict=True,
-        )
-    ]  # fmt: skip
+    said = event_words.battle(mover, defender, outcome, plies.source, target)
     other = _CODE_KIND[defender]
     result = np.where(outcome > 0, outcome, -1)
     every = np.arange(len(mover))
     parts = [plies.part("battle", every, _KIND["battle"], said, other=other, outcome=result)]
-
-    def at(where: _I64) -> tuple[list[int], list[int]]:
-        return mover[where].tolist(), target[where].tolist()
-
     captures = np.flatnonzero(outcome)
     first = captures[np.unique(plies.game[captures], return_index=True)[1]]
     parts.append(
         plies.part(
-            "first_capture", first, _KIND["first_capture"], [said[i] for i in first.tolist()],
-            other=other[first], outcome=result[first],
+            "first_capture", first, _KIND["first_capture"], said[first], other=other[first],
+            outcome=result[first],
         )
     )  # fmt: skip
     spy = np.flatnonzero(
@@ -396,14 +393,10 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
         & (other == PieceKind.MARSHAL)
         & (outcome == OUTCOME_ATTACKER)
     )
-    m, t = at(spy)
-    detail = [
-        f"{_PIECE_NAMES[a]} takes the marshal on {_SQUARES[b]}" for a, b in zip(m, t, strict=True)
-    ]
     parts.append(
         plies.part(
-            "spy_takes_marshal", spy, _KIND["spy_takes_marshal"], detail,
-            other=int(PieceKind.MARSHAL),
+            "spy_takes_marshal", spy, _KIND["spy_takes_marshal"],
+            event_words.spy_takes_marshal(mover[spy], target[spy]), other=int(PieceKind.MARSHAL),
         )
     )  # fmt: skip
     for rank, lost, outcomes in (
@@ -413,34 +406,30 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
         kind = _CODE_KIND[lost]
         taken = np.isin(outcome, outcomes)
         big = np.flatnonzero(taken & np.isin(kind, (PieceKind.MARSHAL, PieceKind.GENERAL)))
-        detail = [
-            f"{_SIDE_LABELS[c]} loses its {_KIND_LABELS[c]} on {_SQUARES[s]}"
-            for c, s in zip(lost[big].tolist(), target[big].tolist(), strict=True)
-        ]
         event = np.where(
             kind[big] == PieceKind.MARSHAL, _KIND["marshal_lost"], _KIND["general_lost"]
         )
-        owner = _CODE_SIDE[lost[big]] - 1
-        parts.append(plies.part(rank, big, event, detail, other=kind[big], side=owner))
-        bombs = np.flatnonzero(taken & (kind == PieceKind.BOMB))
-        m, t = at(bombs)
-        detail = [
-            f"{_PIECE_NAMES[c]} on {_SQUARES[s]} removed by the {_KIND_LABELS[a]}"
-            for c, s, a in zip(lost[bombs].tolist(), t, m, strict=True)
-        ]
         parts.append(
-            plies.part(rank, bombs, _KIND["bomb_removed"], detail, other=int(PieceKind.BOMB))
-        )
+            plies.part(
+                rank, big, event, event_words.lost(lost[big], target[big]), other=kind[big],
+                side=_CODE_SIDE[lost[big]] - 1,
+            )
+        )  # fmt: skip
+        bombs = np.flatnonzero(taken & (kind == PieceKind.BOMB))
+        parts.append(
+            plies.part(
+                rank, bombs, _KIND["bomb_removed"],
+                event_words.bomb_removed(lost[bombs], mover[bombs], target[bombs]),
+                other=int(PieceKind.BOMB),
+            )
+        )  # fmt: skip
     flags = np.flatnonzero(outcome == OUTCOME_FLAG)
-    m, t = at(flags)
-    detail = [
-        f"{_SIDE_LABELS[a]} captures the flag on {_SQUARES[b]}" for a, b in zip(m, t, strict=True)
-    ]
     parts.append(
         plies.part(
-            "flag_captured", flags, _KIND["flag_captured"], detail, other=int(PieceKind.FLAG)
+            "flag_captured", flags, _KIND["flag_captured"],
+            event_words.flag_captured(mover[flags], target[flags]), other=int(PieceKind.FLAG),
         )
-    )
+    )  # fmt: skip
     return parts
 
 
@@ -458,7 +447,7 @@ def game_events(result: Replay | None, record: GameRecord | None = None) -> dict
     return batch.codes().labels()
 
 
-def _end(record: GameRecord, result: Replay | None) -> tuple[int, int, int, str]:
+def end_row(record: GameRecord, result: Replay | None) -> End:
     """The ``end`` row (ply, winner 0 red / 1 blue / -1, termination code, sentence): the
     recorded result, or why the game could not be replayed."""
     ply = record.plies if result is None else result.plies_replayed
@@ -498,8 +487,13 @@ def _result_sentence(record: GameRecord) -> str:
     """How the game ended, in words (``'blue captured the flag'``)."""
     if record.result is None:
         return "no result recorded"
-    winner = record.result.winner
-    text = _ENDINGS[record.result.termination.label]
+    return _ending(record.result.termination.label, record.result.winner)
+
+
+@lru_cache(maxsize=256)
+def _ending(termination: str, winner: int | None) -> str:
+    """The sentence of a termination and a winner code (few pairs: worked out once each)."""
+    text = _ENDINGS[termination]
     if winner in (1, 2):
         win = Side(winner)
         return text.format(winner=win.label, loser=win.other.label)
