@@ -118,13 +118,14 @@ def _plain(value: object) -> object:
 _CSS = """
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;
 color:#1d1d1f;background:#fafafa}
-main{max-width:1100px;margin:0 auto;padding:1rem 1.5rem 4rem}
+main{max-width:1280px;margin:0 auto;padding:1rem 1.5rem 4rem}
 h1{font-size:1.7rem;margin:.8rem 0 .2rem}h2{border-bottom:2px solid #ddd;padding-top:1rem}
 nav ol{columns:2;font-size:.95rem}
 table{border-collapse:collapse;margin:.4rem 0 1.2rem;font-size:.88rem;background:#fff}
-caption{text-align:left;font-weight:600;padding:.3rem 0;white-space:nowrap}
+caption{text-align:left;font-weight:600;padding:.3rem 0}
 th,td{border:1px solid #d6d6d6;padding:.2rem .5rem;text-align:left}
 th{background:#eef1f5}.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{white-space:nowrap}
 .scroll{overflow-x:auto}
 figure{margin:.6rem 0 1.6rem;background:#fff;padding:.4rem;border:1px solid #e3e3e3}
 figure img{max-width:100%;height:auto;display:block;margin:auto}
@@ -146,7 +147,8 @@ def _html_block(block: str | Table | Picture) -> str:
     return f"<p>{html.escape(block)}</p>"
 
 
-_NUMBER = re.compile(r"^[-+\u2212]?[\d,]*\.?\d+%?$|^–$")
+_NUMBER = re.compile(r"^[-+\u2212]?[\d,]*\.?\d+%?$|^–$|^\d+\.\d–\d+\.\d%$")
+"""A number, a share, a dash for none, or an interval (``'46.0–54.0%'``): right-aligned."""
 
 
 def _html_table(table: Table) -> str:
