@@ -128,17 +128,8 @@ _I32 = npt.NDArray[np.int32]
 _I64 = npt.NDArray[np.int64]
 _Ints = npt.NDArray[np.integer[Any]]
 
-_CODE_FIELDS: Final = (
-    "kind",
-    "side",
-    "piece",
-    "from_square",
-    "to_square",
-    "other",
-    "outcome",
-    "termination",
-)
-"""The int8 columns of :class:`EventCodes`."""
+_CODE_FIELDS: Final = EVENT_COLUMNS[1:-1]
+"""The int8 columns of :class:`EventCodes` (all but ``ply`` and ``detail``)."""
 
 
 @dataclass(frozen=True, slots=True)
