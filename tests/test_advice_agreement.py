@@ -30,19 +30,22 @@ RATES = ("share", "rate_follow", "low_follow", "high_follow", "cluster_ci_low_fo
          "cluster_ci_high_follow", "rate_other", "low_other", "high_other",
          "cluster_ci_low_other", "cluster_ci_high_other", "h2h_rate", "h2h_low",
          "h2h_high")  # fmt: skip
-REPORT_HEADERS = {
-    "n_follow": "follow n", "wins_follow": "follow wins", "rate_follow": "follow rate",
-    "low_follow": "follow ci low", "high_follow": "follow ci high", "n_other": "other n",
-    "wins_other": "other wins", "rate_other": "other rate", "low_other": "other ci low",
-    "high_other": "other ci high", "h2h_games": "h2h games", "h2h_wins": "h2h wins",
-    "h2h_rate": "h2h rate", "h2h_low": "h2h ci low", "h2h_high": "h2h ci high",
-    "distinct_setups": "distinct", "distinct_follow": "follow distinct",
-    "distinct_other": "other distinct", "cluster_ci_low_follow": "follow cluster ci low",
-    "cluster_ci_high_follow": "follow cluster ci high",
-    "cluster_ci_low_other": "other cluster ci low",
-    "cluster_ci_high_other": "other cluster ci high",
+REPORT_RATES_TABLE = {
+    "followed": "followed", "n_follow": "follow n", "distinct_follow": "follow distinct",
+    "n_other": "other n", "distinct_other": "other distinct", "share": "share",
+    "rate_follow": "follow rate", "rate_other": "other rate",
+    "follow ci": ("low_follow", "high_follow"),
+    "follow cluster ci": ("cluster_ci_low_follow", "cluster_ci_high_follow"),
+    "other ci": ("low_other", "high_other"),
+    "other cluster ci": ("cluster_ci_low_other", "cluster_ci_high_other"),
 }  # fmt: skip
-"""advice.tip_summary columns → the report's column headers."""
+"""advice.tip_summary column → the header of the report's win-rate table, or header →
+the (low, high) columns of its interval cells."""
+REPORT_H2H_TABLE = {
+    "h2h_games": "games", "h2h_wins": "follower wins", "h2h_rate": "win rate",
+    "ci": ("h2h_low", "h2h_high"),
+}  # fmt: skip
+"""The same for the report's head-to-head table."""
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the shipped sample data/ is absent")
 
@@ -133,20 +136,36 @@ def test_cli_json_equals_the_library(variant: str, library: pd.DataFrame) -> Non
 def test_report_tables_equal_the_library(
     variant: str, library: pd.DataFrame, report_html: str
 ) -> None:
-    table = html_table(report_html, f"Tips followed and win rates, {variant},").set_index("tip")
+    """Both tip tables of the report (win rates, head to head), cell by cell."""
     lib = library[library["variant"] == variant].set_index("tip")
-    assert sorted(table.index) == sorted(lib.index)
-    lib = lib.loc[table.index]
-    for column in COUNTS:
-        header = REPORT_HEADERS.get(column, column)
-        got = [int(v.replace(",", "")) for v in table[header]]
-        assert got == lib[column].astype(int).tolist(), column
-    for column in RATES:
-        header = REPORT_HEADERS.get(column, column)
-        assert table[header].tolist() == [shown_as_report(v) for v in lib[column]], column
-    assert table["verdict"].tolist() == [str(v) if pd.notna(v) else "–" for v in lib["verdict"]]
-    setups = int(lib["setups"].max())
-    assert f"n = {setups:,} setups" in report_html
+    for caption, columns in (
+        (f"Tips followed and win rates, {variant},", REPORT_RATES_TABLE),
+        (f"Head to head, {variant}:", REPORT_H2H_TABLE),
+    ):
+        table = html_table(report_html, caption).set_index("tip")
+        assert sorted(table.index) == sorted(lib.index)
+        want = lib.loc[table.index]
+        for column, header in columns.items():
+            if isinstance(header, tuple):
+                low, high = header
+                cells = [shown_interval(a, b) for a, b in zip(want[low], want[high], strict=True)]
+                assert table[column].tolist() == cells, column
+            elif column in COUNTS:
+                got = [int(v.replace(",", "")) for v in table[header]]
+                assert got == want[column].astype(int).tolist(), column
+            else:
+                assert table[header].tolist() == [shown_as_report(v) for v in want[column]], column
+    rates = html_table(report_html, f"Tips followed and win rates, {variant},")
+    assert rates["verdict"].tolist() == [
+        str(v) if pd.notna(v) else "–" for v in lib.loc[rates["tip"], "verdict"]
+    ]
+    setups, distinct = int(lib["setups"].max()), int(lib["distinct_setups"].max())
+    assert f"n = {setups:,} setups, {distinct:,} distinct" in report_html
+
+
+def shown_interval(low: float, high: float) -> str:
+    """An interval as the report prints it ('46.0–54.0%'; '–' where there is none)."""
+    return "–" if pd.isna(low) or pd.isna(high) else f"{low * 100:.1f}–{high * 100:.1f}%"
 
 
 def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: str) -> None:
