@@ -224,16 +224,17 @@ def find_events(
     starts = np.cumsum(plies) - plies
     battles = np.flatnonzero(columns[1])
     at = np.asarray([r[0] for r in rescues], dtype=np.int64)
+    rescued = np.asarray([r[1] for r in rescues], dtype=np.int64)
     back = _Plies(at, starts, columns)
     parts = [
         *_battle_parts(_Plies(battles, starts, columns)),
         back.part(
             "rescue", np.arange(len(at)), _KIND["rescue"],
             event_words.rescue(
-                back.mover, back.target, np.asarray([r[1] for r in rescues], dtype=np.int64),
+                back.mover, back.target, rescued,
                 np.asarray([r[2] for r in rescues], dtype=np.int64),
             ),
-            other=_CODE_KIND[np.asarray([r[1] for r in rescues], dtype=np.int64)],
+            other=_CODE_KIND[rescued],
         ),
         _end_part(starts + plies, ends),
     ]  # fmt: skip
@@ -267,7 +268,7 @@ class _Plies:
         self.game: _I64 = np.searchsorted(starts, rows, side="right") - 1
         self.ply = rows - starts[self.game] + 1
         self.mover, self.defender, self.outcome, self.source, self.target = (
-            np.asarray(column, dtype=np.int64)[rows] for column in columns
+            np.asarray(column)[rows].astype(np.int64) for column in columns
         )
 
     def part(
