@@ -47,7 +47,7 @@ def _peak_mb() -> float:
 
 def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
     """Run one measurement in this process and return its numbers."""
-    from strat_tools.sources import iter_units
+    from strat_tools.io.sources import iter_units
 
     # The units stream from the paths inside each task, as they do in the CLI: holding a list
     # of them here would put the bench's own list into the peak memory it measures.
@@ -55,7 +55,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
     cpu0 = _cpu_s()
     start = time.perf_counter()
     if task == "validate":
-        from strat_tools.validate import iter_verdicts
+        from strat_tools.exports.validate import iter_verdicts
 
         counts = {"valid": 0, "invalid": 0, "unchecked": 0}
         for verdict in iter_verdicts(paths, jobs=jobs):
@@ -63,7 +63,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
         out.update(counts)
         out["games"] = sum(counts.values())
     elif task in ("read", "read-strict"):
-        from strat_tools.readers import read_units
+        from strat_tools.formats.readers import read_units
 
         games = moves = 0
         for record in read_units(iter_units(paths), fast=task == "read"):
@@ -71,7 +71,7 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
             moves += record.plies
         out.update(games=games, moves=moves)
     elif task in ("export", "setups"):
-        from strat_tools.driver import export_dataset
+        from strat_tools.run.driver import export_dataset
 
         with tempfile.TemporaryDirectory() as tmp:
             summary = export_dataset(
@@ -79,18 +79,18 @@ def inner(task: str, paths: list[str], jobs: int) -> dict[str, Any]:
             )
         out["games"] = summary.games
     elif task == "report":
-        from strat_tools.report import report_text
-        from strat_tools.report_inputs import report_inputs_of_paths
+        from strat_tools.report.inputs import report_inputs_of_paths
+        from strat_tools.report.page import report_text
 
         inputs = report_inputs_of_paths(paths, jobs=jobs)
         out["report_chars"] = len(report_text(inputs, "html"))
         out["games"] = len(inputs.games)
     elif task == "events":
-        from strat_tools.events import iter_events
+        from strat_tools.exports.event_table import iter_events
 
         out["events"] = sum(table.num_rows for table in iter_events(paths, jobs=jobs))
     elif task == "observations":
-        from strat_tools.observation_files import export_observations
+        from strat_tools.exports.observation_files import export_observations
 
         with tempfile.TemporaryDirectory() as tmp:
             obs = export_observations(paths, Path(tmp) / "obs", jobs=jobs)
@@ -113,7 +113,7 @@ def _engine(units: list[Any]) -> dict[str, Any]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import bench_engine  # the engine drill-down script beside this one
 
-    from strat_tools.readers import read_units
+    from strat_tools.formats.readers import read_units
 
     records = [r for r in read_units(units, check=False) if r.readable]
     out: dict[str, Any] = {}

@@ -13,7 +13,7 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   same per-game setup without the loop (``Position``, columns) is subtracted;
 - ``move loop``: the same plus the per-game setup (rule set, ``Position``, ``Replay`` and
   its columns), through the replay's ``_play_all``;
-- ``replay``: the full :func:`strat_tools.replay.replay` per game, which adds the ending
+- ``replay``: the full :func:`strat_tools.engine.replay.replay` per game, which adds the ending
   inference (legal-move search for both sides) and the result check.
 """
 
@@ -29,13 +29,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from strat_tools.core.records import GameRecord  # noqa: E402
+from strat_tools.core.rules import resolve_rules  # noqa: E402
 from strat_tools.engine.hotloop import play_span  # noqa: E402
 from strat_tools.engine.position import Position  # noqa: E402
-from strat_tools.readers import read_records  # noqa: E402
-from strat_tools.records import GameRecord  # noqa: E402
-from strat_tools.replay import Replay, replay  # noqa: E402
-from strat_tools.replay import _play_all as play_all  # noqa: E402
-from strat_tools.rules import resolve_rules  # noqa: E402
+from strat_tools.engine.replay import Replay, replay  # noqa: E402
+from strat_tools.engine.replay import _play_all as play_all  # noqa: E402
+from strat_tools.formats.readers import read_records  # noqa: E402
 
 
 def move_loop(records: list[GameRecord]) -> int:

@@ -9,7 +9,7 @@ Reads the classic setups of ARCHIVE_DIR (default $STRAT_TOOLS_GRAVON or ../share
 
 - ``plain scan``: ``np.count_nonzero(codes == 12)``, one pass over the same bytes (where
   are the flags): the floor any search over the array pays;
-- each pattern of :data:`PATTERNS`, through :meth:`strat_tools.patterns.Pattern.match`
+- each pattern of :data:`PATTERNS`, through :meth:`strat_tools.setups.patterns.Pattern.match`
   (with and without ``mirror``).
 
 Prints seconds, millions of setups per second and the ratio to the plain scan. The target
@@ -32,8 +32,8 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from strat_tools.driver import read_games  # noqa: E402
-from strat_tools.patterns import Pattern  # noqa: E402
+from strat_tools.run.driver import read_games  # noqa: E402
+from strat_tools.setups.patterns import Pattern  # noqa: E402
 from strat_tools.stats.repeats import setup_outcomes  # noqa: E402
 
 PATTERNS = {

@@ -6,7 +6,7 @@
 PATHS default to one archive month ($STRAT_TOOLS_GRAVON or ../shared/gravon,
 strados2014-5.zip), or ``data/`` when the archive is absent. Steps:
 
-1. ``export``: :func:`strat_tools.observation_files.export_observations` of PATHS with
+1. ``export``: :func:`strat_tools.exports.observation_files.export_observations` of PATHS with
    ``--export-jobs`` (default 1) into a temporary folder: observations per second, bytes
    on disk per observation.
 2. ``to_planes``: the stored boards are read back and turned into ``[plies, 32, 10, 10]``
@@ -33,9 +33,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from strat_tools.observation_files import export_observations, read_observations  # noqa: E402
-from strat_tools.observations import boards_of  # noqa: E402
-from strat_tools.planes import to_planes  # noqa: E402
+from strat_tools.engine.planes import to_planes  # noqa: E402
+from strat_tools.exports.observation_files import export_observations, read_observations  # noqa: E402
+from strat_tools.exports.observations import boards_of  # noqa: E402
 
 TARGET = 1_000_000
 """Planes per second on one core (issue 18)."""

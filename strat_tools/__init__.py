@@ -24,87 +24,95 @@ from typing import TYPE_CHECKING, Any
 
 # Functions named like their modules are bound eagerly: a lazy name would be shadowed by
 # the submodule as soon as anything imports it (the import system sets it on the package).
-from strat_tools.replay import replay
-from strat_tools.validate import validate
+from strat_tools.engine.replay import replay
+from strat_tools.exports.validate import validate
 
 if TYPE_CHECKING:
-    from strat_tools.boardimage import write_board_image
-    from strat_tools.dataset import GameSet, read_dataset
-    from strat_tools.driver import read_games
+    from strat_tools.core.records import GameRecord
+    from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.position import Position
-    from strat_tools.engine.svg import board_svg
-    from strat_tools.events import read_events
-    from strat_tools.readers import parse_record, read_game, read_records
-    from strat_tools.records import GameRecord
-    from strat_tools.replay import Replay
-    from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
-    from strat_tools.validate import ValidationReport
-    from strat_tools.viewer import write_viewer
+    from strat_tools.engine.replay import Replay
+    from strat_tools.exports.event_table import read_events
+    from strat_tools.exports.validate import ValidationReport
+    from strat_tools.formats.readers import parse_record, read_game, read_records
+    from strat_tools.run.driver import read_games
+    from strat_tools.tables.dataset import GameSet, read_dataset
+    from strat_tools.views.boardimage import write_board_image
+    from strat_tools.views.svg import board_svg
+    from strat_tools.views.viewer import write_viewer
 
 _LAZY = {
-    "write_board_image": "boardimage",
+    "write_board_image": "views.boardimage",
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
-    "board_svg": "engine.svg",
-    "read_events": "events",
-    "write_viewer": "viewer",
-    "GameSet": "dataset",
-    "read_dataset": "dataset",
-    "read_games": "driver",
-    "parse_record": "readers",
-    "read_records": "readers",
-    "read_game": "readers",
-    "GameRecord": "records",
-    "Replay": "replay",
-    "RULESETS": "rules",
-    "RuleSet": "rules",
-    "get_rules": "rules",
-    "rules_for": "rules",
-    "ValidationReport": "validate",
+    "board_svg": "views.svg",
+    "read_events": "exports.event_table",
+    "write_viewer": "views.viewer",
+    "GameSet": "tables.dataset",
+    "read_dataset": "tables.dataset",
+    "read_games": "run.driver",
+    "parse_record": "formats.readers",
+    "read_records": "formats.readers",
+    "read_game": "formats.readers",
+    "GameRecord": "core.records",
+    "Replay": "engine.replay",
+    "RULESETS": "core.rules",
+    "RuleSet": "core.rules",
+    "get_rules": "core.rules",
+    "rules_for": "core.rules",
+    "ValidationReport": "exports.validate",
 }
-_SUBMODULES = frozenset(
-    {
-        "stats",
-        "plots",
-        "report",
-        "report_setups",
-        "setup_boards",
-        "advice",
-        "tips",
-        "tip_rates",
-        "arrangement",
-        "setup_grid",
-        "tables",
-        "generate",
-        "writer",
-        "board",
-        "pieces",
-        "sources",
-        "gravon",
-        "gsn",
-        "record_formats",
-        "readers",
-        "rules",
-        "dataset",
-        "identity",
-        "patterns",
-        "filters",
-        "selection",
-        "replay",
-        "engine",
-        "events",
-        "viewer",
-        "boardimage",
-        "records",
-        "validate",
-        "actions",
-        "formats",
-        "observations",
-        "planes",
-    }
-)
+"""Each public name and the module it lives in, imported on first use."""
+
+_SUBMODULES = {
+    "stats": "stats",
+    "plots": "views.plots",
+    "report": "report",
+    "report_setups": "report.setups",
+    "setup_boards": "views.setup_boards",
+    "advice": "stats.advice",
+    "tips": "stats.tips",
+    "tip_rates": "stats.tip_rates",
+    "arrangement": "stats.arrangement",
+    "setup_grid": "setups.grid",
+    "tables": "tables",
+    "generate": "generate",
+    "writer": "formats.xml_writer",
+    "board": "core.board",
+    "pieces": "core.pieces",
+    "sources": "io.sources",
+    "gravon": "formats.gravon_xml",
+    "gsn": "formats.gsn",
+    "record_formats": "core.record_formats",
+    "readers": "formats.readers",
+    "rules": "core.rules",
+    "dataset": "tables.dataset",
+    "identity": "setups.identity",
+    "patterns": "setups.patterns",
+    "filters": "run.filters",
+    "selection": "run.selection",
+    "replay": "engine.replay",
+    "engine": "engine",
+    "events": "exports.event_table",
+    "viewer": "views.viewer",
+    "boardimage": "views.boardimage",
+    "records": "core.records",
+    "validate": "exports.validate",
+    "actions": "engine.actions",
+    "formats": "formats",
+    "observations": "exports.observations",
+    "planes": "engine.planes",
+    "core": "core",
+    "setups": "setups",
+    "io": "io",
+    "run": "run",
+    "exports": "exports",
+    "views": "views",
+}
+"""``st.NAME`` for each module the package offered before its floors were subpackages
+(``st.plots`` is :mod:`strat_tools.views.plots`), and for each floor."""
 
 __all__ = [
     "RULESETS",
@@ -140,7 +148,7 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         return getattr(import_module(f"strat_tools.{_LAZY[name]}"), name)
     if name in _SUBMODULES:
-        return import_module(f"strat_tools.{name}")
+        return import_module(f"strat_tools.{_SUBMODULES[name]}")
     raise AttributeError(f"module 'strat_tools' has no attribute {name!r}")
 
 
@@ -150,9 +158,15 @@ def __dir__() -> list[str]:
 
 
 def _notebook_html(item: Any) -> str:
-    from strat_tools.viewer import notebook_html
+    from strat_tools.views.viewer import notebook_html
 
     return notebook_html(item)
+
+
+def _position_svg(position: Any) -> str:
+    from strat_tools.views.svg import board_svg
+
+    return board_svg(position.board)
 
 
 def enable_notebook_display() -> None:
@@ -164,8 +178,10 @@ def enable_notebook_display() -> None:
     if shell is None:
         return
     formatter = shell.display_formatter.formatters["text/html"]
-    formatter.for_type_by_name("strat_tools.records", "GameRecord", _notebook_html)
-    formatter.for_type_by_name("strat_tools.replay", "Replay", _notebook_html)
+    formatter.for_type_by_name("strat_tools.core.records", "GameRecord", _notebook_html)
+    formatter.for_type_by_name("strat_tools.engine.replay", "Replay", _notebook_html)
+    pictures = shell.display_formatter.formatters["image/svg+xml"]
+    pictures.for_type_by_name("strat_tools.engine.position", "Position", _position_svg)
 
 
 enable_notebook_display()

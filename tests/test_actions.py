@@ -7,7 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strat_tools.actions import (
+from strat_tools.core.board import Side, parse_square
+from strat_tools.core.records import Status
+from strat_tools.engine.actions import (
     ACTION_COUNT,
     YORKTOWN_ACTION_COUNT,
     action_id,
@@ -19,13 +21,11 @@ from strat_tools.actions import (
     yorktown_action,
     yorktown_move,
 )
-from strat_tools.board import Side, parse_square
 from strat_tools.engine.position import Position
 from strat_tools.engine.render import parse_board
-from strat_tools.readers import read_units
-from strat_tools.records import Status
-from strat_tools.replay import replay
-from strat_tools.sources import iter_units
+from strat_tools.engine.replay import replay
+from strat_tools.formats.readers import read_units
+from strat_tools.io.sources import iter_units
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -47,7 +47,7 @@ SCOUT_LANE = """
 
 def names(actions: list[int], side: Side) -> set[str]:
     """Actions as 'E4-E10' text, for readable assertions."""
-    from strat_tools.board import square_name
+    from strat_tools.core.board import square_name
 
     out = set()
     for action in actions:

@@ -1,4 +1,4 @@
-"""Tests for strat_tools.advice: every tip's definition on hand-built setups, the summaries,
+"""Tests for strat_tools.stats.advice: every tip's definition on hand-built setups, the summaries,
 the neighbour ratios and the placement entropy.
 
 Setups are written as the owner sees them from their seat: the FRONT row (row 4) on the top
@@ -18,8 +18,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from strat_tools import advice, setup_grid, stats, tips
-from strat_tools.pieces import ARMIES, KIND_LABELS
+from strat_tools import stats
+from strat_tools.core.pieces import ARMIES, KIND_LABELS
+from strat_tools.setups import grid as setup_grid
+from strat_tools.stats import advice, tips
 
 SYMBOLS = {
     "F": "flag",
@@ -756,7 +758,7 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
 def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
     gravon_dir: Path,
 ) -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
     context = stats.setup_context(games.games, games.setups)

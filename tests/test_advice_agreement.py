@@ -1,6 +1,6 @@
 """The rulebooks' advice reads the same everywhere: CLI, report and library agree on data/.
 
-Three doors to one computation (:mod:`strat_tools.advice`): ``strat-tools advice --format
+Three doors to one computation (:mod:`strat_tools.stats.advice`): ``strat-tools advice --format
 json``, the report's advice section (its HTML tables read back) and the library calls the
 notebook makes. Counts must be equal; rates equal to the precision each door prints (JSON:
 10 decimals; the report: 0.1 percentage point, the same rounding as its formatter).
@@ -18,10 +18,13 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-from strat_tools import advice, document, report, report_inputs, tips
 from strat_tools.cli import main
-from strat_tools.dataset import GameSet
-from strat_tools.driver import read_games
+from strat_tools.report import inputs as report_inputs
+from strat_tools.report import page as report
+from strat_tools.run.driver import read_games
+from strat_tools.stats import advice, tips
+from strat_tools.tables.dataset import GameSet
+from strat_tools.views import document
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
 COUNTS = ("setups", "distinct_setups", "followed", "n_follow", "distinct_follow", "wins_follow",
@@ -186,11 +189,11 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     view: str, variant: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The CLI counts tips, neighbours and placements per batch and sums them: same table.
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
     whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)
+    monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 60)
     streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strat_tools.board import (
+from strat_tools.core.board import (
     COLUMNS,
     LAKES,
     NEIGHBOURS,

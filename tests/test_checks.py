@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from strat_tools.board import parse_square
-from strat_tools.checks import army_counts, check_record
-from strat_tools.pieces import ARMIES, letter_code
-from strat_tools.records import GameRecord, Result
+from strat_tools.core.board import parse_square
+from strat_tools.core.checks import army_counts, check_record
+from strat_tools.core.pieces import ARMIES, letter_code
+from strat_tools.core.records import GameRecord, Result
 
 CLASSIC = (
     "EEFFJBMKIHEEGDDBBHCDFFDGDBLGDDGBIIJBHHDE"

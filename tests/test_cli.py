@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.generate import generate_games
-from strat_tools.writer import write_games
+from strat_tools.formats.xml_writer import write_games
+from strat_tools.generate.games import generate_games
 
 TRUNCATED = b'<?xml version="1.0" encoding="UTF-8"?>\n<stratego>\n <game type="classic">\n  <fie'
 
@@ -154,7 +154,7 @@ def test_an_engine_crash_on_one_game_is_an_invalid_entry_not_a_stopped_run(
 ) -> None:
     import importlib
 
-    engine = importlib.import_module("strat_tools.replay")  # the module, not st.replay
+    engine = importlib.import_module("strat_tools.engine.replay")  # the module, not st.replay
     real = engine.replay
 
     def crash_on_the_second_game(record, rules=None):  # type: ignore[no-untyped-def]
@@ -259,8 +259,8 @@ def test_wide_tables_fit_a_100_column_terminal_and_csv_keeps_every_column(
 
 
 def test_counts_read_one_way_with_the_singular() -> None:
-    from strat_tools.text import count_of
-    from strat_tools.validate import Summary
+    from strat_tools.core.text import count_of
+    from strat_tools.exports.validate import Summary
 
     summary = Summary(games=1, files={"a.zip"})
     assert summary.line().startswith("1 game in 1 file: ")

@@ -3,7 +3,7 @@
 with hostile member names and a file name that is not UTF-8 is read to the end by every
 command, every input is accounted for, names are escaped wherever printed or embedded, a
 path with nothing readable is a usage error (exit 2, nothing written), and ``-o`` onto a
-device or a symlink goes through :mod:`strat_tools.output`. No traceback anywhere."""
+device or a symlink goes through :mod:`strat_tools.io.output`. No traceback anywhere."""
 
 from __future__ import annotations
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from strat_tools.board import Side
 from strat_tools.cli import main
-from strat_tools.driver import read_games
-from strat_tools.errors import OptionError
-from strat_tools.formats.setups import SETUP_FORMATS, parse_setup, setup_strings
+from strat_tools.core.board import Side
+from strat_tools.core.errors import OptionError
+from strat_tools.run.driver import read_games
+from strat_tools.setups.strings import SETUP_FORMATS, parse_setup, setup_strings
 from strat_tools.stats.repeats import common_setups, setup_outcomes
 
 

@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.convert import convert
-from strat_tools.generate import generate_games
-from strat_tools.gsn import gsn_file_name, record_to_gsn
-from strat_tools.readers import read_records
-from strat_tools.records import GameRecord
-from strat_tools.validate import GameVerdict, verdict_for
-from strat_tools.writer import record_to_xml, write_games
+from strat_tools.core.records import GameRecord
+from strat_tools.exports.convert import convert
+from strat_tools.exports.validate import GameVerdict, verdict_for
+from strat_tools.formats.gsn import gsn_file_name, record_to_gsn
+from strat_tools.formats.readers import read_records
+from strat_tools.formats.xml_writer import record_to_xml, write_games
+from strat_tools.generate.games import generate_games
 
 GSN_FIXTURES = Path(__file__).parent / "fixtures" / "gsn"
 

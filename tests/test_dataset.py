@@ -19,18 +19,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from strat_tools import batch_work, dataset, dataset_writer, driver, tables
-from strat_tools.board import Side, parse_square
-from strat_tools.dataset import (
+from strat_tools.core.board import Side, parse_square
+from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.io.output import MARKER_NAME, OwnedFolder, file_digest
+from strat_tools.io.sources import expand
+from strat_tools.run import batch_work, driver
+from strat_tools.run.driver import export_dataset, read_games
+from strat_tools.tables import build as tables
+from strat_tools.tables import dataset, dataset_writer
+from strat_tools.tables.dataset import (
     DatasetError,
     DatasetWriter,
     GameSet,
     read_dataset,
 )
-from strat_tools.driver import export_dataset, read_games
-from strat_tools.output import MARKER_NAME, OwnedFolder, file_digest
-from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
-from strat_tools.sources import expand
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 ROOT = Path(__file__).resolve().parent.parent
@@ -444,7 +446,7 @@ def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Pa
 
 
 def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     data = Path(__file__).resolve().parent.parent / "data"
     html = read_games(str(data), setups_only=True)._repr_html_()
@@ -453,8 +455,8 @@ def test_gameset_shows_counts_by_variant_and_status_in_jupyter() -> None:
 
 
 def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) -> None:
-    from strat_tools.dataset import read_dataset
-    from strat_tools.driver import export_dataset
+    from strat_tools.run.driver import export_dataset
+    from strat_tools.tables.dataset import read_dataset
 
     data = str(Path(__file__).resolve().parent.parent / "data")
     out = tmp_path / "tables"
@@ -472,7 +474,7 @@ def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) ->
 def test_iter_dataset_hands_out_every_row_once_a_few_games_at_a_time(
     tmp_path: Path, fmt: str
 ) -> None:
-    from strat_tools.dataset import iter_dataset
+    from strat_tools.tables.dataset import iter_dataset
 
     whole = read_games([FIXTURES, ROOT / "data"], jobs=1)
     whole.export(tmp_path, format=fmt)  # type: ignore[arg-type]
@@ -491,7 +493,7 @@ def test_iter_dataset_hands_out_every_row_once_a_few_games_at_a_time(
 
 
 def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> None:
-    from strat_tools.dataset import iter_dataset
+    from strat_tools.tables.dataset import iter_dataset
 
     read_games([FIXTURES, ROOT / "data"], jobs=1).export(tmp_path)
     setups = pq.read_table(tmp_path / "setups.parquet")

@@ -9,8 +9,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from strat_tools.dataset import GameSet
-from strat_tools.driver import (
+from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.records import GameRecord
+from strat_tools.run.driver import (
     Tally,
     export_dataset,
     iter_tables,
@@ -18,8 +19,7 @@ from strat_tools.driver import (
     read_games,
     reduce_batches,
 )
-from strat_tools.errors import InputError, OptionError
-from strat_tools.records import GameRecord
+from strat_tools.tables.dataset import GameSet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gravon"
 ONE_GAME = FIXTURES / "classic-2014.4-17.xml"
@@ -132,7 +132,7 @@ def test_a_game_whose_per_game_step_raises_becomes_one_invalid_entry() -> None:
 def test_rows_failing_on_one_game_become_an_internal_rows_entry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from strat_tools import tables
+    from strat_tools.tables import build as tables
 
     real = tables.tables_for_records
 
@@ -165,7 +165,7 @@ def test_export_of_a_dataset_folder_streams_it_in_batches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     export_dataset(DATA, tmp_path / "one", setups_only=True, jobs=1)
-    monkeypatch.setattr("strat_tools.dataset.DATASET_BATCH_GAMES", 50)
+    monkeypatch.setattr("strat_tools.tables.dataset.DATASET_BATCH_GAMES", 50)
     sizes = [t["games"].num_rows for t in iter_tables(tmp_path / "one")]
     assert len(sizes) > 1 and max(sizes) <= 50
     summary = export_dataset(tmp_path / "one", tmp_path / "two", jobs=1)

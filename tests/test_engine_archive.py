@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.pieces import CODE_KIND, PieceKind
-from strat_tools.readers import read_records
-from strat_tools.records import GameRecord, Status, Termination
-from strat_tools.replay import Replay, replay
+from strat_tools.core.pieces import CODE_KIND, PieceKind
+from strat_tools.core.records import GameRecord, Status, Termination
+from strat_tools.engine.replay import Replay, replay
+from strat_tools.formats.readers import read_records
 
 pytestmark = [pytest.mark.archive, pytest.mark.slow]
 

@@ -21,16 +21,16 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from strat_tools.board import LAKES, NEIGHBOURS, RAYS
-from strat_tools.generate import generate_game, setup_field
-from strat_tools.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, PieceKind
-from strat_tools.readers import parse_record, read_units
-from strat_tools.records import Diagnostic, GameRecord, Result, Severity, Status, Termination
-from strat_tools.replay import Position, Replay, replay
-from strat_tools.rules import RuleSet, resolve_rules, rules_for
-from strat_tools.sources import Unit
-from strat_tools.tables import tables_for_units
-from strat_tools.writer import game_file_name, record_to_xml
+from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
+from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, PieceKind
+from strat_tools.core.records import Diagnostic, GameRecord, Result, Severity, Status, Termination
+from strat_tools.core.rules import RuleSet, resolve_rules, rules_for
+from strat_tools.engine.replay import Position, Replay, replay
+from strat_tools.formats.readers import parse_record, read_units
+from strat_tools.formats.xml_writer import game_file_name, record_to_xml
+from strat_tools.generate.games import generate_game, setup_field
+from strat_tools.io.sources import Unit
+from strat_tools.tables.build import tables_for_units
 
 FUZZ = settings(
     max_examples=60,

@@ -9,14 +9,14 @@ import pytest
 from click.testing import CliRunner
 from test_replay import game, lightning
 
-from strat_tools.board import parse_square
 from strat_tools.cli import main
+from strat_tools.core.board import parse_square
+from strat_tools.core.records import GameRecord, Rescue, Result, Severity
 from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, EventBatch, game_events
-from strat_tools.events import EVENTS_SCHEMA, events_batch, read_events
-from strat_tools.records import GameRecord, Rescue, Result, Severity
-from strat_tools.replay import replay
-from strat_tools.schemas import events_table
-from strat_tools.sources import iter_units
+from strat_tools.engine.replay import replay
+from strat_tools.exports.event_table import EVENTS_SCHEMA, events_batch, read_events
+from strat_tools.io.sources import iter_units
+from strat_tools.tables.schemas import events_table
 
 BIG_LOSSES = game(
     {"E5": "r1", "E6": "b10", "B4": "r3", "B7": "bB", "F4": "r9", "F7": "b10", "I7": "bF"},
@@ -140,7 +140,7 @@ def test_a_batch_finds_each_games_events_in_turn_around_games_without_plies() ->
 def test_arrow_and_python_join_the_same_sentences_on_every_kind() -> None:
     """The export's detail column (fragments joined by Arrow) against game_events (joined in
     Python) on data/: every kind's sentences, rescues and ends included."""
-    from strat_tools.readers import read_units
+    from strat_tools.formats.readers import read_units
 
     table = events_batch(list(iter_units(["data/"])))
     expected = []

@@ -22,16 +22,16 @@ import pyarrow.parquet as pq
 import pytest
 from test_selection import archive, run
 
-from strat_tools.batch_work import RecordWork
-from strat_tools.convert import convert
-from strat_tools.events import EventsWork, read_events
-from strat_tools.filters import GameFilter
-from strat_tools.generate import generate_games
-from strat_tools.observation_files import export_observations
-from strat_tools.readers import read_records
-from strat_tools.tally import Tally
-from strat_tools.validate import validate
-from strat_tools.writer import write_games
+from strat_tools.exports.convert import convert
+from strat_tools.exports.event_table import EventsWork, read_events
+from strat_tools.exports.observation_files import export_observations
+from strat_tools.exports.validate import validate
+from strat_tools.formats.readers import read_records
+from strat_tools.formats.xml_writer import write_games
+from strat_tools.generate.games import generate_games
+from strat_tools.run.batch_work import RecordWork
+from strat_tools.run.filters import GameFilter
+from strat_tools.run.tally import Tally
 
 __all__ = ["archive"]  # the fixture, imported for these tests
 
@@ -198,7 +198,7 @@ class FailsOn:
 
 
 def test_a_game_the_work_fails_on_is_contained_and_named(bad_games: Path) -> None:
-    from strat_tools.driver import map_records
+    from strat_tools.run.driver import map_records
 
     victim = ids_where(bad_games, lambda r: r.variant == "classic" and r.readable)[-1]
     work: RecordWork[Any] = FailsOn(victim)

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.driver import read_games
-from strat_tools.filters import FilterError, GameFilter, duplicate_mask, read_id_file
-from strat_tools.generate import generate_games
-from strat_tools.readers import read_records
-from strat_tools.writer import write_games
+from strat_tools.formats.readers import read_records
+from strat_tools.formats.xml_writer import write_games
+from strat_tools.generate.games import generate_games
+from strat_tools.run.driver import read_games
+from strat_tools.run.filters import FilterError, GameFilter, duplicate_mask, read_id_file
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.board import Side
-from strat_tools.formats import SETUP_FORMATS, format_setup, parse_setup, parse_strados3
-from strat_tools.formats.yorktown import UNKNOWN, to_strados3
-from strat_tools.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
-from strat_tools.readers import read_units
-from strat_tools.replay import board_at
-from strat_tools.sources import iter_units
+from strat_tools.core.board import Side
+from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.engine.replay import board_at
+from strat_tools.engine.yorktown import UNKNOWN, parse_strados3, to_strados3
+from strat_tools.formats.readers import read_units
+from strat_tools.io.sources import iter_units
+from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -160,7 +160,7 @@ def test_unknown_setup_format_is_refused() -> None:
 
 def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
     import strat_tools as st
-    from strat_tools.formats.setups import setup_strings
+    from strat_tools.setups.strings import setup_strings
 
     games = st.read_games(DATA, setups_only=True, jobs=1)
     by_id = {r.game_id: r for r in records([DATA])}
@@ -174,8 +174,8 @@ def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
 
 def test_strados3_at_any_ply_of_a_real_game_reads_back_as_its_position() -> None:
     from strat_tools.engine.knowledge import KNOWN, REVEALED
-    from strat_tools.formats import strados3_at
-    from strat_tools.replay import replay
+    from strat_tools.engine.replay import replay
+    from strat_tools.engine.yorktown import strados3_at
 
     for record in records([DATA], limit=12):
         result = replay(record)

@@ -8,8 +8,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from strat_tools import fastscan
-from strat_tools.readers import parse_record
+from strat_tools.formats import fastscan
+from strat_tools.formats.readers import parse_record
 
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
 BASES = [

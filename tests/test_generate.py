@@ -1,4 +1,4 @@
-"""Tests for strat_tools.generate: human-like setups, a sensible policy, valid games."""
+"""Tests for strat_tools.generate.games: human-like setups, a sensible policy, valid games."""
 
 from __future__ import annotations
 
@@ -8,8 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.board import NEIGHBOURS, Side, from_owner_view, parse_square
-from strat_tools.generate import (
+from strat_tools.core.board import NEIGHBOURS, Side, from_owner_view, parse_square
+from strat_tools.core.pieces import ARMIES, PieceKind
+from strat_tools.core.records import Result, Status, Termination
+from strat_tools.core.rules import RULESETS
+from strat_tools.engine.replay import Position, parse_board, render_board, replay
+from strat_tools.formats.readers import parse_record, read_records
+from strat_tools.formats.xml_writer import (
+    archive_name,
+    game_file_name,
+    record_to_xml,
+    write_files,
+    write_games,
+)
+from strat_tools.generate.games import (
     SETUP_MODELS,
     GenerationError,
     Knowledge,
@@ -21,18 +33,6 @@ from strat_tools.generate import (
     generate_games,
     setup_field,
     verify_game,
-)
-from strat_tools.pieces import ARMIES, PieceKind
-from strat_tools.readers import parse_record, read_records
-from strat_tools.records import Result, Status, Termination
-from strat_tools.replay import Position, parse_board, render_board, replay
-from strat_tools.rules import RULESETS
-from strat_tools.writer import (
-    archive_name,
-    game_file_name,
-    record_to_xml,
-    write_files,
-    write_games,
 )
 
 VARIANTS = ("classic", "barrage", "duell")
@@ -365,8 +365,8 @@ def _member_digests(path: Path) -> dict[str, str]:
 
 
 def test_generated_files_carry_the_synthetic_mark_both_readers_see() -> None:
-    from strat_tools import fastscan
-    from strat_tools.records import SYNTHETIC_MARK
+    from strat_tools.core.records import SYNTHETIC_MARK
+    from strat_tools.formats import fastscan
 
     record = next(iter(generate_games(1, seed=7)))
     assert record.synthetic
@@ -388,7 +388,7 @@ def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from strat_tools.cli import main
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     archive = tmp_path / "strados2026-10.zip"
     write_games(generate_games(12, seed=8), archive)
@@ -412,7 +412,7 @@ def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
 def test_the_shipped_sample_is_marked_synthetic() -> None:
     import zipfile
 
-    from strat_tools.records import SYNTHETIC_MARK
+    from strat_tools.core.records import SYNTHETIC_MARK
 
     with zipfile.ZipFile(ROOT / "data" / "strados2026-10.zip") as archive:
         first = archive.read(archive.namelist()[0])

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools import fastscan
-from strat_tools.board import parse_square, square_name
-from strat_tools.gravon import parse_strict
-from strat_tools.pieces import CODE_LETTERS
-from strat_tools.readers import parse_record, read_records, read_units
-from strat_tools.records import GameRecord
-from strat_tools.sources import UnitReader, expand
+from strat_tools.core.board import parse_square, square_name
+from strat_tools.core.pieces import CODE_LETTERS
+from strat_tools.core.records import GameRecord
+from strat_tools.formats import fastscan
+from strat_tools.formats.gravon_xml import parse_strict
+from strat_tools.formats.readers import parse_record, read_records, read_units
+from strat_tools.io.sources import UnitReader, expand
 
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.generate import generate_games
-from strat_tools.gsn import gsn_file_name, parse_gsn, record_to_gsn
-from strat_tools.readers import parse_record, read_records
-from strat_tools.records import GameRecord, Rescue, Result, Severity
-from strat_tools.replay import board_at, render_board, replay
+from strat_tools.core.records import GameRecord, Rescue, Result, Severity
+from strat_tools.engine.replay import board_at, render_board, replay
+from strat_tools.formats.gsn import gsn_file_name, parse_gsn, record_to_gsn
+from strat_tools.formats.readers import parse_record, read_records
+from strat_tools.generate.games import generate_games
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gsn"
 HAND_FIELD = (

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools import fastscan, gravon
-from strat_tools.readers import parse_record, read_records
+from strat_tools.formats import fastscan
+from strat_tools.formats import gravon_xml as gravon
+from strat_tools.formats.readers import parse_record, read_records
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
@@ -96,7 +97,7 @@ def build(folder: Path, secret: Path) -> dict[str, str]:
 RUNNER = textwrap.dedent(
     """
     import json, os, resource, sys, time
-    from strat_tools.readers import read_records
+    from strat_tools.formats.readers import read_records
     folder = sys.argv[1]
     start = time.perf_counter()
     for record in read_records([folder]):

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 import strat_tools as st
-from strat_tools.pipeline import iter_batches
-from strat_tools.readers import read_records, read_units
-from strat_tools.sources import archive_budget, expand, printable
+from strat_tools.formats.readers import read_records, read_units
+from strat_tools.io.sources import archive_budget, expand, printable
+from strat_tools.run.pipeline import iter_batches
 
 REPO = Path(__file__).resolve().parent.parent
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
@@ -416,8 +416,8 @@ def test_a_reader_failure_on_one_game_is_one_invalid_entry(
 ) -> None:
     from click.testing import CliRunner
 
-    from strat_tools import fastscan
     from strat_tools.cli import main
+    from strat_tools.formats import fastscan
 
     for number in (1, 2):
         name = b"Player 1" if number == 1 else b"Bug"

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from strat_tools import identity
-from strat_tools.driver import read_games
-from strat_tools.identity import (
+from strat_tools.core.pieces import letter_code
+from strat_tools.run.driver import read_games
+from strat_tools.setups import identity
+from strat_tools.setups.identity import (
     canonical,
     draw_setup,
     fingerprints,
@@ -24,7 +25,6 @@ from strat_tools.identity import (
     setup_from_letters,
     setup_letters,
 )
-from strat_tools.pieces import letter_code
 
 TWO_BATTLES = Path(__file__).resolve().parent / "fixtures" / "tables" / "two_battles"
 EXAMPLE = "EEFFJBMKIHEEGDDBBHCDFFDGDBLGDDGBIIJBHHDE"  # gravon-format.md's red setup

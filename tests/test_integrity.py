@@ -34,14 +34,14 @@ from click.testing import CliRunner
 from test_hostile import SECRET, build
 
 from strat_tools.cli import main
-from strat_tools.dataset import DatasetError, GameSet, read_dataset
-from strat_tools.driver import read_games
-from strat_tools.generate import generate_games
-from strat_tools.output import MARKER_NAME
-from strat_tools.records import UNREADABLE_CODE
-from strat_tools.sources import Skipped, expand
-from strat_tools.tables import TABLE_NAMES
-from strat_tools.writer import write_games
+from strat_tools.core.records import UNREADABLE_CODE
+from strat_tools.formats.xml_writer import write_games
+from strat_tools.generate.games import generate_games
+from strat_tools.io.output import MARKER_NAME
+from strat_tools.io.sources import Skipped, expand
+from strat_tools.run.driver import read_games
+from strat_tools.tables.build import TABLE_NAMES
+from strat_tools.tables.dataset import DatasetError, GameSet, read_dataset
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = 24
@@ -578,7 +578,7 @@ def test_failed_figure_or_report_write_keeps_the_old_file(
 def test_export_failing_midway_keeps_the_old_dataset(
     small_zips: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools import dataset
+    from strat_tools.tables import dataset
 
     out = tmp_path / "tables"
     old = _export_tables([str(small_zips[0])], out)

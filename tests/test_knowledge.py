@@ -9,12 +9,13 @@ import numpy as np
 import pytest
 from test_replay import game, lightning
 
-from strat_tools.board import Side, parse_square
+from strat_tools.core.board import Side, parse_square
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
+from strat_tools.core.records import GameRecord, Rescue, Status
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED, knowledge
-from strat_tools.pieces import CODE_KIND, CODE_SIDE
-from strat_tools.readers import read_records
-from strat_tools.records import GameRecord, Rescue, Status
-from strat_tools.replay import Replay, replay
+from strat_tools.engine.replay import Replay, replay
+from strat_tools.formats.readers import read_records
+from strat_tools.views.svg import knowledge_svg
 
 SCOUT_BATTLE = game(
     {"B2": "r2", "E4": "r10", "F1": "rB", "E7": "b4", "B9": "b2", "F10": "bB"},
@@ -56,14 +57,14 @@ def test_a_long_move_shows_a_scout_and_a_short_one_only_that_it_moved() -> None:
 def test_a_side_view_picture_hides_exactly_what_the_diagram_hides() -> None:
     know = replay(SCOUT_BATTLE).knowledge()
     diagram = know.diagram(2, Side.RED)
-    red_view = know.svg(2, Side.RED)
+    red_view = knowledge_svg(know, 2, Side.RED)
     # Blue's four unmoved pieces and its moved miner (E6) show "?"; only the miner has a dot.
     assert red_view.count(">?</text>") == diagram.count("b?") + diagram.count("bm") == 5
     assert red_view.count("<circle") == diagram.count("bm") == 1
-    assert know.svg(2, 1) == red_view
-    assert know.svg(2).count(">?</text>") == 0
+    assert knowledge_svg(know, 2, 1) == red_view
+    assert knowledge_svg(know, 2).count(">?</text>") == 0
     # Blue sees the board from its own seat: column K on the left, row 1 at the top.
-    blue_view = know.svg(2, Side.BLUE)
+    blue_view = knowledge_svg(know, 2, Side.BLUE)
     assert blue_view.index(">K</text>") < blue_view.index(">A</text>")
     assert red_view.index(">A</text>") < red_view.index(">K</text>")
     assert blue_view.count(">?</text>") == know.diagram(2, Side.BLUE).count("r?") == 4

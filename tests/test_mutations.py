@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.board import LAKES, NEIGHBOURS, RAYS
+from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind
+from strat_tools.core.records import GameRecord, Rescue, Result, Status
+from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.position import CAPTAIN_CODES, SCOUT_CODES, Position
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind
-from strat_tools.readers import read_units
-from strat_tools.records import GameRecord, Rescue, Result, Status
-from strat_tools.replay import board_at, replay
-from strat_tools.rules import resolve_rules
-from strat_tools.sources import expand
+from strat_tools.engine.replay import board_at, replay
+from strat_tools.formats.readers import read_units
+from strat_tools.io.sources import expand
 
 pytestmark = [pytest.mark.archive, pytest.mark.slow]
 

@@ -8,16 +8,21 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from strat_tools.actions import action_id, view_square
-from strat_tools.board import parse_square
+from strat_tools.core.board import parse_square
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
+from strat_tools.core.records import GameRecord
+from strat_tools.engine.actions import action_id, view_square
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
 from strat_tools.engine.position import DISTANCE, Position
-from strat_tools.observation_files import export_observations, read_observations
-from strat_tools.observations import OBSERVATIONS_SCHEMA, boards_of, iter_observations, observe
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, letter_code
-from strat_tools.planes import CHANNELS, board_diagram, hidden_truth, to_planes
-from strat_tools.records import GameRecord
-from strat_tools.replay import replay
+from strat_tools.engine.replay import replay
+from strat_tools.exports.observation_files import export_observations, read_observations
+from strat_tools.exports.observations import (
+    OBSERVATIONS_SCHEMA,
+    boards_of,
+    iter_observations,
+    observe,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -254,8 +259,8 @@ def _direct_planes_equal(planes, truth, flags, side) -> None:  # type: ignore[no
 
 
 def _ground_truth(paths: list[Path], tmp_path: Path) -> int:
-    from strat_tools.readers import read_units
-    from strat_tools.sources import iter_units
+    from strat_tools.formats.readers import read_units
+    from strat_tools.io.sources import iter_units
 
     export_observations(paths, tmp_path / "obs", jobs=1)
     stored = read_observations(tmp_path / "obs")
@@ -301,7 +306,7 @@ def test_a_local_dask_cluster_writes_the_same_observations(
 def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
     monkeypatch: pytest.MonkeyPatch, thirty_games: Path
 ) -> None:
-    import strat_tools.observations as observations
+    import strat_tools.exports.observations as observations
 
     real = observations.observe
     calls = []

@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.dataset import DatasetError, read_dataset
-from strat_tools.output import MARKER_NAME, OutputError, OwnedFolder, output_kind
-from strat_tools.tables import TABLE_NAMES
+from strat_tools.io.output import MARKER_NAME, OutputError, OwnedFolder, output_kind
+from strat_tools.tables.build import TABLE_NAMES
+from strat_tools.tables.dataset import DatasetError, read_dataset
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -261,7 +261,7 @@ def test_a_file_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
 def test_a_missing_input_overlaps_nothing_and_a_glob_is_judged_by_its_matches(
     tmp_path: Path,
 ) -> None:
-    from strat_tools.output import refuse_overlap
+    from strat_tools.io.output import refuse_overlap
 
     refuse_overlap([tmp_path / "nowhere.xml"], tmp_path / "out")  # nothing to overlap
     records = tmp_path / "records"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from strat_tools.identity import draw_setup, mirror, setup_from_letters
-from strat_tools.patterns import Pattern, PatternError
+from strat_tools.setups.identity import draw_setup, mirror, setup_from_letters
+from strat_tools.setups.patterns import Pattern, PatternError
 
 EXAMPLE = "EEFFJBMKIHEEGDDBBHCDFFDGDBLGDDGBIIJBHHDE"  # gravon-format.md's red setup
 # Its drawing (front row first):

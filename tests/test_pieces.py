@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strat_tools.board import Side
-from strat_tools.pieces import (
+from strat_tools.core.board import Side
+from strat_tools.core.pieces import (
     ARMIES,
     CODE_KIND,
     CODE_SIDE,

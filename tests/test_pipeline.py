@@ -8,13 +8,13 @@ from functools import partial
 
 import pytest
 
-from strat_tools.pipeline import (
+from strat_tools.io.sources import Unit
+from strat_tools.run.pipeline import (
     PipelineError,
     default_jobs,
     iter_batches,
     map_batches,
 )
-from strat_tools.sources import Unit
 
 
 def _names(batch: list[Unit], tag: str = "") -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from strat_tools.board import parse_square
+from strat_tools.core.board import parse_square
 from strat_tools.engine.knowledge import KNOWN, MOVED, REVEALED
-from strat_tools.planes import (
+from strat_tools.engine.planes import (
     CHANNELS,
     LAKE_KIND,
     OPPONENT,
@@ -17,7 +17,7 @@ from strat_tools.planes import (
     hidden_truth,
     to_planes,
 )
-from strat_tools.planes import KNOWN as BYTE_KNOWN
+from strat_tools.engine.planes import KNOWN as BYTE_KNOWN
 
 
 def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # type: ignore[no-untyped-def]

@@ -12,10 +12,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
 
-from strat_tools import board_plots, plots, stats
-from strat_tools.board import COLUMNS, LAKES, parse_square
-from strat_tools.pieces import letter_code
+from strat_tools import stats
+from strat_tools.core.board import COLUMNS, LAKES, parse_square
+from strat_tools.core.pieces import letter_code
 from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
+from strat_tools.views import board_plots, plots
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -260,7 +261,7 @@ def test_per_panel_scale_gives_each_panel_its_own_colour_bar(setups: pd.DataFram
 def test_panel_options_are_checked_where_they_enter(
     setups: pd.DataFrame, options: dict[str, Any], message: str
 ) -> None:
-    from strat_tools.errors import OptionError
+    from strat_tools.core.errors import OptionError
 
     with pytest.raises(OptionError, match=message):
         plots.setup_heatmap(setups, "flag", by="side", **options)
@@ -529,8 +530,8 @@ def test_save_figure_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def games_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Twelve generated classic games in one zip."""
-    from strat_tools.generate import generate_games
-    from strat_tools.writer import write_games
+    from strat_tools.formats.xml_writer import write_games
+    from strat_tools.generate.games import generate_games
 
     path = tmp_path_factory.mktemp("games") / "strados2026-10.zip"
     write_games(generate_games(12, variant="classic", seed=4, month=11), path)
@@ -553,7 +554,7 @@ def svg_texts(path: Path) -> str:
 
 
 def test_heatmap_command_writes_the_flag_map(tmp_path: Path, games_zip: Path) -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
     from strat_tools.stats import piece_placement
 
     out = tmp_path / "flag.png"
@@ -658,7 +659,7 @@ def test_heatmap_command_missing_input(tmp_path: Path) -> None:
 
 @pytest.mark.archive
 def test_flag_heatmap_of_the_real_archive(gravon_dir: Path) -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
     from strat_tools.stats import piece_placement
 
     games = read_games([str(gravon_dir)], setups_only=True)
@@ -717,7 +718,7 @@ def _figure_text(fig: Figure) -> list[Any]:
 )
 def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, Any]) -> None:
     # The CLI counts placement batch by batch (flat memory); the figure must not change.
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
     from strat_tools.stats.stream import compute_many_streaming
 
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
@@ -744,10 +745,10 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
 def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
     from strat_tools.stats import move_frame
 
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 40)  # many batches
+    monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     moves = move_frame(read_games(inputs, jobs=1), variant="classic")
     if side is not None:
@@ -766,8 +767,8 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
 
 @pytest.mark.parametrize("numbering", ["clasic", "Modern", ""])
 def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> None:
-    from strat_tools.driver import read_games
-    from strat_tools.errors import OptionError
+    from strat_tools.core.errors import OptionError
+    from strat_tools.run.driver import read_games
 
     one = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
     placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.processes import available_cores, cap_jobs
+from strat_tools.run.processes import available_cores, cap_jobs
 
 REPO = Path(__file__).resolve().parent.parent
 DATA_ZIP = REPO / "data" / "strados2026-10.zip"

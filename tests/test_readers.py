@@ -1,7 +1,8 @@
 """The reader seam: one registry entry and one module make a new format work everywhere.
 
-The registry (``strat_tools.record_formats``) decides which names are game records and which parser
-reads them; ``strat_tools.readers`` parses, then checks, in one place.
+The registry (``strat_tools.core.record_formats``) decides which names are game records and which
+parser
+reads them; ``strat_tools.formats.readers`` parses, then checks, in one place.
 """
 
 from __future__ import annotations
@@ -13,22 +14,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import record_formats
 from strat_tools.cli import main
-from strat_tools.generate import generate_games
-from strat_tools.readers import parse_record, parser_of, read_records
-from strat_tools.record_formats import FORMATS, RecordFormat, choose_format, format_named
-from strat_tools.sources import Skipped, expand
-from strat_tools.validate import validate
-from strat_tools.writer import game_file_name, record_to_xml
+from strat_tools.core import record_formats
+from strat_tools.core.record_formats import FORMATS, RecordFormat, choose_format, format_named
+from strat_tools.exports.validate import validate
+from strat_tools.formats.readers import parse_record, parser_of, read_records
+from strat_tools.formats.xml_writer import game_file_name, record_to_xml
+from strat_tools.generate.games import generate_games
+from strat_tools.io.sources import Skipped, expand
 
 REPO = Path(__file__).resolve().parent.parent
 
 TOY_MODULE = '''
 """A toy record format: 'toy <variant>' on line 1, then one move a line, then the result."""
-from strat_tools.record_formats import Parsed
-from strat_tools.gravon import decode_field
-from strat_tools.records import GameRecord, Result, Severity
+from strat_tools.core.record_formats import Parsed
+from strat_tools.formats.gravon_xml import decode_field
+from strat_tools.core.records import GameRecord, Result, Severity
 
 
 def blank(source, member=None):
@@ -153,15 +154,18 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("parser", ["gravon", "fastscan", "record_formats", "sources", "records"])
+@pytest.mark.parametrize(
+    "parser",
+    ["formats/gravon_xml", "formats/fastscan", "core/record_formats", "io/sources", "core/records"],
+)
 def test_the_parsers_and_the_registry_do_not_import_the_checks(parser: str) -> None:
     imports = _imports(REPO / "strat_tools" / f"{parser}.py")
-    assert "strat_tools.checks" not in imports
-    assert "strat_tools.readers" not in imports
+    assert "strat_tools.core.checks" not in imports
+    assert "strat_tools.formats.readers" not in imports
 
 
 def test_the_registry_imports_nothing_of_the_project_at_run_time() -> None:
-    source = (REPO / "strat_tools" / "record_formats.py").read_text()
+    source = (REPO / "strat_tools" / "core" / "record_formats.py").read_text()
     tree = ast.parse(source)
     top_level = [
         node.module
@@ -169,4 +173,4 @@ def test_the_registry_imports_nothing_of_the_project_at_run_time() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("strat_tools")
     ]
     assert top_level == []
-    assert "from strat_tools.records import GameRecord" in source  # under TYPE_CHECKING only
+    assert "from strat_tools.core.records import GameRecord" in source  # under TYPE_CHECKING only

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strat_tools.board import Side
-from strat_tools.records import (
+from strat_tools.core.board import Side
+from strat_tools.core.records import (
     Diagnostic,
     GameRecord,
     Move,

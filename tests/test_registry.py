@@ -15,14 +15,16 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import document, report, stats
+from strat_tools import stats
 from strat_tools.cli import main as cli
-from strat_tools.driver import read_games
-from strat_tools.errors import OptionError
+from strat_tools.core.errors import OptionError
+from strat_tools.report import page as report
+from strat_tools.run.driver import read_games
 from strat_tools.stats.formulas import share
 from strat_tools.stats.frames import TableSet, count_setups, setup_frame
 from strat_tools.stats.registry import Options, Statistic, register, unregister
 from strat_tools.stats.stream import compute_streaming
+from strat_tools.views import document
 
 SAMPLE = Path(__file__).parent.parent / "data"
 
@@ -76,7 +78,7 @@ def test_a_registered_statistic_is_computed_in_memory_and_streaming(
     marshals = frame[frame["piece"] == "marshal"].drop_duplicates(["game_id", "side"])
     expected = marshals.groupby("variant")["row"].apply(lambda r: (r == 4).mean())
     assert whole.set_index("variant")["share"].to_dict() == pytest.approx(expected.to_dict())
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 40)  # many batches to combine
+    monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 40)  # many batches to combine
     streamed = compute_streaming("front-marshal", [SAMPLE], jobs=1, by="variant")
     pd.testing.assert_frame_equal(streamed, whole)
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from strat_tools.driver import read_games
+from strat_tools.run.driver import read_games
 from strat_tools.stats.repeats import (
     common_setups,
     search_setups,
@@ -129,10 +129,10 @@ def test_the_reports_streamed_win_rates_count_each_setup_once(
     """Batches hand their setups over as categoricals (the report compacts its frames); the
     combined count must not cast one batch's setups into another's categories."""
     from strat_tools import stats
-    from strat_tools.report_inputs import report_inputs_of_paths
+    from strat_tools.report.inputs import report_inputs_of_paths
 
     month = [str(gravon_dir / "strados2014-5.zip")]
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 50)  # 21 batches: folded twice
+    monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 50)  # 21 batches: folded twice
     streamed = report_inputs_of_paths(month, setups_only=True, jobs=1).stats
     whole = read_games(month, setups_only=True, jobs=1)
     for feature in ("flag_corner", "flag_enclosed"):

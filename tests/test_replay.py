@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from strat_tools.board import parse_square
 from strat_tools.cli import main
-from strat_tools.pieces import ARMIES, CODE_SIDE
-from strat_tools.records import GameRecord, Rescue, Result, Status, Termination
-from strat_tools.replay import (
+from strat_tools.core.board import parse_square
+from strat_tools.core.pieces import ARMIES, CODE_SIDE
+from strat_tools.core.records import GameRecord, Rescue, Result, Status, Termination
+from strat_tools.engine.replay import (
     IllegalMove,
     Position,
     board_at,

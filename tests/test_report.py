@@ -17,15 +17,19 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from strat_tools import document, plots, report, report_inputs, stats, tips
-from strat_tools.checks import check_record
-from strat_tools.dataset import GameSet
-from strat_tools.driver import read_games
-from strat_tools.generate import generate_games
-from strat_tools.readers import parse_record
-from strat_tools.records import GameRecord
-from strat_tools.tables import tables_for_records
-from strat_tools.writer import record_to_xml
+from strat_tools import stats
+from strat_tools.core.checks import check_record
+from strat_tools.core.records import GameRecord
+from strat_tools.formats.readers import parse_record
+from strat_tools.formats.xml_writer import record_to_xml
+from strat_tools.generate.games import generate_games
+from strat_tools.report import inputs as report_inputs
+from strat_tools.report import page as report
+from strat_tools.run.driver import read_games
+from strat_tools.stats import tips
+from strat_tools.tables.build import tables_for_records
+from strat_tools.tables.dataset import GameSet
+from strat_tools.views import document, plots
 
 IMAGE_SOURCE = re.compile(r'<img [^>]*src="([^"]*)"')
 DATA_PNG = "data:image/png;base64,"
@@ -200,7 +204,7 @@ def test_setups_only_report_says_there_are_no_moves() -> None:
 
 
 def test_no_games_is_an_error_not_an_empty_report() -> None:
-    from strat_tools.dataset import empty_gameset
+    from strat_tools.tables.dataset import empty_gameset
 
     with pytest.raises(ValueError, match="no games to report on"):
         report.report_text(empty_gameset())
@@ -317,7 +321,7 @@ def test_report_command_writes_html_and_markdown(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from strat_tools.cli import main
-    from strat_tools.writer import write_games
+    from strat_tools.formats.xml_writer import write_games
 
     archive = tmp_path / "strados2026-10.zip"
     write_games(generate_games(8, variant="classic", seed=6, month=11), archive)
@@ -359,7 +363,8 @@ RANKS = {
                 "captain": "5", "major": "4", "colonel": "3", "general": "2", "marshal": "1",
                 "bomb": "B", "flag": "F"},
 }  # fmt: skip
-"""Written out by hand (not read from strat_tools.pieces), so a wrong table there shows here."""
+"""Written out by hand (not read from strat_tools.core.pieces), so a wrong table there shows
+here."""
 OTHER = {"modern": "classic", "classic": "modern"}
 
 
@@ -505,7 +510,7 @@ def advice_tables(html_text: str, variant: str) -> pd.DataFrame:
 
 
 def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSet) -> None:
-    from strat_tools import advice
+    from strat_tools.stats import advice
 
     expected = advice.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
@@ -529,7 +534,7 @@ def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSe
 def test_the_tip_tables_fit_the_page_rates_then_head_to_head(
     html_text: str, gameset: GameSet
 ) -> None:
-    from strat_tools import advice
+    from strat_tools.stats import advice
 
     expected = advice.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
@@ -571,7 +576,7 @@ def test_advice_section_names_what_it_leaves_out_and_why(html_text: str) -> None
 def test_advice_entropy_table_runs_from_flag_to_the_least_predictable(
     html_text: str, gameset: GameSet
 ) -> None:
-    from strat_tools import advice
+    from strat_tools.stats import advice
 
     table = read_table(html_text, "How predictable each piece's square is, classic")
     expected = advice.placement_entropy(gameset, "classic")
@@ -594,7 +599,7 @@ def test_advice_figure_is_the_adjacency_matrix_titled_with_n(gameset: GameSet) -
         patch.setattr(document, "figure_png", spy.figure_png)
         patch.setattr(plots, "adjacency_figure", keep)
         report.report_text(gameset, "html", numbering="classic")
-    from strat_tools import advice
+    from strat_tools.stats import advice
 
     assert len(drawn) == 1
     expected = advice.adjacency_matrix(advice.adjacency(gameset), "classic")
@@ -626,7 +631,9 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
 
     inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
     whole = read_games(inputs, setups_only=setups_only, jobs=1)
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 60)  # several batches, variants split
+    monkeypatch.setattr(
+        "strat_tools.run.driver.REDUCE_BATCH", 60
+    )  # several batches, variants split
     streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -641,8 +648,8 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A dataset folder streams too (iter_dataset): the same report as from the folder whole.
-    from strat_tools import dataset
-    from strat_tools.dataset import read_dataset
+    from strat_tools.tables import dataset
+    from strat_tools.tables.dataset import read_dataset
 
     read_games([str(SAMPLE)], jobs=1).export(tmp_path)
     monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 45)

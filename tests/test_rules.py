@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from strat_tools.pieces import ARMIES, PieceKind
-from strat_tools.records import GameRecord, Severity
-from strat_tools.rules import (
+from strat_tools.core.pieces import ARMIES, PieceKind
+from strat_tools.core.records import GameRecord, Severity
+from strat_tools.core.rules import (
     GRAVON_LIMIT_BOUNDARY_YEAR,
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from strat_tools.dataset import read_dataset
-from strat_tools.driver import export_dataset
-from strat_tools.tables import TABLE_NAMES
+from strat_tools.run.driver import export_dataset
+from strat_tools.tables.build import TABLE_NAMES
+from strat_tools.tables.dataset import read_dataset
 
 MONTHS = ("strados2004-11.zip", "strados2013-10.zip", "strados2014-8.zip")
 

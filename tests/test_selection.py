@@ -14,14 +14,14 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.dataset import read_dataset
-from strat_tools.driver import read_games
-from strat_tools.filters import GameFilter
-from strat_tools.generate import generate_games
-from strat_tools.readers import read_records
-from strat_tools.selection import filter_gameset, read_selected, select_games
-from strat_tools.validate import validate
-from strat_tools.writer import write_games
+from strat_tools.exports.validate import validate
+from strat_tools.formats.readers import read_records
+from strat_tools.formats.xml_writer import write_games
+from strat_tools.generate.games import generate_games
+from strat_tools.run.driver import read_games
+from strat_tools.run.filters import GameFilter
+from strat_tools.run.selection import filter_gameset, read_selected, select_games
+from strat_tools.tables.dataset import read_dataset
 
 
 @pytest.fixture(scope="module")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from strat_tools.dataset import GameSet
-from strat_tools.generate import generate_games
-from strat_tools.setup_boards import common_setups_figure
+from strat_tools.generate.games import generate_games
 from strat_tools.stats import repeats
-from strat_tools.tables import tables_for_records
+from strat_tools.tables.build import tables_for_records
+from strat_tools.tables.dataset import GameSet
+from strat_tools.views.setup_boards import common_setups_figure
 
 
 def panel_titles(fig: object) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.sources import (
+from strat_tools.io.sources import (
     Skipped,
     SourceError,
     Unit,

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from strat_tools import stats
-from strat_tools.tables import table_from_columns, to_frame
+from strat_tools.tables.build import table_from_columns, to_frame
 
 LETTERS = {"F": "flag", "B": "bomb", "S": "scout", ".": "sergeant"}
 
@@ -411,7 +411,7 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from strat_tools.cli import main
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     fixtures = Path(__file__).resolve().parent / "fixtures" / "tables"
     runner = CliRunner()
@@ -490,7 +490,7 @@ def test_compute_takes_a_players_spelling_and_refuses_unknown_names() -> None:
 @pytest.fixture(scope="module")
 def mixed() -> Any:
     """data/: classic, barrage and duell games (and their moves) in one input."""
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     return read_games("data/", jobs=1)
 

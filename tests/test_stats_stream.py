@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from strat_tools import driver, stats
+from strat_tools import stats
 from strat_tools.cli import main
-from strat_tools.driver import read_games
+from strat_tools.run import driver
+from strat_tools.run.driver import read_games
 from strat_tools.stats import stream
 from strat_tools.stats.stream import compute_streaming
 

@@ -1,7 +1,8 @@
 """The package's shape, checked by parsing its imports: floors, private names, cycles, size.
 
-Floor by floor (``docs/architecture.md``): model -> sources -> readers -> checks -> engine ->
-pipeline -> tables -> statistics -> views -> cli. No module imports a floor above its own;
+Floor by floor, one subpackage each (:data:`FLOORS`, from which ``docs/architecture.md``'s
+table is generated): core -> setups -> io -> formats -> engine -> tables -> run -> exports ->
+generate -> stats -> views -> report -> cli. No module imports a floor it may not;
 no module imports another module's private (``_name``) name; the imports have no cycle; no
 module is over 600 lines (the engine's hot loop excepted).
 """
@@ -17,58 +18,71 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "strat_tools"
 MAX_LINES = 600
 
-FLOORS: dict[str, tuple[str, ...]] = {
-    "model": (
-        "errors",
-        "board",
-        "pieces",
-        "records",
-        "record_formats",
-        "text",
-        "output",
+FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "core": (
+        "the board and squares, pieces, game records, the record-format registry, rule sets, "
+        "record checks, errors, text helpers",
+        (),
     ),
-    "sources": ("sources", "zipdir"),
-    "readers": ("gravon", "gravon_fields", "fastscan", "gsn", "writer"),
-    "checks": ("checks", "rules", "readers"),
-    "engine": ("engine", "replay", "actions", "planes", "formats"),
-    "pipeline": ("pipeline", "processes", "generate", "generate_setups", "generate_play"),
+    "setups": (
+        "setup identity and mirror images, search patterns, the setup grid, setup strings",
+        ("core",),
+    ),
+    "io": ("input paths, folders, globs and zips; atomic outputs", ("core",)),
+    "formats": (
+        "Gravon XML (read, fast scan, write), .gsn (read, write), the reader seam",
+        ("core", "setups", "io"),
+    ),
+    "engine": (
+        "positions and legality, the hot loop, chasing, replay, knowledge, key events, "
+        "action ids, planes, StraDos3",
+        ("core",),
+    ),
     "tables": (
-        "schemas",
-        "game_ids",
-        "tables",
-        "identity",
-        "patterns",
-        "dataset_writer",
-        "dataset",
-        "tally",
-        "batch_work",
-        "driver",
-        "validate",
-        "convert",
-        "events",
-        "observations",
-        "observation_files",
-        "filters",
-        "selection",
+        "table schemas, game ids, building tables, owned dataset folders",
+        ("core", "setups", "io", "formats", "engine"),
     ),
-    "statistics": ("stats", "setup_grid", "tips", "tip_rates", "arrangement", "advice"),
+    "run": (
+        "the per-file pipeline and process pool (or Dask), batch work, the tally, the driver, "
+        "game filters and selections",
+        ("core", "setups", "io", "formats", "tables"),
+    ),
+    "exports": (
+        "validation, conversion, the events table, observations for learning",
+        ("core", "io", "formats", "engine", "tables", "run"),
+    ),
+    "generate": (
+        "synthetic games: setup model, playing policy, replay before writing",
+        ("core", "formats", "engine", "run"),
+    ),
+    "stats": (
+        "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips",
+        ("core", "setups", "io", "tables", "run"),
+    ),
     "views": (
-        "setup_area",
-        "plots",
-        "board_plots",
-        "report",
-        "report_inputs",
-        "document",
-        "viewer",
-        "boardimage",
-        "setup_boards",
-        "report_setups",
-        "report_corpus",
-        "report_advice",
+        "heatmaps and plots, board pictures, setup boards, the document builder, the viewer",
+        ("core", "setups", "io", "formats", "engine", "tables", "run", "stats"),
     ),
-    "cli": ("cli", "__main__", "__init__"),
-}
-"""Each floor's modules (a name is a module or a subpackage of ``strat_tools``)."""
+    "report": (
+        "the report's inputs, sections and page",
+        ("core", "setups", "io", "tables", "run", "stats", "views"),
+    ),
+    "__init__": (
+        "the package's face: `import strat_tools as st`",
+        ("core", "engine", "formats", "tables", "run", "exports", "views"),
+    ),
+    "cli": (
+        "one module per command; options and rendering only",
+        (
+            "core", "setups", "io", "formats", "engine", "tables", "run", "exports",
+            "generate", "stats", "views", "report", "__init__",
+        ),
+    ),
+    "__main__": ("`python -m strat_tools`", ("cli",)),
+}  # fmt: skip
+"""The one floor plan, bottom up: each top-level entry of ``strat_tools/`` (a subpackage, or
+the package's own ``__init__``/``__main__``), what it holds, and the entries it may import
+(only entries below it). ``docs/architecture.md``'s floor table is generated from it."""
 
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 """Upward imports not yet removed (none: parse-then-check lives in ``readers``)."""
@@ -86,12 +100,11 @@ def modules() -> dict[str, Path]:
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def floor_of(module: str) -> int:
+def floor_of(module: str) -> str:
     head = module.split(".")[0]
-    for index, names in enumerate(FLOORS.values()):
-        if head in names:
-            return index
-    raise AssertionError(f"strat_tools.{module} is on no floor: add it to FLOORS")
+    if head not in FLOORS:
+        raise AssertionError(f"strat_tools.{module} is on no floor: add it to FLOORS")
+    return head
 
 
 def _type_checking(node: ast.If) -> bool:
@@ -159,11 +172,44 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
         for imported, _name, line in imports(tree, module):
             if imported == "__init__" or module.split(".")[0] == imported.split(".")[0]:
                 continue
-            if floor_of(imported) > floor_of(module):
-                pair = (module.split(".")[0], imported.split(".")[0])
-                if pair not in KNOWN_UPWARD:
-                    upward.append(f"strat_tools/{module}.py:{line} imports {imported}")
+            floor, target = floor_of(module), floor_of(imported)
+            if target not in FLOORS[floor][1] and (floor, target) not in KNOWN_UPWARD:
+                upward.append(f"strat_tools/{module}.py:{line} imports {imported}")
     assert upward == []
+
+
+def test_each_floor_may_import_only_floors_below_it() -> None:
+    order = list(FLOORS)
+    upward = [
+        f"{floor} may import {other}"
+        for floor, (_holds, allowed) in FLOORS.items()
+        for other in allowed
+        if order.index(other) >= order.index(floor)
+    ]
+    assert upward == []
+
+
+def test_the_package_is_its_floors() -> None:
+    """``ls strat_tools/`` is the floor plan: every entry is a floor (or py.typed)."""
+    entries = {p.name.removesuffix(".py") for p in PACKAGE.iterdir() if p.name != "__pycache__"}
+    assert entries - {"py.typed"} == set(FLOORS), "each entry of strat_tools/ is one floor"
+    assert len(entries) <= 16
+
+
+def floor_table() -> str:
+    """The floor table of ``docs/architecture.md``, generated from :data:`FLOORS`."""
+    rows = ["| floor | holds | may import |", "|---|---|---|"]
+    for floor, (holds, allowed) in FLOORS.items():
+        name = f"`{floor}`" if floor.startswith("_") else f"`{floor}/`"
+        rows.append(f"| {name} | {holds} | {', '.join(allowed) or '-'} |")
+    return "\n".join(rows)
+
+
+def test_the_architecture_doc_shows_this_floor_plan() -> None:
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    begin, end = "<!-- floors: generated by tests/test_structure.py -->", "<!-- /floors -->"
+    shown = doc[doc.index(begin) + len(begin) : doc.index(end)].strip()
+    assert shown == floor_table(), "paste floor_table() into docs/architecture.md"
 
 
 def test_no_private_name_is_imported_or_used_across_modules() -> None:
@@ -225,9 +271,9 @@ def test_no_module_is_over_the_line_limit() -> None:
     assert KNOWN_LONG - long == set(), "these are short now: take them off KNOWN_LONG"
 
 
-@pytest.mark.parametrize("module", ["readers.py", "stats/registry.py"])
+@pytest.mark.parametrize("module", ["formats/readers.py", "stats/registry.py"])
 def test_the_parser_sees_imports(module: str) -> None:
     """The checks above read real imports (so they can fail)."""
     name = module.removesuffix(".py").replace("/", ".")
     found = {imported for imported, _n, _l in imports(parsed()[name], name)}
-    assert found & {"checks", "errors", "stats.frames"}
+    assert found & {"core.checks", "core.errors", "stats.frames"}

@@ -21,11 +21,12 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from strat_tools import identity, tables
-from strat_tools.board import Side, parse_square
-from strat_tools.pieces import CODE_LETTERS, PieceKind, piece_code
-from strat_tools.sources import expand
-from strat_tools.tables import (
+from strat_tools.core.board import Side, parse_square
+from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.io.sources import expand
+from strat_tools.setups import identity
+from strat_tools.tables import build as tables
+from strat_tools.tables.build import (
     SCHEMAS,
     TABLE_NAMES,
     table_from_columns,
@@ -207,7 +208,7 @@ def test_an_engine_crash_is_a_diagnostic_not_an_exception(monkeypatch: pytest.Mo
     def broken(record: Any, rules: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(importlib.import_module("strat_tools.replay"), "replay", broken)
+    monkeypatch.setattr(importlib.import_module("strat_tools.engine.replay"), "replay", broken)
     result = tables_for_units(expand([TWO_BATTLES]))
     games = to_frame(result["games"])
     assert list(games["status"]) == ["invalid"]
@@ -281,7 +282,7 @@ def frame_types(parts: dict[str, pa.Table]) -> dict[str, dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def data_tables() -> dict[str, pa.Table]:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     return read_games("data/", jobs=1).tables
 
@@ -289,7 +290,7 @@ def data_tables() -> dict[str, pa.Table]:
 def test_dtypes_do_not_depend_on_the_input(
     fixture_tables: dict[str, pa.Table], data_tables: dict[str, pa.Table], gravon_dir: Path
 ) -> None:
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     month = read_games(gravon_dir / "strados2005-7.zip", jobs=1).tables
     empty = tables.empty_tables()
@@ -354,7 +355,7 @@ def test_events_are_a_table_of_every_replayed_game(fixture_tables: dict[str, pa.
 
 
 def test_an_unknown_variant_is_null_and_its_diagnostic_names_it() -> None:
-    from strat_tools.records import GameRecord, Severity
+    from strat_tools.core.records import GameRecord, Severity
 
     record = GameRecord("dragon-2014.4-1.xml", variant="dragon")
     record.add("game.variant", Severity.ERROR, "unknown game type 'dragon'")
@@ -365,13 +366,13 @@ def test_an_unknown_variant_is_null_and_its_diagnostic_names_it() -> None:
 
 
 def test_gameset_and_validation_reprs_are_one_short_line(data_tables: dict[str, pa.Table]) -> None:
-    from strat_tools.dataset import GameSet
+    from strat_tools.tables.dataset import GameSet
 
     text = repr(GameSet(data_tables))
     assert "\n" not in text and len(text) < 200, text
     assert text.startswith("<GameSet 400 games: ") and " events>" in text
     # The validation report too (it once printed every verdict: 84 KB).
-    from strat_tools.validate import validate
+    from strat_tools.exports.validate import validate
 
     report = validate("data/", jobs=1)
     assert repr(report).startswith("<ValidationReport 400 games") and len(repr(report)) < 200

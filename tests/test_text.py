@@ -18,16 +18,16 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.dataset import read_dataset
-from strat_tools.generate import generate_games
-from strat_tools.text import (
+from strat_tools.core.text import (
     csv_cell,
     markdown_text,
     printable,
     printable_lines,
     restore_csv_cell,
 )
-from strat_tools.writer import record_to_xml, write_games
+from strat_tools.formats.xml_writer import record_to_xml, write_games
+from strat_tools.generate.games import generate_games
+from strat_tools.tables.dataset import read_dataset
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"
@@ -181,7 +181,9 @@ def test_a_failed_json_run_leaves_valid_json_and_exits_3(
 ) -> None:
     import importlib
 
-    validate = importlib.import_module("strat_tools.validate")  # the module, not st.validate
+    validate = importlib.import_module(
+        "strat_tools.exports.validate"
+    )  # the module, not st.validate
     real = validate.iter_verdicts
 
     def fail_after_one(*args: Any, **kwargs: Any) -> Iterator[Any]:

@@ -11,7 +11,9 @@ import pandas as pd
 import pytest
 from test_advice import BASE, frame, swap
 
-from strat_tools import advice, identity, setup_grid, tips
+from strat_tools.setups import grid as setup_grid
+from strat_tools.setups import identity
+from strat_tools.stats import advice, tips
 from strat_tools.stats.formulas import wilson
 from strat_tools.stats.intervals import cluster_interval
 from strat_tools.stats.stream import sum_counts
@@ -123,11 +125,11 @@ def test_archive_month_streamed_in_small_batches_equals_the_whole(
 ) -> None:
     # One real month: its setups repeat across batches, and the clustered intervals of the
     # batch-by-batch count are those of the whole.
-    from strat_tools.driver import read_games
+    from strat_tools.run.driver import read_games
 
     month = [str(gravon_dir / "strados2014-5.zip")]
     whole = advice.advice_table(read_games(month, setups_only=True, jobs=1), "tips", "classic")
-    monkeypatch.setattr("strat_tools.driver.REDUCE_BATCH", 200)
+    monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 200)
     streamed = advice.advice_table_of_paths(month, "tips", "classic", jobs=1)
     pd.testing.assert_frame_equal(streamed, whole)
     row = whole.set_index("tip").loc["flag_bombed_in"]

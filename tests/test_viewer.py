@@ -13,12 +13,18 @@ from click.testing import CliRunner
 from test_replay import game, lightning
 
 import strat_tools as st
-from strat_tools.board import parse_square
 from strat_tools.cli import main
-from strat_tools.engine.svg import board_svg
-from strat_tools.records import GameRecord, Rescue
-from strat_tools.replay import board_at, replay
-from strat_tools.viewer import collect_games, game_data, notebook_html, viewer_html, write_viewer
+from strat_tools.core.board import parse_square
+from strat_tools.core.records import GameRecord, Rescue
+from strat_tools.engine.replay import board_at, replay
+from strat_tools.views.svg import board_svg
+from strat_tools.views.viewer import (
+    collect_games,
+    game_data,
+    notebook_html,
+    viewer_html,
+    write_viewer,
+)
 
 SAMPLE = "data/"
 
@@ -139,7 +145,9 @@ def test_notebook_displays_and_short_reprs() -> None:
     html = notebook_html(result)
     assert html.startswith("<iframe srcdoc=") and "viewer-games" in html
     position = board_at(record, 10)
-    assert position._repr_svg_().startswith("<svg") and repr(position).startswith("<Position")
+    assert st.board_svg(position.board).startswith("<svg") and repr(position).startswith(
+        "<Position"
+    )
     assert {"Position", "Replay", "knowledge", "write_viewer", "viewer"} <= set(dir(st))
 
 

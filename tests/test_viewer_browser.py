@@ -20,13 +20,13 @@ from typing import Any
 
 import pytest
 
+from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE
+from strat_tools.core.records import GameRecord
 from strat_tools.engine.events import game_events
 from strat_tools.engine.knowledge import KNOWN
-from strat_tools.pieces import CODE_LETTERS, CODE_SIDE
-from strat_tools.readers import read_records
-from strat_tools.records import GameRecord
-from strat_tools.replay import board_at, replay
-from strat_tools.viewer import write_viewer
+from strat_tools.engine.replay import board_at, replay
+from strat_tools.formats.readers import read_records
+from strat_tools.views.viewer import write_viewer
 
 pytestmark = [pytest.mark.browser, pytest.mark.archive]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from strat_tools.viewer import write_viewer
+from strat_tools.views.viewer import write_viewer
 
 pytestmark = pytest.mark.browser
 

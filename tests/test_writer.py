@@ -1,4 +1,5 @@
-"""Tests for strat_tools.writer: Gravon's exact bytes, round trips, file names, atomic writes."""
+"""Tests for strat_tools.formats.xml_writer: Gravon's exact bytes, round trips, file names, atomic
+writes."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.board import parse_square
-from strat_tools.readers import parse_record, read_records
-from strat_tools.records import GameRecord, Rescue, Result
-from strat_tools.writer import (
+from strat_tools.core.board import parse_square
+from strat_tools.core.records import GameRecord, Rescue, Result
+from strat_tools.formats.readers import parse_record, read_records
+from strat_tools.formats.xml_writer import (
     archive_name,
     game_file_name,
     record_to_xml,

@@ -19,8 +19,8 @@ from strat_tools.cli.common import (
     render,
     synthetic_note,
 )
-from strat_tools.pieces import ARMIES
-from strat_tools.records import DEFAULT_VARIANT
+from strat_tools.core.pieces import ARMIES
+from strat_tools.core.records import DEFAULT_VARIANT
 
 
 @click.command()
@@ -36,7 +36,7 @@ from strat_tools.records import DEFAULT_VARIANT
     "--view",
     default="tips",
     show_default=True,
-    type=LibraryChoice("strat_tools.advice:VIEWS"),
+    type=LibraryChoice("strat_tools.stats.advice:VIEWS"),
     help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
@@ -64,9 +64,9 @@ def advice(
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.advice import advice_table_of_paths
-    from strat_tools.selection import select_for
-    from strat_tools.tips import tip_catalogue
+    from strat_tools.run.selection import select_for
+    from strat_tools.stats.advice import advice_table_of_paths
+    from strat_tools.stats.tips import tip_catalogue
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)

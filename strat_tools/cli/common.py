@@ -58,8 +58,8 @@ class NoInput(click.ClickException):
 
 def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     """More workers than cores only cost memory and time: cap, and say so on stderr."""
-    from strat_tools.processes import available_cores, cap_jobs
-    from strat_tools.text import count_of
+    from strat_tools.core.text import count_of
+    from strat_tools.run.processes import available_cores, cap_jobs
 
     if value is None or value <= available_cores():
         return value
@@ -134,7 +134,7 @@ def jobs_option(func: F) -> F:
 
 def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
-    from strat_tools.rules import RULESETS, get_rules
+    from strat_tools.core.rules import RULESETS, get_rules
 
     base, _, options = value.partition("+")
     probe = next(iter(RULESETS)) if base == "auto" else base
@@ -200,12 +200,12 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
 
     Text from files is data: the table and CSV formats show control characters escaped
-    (:func:`strat_tools.text.printable`), CSV defuses formula cells
-    (:func:`strat_tools.text.csv_cell`), JSON escapes them by its own rules.
+    (:func:`strat_tools.core.text.printable`), CSV defuses formula cells
+    (:func:`strat_tools.core.text.csv_cell`), JSON escapes them by its own rules.
     """
     import pandas as pd
 
-    from strat_tools.text import printable_lines
+    from strat_tools.core.text import printable_lines
 
     out = out or sys.stdout
     if isinstance(data, dict) and fmt in ("json",):
@@ -266,7 +266,7 @@ def render_stream(frames: Iterable[Any], fmt: str, out: Any = None) -> None:
 
 def _csv_text(value: Any) -> Any:
     """A CSV cell of text from files: control characters escaped, formulas defused."""
-    from strat_tools.text import csv_cell, printable
+    from strat_tools.core.text import csv_cell, printable
 
     return csv_cell(printable(value) if isinstance(value, str) else value)
 
@@ -312,7 +312,7 @@ def _json_default(value: Any) -> Any:
 
 def message(text: str) -> None:
     """A message for the user, on stderr (control characters from names escaped)."""
-    from strat_tools.text import printable_lines
+    from strat_tools.core.text import printable_lines
 
     click.echo(printable_lines(text), err=True)
 
@@ -328,18 +328,18 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 
 
 def library_errors(func: F) -> F:
-    """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
+    """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    :class:`strat_tools.readers.NothingReadable` (nothing ran: the paths are the mistake)
+    :class:`strat_tools.formats.readers.NothingReadable` (nothing ran: the paths are the mistake)
     exits 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
     ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
     are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from strat_tools.errors import StratToolsError
-        from strat_tools.readers import NothingReadable
-        from strat_tools.text import printable_lines
+        from strat_tools.core.errors import StratToolsError
+        from strat_tools.core.text import printable_lines
+        from strat_tools.formats.readers import NothingReadable
 
         main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
@@ -406,8 +406,8 @@ def _interrupted(signum: int, frame: Any) -> None:
 
 def units_or_dataset(paths: Sequence[str]) -> int:
     """How many record files ``paths`` name (dataset folders count 0); error when nothing."""
-    from strat_tools.dataset import is_dataset
-    from strat_tools.sources import count_units
+    from strat_tools.io.sources import count_units
+    from strat_tools.tables.dataset import is_dataset
 
     records = [p for p in paths if not is_dataset(p)]
     count = count_units(records) if records else 0
@@ -417,8 +417,8 @@ def units_or_dataset(paths: Sequence[str]) -> int:
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:
-    """:func:`strat_tools.text.count_of` (one number style in every message)."""
-    from strat_tools.text import count_of as counted
+    """:func:`strat_tools.core.text.count_of` (one number style in every message)."""
+    from strat_tools.core.text import count_of as counted
 
     return counted(n, noun, plural)
 
@@ -444,9 +444,9 @@ def read_through(
     the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
     the reader's own reason when not one input was readable (``require``), and say on stderr
     how many games a per-game step failed on. Returns the call's result and the
-    :class:`strat_tools.driver.Tally` it filled.
+    :class:`strat_tools.run.driver.Tally` it filled.
     """
-    from strat_tools.driver import Tally
+    from strat_tools.run.driver import Tally
 
     total = units_or_dataset(paths)
     tally = Tally()
@@ -467,7 +467,7 @@ def read_through(
 
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
     """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.driver.Tally`)."""
+    a streamed pass read, :class:`strat_tools.run.driver.Tally`)."""
     if tally.readable:
         return
     detail = "; ".join(tally.reasons) or "no game records found"
@@ -476,7 +476,7 @@ def require_readable(tally: Any, paths: Sequence[str]) -> None:
 
 def source_label(paths: Sequence[str]) -> str:
     """A short 'source: ...' line for figure titles (control characters escaped)."""
-    from strat_tools.text import printable
+    from strat_tools.core.text import printable
 
     text = printable(", ".join(paths))
     return "source: " + (text if len(text) <= 60 else text[:57] + "...")
@@ -484,7 +484,7 @@ def source_label(paths: Sequence[str]) -> str:
 
 class PieceName(click.ParamType[str]):
     """A piece as a player types it (``Flag``, ``F``, ``bombs``; see
-    :func:`strat_tools.pieces.parse_piece`), given on as its table label; ``all`` when
+    :func:`strat_tools.core.pieces.parse_piece`), given on as its table label; ``all`` when
     ``allow_all``. Anything else is a usage error listing the names."""
 
     name = "piece"
@@ -493,7 +493,7 @@ class PieceName(click.ParamType[str]):
         self.allow_all = allow_all
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from strat_tools.pieces import parse_piece
+        from strat_tools.core.pieces import parse_piece
 
         if self.allow_all and str(value).strip().lower() == "all":
             return "all"
@@ -505,17 +505,17 @@ class PieceName(click.ParamType[str]):
 
 class VariantName(click.ParamType[str]):
     """A variant in any case, ``-``/``_`` for the space (see
-    :func:`strat_tools.records.parse_variant`), among ``allowed``."""
+    :func:`strat_tools.core.records.parse_variant`), among ``allowed``."""
 
     name = "variant"
 
     def __init__(self, allowed: Sequence[str] | None = None) -> None:
-        from strat_tools.records import VARIANTS
+        from strat_tools.core.records import VARIANTS
 
         self.allowed = tuple(allowed or VARIANTS)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from strat_tools.records import parse_variant
+        from strat_tools.core.records import parse_variant
 
         try:
             return parse_variant(str(value), self.allowed)
@@ -545,7 +545,7 @@ FILTER_OPTIONS = (
 
 def game_filter_options(func: F) -> F:
     """The game filters as options; the command gets one checked ``game_filter``
-    (:class:`strat_tools.filters.GameFilter`). A bad value is a usage error (exit 2)."""
+    (:class:`strat_tools.run.filters.GameFilter`). A bad value is a usage error (exit 2)."""
     return game_filter_options_but()(func)
 
 
@@ -572,8 +572,8 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
 
 
 def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
-    """A :class:`~strat_tools.filters.GameFilter` from the options' values, or exit 2."""
-    from strat_tools.filters import FilterError, GameFilter, read_id_file
+    """A :class:`~strat_tools.run.filters.GameFilter` from the options' values, or exit 2."""
+    from strat_tools.run.filters import FilterError, GameFilter, read_id_file
 
     try:
         ids = read_id_file(values["ids_file"]) if values.get("ids_file") else None

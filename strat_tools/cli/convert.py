@@ -15,8 +15,8 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
 )
-from strat_tools.record_formats import format_names
-from strat_tools.text import printable
+from strat_tools.core.record_formats import format_names
+from strat_tools.core.text import printable
 
 
 @click.command()
@@ -63,9 +63,9 @@ def convert(
       strat-tools convert ../gravon/strados2014-4.zip --to gsn -o gsn-2014-4.zip
       strat-tools convert old-games/ --to xml -o xml-games/
     """
-    from strat_tools.convert import convert as convert_records
-    from strat_tools.convert import writes_through
-    from strat_tools.sources import count_units
+    from strat_tools.exports.convert import convert as convert_records
+    from strat_tools.exports.convert import writes_through
+    from strat_tools.io.sources import count_units
 
     if out.endswith("/") and writes_through(out.rstrip("/")):
         raise click.BadParameter(

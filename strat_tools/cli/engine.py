@@ -68,11 +68,11 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    from strat_tools.errors import InputError
-    from strat_tools.readers import SeveralGames, read_game
-    from strat_tools.replay import replay
-    from strat_tools.replay import show as show_board
-    from strat_tools.text import printable_lines
+    from strat_tools.core.errors import InputError
+    from strat_tools.core.text import printable_lines
+    from strat_tools.engine.replay import replay
+    from strat_tools.engine.replay import show as show_board
+    from strat_tools.formats.readers import SeveralGames, read_game
 
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
@@ -91,7 +91,7 @@ def show(
         stop = "game" if last == record.plies else "replay (an illegal move follows)"
         message(f"ply {ply:,} is past the end of the {stop}: showing ply {last:,}, the last")
     if output is not None:
-        from strat_tools.boardimage import write_position_image
+        from strat_tools.views.boardimage import write_position_image
 
         if numbering == "names":
             raise click.BadParameter(
@@ -131,6 +131,6 @@ def rules_command(fmt: str) -> None:
       strat-tools rules
       strat-tools validate games/ --rules gravon-2013+aggressor
     """
-    from strat_tools.rules import ruleset_rows
+    from strat_tools.core.rules import ruleset_rows
 
     render(ruleset_rows(), fmt)

@@ -59,7 +59,7 @@ def events(
       strat-tools events strados2014-5.zip --kind marshal_lost --format csv
       strat-tools events ../gravon/ --variant barrage --kind end
     """
-    from strat_tools.events import events_frame, iter_events
+    from strat_tools.exports.event_table import events_frame, iter_events
 
     def stream(progress: Any, tally: Any) -> None:
         batches = iter_events(

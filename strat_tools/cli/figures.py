@@ -22,8 +22,8 @@ from strat_tools.cli.common import (
     rules_option,
     source_label,
 )
-from strat_tools.pieces import ARMIES
-from strat_tools.records import DEFAULT_VARIANT
+from strat_tools.core.pieces import ARMIES
+from strat_tools.core.records import DEFAULT_VARIANT
 
 
 @click.command()
@@ -75,14 +75,14 @@ from strat_tools.records import DEFAULT_VARIANT
     "--numbering",
     default="modern",
     show_default=True,
-    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
+    type=LibraryChoice("strat_tools.core.pieces:NUMBERINGS"),
     help="Rank labels: modern (10 = marshal) or classic (1 = marshal, 9 = scout).",
 )
 @click.option(
     "--scale",
     default="shared",
     show_default=True,
-    type=LibraryChoice("strat_tools.plots:PANEL_SCALES"),
+    type=LibraryChoice("strat_tools.views.plots:PANEL_SCALES"),
     help="Panel grids (--piece all, --by period etc.): one colour scale for all panels "
     "(shared, to compare them) or one per panel (per-panel, to see each one's pattern).",
 )
@@ -91,7 +91,7 @@ from strat_tools.records import DEFAULT_VARIANT
     default=None,
     type=click.IntRange(min=0),
     help="Panels with fewer setups are drawn as 'too few (n = K)' "
-    "[default: strat_tools.plots.MIN_PANEL_SETUPS, 50].",
+    "[default: strat_tools.views.plots.MIN_PANEL_SETUPS, 50].",
 )
 @click.option("--title", default=None, help="Extra title line (default: the input paths).")
 @click.option(
@@ -138,10 +138,10 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
-    from strat_tools import board_plots, plots
-    from strat_tools.selection import select_for
+    from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
+    from strat_tools.views import board_plots, plots
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
@@ -234,7 +234,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=LibraryChoice("strat_tools.report:REPORT_FORMATS"),
+    type=LibraryChoice("strat_tools.report.page:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(
@@ -249,7 +249,7 @@ def heatmap(
     "--numbering",
     default="modern",
     show_default=True,
-    type=LibraryChoice("strat_tools.pieces:NUMBERINGS"),
+    type=LibraryChoice("strat_tools.core.pieces:NUMBERINGS"),
     help="Ranks in figures and tables: modern (10 = marshal, 1 = spy) or classic "
     "(1 = marshal, 9 = scout, S = spy).",
 )
@@ -279,10 +279,10 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    from strat_tools.report import write_report
-    from strat_tools.report_inputs import report_inputs_of_paths
-    from strat_tools.selection import select_for
-    from strat_tools.tables import check_rules
+    from strat_tools.report.inputs import report_inputs_of_paths
+    from strat_tools.report.page import write_report
+    from strat_tools.run.selection import select_for
+    from strat_tools.tables.build import check_rules
 
     if not setups_only:
         check_rules(rules)

@@ -66,9 +66,9 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
-    from strat_tools.output import refuse_overlap
-    from strat_tools.selection import export_selected, select_games, write_selected_records
-    from strat_tools.text import printable
+    from strat_tools.core.text import printable
+    from strat_tools.io.output import refuse_overlap
+    from strat_tools.run.selection import export_selected, select_games, write_selected_records
 
     if fmt != "records" and out is None:
         raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")

@@ -77,8 +77,8 @@ def generate(
     """
     import time
 
-    from strat_tools.generate import generate_files, parse_period, parse_variant_mix
-    from strat_tools.writer import write_files
+    from strat_tools.formats.xml_writer import write_files
+    from strat_tools.generate.games import generate_files, parse_period, parse_variant_mix
 
     try:
         mix = parse_variant_mix(variant)

@@ -72,7 +72,7 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
-    from strat_tools.observation_files import export_observations
+    from strat_tools.exports.observation_files import export_observations
 
     summary, _tally = read_through(
         paths,

@@ -19,7 +19,7 @@ from strat_tools.cli.common import (
     require_readable,
     units_or_dataset,
 )
-from strat_tools.records import DEFAULT_VARIANT
+from strat_tools.core.records import DEFAULT_VARIANT
 
 
 def search_record(result: Any) -> dict[str, Any]:
@@ -77,11 +77,11 @@ def search(
       strat-tools search ../gravon/ --pattern ". . . . . . . . . . / . . . . . . . . . . / \\
         . . . . . . . . . . / flag bomb . . . . . . . ." --format json
     """
-    from strat_tools.driver import Tally
-    from strat_tools.patterns import Pattern
-    from strat_tools.selection import read_selected
+    from strat_tools.core.text import printable
+    from strat_tools.run.driver import Tally
+    from strat_tools.run.selection import read_selected
+    from strat_tools.setups.patterns import Pattern
     from strat_tools.stats.repeats import search_setups
-    from strat_tools.text import printable
 
     try:
         pattern = Pattern.parse(search_pattern)

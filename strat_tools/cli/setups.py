@@ -23,7 +23,7 @@ from strat_tools.cli.common import (
     source_label,
     units_or_dataset,
 )
-from strat_tools.records import DEFAULT_VARIANT
+from strat_tools.core.records import DEFAULT_VARIANT
 
 
 def percent(value: Any) -> str:
@@ -84,7 +84,7 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     "--setup-format",
     default=None,
     metavar="NAME",
-    type=LibraryChoice("strat_tools.formats.setups:SETUP_FORMATS"),
+    type=LibraryChoice("strat_tools.setups.strings:SETUP_FORMATS"),
     help="Also print each setup as a 40-character string in this encoding, beside its "
     "fingerprint (column setup_NAME); ataraxos and stratego_env: a line of their human "
     "setups; owner: back row first.",
@@ -128,8 +128,8 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    from strat_tools.driver import Tally
-    from strat_tools.selection import read_selected
+    from strat_tools.run.driver import Tally
+    from strat_tools.run.selection import read_selected
     from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
@@ -165,8 +165,8 @@ def setups(
     else:
         render(table, fmt)
     if out is not None:
-        from strat_tools.plots import save_figure
-        from strat_tools.setup_boards import common_setups_figure
+        from strat_tools.views.plots import save_figure
+        from strat_tools.views.setup_boards import common_setups_figure
 
         label = ", ".join([variant] if isinstance(variant, str) else variant)
         title = (

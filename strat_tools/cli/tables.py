@@ -27,7 +27,7 @@ from strat_tools.cli.common import (
     rules_option,
     units_or_dataset,
 )
-from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
+from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
 
 @click.command()
@@ -43,7 +43,7 @@ from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 @click.option(
     "--format",
     "fmt",
-    type=LibraryChoice("strat_tools.dataset:FORMATS"),
+    type=LibraryChoice("strat_tools.tables.dataset:FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -82,9 +82,9 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    from strat_tools.driver import export_dataset
-    from strat_tools.selection import select_for
-    from strat_tools.tables import check_rules
+    from strat_tools.run.driver import export_dataset
+    from strat_tools.run.selection import select_for
+    from strat_tools.tables.build import check_rules
 
     check_rules(rules)
     total = units_or_dataset(paths)
@@ -197,9 +197,9 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
       strat-tools stats ../gravon/ --stat flag --by variant
     """
-    from strat_tools.selection import select_for
+    from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_streaming
-    from strat_tools.tables import check_rules
+    from strat_tools.tables.build import check_rules
 
     check_rules(rules)
     options: dict[str, Any] = {

@@ -56,7 +56,7 @@ def validate(
       strat-tools validate games/*.xml
       strat-tools validate ../gravon/strados2014-5.zip --format json
     """
-    from strat_tools.selection import select_for
+    from strat_tools.run.selection import select_for
 
     code = _run_validate(
         list(paths),
@@ -87,10 +87,16 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
 
-    from strat_tools.driver import Tally
-    from strat_tools.sources import count_units
-    from strat_tools.text import csv_cell, printable_lines
-    from strat_tools.validate import CSV_COLUMNS, Summary, csv_rows, iter_verdicts, problem_lines
+    from strat_tools.core.text import csv_cell, printable_lines
+    from strat_tools.exports.validate import (
+        CSV_COLUMNS,
+        Summary,
+        csv_rows,
+        iter_verdicts,
+        problem_lines,
+    )
+    from strat_tools.io.sources import count_units
+    from strat_tools.run.driver import Tally
 
     summary = Summary()
     tally = Tally()

@@ -74,8 +74,8 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
-    from strat_tools.errors import InputError
-    from strat_tools.viewer import MAX_GAMES, write_viewer
+    from strat_tools.core.errors import InputError
+    from strat_tools.views.viewer import MAX_GAMES, write_viewer
 
     try:
         summary = write_viewer(

@@ -1,5 +1,5 @@
 """The rules engine's parts: :class:`Position` (legality, battles, repetition, rescue) and
-the board renderer. The public entry points are re-exported by ``strat_tools.replay``.
+the board renderer. The public entry points are re-exported by ``strat_tools.engine.replay``.
 
 This package knows no XML; it imports only ``board``, ``pieces``, ``records`` and ``rules``.
 """

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from strat_tools.board import NEIGHBOURS
-from strat_tools.pieces import CODE_SIDE
+from strat_tools.core.board import NEIGHBOURS
+from strat_tools.core.pieces import CODE_SIDE
 
 OUTCOME_DEFENDER_WINS = 2
 OUTCOME_BOTH_REMOVED = 3

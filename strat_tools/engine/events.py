@@ -12,9 +12,9 @@ Every game gets an ``end`` row, also one that was not replayed (no setup, unread
 whose replay stopped at an illegal move: its ``detail`` says why. This module reads no
 files and checks no moves (the replay did).
 
->>> from strat_tools.pieces import letter_code
->>> from strat_tools.records import GameRecord, Result
->>> from strat_tools.replay import replay
+>>> from strat_tools.core.pieces import letter_code
+>>> from strat_tools.core.records import GameRecord, Result
+>>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 39 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9],
@@ -34,21 +34,21 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.board import Side, square_name
-from strat_tools.engine import event_words
-from strat_tools.engine.event_words import VOCABULARY, sentences
-from strat_tools.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, PieceKind
-from strat_tools.records import GameRecord, Severity, Termination
-from strat_tools.rules import (
+from strat_tools.core.board import Side, square_name
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, PieceKind
+from strat_tools.core.records import GameRecord, Severity, Termination
+from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
     OUTCOME_DEFENDER,
     OUTCOME_FLAG,
     OUTCOME_LABELS,
 )
+from strat_tools.engine import event_words
+from strat_tools.engine.event_words import VOCABULARY, sentences
 
 if TYPE_CHECKING:
-    from strat_tools.replay import Replay
+    from strat_tools.engine.replay import Replay
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -94,7 +94,7 @@ for a draw or an open game); ``piece`` the moving piece's kind; ``from_square`` 
 ``outcome`` a battle's outcome (attacker, defender, both, flag); ``termination`` how the
 game ended (``end`` rows only, the recorded result's name); ``detail`` one readable
 sentence. The names and values are those of the export's tables
-(:mod:`strat_tools.schemas`)."""
+(:mod:`strat_tools.tables.schemas`)."""
 
 UNREADABLE: Final = "unreadable: "
 """How the ``detail`` of the ``end`` row of a game that could not be read starts."""
@@ -146,13 +146,13 @@ class EventCodes:
     side: _I8
     """0 red, 1 blue."""
     piece: _I8
-    """The moving piece's :class:`~strat_tools.pieces.PieceKind`."""
+    """The moving piece's :class:`~strat_tools.core.pieces.PieceKind`."""
     from_square: _I8
     to_square: _I8
     other: _I8
     """The attacked, lost or rescued piece's kind."""
     outcome: _I8
-    """A battle's outcome code (1 attacker .. 4 flag, as in :mod:`strat_tools.rules`)."""
+    """A battle's outcome code (1 attacker .. 4 flag, as in :mod:`strat_tools.core.rules`)."""
     termination: _I8
     """Index in :data:`TERMINATIONS` (``end`` rows only)."""
     detail: _I32

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from strat_tools.board import LAKES, RAYS
+from strat_tools.core.board import LAKES, RAYS
 from strat_tools.engine.position import ADJACENT_ROWS
 
 if TYPE_CHECKING:

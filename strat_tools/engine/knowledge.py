@@ -1,6 +1,7 @@
 """What each side knew at every ply: revealed, moved and scout pieces, captures, unseen ranks.
 
-:func:`knowledge` takes a :class:`~strat_tools.replay.Replay` and builds, in one pass over its
+:func:`knowledge` takes a :class:`~strat_tools.engine.replay.Replay` and builds, in one pass over
+its
 plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the position
 after ``p`` plies):
 
@@ -24,9 +25,9 @@ shown directly is counted: no deduction from counts or from what a piece did not
 Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it is cheap
 for every ply of every game. It knows no XML and checks no moves (the replay did).
 
->>> from strat_tools.pieces import letter_code
->>> from strat_tools.records import GameRecord
->>> from strat_tools.replay import replay
+>>> from strat_tools.core.pieces import letter_code
+>>> from strat_tools.core.records import GameRecord
+>>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9], targets=[39])
@@ -35,8 +36,8 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 ('AAAAAAAAAD', True)
 >>> know.known_field(1, Side.BLUE)[0:10], know.known_field(1, Side.RED)[90:100]
 ('?AAAAAAAAA', '?AAAAAAAA?')
->>> know.svg(1, Side.RED).count(">?</text>"), know.svg(1).count(">?</text>")
-(2, 0)
+>>> int(know.hidden(1, Side.RED).sum()), int(know.hidden(1, Side.BLUE).sum())
+(2, 1)
 """
 
 from __future__ import annotations
@@ -47,14 +48,14 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.board import COLUMNS, Side
+from strat_tools.core.board import COLUMNS, Side
+from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
+from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
 from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 from strat_tools.engine.render import BoardNumbering, cell_text
-from strat_tools.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
 
 if TYPE_CHECKING:
-    from strat_tools.replay import Replay
+    from strat_tools.engine.replay import Replay
 
 __all__ = [
     "KNOWN",
@@ -112,9 +113,7 @@ class Knowledge:
         """The board after ``ply`` as ``side`` knows it: the opponent's pieces that side
         cannot identify are :data:`UNKNOWN` (26)."""
         board = self.boards[ply].copy()
-        other = 2 if int(side) == 1 else 1
-        hidden = (_SIDE_OF[board] == other) & ((self.flags[ply] & KNOWN) == 0)
-        board[hidden] = UNKNOWN
+        board[self.hidden(ply, side)] = UNKNOWN
         return np.asarray(board, dtype=np.uint8)
 
     def field(self, ply: int) -> str:
@@ -131,7 +130,7 @@ class Knowledge:
         opponent piece it cannot identify is ``b?`` (``bm`` once it has moved), red's are
         ``r?`` and ``rm``."""
         board, flags = self.boards[ply], self.flags[ply]
-        other = 2 if int(side) == 1 else 1
+        other = Side(int(side)).other
         lines = ["   " + "".join(f"{c:>4}" for c in COLUMNS)]
         for row in range(9, -1, -1):
             cells = []
@@ -144,22 +143,11 @@ class Knowledge:
             lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
         return "\n".join(lines)
 
-    def svg(self, ply: int, side: Side | int | None = None, **options: object) -> str:
-        """The board after ``ply`` as an SVG picture (:func:`~strat_tools.engine.svg.board_svg`),
-        as ``side`` saw it from its own seat: each opponent piece it cannot identify shows
-        ``?``, with a dot once it has moved. ``side=None`` shows everything. In Jupyter:
-        ``IPython.display.SVG(know.svg(40, Side.RED))``."""
-        from strat_tools.engine.svg import board_svg
-
-        board, flags = self.boards[ply], self.flags[ply]
-        if side is None:
-            return board_svg(board.tolist(), **options)
-        other = 2 if int(side) == 1 else 1
-        hidden = np.flatnonzero((_SIDE_OF[board] == other) & ((flags & KNOWN) == 0))
-        moved = np.flatnonzero(flags & MOVED)
-        picture: dict[str, object] = {"hidden": set(hidden.tolist()), "flip": int(side) == 2}
-        picture["moved"] = set(moved.tolist())
-        return board_svg(board.tolist(), **(picture | options))
+    def hidden(self, ply: int, side: Side | int) -> npt.NDArray[np.bool_]:
+        """Per square, whether the piece there after ``ply`` is an opponent piece ``side``
+        cannot identify (what ``known_board`` writes as :data:`UNKNOWN`)."""
+        other = Side(int(side)).other
+        return np.asarray((_SIDE_OF[self.boards[ply]] == other) & ((self.flags[ply] & KNOWN) == 0))
 
 
 _SIDE_OF: Final = np.array([*CODE_SIDE, 0], dtype=np.uint8)

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from strat_tools.board import LAKES, RAYS, Side, square_name
-from strat_tools.pieces import (
+from strat_tools.core.board import LAKES, RAYS, Side, square_name
+from strat_tools.core.pieces import (
     BOARD_CODES,
     CODE_KIND,
     CODE_SIDE,
@@ -28,7 +28,7 @@ from strat_tools.pieces import (
     PieceKind,
     piece_name,
 )
-from strat_tools.rules import (
+from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
     OUTCOME_DEFENDER,
@@ -191,8 +191,8 @@ class IllegalMove(ValueError):
 class Position:
     """A board, the side to move and the rule state (repetition, captures, rescues).
 
-    >>> from strat_tools.board import parse_square
-    >>> from strat_tools.readers import read_records
+    >>> from strat_tools.core.board import parse_square
+    >>> from strat_tools.formats.readers import read_records
     >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
     >>> pos = Position(record.setup, 'gravon-2013')
     >>> pos.push(parse_square('I4'), parse_square('I5'))  # a plain move: no battle
@@ -273,12 +273,6 @@ class Position:
             f"<Position {Side(self.side).label} to move, {pieces[0]} red and {pieces[1]} "
             f"blue pieces, {self.rules.name}>"
         )
-
-    def _repr_svg_(self) -> str:
-        """The board as an SVG picture (Jupyter shows it)."""
-        from strat_tools.engine.svg import board_svg
-
-        return board_svg(self.board)
 
     def copy(self) -> Position:
         """An independent copy (for search or the game generator)."""

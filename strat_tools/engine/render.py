@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, Literal
 
-from strat_tools.board import COLUMNS
-from strat_tools.pieces import CLASSIC_LABELS, CODE_KIND, CODE_SIDE, EMPTY, LAKE, MODERN_LABELS
+from strat_tools.core.board import COLUMNS
+from strat_tools.core.pieces import CLASSIC_LABELS, CODE_KIND, CODE_SIDE, EMPTY, LAKE, MODERN_LABELS
 
 BoardNumbering = Literal["modern", "classic", "names"]
 

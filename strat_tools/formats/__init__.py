@@ -1,23 +1,14 @@
-"""Formats other game-AI code reads: OpenSpiel yorktown's StraDos3 state string
-(:mod:`strat_tools.formats.yorktown`) and the 40-character human-setup strings of
-Ataraxos and stratego_env (:mod:`strat_tools.formats.setups`).
+"""The game-record formats: Gravon's StraDoS2 XML (:mod:`~strat_tools.formats.gravon_xml`, its
+fields and the fast scanner, :mod:`~strat_tools.formats.xml_writer`), the older ``.gsn`` text
+records (:mod:`~strat_tools.formats.gsn`, read and written) and the reader seam that turns any
+format's bytes into checked records (:mod:`~strat_tools.formats.readers`).
 
-These modules convert boards and setups (flat lists of board codes) to and from text; they
-know no game records and replay nothing. Where each format was read off its project is in
-docs/observations.md.
+The 40-character setup strings of other projects are :mod:`strat_tools.setups.strings` (re-exported
+here as before); OpenSpiel's StraDos3 position string is :mod:`strat_tools.engine.yorktown`.
 """
 
 from __future__ import annotations
 
-from strat_tools.formats.setups import SETUP_FORMATS, format_setup, parse_setup
-from strat_tools.formats.yorktown import StraDos3, parse_strados3, strados3_at, to_strados3
+from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup
 
-__all__ = [
-    "SETUP_FORMATS",
-    "StraDos3",
-    "format_setup",
-    "parse_setup",
-    "parse_strados3",
-    "strados3_at",
-    "to_strados3",
-]
+__all__ = ["SETUP_FORMATS", "format_setup", "parse_setup"]

@@ -1,6 +1,6 @@
 """Setup and move statistics as pandas DataFrames: placement, bombs, scouts, endings, win rates.
 
-Every function takes either a :class:`~strat_tools.dataset.GameSet` (anything with
+Every function takes either a :class:`~strat_tools.tables.dataset.GameSet` (anything with
 ``.games``/``.setups``/``.moves`` frames) or the frame it needs, and returns a tidy
 DataFrame. ``by`` groups the result by any of ``variant``, ``period``, ``year``, ``side``,
 ``result`` (``win``/``loss``/``draw``) or ``won``; counts come with the sample size, shares
@@ -10,14 +10,14 @@ in :mod:`strat_tools.stats.formulas`.
 
 Setups are in the owner's view (row 1 = that side's back row, col 1 = that player's left),
 so red and blue setups pool. Variants never do: a statistic counts
-:data:`~strat_tools.records.DEFAULT_VARIANT` (classic) unless told otherwise, several variants
+:data:`~strat_tools.core.records.DEFAULT_VARIANT` (classic) unless told otherwise, several variants
 are one group each (a ``variant`` column in every table), and pooling them takes
 ``pool_variants=True`` (:func:`~strat_tools.stats.frames.scope_variants` is the rule).
 By default, setup statistics leave out ``classicfree`` (any army on any square) and every
 statistic leaves out ``invalid`` games; both are parameters.
 
 These functions read no files, replay nothing and draw nothing: they only count what the
-tables (:mod:`strat_tools.tables`) hold. The one exception is :func:`compute_streaming`
+tables (:mod:`strat_tools.tables.build`) hold. The one exception is :func:`compute_streaming`
 (:mod:`strat_tools.stats.stream`): it reads game records batch by batch and sums the setup
 statistics' counts, so their memory stays flat for any number of games.
 """
@@ -29,8 +29,8 @@ from typing import Final
 
 import pandas as pd
 
-from strat_tools.pieces import parse_piece
-from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, parse_variant
+from strat_tools.core.pieces import parse_piece
+from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, parse_variant
 from strat_tools.stats.formulas import wilson
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,

@@ -1,6 +1,6 @@
 """Which squares of a difference map differ by more than chance: one test per square.
 
-A difference map (:func:`strat_tools.plots.setup_heatmap` with ``by='won'``) shows, per
+A difference map (:func:`strat_tools.views.plots.setup_heatmap` with ``by='won'``) shows, per
 setup square, the share of group A's setups with a piece there minus group B's. Forty
 squares give forty chances of a large-looking gap by luck alone, so each square gets:
 

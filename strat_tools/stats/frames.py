@@ -14,9 +14,9 @@ from typing import Any, Final, Protocol
 import numpy as np
 import pandas as pd
 
-from strat_tools.errors import InputError, OptionError
-from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
-from strat_tools.schemas import SIDE_LABELS
+from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
+from strat_tools.tables.schemas import SIDE_LABELS
 
 GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
 """The columns a statistic can be grouped ``by``."""
@@ -41,7 +41,7 @@ By = str | Sequence[str] | None
 
 
 class TableSet(Protocol):
-    """Anything with the dataset frames: a :class:`~strat_tools.dataset.GameSet`."""
+    """Anything with the dataset frames: a :class:`~strat_tools.tables.dataset.GameSet`."""
 
     @property
     def games(self) -> pd.DataFrame:
@@ -138,9 +138,9 @@ def by_list(by: By) -> list[str]:
 
 def scope_variants(variant: str | Sequence[str] | None, by: Sequence[str] = ()) -> list[str] | None:
     """The variants a statistic counts, the one rule every statistic follows: the names given
-    (:data:`~strat_tools.records.ALL_VARIANTS`, ``'all'``: every variant, ``None`` in the
+    (:data:`~strat_tools.core.records.ALL_VARIANTS`, ``'all'``: every variant, ``None`` in the
     result); none given: every variant when grouped ``by`` variant (one group each, never a
-    pool), else :data:`~strat_tools.records.DEFAULT_VARIANT` alone.
+    pool), else :data:`~strat_tools.core.records.DEFAULT_VARIANT` alone.
 
     >>> scope_variants(None), scope_variants(None, ["variant"]), scope_variants("all")
     (['classic'], None, None)

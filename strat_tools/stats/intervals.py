@@ -4,7 +4,7 @@ The plain interval (``ci_low``/``ci_high``) is Wilson's score interval, treating
 decided game of a setup as an independent trial. On Gravon that is too hopeful: one player
 may play the same setup two hundred times, and those games share the player as much as the
 setup. The clustered interval (``cluster_ci_low``/``cluster_ci_high``) treats all games of
-one setup (by default its mirror fingerprint, :mod:`strat_tools.identity`) as one cluster:
+one setup (by default its mirror fingerprint, :mod:`strat_tools.setups.identity`) as one cluster:
 
 - ``p = Y / N`` with ``N`` decided games in ``G`` clusters, cluster ``g`` holding ``n_g``
   games of which ``y_g`` were won;

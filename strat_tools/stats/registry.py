@@ -29,8 +29,8 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
-from strat_tools.errors import OptionError
-from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.stats.frames import GROUPINGS, TableSet, by_list, scope_variants
 
 Needs = Literal["setups", "games", "moves"]
@@ -43,7 +43,7 @@ class Options:
 
     Variants never pool unless ``pool_variants``: :meth:`of` makes ``variant`` a key of
     every table (first), and with no variant named counts
-    :data:`~strat_tools.records.DEFAULT_VARIANT` alone (every variant when grouped ``by``
+    :data:`~strat_tools.core.records.DEFAULT_VARIANT` alone (every variant when grouped ``by``
     variant or named ``'all'``: one group each). Pooled, the table's ``variant`` column
     names what was pooled (:attr:`scope`).
 

@@ -1,8 +1,8 @@
 """Statistics that know setups repeat: which setups, how often, how they did, and search.
 
-Every function takes a :class:`~strat_tools.dataset.GameSet` (or anything with ``games``
+Every function takes a :class:`~strat_tools.tables.dataset.GameSet` (or anything with ``games``
 and ``setups`` frames) and works on its setups as ``[n, 40]`` codes
-(:func:`strat_tools.identity.setup_array`): one row per setup (a game and a side), in the
+(:func:`strat_tools.setups.identity.setup_array`): one row per setup (a game and a side), in the
 owner's view. Variants are never pooled silently: the default is ``variant="classic"``,
 and ``variant=None`` keeps every variant but classicfree, with a ``variant`` column.
 Invalid games are left out, as in every statistic.
@@ -10,7 +10,7 @@ Invalid games are left out, as in every statistic.
 - :func:`setup_outcomes`: one row per setup with its fingerprints and its result;
 - :func:`setup_counts`: setups, distinct setups and mirror-distinct setups per variant;
 - :func:`common_setups`: the most played setups with wins, draws, losses and intervals;
-- :func:`search_setups`: the setups a :class:`~strat_tools.patterns.Pattern` matches, and
+- :func:`search_setups`: the setups a :class:`~strat_tools.setups.patterns.Pattern` matches, and
   their win rate against the rest's.
 
 Win rates count decided games only (draws apart) and carry both intervals of
@@ -26,9 +26,9 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-from strat_tools.errors import OptionError
-from strat_tools.formats.setups import SETUP_FORMATS, code_strings
-from strat_tools.identity import (
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import DEFAULT_VARIANT
+from strat_tools.setups.identity import (
     OTHER,
     SetupArray,
     canonical,
@@ -38,8 +38,8 @@ from strat_tools.identity import (
     setup_array,
     setup_letters,
 )
-from strat_tools.patterns import Pattern
-from strat_tools.records import DEFAULT_VARIANT
+from strat_tools.setups.patterns import Pattern
+from strat_tools.setups.strings import SETUP_FORMATS, code_strings
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
 
@@ -218,11 +218,11 @@ def common_setups(
     ``first_period``/``last_period``, ``variant``, ``setup`` (the most played member as 40
     red letters, back row first) and ``board`` (its 4x10 drawing). ``top=0`` lists every
     one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
-    ``setup_format`` (a name of :data:`~strat_tools.formats.setups.SETUP_FORMATS`) adds,
+    ``setup_format`` (a name of :data:`~strat_tools.setups.strings.SETUP_FORMATS`) adds,
     after ``fingerprint``, the column ``setup_<name>``: the most played member in that
     40-character encoding (``ataraxos``: a line of Ataraxos' and stratego_env's human setups).
 
-    >>> from strat_tools.driver import read_games
+    >>> from strat_tools.run.driver import read_games
     >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
     >>> table[["rank", "fingerprint", "count", "wins", "draws", "losses"]]
        rank       fingerprint  count  wins  draws  losses
@@ -324,9 +324,9 @@ def search_setups(
 ) -> SearchResult:
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
     rate of matching setups against the rest, within one variant (several are an
-    :class:`~strat_tools.errors.OptionError`: armies differ, so they never pool).
+    :class:`~strat_tools.core.errors.OptionError`: armies differ, so they never pool).
 
-    >>> from strat_tools.driver import read_games
+    >>> from strat_tools.run.driver import read_games
     >>> games = read_games("data/", setups_only=True, jobs=1)
     >>> found = search_setups(games, "........../........../........../F.........", mirror=True)
     >>> found.summary[["match", "count", "wins", "draws", "losses"]]

@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from strat_tools.board import LAKES
-from strat_tools.errors import OptionError
-from strat_tools.records import ALL_VARIANTS
+from strat_tools.core.board import LAKES
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.stats.formulas import share
 from strat_tools.stats.frames import (
     SETUP_COLS,

@@ -1,7 +1,7 @@
 """Statistics over inputs of any size: counted per batch in the workers, then combined.
 
 Each batch of game files is read (and replayed, when a statistic needs moves) where the work
-runs, a worker process or a Dask worker (through :func:`strat_tools.driver.reduce_batches`),
+runs, a worker process or a Dask worker (through :func:`strat_tools.run.driver.reduce_batches`),
 and counted there by the statistic's own count (:class:`~strat_tools.stats.registry.Statistic`):
 a table of counts per group for counted statistics (a few hundred rows at most), the values
 of each game for order statistics (medians do not add up: a few bytes a game instead of the
@@ -20,12 +20,12 @@ from typing import Any, Final
 
 import pandas as pd
 
-from strat_tools.dataset import empty_gameset
-from strat_tools.driver import Select, Tally, reduce_batches
-from strat_tools.pipeline import ProgressCallback
-from strat_tools.sources import Paths
+from strat_tools.io.sources import Paths
+from strat_tools.run.driver import Select, Tally, reduce_batches
+from strat_tools.run.pipeline import ProgressCallback
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.registry import Statistic, get_statistic
+from strat_tools.tables.dataset import empty_gameset
 
 _FOLD_EVERY: Final = 8
 """Partial tables held before they are combined into one (bounds memory over long inputs)."""

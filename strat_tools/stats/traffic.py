@@ -4,7 +4,7 @@
 moving piece entered (``path``: a scout's squares passed over and its end square), the end
 squares (``target``) or the squares of battles (``battle``); :class:`Traffic` adds the
 number of moves and games, and adds up across batches, so :func:`traffic_of_paths` counts a
-map of any size batch by batch in the workers. :func:`strat_tools.board_plots.traffic_figure`
+map of any size batch by batch in the workers. :func:`strat_tools.views.board_plots.traffic_figure`
 draws one.
 """
 
@@ -18,11 +18,11 @@ from typing import Final, Literal
 import numpy as np
 import pandas as pd
 
-from strat_tools.board import parse_square
-from strat_tools.driver import Select, Tally, reduce_batches
-from strat_tools.errors import choice
-from strat_tools.pipeline import ProgressCallback
-from strat_tools.sources import Paths
+from strat_tools.core.board import parse_square
+from strat_tools.core.errors import choice
+from strat_tools.io.sources import Paths
+from strat_tools.run.driver import Select, Tally, reduce_batches
+from strat_tools.run.pipeline import ProgressCallback
 from strat_tools.stats.frames import TableSet, move_frame
 
 TrafficMeasure = Literal["path", "target", "battle"]

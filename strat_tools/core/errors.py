@@ -1,0 +1,51 @@
+"""The library's own error types: what a caller (or the CLI) may show as a plain message.
+
+Every error the library raises on purpose, about the input or about a choice the caller
+made, is a :class:`StratToolsError`; the CLI turns these (and only these, plus OS errors
+about the files it was given) into ``Error: ...`` with exit status 1. Anything else is a
+bug and keeps its traceback. Bad games are never errors: they are data (diagnostics).
+
+The subclasses also derive from the builtin a caller would have caught before
+(``ValueError``, ``RuntimeError``), so ``except ValueError`` keeps working.
+
+>>> issubclass(OptionError, StratToolsError) and issubclass(OptionError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+
+class StratToolsError(Exception):
+    """Base of every error the library raises on purpose (never a bug, never a bad game)."""
+
+
+class OptionError(StratToolsError, ValueError):
+    """A choice given by the caller is not one the library knows (a statistic, a grouping,
+    a rule set, a numbering...); the message names the valid choices."""
+
+
+class InputError(StratToolsError, ValueError):
+    """The inputs as a whole cannot be used (nothing readable, the wrong kind of input)."""
+
+
+class DatasetError(InputError):
+    """A dataset folder is missing a table or holds one that does not fit its schema."""
+
+
+class RunError(StratToolsError, RuntimeError):
+    """The machinery of a run failed (the worker pool, Dask), not a game."""
+
+
+def choice(kind: str, value: object, choices: tuple[str, ...] | list[str]) -> str:
+    """``value`` if it is one of ``choices``, else :class:`OptionError` naming them.
+
+    >>> choice("numbering", "classic", ("classic", "modern"))
+    'classic'
+    >>> choice("numbering", "clasic", ("classic", "modern"))
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.OptionError: unknown numbering 'clasic'; choose from classic, modern
+    """
+    if isinstance(value, str) and value in choices:
+        return value
+    raise OptionError(f"unknown {kind} {value!r}; choose from {', '.join(choices)}")

@@ -1,0 +1,228 @@
+"""Action ids: a move as one int, in our encoding and in OpenSpiel yorktown's, and legal moves.
+
+**Our action id** (:data:`ACTION_COUNT` = 10,000 ids) names a move from the mover's own
+seat: ``view(source) * 100 + view(target)``, where ``view`` keeps a red square and turns a
+blue one by 180 degrees (``99 - square``, see :func:`view_square`), the same turn as a setup
+"in its owner's view". So an id means the same move on the board as its player sees it,
+whichever side plays it, and for blue the id is simply ``9999 - (source * 100 + target)``
+with Gravon squares. Every move any rule set allows has an id, the turning ultimate
+lightning captain's included.
+
+**OpenSpiel yorktown's id** (:data:`YORKTOWN_ACTION_COUNT` = 3,600) is
+``(file * 10 + rank) * 36 + destination``, with file 0..9 (A..K, no J) and rank 0..9 (row
+1..10), the rank reflected for blue (``9 - rank``; files are not turned, so blue's board is
+a mirror image there, not a turn); ``destination`` is 0..17 for a move along the file
+(rank offset -9..-1 then +1..+9) and 18..35 for one along the rank (file offset -9..-1,
+then +1..+9). A move that is not a straight line (the turning lightning captain) has no
+yorktown id: :func:`yorktown_action` gives ``None``, :data:`YORKTOWN_OF_ACTION` -1. See
+docs/observations.md for where this was read off OpenSpiel's code.
+
+:func:`legal_actions` lists the ids of every legal move of a
+:class:`~strat_tools.engine.position.Position`, under its rule set: it reads the position's
+own reach and repetition state, so it agrees with
+:meth:`~strat_tools.engine.position.Position.legal_moves` (tested move by move on the
+archive) and falls back to that method for turning captains.
+
+This module knows no records and no XML; it does not replay games.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from strat_tools.core.board import NEIGHBOURS, RAYS, Side, Square
+from strat_tools.engine.position import CAPTAIN_CODES, REACH_ONE, Position
+
+ACTION_COUNT: Final = 10_000
+"""Our action ids: 0..9999 (``view(source) * 100 + view(target)``)."""
+YORKTOWN_ACTION_COUNT: Final = 3_600
+"""OpenSpiel yorktown's action ids: 0..3599 (100 squares x 36 destinations)."""
+YORKTOWN_DESTINATIONS: Final = 36
+"""Destinations per source square in yorktown's encoding: 9 distances x 4 directions."""
+
+Action = int
+"""An action id in our encoding."""
+
+
+def view_square(square: Square, side: Side | int) -> Square:
+    """``square`` as ``side`` sees it: red's squares as they are, blue's turned 180 degrees.
+
+    Its own inverse: ``view_square(view_square(s, side), side) == s``.
+
+    >>> view_square(0, Side.BLUE), view_square(0, Side.RED)
+    (99, 0)
+    """
+    return 99 - square if side == Side.BLUE else square
+
+
+def action_id(source: Square, target: Square, side: Side | int) -> Action:
+    """Our id of ``side``'s move ``source``→``target`` (Gravon squares).
+
+    >>> action_id(31, 41, Side.RED), action_id(68, 58, Side.BLUE)  # B4-B5, I7-I6
+    (3141, 3141)
+    """
+    if not (0 <= source < 100 and 0 <= target < 100):
+        raise ValueError(f"squares must be 0..99, got {source}, {target}")
+    return view_square(source, side) * 100 + view_square(target, side)
+
+
+def action_squares(action: Action, side: Side | int) -> tuple[Square, Square]:
+    """(source, target) in Gravon squares of ``side``'s action ``action``; inverse of
+    :func:`action_id`.
+
+    >>> action_squares(3141, Side.BLUE)
+    (68, 58)
+    """
+    if not 0 <= action < ACTION_COUNT:
+        raise ValueError(f"not an action id (0..{ACTION_COUNT - 1}): {action!r}")
+    source, target = divmod(action, 100)
+    return view_square(source, side), view_square(target, side)
+
+
+def legal_actions(pos: Position) -> list[Action]:
+    """Ids of every legal move of the side to move, ascending (empty once the flag fell).
+
+    The reach of each piece and the two-squares rule come from ``pos`` itself (its rule
+    tables: one-square pieces look at their neighbours, the others along their lines); only
+    the piece a side moved last can continue a back-and-forth chain, so only its moves ask
+    :meth:`Position.repetition`. Turning lightning captains go through
+    :meth:`Position.legal_moves`.
+    """
+    if pos.winner:
+        return []
+    side, board, steps = pos.side, pos.board, pos.steps
+    if pos.rules.captain_turns and steps[CAPTAIN_CODES[side - 1]] >= 2:
+        return sorted(action_id(s, t, side) for s, t in pos.legal_moves())
+    own = pos.tables.own[side]
+    reach_kind = pos.tables.reach_kind[side]
+    last = pos.rep_key[side]
+    moved = last % 100 if last >= 0 else -1
+    limit = pos.limit
+    found: list[int] = []
+    for source, piece in enumerate(board):
+        kind = reach_kind[piece]
+        if not kind:
+            continue
+        base = source * 100
+        start = len(found)
+        if kind == REACH_ONE:
+            for square in NEIGHBOURS[source]:
+                if not own[board[square]]:
+                    found.append(base + square)
+        else:
+            reach = steps[piece]
+            for ray in RAYS[source]:
+                for travelled, square in enumerate(ray, 1):
+                    if travelled > reach:
+                        break
+                    occupant = board[square]
+                    if occupant:
+                        if not own[occupant]:
+                            found.append(base + square)
+                        break
+                    found.append(base + square)
+        if source == moved:
+            kept = [
+                key for key in found[start:] if pos.repetition(source, key % 100, side)[0] <= limit
+            ]
+            found[start:] = kept
+    if side == Side.BLUE:
+        found = [9999 - key for key in found]
+    found.sort()
+    return found
+
+
+# -- OpenSpiel yorktown ---------------------------------------------------------------
+
+
+def _yorktown_coords(square: Square, side: Side | int) -> tuple[int, int]:
+    """(file, rank) of a Gravon square in yorktown's frame for ``side`` (rank reflected for
+    blue)."""
+    rank, file = divmod(square, 10)
+    return file, (9 - rank if side == Side.BLUE else rank)
+
+
+def yorktown_action(source: Square, target: Square, side: Side | int) -> int | None:
+    """OpenSpiel yorktown's id of ``side``'s move ``source``→``target`` (Gravon squares), or
+    ``None`` for a move that is not along a file or a rank.
+
+    >>> yorktown_action(31, 41, Side.RED)  # B4-B5: file 1, rank 3, one rank up
+    477
+    """
+    if not (0 <= source < 100 and 0 <= target < 100) or source == target:
+        return None
+    file, rank = _yorktown_coords(source, side)
+    to_file, to_rank = _yorktown_coords(target, side)
+    d_file, d_rank = to_file - file, to_rank - rank
+    if d_file == 0:
+        destination = d_rank + 9 if d_rank < 0 else d_rank + 8
+    elif d_rank == 0:
+        destination = 18 + (d_file + 9 if d_file < 0 else d_file + 8)
+    else:
+        return None
+    return (file * 10 + rank) * YORKTOWN_DESTINATIONS + destination
+
+
+def yorktown_move(action: int, side: Side | int) -> tuple[Square, Square]:
+    """(source, target) in Gravon squares of yorktown id ``action`` played by ``side``;
+    ``ValueError`` for an id that leaves the board.
+
+    >>> yorktown_move(477, Side.RED), yorktown_move(2997, Side.BLUE)  # B4-B5, I7-I6
+    ((31, 41), (68, 58))
+    """
+    if not 0 <= action < YORKTOWN_ACTION_COUNT:
+        raise ValueError(f"not a yorktown action id (0..3599): {action!r}")
+    square, destination = divmod(action, YORKTOWN_DESTINATIONS)
+    file, rank = divmod(square, 10)
+    along_file, index = divmod(destination, 18)
+    offset = index - 9 if index < 9 else index - 8
+    to_file, to_rank = (file, rank + offset) if along_file == 0 else (file + offset, rank)
+    if not (0 <= to_file < 10 and 0 <= to_rank < 10):
+        raise ValueError(f"yorktown action {action} leaves the board")
+
+    def gravon(f: int, r: int) -> Square:
+        return (9 - r if side == Side.BLUE else r) * 10 + f
+
+    return gravon(file, rank), gravon(to_file, to_rank)
+
+
+def _yorktown_tables() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """Per side (index 0 red, 1 blue): our id → yorktown id (-1: none), and back (-1: off
+    the board)."""
+    ours_to_theirs = np.full((2, ACTION_COUNT), -1, dtype=np.int16)
+    theirs_to_ours = np.full((2, YORKTOWN_ACTION_COUNT), -1, dtype=np.int16)
+    for index, side in enumerate((Side.RED, Side.BLUE)):
+        for action in range(ACTION_COUNT):
+            source, target = action_squares(action, side)
+            theirs = yorktown_action(source, target, side)
+            if theirs is not None:
+                ours_to_theirs[index, action] = theirs
+                theirs_to_ours[index, theirs] = action
+    return ours_to_theirs, theirs_to_ours
+
+
+YORKTOWN_OF_ACTION, ACTION_OF_YORKTOWN = _yorktown_tables()
+"""Lookup tables ``[side_index, id]`` (side index 0 red, 1 blue) from our ids to yorktown's
+(-1 where a move has none) and back (-1 for an id that leaves the board), for whole
+columns at once: ``YORKTOWN_OF_ACTION[side_index, actions]``."""
+
+
+def to_yorktown(actions: npt.ArrayLike, side_index: npt.ArrayLike) -> npt.NDArray[np.int16]:
+    """Yorktown ids of our ``actions`` (any shape), ``side_index`` 0 for red, 1 for blue
+    (broadcast); -1 where a move has no yorktown id.
+
+    >>> to_yorktown([3141, 3141], [0, 1]).tolist()  # red B4-B5, blue I7-I6
+    [477, 2997]
+    """
+    found: npt.NDArray[np.int16] = YORKTOWN_OF_ACTION[np.asarray(side_index), np.asarray(actions)]
+    return found
+
+
+def from_yorktown(actions: npt.ArrayLike, side_index: npt.ArrayLike) -> npt.NDArray[np.int16]:
+    """Our ids of yorktown ``actions`` (the inverse of :func:`to_yorktown`); -1 for an id
+    that leaves the board."""
+    found: npt.NDArray[np.int16] = ACTION_OF_YORKTOWN[np.asarray(side_index), np.asarray(actions)]
+    return found

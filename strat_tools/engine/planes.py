@@ -1,0 +1,237 @@
+"""Compact observation boards (one byte a square) and the dense planes built from them.
+
+An **observation board** is 100 bytes: the position before a ply as the side to move sees
+it, *oriented from its own back row*. Byte ``v`` is the square ``view_square(sq, side)``
+(:func:`strat_tools.engine.actions.view_square`): red's squares as they are, blue's turned by 180
+degrees, so for either side byte 0 is its back row's left corner and byte 99 the far
+right corner of the opponent's back row::
+
+    byte:   90 91 ... 99      <- the opponent's back row (red: row 10 A..K; blue: row 1 K..A)
+            ...
+            40 41 ~~ ~~ 44 45 ~~ ~~ 48 49
+            ...
+             0  1 ...  9      <- the mover's own back row, left to right from its seat
+                                  (red: A1..K1; blue: K10..A10)
+
+Each byte (:data:`CODE_VERSION` 1):
+
+- bits 0-3: the piece's kind + 1 (1 bomb, 2 spy, 3 scout ... 11 marshal, 12 flag), 0 an
+  empty square, 13 a lake. For an opponent piece this is the **hidden truth**: the planes
+  show it only where the mover knows it;
+- bit 4 (:data:`OPPONENT`): the piece is the opponent's (else the mover's own);
+- bit 5 (:data:`KNOWN`), bit 6 (:data:`MOVED`), bit 7 (:data:`REVEALED`): what the *other*
+  side knows of this piece (for the mover's pieces: what the opponent knows of them; for
+  the opponent's: what the mover knows): its rank is known (from a battle, a rescue, or a
+  move only a scout can make), it has been seen to move, its rank was shown in a battle or
+  a rescue. These are the knowledge model's flags (``engine/knowledge.py``).
+
+:func:`to_planes` turns a stack of boards into ``[plies, channels, 10, 10]`` arrays, with
+the channels of :data:`CHANNELS` (version :data:`CHANNELS_VERSION`); row 0 of a plane is
+the mover's back row. It is one table lookup per square, done in cache-sized chunks.
+
+This module is NumPy only: it knows no records and replays nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MODERN_LABELS
+from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.knowledge import MOVED as KNOWLEDGE_MOVED
+from strat_tools.engine.knowledge import REVEALED as KNOWLEDGE_REVEALED
+
+CODE_VERSION: Final = 1
+"""Version of the byte layout of an observation board."""
+KIND_BITS: Final = 0x0F
+LAKE_KIND: Final = 13
+"""Bits 0-3 of a lake square."""
+OPPONENT: Final = 0x10
+KNOWN: Final = 0x20
+MOVED: Final = 0x40
+REVEALED: Final = 0x80
+
+CHANNELS_VERSION: Final = 1
+"""Version of :data:`CHANNELS`; a change of meaning or order gets a new number."""
+CHANNELS: Final = (
+    *(f"own_{label}" for label in KIND_LABELS),
+    *(f"opponent_{label}" for label in KIND_LABELS),
+    "opponent_unknown_unmoved",
+    "opponent_unknown_moved",
+    "opponent_scout_by_move",
+    "lake",
+    "empty",
+    "own_known_to_opponent",
+    "own_moved",
+    "own_revealed",
+)
+"""The planes of :func:`to_planes`, in order:
+
+- 0-11 ``own_<kind>``: the mover's pieces by kind (bomb, spy, scout ... marshal, flag);
+- 12-23 ``opponent_<kind>``: opponent pieces the mover has identified, by kind;
+- 24 ``opponent_unknown_unmoved``, 25 ``opponent_unknown_moved``: the others, never seen
+  moving (may be bomb or flag) or seen moving;
+- 26 ``opponent_scout_by_move``: opponent scouts identified by a long move, never in a
+  battle (also in ``opponent_scout``);
+- 27 ``lake``, 28 ``empty``;
+- 29 ``own_known_to_opponent``, 30 ``own_moved``, 31 ``own_revealed``: what the opponent
+  knows of the mover's pieces.
+"""
+
+
+def _plane_table() -> npt.NDArray[np.bool_]:
+    """``[byte, channel]``: whether a square holding ``byte`` is set in ``channel``."""
+    table = np.zeros((256, len(CHANNELS)), dtype=np.bool_)
+    index = {name: i for i, name in enumerate(CHANNELS)}
+    for byte in range(256):
+        kind1 = byte & KIND_BITS
+        row = table[byte]
+        if kind1 == 0:
+            row[index["empty"]] = True
+            continue
+        if kind1 == LAKE_KIND:
+            row[index["lake"]] = True
+            continue
+        if kind1 > 12:
+            continue  # not a code an observation board holds
+        label = KIND_LABELS[kind1 - 1]
+        known, moved, revealed = bool(byte & KNOWN), bool(byte & MOVED), bool(byte & REVEALED)
+        if byte & OPPONENT:
+            if known:
+                row[index[f"opponent_{label}"]] = True
+                if label == "scout" and not revealed:
+                    row[index["opponent_scout_by_move"]] = True
+            else:
+                row[index["opponent_unknown_moved" if moved else "opponent_unknown_unmoved"]] = True
+        else:
+            row[index[f"own_{label}"]] = True
+            row[index["own_known_to_opponent"]] = known
+            row[index["own_moved"]] = moved
+            row[index["own_revealed"]] = revealed
+    return table
+
+
+PLANE_TABLE: Final = _plane_table()
+"""``PLANE_TABLE[byte, channel]``: the one definition of what each channel shows."""
+_PLANE_ROWS: Final = np.ascontiguousarray(PLANE_TABLE).view(np.dtype((np.void, len(CHANNELS))))[
+    :, 0
+]
+
+_KIND1_OF_CODE: Final = np.array(
+    [0 if c == 0 else LAKE_KIND if c == LAKE else CODE_KIND[c] + 1 for c in range(26)],
+    dtype=np.uint8,
+)
+_SIDE_OF_CODE: Final = np.array(CODE_SIDE, dtype=np.uint8)
+_BITS_OF_FLAGS: Final = np.array(
+    [
+        (KNOWN if f & KNOWLEDGE_KNOWN else 0)
+        | (MOVED if f & KNOWLEDGE_MOVED else 0)
+        | (REVEALED if f & KNOWLEDGE_REVEALED else 0)
+        for f in range(256)
+    ],
+    dtype=np.uint8,
+)
+
+
+def encode_boards(
+    boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8], sides: npt.ArrayLike
+) -> npt.NDArray[np.uint8]:
+    """Observation boards ``[n, 100]`` from the knowledge model's ``boards`` and ``flags``
+    rows (absolute squares) and the side to move of each row (1 red, 2 blue).
+
+    >>> from strat_tools.core.pieces import letter_code
+    >>> board = np.zeros((1, 100), np.uint8); board[0, 0], board[0, 99] = 12, 24
+    >>> encode_boards(board, np.zeros_like(board), [2])[0, [0, 99]].tolist()  # blue to move
+    [12, 28]
+    """
+    codes = np.asarray(boards, dtype=np.uint8)
+    side = np.asarray(sides, dtype=np.uint8).reshape(-1, 1)
+    out = _KIND1_OF_CODE[codes]
+    out |= np.where(_SIDE_OF_CODE[codes] == 3 - side, OPPONENT, 0).astype(np.uint8)
+    out |= _BITS_OF_FLAGS[np.asarray(flags, dtype=np.uint8)]
+    blue = side[:, 0] == 2
+    out[blue] = out[blue, ::-1]
+    return out
+
+
+def to_planes(
+    boards: npt.ArrayLike, *, chunk: int = 1024, contiguous: bool = False
+) -> npt.NDArray[np.bool_]:
+    """Dense planes ``[plies, len(CHANNELS), 10, 10]`` (bool) of observation boards
+    ``[plies, 100]`` (uint8); plane row 0 is the mover's back row, column 0 its left.
+
+    The result is a strided view (channels are the fastest axis in memory);
+    ``contiguous=True`` copies it to C order. Work goes ``chunk`` boards at a time, so
+    each chunk's output stays in cache.
+
+    >>> planes = to_planes(np.full((2, 100), 0, np.uint8))
+    >>> planes.shape, bool(planes[:, CHANNELS.index("empty")].all())
+    ((2, 32, 10, 10), True)
+    """
+    codes = np.asarray(boards, dtype=np.uint8)
+    if codes.ndim != 2 or codes.shape[1] != 100:
+        raise ValueError(f"observation boards are [plies, 100], got {codes.shape}")
+    n = codes.shape[0]
+    if n <= chunk:
+        rows = np.take(_PLANE_ROWS, codes)
+    else:
+        rows = np.empty((n, 100), dtype=_PLANE_ROWS.dtype)
+        for start in range(0, n, chunk):
+            rows[start : start + chunk] = np.take(_PLANE_ROWS, codes[start : start + chunk])
+    dense = rows.view(np.bool_).reshape(n, 100, len(CHANNELS))
+    planes = dense.transpose(0, 2, 1).reshape(n, len(CHANNELS), 10, 10)
+    return np.ascontiguousarray(planes) if contiguous else planes
+
+
+def hidden_truth(
+    boards: npt.ArrayLike,
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int8]]:
+    """``(mask, kinds)``, both ``[plies, 100]``: which squares hold an opponent piece the
+    mover cannot identify, and the true kind value of every piece (-1 on empty squares and
+    lakes; kind values as ``PieceKind``: 0 bomb, 1 spy ... 10 marshal, 11 flag).
+
+    >>> mask, kinds = hidden_truth(np.array([[0x10 | 12] + [0] * 99], np.uint8))
+    >>> bool(mask[0, 0]), int(kinds[0, 0])  # an unseen opponent flag
+    (True, 11)
+    """
+    codes = np.asarray(boards, dtype=np.uint8)
+    kind1 = (codes & KIND_BITS).astype(np.int8)
+    piece = (kind1 >= 1) & (kind1 <= 12)
+    mask = piece & ((codes & OPPONENT) != 0) & ((codes & KNOWN) == 0)
+    kinds = np.where(piece, kind1 - 1, -1).astype(np.int8)
+    return mask, kinds
+
+
+def board_diagram(board: npt.ArrayLike) -> str:
+    """One observation board as text, the opponent's back row on top and the mover's at
+    the bottom, each row left to right from the mover's seat: own pieces ``+<rank>``,
+    identified opponent pieces ``-<rank>``, unidentified ones ``-?`` (never moved) or
+    ``-m`` (moved), ``~~`` lakes, ``.`` empty; ranks in the modern numbering (``B``, ``F``).
+
+    >>> print(board_diagram([12] + [0] * 41 + [13, 13] + [0] * 55 + [0x10 | 12]).splitlines()[0])
+    10   .   .   .   .   .   .   .   .   .  -?
+    """
+    codes = np.asarray(board, dtype=np.uint8).reshape(100)
+    lines = []
+    for row in range(9, -1, -1):
+        cells = []
+        for byte in codes[row * 10 : row * 10 + 10].tolist():
+            kind1 = byte & KIND_BITS
+            if kind1 == 0:
+                text = "."
+            elif kind1 == LAKE_KIND:
+                text = "~~"
+            else:
+                label = MODERN_LABELS[kind1 - 1]
+                if not byte & OPPONENT:
+                    text = "+" + label
+                elif byte & KNOWN:
+                    text = "-" + label
+                else:
+                    text = "-m" if byte & MOVED else "-?"
+            cells.append(f"{text:>3} ")
+        lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,183 @@
+"""The events table of many games: battles, losses, rescues and ends, read in parallel.
+
+:func:`read_events` reads files, folders, globs and zips through the input driver
+(:func:`strat_tools.run.driver.map_records`: rules checked once, game ids unique over the run,
+the pool or Dask, one bad game contained), replays every game in the workers and returns
+one table with a row per event (kinds and columns are declared in ``engine/events.py``,
+the table's types in :mod:`strat_tools.tables.schemas`: the same table ``export`` writes as
+``events``), with ``game_id`` first. A :class:`~strat_tools.run.filters.GameFilter` chooses the
+games.
+
+Nothing is lost: every game read gets at least its ``end`` row, also one that could not be
+read (``unreadable: ...``), replayed, or that the events step itself failed on
+(``not replayed: [internal.events] ...``); the games a filter leaves out have no rows and
+are counted in the :class:`~strat_tools.run.tally.Tally` (``dropped``), as ``validate`` and
+``export`` count them.
+
+It writes nothing; ``strat-tools events`` renders the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import GameRecord
+from strat_tools.core.rules import resolve_rules
+from strat_tools.engine.events import EVENT_KINDS, EventBatch
+from strat_tools.engine.replay import replay_safely
+from strat_tools.formats.readers import NothingReadable
+from strat_tools.io.sources import Paths, Unit, path_list
+from strat_tools.run.batch_work import failure_of, records_batch
+from strat_tools.run.driver import map_records
+from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.selection import select_for
+from strat_tools.run.tally import Tally
+from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from strat_tools.run.filters import GameFilter
+    from strat_tools.tables.build import GameIds
+
+__all__ = [
+    "EVENTS_SCHEMA",
+    "EventsWork",
+    "events_batch",
+    "events_frame",
+    "iter_events",
+    "read_events",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class EventsWork:
+    """The events of a batch of records (a :class:`~strat_tools.run.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    code: str = "internal.events"
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> pa.Table:
+        from strat_tools.tables.build import GameIds
+
+        ids = GameIds()
+        batch = EventBatch()
+        names: list[str] = []
+        for record in records:
+            names.append(ids.claim(record.game_id))
+            self.add_game(batch, record)
+        return events_table(pa.array(names, pa.string()), batch.codes())
+
+    def add_game(self, batch: EventBatch, record: GameRecord) -> None:
+        """Replay one game into ``batch``; a stand-in's ``end`` row says why it has no others."""
+        failure = failure_of(record, self.code)
+        if failure is not None:
+            batch.add(None, record, end=f"not replayed: {failure}")
+            return
+        result = (
+            replay_safely(record, resolve_rules(self.rules, record)) if record.readable else None
+        )
+        batch.add(result, record)
+
+    def combine(self, parts: list[pa.Table]) -> pa.Table:
+        return pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table()
+
+    def renumber(self, ids: GameIds, table: pa.Table) -> pa.Table:
+        games = pa.table({"game_id": pc.unique(table.column("game_id"))})
+        return ids.renumber({"games": games, "events": table})["events"]
+
+
+def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
+    """Read and replay one batch of units and return their events (as in a worker)."""
+    return records_batch(units, work=EventsWork(rules))[0]
+
+
+def iter_events(
+    paths: Paths,
+    *,
+    rules: str | None = "auto",
+    kinds: Iterable[str] | None = None,
+    game_filter: GameFilter | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> Iterator[pa.Table]:
+    """The events of every game under ``paths`` that ``game_filter`` keeps (``kinds``:
+    only these), one Arrow table per batch, in input order: memory stays flat however
+    many games. Nothing is yielded before a game could be read, so when not one input can
+    be (and no filter left any out) :class:`~strat_tools.formats.readers.NothingReadable` is raised
+    with nothing given out."""
+    wanted = _kinds(kinds)
+    inputs = path_list(paths)
+    seen = tally if tally is not None else Tally()
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    held: list[pa.Table] = []
+    for table in map_records(
+        EventsWork(rules), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=seen,
+    ):  # fmt: skip
+        if wanted is not None:
+            table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
+        held.append(table)
+        if seen.readable or seen.dropped:
+            yield from held
+            held.clear()
+    if not seen.readable and not seen.dropped:  # every input unreadable, or none
+        raise NothingReadable(inputs, seen.reasons)
+
+
+def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
+    if kinds is None:
+        return None
+    wanted = set(kinds)
+    if not wanted <= set(EVENT_KINDS):
+        unknown = ", ".join(sorted(wanted - set(EVENT_KINDS)))
+        raise OptionError(f"unknown event kind {unknown}; expected one of {', '.join(EVENT_KINDS)}")
+    return pa.array(sorted(wanted), pa.string())
+
+
+def read_events(
+    paths: Paths,
+    *,
+    rules: str | None = "auto",
+    jobs: int | None = None,
+    kinds: Iterable[str] | None = None,
+    game_filter: GameFilter | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> pd.DataFrame:
+    """One row per event of every game under ``paths`` that ``game_filter`` keeps
+    (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
+    :class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read (and no
+    filter left any out).
+
+    >>> from strat_tools.run.filters import GameFilter
+    >>> duell = GameFilter.parse(variant="duell")
+    >>> ends = read_events("data/", jobs=1, kinds=["end"], game_filter=duell)
+    >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
+    (20, True)
+    """
+    parts = list(
+        iter_events(
+            paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, dask=dask,
+            dask_address=dask_address, progress=progress, tally=tally,
+        )
+    )  # fmt: skip
+    return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
+
+
+def events_frame(table: pa.Table) -> pd.DataFrame:
+    """An events table as a DataFrame (``kind`` as text)."""
+    frame: pd.DataFrame = to_frame(table)
+    return frame

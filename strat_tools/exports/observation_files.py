@@ -1,0 +1,261 @@
+"""Observation exports on disk: zstd Parquet shards and a games table, written and read.
+
+:func:`export_observations` streams :func:`~strat_tools.exports.observations.iter_observations`
+(the rows, made through the input driver) into a :class:`ShardWriter`, which owns the
+output folder as an export folder is owned and moves complete files into place;
+:func:`read_observations` reads the shards an export finished. The rows themselves, their
+schema and how they are computed are :mod:`strat_tools.exports.observations`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from strat_tools.core.errors import InputError, OptionError
+from strat_tools.exports.observations import (
+    GAMES_FILE,
+    GAMES_SCHEMA,
+    LAST_MOVES,
+    OBSERVATIONS_SCHEMA,
+    SHARD_ROWS,
+    SHARDS,
+    iter_observations,
+)
+from strat_tools.formats.readers import NothingReadable
+from strat_tools.io.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
+from strat_tools.io.sources import Paths, path_list
+from strat_tools.run.filters import GameFilter
+from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.tally import Tally
+
+__all__ = ["ObservationsSummary", "ShardWriter", "export_observations", "read_observations"]
+
+
+@dataclass(slots=True)
+class ObservationsSummary:
+    """What an export wrote."""
+
+    directory: str
+    games: int = 0
+    valid: int = 0
+    readable: int = 0
+    """Inputs that could be read (valid or invalid games); the others are unreadable."""
+    unreadable_reasons: list[str] = field(default_factory=list)
+    """The first reasons inputs could not be read (at most three)."""
+    without: int = 0
+    """Games that gave no rows (invalid, unreadable, or valid without moves)."""
+    dropped: int = 0
+    """Games the filters left out (read, not in ``games.parquet``)."""
+    observations: int = 0
+    shards: list[str] = field(default_factory=list)
+    bytes: int = 0
+    seconds: float = 0.0
+
+    def __str__(self) -> str:
+        left_out = f"; {self.dropped:,} left out by the filters" if self.dropped else ""
+        return (
+            f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
+            f"see games.parquet for why{left_out}); wrote {self.observations:,} "
+            f"observations in {len(self.shards)} shard(s), {self.bytes / 1e6:,.1f} MB, to "
+            f"{self.directory} in {self.seconds:.1f} s"
+        )
+
+
+class ShardWriter:
+    """Writes observation batches as zstd Parquet shards of at most ``shard_rows`` rows,
+    and the games table, into a staging folder; :meth:`commit` moves them into place.
+
+    ``directory`` is owned as an export folder is (:class:`~strat_tools.io.output.OwnedFolder`):
+    one writer at a time (a lock); ``games.parquet`` and ``observations/part-*.parquet``
+    already there are replaced or removed only when the folder's marker says an earlier run
+    wrote them (anything else is refused, and other files are never touched); the marker,
+    written last, lists each file with its SHA-256.
+
+    Used as a context manager: a clean exit commits, an exception removes the staging
+    folder and leaves ``directory`` as it was.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str], shard_rows: int = SHARD_ROWS) -> None:
+        if shard_rows < 1:
+            raise OptionError(f"shard_rows must be at least 1, got {shard_rows}")
+        self.directory = Path(directory)
+        self.shard_rows = shard_rows
+        self.staging = self.directory / f".observations-{uuid.uuid4().hex[:12]}.tmp"
+        self.summary = ObservationsSummary(str(self.directory))
+        self._folder = OwnedFolder(self.directory)
+        self._writer: pq.ParquetWriter | None = None
+        self._rows_in_shard = 0
+        self._games: pq.ParquetWriter | None = None
+
+    def _present(self) -> list[str]:
+        """The names this writer would replace or remove: its tables already in the folder."""
+        shards = self.directory / SHARDS
+        if shards.is_symlink() or (shards.exists() and not shards.is_dir()):
+            raise OutputError(f"will not write into {shards}: it is not a folder")
+        names = [f"{SHARDS}/{p.name}" for p in sorted(shards.glob("part-*.parquet"))]
+        return [GAMES_FILE, *names]
+
+    def __enter__(self) -> ShardWriter:
+        self._folder.__enter__()  # the lock: one writer per folder at a time
+        try:
+            self._folder.check_replaceable(self._present())
+            (self.staging / SHARDS).mkdir(parents=True)
+            self._games = pq.ParquetWriter(
+                self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
+            )
+        except BaseException:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self._folder.__exit__(None, None, None)
+            raise
+        return self
+
+    def write(self, tables: dict[str, pa.Table]) -> None:
+        """Append one batch's games and observations."""
+        games = tables["games"]
+        assert self._games is not None
+        self._games.write_table(games)
+        self.summary.games += games.num_rows
+        self.summary.valid += sum(1 for s in games.column("status").to_pylist() if s == "valid")
+        readable = games.column("readable").to_pylist()
+        self.summary.readable += sum(readable)
+        reasons = self.summary.unreadable_reasons
+        for ok, reason in zip(readable, games.column("reason").to_pylist(), strict=True):
+            if not ok and len(reasons) < 3:
+                reasons.append(str(reason))
+        self.summary.without += sum(1 for n in games.column("observations").to_pylist() if not n)
+        observations = tables["observations"]
+        start = 0
+        while start < observations.num_rows:
+            if self._writer is None or self._rows_in_shard >= self.shard_rows:
+                self._next_shard()
+            assert self._writer is not None
+            take = min(self.shard_rows - self._rows_in_shard, observations.num_rows - start)
+            self._writer.write_table(observations.slice(start, take))
+            self._rows_in_shard += take
+            start += take
+        self.summary.observations += observations.num_rows
+
+    def _next_shard(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        name = f"part-{len(self.summary.shards):05d}.parquet"
+        self.summary.shards.append(f"{SHARDS}/{name}")
+        self._writer = pq.ParquetWriter(
+            self.staging / SHARDS / name, OBSERVATIONS_SCHEMA, compression="zstd"
+        )
+        self._rows_in_shard = 0
+
+    def _close(self) -> None:
+        for writer in (self._writer, self._games):
+            if writer is not None:
+                writer.close()
+        self._writer = self._games = None
+
+    def commit(self) -> None:
+        """Close the files and move them into ``directory``, replacing (and removing the
+        left-over shards of) an earlier run into it; the marker goes in last."""
+        self._close()
+        names = [GAMES_FILE, *self.summary.shards]
+        digests = {
+            name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
+            for name in names
+        }
+        present = self._folder.check_replaceable(self._present())
+        self._folder.begin(names)
+        (self.directory / SHARDS).mkdir(exist_ok=True)
+        for name in names:
+            os.replace(self.staging / name, self.directory / name)
+        for stale in set(present) - set(names):
+            (self.directory / stale).unlink()
+        shutil.rmtree(self.staging, ignore_errors=True)
+        self._folder.commit(digests)
+        self.summary.bytes = sum(size for size, _digest in digests.values())
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        try:
+            if kind is None:
+                self.commit()
+                return
+            self._close()
+            shutil.rmtree(self.staging, ignore_errors=True)
+        finally:
+            self._folder.__exit__(None, None, None)
+
+
+def export_observations(
+    paths: Paths,
+    directory: str | os.PathLike[str],
+    *,
+    rules: str | None = "auto",
+    last_moves: int = LAST_MOVES,
+    shard_rows: int = SHARD_ROWS,
+    game_filter: GameFilter | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
+    tally: Tally | None = None,
+) -> ObservationsSummary:
+    """Write the observations of every valid game under ``directory`` that ``game_filter``
+    keeps: shards ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every game
+    read and kept, with the rows it gave or why none; the summary counts the games the
+    filter left out). Streams batch by batch; files move into place when complete.
+    Raises :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not
+    one input could be read.
+
+    >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
+    """
+    started = time.perf_counter()
+    inputs = path_list(paths)
+    refuse_overlap(inputs, directory)
+    seen = tally if tally is not None else Tally()
+    with ShardWriter(directory, shard_rows) as writer:
+        for tables in iter_observations(
+            inputs,
+            rules=rules,
+            last_moves=last_moves,
+            game_filter=game_filter,
+            jobs=jobs,
+            dask=dask,
+            dask_address=dask_address,
+            progress=progress,
+            tally=seen,
+        ):
+            writer.write(tables)
+            if on_batch is not None:
+                on_batch(tables)
+        writer.summary.dropped = seen.dropped
+        if (
+            not writer.summary.readable and not seen.dropped
+        ):  # raised inside: nothing is put in place
+            raise NothingReadable(inputs, writer.summary.unreadable_reasons)
+    writer.summary.seconds = time.perf_counter() - started
+    return writer.summary
+
+
+def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
+    """Every observation row an export wrote, as one Arrow table (for a dataset larger
+    than memory, open ``directory/observations`` with ``pyarrow.dataset``). Only the shards
+    the folder's marker lists are read; a folder whose export did not finish is refused."""
+    folder = Path(directory) / SHARDS
+    if not folder.is_dir():
+        raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
+    marker = read_marker(directory)
+    if marker is not None and not marker.complete:
+        raise OutputError(f"an export into {directory} did not finish; run it again")
+    parts = sorted(folder.glob("part-*.parquet"))
+    if marker is not None:
+        parts = [p for p in parts if f"{SHARDS}/{p.name}" in marker.files]
+    if not parts:
+        return OBSERVATIONS_SCHEMA.empty_table()
+    return pa.concat_tables(pq.read_table(p, schema=OBSERVATIONS_SCHEMA) for p in parts)

@@ -1,0 +1,378 @@
+"""Per-ply observations of real games, for imitation learning, belief and opponent models.
+
+For every ply of every valid game, one row from the view of the side to move: the position
+as that side knows it, with the hidden truth beside it, in one 100-byte observation board
+(see :mod:`strat_tools.engine.planes` for the byte layout and
+:func:`~strat_tools.engine.planes.to_planes`
+for the dense planes), plus the counters, the last moves, the move played and every legal
+move, and the game's result. :data:`OBSERVATIONS_SCHEMA` declares the columns once.
+
+Every square and every action id in a row is in the mover's own view (blue's turned by
+180 degrees; :mod:`strat_tools.engine.actions`), so a row reads the same whichever side moves.
+
+:class:`ObservationsWork` is the per-batch work (replay, observe) that the input driver
+(:func:`strat_tools.run.driver.map_records`) runs in the workers, with its one treatment of
+rules, ids, batch sizes, the pool or Dask, game filters and a failing game (an invalid
+``games`` row with an ``internal.observations`` reason); :func:`iter_observations` streams
+the batches of any input in order, and
+:func:`strat_tools.exports.observation_files.export_observations` writes them as zstd Parquet
+shards with a ``games`` table that accounts for every game read (valid, invalid with the
+reason, or unreadable). The games a :class:`~strat_tools.run.filters.GameFilter` leaves out
+are not in ``games``; the summary counts them (``dropped``), as ``validate`` and
+``export`` do. Memory stays flat: each batch is written as it arrives.
+
+This module knows no XML (the readers do) and no rules (the engine does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import GameRecord, Severity, Status
+from strat_tools.engine.actions import legal_actions
+from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
+from strat_tools.engine.position import Position
+from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.io.sources import Paths, path_list
+from strat_tools.run.batch_work import failure_of
+from strat_tools.run.driver import map_records
+from strat_tools.run.filters import GameFilter
+from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.selection import select_for
+from strat_tools.run.tally import Tally
+from strat_tools.tables.build import GameIds, dictionary_column, labels_column
+
+OBSERVATIONS_VERSION: Final = 2
+"""Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
+LAST_MOVES: Final = 8
+"""Default number of earlier plies kept in ``last_moves``."""
+SHARD_ROWS: Final = 1_000_000
+"""Default rows per Parquet shard of an export."""
+SHARDS: Final = "observations"
+"""The sub-folder of an export that holds the observation shards."""
+GAMES_FILE: Final = "games.parquet"
+"""The games table of an export (every input, with the rows it gave or why none)."""
+
+FAILED: Final = "internal.observations"
+"""The error code of a game the observations step failed on (its ``games`` row says so)."""
+
+_ACTIONS = pa.list_(pa.int16())
+
+OBSERVATIONS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        pa.field("side", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+        pa.field("variant", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+        pa.field("rules", pa.string(), nullable=False),
+        pa.field("winner", pa.dictionary(pa.int8(), pa.string())),
+        pa.field("value", pa.int8()),
+        pa.field("board", pa.binary(100), nullable=False),
+        pa.field("captured", pa.binary(24), nullable=False),
+        pa.field("unseen", pa.binary(12), nullable=False),
+        pa.field("own_repetition", pa.int8(), nullable=False),
+        pa.field("opponent_repetition", pa.int8(), nullable=False),
+        pa.field("plies_since_battle", pa.int32(), nullable=False),
+        pa.field("last_moves", _ACTIONS, nullable=False),
+        pa.field("action", pa.int16(), nullable=False),
+        pa.field("legal_actions", _ACTIONS, nullable=False),
+    ],
+    metadata={
+        "version": str(OBSERVATIONS_VERSION),
+        "board_code_version": str(CODE_VERSION),
+        "channels_version": str(CHANNELS_VERSION),
+        "channels": ",".join(CHANNELS),
+        "doc": "One row per ply of a valid game, from the side to move's view; squares and "
+        "action ids in that side's own view. See docs/observations.md.",
+    },
+)
+"""The observations table:
+
+- ``game_id``; ``ply`` (1 = the first move: the row is the position before it); ``side``
+  (``red``/``blue``, the side to move); ``variant``; ``rules`` (the rule set replayed);
+- ``winner`` (recorded: ``red``, ``blue``, null for a draw or unknown, as in the games
+  table, :mod:`strat_tools.tables.schemas`; version 1 had Gravon's codes) and ``value`` (from
+  the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
+- ``board``: the observation board (100 bytes, :mod:`strat_tools.engine.planes`), with the hidden
+  truth of every opponent piece the mover cannot identify;
+- ``captured``: 24 counts, the mover's pieces removed so far by kind (bomb, spy ... flag),
+  then the opponent's; ``unseen``: 12 counts, the opponent's pieces of each kind the mover
+  has not identified yet (on the board or captured);
+- ``own_repetition``/``opponent_repetition``: the two-squares counter of each side, how
+  many moves in a row its last-moved piece has gone back and forth (0 before its first
+  move, 1 when the last move started no chain);
+- ``plies_since_battle``: plies since the last battle (since the start if none);
+- ``last_moves``: the ids of the last plies of both sides (up to ``last_moves``, oldest
+  first); ``action``: the id of the move played; ``legal_actions``: the ids of every legal
+  move, ascending.
+"""
+
+GAMES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("member", pa.string()),
+        pa.field("variant", pa.string(), nullable=False),
+        pa.field("rules", pa.string()),
+        pa.field("status", pa.string(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
+        pa.field("plies", pa.int32(), nullable=False),
+        pa.field("observations", pa.int32(), nullable=False),
+        pa.field("reason", pa.string()),
+    ],
+    metadata={"doc": "One row per input: how many observation rows it gave, or why none."},
+)
+"""The ``games`` table of an observations export: every input, with its status, the rows
+it gave and, when it gave none, the reason (the first error, or "no moves")."""
+
+_SIDE_INDEX: Final = {1: 0, 2: 1}
+
+
+def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Table:
+    """The observation rows of one replayed game (every replayed ply; none without moves).
+
+    >>> from strat_tools.core.pieces import letter_code
+    >>> from strat_tools.engine.replay import replay
+    >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
+    >>> record = GameRecord("doc.xml", variant="classicfree",
+    ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])
+    >>> row = observe(replay(record), "doc").to_pylist()[0]
+    >>> row["ply"], row["side"], row["action"], len(row["legal_actions"])
+    (1, 'red', 939, 17)
+    """
+    record = result.record
+    n = result.plies_replayed
+    if n == 0 or record.setup is None:
+        return OBSERVATIONS_SCHEMA.empty_table()
+    know = result.knowledge()
+    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    blue = sides == 2
+    boards = encode_boards(know.boards[:n], know.flags[:n], sides)
+    captured = know.captured[:n].copy()
+    captured[blue] = captured[blue, ::-1]
+    unseen = know.unseen[np.arange(n), sides - 1]
+    absolute = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
+        record.targets[:n], np.int64
+    )
+    actions = np.where(blue, 9999 - absolute, absolute)
+    legal, own_rep, opp_rep = _walk(result, n)
+    battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
+    winner = record.result.winner if record.result is not None else None
+    value = _value(winner, sides)
+    columns: list[Any] = [
+        pa.array([game_id] * n, pa.string()),
+        pa.array(np.arange(1, n + 1, dtype=np.int32)),
+        dictionary_column("side", sides - 1),
+        labels_column("variant", [record.variant] * n),
+        pa.array([result.rules.name] * n, pa.string()),
+        dictionary_column(
+            "winner", np.full(n, (winner or 0) - 1), mask=np.full(n, winner not in (1, 2))
+        ),
+        value,
+        _fixed(boards, 100),
+        _fixed(captured.reshape(n, 24), 24),
+        _fixed(np.ascontiguousarray(unseen), 12),
+        pa.array(own_rep, pa.int8()),
+        pa.array(opp_rep, pa.int8()),
+        pa.array(_plies_since(battles, n)),
+        _last_moves(absolute, blue, last_moves),
+        pa.array(actions.astype(np.int16)),
+        legal,
+    ]
+    return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
+
+
+def _walk(result: Replay, n: int) -> tuple[pa.ListArray, list[int], list[int]]:
+    """Play the game again on a :class:`Position`: each ply's legal ids and both sides'
+    two-squares counters before it."""
+    record = result.record
+    assert record.setup is not None
+    pos = Position(record.setup, result.rules)
+    offsets = [0]
+    values: list[int] = []
+    own: list[int] = []
+    opponent: list[int] = []
+    rescued, rescues = result.rescued, record.rescues
+    sources, targets = record.sources, record.targets
+    for index in range(n):
+        side = pos.side
+        values += legal_actions(pos)
+        offsets.append(len(values))
+        own.append(pos.rep_count[side])
+        opponent.append(pos.rep_count[3 - side])
+        rescue = None
+        if rescued and index + 1 in rescued:
+            square = rescues[index + 1].square
+            assert square is not None
+            rescue = (square, rescued[index + 1])
+        pos.apply(sources[index], targets[index], rescue)
+    legal = pa.ListArray.from_arrays(
+        pa.array(offsets, pa.int32()), pa.array(values, pa.int16()), type=_ACTIONS
+    )
+    return legal, own, opponent
+
+
+def _value(winner: int | None, sides: npt.NDArray[np.uint8]) -> pa.Array:
+    """1 / -1 / 0 for the mover's win / loss / draw; null when the winner is unknown."""
+    if winner == 3:
+        return pa.array(np.zeros(len(sides), np.int8))
+    if winner not in (1, 2):
+        return pa.nulls(len(sides), pa.int8())
+    return pa.array(np.where(sides == winner, 1, -1).astype(np.int8))
+
+
+def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
+    """A ``binary(width)`` column of the rows of a ``[n, width]`` uint8 array."""
+    data = np.ascontiguousarray(rows, dtype=np.uint8)
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
+    )
+
+
+def _plies_since(battles: npt.NDArray[np.intp], n: int) -> npt.NDArray[np.int32]:
+    """Per row (position before ply ``i + 1``): plies since the last battle before it."""
+    last = np.full(n, -1, dtype=np.int64)
+    last[battles[battles + 1 < n] + 1] = battles[battles + 1 < n]
+    last = np.maximum.accumulate(last)
+    rows = np.arange(n)
+    return np.where(last < 0, rows, rows - last - 1).astype(np.int32)
+
+
+def _last_moves(absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int) -> pa.Array:
+    """Per row: the ids of up to ``k`` earlier plies, oldest first, in the mover's view."""
+    n = len(absolute)
+    counts = np.minimum(np.arange(n), k)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    row = np.repeat(np.arange(n), counts)
+    earlier = row - counts[row] + (np.arange(len(row)) - offsets[row])
+    ids = absolute[earlier]
+    values = np.where(blue[row], 9999 - ids, ids).astype(np.int16)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
+
+
+def observations_for_records(
+    records: Iterable[GameRecord], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
+) -> dict[str, pa.Table]:
+    """``{"observations": ..., "games": ...}`` for already-read records (replays them)."""
+    tables: list[pa.Table] = []
+    games: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
+    ids = GameIds()
+    for record in records:
+        game_id = ids.claim(record.game_id)
+        result = replay_safely(record, rules)
+        status = result.status if result is not None else Status.INVALID
+        rows = 0
+        failure = None
+        if result is not None and status is Status.VALID:
+            try:
+                table = observe(result, game_id, last_moves)
+            except Exception as exc:  # one bad game must never stop a run
+                status = Status.INVALID
+                failure = f"[internal.observations] {type(exc).__name__}: {exc}"
+            else:
+                rows = table.num_rows
+                tables.append(table)
+        row = {
+            "game_id": game_id,
+            "source": record.source,
+            "member": record.member,
+            "variant": record.variant,
+            "rules": result.rules.name if result is not None else None,
+            "status": status.value,
+            "readable": record.readable,
+            "plies": record.plies,
+            "observations": rows,
+            "reason": failure or (None if rows else _reason(record, result)),
+        }
+        for name, value in row.items():
+            games[name].append(value)
+    observations = pa.concat_tables(tables) if tables else OBSERVATIONS_SCHEMA.empty_table()
+    games_table = pa.table(
+        [pa.array(games[f.name], f.type) for f in GAMES_SCHEMA], schema=GAMES_SCHEMA
+    )
+    return {"games": games_table, "observations": observations}
+
+
+def _reason(record: GameRecord, result: Replay | None) -> str:
+    """Why a game gave no observations: the driver's failure, its first error, or that it
+    has no moves."""
+    failure = failure_of(record, FAILED)
+    if failure is not None:
+        return failure
+    diagnostics = list(record.diagnostics) + (result.diagnostics if result is not None else [])
+    for diag in diagnostics:
+        if diag.severity is Severity.ERROR:
+            return f"[{diag.code}] {diag.message}"
+    if record.setup is None:
+        return "no setup"
+    return "no moves"
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationsWork:
+    """The observations of a batch of records (a
+    :class:`~strat_tools.run.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    last_moves: int = LAST_MOVES
+    code: str = FAILED
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
+        return observations_for_records(records, rules=self.rules, last_moves=self.last_moves)
+
+    def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+        empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
+        return {
+            name: pa.concat_tables([p[name] for p in parts]) if parts else schema.empty_table()
+            for name, schema in empty.items()
+        }
+
+    def renumber(self, ids: GameIds, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
+        return ids.renumber(tables)
+
+
+def iter_observations(
+    paths: Paths,
+    *,
+    rules: str | None = "auto",
+    last_moves: int = LAST_MOVES,
+    game_filter: GameFilter | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> Iterator[dict[str, pa.Table]]:
+    """Stream the observation and games tables of every input that ``game_filter`` keeps,
+    batch by batch, in input order; game ids stay unique across batches.
+
+    >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
+    ...     planes = to_planes(np.frombuffer(...))
+    """
+    if last_moves < 0:
+        raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
+    inputs = path_list(paths)
+    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    yield from map_records(
+        ObservationsWork(rules, last_moves), inputs, select=select, jobs=jobs, dask=dask,
+        dask_address=dask_address, progress=progress, tally=tally,
+    )  # fmt: skip
+
+
+def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
+    """The ``board`` column of an observations table as a ``[rows, 100]`` uint8 array
+    (no copy when the column is one chunk), ready for
+    :func:`~strat_tools.engine.planes.to_planes`."""
+    column = table.column("board").combine_chunks()
+    buffer = column.buffers()[1]
+    start = column.offset * 100
+    data = np.frombuffer(buffer, dtype=np.uint8)[start : start + len(column) * 100]
+    return data.reshape(len(column), 100)

@@ -1,0 +1,495 @@
+"""Gravon's older text records, ``.gsn`` ("Stratego-Notation", 2003-2004): read and write.
+
+A file, line by line (``docs/gravon-format.md`` has the details and the sources)::
+
+    #X38FA11 Stratego-Notation v2        header, v1 or v2 (read alike)
+    type 0                               0 classic, 1 barrage, 2 free setup, 3 ultimate lightning
+    AAAMADBAAA...                        the 100-letter field; absent if the game ended first
+    B2-B3                                one move a line, squares as in the XML (row 10 ':')
+    E7:22                                after a move: its rescue (ultimate lightning)
+    END
+    red vs blue result 3 winner 1        players, result type, winner counted from 0
+
+:func:`parse_gsn` gives the same :class:`GameRecord` the XML reader gives for the same game
+(variant and type, period and number from the daily file name
+``<variant>.<YYYY>.<MM>.<DD>.<n>.gsn``, setup, moves, rescues, players, result; the winner
+shifted to the XML's 1 red, 2 blue, 3 draw). The two known defects of real files are
+repaired in memory and reported as ``info``: more than one ``END`` (the move segments are
+joined and the first result line kept) and an ``END`` followed by more moves after its result
+line. Every other oddity is a diagnostic with its line number; a file that does not start
+with the header is not a game record (``readable=False``). It never raises for bad input.
+
+:func:`record_to_gsn` writes a record back in the same grammar (``v2``), and
+:func:`gsn_file_name` names it. The XML's month-level names carry no day, so a game that
+comes from XML is written with day ``00``, which this reader reads as "day unknown".
+
+What it does not do: judge the setup or the result (``checks.py``) or the moves
+(``replay.py``); it knows no rules. It never modifies its input.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from strat_tools.core.board import square_lookup, square_name
+from strat_tools.core.pieces import CODE_LETTERS
+from strat_tools.core.record_formats import Parsed
+from strat_tools.core.records import GameRecord, Rescue, Result, Severity
+from strat_tools.formats.gravon_xml import (
+    MAX_NUMBER,
+    check_variant,
+    decode_field,
+    new_record,
+    report_column_j,
+)
+
+ERROR: Final = Severity.ERROR
+WARNING: Final = Severity.WARNING
+INFO: Final = Severity.INFO
+
+HEADER: Final = "#X38FA11 Stratego-Notation v"
+"""The first line, before its version digit."""
+VERSIONS: Final = (1, 2)
+"""The header versions real files carry; no public source tells them apart."""
+WRITTEN_VERSION: Final = 2
+
+GSN_TYPES: Final = {
+    0: "classic",
+    1: "barrage",
+    2: "classicfree",
+    3: "ultimate lightning",
+    4: "duell",
+}
+"""``type N`` → variant. 0-3 are Gravon's; 4 (duell, which Gravon played only after the
+.gsn years) is this project's, so that every XML game can be written."""
+TYPE_OF_VARIANT: Final = {variant: number for number, variant in GSN_TYPES.items()}
+
+NAME_WORDS: Final = {
+    "classic": "classic",
+    "barrage": "barrage",
+    "freesetup": "classicfree",
+    "ultimate": "ultimate lightning",
+    "duell": "duell",
+}
+"""The variant word of a daily file name → variant (``duell`` is this project's)."""
+WORD_OF_VARIANT: Final = {variant: word for word, variant in NAME_WORDS.items()}
+
+_NAME: Final = re.compile(
+    r"(?P<word>[A-Za-z]+)\.(?P<year>\d{4})\.(?P<month>\d{1,2})\.(?P<day>\d{1,2})"
+    r"\.(?P<number>\d+)\.gsn",
+    re.IGNORECASE,
+)
+_TYPE_LINE: Final = re.compile(r"type\s*(\d{1,3})")
+_RESULT_LINE: Final = re.compile(r"(?P<players>.*) result (?P<type>\S*) winner (?P<winner>\S*)\s*")
+_NUMBER: Final = re.compile(r"-?\d{1,9}")
+
+SQUARES: Final = square_lookup()
+_NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
+_MOVE_LINES: Final = {
+    f"{a}-{b}": (i, j) for i, a in enumerate(_NAMES) for j, b in enumerate(_NAMES)
+}
+"""Every well-formed move line → (source, target): one dict lookup per move."""
+
+
+def _basename(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def blank_record(source: str, member: str | None = None) -> GameRecord:
+    """A record holding only what the daily file name says."""
+    return new_record(source, member, _name_metadata)[0]
+
+
+def _name_metadata(record: GameRecord) -> str | None:
+    """Fill year, month, day and number from ``<word>.<YYYY>.<MM>.<DD>.<n>.gsn``.
+
+    Returns the variant the name's word stands for (the word itself if unknown, ``None`` if
+    the name is not a daily name). Day ``00`` means the day is not known.
+    """
+    found = _NAME.fullmatch(
+        _basename(record.member if record.member is not None else record.source)
+    )
+    if found is None:
+        return None
+    digits = found["number"]
+    if len(digits) <= 19 and int(digits) <= MAX_NUMBER:  # never int() a huge digit string
+        record.number = int(digits)
+    else:
+        record.add("name.number", WARNING, f"game number {digits[:30]} is too large; not used")
+    year, month, day = int(found["year"]), int(found["month"]), int(found["day"])
+    if 1 <= month <= 12:
+        record.year, record.month = year, month
+    else:
+        record.add("name.month", WARNING, f"month {month} in the file name is not 01..12")
+    if 1 <= day <= 31:
+        record.day = day
+    elif day != 0:
+        record.add("name.day", WARNING, f"day {day} in the file name is not 01..31")
+    word = found["word"].lower()
+    return NAME_WORDS.get(word, word)
+
+
+def _decode(data: bytes, record: GameRecord) -> str:
+    """The file's text (UTF-8, a byte-order mark allowed), or ``None`` if it cannot be one."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        record.add(
+            "gsn.encoding",
+            WARNING,
+            f"byte {exc.start} is not UTF-8; read as Latin-1 (player names may be garbled)",
+            line=data.count(b"\n", 0, exc.start) + 1,
+        )
+        return data.decode("latin-1")
+
+
+class _Lines:
+    """The parse of one file's lines (numbers 1-based) into its record."""
+
+    def __init__(self, record: GameRecord, lines: list[str]) -> None:
+        self.record = record
+        self.lines = lines
+        self.field_line: int | None = None
+        self.result_line: int | None = None
+        self.ends: list[int] = []
+        self.moves_after_result = 0
+        self.last_move_line: int | None = None
+        self.dropped_results: list[int] = []
+
+    def header(self) -> bool:
+        """Line 1; ``False`` (the file is not a .gsn record) unless it is the header."""
+        text = self.lines[0].strip()
+        version = text.removeprefix(HEADER)
+        if version == text or not version.isdigit():
+            shown = text[:40] if text.isprintable() else "binary data"
+            self.record.add(
+                "gsn.header",
+                ERROR,
+                f"line 1 is {shown!r}, expected '{HEADER}1' or '{HEADER}2'",
+                line=1,
+            )
+            return False
+        if int(version) not in VERSIONS:
+            self.record.add(
+                "gsn.version",
+                WARNING,
+                f"header version v{version} is not v1 or v2; read as they are",
+                line=1,
+            )
+        return True
+
+    def game_type(self, named: str | None) -> None:
+        """Line 2, ``type N``: the variant, compared with the file name's."""
+        record = self.record
+        line = self.lines[1].strip() if len(self.lines) > 1 else None
+        found = _TYPE_LINE.fullmatch(line) if line is not None else None
+        variant = GSN_TYPES.get(int(found[1])) if found is not None else None
+        if variant is None:
+            shown = "missing" if line is None else repr(line[:40])
+            what = "unknown game type" if found is not None else "line 2 is"
+            record.add(
+                "game.variant",
+                ERROR,
+                f"{what} {shown}; expected 'type N' with N 0 classic, 1 barrage, "
+                "2 free setup, 3 ultimate lightning or 4 duell",
+                line=2,
+            )
+            record.variant = named if named in TYPE_OF_VARIANT else ""
+            return
+        check_variant(record, variant, named, 2)
+
+    def body(self) -> None:
+        """Lines 3..: field, moves and rescues, END, result; repairs the known defects."""
+        lines = self.lines
+        start = 2
+        if len(lines) > start:
+            first = lines[start].strip()
+            if first != "END" and not _is_move_shaped(first):
+                self.field_line = start + 1
+                decode_field(self.record, first, self.field_line)
+                start += 1
+        # Without any END, a last line that reads as a result line is taken as one.
+        no_end = all(line.strip() != "END" for line in lines[start:])
+        last = len(lines) - 1 if no_end and _RESULT_LINE.fullmatch(lines[-1]) else None
+        after_end = False
+        for index in range(start, len(lines)):
+            number, text = index + 1, lines[index]
+            stripped = text.strip()
+            if stripped == "END":
+                self.ends.append(number)
+                after_end = True
+            elif after_end or index == last:
+                after_end = False
+                self.result(text, number)
+            elif not stripped:
+                self.record.add("gsn.blank_line", WARNING, "blank line skipped", line=number)
+            else:
+                self.move_or_rescue(stripped, index)
+        if after_end:
+            self.record.add("result.missing", ERROR, "no result line after END", line=self.ends[-1])
+        self.repairs()
+
+    def move_or_rescue(self, text: str, index: int) -> None:
+        """One body line that is neither END nor a result line."""
+        if self.result_line is not None:
+            self.moves_after_result += 1
+        number = index + 1
+        if len(text) >= 3 and text[2] == ":":
+            self.rescue(text, number)
+            return
+        record = self.record
+        pair = _MOVE_LINES.get(text)
+        if pair is None:
+            following = self.lines[index + 1].strip() if index + 1 < len(self.lines) else ""
+            rescued = len(following) >= 3 and following[2] == ":"
+            pair = self.odd_move(text, number, rescued)
+            if pair is None:
+                return
+        record.sources.append(pair[0])
+        record.targets.append(pair[1])
+        record.lines.append(number)
+        self.last_move_line = number
+
+    def odd_move(self, text: str, number: int, rescued: bool) -> tuple[int, int] | None:
+        """A line that is not a well-formed move: its squares (-1 if bad), or ``None``.
+
+        Before a rescue line, column J means K (as in the XML): repaired and reported.
+        """
+        record = self.record
+        ply = len(record.sources) + 1
+        left, sep, right = text.partition("-")
+        if not sep or len(text) > 7:
+            if _RESULT_LINE.fullmatch(text) is not None:
+                what = "a result line that does not follow END; not read"
+            else:
+                what = f"{text[:40]!r}: not a move (B2-B3), a rescue (E7:22) or END; not read"
+            record.add("gsn.line", ERROR, f"line {number} is {what}", line=number)
+            return None
+        names = [left, right]
+        if rescued:
+            names = ["K" + name[1:] if name.startswith("J") else name for name in names]
+            if names != [left, right]:
+                report_column_j(record, left, right, ply, number)
+        squares = []
+        for name, shown, role in zip(names, (left, right), ("source", "target"), strict=True):
+            square = SQUARES.get(name, -1)
+            if square < 0:
+                record.add(
+                    "move.square",
+                    ERROR,
+                    f"move {role} is {shown[:20]!r}, not a square A1..K10",
+                    line=number,
+                    ply=ply,
+                )
+            squares.append(square)
+        return squares[0], squares[1]
+
+    def rescue(self, text: str, number: int) -> None:
+        """``E7:22``: the rescue of the move on the line before (square, raw piece number)."""
+        record = self.record
+        ply = len(record.sources)
+        if self.last_move_line != number - 1:
+            record.add(
+                "rescue.orphan",
+                ERROR,
+                f"rescue line {text[:20]!r} does not follow a move line; not read",
+                line=number,
+            )
+            return
+        raw_field, raw_piece = text[:2], text[3:]
+        square = SQUARES.get(raw_field)
+        if square is None:
+            record.add(
+                "rescue.square", ERROR, f"rescue square {raw_field!r} is not a square", line=number
+            )
+        piece = int(raw_piece) if raw_piece.isdigit() and len(raw_piece) < 6 else None
+        if piece is None:
+            record.add(
+                "rescue.piece",
+                ERROR,
+                f"rescue piece {raw_piece[:20]!r} is not a number",
+                line=number,
+            )
+        record.rescues[ply] = Rescue(square, piece, raw_field, raw_piece)
+
+    def result(self, text: str, number: int) -> None:
+        """The line after an END: ``<red> vs <blue> result <type> winner <w>``; first one kept."""
+        if self.result_line is not None:
+            self.dropped_results.append(number)  # a repeated END's: reported by repairs()
+            return
+        record = self.record
+        self.result_line = number
+        found = _RESULT_LINE.fullmatch(text)
+        players = found["players"] if found is not None else text.rstrip()
+        red, sep, blue = players.partition(" vs ")
+        if sep:
+            record.players = (red, blue)
+        else:
+            record.add(
+                "player.missing",
+                WARNING,
+                f"result line {text[:60]!r} names no players '<red> vs <blue>'",
+                line=number,
+            )
+        if found is None:
+            record.add(
+                "result.missing",
+                ERROR,
+                "result line has no 'result <type> winner <w>'",
+                line=number,
+            )
+            return
+        rtype = _number(record, found["type"], "result type", "result.type", number)
+        winner = _number(record, found["winner"], "result winner", "result.winner", number)
+        record.result = Result(rtype, winner + 1 if winner is not None else None)
+
+    def repairs(self) -> None:
+        """Report the two known END defects (repaired by the reading above) or a missing END."""
+        record, ends = self.record, self.ends
+        if not ends:
+            record.add("gsn.end", ERROR, "no END line", line=len(self.lines))
+            return
+        if len(ends) > 1:
+            where = ", ".join(str(n) for n in ends)
+            record.add(
+                "repair.gsn_end_repeated",
+                INFO,
+                f"{len(ends)} END lines (lines {where}): the move segments are joined and the "
+                f"first result line (line {self.result_line}) is kept"
+                + "".join(f"; line {n} dropped" for n in self.dropped_results),
+                line=ends[1],
+            )
+        elif ends[0] != len(self.lines) - 1:
+            record.add(
+                "repair.gsn_end_misplaced",
+                INFO,
+                f"END on line {ends[0]} is not the second-to-last line: the "
+                f"{self.moves_after_result} move lines after its result line are read as the "
+                "game's last moves",
+                line=ends[0],
+            )
+
+
+def _is_move_shaped(text: str) -> bool:
+    return len(text) <= 7 and ("-" in text or (len(text) >= 3 and text[2] == ":"))
+
+
+def _number(record: GameRecord, text: str, what: str, code: str, line: int) -> int | None:
+    if not text:
+        record.add(code, ERROR, f"{what} is missing", line=line)
+        return None
+    if _NUMBER.fullmatch(text) is None:
+        record.add(code, ERROR, f"{what} is {text[:20]!r}, not a number", line=line)
+        return None
+    return int(text)
+
+
+def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool = True) -> Parsed:
+    """One ``.gsn`` file's bytes → the record (unchecked) and its field and result lines.
+
+    ``fast`` is accepted for the registry's contract; there is one path.
+
+    >>> text = "#X38FA11 Stratego-Notation v2\\ntype 1\\nEND\\nann vs bob result 3 winner 1\\n"
+    >>> record = parse_gsn(text.encode(), "barrage.2003.07.01.5.gsn").record
+    >>> record.variant, record.players, record.result, record.setup
+    ('barrage', ('ann', 'bob'), Result(type=3, winner=2), None)
+    """
+    record, named = new_record(source, member, _name_metadata)
+    if not data.strip():
+        record.add("gsn.empty", ERROR, "empty file" if not data else "file holds only white space")
+        record.readable = False
+        return Parsed(record, None, None)
+    lines = [line.removesuffix("\r") for line in _decode(data, record).split("\n")]
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        record.add("gsn.empty", ERROR, "file holds only a byte-order mark")
+        record.readable = False
+        return Parsed(record, None, None)
+    state = _Lines(record, lines)
+    if not state.header():
+        record.readable = False
+        return Parsed(record, None, None)
+    state.game_type(named)
+    state.body()
+    return Parsed(record, state.field_line or 2, state.result_line)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
+def _players_line(record: GameRecord) -> str:
+    red, blue = record.players
+    for name in (red, blue):
+        if "\n" in name or "\r" in name:
+            raise ValueError(f"{record.game_id}: player name {name[:40]!r} holds a line break")
+    line = f"{red} vs {blue}"
+    if line.partition(" vs ") != (red, " vs ", blue):
+        raise ValueError(
+            f"{record.game_id}: player name {red[:40]!r} contains ' vs ', so the result line "
+            "could not tell the two names apart"
+        )
+    return line
+
+
+def record_to_gsn(record: GameRecord) -> bytes:
+    """The ``.gsn`` text of ``record`` (header v2, ``\\n`` line ends, UTF-8).
+
+    A rescue is written on the line after its move as ``<square>:<piece>``, the piece
+    number zero-padded to two digits. Raises ``ValueError`` for what the format cannot say:
+    a variant without a type number, a move with an unreadable square, an unreadable rescue,
+    a setup not of 100 squares, a player name with a line break or an ambiguous ``' vs '``.
+
+    >>> record = GameRecord("x.xml", variant="barrage", sources=[33], targets=[43],
+    ...                     players=("ann", "bob"), result=Result(1, 2))
+    >>> print(record_to_gsn(record).decode(), end="")
+    #X38FA11 Stratego-Notation v2
+    type 1
+    D4-D5
+    END
+    ann vs bob result 1 winner 1
+    """
+    number = TYPE_OF_VARIANT.get(record.variant)
+    if number is None:
+        raise ValueError(f"{record.game_id}: variant {record.variant!r} has no .gsn type number")
+    parts = [f"{HEADER}{WRITTEN_VERSION}\n", f"type {number}\n"]
+    if record.setup is not None:
+        if len(record.setup) != 100:
+            raise ValueError(f"a setup has 100 squares, this one has {len(record.setup)}")
+        parts.append("".join(CODE_LETTERS[code] for code in record.setup) + "\n")
+    for ply, (source, target) in enumerate(zip(record.sources, record.targets, strict=True), 1):
+        if not (0 <= source < 100 and 0 <= target < 100):
+            raise ValueError(f"{record.game_id}: move {ply} has an unreadable square")
+        parts.append(f"{_NAMES[source]}-{_NAMES[target]}\n")
+        rescue = record.rescues.get(ply)
+        if rescue is not None:
+            if rescue.square is None or rescue.piece is None or not 0 <= rescue.piece < 100:
+                raise ValueError(f"{record.game_id}: move {ply} has an unreadable rescue")
+            parts.append(f"{_NAMES[rescue.square]}:{rescue.piece:02d}\n")
+    parts.append("END\n")
+    result = record.result
+    tail = ""
+    if result is not None:
+        rtype = "" if result.type is None else str(result.type)
+        winner = "" if result.winner is None else str(result.winner - 1)
+        tail = f" result {rtype} winner {winner}"
+    parts.append(f"{_players_line(record)}{tail}\n")
+    return "".join(parts).encode("utf-8")
+
+
+def gsn_file_name(record: GameRecord) -> str:
+    """The daily file name: ``classic.2003.06.07.505.gsn``; day ``00`` when it is not known.
+
+    Raises ``ValueError`` when the record lacks its variant, year, month or number.
+    """
+    word = WORD_OF_VARIANT.get(record.variant)
+    if word is None or record.year is None or record.month is None or record.number is None:
+        raise ValueError(
+            f"{record.game_id}: a .gsn name needs variant, year, month and number "
+            f"(have {record.variant!r}, {record.year}, {record.month}, {record.number})"
+        )
+    if not 1 <= record.month <= 12:
+        raise ValueError(f"{record.game_id}: month must be 1..12, got {record.month}")
+    day = record.day or 0
+    return f"{word}.{record.year:04d}.{record.month:02d}.{day:02d}.{record.number}.gsn"

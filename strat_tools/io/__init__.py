@@ -1,0 +1,6 @@
+"""Bytes in and out: input paths, folders, globs and zips (:mod:`~strat_tools.io.sources`,
+:mod:`~strat_tools.io.zipdir`) and atomic, never-over-an-input outputs
+(:mod:`~strat_tools.io.output`).
+
+Knows which names are game records only by asking :mod:`strat_tools.core.record_formats`.
+"""

@@ -1,0 +1,398 @@
+"""The one way in: game records or exported dataset folders in, batches out.
+
+Every command and notebook call that reads games goes through here: :func:`iter_tables`
+(the five tables per batch, behind :func:`read_games` and :func:`export_dataset`),
+:func:`reduce_batches` (a reduction run in the worker, behind every statistic, the report,
+the advice and the heat maps), :func:`map_games` (one value per game, behind ``validate``)
+and :func:`map_records` (any :class:`~strat_tools.run.batch_work.RecordWork` on a batch of
+records, behind ``events``, ``observations``, ``convert`` and ``view``). The work on one
+batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is counted in a
+:class:`~strat_tools.run.tally.Tally`. They share one treatment of everything a run decides:
+
+* **inputs**: record files, folders, globs and zips are cut into batches of files and read,
+  checked and (unless ``setups_only``) replayed in the workers (process pool or Dask, see
+  :mod:`strat_tools.run.pipeline`); an exported dataset folder among them is read back a few
+  hundred games at a time (:func:`~strat_tools.tables.dataset.iter_dataset`), never whole;
+* **rules**: a rule-set name is checked once, before any work (:class:`OptionError`);
+* **game ids**: unique over the whole run; a second game of the same name gets ``NAME#2``
+  (:class:`~strat_tools.tables.build.GameIds`) in input order. Reductions see batch-unique ids;
+* **batch sizes**: at most :data:`TABLE_BATCH` files when whole tables come back (they are
+  big), :data:`REDUCE_BATCH` when a reduction does (it is small, and each call has a fixed
+  cost);
+* **selection**: ``select``, a picklable per-game predicate, runs in the worker right after
+  a record is read, before the replay, the rows and any reduction; the games it leaves out
+  are counted in the :class:`Tally` (``dropped``), never silently lost;
+* **containment**: one bad game never stops a run. The replay is contained by
+  :func:`~strat_tools.engine.replay.replay_safely`; here the other per-game steps are: a game whose
+  table rows (or ``select``) raise becomes one invalid games row with an ``internal.rows``
+  (``internal.select``) error, and a game a reduction raises on becomes an invalid game
+  with an ``internal.reduce`` error, its other rows left out, and the reduction is run again
+  without it; a game a :class:`~strat_tools.run.batch_work.RecordWork` raises on becomes that
+  work's invalid entry (``internal.events``, ...). Each names the file, the member and the
+  exception. Only the failing batch pays for finding the game: the usual path does no
+  per-game work of its own.
+
+This module knows no statistic and draws nothing; it moves tables.
+
+>>> from strat_tools.run.driver import Tally, read_games
+>>> tally = Tally()
+>>> games = read_games("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1, tally=tally)
+>>> (tally.games, tally.readable, tally.dropped, tally.failed)
+(1, 1, 0, 0)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.records import GameRecord
+from strat_tools.formats.readers import NothingReadable
+from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
+from strat_tools.run.batch_work import (
+    RecordWork,
+    Select,
+    Tables,
+    map_units,
+    only_games,
+    records_batch,
+    reduce_tables,
+    reduce_units,
+    rows_kept,
+    tables_batch,
+)
+from strat_tools.run.pipeline import ProgressCallback, map_batches
+from strat_tools.run.tally import Tally
+
+if TYPE_CHECKING:
+    from strat_tools.tables.dataset import ExportSummary, Format, GameSet
+
+__all__ = [
+    "REDUCE_BATCH",
+    "TABLE_BATCH",
+    "RecordWork",
+    "Select",
+    "Tables",
+    "Tally",
+    "export_dataset",
+    "iter_tables",
+    "map_games",
+    "map_records",
+    "read_games",
+    "reduce_batches",
+]
+
+# pyarrow, pandas and the table modules are imported where they are used, so that
+# ``validate`` (which needs none of them) starts as fast as it did before the driver.
+
+T = TypeVar("T")
+V = TypeVar("V")
+R = TypeVar("R")
+
+TABLE_BATCH: Final = 200
+"""Most files per batch when the batch's tables come back whole."""
+REDUCE_BATCH: Final = 1_000
+"""Most files per batch when only a reduction comes back: what returns is small whatever
+the batch, and each reduction has a fixed cost per call (the report runs about 25 of them),
+so fewer, larger batches halve the report's time."""
+
+
+# --- in the collecting process ---------------------------------------------------------------
+
+
+def _is_dataset(path: str) -> bool:
+    from strat_tools.tables.dataset import is_dataset  # only for folders: a zip needs no pandas
+
+    return is_dataset(path)
+
+
+def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
+    """Runs of record paths and single dataset folders, in the order given."""
+    runs: list[tuple[bool, list[str]]] = []
+    for path in path_list(paths):
+        if os.path.isdir(path) and _is_dataset(path):
+            runs.append((True, [path]))
+        elif runs and not runs[-1][0]:
+            runs[-1][1].append(path)
+        else:
+            runs.append((False, [path]))
+    return runs
+
+
+def _check_rules(rules: str | None, setups_only: bool) -> None:
+    from strat_tools.tables.build import check_rules
+
+    if setups_only:
+        return
+    try:
+        check_rules(rules)
+    except OptionError:
+        raise
+    except ValueError as exc:
+        raise OptionError(str(exc)) from exc
+
+
+def iter_tables(
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+    skipped: list[Skipped] | None = None,
+) -> Iterator[Tables]:
+    """The five tables per batch of the games under ``paths``, in input order, game ids
+    unique over the whole run. ``paths`` are record files, folders, globs, zips or exported
+    dataset folders (read back in batches, never whole). ``tally`` counts what was read;
+    ``skipped`` collects the entries that are not game files.
+
+    >>> batches = iter_tables("data/", setups_only=True, jobs=1)  # doctest: +SKIP
+    """
+    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.dataset import iter_dataset
+
+    _check_rules(rules, setups_only)
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
+    ids = GameIds()
+    for is_folder, group in _runs(paths):
+        if is_folder:
+            for tables in iter_dataset(group[0]):
+                if select is not None:
+                    before = tables["games"].num_rows
+                    tables = only_games(tables, rows_kept(select, tables))
+                    if tally is not None:
+                        tally.dropped += before - tables["games"].num_rows
+                if tally is not None:
+                    tally.count(tables)
+                if progress is not None:
+                    progress(tables["games"].num_rows)
+                yield ids.renumber(tables)
+            continue
+        work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)
+        for tables, batch_tally in map_batches(
+            work, iter_units(group, skipped=skipped), progress=progress, max_batch=TABLE_BATCH,
+            **run,
+        ):  # fmt: skip
+            if tally is not None:
+                tally.add(batch_tally)
+            yield ids.renumber(tables)
+
+
+def reduce_batches(
+    reduce: Callable[[GameSet], T],
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> Iterator[T]:
+    """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
+    where the batch is read; only what ``reduce`` returns crosses to this process.
+
+    ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
+    one) and should return something small: counts, a few values a game. A game it raises
+    on is contained (see the module's docstring). ``progress`` counts record files only.
+    """
+    from strat_tools.tables.dataset import iter_dataset
+
+    _check_rules(rules, setups_only)
+    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
+    for is_folder, group in _runs(paths):
+        batches: Iterator[tuple[T, Tally]]
+        if is_folder:
+            batches = map_batches(
+                partial(reduce_tables, reduce=reduce, select=select), iter_dataset(group[0]),
+                batch_size=1, **run,
+            )  # fmt: skip
+        else:
+            work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
+                reduce_units, reduce=reduce, rules=rules, setups_only=setups_only, select=select
+            )
+            batches = map_batches(
+                work, iter_units(group), progress=progress, max_batch=REDUCE_BATCH,
+                **run,
+            )  # fmt: skip
+        for reduced, batch_tally in batches:
+            if tally is not None:
+                tally.add(batch_tally)
+            yield reduced
+
+
+def map_games(
+    per_game: Callable[[GameRecord], V],
+    paths: Paths,
+    *,
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+    skipped: list[Skipped] | None = None,
+) -> Iterator[V]:
+    """``per_game(record)`` for every game record under ``paths``, in input order, run in
+    the workers; ``per_game`` must be picklable and contain its own failures (as
+    :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
+    folder has no records left to judge (:class:`InputError`)."""
+    _refuse_datasets(paths)
+    work = partial(map_units, per_game=per_game, select=select)
+    for values, batch_tally in map_batches(
+        work, iter_units(path_list(paths), skipped=skipped), progress=progress,
+        max_batch=TABLE_BATCH, jobs=jobs, dask=dask, dask_address=dask_address,
+    ):  # fmt: skip
+        if tally is not None:
+            tally.add(batch_tally)
+        yield from values
+
+
+def map_records(
+    work: RecordWork[R],
+    paths: Paths,
+    *,
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+    skipped: list[Skipped] | None = None,
+    max_batch: int = TABLE_BATCH,
+) -> Iterator[R]:
+    """``work(records)`` for each batch of the game records under ``paths``, in input order,
+    run where the batch is read (``events``, ``observations``, ``convert``, ``view``).
+
+    The driver's treatment throughout: ``work.rules`` checked once; ``select`` applied in
+    the worker; a game ``work`` raises on is contained (it becomes ``work``'s own invalid
+    entry for a :func:`~strat_tools.run.batch_work.stand_in`, named in ``tally.failures``);
+    game ids made unique over the run by ``work.renumber``; ``tally`` counts every game
+    read (kept, readable, dropped by ``select``, failed). Game records only: an exported
+    dataset folder is refused (:class:`InputError`).
+    """
+    _check_rules(work.rules, False)
+    _refuse_datasets(paths)
+    from strat_tools.tables.build import GameIds
+
+    ids = GameIds()
+    for result, batch_tally in map_batches(
+        partial(records_batch, work=work, select=select),
+        iter_units(path_list(paths), skipped=skipped), progress=progress, max_batch=max_batch,
+        jobs=jobs, dask=dask, dask_address=dask_address,
+    ):  # fmt: skip
+        if tally is not None:
+            tally.add(batch_tally)
+        yield work.renumber(ids, result)
+
+
+def _refuse_datasets(paths: Paths) -> None:
+    folders = [group[0] for is_folder, group in _runs(paths) if is_folder]
+    if folders:
+        raise InputError(
+            f"{folders[0]} is an exported dataset folder; this reads game records "
+            "(the files, folders or zips it was exported from)"
+        )
+
+
+# --- the notebook's entry points -------------------------------------------------------------
+
+
+def read_games(
+    paths: Paths,
+    *,
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    tally: Tally | None = None,
+) -> GameSet:
+    """Read game records (files, folders, globs, zips) or an exported dataset folder.
+
+    ``setups_only`` skips the replay (much faster; no moves table, see
+    :mod:`strat_tools.tables.build`); ``rules`` names a rule set or ``'auto'``; ``select`` keeps
+    only the games it is true for; ``jobs`` is the number of processes (None: every core);
+    ``dask``/``dask_address`` run the batches on Dask.
+
+    >>> import strat_tools as st
+    >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
+    >>> games.setups.query("piece == 'flag'").row.value_counts()  # doctest: +SKIP
+    """
+    from strat_tools.tables.build import concat_tables
+    from strat_tools.tables.dataset import GameSet
+
+    parts = iter_tables(
+        paths,
+        setups_only=setups_only,
+        rules=rules,
+        select=select,
+        jobs=jobs,
+        dask=dask,
+        dask_address=dask_address,
+        progress=progress,
+        tally=tally,
+    )
+    return GameSet(concat_tables(parts))
+
+
+def export_dataset(
+    paths: Paths,
+    directory: PathArg,
+    *,
+    format: Format = "parquet",
+    setups_only: bool = False,
+    rules: str | None = "auto",
+    select: Select | None = None,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    progress: ProgressCallback | None = None,
+    on_batch: Callable[[Tables], None] | None = None,
+    tally: Tally | None = None,
+) -> ExportSummary:
+    """Read records (or a dataset folder) and write the five tables under ``directory``.
+
+    Streams: each batch is written as it arrives, so memory stays flat (a dataset folder is
+    read back in batches too). Atomic per file.
+
+    >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
+    """
+    from strat_tools.io.output import refuse_overlap
+    from strat_tools.tables.dataset import DatasetWriter
+
+    started = time.perf_counter()
+    refuse_overlap(path_list(paths), directory)
+    seen = tally if tally is not None else Tally()
+    with DatasetWriter(directory, format) as writer:
+        for tables in iter_tables(
+            paths,
+            setups_only=setups_only,
+            rules=rules,
+            select=select,
+            jobs=jobs,
+            dask=dask,
+            dask_address=dask_address,
+            progress=progress,
+            tally=seen,
+        ):
+            writer.write(tables)
+            if on_batch is not None:
+                on_batch(tables)
+        if not seen.readable:  # raised inside: nothing is put in place
+            raise NothingReadable(path_list(paths), seen.reasons)
+    summary = writer.summary(time.perf_counter() - started)
+    summary.dropped = seen.dropped
+    return summary

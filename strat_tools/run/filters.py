@@ -1,0 +1,392 @@
+"""Game filters: one definition of "which games", parsed and checked once, applied anywhere.
+
+A :class:`GameFilter` holds every selection a command accepts (``--variant``,
+``--period``, ``--plies``, ``--ending``, ``--winner``, ``--ids``, ``--pattern``,
+``--duplicates``). :meth:`GameFilter.parse` reads the options' text and raises
+:class:`FilterError` (a ``ValueError``; the CLI turns it into a usage error, exit 2) naming
+the option and what it expects. Then:
+
+- :meth:`GameFilter.accepts` judges one :class:`~strat_tools.core.records.GameRecord`: top level
+  and picklable with the filter, so it runs in the worker that read the record (the input
+  driver's per-game ``select`` hook). Everything but ``duplicates``, which needs all games;
+- :meth:`GameFilter.mask` judges the rows of a ``games`` table (with its ``setups`` for a
+  pattern), duplicates included: ``exclude`` keeps the first game of each game fingerprint
+  (:mod:`strat_tools.setups.identity`) in input order, ``only`` keeps every game whose fingerprint
+  occurs more than once.
+
+Periods are the ``games`` table's calendar months, ``YYYY-MM`` (Gravon's zip names count
+months from 0: ``strados2014-0.zip`` holds 2014-01). A pattern matches a game when either
+side's setup matches it (owner's view, :mod:`strat_tools.setups.patterns`).
+
+This module reads no files (``--ids FILE`` is read by :func:`read_id_file`) and writes none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from strat_tools.core.errors import OptionError
+from strat_tools.core.records import GameRecord, Termination, parse_variant
+from strat_tools.io.sources import MAX_GAME_BYTES, SourceError, open_regular
+from strat_tools.setups.identity import owner_codes, setup_array
+from strat_tools.setups.patterns import Pattern
+from strat_tools.tables.build import to_frame
+
+Duplicates = Literal["only", "exclude"]
+DUPLICATES: Final = ("only", "exclude")
+WINNERS: Final = {"red": 1, "blue": 2, "draw": 3}
+"""``--winner`` names and the Gravon winner code each stands for (the games table says
+``winner`` red/blue and ``draw``; a record says the code)."""
+WINNER_NAMES: Final = {code: name for name, code in WINNERS.items()}
+
+ENDING_NAMES: Final = {t.label: t.value for t in Termination if t is not Termination.UNKNOWN}
+"""``--ending`` names (the ``termination`` labels of the games table) and their result type."""
+
+_PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$")
+
+
+class FilterError(ValueError):
+    """A filter option that cannot be read: ``option`` names it, the message says why."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(f"{option}: {message}")
+        self.option = option
+        self.reason = message
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """Which games to keep; ``None`` (or empty) fields select everything.
+
+    >>> f = GameFilter.parse(variant="classic", period="2014-01:2014-06", plies="100:")
+    >>> f.describe()
+    'classic; periods 2014-01 to 2014-06; at least 100 plies'
+    >>> GameFilter.parse(plies="9:3")
+    Traceback (most recent call last):
+    ...
+    strat_tools.run.filters.FilterError: --plies: MIN 9 is larger than MAX 3
+    """
+
+    variants: frozenset[str] | None = None
+    period: tuple[str | None, str | None] | None = None
+    plies: tuple[int | None, int | None] | None = None
+    endings: frozenset[int] | None = None
+    winner: int | None = None
+    ids: frozenset[str] | None = None
+    pattern: Pattern | None = None
+    mirror: bool = False
+    duplicates: Duplicates | None = None
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        variant: str | Sequence[str] | None = None,
+        period: str | None = None,
+        plies: str | None = None,
+        ending: str | Sequence[str] | None = None,
+        winner: str | None = None,
+        ids: Iterable[str] | None = None,
+        pattern: str | Pattern | None = None,
+        mirror: bool = False,
+        duplicates: str | None = None,
+    ) -> GameFilter:
+        """Read the options' text; raise :class:`FilterError` for a bad value."""
+        made = cls(
+            variants=_variants(variant),
+            period=_period(period) if period else None,
+            plies=_plies(plies) if plies else None,
+            endings=_endings(ending),
+            winner=_winner(winner),
+            ids=frozenset(_clean_id(i) for i in ids) if ids is not None else None,
+            pattern=_pattern(pattern),
+            mirror=mirror,
+            duplicates=_duplicates(duplicates),
+        )
+        if made.pattern is not None and made.variants:
+            notes = tuple(why for v in sorted(made.variants) if (why := made.pattern.impossible(v)))
+            made = replace(made, notes=notes)
+        return made
+
+    @property
+    def active(self) -> bool:
+        """Whether the filter leaves anything out at all."""
+        return self != GameFilter()
+
+    @property
+    def per_game(self) -> GameFilter | None:
+        """The part judged game by game (all but ``duplicates``), for the input driver's
+        ``select`` hook; ``None`` when that part keeps everything."""
+        part = replace(self, duplicates=None, notes=())
+        return part if part.active else None
+
+    def __call__(self, record: GameRecord) -> bool:
+        """:meth:`accepts`: a filter is the driver's per-game ``select`` predicate."""
+        return self.accepts(record)
+
+    def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
+        """:meth:`mask` over Arrow tables (``games``, ``setups``): the driver applies it to
+        the batches of a dataset folder."""
+        setups = to_frame(tables["setups"]) if self.pattern is not None else None
+        return self.mask(to_frame(tables["games"]), setups)
+
+    @property
+    def needs_all_games(self) -> bool:
+        """Whether judging a game needs the other games too (``duplicates``)."""
+        return self.duplicates is not None
+
+    def describe(self) -> str:
+        """A short line for titles and messages: what the filter keeps."""
+        parts = []
+        if self.variants:
+            parts.append(", ".join(sorted(self.variants)))
+        if self.period:
+            low, high = self.period
+            parts.append(f"periods {low or 'first'} to {high or 'last'}")
+        if self.plies:
+            low_plies, high_plies = self.plies
+            if high_plies is None:
+                parts.append(f"at least {low_plies} plies")
+            elif low_plies is None:
+                parts.append(f"at most {high_plies} plies")
+            else:
+                parts.append(f"{low_plies} to {high_plies} plies")
+        if self.endings:
+            names = {v: k for k, v in ENDING_NAMES.items()}
+            parts.append(
+                "ending " + " or ".join(names.get(t, str(t)) for t in sorted(self.endings))
+            )
+        if self.winner:
+            parts.append("won by " + {1: "red", 2: "blue", 3: "nobody (draw)"}[self.winner])
+        if self.ids is not None:
+            parts.append(f"{len(self.ids):,} listed ids")
+        if self.pattern is not None:
+            parts.append("setup pattern" + (" or its mirror" if self.mirror else ""))
+        if self.duplicates:
+            parts.append(
+                {"only": "duplicated games only", "exclude": "no duplicate games"}[self.duplicates]
+            )
+        return "; ".join(parts) if parts else "all games"
+
+    def accepts(self, record: GameRecord) -> bool:
+        """Whether one record passes (every field but ``duplicates``)."""
+        if self.variants and record.variant not in self.variants:
+            return False
+        if self.period:
+            if record.year is None or record.month is None:
+                return False
+            if not _in_period(f"{record.year:04d}-{record.month:02d}", self.period):
+                return False
+        if self.plies and not _in_range(record.plies, self.plies):
+            return False
+        result = record.result
+        if self.endings is not None and (result is None or result.type not in self.endings):
+            return False
+        if self.winner is not None and (result is None or result.winner != self.winner):
+            return False
+        if self.ids is not None and record.game_id not in self.ids:
+            return False
+        if self.pattern is not None:
+            if record.setup is None or len(record.setup) != 100:
+                return False
+            red, blue = owner_codes([record.setup])
+            return bool(self.pattern.match(np.concatenate([red, blue]), mirror=self.mirror).any())
+        return True
+
+    def mask(
+        self, games: pd.DataFrame, setups: pd.DataFrame | None = None
+    ) -> npt.NDArray[np.bool_]:
+        """Which rows of a ``games`` frame pass; ``setups`` is needed for a pattern."""
+        keep = np.ones(len(games), dtype=bool)
+        if self.variants:
+            keep &= games["variant"].isin(self.variants).to_numpy(dtype=bool)
+        if self.period:
+            period = games["period"].astype("string")
+            low, high = self.period
+            known = period.notna().to_numpy(dtype=bool)
+            keep &= known
+            if low:
+                keep &= (period >= low).fillna(False).to_numpy(dtype=bool)
+            if high:
+                keep &= (period <= high).fillna(False).to_numpy(dtype=bool)
+        if self.plies:
+            keep &= _range_mask(games["plies"].to_numpy(dtype=np.int64), self.plies)
+        if self.endings is not None:
+            keep &= games["result_type"].isin(self.endings).fillna(False).to_numpy(dtype=bool)
+        if self.winner is not None:
+            name = WINNER_NAMES[self.winner]
+            won = games["draw"] if name == "draw" else games["winner"] == name
+            keep &= pd.Series(won).fillna(False).to_numpy(dtype=bool)
+        if self.ids is not None:
+            plain = games["game_id"].astype(str).str.replace(r"#\d+$", "", regex=True)
+            keep &= plain.isin(self.ids).to_numpy(dtype=bool)
+        if self.pattern is not None:
+            if setups is None:
+                raise ValueError("a pattern filter needs the setups table")
+            keep &= games["game_id"].isin(self.pattern_games(setups)).to_numpy(dtype=bool)
+        if self.duplicates is not None:
+            keep &= duplicate_mask(games["game_fingerprint"], self.duplicates)
+        return keep
+
+    def pattern_games(self, setups: pd.DataFrame) -> set[str]:
+        """The ids of the games with a setup the pattern matches."""
+        if self.pattern is None:
+            return set()
+        found = setup_array(setups)
+        hit = self.pattern.match(found.codes, mirror=self.mirror)
+        return set(found.game_id[hit].tolist())
+
+
+def duplicate_mask(fingerprints: pd.Series, duplicates: Duplicates) -> npt.NDArray[np.bool_]:
+    """``exclude``: the first game of each fingerprint (and games without one); ``only``:
+    every game whose fingerprint occurs more than once."""
+    known = fingerprints.notna().to_numpy(dtype=bool)
+    if duplicates == "exclude":
+        return ~fingerprints.duplicated(keep="first").to_numpy(dtype=bool) | ~known
+    return fingerprints.duplicated(keep=False).to_numpy(dtype=bool) & known
+
+
+def read_id_file(path: str | Path) -> list[str]:
+    """Game ids from a file, one a line (blank lines and ``#`` comments skipped; a trailing
+    ``.xml`` is dropped). Raises :class:`FilterError` when it cannot be read: only a regular
+    file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
+    read), as for game records."""
+    try:
+        handle, size = open_regular(str(path))
+        with handle:
+            if size > MAX_GAME_BYTES:
+                raise SourceError(f"{size:,} bytes, more than {MAX_GAME_BYTES:,}")
+            text = handle.read(MAX_GAME_BYTES).decode("utf-8")
+    except (SourceError, OSError, UnicodeDecodeError) as exc:
+        raise FilterError("--ids", f"cannot read {path}: {exc}") from None
+    ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    return [i for i in ids if i]
+
+
+def _clean_id(game_id: str) -> str:
+    text = game_id.strip()
+    return text[:-4] if text.lower().endswith(".xml") else text
+
+
+def _variants(variant: str | Sequence[str] | None) -> frozenset[str] | None:
+    if not variant:
+        return None
+    names = [v.strip() for v in ([variant] if isinstance(variant, str) else variant)]
+    names = [n for part in names for n in part.split(",") if n.strip()]
+    try:
+        # A player's spelling, as every --variant takes it: any case, - or _ for the space.
+        return frozenset(parse_variant(name) for name in names)
+    except OptionError as exc:
+        raise FilterError("--variant", str(exc)) from None
+
+
+def _month(text: str) -> str:
+    found = _PERIOD.match(text.strip())
+    if found is None or not 1 <= int(found[2]) <= 12:
+        raise FilterError("--period", f"{text!r} is not a month like 2014-01 (months 1..12)")
+    return f"{int(found[1]):04d}-{int(found[2]):02d}"
+
+
+def _period(text: str) -> tuple[str | None, str | None]:
+    low, sep, high = text.partition(":")
+    if not sep:
+        month = _month(low)
+        return month, month
+    bounds = (_month(low) if low.strip() else None, _month(high) if high.strip() else None)
+    if bounds == (None, None):
+        raise FilterError("--period", "give FROM:TO, FROM: or :TO, like 2014-01:2014-06")
+    if bounds[0] and bounds[1] and bounds[0] > bounds[1]:
+        raise FilterError("--period", f"FROM {bounds[0]} is later than TO {bounds[1]}")
+    return bounds
+
+
+def _plies(text: str) -> tuple[int | None, int | None]:
+    low, sep, high = text.partition(":")
+    if not sep:
+        raise FilterError("--plies", f"{text!r}: give MIN:MAX, MIN: or :MAX, like 40:200")
+    try:
+        bounds = (int(low) if low.strip() else None, int(high) if high.strip() else None)
+    except ValueError:
+        raise FilterError("--plies", f"{text!r}: MIN and MAX must be whole numbers") from None
+    if bounds == (None, None):
+        raise FilterError("--plies", "give MIN:MAX, MIN: or :MAX, like 40:200")
+    if any(b is not None and b < 0 for b in bounds):
+        raise FilterError("--plies", f"{text!r}: plies cannot be negative")
+    if bounds[0] is not None and bounds[1] is not None and bounds[0] > bounds[1]:
+        raise FilterError("--plies", f"MIN {bounds[0]} is larger than MAX {bounds[1]}")
+    return bounds
+
+
+def _endings(ending: str | Sequence[str] | None) -> frozenset[int] | None:
+    if not ending:
+        return None
+    parts = [ending] if isinstance(ending, str) else list(ending)
+    names = [p.strip().lower().replace("-", "_") for part in parts for p in part.split(",")]
+    types = set()
+    for name in filter(None, names):
+        if name.isdigit() and int(name) in ENDING_NAMES.values():
+            types.add(int(name))
+        elif name in ENDING_NAMES:
+            types.add(ENDING_NAMES[name])
+        else:
+            choices = ", ".join(f"{v} {k}" for k, v in ENDING_NAMES.items())
+            raise FilterError("--ending", f"unknown ending {name!r}; choose from {choices}")
+    return frozenset(types)
+
+
+def _winner(winner: str | None) -> int | None:
+    if not winner:
+        return None
+    if winner.strip().lower() not in WINNERS:
+        raise FilterError("--winner", f"unknown winner {winner!r}; choose red, blue or draw")
+    return WINNERS[winner.strip().lower()]
+
+
+def _pattern(pattern: str | Pattern | None) -> Pattern | None:
+    if pattern is None or isinstance(pattern, Pattern):
+        return pattern
+    try:
+        return Pattern.parse(pattern)
+    except ValueError as exc:
+        raise FilterError("--pattern", str(exc)) from None
+
+
+def _duplicates(duplicates: str | None) -> Duplicates | None:
+    if not duplicates:
+        return None
+    if duplicates == "only":
+        return "only"
+    if duplicates == "exclude":
+        return "exclude"
+    raise FilterError("--duplicates", f"{duplicates!r}: choose only or exclude")
+
+
+def _in_range(value: int, bounds: tuple[int | None, int | None]) -> bool:
+    low, high = bounds
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _range_mask(
+    values: npt.NDArray[np.int64], bounds: tuple[int | None, int | None]
+) -> npt.NDArray[np.bool_]:
+    low, high = bounds
+    keep = np.ones(len(values), dtype=bool)
+    if low is not None:
+        keep &= values >= low
+    if high is not None:
+        keep &= values <= high
+    return keep
+
+
+def _in_period(period: str, bounds: tuple[str | None, str | None]) -> bool:
+    low, high = bounds
+    return (low is None or period >= low) and (high is None or period <= high)

@@ -1,0 +1,217 @@
+"""Run per-batch work over many game files: in process, on a process pool, or on Dask.
+
+Work is split across files and zip members (never inside a game): :func:`map_batches` cuts
+the stream of :class:`~strat_tools.io.sources.Unit` into contiguous batches, runs a top-level
+function on each batch and yields the results **in input order**, whatever the number of
+workers. At most a few batches per worker are in flight, so memory stays flat however long
+the input is, and callers can write results as they arrive.
+
+The function must be picklable (a module-level function, or ``functools.partial`` of one)
+and should return compact results (Arrow tables, counts, small summaries), never decoded
+move lists: shipping those between processes costs as much as replaying them.
+
+Past one machine the same function runs on ``dask.distributed`` (``dask=True``): a local
+cluster by default, or the scheduler at ``dask_address``. The workers then read the input
+paths themselves, so on a real cluster the paths must be visible to every worker (a shared
+file system). The local cluster's workers die with this process, as the pool's do
+(:func:`strat_tools.run.processes.dask_worker_options`); a remote cluster's are its own. This
+module does no scheduling of its own beyond the ordered window.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from itertools import chain, islice
+from typing import Any, TypeVar
+
+from strat_tools.core.errors import RunError
+from strat_tools.run.processes import (
+    available_cores,
+    cap_jobs,
+    dask_worker_options,
+    stop_workers,
+    worker_init,
+)
+
+T = TypeVar("T")
+U = TypeVar("U")
+"""An item of work: usually a :class:`~strat_tools.io.sources.Unit` (one game file)."""
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of units just finished."""
+
+
+class PipelineError(RunError):
+    """The parallel machinery itself failed (not a bad game: those are data)."""
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    return available_cores()
+
+
+_MAX_BATCH: int = 200
+"""Units per batch at most: enough to amortise process overhead and open each zip once."""
+
+
+def _batch_size(count: int, jobs: int, max_batch: int) -> int:
+    return max(1, min(max_batch, -(-count // (jobs * 8))))
+
+
+def iter_batches(
+    units: Iterable[U], jobs: int, batch_size: int | None = None, max_batch: int | None = None
+) -> Iterator[list[U]]:
+    """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
+    process overhead (and to open each zip once per batch), cut from a stream as it goes.
+
+    The batch size depends on how many units there are only while there are few (fewer than
+    ``jobs * 8`` full batches); so only that many units are read ahead to decide it, and a
+    long input is never held whole. ``max_batch`` (default 200) caps the batch size.
+    """
+    stream = iter(units)
+    if batch_size is None:
+        most = max_batch or _MAX_BATCH
+        ahead = list(islice(stream, jobs * 8 * most))
+        batch_size = _batch_size(len(ahead), jobs, most)
+        stream = chain(ahead, stream)
+        del ahead
+    while batch := list(islice(stream, batch_size)):
+        yield batch
+
+
+def map_batches(
+    func: Callable[[list[U]], T],
+    units: Iterable[U],
+    *,
+    jobs: int | None = None,
+    dask: bool = False,
+    dask_address: str | None = None,
+    batch_size: int | None = None,
+    progress: ProgressCallback | None = None,
+    max_batch: int | None = None,
+) -> Iterator[T]:
+    """Yield ``func(batch)`` for consecutive batches of ``units``, in input order.
+
+    ``units`` may be a lazy stream (:func:`~strat_tools.io.sources.iter_units`): it is consumed
+    as the work goes, a few batches ahead, so memory does not grow with the input.
+    ``jobs=None`` uses every core; ``jobs=1`` runs in this process (no pickling at all);
+    more jobs than cores are capped at the cores (a local pool: no more workers than batches
+    either). Workers die with this process, and stop at once when it is interrupted.
+
+    >>> from strat_tools.io.sources import iter_units
+    >>> counts = map_batches(len, iter_units(["data/"]), jobs=1)  # doctest: +SKIP
+    """
+    n_jobs = default_jobs() if jobs is None else jobs
+    if n_jobs < 1:
+        raise ValueError(f"jobs must be at least 1, got {n_jobs}")
+    if not dask_address:  # a remote cluster has its own cores
+        n_jobs = cap_jobs(n_jobs)
+    batches = iter_batches(units, n_jobs, batch_size, max_batch)
+    if dask or dask_address:
+        yield from _map_dask(func, batches, n_jobs, dask_address, progress)
+        return
+    # A pool of at most one worker per batch: look at the first ``n_jobs`` batches to know.
+    head = list(islice(batches, n_jobs)) if n_jobs > 1 else []
+    if n_jobs == 1 or len(head) <= 1:
+        for batch in chain(head, batches):
+            result = func(batch)
+            if progress is not None:
+                progress(len(batch))
+            yield result
+    else:
+        workers = len(head)
+        yield from _map_pool(func, chain(head, batches), workers, n_jobs * 3, progress)
+
+
+def _in_order(
+    submit: Callable[[list[U]], Any],
+    batches: Iterable[list[U]],
+    window: int,
+    progress: ProgressCallback | None,
+) -> Iterator[T]:
+    """Submit batches keeping at most ``window`` in flight; yield their results in order.
+
+    ``submit`` returns a future (concurrent.futures or Dask); a finished one is dropped as
+    soon as its result is taken, so neither side holds results that were already yielded.
+    """
+    pending: deque[tuple[Any, int]] = deque()
+    todo = iter(batches)
+    for batch in todo:
+        pending.append((submit(batch), len(batch)))
+        if len(pending) >= window:
+            break
+    while pending:
+        future, size = pending.popleft()
+        result: T = future.result()
+        del future
+        for batch in todo:
+            pending.append((submit(batch), len(batch)))
+            break
+        if progress is not None:
+            progress(size)
+        yield result
+
+
+def _map_pool(
+    func: Callable[[list[U]], T],
+    batches: Iterable[list[U]],
+    workers: int,
+    window: int,
+    progress: ProgressCallback | None,
+) -> Iterator[T]:
+    pool = ProcessPoolExecutor(
+        max_workers=workers, initializer=worker_init, initargs=(os.getpid(),)
+    )
+    try:
+        yield from _in_order(lambda b: pool.submit(func, b), batches, window, progress)
+    except BaseException:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading
+        stop_workers(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _map_dask(
+    func: Callable[[list[U]], T],
+    batches: Iterable[list[U]],
+    jobs: int,
+    address: str | None,
+    progress: ProgressCallback | None,
+) -> Iterator[T]:
+    client, cluster = _dask_client(jobs, address)
+    try:
+        yield from _in_order(
+            lambda b: client.submit(func, b, pure=False), batches, max(4, jobs * 3), progress
+        )
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask_client(jobs: int, address: str | None) -> tuple[Any, Any]:
+    try:
+        from dask import distributed
+    except ImportError as exc:
+        raise PipelineError(
+            "Dask is not installed: install the 'dist' extra "
+            "(pip install 'strat-tools[dist]') to use --dask"
+        ) from exc
+    # dask.distributed has no type hints: hold its classes as Any.
+    client_cls: Any = distributed.Client
+    cluster_cls: Any = distributed.LocalCluster
+    if address:
+        try:
+            return client_cls(address, timeout="10s"), None
+        except (OSError, TimeoutError) as exc:
+            raise PipelineError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
+    cluster = cluster_cls(
+        n_workers=jobs,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        **dask_worker_options(),  # its workers die with this process, as the pool's do
+    )
+    return client_cls(cluster), cluster

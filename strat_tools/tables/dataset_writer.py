@@ -1,0 +1,266 @@
+"""Writing a dataset folder: :class:`DatasetWriter`, batch by batch, atomically, and its summary.
+
+:class:`DatasetWriter` writes batches of the five tables (:data:`~strat_tools.tables.schemas.
+TABLE_NAMES`) into a folder, what :func:`strat_tools.run.driver.export_dataset` streams into and
+:meth:`strat_tools.tables.dataset.GameSet.export` writes tables already in memory with. Each table
+is
+one file, ``NAME.parquet`` or ``NAME.csv``, written under a temporary name in the same folder
+and renamed into place only when complete. The folder is owned through
+:class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an earlier
+export wrote are replaced, and a marker written last lists each table's file with its size and
+SHA-256. CSV keeps nulls apart from empty strings: every non-null value is quoted, a null is an
+empty unquoted field; a text cell a spreadsheet would run as a formula gets a leading ``'``
+(see :mod:`strat_tools.core.text`). Reading it back is :mod:`strat_tools.tables.dataset`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from strat_tools.core.errors import OptionError
+from strat_tools.core.text import count_of, neutralise_csv_table
+from strat_tools.io.output import OwnedFolder, file_digest
+from strat_tools.io.sources import PathArg
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
+
+__all__ = [
+    "FORMATS",
+    "INCOMPLETE_MARKER",
+    "DatasetWriter",
+    "ExportSummary",
+    "Format",
+    "csv_schema",
+    "table_file_names",
+]
+
+Format = Literal["parquet", "csv"]
+FORMATS: Final = ("parquet", "csv")
+"""Export formats."""
+
+
+INCOMPLETE_MARKER: Final = ".export-incomplete"
+"""Written by older versions while an export renamed its files; a folder holding it is refused."""
+
+# A table's buffered rows are written as one Parquet row group when they reach either bound:
+# big enough for fast scans, small enough that memory stays flat however long the input is.
+# The byte bound matters for the wide, short tables: games (about 180 bytes a row) would
+# otherwise buffer every game of a run below 250,000 games.
+ROW_GROUP_ROWS: Final = 250_000
+ROW_GROUP_BYTES: Final = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class ExportSummary:
+    """What an export wrote: games by status and rows per table."""
+
+    directory: str
+    format: str
+    files: list[str] = field(default_factory=list)
+    games: int = 0
+    valid: int = 0
+    invalid: int = 0
+    unchecked: int = 0
+    unreadable: int = 0
+    """Inputs that could not be read: a games row each (status unreadable), not games."""
+    rows: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+    dropped: int = 0
+    """Games a selection left out (see :func:`strat_tools.run.driver.export_dataset`)."""
+
+    def __str__(self) -> str:
+        rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
+        unreadable = f"; {count_of(self.unreadable, 'unreadable input')}" if self.unreadable else ""
+        return (
+            f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
+            f"{self.unchecked:,} unchecked{unreadable}; wrote {rows} to {self.directory} "
+            f"({self.format}) in {self.seconds:.1f} s"
+        )
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class DatasetWriter:
+    """Writes batches of the five tables to temporary files; renames them into place on exit.
+
+    Used as a context manager: a clean exit commits every file, an exception removes the
+    temporary files and leaves whatever was in ``directory`` before.
+    """
+
+    def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
+        if format not in FORMATS:
+            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        self.directory = Path(directory)
+        self.format: Format = format
+        self.rows = dict.fromkeys(TABLE_NAMES, 0)
+        self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
+        self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._writers: dict[str, Any] = {}
+        self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
+        self._buffered = dict.fromkeys(TABLE_NAMES, 0)
+        self._buffered_bytes = dict.fromkeys(TABLE_NAMES, 0)
+        self._folder = OwnedFolder(self.directory)
+
+    def final_path(self, name: str) -> Path:
+        """Where table ``name`` ends up."""
+        return self.directory / f"{name}.{self.format}"
+
+    def _temp_path(self, name: str) -> Path:
+        return self.directory / f".{name}.{self.format}{self._tag}"
+
+    def __enter__(self) -> DatasetWriter:
+        self._folder.__enter__()  # the lock: one export per folder at a time
+        try:
+            self._folder.check_replaceable(table_file_names())
+            self._remove_stale_temps()
+            for name in TABLE_NAMES:
+                self._writers[name] = self._open(name)
+        except BaseException:
+            self._close_all(failed=True)
+            raise
+        return self
+
+    def _remove_stale_temps(self) -> None:
+        """Delete temporary tables left by an export that was killed (its process is gone);
+        those of an export still running in this folder are left alone."""
+        names, formats = "|".join(TABLE_NAMES), "|".join(FORMATS)
+        pattern = re.compile(rf"^\.(?:{names})\.(?:{formats})\.tmp-(\d+)-[0-9a-f]{{8}}$")
+        for path in self.directory.iterdir():
+            match = pattern.match(path.name)
+            if match and not _process_alive(int(match.group(1))):
+                path.unlink(missing_ok=True)
+
+    def _open(self, name: str) -> Any:
+        path = str(self._temp_path(name))
+        if self.format == "parquet":
+            return pq.ParquetWriter(
+                path, SCHEMAS[name], compression="zstd", write_page_checksum=True
+            )
+        options = pacsv.WriteOptions(quoting_style="all_valid")
+        return pacsv.CSVWriter(path, csv_schema(SCHEMAS[name]), write_options=options)
+
+    def write(self, tables: dict[str, pa.Table]) -> None:
+        """Add one batch of the five tables."""
+        status = tables["games"].column("status").to_pylist()
+        for key in self.status:
+            self.status[key] += status.count(key)
+        for name in TABLE_NAMES:
+            table = tables[name]
+            self.rows[name] += table.num_rows
+            self._buffers[name].append(table)
+            self._buffered[name] += table.num_rows
+            self._buffered_bytes[name] += table.nbytes
+            if (
+                self._buffered[name] >= ROW_GROUP_ROWS
+                or self._buffered_bytes[name] >= ROW_GROUP_BYTES
+            ):
+                self._flush(name)
+
+    def _flush(self, name: str) -> None:
+        parts = self._buffers[name]
+        if not parts:
+            return
+        table = pa.concat_tables(parts)
+        self._buffers[name] = []
+        self._buffered[name] = self._buffered_bytes[name] = 0
+        if self.format == "csv":
+            table = neutralise_csv_table(table.cast(csv_schema(SCHEMAS[name])))
+        self._writers[name].write_table(table)
+
+    def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
+        failed = exc_type is not None
+        try:
+            if not failed:
+                for name in TABLE_NAMES:
+                    self._flush(name)
+            self._close_all(failed=failed)
+            if not failed:
+                self._commit()
+        except BaseException:
+            self._close_all(failed=True)
+            raise
+
+    def _close_all(self, *, failed: bool) -> None:
+        """Close the writers; on failure remove this run's temporary files; drop the lock."""
+        try:
+            for writer in self._writers.values():
+                writer.close()
+            self._writers = {}
+        finally:
+            if failed:
+                for name in TABLE_NAMES:
+                    self._temp_path(name).unlink(missing_ok=True)
+                self._folder.__exit__(None, None, None)
+
+    def _commit(self) -> None:
+        """Put the finished files in place as one dataset.
+
+        Four renames cannot be one atomic step, so they are fenced: the old export's marker
+        goes out first and the new one (each file's size and SHA-256) comes in last, and
+        :func:`read_dataset` refuses a folder without a marker that matches its files. Only
+        files the old marker lists are replaced or removed (an older export's tables in the
+        other format, so they are never read instead of this one).
+        """
+        digests = {
+            self.final_path(name).name: (
+                self._temp_path(name).stat().st_size,
+                file_digest(self._temp_path(name)),
+            )
+            for name in TABLE_NAMES
+        }
+        present = self._folder.check_replaceable(table_file_names())
+        self._folder.begin(list(digests))
+        for name in TABLE_NAMES:
+            os.replace(self._temp_path(name), self.final_path(name))
+        for stale in set(present) - set(digests):
+            (self.directory / stale).unlink()
+        (self.directory / INCOMPLETE_MARKER).unlink(missing_ok=True)
+        self._folder.commit(digests)
+        self._folder.__exit__(None, None, None)
+
+    def summary(self, seconds: float = 0.0) -> ExportSummary:
+        """What has been written so far."""
+        return ExportSummary(
+            directory=str(self.directory),
+            format=self.format,
+            files=[str(self.final_path(name)) for name in TABLE_NAMES],
+            games=self.rows["games"] - self.status["unreadable"],
+            valid=self.status["valid"],
+            invalid=self.status["invalid"],
+            unchecked=self.status["unchecked"],
+            unreadable=self.status["unreadable"],
+            rows=dict(self.rows),
+            seconds=seconds,
+        )
+
+
+def table_file_names() -> list[str]:
+    """Every name a table may have in a dataset folder (each format, and parts folders)."""
+    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in FORMATS] + list(TABLE_NAMES)
+
+
+def csv_schema(schema: pa.Schema) -> pa.Schema:
+    """The schema as written to CSV: dictionary columns as their plain labels."""
+    return pa.schema(
+        [
+            pa.field(f.name, f.type.value_type if pa.types.is_dictionary(f.type) else f.type)
+            for f in schema
+        ]
+    )

@@ -1,0 +1,425 @@
+"""The five tables' columns, types and vocabularies, declared once; conforming and pandas frames.
+
+Every table (``games``, ``setups``, ``moves``, ``diagnostics``, ``events``) has one Arrow
+schema here (:data:`SCHEMAS`); the Parquet and CSV export, reading back, pandas frames and
+statistics take their columns and types from it. The rules a pandas user can rely on:
+
+* **One name, one meaning, one type.** ``game_id`` is the game's key everywhere; ``ply``
+  counts moves from 1; ``side`` is ``red``/``blue``; ``piece`` is a piece kind; a column
+  holding a board square is ``square``, ``from_square`` or ``to_square`` (``A1`` .. ``K10``);
+  ``source`` is always the input file a game came from (never a square).
+* **Enumerations are categoricals with fixed categories** (:data:`DICTIONARIES`): the same
+  categories in the same order whatever the input, in every batch, after any round trip, and
+  in an empty table; so ``frame.dtypes`` never depends on the data.
+* **Sides and winners are words, not Gravon's codes.** ``winner`` is ``red``, ``blue`` or
+  null; ``draw`` says whether the record calls the game a draw (Gravon's winner code 3), so a
+  null winner with ``draw`` false means no winner is known (no result, an unknown code, an
+  unfinished game). ``replay_winner``/``replay_draw`` are the same as the replayed board
+  shows them. ``result_type`` stays Gravon's raw number beside the named ``termination``.
+
+Open vocabularies stay plain strings: a diagnostic's ``code`` (each module adds its own),
+``rules`` (a rule-set name with any ``+option``), file names, messages and sentences.
+
+>>> from strat_tools.tables.schemas import empty_table, to_frame
+>>> to_frame(empty_table("moves")).dtypes.astype(str).to_dict()  # doctest: +NORMALIZE_WHITESPACE
+{'game_id': 'str', 'ply': 'Int32', 'side': 'category', 'piece': 'category',
+ 'from_square': 'category', 'to_square': 'category', 'distance': 'Int8',
+ 'defender': 'category', 'outcome': 'category', 'rescued': 'category'}
+>>> to_frame(empty_table("games"))["winner"].cat.categories.tolist()
+['red', 'blue']
+
+This module builds no tables from records (see :mod:`strat_tools.tables.build`) and writes no files
+(see :mod:`strat_tools.tables.dataset`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from strat_tools.core.board import COLUMNS
+from strat_tools.core.pieces import KIND_LABELS
+from strat_tools.core.records import VARIANTS, Severity, Status, Termination
+from strat_tools.engine.event_words import EMPTY, VOCABULARY
+from strat_tools.engine.events import EVENT_KINDS, EventCodes
+from strat_tools.setups.identity import GAME_IDENTITY_COLUMNS, fingerprint_rows
+
+__all__ = [
+    "DICTIONARIES",
+    "OUTCOME_LABELS",
+    "SCHEMAS",
+    "SIDE_LABELS",
+    "SQUARE_NAMES",
+    "TABLE_NAMES",
+    "concat_tables",
+    "conform",
+    "dictionary_column",
+    "empty_table",
+    "empty_tables",
+    "events_table",
+    "labels_column",
+    "table_from_columns",
+    "to_frame",
+]
+
+TABLE_NAMES: Final = ("games", "setups", "moves", "diagnostics", "events")
+"""The tables of a dataset, in export order."""
+
+SIDE_LABELS: Final = ("red", "blue")
+"""Categories of ``side``, ``winner`` and ``replay_winner`` (index 0 red, 1 blue)."""
+SQUARE_NAMES: Final = tuple(COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100))
+"""Categories of the square columns: index = square (0 = ``A1`` .. 99 = ``K10``)."""
+OUTCOME_LABELS: Final = ("attacker", "defender", "both", "flag")
+"""Categories of ``outcome`` (a battle's): the engine's outcome codes 1..4, minus one."""
+TERMINATION_LABELS: Final = tuple(t.label for t in Termination)
+"""Categories of ``termination`` and ``replay_termination`` (Gravon's result types by name;
+``unknown`` for a type Gravon never used)."""
+
+_LABEL = pa.string()
+
+
+def _dict_type() -> pa.DataType:
+    return pa.dictionary(pa.int8(), _LABEL)
+
+
+DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
+    "variant": VARIANTS,
+    "status": tuple(s.value for s in Status),
+    "termination": TERMINATION_LABELS,
+    "replay_termination": TERMINATION_LABELS,
+    "winner": SIDE_LABELS,
+    "replay_winner": SIDE_LABELS,
+    "side": SIDE_LABELS,
+    "piece": KIND_LABELS,
+    "defender": KIND_LABELS,
+    "rescued": KIND_LABELS,
+    "other": KIND_LABELS,
+    "square": SQUARE_NAMES,
+    "from_square": SQUARE_NAMES,
+    "to_square": SQUARE_NAMES,
+    "outcome": OUTCOME_LABELS,
+    "severity": tuple(s.value for s in Severity),
+    "kind": tuple(EVENT_KINDS),
+}
+"""The fixed categories of each categorical column, by column name (the same in every table)."""
+
+
+def _field(name: str, nullable: bool = True) -> pa.Field:
+    """A categorical column: its type is the same dictionary type whatever its categories."""
+    return pa.field(name, _dict_type(), nullable=nullable)
+
+
+GAMES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("member", pa.string()),
+        _field("variant"),
+        pa.field("year", pa.int16()),
+        pa.field("month", pa.int8()),
+        pa.field("period", pa.string()),
+        pa.field("number", pa.int64()),
+        pa.field("rules", pa.string()),
+        _field("status", nullable=False),
+        pa.field("result_type", pa.int8()),
+        _field("termination"),
+        _field("winner"),
+        pa.field("draw", pa.bool_(), nullable=False),
+        _field("replay_termination"),
+        _field("replay_winner"),
+        pa.field("replay_draw", pa.bool_(), nullable=False),
+        pa.field("plies", pa.int32(), nullable=False),
+        pa.field("plies_replayed", pa.int32(), nullable=False),
+        pa.field("n_errors", pa.int32(), nullable=False),
+        pa.field("n_warnings", pa.int32(), nullable=False),
+        pa.field("has_setup", pa.bool_(), nullable=False),
+        pa.field("readable", pa.bool_(), nullable=False),
+        pa.field("replayed", pa.bool_(), nullable=False),
+        pa.field("synthetic", pa.bool_(), nullable=False),
+        *(pa.field(name, pa.string()) for name in GAME_IDENTITY_COLUMNS),
+    ],
+    metadata={
+        "doc": "One row per input game file. source is the file (member the zip member); "
+        "variant is null for a game type Gravon does not have (a diagnostic names it); "
+        "month is the calendar month 1..12; result_type is Gravon's raw result code, "
+        "termination its name; winner red/blue or null, draw true for a recorded draw; "
+        "replay_* are the engine's; synthetic marks games made by strat-tools generate; "
+        "the fingerprints are strat_tools.setups.identity's (null without a setup)."
+    },
+)
+"""``games``: one row per input game file (unreadable ones too)."""
+
+SETUPS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        _field("side", nullable=False),
+        pa.field("row", pa.int8(), nullable=False),
+        pa.field("col", pa.int8(), nullable=False),
+        _field("square", nullable=False),
+        _field("piece", nullable=False),
+        pa.field("fingerprint", pa.string(), nullable=False),
+        pa.field("mirror_fingerprint", pa.string(), nullable=False),
+    ],
+    metadata={
+        "doc": "One row per piece on the board at the start. row/col in the owner's view: "
+        "row 1 = that side's back row, col 1 = that player's left; square is the board name; "
+        "fingerprint/mirror_fingerprint name the whole setup (strat_tools.setups.identity)."
+    },
+)
+"""``setups``: one row per piece of each side's starting position, in the owner's view."""
+
+MOVES_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        _field("side", nullable=False),
+        _field("piece"),
+        _field("from_square"),
+        _field("to_square"),
+        pa.field("distance", pa.int8()),
+        _field("defender"),
+        _field("outcome"),
+        _field("rescued"),
+    ],
+    metadata={
+        "doc": "One row per recorded move. piece/defender/outcome come from the replay "
+        "(null past the last replayed ply); from_square/to_square are null for a bad square "
+        "name; rescued is the piece an ultimate lightning rescue brought back on that ply."
+    },
+)
+"""``moves``: one row per recorded move, with what the replay saw."""
+
+DIAGNOSTICS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("code", pa.string(), nullable=False),
+        _field("severity", nullable=False),
+        pa.field("message", pa.string(), nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("ply", pa.int32()),
+    ],
+    metadata={"doc": "One row per diagnostic, the reader's, the checks' and the engine's."},
+)
+"""``diagnostics``: one row per problem found in a game."""
+
+EVENTS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        _field("kind", nullable=False),
+        _field("side"),
+        _field("piece"),
+        _field("from_square"),
+        _field("to_square"),
+        _field("other"),
+        _field("outcome"),
+        _field("termination"),
+        pa.field("detail", pa.string()),
+    ],
+    metadata={
+        "doc": "One row per key event of a replayed game (kinds: strat_tools.engine.events."
+        "EVENT_KINDS); every game has an end row (termination, winner in side, detail why). "
+        "other is the attacked, lost or rescued piece; outcome a battle's."
+    },
+)
+"""``events``: battles, first capture, big losses, rescues and each game's end."""
+
+SCHEMAS: Final[dict[str, pa.Schema]] = {
+    "games": GAMES_SCHEMA,
+    "setups": SETUPS_SCHEMA,
+    "moves": MOVES_SCHEMA,
+    "diagnostics": DIAGNOSTICS_SCHEMA,
+    "events": EVENTS_SCHEMA,
+}
+"""Every table's schema by name."""
+
+_DICT_ARRAYS: Final = {name: pa.array(values, _LABEL) for name, values in DICTIONARIES.items()}
+
+IntArray = npt.NDArray[np.int64]
+
+
+def dictionary_column(
+    name: str, indices: npt.NDArray[Any], mask: npt.NDArray[np.bool_] | None = None
+) -> pa.DictionaryArray:
+    """A categorical column over the fixed categories of ``name``; ``mask`` marks nulls."""
+    values = indices.astype(np.int8, copy=False)
+    if mask is not None:
+        values = np.where(mask, 0, values).astype(np.int8, copy=False)
+    index = pa.array(values, pa.int8(), mask=mask)
+    return pa.DictionaryArray.from_arrays(index, _DICT_ARRAYS[name])
+
+
+def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
+    """The ``events`` table of a batch's event codes; ``game_ids[i]`` names game ``i``."""
+    return pa.table(
+        [
+            pc.take(game_ids, pa.array(codes.game)),
+            pa.array(codes.ply, pa.int32()),
+            dictionary_column("kind", codes.kind),
+            dictionary_column("side", codes.side, codes.side < 0),
+            dictionary_column("piece", codes.piece, codes.piece < 0),
+            dictionary_column("from_square", codes.from_square, codes.from_square < 0),
+            dictionary_column("to_square", codes.to_square, codes.to_square < 0),
+            dictionary_column("other", codes.other, codes.other < 0),
+            dictionary_column("outcome", codes.outcome - 1, codes.outcome < 1),
+            dictionary_column("termination", codes.termination, codes.termination < 0),
+            _sentences(codes),
+        ],
+        schema=EVENTS_SCHEMA,
+    )
+
+
+_VOCABULARY: Final = pa.array(VOCABULARY, pa.string())
+
+
+def _sentences(codes: EventCodes) -> pa.Array:
+    """The ``detail`` column: each row's fragments looked up and joined by Arrow (one take,
+    one join), the same sentences :meth:`EventCodes.labels` joins in Python."""
+    rows, width = codes.detail.shape
+    words = pa.concat_arrays([_VOCABULARY, pa.array(codes.texts, pa.string())])
+    fragments = words.take(pa.array(np.where(codes.detail < 0, EMPTY, codes.detail).ravel()))
+    offsets = pa.array(np.arange(0, rows * width + 1, width, dtype=np.int32))
+    joined: pa.Array = pc.binary_join(pa.ListArray.from_arrays(offsets, fragments), "")
+    return joined
+
+
+def labels_column(
+    name: str,
+    labels: pa.Array | pa.ChunkedArray | Sequence[str | None],
+    *,
+    unknown_as_null: bool = False,
+) -> Any:
+    """Encode labels (``'red'``, ``'K10'``...) over the fixed categories of ``name``.
+
+    Takes plain strings or a dictionary array with any dictionary (as read back from a
+    Parquet file). Nulls stay null; a label outside the categories raises ``ValueError``,
+    or becomes null with ``unknown_as_null``.
+    """
+    values = labels if isinstance(labels, pa.Array | pa.ChunkedArray) else pa.array(labels, _LABEL)
+    if isinstance(values, pa.ChunkedArray):
+        chunks = [labels_column(name, c, unknown_as_null=unknown_as_null) for c in values.chunks]
+        if not chunks:
+            return pa.DictionaryArray.from_arrays(pa.array([], pa.int8()), _DICT_ARRAYS[name])
+        return pa.chunked_array(chunks, _dict_type())
+    if pa.types.is_dictionary(values.type):
+        # Map the (small) dictionary, then gather: no per-row string work.
+        mapping = _fixed_indices(name, values.dictionary.cast(_LABEL), unknown_as_null)
+        indices = pc.take(mapping, values.indices)
+    else:
+        indices = _fixed_indices(name, values.cast(_LABEL), unknown_as_null)
+    return pa.DictionaryArray.from_arrays(indices, _DICT_ARRAYS[name])
+
+
+def _fixed_indices(name: str, values: pa.Array, unknown_as_null: bool) -> pa.Array:
+    """int8 positions of ``values`` in the fixed categories of ``name`` (null stays null)."""
+    indices = pc.index_in(values, value_set=_DICT_ARRAYS[name])
+    unknown = pc.and_(pc.is_null(indices), pc.is_valid(values))
+    if not unknown_as_null and pc.any(unknown).as_py():
+        bad = pc.filter(values, unknown)[0].as_py()
+        raise ValueError(f"unknown {name} label {bad!r}; expected one of {DICTIONARIES[name]}")
+    return indices.cast(pa.int8())
+
+
+def table_from_columns(name: str, columns: Mapping[str, Sequence[Any]]) -> pa.Table:
+    """A table of schema ``name`` from plain Python columns (labels for categorical columns).
+
+    For tests, fixtures and small hand-made data; missing nullable columns become nulls
+    (missing boolean ones false).
+    """
+    schema = SCHEMAS[name]
+    lengths = {len(v) for v in columns.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+    rows = lengths.pop() if lengths else 0
+    arrays = []
+    for f in schema:
+        default = False if f.type == pa.bool_() and not f.nullable else None
+        values = columns.get(f.name, [default] * rows)
+        if pa.types.is_dictionary(f.type):
+            arrays.append(labels_column(f.name, list(values)))
+        else:
+            arrays.append(pa.array(list(values), f.type))
+    return pa.table(arrays, schema=schema)
+
+
+def conform(name: str, table: pa.Table) -> pa.Table:
+    """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``."""
+    schema = SCHEMAS[name]
+    table = _older_columns(name, table)
+    missing = [f.name for f in schema if f.name not in table.column_names]
+    if missing:
+        raise ValueError(
+            f"{name} table lacks the columns {', '.join(missing)} (written by an older "
+            "strat-tools? export it again from the game records)"
+        )
+    arrays = []
+    for f in schema:
+        column = table.column(f.name)
+        if pa.types.is_dictionary(f.type):
+            column = labels_column(f.name, column)
+        elif column.type != f.type:
+            column = column.cast(f.type)
+        arrays.append(column)
+    return pa.table(arrays, schema=schema)
+
+
+def _older_columns(name: str, table: pa.Table) -> pa.Table:
+    """A table written by an older version, brought to today's columns where that is exact:
+    fingerprints computed from the setup rows for ``setups`` (null for ``games``, the setups
+    table has them). Older winners (Gravon codes) and square names are not guessed at: such
+    a table lacks today's columns and is refused by :func:`conform`."""
+    if name == "setups" and "fingerprint" not in table.column_names:
+        if not {"game_id", "side", "row", "col", "piece"} <= set(table.column_names):
+            return table
+        plain, mirrored = fingerprint_rows(table)
+        return table.append_column("fingerprint", plain).append_column(
+            "mirror_fingerprint", mirrored
+        )
+    if name == "games":
+        for column in GAME_IDENTITY_COLUMNS:
+            if column not in table.column_names:
+                table = table.append_column(column, pa.nulls(table.num_rows, pa.string()))
+    return table
+
+
+_PANDAS_TYPES: Final[dict[pa.DataType, Any]] = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+}
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """A pandas DataFrame of a table: nullable ints and booleans, categoricals for labels."""
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)
+    return frame
+
+
+def empty_tables() -> dict[str, pa.Table]:
+    """The five tables with no rows."""
+    return {name: empty_table(name) for name in TABLE_NAMES}
+
+
+def empty_table(name: str) -> pa.Table:
+    """Table ``name`` with no rows (its categorical columns keep their fixed categories)."""
+    return table_from_columns(name, {})
+
+
+def concat_tables(parts: Iterable[dict[str, pa.Table]]) -> dict[str, pa.Table]:
+    """Concatenate per-batch tables, table by table (no copy of the columns)."""
+    collected: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
+    for part in parts:
+        for name in TABLE_NAMES:
+            collected[name].append(part[name])
+    return {
+        name: pa.concat_tables(tables) if tables else empty_table(name)
+        for name, tables in collected.items()
+    }

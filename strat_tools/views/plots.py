@@ -1,0 +1,576 @@
+"""Figures: setup heatmaps, difference maps and whole-board views, as matplotlib Figures.
+
+Every function takes DataFrames shaped like the ``setups``, setup-context and ``moves``
+tables (or a board as a list of 100 codes) and returns a :class:`matplotlib.figure.Figure`
+built without pyplot, so nothing here touches a display or global state; notebooks can
+restyle the figure, :func:`save_figure` writes it atomically.
+
+Orientation, fixed once for every figure:
+
+* The 4x10 setup area is drawn in the **owner's view**, as the ``setups`` table stores it:
+  the owner's back row (``row`` 1) at the bottom, the front row (``row`` 4) at the top with
+  the lakes drawn just beyond it, ``col`` 1 (the owner's left) at the left. Columns are
+  labelled ``A``..``K`` and rows ``1``..``4`` as red sees its own half; for blue, owner-view
+  ``A1`` is the board's ``K10`` (the board turned 180 degrees, not mirrored). Red and blue
+  setups therefore pool into one picture.
+* The whole 10x10 board is drawn as red sees it (row 1 at the bottom, ``A`` at the left),
+  with the lakes on C5 D5 G5 H5 C6 D6 G6 H6; ``view='owner'`` turns blue's moves 180 degrees
+  so that every mover plays "from the bottom".
+
+Entry points: :func:`setup_heatmap` (one piece, ``'all'`` pieces, ``by='won'`` winners
+minus losers, or one panel per group), :func:`difference_heatmap` (any two groups),
+:func:`game_length_histogram`, :func:`win_rate_chart`, :func:`adjacency_figure` (which
+kinds stand side by side, against chance), and :func:`save_figure`. The whole-board
+figures (traffic maps, any 100 values, a position) are in :mod:`strat_tools.views.board_plots`.
+
+This module draws only: placement shares come from :mod:`strat_tools.stats`, traffic counts
+from :mod:`strat_tools.stats.traffic`; it reads no game file.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.colors import Colormap, LogNorm, Normalize
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.text import Text
+
+from strat_tools.core.errors import InputError, OptionError, choice
+from strat_tools.core.pieces import Numbering, PieceKind
+from strat_tools.core.text import count_of
+from strat_tools.io.output import write_file_atomically
+from strat_tools.stats import (
+    Data,
+    piece_placement,
+    piece_placements,
+    setup_context,
+)
+from strat_tools.stats.differences import SIGNIFICANCE_LEVEL, TEST_NAME, square_differences
+from strat_tools.views.setup_area import (
+    LAKE_COLOUR,
+    PIECE_ORDER,
+    draw_setup_area,
+    percent_label,
+    piece_title,
+    placement_grid,
+    setups_counted,
+    signed_label,
+    text_colour,
+)
+
+Variants = str | Sequence[str] | None
+
+
+def _setup_rows(data: Data, side: str | None = None) -> pd.DataFrame:
+    """The setup rows (with game context when ``data`` is a GameSet), one side if asked."""
+    frame = data if isinstance(data, pd.DataFrame) else setup_context(data.games, data.setups)
+    if side not in (None, "both"):
+        frame = frame[frame["side"] == side]
+    return frame
+
+
+def _placement(
+    frame: pd.DataFrame, piece: str, variant: Variants = None, by: str | None = None
+) -> pd.DataFrame:
+    """Placement of one piece over the 40 setup cells, from :mod:`strat_tools.stats`.
+
+    Raises ``ValueError`` when no setup is left to count (an empty picture says nothing).
+    """
+    return _checked(piece_placement(frame, piece=piece, by=by, variant=variant), variant)
+
+
+def _checked(placement: pd.DataFrame, variant: Variants) -> pd.DataFrame:
+    """``placement``, or ``ValueError`` when it counts no setup."""
+    if setups_counted(placement) == 0:
+        wanted = "any variant" if variant is None else f"variant {variant}"
+        raise OptionError(
+            f"no setups to draw for {wanted} (classicfree and invalid games are left out)"
+        )
+    return placement
+
+
+def placement_heatmap(
+    placement: pd.DataFrame,
+    piece: str = "flag",
+    *,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: Numbering = "modern",
+) -> Figure:
+    """Draw a placement frame (``row, col, count, setups, share`` for the 40 cells).
+
+    Each cell is annotated with its share in percent (one decimal): the percentage of setups
+    that have ``piece`` on that square. The colour scale runs from 0 to the largest share.
+    """
+    grid = placement_grid(placement) * 100
+    n = setups_counted(placement)
+    colours = colormaps[cmap]
+    norm = Normalize(vmin=0.0, vmax=max(float(grid.max()), 1e-9))
+    labels = [[percent_label(grid[r, c] / 100) for c in range(10)] for r in range(4)]
+    fig = Figure(figsize=(8.4, 4.4), layout="constrained")
+    ax = fig.add_subplot()
+    draw_setup_area(ax, grid, colours, norm, labels)
+    ax.set_xlabel("column, from the owner's left (owner's view: A..K as red sees its own half)")
+    ax.set_ylabel("row from the owner's back row")
+    heading = f"{piece_title(piece, numbering)} placement, n = {n:,} setups"
+    ax.set_title(heading if title is None else f"{heading}\n{title}")
+    bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
+    bar.set_label(f"% of setups with a {PieceKind.from_label(piece).label} here")
+    return fig
+
+
+PanelScale = Literal["shared", "per-panel"]
+PANEL_SCALES: Final = ("shared", "per-panel")
+"""Colour scales of a panel grid: one for all panels (compare panels), or one per panel
+(see each panel's pattern, however few setups it has compared with the others)."""
+
+MIN_PANEL_SETUPS: Final = 50
+"""Panels counting fewer setups are drawn as "too few (n = K)": at 50 setups one setup is
+already 2 percentage points of a square, so a smaller panel shows mostly noise."""
+
+
+@dataclass(frozen=True)
+class PanelOptions:
+    """How a panel grid is drawn: its colour scale and the fewest setups a panel shows;
+    checked where they enter (:meth:`of`).
+
+    >>> PanelOptions.of("per-panel", 20)
+    PanelOptions(scale='per-panel', min_setups=20)
+    >>> PanelOptions.of("own", 20)
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.OptionError: unknown panel scale 'own'; choose from shared, per-panel
+    """
+
+    scale: PanelScale
+    min_setups: int
+
+    @classmethod
+    def of(cls, scale: object, min_setups: object) -> PanelOptions:
+        """The options, or :class:`OptionError` naming what is wrong."""
+        checked: PanelScale = choice("panel scale", scale, PANEL_SCALES)  # type: ignore[assignment]
+        if isinstance(min_setups, bool) or not isinstance(min_setups, int) or min_setups < 0:
+            raise OptionError(
+                f"the fewest setups of a panel must be a count >= 0, not {min_setups!r}"
+            )
+        return cls(checked, min_setups)
+
+
+PlacementRequest = tuple[str, tuple[str, ...]]
+"""A placement frame a setup heatmap draws: (piece, grouping columns)."""
+
+
+def setup_heatmap_requests(
+    piece: str = "flag", *, side: str | None = None, by: str | None = None
+) -> list[PlacementRequest]:
+    """The placement frames :func:`setup_heatmap_from_placements` needs for these options.
+
+    A side other than ``both`` is one more grouping (``side``), picked out when drawing; so
+    the same frames can be counted from a GameSet or batch by batch
+    (:func:`strat_tools.stats.compute_many_streaming`).
+    """
+    if piece != "all":
+        PieceKind.from_label(piece)  # a misspelt piece is an error, not an empty picture
+    elif by is not None:
+        raise OptionError("piece 'all' already draws twelve panels; group 'by' one piece at a time")
+    keys = _placement_keys(side, by)
+    return [(p, keys) for p in (PIECE_ORDER if piece == "all" else (piece,))]
+
+
+def _placement_keys(side: str | None, by: str | None) -> tuple[str, ...]:
+    keys = (by,) if by else ()
+    return (*keys, "side") if side in ("red", "blue") and by != "side" else keys
+
+
+def setup_heatmap(
+    data: Data,
+    piece: str = "flag",
+    *,
+    variant: Variants = None,
+    side: str | None = None,
+    by: str | None = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: Numbering = "modern",
+    scale: PanelScale = "shared",
+    min_setups: int = MIN_PANEL_SETUPS,
+) -> Figure:
+    """Heatmap of where ``piece`` stands in the setups: the one entry point for all kinds.
+
+    ``data`` is a GameSet, the ``setups`` table or the setup context; ``variant`` and
+    ``side`` ('red', 'blue', 'both') filter it. ``piece='all'`` draws twelve panels (a
+    grid); ``by='won'`` draws winners minus losers; any other ``by`` (``period``,
+    ``variant``, ``year``, ``side``, ``result``) one panel per group. A panel grid uses one
+    colour ``scale`` (``'shared'``) or one per panel (``'per-panel'``, :data:`PANEL_SCALES`);
+    a panel of fewer than ``min_setups`` setups is drawn as "too few (n = K)". Example::
+
+        fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
+        save_figure(fig, "flag.png")
+    """
+    requests = setup_heatmap_requests(piece, side=side, by=by)
+    keys = requests[0][1]  # every request of one picture groups alike
+    counted = piece_placements(_setup_rows(data), [p for p, _ in requests], list(keys), variant)
+    placements = {(p, keys): counted[p] for p, _ in requests}
+    return setup_heatmap_from_placements(
+        placements, piece, variant=variant, side=side, by=by, title=title, cmap=cmap,
+        numbering=numbering, scale=scale, min_setups=min_setups,
+    )  # fmt: skip
+
+
+def setup_heatmap_from_placements(
+    placements: dict[PlacementRequest, pd.DataFrame],
+    piece: str = "flag",
+    *,
+    variant: Variants = None,
+    side: str | None = None,
+    by: str | None = None,
+    title: str | None = None,
+    cmap: str = "YlOrRd",
+    numbering: Numbering = "modern",
+    scale: PanelScale = "shared",
+    min_setups: int = MIN_PANEL_SETUPS,
+) -> Figure:
+    """:func:`setup_heatmap` drawn from placement frames already counted (one per
+    :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
+    gives them); ``variant`` only names the filter in messages."""
+    panel = PanelOptions.of(scale, min_setups)
+
+    def placement(p: str, won: bool | None = None) -> pd.DataFrame:
+        frame = placements[(p, _placement_keys(side, by))]
+        if side in ("red", "blue"):
+            frame = frame[frame["side"] == side]
+            if by != "side":
+                frame = frame.drop(columns="side")
+        if won is not None:
+            frame = frame[frame["won"].astype("boolean").eq(won).fillna(False).to_numpy(bool)]
+            frame = frame.drop(columns="won")
+        return _checked(frame, variant)
+
+    if by == "won":
+        return _difference_figure(
+            placement(piece, won=True), placement(piece, won=False), piece,
+            labels=("winners", "losers"), title=title, cmap="PRGn", numbering=numbering,
+        )  # fmt: skip
+    if piece == "all":
+        return _all_pieces_figure(
+            {p: placement(p) for p in PIECE_ORDER}, title=title, cmap=cmap, numbering=numbering,
+            panel=panel,
+        )  # fmt: skip
+    if by is not None:
+        return _grouped_figure(
+            placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering, panel=panel
+        )
+    return placement_heatmap(placement(piece), piece, cmap=cmap, title=title, numbering=numbering)
+
+
+def _small_multiples(
+    panels: dict[str, pd.DataFrame],
+    cmap: str,
+    panel: PanelOptions,
+    columns: int = 3,
+    *,
+    panel_n: bool = True,
+) -> tuple[Figure, np.ndarray]:
+    """Draw one 4x10 panel per placement frame (integer percent), on one 0..max scale or
+    one per panel; a panel of fewer than ``panel.min_setups`` setups says so instead."""
+    counts = {name: setups_counted(frame) for name, frame in panels.items()}
+    shown = {name: placement_grid(frame) * 100 for name, frame in panels.items()
+             if counts[name] >= panel.min_setups}  # fmt: skip
+    top = max([float(g.max()) for g in shown.values()] + [1e-9])
+    colours = colormaps[cmap]
+    rows = -(-len(panels) // columns)
+    fig = Figure(figsize=(4.3 * columns + 0.9, 2.15 * rows + 1.0), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(rows, columns, squeeze=False))
+    for ax, name in zip(axes.flat, panels, strict=False):
+        heading = f"{name}, n = {counts[name]:,}" if panel_n else name
+        ax.set_title(heading, fontsize="medium")
+        if name not in shown:
+            _too_few(ax, counts[name], colours)
+            continue
+        grid = shown[name]
+        own = max(float(grid.max()), 1e-9)
+        norm = Normalize(vmin=0.0, vmax=top if panel.scale == "shared" else own)
+        labels = [[f"{grid[r, c]:.0f}" for c in range(10)] for r in range(4)]
+        draw_setup_area(ax, grid, colours, norm, labels)
+        if panel.scale == "per-panel":
+            fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.01).set_label("% (this panel)")
+    for ax in axes.flat[len(panels) :]:
+        ax.set_visible(False)
+    drawn = [ax for ax in axes.flat[: len(panels)] if ax.images]
+    if panel.scale == "shared" and drawn:
+        bar = fig.colorbar(drawn[0].images[0], ax=axes, shrink=0.6, pad=0.01)
+        bar.set_label("% of setups (shared scale)")
+    return fig, axes
+
+
+def _too_few(ax: Axes, n: int, colours: Colormap) -> None:
+    """An empty setup area marked "too few (n = K)": no colours that would only be noise."""
+    empty = np.full((4, 10), np.nan)
+    draw_setup_area(ax, empty, colours, Normalize(0.0, 1.0), [[""] * 10 for _ in range(4)])
+    ax.images[0].remove()  # nothing to colour: the panel is a note, not a map
+    ax.add_patch(Rectangle((0.5, 0.5), 10, 4, facecolor="#eeeeee", edgecolor="#999999",
+                           gid="too-few"))  # fmt: skip
+    ax.text(5.5, 2.5, f"too few (n = {n:,})", ha="center", va="center", color="#555555",
+            fontsize="large", gid="too-few-label")  # fmt: skip
+
+
+def _panel_note(panel: PanelOptions, panels: dict[str, pd.DataFrame]) -> str:
+    """What the grid's scale is and which panels were left blank, for its title."""
+    few = sum(setups_counted(frame) < panel.min_setups for frame in panels.values())
+    scale = "one colour scale per panel" if panel.scale == "per-panel" else "one shared scale"
+    blank = (
+        f"; {count_of(few, 'panel')} with fewer than {panel.min_setups:,} setups left blank"
+        if few else ""
+    )  # fmt: skip
+    return scale + blank
+
+
+def _all_pieces_figure(
+    placements: dict[str, pd.DataFrame],
+    *,
+    title: str | None,
+    cmap: str,
+    numbering: Numbering,
+    panel: PanelOptions,
+) -> Figure:
+    panels = {piece_title(piece, numbering): frame for piece, frame in placements.items()}
+    fig, _ = _small_multiples(panels, cmap, panel, panel_n=False)
+    n = setups_counted(next(iter(panels.values())))
+    heading = (
+        f"Where each piece stands, n = {count_of(n, 'setup')} (owner's view, back row at "
+        f"the bottom; {_panel_note(panel, panels)})"
+    )
+    fig.suptitle(heading if title is None else f"{heading}\n{title}")
+    return fig
+
+
+def _grouped_figure(
+    placement: pd.DataFrame,
+    piece: str,
+    by: str,
+    *,
+    title: str | None,
+    cmap: str,
+    numbering: Numbering,
+    panel: PanelOptions,
+) -> Figure:
+    panels = {
+        str(key): group
+        for key, group in placement.groupby(by, sort=True, observed=True, dropna=False)
+    }
+    if not panels:
+        raise InputError(f"no setups to group by {by!r}")
+    fig, _ = _small_multiples(panels, cmap, panel, columns=min(3, len(panels)))
+    total = sum(setups_counted(frame) for frame in panels.values())
+    heading = (
+        f"{piece_title(piece, numbering)} placement by {by}, n = {count_of(total, 'setup')} "
+        f"({_panel_note(panel, panels)})"
+    )
+    fig.suptitle(heading if title is None else f"{heading}\n{title}")
+    return fig
+
+
+def difference_heatmap(
+    group_a: Data,
+    group_b: Data,
+    piece: str = "flag",
+    *,
+    labels: tuple[str, str] = ("group A", "group B"),
+    variant: Variants = None,
+    title: str | None = None,
+    cmap: str = "PRGn",
+    numbering: Numbering = "modern",
+) -> Figure:
+    """Share in ``group_a`` minus share in ``group_b`` per cell, in percentage points.
+
+    The diverging scale is centred at 0 and symmetric (``-m..+m``, ``m`` the largest absolute
+    difference), so equal colours mean equal gaps on both sides. Green and purple, not red
+    and blue, so that no one reads the colours as the two players. Squares whose difference
+    is significant (:func:`strat_tools.stats.differences.square_differences`: a
+    two-proportion z-test per square, Holm-corrected over the 40 squares, 5% family-wise)
+    are outlined in black and their value starred; the figure's bottom line
+    (``fig.get_supxlabel()``) names the test, the level, the sample sizes and how many
+    squares are marked.
+    """
+    place_a = _placement(_setup_rows(group_a), piece, variant)
+    place_b = _placement(_setup_rows(group_b), piece, variant)
+    return _difference_figure(
+        place_a, place_b, piece, labels=labels, title=title, cmap=cmap, numbering=numbering
+    )
+
+
+def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_b: int) -> str:
+    """The sentence under a difference map: how many squares are marked, by which test, at
+    which level, on how many setups (``tests`` from
+    :func:`~strat_tools.stats.differences.square_differences`)."""
+    marked = int(tests["significant"].sum())
+    test = TEST_NAME.format(m=len(tests))
+    found = (
+        f"Outlined and starred: {marked} of {len(tests)} squares "
+        f"{'differs' if marked == 1 else 'differ'} significantly"
+        if marked else f"No square of {len(tests)} differs significantly"
+    )  # fmt: skip
+    return (
+        f"{found}\n({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"
+        f"n = {count_of(n_a, 'setup')} of {labels[0]}, {count_of(n_b, 'setup')} of {labels[1]}"
+    )
+
+
+def _difference_figure(
+    place_a: pd.DataFrame,
+    place_b: pd.DataFrame,
+    piece: str,
+    *,
+    labels: tuple[str, str],
+    title: str | None,
+    cmap: str,
+    numbering: Numbering,
+) -> Figure:
+    diff = (placement_grid(place_a) - placement_grid(place_b)) * 100
+    tests = square_differences(place_a, place_b)
+    marked = placement_grid(tests.assign(significant=tests["significant"].astype(float)),
+                            "significant") > 0  # fmt: skip
+    extent = max(float(np.abs(diff).max()), 1e-9)
+    norm = Normalize(vmin=-extent, vmax=extent)
+    texts = [[signed_label(diff[r, c]) + ("*" if marked[r, c] else "") for c in range(10)]
+             for r in range(4)]  # fmt: skip
+    fig = Figure(figsize=(8.4, 5.0), layout="constrained")
+    ax = fig.add_subplot()
+    draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
+    for r, c in zip(*np.nonzero(marked), strict=True):  # black and white: seen on any colour
+        ax.add_patch(Rectangle((c + 0.56, r + 0.56), 0.88, 0.88, facecolor="none",
+                               edgecolor="black", linewidth=3.2, gid="significant"))  # fmt: skip
+        ax.add_patch(Rectangle((c + 0.62, r + 0.62), 0.76, 0.76, facecolor="none",
+                               edgecolor="white", linewidth=1.4))  # fmt: skip
+    n_a, n_b = setups_counted(place_a), setups_counted(place_b)
+    heading = (
+        f"{piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
+        f"minus {labels[1]} (n = {n_b:,}) setups"
+    )
+    fig.supxlabel(significance_note(tests, labels, n_a, n_b), fontsize="small")
+    ax.set_title(heading if title is None else f"{heading}\n{title}")
+    ax.set_xlabel("column, from the owner's left (owner's view)")
+    ax.set_ylabel("row from the owner's back row")
+    bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
+    bar.set_label(f"percentage points (+: more often among {labels[0]})")
+    return fig
+
+
+def text_as_written(fig: Figure) -> Figure:
+    """Draw every text of ``fig`` as written: never parsed as mathtext, since titles carry
+    paths and names from the input (``m$\\bogus{$`` would crash the drawing)."""
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+    return fig
+
+
+def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
+    """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
+    target = Path(path)
+    text_as_written(fig)
+    buffer = io.BytesIO()  # render first: a bad format fails before the file is touched
+    fig.savefig(buffer, format=target.suffix.lower().lstrip(".") or "png", dpi=dpi)
+    write_file_atomically(target, buffer.getvalue())
+    return target
+
+
+def game_length_histogram(games: pd.DataFrame, *, bin_width: int = 50) -> Figure:
+    """Share of games per length bin (plies), one step line per variant; invalid games out.
+
+    Each variant is normalised to its own number of games, so small variants stay visible;
+    the legend names each variant's n and median. The x axis stops at the 99th percentile.
+    """
+    frame = games.loc[games["status"].astype(str) != "invalid", ["variant", "plies"]]
+    plies = frame["plies"].to_numpy(dtype=float)
+    top = float(np.percentile(plies, 99)) if len(plies) else float(bin_width)
+    edges = np.arange(0, top + bin_width, bin_width)
+    fig = Figure(figsize=(8.4, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for variant, group in frame.groupby(frame["variant"].astype(str), sort=True):
+        values = group["plies"].to_numpy(dtype=float)
+        counts, _ = np.histogram(values, bins=edges)
+        share = counts / len(values) * 100
+        label = f"{variant} (n = {len(values):,}, median {np.median(values):.0f})"
+        ax.stairs(share, edges, label=label, linewidth=1.8)
+    ax.set_xlabel(f"game length in plies (bins of {bin_width}; one ply = one player's move)")
+    ax.set_ylabel("% of that variant's games")
+    ax.set_title(f"Game lengths, n = {len(frame):,} games (invalid games left out)")
+    ax.set_xlim(0, edges[-1])
+    ax.legend(fontsize="small")
+    return fig
+
+
+def win_rate_chart(rates: pd.DataFrame, *, title: str = "") -> Figure:
+    """Win rates as points with their 95% intervals, one line per row, 50% marked.
+
+    ``rates`` has columns ``label``, ``win_rate``, ``ci_low``, ``ci_high`` and ``setups``
+    (as :func:`strat_tools.stats.win_rate` gives them, with a label added); each line is
+    labelled with its n, so a wide interval explains itself.
+    """
+    fig = Figure(figsize=(8.4, 0.42 * len(rates) + 1.3), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(rates))[::-1]
+    rate = rates["win_rate"].to_numpy(dtype=float) * 100
+    low = rate - rates["ci_low"].to_numpy(dtype=float) * 100
+    high = rates["ci_high"].to_numpy(dtype=float) * 100 - rate
+    ax.errorbar(rate, y, xerr=[low, high], fmt="o", color="#333", ecolor="#888", capsize=3)
+    ax.axvline(50, color=LAKE_COLOUR, lw=1.5, zorder=0)
+    labels = [
+        f"{label}  (n = {n:,})" for label, n in zip(rates["label"], rates["setups"], strict=True)
+    ]
+    ax.set_yticks(y, labels)
+    ax.set_xlabel("win rate, % (bars: Wilson 95% interval; line: 50%)")
+    ax.set_title(title)
+    return fig
+
+
+ADJACENCY_LIMIT = 4.0
+"""The colour scale of :func:`adjacency_figure` runs from 1/4 to 4 times chance; beyond
+that the colour saturates (the cell text still gives the ratio)."""
+
+
+def adjacency_figure(
+    matrix: pd.DataFrame, *, title: str, numbering: Numbering = "modern"
+) -> Figure:
+    """A kind-by-kind heatmap of neighbour ratios (observed / expected), centred at 1.
+
+    ``matrix`` is :func:`strat_tools.stats.advice.adjacency_matrix`: piece labels on both axes,
+    NaN where chance gives no pair (a single spy has no spy beside it). The scale is
+    logarithmic and symmetric (half as often looks as strong as twice as often): red above
+    chance, blue below; grey cells have no expectation. Each cell is annotated with its
+    ratio; axes name each piece with its rank in ``numbering``.
+    """
+    labels = [str(label) for label in matrix.index]
+    ratios = matrix.to_numpy(dtype=float)
+    norm = LogNorm(vmin=1 / ADJACENCY_LIMIT, vmax=ADJACENCY_LIMIT)
+    cmap = colormaps["RdBu_r"].with_extremes(bad="#d9d9d9")
+    shown = np.clip(ratios, 1 / ADJACENCY_LIMIT, ADJACENCY_LIMIT)  # 0 would be off a log scale
+    fig = Figure(figsize=(8.6, 7.4), layout="constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, norm=norm)
+    for (row, col), ratio in np.ndenumerate(ratios):
+        text = "–" if np.isnan(ratio) else f"{ratio:.2f}"
+        colour = "black" if np.isnan(ratio) else text_colour(cmap, norm, float(shown[row, col]))
+        ax.text(col, row, text, ha="center", va="center", fontsize="x-small", color=colour,
+                gid="cell-label", in_layout=False)  # fmt: skip
+    names = [piece_title(label, numbering) for label in labels]
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_yticks(range(len(names)), names)
+    ax.tick_params(length=0)
+    ax.set_title(title)
+    ticks = [0.25, 0.5, 1.0, 2.0, 4.0]
+    bar = fig.colorbar(image, ax=ax, shrink=0.85, pad=0.02, ticks=ticks)
+    bar.ax.minorticks_off()  # a log axis labels 3×10⁰ and the like otherwise
+    bar.ax.set_yticks(ticks, ["¼", "½", "1", "2", "4"])
+    bar.set_label("observed / expected neighbour pairs (log scale; 1 = chance)")
+    return fig

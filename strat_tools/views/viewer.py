@@ -1,0 +1,341 @@
+"""The game viewer: one self-contained HTML page to step through games in a browser.
+
+:func:`viewer_html` turns replayed records into one page (no network, no external files:
+its script and style come from ``strat_tools/assets`` and are inlined). Each game travels
+as compact JSON: the setup, the moves, and per ply only the squares whose board code or
+knowledge flags changed (from :func:`~strat_tools.engine.knowledge.knowledge`), so the
+script rebuilds every ply's true board and each side's knowledge without knowing the
+rules. :func:`write_viewer` reads paths through the input driver (a
+:class:`~strat_tools.run.filters.GameFilter` picks the games: a first pass without replays
+chooses them, then only the first ones the page can hold are replayed, in the workers) and
+writes the page atomically; ``strat-tools view`` calls it.
+
+The page exposes its state on the element with id ``board``: ``data-ply``, ``data-view``
+(``all``, ``red``, ``blue``), ``data-field`` (the true position as a Gravon field string)
+and, in a side view, ``data-known`` (the same with each piece that side cannot identify
+written ``?``). Game names and player names are data: the JSON is escaped for a script
+element and the script inserts them as text only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from strat_tools.core.board import LAKES
+from strat_tools.core.errors import InputError
+from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
+from strat_tools.core.records import GameRecord
+from strat_tools.core.rules import resolve_rules
+from strat_tools.core.text import printable
+from strat_tools.engine.events import EVENT_KINDS, game_events
+from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.io.output import write_file_atomically
+from strat_tools.run.batch_work import failure_of
+from strat_tools.views.svg import STYLE
+
+if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
+    from strat_tools.tables.build import GameIds
+
+__all__ = [
+    "MAX_GAMES",
+    "MAX_PAGE_BYTES",
+    "ViewerSummary",
+    "game_data",
+    "notebook_html",
+    "viewer_html",
+    "write_viewer",
+]
+
+MAX_GAMES: Final = 500
+"""Most games one page holds by default (a page stays quick to open)."""
+MAX_PAGE_BYTES: Final = 25_000_000
+"""Games stop being added once the page's game data would pass this many bytes."""
+
+VIEWS: Final = ("all", "red", "blue")
+
+
+def _deltas(
+    rows: npt.NDArray[np.uint8], extra: npt.NDArray[np.uint8] | None = None
+) -> list[list[int]]:
+    """Per ply from 1: the flat ``[index, value, ...]`` of cells that changed from the row
+    before (with ``extra``: ``[index, value, extra_value, ...]`` where either changed).
+    One vectorised pass; only the final cut into plies is a Python loop over slices."""
+    flat = rows.reshape(rows.shape[0], -1).astype(np.int16)
+    changed = np.diff(flat, axis=0) != 0
+    columns = [flat]
+    if extra is not None:
+        other = extra.reshape(extra.shape[0], -1).astype(np.int16)
+        changed |= np.diff(other, axis=0) != 0
+        columns.append(other)
+    plies, cells = np.nonzero(changed)
+    values = [table[plies + 1, cells] for table in columns]
+    items = np.column_stack([cells, *values]).ravel().tolist()
+    width = 1 + len(columns)
+    ends = np.cumsum(np.bincount(plies, minlength=changed.shape[0]) * width).tolist()
+    starts = [0, *ends][: len(ends)]
+    return [items[start:end] for start, end in zip(starts, ends, strict=True)]
+
+
+def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
+    """One game as the page's script reads it (plain JSON types only); text from the file
+    (names, players, reasons) with control and bidi characters shown escaped
+    (:func:`strat_tools.core.text.printable`), as in every other output."""
+    events = game_events(result, record)
+    data: dict[str, Any] = {
+        "id": printable(record.game_id),
+        "variant": printable(record.variant),
+        "players": [printable(name) for name in record.players],
+        "rules": result.rules.name if result is not None else "",
+        "plies": 0,
+        "recorded": record.plies,
+        "end": printable(events["detail"][-1]),
+        "events": [
+            [ply, kind, printable(detail)]
+            for ply, kind, detail in zip(
+                events["ply"], events["kind"], events["detail"], strict=True
+            )
+        ],
+    }
+    if result is None or record.setup is None or len(record.setup) != 100:
+        data["field"] = ""
+        return data
+    know = result.knowledge()
+    n = result.plies_replayed
+    data.update(
+        plies=n,
+        field="".join(CODE_LETTERS[c] for c in record.setup),
+        moves=[s * 100 + t for s, t in zip(record.sources[:n], record.targets[:n], strict=True)],
+        squares=_deltas(know.boards, know.flags),
+        captured=_deltas(know.captured),
+        unseen=_deltas(know.unseen),
+        unseen0=know.unseen[0].ravel().tolist(),
+        rescues={
+            str(ply): rescue.square
+            for ply, rescue in record.rescues.items()
+            if ply in result.rescued and rescue.square is not None
+        },
+        battles={
+            str(i + 1): [
+                result.movers[i],
+                result.defenders[i],
+                result.outcomes[i],
+                result.revealed[i],
+            ]
+            for i in range(n)
+            if result.defenders[i]
+        },
+    )
+    return data
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left raw."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _asset(name: str) -> str:
+    return files("strat_tools.views").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def viewer_html(
+    games: Sequence[dict[str, Any]],
+    *,
+    title: str = "Stratego game viewer",
+    numbering: str = "modern",
+    note: str = "",
+) -> str:
+    """The page for ``games`` (each from :func:`game_data`)."""
+    config = {
+        "style": STYLE,
+        "labels": {"modern": list(MODERN_LABELS), "classic": list(CLASSIC_LABELS)},
+        "numbering": numbering if numbering in ("modern", "classic") else "modern",
+        "flags": {
+            "moved": MOVED,
+            "revealed": REVEALED,
+            "long": LONG,
+            "known": KNOWN,
+            "rescued": RESCUED,
+        },
+        "letters": CODE_LETTERS,
+        "eventKinds": EVENT_KINDS,
+        "views": list(VIEWS),
+        "lakes": sorted(LAKES),
+        "note": note,
+    }
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
+        f"{_asset('viewer.html')}"
+        f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
+        f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
+        f"<script>{_asset('viewer.js')}</script></body></html>\n"
+    )
+
+
+@dataclass(slots=True)
+class ViewerSummary:
+    """What :func:`write_viewer` put on the page, and what it left out."""
+
+    path: Path
+    games: list[str] = field(default_factory=list)
+    left_out: int = 0
+    """Games past the page's bound (``limit`` games or :data:`MAX_PAGE_BYTES`)."""
+    bytes: int = 0
+    dropped: int = 0
+    """Games the filters left out (not on the page, not counted in ``left_out``)."""
+
+    def line(self) -> str:
+        """One line for the user: ``'3 games in game.html (41 KB)'``."""
+        count = len(self.games)
+        text = f"{count} game{'s' if count != 1 else ''} in {self.path} ({self.bytes // 1024:,} KB)"
+        if self.left_out:
+            text += f"; {self.left_out} more left out (the page holds at most the first ones)"
+        if self.dropped:
+            text += f"; {self.dropped} left out by the filters"
+        return text
+
+
+def collect_games(
+    records: Iterable[GameRecord],
+    *,
+    rules: str | None = "auto",
+    limit: int = MAX_GAMES,
+    max_bytes: int = MAX_PAGE_BYTES,
+) -> tuple[list[dict[str, Any]], int]:
+    """Replay and encode records until ``limit`` games or ``max_bytes`` of data; return the
+    games and how many were left out."""
+    games: list[dict[str, Any]] = []
+    size = left_out = 0
+    for record in records:
+        if len(games) >= limit or size >= max_bytes:
+            left_out += 1
+            continue
+        result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
+        data = game_data(record, result)
+        size += len(_script_json(data))
+        games.append(data)
+    return games, left_out
+
+
+FAILED: Final = "internal.viewer"
+"""The error code of a game the viewer failed to encode (its entry says so)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerWork:
+    """The page data of a batch of records (a :class:`~strat_tools.run.batch_work.RecordWork`)."""
+
+    rules: str | None = "auto"
+    code: str = FAILED
+    check: bool = True
+
+    def __call__(self, records: Iterable[GameRecord]) -> list[dict[str, Any]]:
+        out = []
+        for record in records:
+            failure = failure_of(record, self.code)
+            if failure is not None:
+                data = game_data(record, None)
+                data["end"] = printable(f"not replayed: {failure}")
+            else:
+                replayed = record.readable
+                result = (
+                    replay_safely(record, resolve_rules(self.rules, record)) if replayed else None
+                )
+                data = game_data(record, result)
+            out.append(data)
+        return out
+
+    def combine(self, parts: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        return [game for part in parts for game in part]
+
+    def renumber(self, ids: GameIds, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return games  # the page names games as their files do
+
+
+def write_viewer(
+    paths: str | Iterable[str],
+    output: str | os.PathLike[str],
+    *,
+    game_id: str | None = None,
+    game_filter: GameFilter | None = None,
+    rules: str | None = "auto",
+    numbering: str = "modern",
+    limit: int = MAX_GAMES,
+    jobs: int | None = None,
+) -> ViewerSummary:
+    """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
+    ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
+    atomically. Raises :class:`~strat_tools.core.errors.InputError` when no game is found
+    (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
+
+    >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
+    """
+    from dataclasses import replace
+
+    from strat_tools.formats.readers import NothingReadable
+    from strat_tools.io.sources import path_list
+    from strat_tools.run.driver import map_records
+    from strat_tools.run.filters import GameFilter
+    from strat_tools.run.selection import SelectedUnits, Selection, select_games
+    from strat_tools.run.tally import Tally
+
+    names = path_list(paths)
+    chosen = game_filter if game_filter is not None else GameFilter()
+    if game_id is not None:
+        wanted = frozenset({game_id})
+        chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
+    tally = Tally()
+    found = select_games(names, chosen, jobs=jobs, tally=tally)
+    if not tally.readable and not tally.dropped:
+        raise NothingReadable(names, tally.reasons)
+    if not len(found.games):
+        which = f"no game {game_id}" if game_id else "no game records"
+        kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
+        raise InputError(f"{which}{kept} in {' '.join(names)}")
+    first = Selection(found.games.iloc[:limit], found.total, chosen)
+    left_out = len(found.games) - len(first.games)
+    games: list[dict[str, Any]] = []
+    size = 0
+    for batch in map_records(ViewerWork(rules), names, select=SelectedUnits(first), jobs=jobs):
+        for game in batch:
+            if size >= MAX_PAGE_BYTES:
+                left_out += 1
+                continue
+            size += len(_script_json(game))
+            games.append(game)
+    title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
+    note = f"{left_out} more games were left out of this page." if left_out else ""
+    text = viewer_html(games, title=str(title), numbering=numbering, note=note)
+    target = Path(output)
+    data = text.encode("utf-8")
+    write_file_atomically(target, data)
+    return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data), tally.dropped)
+
+
+def notebook_html(item: GameRecord | Replay, *, height: int = 780) -> str:
+    """A stepping viewer of one game for Jupyter: the viewer page in an ``iframe``."""
+    result: Replay | None
+    if isinstance(item, Replay):
+        record, result = item.record, item
+    else:
+        record = item
+        result = replay_safely(record) if record.readable else None
+    page = viewer_html([game_data(record, result)], title=record.game_id)
+    return (
+        f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{height}px;'
+        f'border:1px solid #ccc" title="{escape(record.game_id, quote=True)}"></iframe>'
+    )
