@@ -45,9 +45,9 @@ def share_within(table: pd.DataFrame, keys: Sequence[str], column: str = "count"
     [0.25, 0.75, 1.0]
     """
     keys = list(keys)
-    totals = table.groupby(keys)[column].transform("sum") if keys else table[column].sum()
-    result: pd.Series = table[column] / totals
-    return result
+    if keys:
+        return share(table[column], table.groupby(keys)[column].transform("sum"))
+    return share(table[column], float(table[column].sum()))
 
 
 def rate(wins: Any, n: Any) -> FloatArray:

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 import pandas as pd
 
-from strat_tools.errors import OptionError
+from strat_tools.core.errors import OptionError
 from strat_tools.stats.formulas import share_within
 from strat_tools.stats.frames import (
     By,
@@ -51,8 +51,7 @@ def endings(
         )
         .reset_index()
     )
-    totals = table.groupby(keys)["games"].transform("sum") if keys else table["games"].sum()
-    table.insert(len(keys) + 2, "share", table["games"] / totals)
+    table.insert(len(keys) + 2, "share", share_within(table, keys, "games"))
     return table
 
 
