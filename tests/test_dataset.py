@@ -25,6 +25,7 @@ from strat_tools.io.output import MARKER_NAME, OwnedFolder, file_digest
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, read_games
+from strat_tools.run.options import Run
 from strat_tools.tables import build as tables
 from strat_tools.tables import dataset, dataset_writer
 from strat_tools.tables.dataset import (
@@ -285,7 +286,7 @@ def test_a_parquet_folder_per_table_is_read_too(fixture_set: GameSet, tmp_path: 
 @pytest.mark.slow
 def test_read_games_on_a_local_dask_cluster_gives_the_same_tables(fixture_set: GameSet) -> None:
     pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
-    assert_same(read_games(FIXTURES, dask=True, jobs=2), fixture_set)
+    assert_same(read_games(FIXTURES, jobs=2, run=Run(dask=True)), fixture_set)
 
 
 # --- keys and fences -------------------------------------------------------------------------

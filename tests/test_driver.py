@@ -19,6 +19,7 @@ from strat_tools.run.driver import (
     read_games,
     reduce_batches,
 )
+from strat_tools.run.options import Run
 from strat_tools.tables.dataset import GameSet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gravon"
@@ -59,7 +60,7 @@ def count_unless(games: GameSet, bad: str) -> int:
 def test_select_runs_in_the_worker_and_its_drops_are_counted() -> None:
     everything = read_games(DATA, setups_only=True, jobs=1)
     tally = Tally()
-    kept = read_games(DATA, setups_only=True, jobs=2, select=odd_numbered, tally=tally)
+    kept = read_games(DATA, setups_only=True, jobs=2, select=odd_numbered, run=Run(tally=tally))
     odd = everything.games["number"].dropna() % 2 == 1
     assert len(kept) == int(odd.sum()) > 0
     assert tally.dropped == len(everything) - len(kept)
@@ -71,7 +72,7 @@ def test_select_applies_to_a_dataset_folder_only_in_its_rows_form(tmp_path: Path
     export_dataset(DATA, tmp_path / "out", setups_only=True, jobs=1)
     direct = read_games(DATA, setups_only=True, jobs=1, select=odd_numbered)
     tally = Tally()
-    back = read_games(tmp_path / "out", select=OddNumbered(), tally=tally)
+    back = read_games(tmp_path / "out", select=OddNumbered(), run=Run(tally=tally))
     assert back.games["game_id"].tolist() == direct.games["game_id"].tolist()
     assert tally.dropped > 0
     with pytest.raises(InputError, match="dataset folder"):
@@ -83,7 +84,9 @@ def test_a_reduction_that_raises_on_one_game_costs_that_game_only() -> None:
     valid = games.games[games.games["status"] == "valid"]
     bad = str(valid["game_id"].iloc[7])
     tally = Tally()
-    counts = list(reduce_batches(partial(count_unless, bad=bad), DATA, jobs=1, tally=tally))
+    counts = list(
+        reduce_batches(partial(count_unless, bad=bad), DATA, jobs=1, run=Run(tally=tally))
+    )
     assert sum(counts) == len(valid) - 1
     assert tally.failed == 1
     (failure,) = tally.failures
@@ -118,7 +121,9 @@ def test_a_game_whose_per_game_step_raises_becomes_one_invalid_entry() -> None:
     everything = read_games(DATA, setups_only=True, jobs=1)
     number = int(everything.games["number"].dropna().iloc[3])
     tally = Tally()
-    games = read_games(DATA, setups_only=True, jobs=1, select=Exploding(number), tally=tally)
+    games = read_games(
+        DATA, setups_only=True, jobs=1, select=Exploding(number), run=Run(tally=tally)
+    )
     assert len(games) == len(everything)
     assert games.games["game_id"].tolist() == everything.games["game_id"].tolist()
     hit = games.games[games.games["number"] == number]

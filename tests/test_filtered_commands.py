@@ -31,6 +31,7 @@ from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.run.batch_work import RecordWork
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.options import Run
 from strat_tools.run.tally import Tally
 
 __all__ = ["archive"]  # the fixture, imported for these tests
@@ -62,7 +63,10 @@ def test_events_variant_narrows_to_those_games(archive: Path) -> None:
     assert f"{41 - len(barrage)} games left out by the filters" in err
     tally = Tally()
     frame = read_events(
-        [str(archive)], jobs=1, game_filter=GameFilter.parse(variant="barrage"), tally=tally
+        [str(archive)],
+        jobs=1,
+        game_filter=GameFilter.parse(variant="barrage"),
+        run=Run(tally=tally),
     )
     assert set(frame["game_id"]) == set(barrage) and len(frame) > len(barrage)  # battles too
     assert (tally.games, tally.dropped) == (len(barrage), 41 - len(barrage))
@@ -169,7 +173,10 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     # as validate and export do: counted among the games left out, never silently lost.
     tally = Tally()
     classic = read_events(
-        [str(bad_games)], jobs=1, game_filter=GameFilter.parse(variant="classic"), tally=tally
+        [str(bad_games)],
+        jobs=1,
+        game_filter=GameFilter.parse(variant="classic"),
+        run=Run(tally=tally),
     )
     assert classic["game_id"].nunique() == 3 and (tally.games, tally.dropped) == (3, 2)
     code, out, err = run("validate", str(bad_games), "--variant", "classic", "-q", "-j", "1")
@@ -204,7 +211,7 @@ def test_a_game_the_work_fails_on_is_contained_and_named(bad_games: Path) -> Non
     work: RecordWork[Any] = FailsOn(victim)
     tally = Tally()
     keep = GameFilter.parse(period="2026-11")
-    tables = map_records(work, [str(bad_games)], select=keep, jobs=1, tally=tally)
+    tables = map_records(work, [str(bad_games)], select=keep, jobs=1, run=Run(tally=tally))
     frame = pa.concat_tables(tables).to_pandas()
     end = frame.loc[(frame["game_id"] == victim) & (frame["kind"] == "end"), "detail"]
     assert end.tolist() == ["not replayed: [internal.events] RuntimeError: boom"]
@@ -238,6 +245,8 @@ def test_convert_writes_its_zip_through_devices_and_fifos(archive: Path, tmp_pat
 def test_records_are_read_only_once_per_game(archive: Path) -> None:
     """Each game read is counted once: the filters' count and the kept games add up."""
     tally = Tally()
-    read_events([str(archive)], jobs=2, game_filter=GameFilter.parse(plies="60:"), tally=tally)
+    read_events(
+        [str(archive)], jobs=2, game_filter=GameFilter.parse(plies="60:"), run=Run(tally=tally)
+    )
     long = ids_where(archive, lambda r: r.plies >= 60)
     assert (tally.games, tally.dropped) == (len(long), 41 - len(long))

@@ -34,6 +34,7 @@ from strat_tools.generate.games import (
     setup_field,
     verify_game,
 )
+from strat_tools.run.options import Run
 
 VARIANTS = ("classic", "barrage", "duell")
 ROOT = Path(__file__).resolve().parent.parent
@@ -220,7 +221,7 @@ def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
     mix = {"classic": 2, "duell": 1}
     write_games(generate_games(24, variant=mix, seed=8), tmp_path / "serial.zip")
     done: list[int] = []
-    files = generate_files(24, variant=mix, seed=8, jobs=2, progress=done.append)
+    files = generate_files(24, variant=mix, seed=8, jobs=2, run=Run(progress=done.append))
     assert write_files(files, tmp_path / "parallel.zip") == 24
     assert sum(done) == 24
     assert (tmp_path / "serial.zip").read_bytes() == (tmp_path / "parallel.zip").read_bytes()

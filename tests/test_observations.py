@@ -23,6 +23,7 @@ from strat_tools.exports.observations import (
     iter_observations,
     observe,
 )
+from strat_tools.run.options import Run
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -299,7 +300,7 @@ def test_a_local_dask_cluster_writes_the_same_observations(
 ) -> None:
     pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
     export_observations([thirty_games], tmp_path / "local", jobs=1)
-    export_observations([thirty_games], tmp_path / "dask", jobs=2, dask=True)
+    export_observations([thirty_games], tmp_path / "dask", jobs=2, run=Run(dask=True))
     assert read_observations(tmp_path / "dask").equals(read_observations(tmp_path / "local"))
 
 

@@ -9,6 +9,7 @@ from functools import partial
 import pytest
 
 from strat_tools.io.sources import Unit
+from strat_tools.run.options import Run
 from strat_tools.run.pipeline import (
     PipelineError,
     default_jobs,
@@ -81,7 +82,7 @@ def test_results_come_in_input_order_for_any_jobs(jobs: int) -> None:
 
 def test_progress_counts_every_unit() -> None:
     seen: list[int] = []
-    list(map_batches(_names, UNITS, jobs=2, progress=seen.append))
+    list(map_batches(_names, UNITS, jobs=2, run=Run(progress=seen.append)))
     assert sum(seen) == len(UNITS)
 
 
@@ -99,11 +100,11 @@ def test_bad_jobs_is_refused() -> None:
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results_in_order() -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
-    out = [n for chunk in map_batches(_names, UNITS, jobs=2, dask=True) for n in chunk]
+    out = [n for chunk in map_batches(_names, UNITS, jobs=2, run=Run(dask=True)) for n in chunk]
     assert out == [str(u.member) for u in UNITS]
 
 
 def test_unreachable_dask_scheduler_is_a_clear_error() -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
     with pytest.raises(PipelineError, match="cannot reach the Dask scheduler"):
-        list(map_batches(_names, UNITS, jobs=1, dask_address="tcp://127.0.0.1:1"))
+        list(map_batches(_names, UNITS, jobs=1, run=Run(dask_address="tcp://127.0.0.1:1")))

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from strat_tools.run.driver import export_dataset
+from strat_tools.run.options import Run
 from strat_tools.tables.build import TABLE_NAMES
 from strat_tools.tables.dataset import read_dataset
 
@@ -33,7 +34,7 @@ def test_dask_export_equals_local_export_on_three_real_months(
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
     paths = [str(gravon_dir / m) for m in MONTHS]
     local = export_dataset(paths, tmp_path / "local", jobs=1)
-    dask = export_dataset(paths, tmp_path / "dask", jobs=2, dask=True)
+    dask = export_dataset(paths, tmp_path / "dask", jobs=2, run=Run(dask=True))
     assert local.games == dask.games > 1000
     _assert_same(_tables(tmp_path / "local"), _tables(tmp_path / "dask"))
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     LibraryChoice,
@@ -12,11 +15,11 @@ from strat_tools.cli.common import (
     VariantName,
     format_option,
     game_filter_options_but,
-    jobs_option,
     library_errors,
     paths_argument,
     read_through,
     render,
+    run_options,
     synthetic_note,
 )
 from strat_tools.core.pieces import ARMIES
@@ -43,10 +46,10 @@ from strat_tools.core.records import DEFAULT_VARIANT
 )
 @format_option(("table", "csv", "json"))
 @game_filter_options_but("--variant")
-@jobs_option
+@run_options
 @library_errors
 def advice(
-    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, jobs: int | None
+    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, run: Run
 ) -> None:
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 
@@ -72,13 +75,12 @@ def advice(
         render(tip_catalogue(), fmt)
         return
     chosen = None if variant == "all" else variant
-    select = select_for(list(paths), game_filter, jobs=jobs)
+    select = select_for(list(paths), game_filter, run=run)
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
     table, tally = read_through(
         paths,
-        lambda update, tally: advice_table_of_paths(
-            list(paths), view, chosen, select=select, jobs=jobs, progress=update, tally=tally
-        ),
+        run,
+        lambda run: advice_table_of_paths(list(paths), view, chosen, select=select, run=run),
     )  # nothing readable: exit 2 with the reader's reasons
     if table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")

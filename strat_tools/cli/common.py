@@ -16,9 +16,12 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -173,6 +176,24 @@ def dask_options(func: F) -> F:
         help="Run the per-file work on dask.distributed (a local cluster unless an address "
         "is given). Needs the 'dist' extra.",
     )(func)
+
+
+def run_options(func: F) -> F:
+    """``--jobs``, ``--dask`` and ``--dask-address``, given to the command as one frozen
+    :class:`~strat_tools.run.options.Run` (its ``run`` parameter): the one place the CLI
+    builds a run's settings. The command adds its progress bar and tally to it
+    (:func:`read_through`)."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, jobs: int | None, dask: bool, dask_address: str | None, **kw: Any
+    ) -> Any:
+        from strat_tools.run.options import Run
+
+        kw["run"] = Run(jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address)
+        return func(*args, **kw)
+
+    return jobs_option(dask_options(wrapper))  # type: ignore[return-value]
 
 
 def format_option(choices: Sequence[str] = FORMATS, default: str = "table") -> Callable[[F], F]:
@@ -435,13 +456,15 @@ def synthetic_note(tally: Any) -> None:
 
 def read_through(
     paths: Sequence[str],
-    work: Callable[[Callable[[int], None] | None, Any], T],
+    run: Run,
+    work: Callable[[Run], T],
     *,
     label: str = "reading",
     require: bool = True,
 ) -> tuple[T, Any]:
     """What every analysis command does around its one library call: count the inputs (for
-    the progress bar; nothing to read is an error), run ``work(progress, tally)``, stop with
+    the progress bar; nothing to read is an error), run ``work(run)`` with ``run`` reporting
+    to the bar and counting into a new tally, stop with
     the reader's own reason when not one input was readable (``require``), and say on stderr
     how many games a per-game step failed on. Returns the call's result and the
     :class:`strat_tools.run.driver.Tally` it filled.
@@ -451,7 +474,7 @@ def read_through(
     total = units_or_dataset(paths)
     tally = Tally()
     with progress_bar(total, label) as update:
-        result = work(update, tally)
+        result = work(run.with_progress(update).with_tally(tally))
     if require:
         require_readable(tally, paths)
     synthetic_note(tally)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
 from strat_tools.cli.common import (
-    dask_options,
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
+    run_options,
 )
 from strat_tools.core.record_formats import format_names
 from strat_tools.core.text import printable
@@ -38,17 +40,14 @@ from strat_tools.core.text import printable
     "device or named pipe (gets the zip: -o /dev/stdout).",
 )
 @game_filter_options
-@jobs_option
-@dask_options
+@run_options
 @library_errors
 def convert(
     paths: tuple[str, ...],
     game_filter: Any,
     to: str,
     out: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
 ) -> None:
     """Convert game records (any mix of formats) to XML or .gsn, one file per game.
 
@@ -76,8 +75,7 @@ def convert(
     total = count_units(paths)
     with progress_bar(total, "Converting") as update:
         report = convert_records(
-            paths, out, to=to, game_filter=game_filter, jobs=jobs, dask=dask,
-            dask_address=dask_address, progress=update,
+            paths, out, to=to, game_filter=game_filter, run=run.with_progress(update),
         )  # fmt: skip
     for failure in report.failed:
         message(printable(f"{failure.label}: not converted: {failure.reason}"))

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
 from strat_tools.cli.common import (
-    dask_options,
     format_option,
     game_filter_options,
-    jobs_option,
     library_errors,
     paths_argument,
     read_through,
     render_stream,
     rules_option,
+    run_options,
 )
 from strat_tools.engine.events import EVENT_KINDS
 
@@ -32,8 +34,7 @@ from strat_tools.engine.events import EVENT_KINDS
 @format_option()
 @game_filter_options
 @rules_option
-@jobs_option
-@dask_options
+@run_options
 @library_errors
 def events(
     paths: tuple[str, ...],
@@ -41,9 +42,7 @@ def events(
     kinds: tuple[str, ...],
     fmt: str,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
 ) -> None:
     """List every game's key events: each battle (ply, squares, both ranks, outcome), the
     first capture, marshals and generals lost, the spy taking the marshal, bombs removed,
@@ -61,12 +60,10 @@ def events(
     """
     from strat_tools.exports.event_table import events_frame, iter_events
 
-    def stream(progress: Any, tally: Any) -> None:
+    def stream(run: Run) -> None:
         batches = iter_events(
-            list(paths), rules=rules, kinds=kinds or None, game_filter=game_filter, jobs=jobs,
-            dask=dask or bool(dask_address), dask_address=dask_address, progress=progress,
-            tally=tally,
+            list(paths), rules=rules, kinds=kinds or None, game_filter=game_filter, run=run,
         )  # fmt: skip
         render_stream((events_frame(table) for table in batches), fmt)
 
-    read_through(paths, stream, label="events", require=False)
+    read_through(paths, run, stream, label="events", require=False)

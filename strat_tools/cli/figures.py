@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     FIGURE_SUFFIXES,
@@ -14,12 +17,12 @@ from strat_tools.cli.common import (
     count_of,
     game_filter_options,
     game_filter_options_but,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     read_through,
     rules_option,
+    run_options,
     source_label,
 )
 from strat_tools.core.pieces import ARMIES
@@ -103,7 +106,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     help="Image file: .png, .svg or .pdf (written atomically).",
 )
 @game_filter_options_but("--variant")
-@jobs_option
+@run_options
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
@@ -119,7 +122,7 @@ def heatmap(
     min_setups: int | None,
     title: str | None,
     out: str,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Draw where a piece stands in the setups (owner's view, back row at the bottom).
 
@@ -165,26 +168,26 @@ def heatmap(
     }
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-    select = select_for(list(paths), game_filter, jobs=jobs)
+    select = select_for(list(paths), game_filter, run=run)
     if measure is None:
         tables, tally = read_through(
             paths,
-            lambda update, tally: compute_many_streaming(
+            run,
+            lambda run: compute_many_streaming(
                 [
                     ("placement", {"piece": p, "by": list(keys), "variant": variant})
                     for p, keys in requests
                 ],
                 list(paths),
                 select=select,
-                jobs=jobs,
-                progress=update,
-                tally=tally,
+                run=run,
             ),
         )
     else:
         counts, tally = read_through(
             paths,
-            lambda update, tally: traffic_of_paths(
+            run,
+            lambda run: traffic_of_paths(
                 list(paths),
                 variant=variant,
                 side=side,
@@ -192,9 +195,7 @@ def heatmap(
                 measure=measure,  # type: ignore[arg-type]
                 view=view,  # type: ignore[arg-type]
                 select=select,
-                jobs=jobs,
-                progress=update,
-                tally=tally,
+                run=run,
             ),
         )
     if tally.synthetic:  # the figure says so too, not only the terminal
@@ -255,7 +256,7 @@ def heatmap(
 )
 @game_filter_options
 @rules_option
-@jobs_option
+@run_options
 @library_errors
 def report(
     paths: tuple[str, ...],
@@ -266,7 +267,7 @@ def report(
     setups_only: bool,
     numbering: str,
     rules: str,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Write one self-contained report: corpus, endings, placement, scouts, win rates.
 
@@ -290,14 +291,13 @@ def report(
     # not grow with the setups and moves of the input.
     data, _tally = read_through(
         paths,
-        lambda update, tally: report_inputs_of_paths(
+        run,
+        lambda run: report_inputs_of_paths(
             list(paths),
             setups_only=setups_only,
             rules=rules,
-            select=select_for(list(paths), game_filter, jobs=jobs),
-            jobs=jobs,
-            progress=update,
-            tally=tally,
+            select=select_for(list(paths), game_filter, run=run),
+            run=run,
         ),
     )
     if game_filter.active:

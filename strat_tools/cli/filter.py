@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
 from strat_tools.cli.common import (
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
     rules_option,
+    run_options,
     units_or_dataset,
 )
 
@@ -41,7 +44,7 @@ from strat_tools.cli.common import (
     help="records: copy the game files; parquet/csv: write their five tables.",
 )
 @rules_option
-@jobs_option
+@run_options
 @library_errors
 def filter_command(
     paths: tuple[str, ...],
@@ -50,7 +53,7 @@ def filter_command(
     out: str | None,
     fmt: str,
     rules: str,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Select games by variant, month, length, ending, winner, id, setup pattern or
     duplication; print their ids, copy their records, or export their tables.
@@ -78,7 +81,7 @@ def filter_command(
         message(f"Note: {note}")
     total = units_or_dataset(paths)
     with progress_bar(total, "selecting") as update:
-        selection = select_games(list(paths), game_filter, jobs=jobs, progress=update)
+        selection = select_games(list(paths), game_filter, run=run.with_progress(update))
     message(str(selection))
     if out is None:
         text = "\n".join(printable(i) for i in selection.game_ids)  # names are data
@@ -89,5 +92,5 @@ def filter_command(
         written = write_selected_records(selection, out)
         message(f"wrote {written:,} records to {out}")
         return
-    summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, jobs=jobs)  # type: ignore[arg-type]
+    summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, run=run)  # type: ignore[arg-type]
     message(str(summary))

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     count_of,
-    jobs_option,
     library_errors,
     message,
     progress_bar,
+    run_options,
 )
 
 
@@ -53,7 +58,7 @@ from strat_tools.cli.common import (
     show_default=True,
     help="Game number of the first game (the n in classic-2026.10-n.xml).",
 )
-@jobs_option
+@run_options
 @library_errors
 def generate(
     count: int,
@@ -62,7 +67,7 @@ def generate(
     seed: int,
     period: str,
     first_number: int,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Generate synthetic games (human-like setups, a simple policy) as Gravon XML.
 
@@ -97,8 +102,7 @@ def generate(
             year=year,
             month=month,
             first_number=first_number,
-            jobs=jobs,
-            progress=update,
+            run=run.with_progress(update),
         )
         written = write_files(files, out)
     seconds = time.perf_counter() - started

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
 from strat_tools.cli.common import (
-    dask_options,
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     read_through,
     rules_option,
+    run_options,
 )
 
 
@@ -44,8 +46,7 @@ from strat_tools.cli.common import (
 )
 @game_filter_options
 @rules_option
-@jobs_option
-@dask_options
+@run_options
 @library_errors
 def observations(
     paths: tuple[str, ...],
@@ -54,9 +55,7 @@ def observations(
     last_moves: int,
     shard_rows: int,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
 ) -> None:
     """Write, for every ply of every valid game, what the side to move knew.
 
@@ -76,10 +75,10 @@ def observations(
 
     summary, _tally = read_through(
         paths,
-        lambda progress, tally: export_observations(
+        run,
+        lambda run: export_observations(
             list(paths), out, rules=rules, last_moves=last_moves, shard_rows=shard_rows,
-            game_filter=game_filter, jobs=jobs, dask=dask or bool(dask_address),
-            dask_address=dask_address, progress=progress, tally=tally,
+            game_filter=game_filter, run=run,
         ),
         label="observing",
         require=False,

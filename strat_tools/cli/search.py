@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     format_option,
     game_filter_options_but,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
     render,
     require_readable,
+    run_options,
     units_or_dataset,
 )
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -52,7 +55,7 @@ def search_record(result: Any) -> dict[str, Any]:
 @game_filter_options_but("--pattern")
 @click.option("--list-games", is_flag=True, help="Also list the ids of the matching games.")
 @format_option(("table", "csv", "json"))
-@jobs_option
+@run_options
 @library_errors
 def search(
     paths: tuple[str, ...],
@@ -61,7 +64,7 @@ def search(
     game_filter: Any,
     list_games: bool,
     fmt: str,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Find the setups matching a pattern; compare their win rate with the rest's.
 
@@ -96,9 +99,8 @@ def search(
     total = units_or_dataset(paths)
     tally = Tally()
     with progress_bar(total, "reading setups") as update:
-        games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
-        )
+        counted = run.with_progress(update).with_tally(tally)
+        games = read_selected(list(paths), game_filter, setups_only=True, run=counted)
     require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
     result = search_setups(games, pattern, variant=variant, mirror=mirror)
     if result.impossible:

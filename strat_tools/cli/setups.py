@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 import pandas as pd
 
 from strat_tools.cli.common import (
@@ -13,13 +16,13 @@ from strat_tools.cli.common import (
     LibraryChoice,
     format_option,
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
     render,
     require_readable,
+    run_options,
     source_label,
     units_or_dataset,
 )
@@ -98,7 +101,7 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     type=click.Path(dir_okay=False),
     help="Also draw the setups as boards into this picture (.png, .svg, .pdf).",
 )
-@jobs_option
+@run_options
 @library_errors
 def setups(
     paths: tuple[str, ...],
@@ -110,7 +113,7 @@ def setups(
     setup_format: str | None,
     fmt: str,
     out: str | None,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """The most played setups: count, games, wins, draws, losses, win rate with plain and
     clustered 95% intervals, first and last month seen, and the setup as a board.
@@ -142,9 +145,8 @@ def setups(
     total = units_or_dataset(paths)
     tally = Tally()
     with progress_bar(total, "reading setups") as update:
-        games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
-        )
+        counted = run.with_progress(update).with_tally(tally)
+        games = read_selected(list(paths), game_filter, setups_only=True, run=counted)
     require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
     outcomes = setup_outcomes(games, variant)
     for _, row in setup_counts(outcomes).iterrows():

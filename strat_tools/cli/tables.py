@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     LibraryChoice,
@@ -13,11 +16,9 @@ from strat_tools.cli.common import (
     RegistryOption,
     VariantName,
     count_of,
-    dask_options,
     format_option,
     game_filter_options,
     game_filter_options_but,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
@@ -25,6 +26,7 @@ from strat_tools.cli.common import (
     read_through,
     render,
     rules_option,
+    run_options,
     units_or_dataset,
 )
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
@@ -55,8 +57,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 )
 @game_filter_options
 @rules_option
-@jobs_option
-@dask_options
+@run_options
 @library_errors
 def export(
     paths: tuple[str, ...],
@@ -65,9 +66,7 @@ def export(
     fmt: str,
     setups_only: bool,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
 ) -> None:
     """Export games as tables (games, setups, moves, diagnostics, events) for pandas, DuckDB.
 
@@ -95,11 +94,8 @@ def export(
             format=fmt,  # type: ignore[arg-type]
             setups_only=setups_only,
             rules=rules,
-            jobs=jobs,
-            dask=dask or bool(dask_address),
-            dask_address=dask_address,
-            progress=update,
-            select=select_for(list(paths), game_filter, jobs=jobs),
+            run=run.with_progress(update),
+            select=select_for(list(paths), game_filter, run=run),
         )
     message(str(summary))
     if summary.dropped:
@@ -166,8 +162,7 @@ def export(
 @format_option()
 @game_filter_options_but("--variant")
 @rules_option
-@jobs_option
-@dask_options
+@run_options
 @library_errors
 def stats(
     paths: tuple[str, ...],
@@ -181,9 +176,7 @@ def stats(
     pool_variants: bool,
     fmt: str,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
 ) -> None:
     """Setup and move statistics as a table: placement, bombs, scouts, endings, win rates.
 
@@ -210,24 +203,18 @@ def stats(
         "include_classicfree": include_classicfree,
         "pool_variants": pool_variants,
     }
-    run: dict[str, Any] = {
-        "jobs": jobs,
-        "dask": dask or bool(dask_address),
-        "dask_address": dask_address,
-    }
-    select = select_for(list(paths), game_filter, jobs=jobs)
+    select = select_for(list(paths), game_filter, run=run)
     # Reduced batch by batch in the workers: memory does not grow with the input.
     table, _tally = read_through(
         paths,
-        lambda update, tally: compute_streaming(
+        run,
+        lambda run: compute_streaming(
             stat,
             list(paths),
             rules=rules,
             select=select,
             **options,
-            **run,
-            progress=update,
-            tally=tally,
+            run=run,
         ),
     )
     if table.empty:

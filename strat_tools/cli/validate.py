@@ -4,21 +4,23 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
 from strat_tools.cli.common import (
     NoInput,
-    dask_options,
     format_option,
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     paths_argument,
     progress_bar,
     rules_option,
+    run_options,
 )
 
 
@@ -26,8 +28,7 @@ from strat_tools.cli.common import (
 @paths_argument
 @format_option(("text", "json", "jsonl", "csv"), default="text")
 @rules_option
-@jobs_option
-@dask_options
+@run_options
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary (text format).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
 @game_filter_options
@@ -37,9 +38,7 @@ def validate(
     game_filter: Any,
     fmt: str,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
     quiet: bool,
     verbose: bool,
 ) -> None:
@@ -60,12 +59,10 @@ def validate(
 
     code = _run_validate(
         list(paths),
-        select=select_for(list(paths), game_filter, jobs=jobs),
+        select=select_for(list(paths), game_filter, run=run),
         fmt=fmt,
         rules=rules,
-        jobs=jobs,
-        dask=dask or bool(dask_address),
-        dask_address=dask_address,
+        run=run,
         quiet=quiet,
         verbose=verbose,
     )
@@ -78,9 +75,7 @@ def _run_validate(
     select: Any,
     fmt: str,
     rules: str,
-    jobs: int | None,
-    dask: bool,
-    dask_address: str | None,
+    run: Run,
     quiet: bool,
     verbose: bool,
 ) -> int:
@@ -116,11 +111,7 @@ def _run_validate(
                 paths,
                 rules=rules,
                 select=select,
-                tally=tally,
-                jobs=jobs,
-                dask=dask,
-                dask_address=dask_address,
-                progress=update,
+                run=run.with_progress(update).with_tally(tally),
                 skipped=summary.skipped,
             ):
                 summary.add(verdict)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
 
 from strat_tools.cli.common import (
     NoInput,
     game_filter_options,
-    jobs_option,
     library_errors,
     message,
     rules_option,
+    run_options,
 )
 
 
@@ -48,7 +51,7 @@ from strat_tools.cli.common import (
 )
 @game_filter_options
 @rules_option
-@jobs_option
+@run_options
 @library_errors
 def view(
     path: str,
@@ -58,7 +61,7 @@ def view(
     numbering: str,
     limit: int | None,
     rules: str,
-    jobs: int | None,
+    run: Run,
 ) -> None:
     """Write a game viewer: one HTML file that opens from disk, with no network.
 
@@ -84,7 +87,7 @@ def view(
             game_id=game_id,
             game_filter=game_filter,
             rules=rules,
-            jobs=jobs,
+            run=run,
             numbering=numbering,
             limit=limit or MAX_GAMES,
         )

@@ -42,7 +42,7 @@ from strat_tools.io.output import OutputError, atomic_folder, refuse_overlap
 from strat_tools.io.sources import Paths, Skipped, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.options import Run
 from strat_tools.run.selection import select_for
 from strat_tools.run.tally import Tally
 
@@ -230,10 +230,7 @@ def convert(
     to: str,
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> ConvertReport:
     """Write every game under ``paths`` that ``game_filter`` keeps in format ``to`` into
     ``out`` (a ``.zip``, a folder, or a device or FIFO that gets the zip).
@@ -252,12 +249,11 @@ def convert(
         raise OutputError(f"cannot write a folder of games to {out_text}: it is a device")
     refuse_overlap(inputs, out_text)
     report = ConvertReport(out=out_text, to=fmt.name)
-    seen = tally if tally is not None else Tally()
-    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    run, seen = Run.of(run, jobs).counting()
+    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
     results = map_records(
-        ConvertWork(fmt.name), inputs, select=select, jobs=jobs, dask=dask,
-        dask_address=dask_address, progress=progress, tally=seen, skipped=report.skipped,
-    )  # fmt: skip
+        ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
+    )
     files = _named_files(results, report, seen, inputs)
     out_path = Path(out_text)
     if through or (out_path.suffix.lower() == ".zip" and not out_path.is_dir()):

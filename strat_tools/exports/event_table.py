@@ -35,9 +35,8 @@ from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, Unit, path_list
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.options import Run
 from strat_tools.run.selection import select_for
-from strat_tools.run.tally import Tally
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
 
 if TYPE_CHECKING:
@@ -106,10 +105,7 @@ def iter_events(
     kinds: Iterable[str] | None = None,
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> Iterator[pa.Table]:
     """The events of every game under ``paths`` that ``game_filter`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
@@ -118,13 +114,10 @@ def iter_events(
     with nothing given out."""
     wanted = _kinds(kinds)
     inputs = path_list(paths)
-    seen = tally if tally is not None else Tally()
-    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
+    run, seen = Run.of(run, jobs).counting()
+    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
     held: list[pa.Table] = []
-    for table in map_records(
-        EventsWork(rules), inputs, select=select, jobs=jobs, dask=dask,
-        dask_address=dask_address, progress=progress, tally=seen,
-    ):  # fmt: skip
+    for table in map_records(EventsWork(rules), inputs, select=select, run=run):
         if wanted is not None:
             table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)
@@ -150,12 +143,9 @@ def read_events(
     *,
     rules: str | None = "auto",
     jobs: int | None = None,
+    run: Run | None = None,
     kinds: Iterable[str] | None = None,
     game_filter: GameFilter | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
 ) -> pd.DataFrame:
     """One row per event of every game under ``paths`` that ``game_filter`` keeps
     (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
@@ -168,12 +158,10 @@ def read_events(
     >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
     (20, True)
     """
-    parts = list(
-        iter_events(
-            paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, dask=dask,
-            dask_address=dask_address, progress=progress, tally=tally,
-        )
-    )  # fmt: skip
+    events = iter_events(
+        paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, run=run
+    )
+    parts = list(events)
     return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
 
 

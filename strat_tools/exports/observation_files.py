@@ -34,8 +34,7 @@ from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.pipeline import ProgressCallback
-from strat_tools.run.tally import Tally
+from strat_tools.run.options import Run
 
 __all__ = ["ObservationsSummary", "ShardWriter", "export_observations", "read_observations"]
 
@@ -200,11 +199,8 @@ def export_observations(
     shard_rows: int = SHARD_ROWS,
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
+    run: Run | None = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
-    tally: Tally | None = None,
 ) -> ObservationsSummary:
     """Write the observations of every valid game under ``directory`` that ``game_filter``
     keeps: shards ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every game
@@ -218,18 +214,10 @@ def export_observations(
     started = time.perf_counter()
     inputs = path_list(paths)
     refuse_overlap(inputs, directory)
-    seen = tally if tally is not None else Tally()
+    run, seen = Run.of(run, jobs).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
-            inputs,
-            rules=rules,
-            last_moves=last_moves,
-            game_filter=game_filter,
-            jobs=jobs,
-            dask=dask,
-            dask_address=dask_address,
-            progress=progress,
-            tally=seen,
+            inputs, rules=rules, last_moves=last_moves, game_filter=game_filter, run=run
         ):
             writer.write(tables)
             if on_batch is not None:

@@ -44,9 +44,8 @@ from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.options import Run
 from strat_tools.run.selection import select_for
-from strat_tools.run.tally import Tally
 from strat_tools.tables.build import GameIds, dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 2
@@ -346,10 +345,7 @@ def iter_observations(
     last_moves: int = LAST_MOVES,
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``game_filter`` keeps,
     batch by batch, in input order; game ids stay unique across batches.
@@ -360,11 +356,9 @@ def iter_observations(
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
-    select = None if game_filter is None else select_for(inputs, game_filter, jobs=jobs)
-    yield from map_records(
-        ObservationsWork(rules, last_moves), inputs, select=select, jobs=jobs, dask=dask,
-        dask_address=dask_address, progress=progress, tally=tally,
-    )  # fmt: skip
+    run = Run.of(run, jobs)
+    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
+    yield from map_records(ObservationsWork(rules, last_moves), inputs, select=select, run=run)
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:

@@ -11,7 +11,7 @@ This module renders nothing; the CLI formats verdicts as text, JSON, JSONL or CS
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -21,8 +21,8 @@ from strat_tools.core.rules import resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Skipped
-from strat_tools.run.driver import Select, Tally, map_games
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.driver import Select, map_games
+from strat_tools.run.options import Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,11 +224,8 @@ def iter_verdicts(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
+    run: Run | None = None,
     skipped: list[Skipped] | None = None,
-    tally: Tally | None = None,
 ) -> Iterator[GameVerdict]:
     """Stream one verdict per game under ``paths``, in input order (through the driver,
     :func:`strat_tools.run.driver.map_games`)."""
@@ -237,11 +234,8 @@ def iter_verdicts(
         paths,
         select=select,
         jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
+        run=run,
         skipped=skipped,
-        tally=tally,
     )
 
 
@@ -276,9 +270,7 @@ def validate(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: Callable[[int], None] | None = None,
+    run: Run | None = None,
 ) -> ValidationReport:
     """Validate files, folders, globs and zips; every input game is one verdict.
 
@@ -288,17 +280,13 @@ def validate(
     """
     summary = Summary()
     games = []
-    tally = Tally()
     for verdict in iter_verdicts(
         paths,
         rules=rules,
         select=select,
         jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
+        run=run,
         skipped=summary.skipped,
-        tally=tally,
     ):
         summary.add(verdict)
         games.append(verdict)

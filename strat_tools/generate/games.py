@@ -20,7 +20,7 @@ importable from here too) and runs them on the pipeline.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import partial
 
 from strat_tools.core.errors import OptionError, RunError
@@ -49,6 +49,7 @@ from strat_tools.generate.setups import (
     draw_setup,
     setup_field,
 )
+from strat_tools.run.options import Run
 from strat_tools.run.pipeline import map_batches
 
 __all__ = [
@@ -267,16 +268,17 @@ def generate_files(
     policy: Policy = DEFAULT_POLICY,
     max_plies: int = MAX_PLIES,
     verify: bool = True,
-    jobs: int | None = 1,
-    progress: Callable[[int], None] | None = None,
+    jobs: int | None = None,
+    run: Run | None = None,
 ) -> Iterator[tuple[str, bytes]]:
-    """The games of :func:`generate_games` as (file name, XML) pairs, made by ``jobs`` worker
-    processes (``None``: all cores) and yielded in order, for :func:`writer.write_files`.
+    """The games of :func:`generate_games` as (file name, XML) pairs, made where ``run``
+    says (``jobs`` worker processes; one when neither is given) and yielded in order, for
+    :func:`writer.write_files`.
 
     Each game depends only on the seed and its number, so the output is the same for any
     number of jobs. Workers ship XML bytes, never records.
 
-    >>> files = generate_files(10_000, seed=1, jobs=None)
+    >>> files = generate_files(10_000, seed=1, jobs=2)
     >>> write_files(files, "strados2026-10.zip")  # doctest: +SKIP
     10000
     """
@@ -292,5 +294,6 @@ def generate_files(
         max_plies=max_plies,
         verify=verify,
     )
-    for batch in map_batches(work, plan, jobs=jobs, batch_size=20, progress=progress):
+    run = Run.of(run, jobs) if run is not None or jobs is not None else Run(jobs=1)
+    for batch in map_batches(work, plan, run=run, batch_size=20):
         yield from batch

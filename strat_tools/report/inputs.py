@@ -20,8 +20,8 @@ import pandas as pd
 from strat_tools import stats
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, Tally, reduce_batches
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.options import Run
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats import TableSet, advice, repeats
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
@@ -254,19 +254,21 @@ def report_inputs_of_paths(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> ReportInputs:
     """The report's inputs from game records, reduced batch by batch where they are read:
     memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
     setup and moves. Equal to ``report_inputs(read_games(paths))``."""
     combiner = ReportCombiner()
     for part in reduce_batches(
-        reduce_report, paths, setups_only=setups_only, rules=rules, select=select, jobs=jobs,
-        dask=dask, dask_address=dask_address, progress=progress, tally=tally,
-    ):  # fmt: skip
+        reduce_report,
+        paths,
+        setups_only=setups_only,
+        rules=rules,
+        select=select,
+        jobs=jobs,
+        run=run,
+    ):
         combiner.add(part)
     return combiner.result()
 

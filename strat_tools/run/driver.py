@@ -34,9 +34,9 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
 
 This module knows no statistic and draws nothing; it moves tables.
 
->>> from strat_tools.run.driver import Tally, read_games
+>>> from strat_tools.run.driver import Run, Tally, read_games
 >>> tally = Tally()
->>> games = read_games("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1, tally=tally)
+>>> games = read_games("tests/fixtures/gravon/classic-2014.4-17.xml", run=Run(1, tally=tally))
 >>> (tally.games, tally.readable, tally.dropped, tally.failed)
 (1, 1, 0, 0)
 """
@@ -47,7 +47,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import GameRecord
@@ -65,7 +65,8 @@ from strat_tools.run.batch_work import (
     rows_kept,
     tables_batch,
 )
-from strat_tools.run.pipeline import ProgressCallback, map_batches
+from strat_tools.run.options import Run
+from strat_tools.run.pipeline import map_batches
 from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
@@ -75,6 +76,7 @@ __all__ = [
     "REDUCE_BATCH",
     "TABLE_BATCH",
     "RecordWork",
+    "Run",
     "Select",
     "Tables",
     "Tally",
@@ -143,10 +145,7 @@ def iter_tables(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[Tables]:
     """The five tables per batch of the games under ``paths``, in input order, game ids
@@ -160,7 +159,8 @@ def iter_tables(
     from strat_tools.tables.dataset import iter_dataset
 
     _check_rules(rules, setups_only)
-    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
+    run = Run.of(run, jobs)
+    tally, progress = run.tally, run.progress
     ids = GameIds()
     for is_folder, group in _runs(paths):
         if is_folder:
@@ -177,10 +177,8 @@ def iter_tables(
                 yield ids.renumber(tables)
             continue
         work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)
-        for tables, batch_tally in map_batches(
-            work, iter_units(group, skipped=skipped), progress=progress, max_batch=TABLE_BATCH,
-            **run,
-        ):  # fmt: skip
+        units = iter_units(group, skipped=skipped)
+        for tables, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
             if tally is not None:
                 tally.add(batch_tally)
             yield ids.renumber(tables)
@@ -194,10 +192,7 @@ def reduce_batches(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> Iterator[T]:
     """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
     where the batch is read; only what ``reduce`` returns crosses to this process.
@@ -209,25 +204,21 @@ def reduce_batches(
     from strat_tools.tables.dataset import iter_dataset
 
     _check_rules(rules, setups_only)
-    run: dict[str, Any] = {"jobs": jobs, "dask": dask, "dask_address": dask_address}
+    run = Run.of(run, jobs)
     for is_folder, group in _runs(paths):
         batches: Iterator[tuple[T, Tally]]
         if is_folder:
-            batches = map_batches(
-                partial(reduce_tables, reduce=reduce, select=select), iter_dataset(group[0]),
-                batch_size=1, **run,
-            )  # fmt: skip
+            on_tables = partial(reduce_tables, reduce=reduce, select=select)
+            folder = run.with_progress(None)  # progress counts record files only
+            batches = map_batches(on_tables, iter_dataset(group[0]), run=folder, batch_size=1)
         else:
             work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
                 reduce_units, reduce=reduce, rules=rules, setups_only=setups_only, select=select
             )
-            batches = map_batches(
-                work, iter_units(group), progress=progress, max_batch=REDUCE_BATCH,
-                **run,
-            )  # fmt: skip
+            batches = map_batches(work, iter_units(group), run=run, max_batch=REDUCE_BATCH)
         for reduced, batch_tally in batches:
-            if tally is not None:
-                tally.add(batch_tally)
+            if run.tally is not None:
+                run.tally.add(batch_tally)
             yield reduced
 
 
@@ -237,10 +228,7 @@ def map_games(
     *,
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
@@ -248,13 +236,12 @@ def map_games(
     :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
     folder has no records left to judge (:class:`InputError`)."""
     _refuse_datasets(paths)
+    run = Run.of(run, jobs)
     work = partial(map_units, per_game=per_game, select=select)
-    for values, batch_tally in map_batches(
-        work, iter_units(path_list(paths), skipped=skipped), progress=progress,
-        max_batch=TABLE_BATCH, jobs=jobs, dask=dask, dask_address=dask_address,
-    ):  # fmt: skip
-        if tally is not None:
-            tally.add(batch_tally)
+    units = iter_units(path_list(paths), skipped=skipped)
+    for values, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
+        if run.tally is not None:
+            run.tally.add(batch_tally)
         yield from values
 
 
@@ -264,10 +251,7 @@ def map_records(
     *,
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
     skipped: list[Skipped] | None = None,
     max_batch: int = TABLE_BATCH,
 ) -> Iterator[R]:
@@ -285,14 +269,13 @@ def map_records(
     _refuse_datasets(paths)
     from strat_tools.tables.build import GameIds
 
+    run = Run.of(run, jobs)
     ids = GameIds()
-    for result, batch_tally in map_batches(
-        partial(records_batch, work=work, select=select),
-        iter_units(path_list(paths), skipped=skipped), progress=progress, max_batch=max_batch,
-        jobs=jobs, dask=dask, dask_address=dask_address,
-    ):  # fmt: skip
-        if tally is not None:
-            tally.add(batch_tally)
+    on_records = partial(records_batch, work=work, select=select)
+    units = iter_units(path_list(paths), skipped=skipped)
+    for result, batch_tally in map_batches(on_records, units, run=run, max_batch=max_batch):
+        if run.tally is not None:
+            run.tally.add(batch_tally)
         yield work.renumber(ids, result)
 
 
@@ -315,17 +298,14 @@ def read_games(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> GameSet:
     """Read game records (files, folders, globs, zips) or an exported dataset folder.
 
     ``setups_only`` skips the replay (much faster; no moves table, see
     :mod:`strat_tools.tables.build`); ``rules`` names a rule set or ``'auto'``; ``select`` keeps
     only the games it is true for; ``jobs`` is the number of processes (None: every core);
-    ``dask``/``dask_address`` run the batches on Dask.
+    ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask, progress, tally.
 
     >>> import strat_tools as st
     >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
@@ -340,10 +320,7 @@ def read_games(
         rules=rules,
         select=select,
         jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-        tally=tally,
+        run=run,
     )
     return GameSet(concat_tables(parts))
 
@@ -357,11 +334,8 @@ def export_dataset(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
+    run: Run | None = None,
     on_batch: Callable[[Tables], None] | None = None,
-    tally: Tally | None = None,
 ) -> ExportSummary:
     """Read records (or a dataset folder) and write the five tables under ``directory``.
 
@@ -375,18 +349,10 @@ def export_dataset(
 
     started = time.perf_counter()
     refuse_overlap(path_list(paths), directory)
-    seen = tally if tally is not None else Tally()
+    run, seen = Run.of(run, jobs).counting()
     with DatasetWriter(directory, format) as writer:
         for tables in iter_tables(
-            paths,
-            setups_only=setups_only,
-            rules=rules,
-            select=select,
-            jobs=jobs,
-            dask=dask,
-            dask_address=dask_address,
-            progress=progress,
-            tally=seen,
+            paths, setups_only=setups_only, rules=rules, select=select, run=run
         ):
             writer.write(tables)
             if on_batch is not None:

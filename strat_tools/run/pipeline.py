@@ -28,6 +28,7 @@ from itertools import chain, islice
 from typing import Any, TypeVar
 
 from strat_tools.core.errors import RunError
+from strat_tools.run.options import ProgressCallback, Run
 from strat_tools.run.processes import (
     available_cores,
     cap_jobs,
@@ -39,9 +40,6 @@ from strat_tools.run.processes import (
 T = TypeVar("T")
 U = TypeVar("U")
 """An item of work: usually a :class:`~strat_tools.io.sources.Unit` (one game file)."""
-
-ProgressCallback = Callable[[int], None]
-"""Called with the number of units just finished."""
 
 
 class PipelineError(RunError):
@@ -87,31 +85,32 @@ def map_batches(
     units: Iterable[U],
     *,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
+    run: Run | None = None,
     batch_size: int | None = None,
-    progress: ProgressCallback | None = None,
     max_batch: int | None = None,
 ) -> Iterator[T]:
     """Yield ``func(batch)`` for consecutive batches of ``units``, in input order.
 
     ``units`` may be a lazy stream (:func:`~strat_tools.io.sources.iter_units`): it is consumed
     as the work goes, a few batches ahead, so memory does not grow with the input.
-    ``jobs=None`` uses every core; ``jobs=1`` runs in this process (no pickling at all);
+    ``run`` says where (``jobs`` in its place when given): ``jobs=None`` uses every core;
+    ``jobs=1`` runs in this process (no pickling at all);
     more jobs than cores are capped at the cores (a local pool: no more workers than batches
     either). Workers die with this process, and stop at once when it is interrupted.
 
     >>> from strat_tools.io.sources import iter_units
     >>> counts = map_batches(len, iter_units(["data/"]), jobs=1)  # doctest: +SKIP
     """
-    n_jobs = default_jobs() if jobs is None else jobs
+    run = Run.of(run, jobs)
+    progress = run.progress
+    n_jobs = default_jobs() if run.jobs is None else run.jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
-    if not dask_address:  # a remote cluster has its own cores
+    if not run.dask_address:  # a remote cluster has its own cores
         n_jobs = cap_jobs(n_jobs)
     batches = iter_batches(units, n_jobs, batch_size, max_batch)
-    if dask or dask_address:
-        yield from _map_dask(func, batches, n_jobs, dask_address, progress)
+    if run.on_dask:
+        yield from _map_dask(func, batches, n_jobs, run.dask_address, progress)
         return
     # A pool of at most one worker per batch: look at the first ``n_jobs`` batches to know.
     head = list(islice(batches, n_jobs)) if n_jobs > 1 else []

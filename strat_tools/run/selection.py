@@ -38,9 +38,9 @@ from strat_tools.core.errors import RunError
 from strat_tools.core.records import GameRecord
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import SourceError, Unit, UnitReader
-from strat_tools.run.driver import Select, Tally, export_dataset, iter_tables, read_games
+from strat_tools.run.driver import Select, export_dataset, iter_tables, read_games
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.options import Run
 from strat_tools.tables.build import to_frame
 from strat_tools.tables.dataset import ExportSummary, Format, GameSet
 
@@ -115,10 +115,7 @@ def read_selected(
     setups_only: bool = False,
     rules: str | None = "auto",
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> GameSet:
     """The games of ``paths`` that ``game_filter`` keeps, as a GameSet.
 
@@ -126,9 +123,13 @@ def read_selected(
     20
     """
     games = read_games(
-        list(paths), setups_only=setups_only, rules=rules, select=game_filter.per_game,
-        jobs=jobs, dask=dask, dask_address=dask_address, progress=progress, tally=tally,
-    )  # fmt: skip
+        list(paths),
+        setups_only=setups_only,
+        rules=rules,
+        select=game_filter.per_game,
+        jobs=jobs,
+        run=run,
+    )
     if game_filter.duplicates is None:
         return games
     return filter_gameset(games, GameFilter(duplicates=game_filter.duplicates))
@@ -139,26 +140,18 @@ def select_games(
     game_filter: GameFilter,
     *,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> Selection:
     """The games of ``paths`` that ``game_filter`` keeps (read without a replay);
-    ``tally`` counts what was read.
+    ``run``'s tally counts what was read.
 
     >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), jobs=1)
     >>> str(chosen)
     '20 of 400 games selected (duell)'
     """
-    tally = tally if tally is not None else Tally()
-    parts = [
-        tables["games"].select(list(KEPT_COLUMNS))
-        for tables in iter_tables(
-            list(paths), setups_only=True, select=game_filter.per_game, jobs=jobs, dask=dask,
-            dask_address=dask_address, progress=progress, tally=tally,
-        )
-    ]  # fmt: skip
+    run, tally = Run.of(run, jobs).counting()
+    tables = iter_tables(list(paths), setups_only=True, select=game_filter.per_game, run=run)
+    parts = [batch["games"].select(list(KEPT_COLUMNS)) for batch in tables]
     empty = pd.DataFrame(columns=list(KEPT_COLUMNS))
     games = to_frame(pa.concat_tables(parts)) if parts else empty
     if game_filter.duplicates is not None and len(games):
@@ -237,14 +230,20 @@ class SelectedUnits:
 
 
 def select_for(
-    paths: Sequence[str], game_filter: GameFilter, *, jobs: int | None = None
+    paths: Sequence[str],
+    game_filter: GameFilter,
+    *,
+    jobs: int | None = None,
+    run: Run | None = None,
 ) -> Select | None:
     """The driver's ``select`` for ``game_filter`` over ``paths``: its per-game part, or,
-    with ``duplicates``, the games a first pass (setups only) selected, by file and member.
+    with ``duplicates``, the games a first pass (setups only, where ``run`` runs, neither
+    reporting progress nor counting: the real pass does) selected, by file and member.
     ``None`` when the filter keeps everything."""
     if game_filter.duplicates is None:
         return game_filter.per_game
-    return SelectedUnits(select_games(paths, game_filter, jobs=jobs))
+    first = Run.of(run, jobs).with_progress(None).with_tally(None)
+    return SelectedUnits(select_games(paths, game_filter, run=first))
 
 
 def export_selected(
@@ -255,11 +254,18 @@ def export_selected(
     format: Format = "parquet",
     rules: str | None = "auto",
     jobs: int | None = None,
+    run: Run | None = None,
     setups_only: bool = False,
 ) -> ExportSummary:
     """Read ``paths`` again and write the five tables of just the selected games (read,
     checked and replayed; the others are dropped before their replay)."""
     return export_dataset(
-        list(paths), directory, format=format, rules=rules, jobs=jobs,
-        setups_only=setups_only, select=SelectedUnits(selection),
-    )  # fmt: skip
+        list(paths),
+        directory,
+        format=format,
+        rules=rules,
+        jobs=jobs,
+        run=run,
+        setups_only=setups_only,
+        select=SelectedUnits(selection),
+    )

@@ -28,8 +28,8 @@ from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, Tally, reduce_batches
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.options import Run
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats import Data, TableSet, setup_frame
 from strat_tools.stats.arrangement import (
@@ -166,8 +166,7 @@ def advice_table_of_paths(
     exclude_invalid: bool = True,
     select: Select | None = None,
     jobs: int | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> pd.DataFrame:
     """:func:`advice_table` of the game records under ``paths``, counted batch by batch
     where they are read (tip, neighbour and placement counts add up), so memory does not
@@ -179,7 +178,7 @@ def advice_table_of_paths(
     held: pd.DataFrame | None = None
     work = partial(advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
     for part in reduce_batches(
-        work, paths, setups_only=True, select=select, jobs=jobs, progress=progress, tally=tally
+        work, paths, setups_only=True, select=select, jobs=jobs, run=run
     ):  # fmt: skip
         held = sum_counts(held, part, keys)
     if held is None:

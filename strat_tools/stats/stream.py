@@ -21,8 +21,8 @@ from typing import Any, Final
 import pandas as pd
 
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, Tally, reduce_batches
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.options import Run
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.registry import Statistic, get_statistic
 from strat_tools.tables.dataset import empty_gameset
@@ -112,10 +112,7 @@ def compute_streaming(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
     **options: Any,
 ) -> pd.DataFrame:
     """The statistic ``name`` (one of :data:`~strat_tools.stats.STATISTICS`) of the game
@@ -133,10 +130,7 @@ def compute_streaming(
         rules=rules,
         select=select,
         jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-        tally=tally,
+        run=run,
     )
     return table
 
@@ -148,10 +142,7 @@ def compute_many_streaming(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    dask: bool = False,
-    dask_address: str | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> list[pd.DataFrame]:
     """Several statistics in one pass over ``paths``: ``requests`` are (name, options) pairs
     as :func:`~strat_tools.stats.compute` takes them; one table each, in order. ``tally``,
@@ -171,10 +162,7 @@ def compute_many_streaming(
         rules=rules,
         select=select,
         jobs=jobs,
-        dask=dask,
-        dask_address=dask_address,
-        progress=progress,
-        tally=tally,
+        run=run,
     ):
         for combine, part in zip(combined, parts, strict=True):
             combine.add(part)

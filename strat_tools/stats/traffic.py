@@ -21,8 +21,8 @@ import pandas as pd
 from strat_tools.core.board import parse_square
 from strat_tools.core.errors import choice
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, Tally, reduce_batches
-from strat_tools.run.pipeline import ProgressCallback
+from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.options import Run
 from strat_tools.stats.frames import TableSet, move_frame
 
 TrafficMeasure = Literal["path", "target", "battle"]
@@ -165,8 +165,7 @@ def traffic_of_paths(
     rules: str | None = "auto",
     select: Select | None = None,
     jobs: int | None = None,
-    progress: ProgressCallback | None = None,
-    tally: Tally | None = None,
+    run: Run | None = None,
 ) -> Traffic:
     """:func:`traffic_counts` of the game records under ``paths``, counted batch by batch
     in the workers (each replays its batch and sends back 100 counts): memory does not grow
@@ -176,7 +175,7 @@ def traffic_of_paths(
         _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
     )
     for part in reduce_batches(
-        work, paths, rules=rules, select=select, jobs=jobs, progress=progress, tally=tally
+        work, paths, rules=rules, select=select, jobs=jobs, run=run
     ):  # fmt: skip
         total = total + part
     return total

@@ -42,6 +42,7 @@ from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
+from strat_tools.run.options import Run
 from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
@@ -276,6 +277,7 @@ def write_viewer(
     numbering: str = "modern",
     limit: int = MAX_GAMES,
     jobs: int | None = None,
+    run: Run | None = None,
 ) -> ViewerSummary:
     """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
@@ -299,7 +301,8 @@ def write_viewer(
         wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
-    found = select_games(names, chosen, jobs=jobs, tally=tally)
+    run = Run.of(run, jobs)
+    found = select_games(names, chosen, run=run.with_tally(tally))
     if not tally.readable and not tally.dropped:
         raise NothingReadable(names, tally.reasons)
     if not len(found.games):
@@ -310,7 +313,7 @@ def write_viewer(
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
     size = 0
-    for batch in map_records(ViewerWork(rules), names, select=SelectedUnits(first), jobs=jobs):
+    for batch in map_records(ViewerWork(rules), names, select=SelectedUnits(first), run=run):
         for game in batch:
             if size >= MAX_PAGE_BYTES:
                 left_out += 1

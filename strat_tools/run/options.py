@@ -1,0 +1,67 @@
+"""One run's settings, as one frozen object: :class:`Run`.
+
+Where the work runs (``jobs`` local processes, or Dask: a local cluster, or the scheduler at
+``dask_address``), who hears of progress and which :class:`~strat_tools.run.tally.Tally`
+counts what was read. The CLI builds one per command (``cli/options.py``'s ``run_options``
+decorator); a notebook passes one, or just ``jobs=``, which every entry point still takes
+as the one setting people set most. Every function below passes it on whole.
+
+>>> run = Run.of(jobs=1)
+>>> run.jobs, run.on_dask, Run.of(run, jobs=2).jobs
+(1, False, 2)
+>>> Run(dask_address="tcp://127.0.0.1:8786").on_dask
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from strat_tools.run.tally import Tally
+
+__all__ = ["ProgressCallback", "Run"]
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of units just finished."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """How a run executes: ``jobs`` worker processes (``None``: every core; more than the
+    cores are capped), ``dask`` (or a ``dask_address``) to run the same per-file work on
+    ``dask.distributed``, a ``progress`` callback (units finished) and the ``tally`` that
+    counts what was read (``None``: the caller does not ask)."""
+
+    jobs: int | None = None
+    dask: bool = False
+    dask_address: str | None = None
+    progress: ProgressCallback | None = None
+    tally: Tally | None = None
+
+    @classmethod
+    def of(cls, run: Run | None = None, jobs: int | None = None) -> Run:
+        """``run`` (default: every core, no Dask, no progress, no tally), with ``jobs`` in
+        place of its own when given."""
+        base = run if run is not None else cls()
+        return base if jobs is None else replace(base, jobs=jobs)
+
+    @property
+    def on_dask(self) -> bool:
+        """Whether the work goes to Dask (``dask``, or a scheduler address given)."""
+        return self.dask or bool(self.dask_address)
+
+    def counting(self) -> tuple[Run, Tally]:
+        """This run with a tally for sure (its own, or a new one), and that tally."""
+        if self.tally is not None:
+            return self, self.tally
+        tally = Tally()
+        return replace(self, tally=tally), tally
+
+    def with_tally(self, tally: Tally | None) -> Run:
+        """This run counting into ``tally`` instead."""
+        return replace(self, tally=tally)
+
+    def with_progress(self, progress: ProgressCallback | None) -> Run:
+        """This run reporting to ``progress`` instead."""
+        return replace(self, progress=progress)
