@@ -48,6 +48,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "events",
         "observations",
         "observation_files",
+        "observation_batches",
         "filters",
         "selection",
     ),
