@@ -56,9 +56,9 @@ def test_an_ataraxos_string_is_the_owner_string_reversed_and_reads_back(sample: 
     owner = common_setups(sample, top=3, setup_format="owner")
     assert [s[::-1] for s in owner["setup_owner"]] == table["setup_ataraxos"].tolist()
     # Read back as red's setup, the board's first 40 squares spell the owner string.
-    board = parse_setup(table.at[0, "setup_ataraxos"], Side.RED, "ataraxos")
+    board = parse_setup(str(table.at[0, "setup_ataraxos"]), Side.RED, "ataraxos")
     letters = "".join("ABCDEFGHIJKLM"[code] for code in board[:40])
-    assert letters == owner.at[0, "setup_owner"] == owner.at[0, "setup"]
+    assert letters == str(owner.at[0, "setup_owner"]) == str(owner.at[0, "setup"])
 
 
 def test_an_unknown_setup_format_is_refused_by_name(sample: Any) -> None:
