@@ -15,7 +15,7 @@ from strat_tools.cli import main
 from strat_tools.core.board import Side
 from strat_tools.core.errors import OptionError
 from strat_tools.run.driver import read_games
-from strat_tools.setups.strings import SETUP_FORMATS, parse_setup, setup_strings
+from strat_tools.setups.strings import SETUP_FORMATS, parse_setup, setup_columns, setup_strings
 from strat_tools.stats.repeats import common_setups, setup_outcomes
 
 
@@ -34,14 +34,21 @@ def test_each_setup_string_is_that_of_its_games_setup(sample: Any, fmt: str) -> 
     # Independent of the setups table's path: formats.setup_strings reads the setups
     # table (rows, columns, piece names) directly.
     table = common_setups(sample, top=0, setup_format=fmt)
-    assert f"setup_{fmt}" == table.columns[2]
+    columns = setup_columns(fmt)
+    assert list(columns) == list(table.columns[2 : 2 + len(columns)])
     outcomes = setup_outcomes(sample).frame
     owner = outcomes.drop_duplicates("fingerprint").set_index("fingerprint")
     expected = setup_strings(sample.setups, fmt).set_index(["game_id", "side"])["setup"]
     assert len(table) == len(owner) > 500
-    for row in table.itertuples():
-        game_id, side = owner.loc[row.fingerprint, ["game_id", "side"]]
-        assert getattr(row, f"setup_{fmt}") == expected[(game_id, side)]
+    checked = 0
+    for row in table.to_dict("records"):
+        game_id, side = owner.loc[row["fingerprint"], ["game_id", "side"]]
+        for column, colour in columns.items():
+            # A per-colour column is checked where the setup was played in that colour.
+            if colour is None or colour.label == side:
+                assert row[column] == expected[(game_id, side)]
+                checked += 1
+    assert checked == len(table)
 
 
 def test_an_ataraxos_string_is_the_owner_string_reversed_and_reads_back(sample: Any) -> None:
@@ -49,9 +56,9 @@ def test_an_ataraxos_string_is_the_owner_string_reversed_and_reads_back(sample: 
     owner = common_setups(sample, top=3, setup_format="owner")
     assert [s[::-1] for s in owner["setup_owner"]] == table["setup_ataraxos"].tolist()
     # Read back as red's setup, the board's first 40 squares spell the owner string.
-    board = parse_setup(table.at[0, "setup_ataraxos"], Side.RED, "ataraxos")
+    board = parse_setup(str(table.at[0, "setup_ataraxos"]), Side.RED, "ataraxos")
     letters = "".join("ABCDEFGHIJKLM"[code] for code in board[:40])
-    assert letters == owner.at[0, "setup_owner"] == owner.at[0, "setup"]
+    assert letters == str(owner.at[0, "setup_owner"]) == str(owner.at[0, "setup"])
 
 
 def test_an_unknown_setup_format_is_refused_by_name(sample: Any) -> None:
@@ -82,8 +89,16 @@ def test_setups_prints_the_chosen_string_in_every_format() -> None:
     )
     assert code == 0, err
     rows_json = json.loads(out)
-    # stratego_env ships the same strings as Ataraxos.
-    assert [r["setup_stratego_env"] for r in rows_json] == expected["setup_ataraxos"][:2].tolist()
+    # stratego_env's loader flips player 1 (red) once more than player 2: one string per
+    # colour; blue's is the Ataraxos line, red's that line's rows each mirrored.
+    blue = [r["setup_stratego_env_blue"] for r in rows_json]
+    assert blue == expected["setup_ataraxos"][:2].tolist()
+    red = [r["setup_stratego_env_red"] for r in rows_json]
+    assert red == ["".join(line[i : i + 10][::-1] for i in range(0, 40, 10)) for line in blue]
+    code, out, err = run("setups", "data/", "--top", "1", "--setup-format", "stratego_env")
+    assert code == 0, err
+    head = out.splitlines()[0]
+    assert f" stratego_env red {red[0]} blue {blue[0]} (" in head
     # The choices are the registry's.
     code, _, err = run("setups", "data/", "--setup-format", "nope")
     assert code == 2

@@ -150,6 +150,10 @@ def test_blue_human_inits_line_is_its_field_rows_as_written() -> None:
     field = "".join(CODE_LETTERS[c] for c in record.setup)
     red_letters = "".join(c if c == "A" else chr(ord(c) - 12) for c in field[60:100])
     assert format_setup(record.setup, Side.BLUE, "stratego_env") == red_letters
+    assert format_setup(record.setup, Side.BLUE, "ataraxos") == red_letters
+    # Red's stratego_env string: its field rows front row first, each row A to K.
+    rows = [field[r * 10 : r * 10 + 10] for r in (3, 2, 1, 0)]
+    assert format_setup(record.setup, Side.RED, "stratego_env") == "".join(rows)
     assert format_setup(record.setup, Side.RED, "owner") == field[:40]
 
 

@@ -41,8 +41,13 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     fingerprint), then its board, indented."""
     encoded = ""
     if setup_format is not None:
-        value = row[f"setup_{setup_format}"]
-        encoded = f" {setup_format} {'n/a' if pd.isna(value) else value}"
+        from strat_tools.setups.strings import setup_columns
+
+        encoded = f" {setup_format}"
+        for column, side in setup_columns(setup_format).items():
+            value = row[column]
+            encoded += f"{'' if side is None else ' ' + side.label} "
+            encoded += "n/a" if pd.isna(value) else str(value)
     head = (
         f"#{row['rank']} {row['fingerprint']}{encoded} ({row['variant']}): "
         f"{row['count']:,} setups "
@@ -89,8 +94,9 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     metavar="NAME",
     type=LibraryChoice("strat_tools.setups.strings:SETUP_FORMATS"),
     help="Also print each setup as a 40-character string in this encoding, beside its "
-    "fingerprint (column setup_NAME); ataraxos and stratego_env: a line of their human "
-    "setups; owner: back row first.",
+    "fingerprint (column setup_NAME); ataraxos: a line of its human setups; "
+    "stratego_env: its player 1 (red) and player 2 (blue) strings (columns "
+    "setup_stratego_env_red/_blue); owner: back row first.",
 )
 @format_option(("table", "csv", "json", "jsonl"))
 @click.option(

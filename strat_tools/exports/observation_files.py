@@ -36,7 +36,13 @@ from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 
-__all__ = ["ObservationsSummary", "ShardWriter", "export_observations", "read_observations"]
+__all__ = [
+    "ObservationsSummary",
+    "ShardWriter",
+    "export_observations",
+    "observation_shards",
+    "read_observations",
+]
 
 
 @dataclass(slots=True)
@@ -231,10 +237,10 @@ def export_observations(
     return writer.summary
 
 
-def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
-    """Every observation row an export wrote, as one Arrow table (for a dataset larger
-    than memory, open ``directory/observations`` with ``pyarrow.dataset``). Only the shards
-    the folder's marker lists are read; a folder whose export did not finish is refused."""
+def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
+    """The shards an export finished, in order: only those the folder's marker lists; a
+    folder whose export did not finish is refused (``OutputError``), one that holds no
+    ``observations/`` folder too (``InputError``)."""
     folder = Path(directory) / SHARDS
     if not folder.is_dir():
         raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
@@ -244,6 +250,15 @@ def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     parts = sorted(folder.glob("part-*.parquet"))
     if marker is not None:
         parts = [p for p in parts if f"{SHARDS}/{p.name}" in marker.files]
+    return parts
+
+
+def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
+    """Every observation row an export wrote, as one Arrow table (for a dataset larger
+    than memory, :func:`strat_tools.exports.observation_batches.observation_batches` streams it in
+    batches of NumPy arrays). Only the shards the folder's marker lists are read; a folder
+    whose export did not finish is refused."""
+    parts = observation_shards(directory)
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()
     return pa.concat_tables(pq.read_table(p, schema=OBSERVATIONS_SCHEMA) for p in parts)

@@ -7,14 +7,20 @@ side (``A`` empty, ``B`` bomb, ``C`` spy, ``D`` scout ... ``L`` marshal, ``M`` f
   the owner's seat (red: field ``[0:40]``; blue: field ``[60:100]`` reversed, a 180-degree
   turn). This is the order Ataraxos places an arrangement in (its entry ``j`` goes to
   square ``j`` for red and ``99 - j`` for blue).
-- ``ataraxos`` and ``stratego_env``: one line of the human setups both projects ship
-  (Ataraxos ``src/env/inits/full_human_inits.dat``, stratego_env ``STANDARD_INITS``: the
-  same 64,920 strings), which is the ``owner`` string reversed: front row first, each row
-  right to left from the owner's seat (for blue, exactly field ``[60:100]``). Ataraxos
-  reverses each line when it compiles them in.
+- ``ataraxos``: a line of the human setups Ataraxos ships (``src/env/inits/
+  full_human_inits.dat``), which is the ``owner`` string reversed: front row first, each
+  row right to left from the owner's seat (for blue, exactly field ``[60:100]``). Ataraxos
+  reverses each line when it compiles them in, so the string stands on its own squares for
+  both colours.
+- ``stratego_env``: a string for stratego_env's ``create_initial_positions_from_human_data``,
+  which, unlike Ataraxos, does not treat its two players alike: it reverses player 1's rows
+  once more than player 2's. So the string depends on the colour (player 1 is red, rows
+  1-4; player 2 blue): blue's is field ``[60:100]`` as written (as ``ataraxos``), red's is
+  its field rows front row first, each row A to K (``[30:40] + [20:30] + [10:20] + [0:10]``,
+  a left-right mirror of red's ``ataraxos`` string).
 
 Where these facts come from is in docs/observations.md. :data:`SETUP_FORMATS` is the one
-registry of these formats (for ``setups --format`` and the docs).
+registry of these formats (for ``setups --setup-format`` and the docs).
 
 This module converts text only: it does not check armies (``checks.py`` does).
 """
@@ -41,13 +47,40 @@ class SetupFormat(NamedTuple):
     description: str
     squares: Callable[[Side], tuple[int, ...]]
 
+    def owner_positions(self, side: Side | int) -> tuple[int, ...]:
+        """The owner-view position (``r * 10 + c``: row ``r + 1``, column ``c + 1`` from the
+        owner's seat) each character stands for: a red square is its position, a blue
+        square ``sq`` is position ``99 - sq``.
+
+        >>> SETUP_FORMATS["stratego_env"].owner_positions(Side.RED)[:3]
+        (30, 31, 32)
+        """
+        squares = self.squares(Side(side))
+        return squares if Side(side) is Side.RED else tuple(99 - sq for sq in squares)
+
+    @property
+    def per_side(self) -> bool:
+        """Whether a setup's string depends on its colour (its loader treats the colours
+        differently), so a side-free setup has one string per colour.
+
+        >>> [f.name for f in SETUP_FORMATS.values() if f.per_side]
+        ['stratego_env']
+        """
+        return self.owner_positions(Side.RED) != self.owner_positions(Side.BLUE)
+
 
 def _owner_squares(side: Side) -> tuple[int, ...]:
     return tuple(range(40)) if side is Side.RED else tuple(range(99, 59, -1))
 
 
-def _human_inits_squares(side: Side) -> tuple[int, ...]:
+def _ataraxos_squares(side: Side) -> tuple[int, ...]:
     return _owner_squares(side)[::-1]
+
+
+def _stratego_env_squares(side: Side) -> tuple[int, ...]:
+    if side is Side.BLUE:
+        return tuple(range(60, 100))
+    return tuple(10 * (3 - k // 10) + k % 10 for k in range(40))
 
 
 SETUP_FORMATS: Final[dict[str, SetupFormat]] = {
@@ -61,16 +94,29 @@ SETUP_FORMATS: Final[dict[str, SetupFormat]] = {
         SetupFormat(
             "ataraxos",
             "Ataraxos human_inits.dat line: the owner's view reversed (front row first)",
-            _human_inits_squares,
+            _ataraxos_squares,
         ),
         SetupFormat(
             "stratego_env",
-            "stratego_env STANDARD_INITS/BARRAGE_INITS entry: the same as ataraxos",
-            _human_inits_squares,
+            "stratego_env create_game_from_data string, per colour: front row first, each "
+            "row A to K (blue: as ataraxos; red: its mirror, as its loader flips player 1)",
+            _stratego_env_squares,
         ),
     )
 }
 """Every setup-string format by name."""
+
+
+def setup_columns(fmt: str) -> dict[str, Side | None]:
+    """The columns a side-free setup table gets for ``fmt`` (``common_setups``'
+    ``setup_format``), each with the colour it is written for (``None``: either).
+
+    >>> setup_columns("ataraxos"), list(setup_columns("stratego_env"))
+    ({'setup_ataraxos': None}, ['setup_stratego_env_red', 'setup_stratego_env_blue'])
+    """
+    if not _format(fmt).per_side:
+        return {f"setup_{fmt}": None}
+    return {f"setup_{fmt}_{side.label}": side for side in (Side.RED, Side.BLUE)}
 
 
 def _format(name: str) -> SetupFormat:
@@ -138,13 +184,16 @@ def setup_strings(setups: pd.DataFrame, fmt: str = "ataraxos") -> pd.DataFrame:
     ``game_id``, ``side``, ``row``, ``col``, ``piece`` of ``GameSet.setups`` or an export),
     as columns ``game_id``, ``side``, ``setup``; for ``setups --format``-style output.
 
-    Whole columns at once: one position per piece from its owner-view row and column.
-    A setup with a piece outside its owner's four rows (classicfree) is left out.
+    Whole columns at once: one position per piece from its owner-view row and column (and
+    its colour, for a format whose string depends on it). A setup with a piece outside its
+    owner's four rows (classicfree) is left out.
     """
-    positions = dict(zip(_format(fmt).squares(Side.RED), range(40), strict=True))
-    order = np.full(100, -1, dtype=np.int64)
-    for square, position in positions.items():
-        order[square] = position
+    chosen = _format(fmt)
+    orders = {}
+    for colour in (Side.RED, Side.BLUE):
+        order = np.full(100, -1, dtype=np.int64)
+        order[list(chosen.owner_positions(colour))] = np.arange(40)
+        orders[colour.label] = order
     frame = pd.DataFrame(
         {
             "game_id": setups["game_id"].astype(str).to_numpy(),
@@ -153,7 +202,9 @@ def setup_strings(setups: pd.DataFrame, fmt: str = "ataraxos") -> pd.DataFrame:
             "letter": setups["piece"].map(_LETTER_OF_LABEL).to_numpy(),
         }
     )
-    frame["position"] = order[frame["square"].clip(0, 99)]
+    square = frame["square"].clip(0, 99).to_numpy()
+    blue = frame["side"].to_numpy() == "blue"
+    frame["position"] = np.where(blue, orders["blue"][square], orders["red"][square])
     frame.loc[frame["square"] >= 40, "position"] = -1
     out = []
     for (game_id, side), group in frame.groupby(["game_id", "side"], sort=False):
@@ -165,20 +216,29 @@ def setup_strings(setups: pd.DataFrame, fmt: str = "ataraxos") -> pd.DataFrame:
     return pd.DataFrame(out, columns=["game_id", "side", "setup"])
 
 
-def code_strings(codes: npt.ArrayLike, fmt: str = "ataraxos") -> list[str | None]:
+def code_strings(
+    codes: npt.ArrayLike, fmt: str = "ataraxos", side: Side | int | None = None
+) -> list[str | None]:
     """Setups given as ``[n, 40]`` owner-view codes (:mod:`strat_tools.setups.identity`: position
     ``r * 10 + c`` is row ``r + 1``, column ``c + 1`` from the owner's seat, byte 0 empty, 1..12
-    bomb..flag) as ``fmt`` strings, whole arrays at once; ``None`` for a setup with a square
-    that is neither empty nor the owner's (classicfree), which no 40-character format holds.
+    bomb..flag) as ``fmt`` strings for ``side`` (needed only by a format whose string
+    depends on the colour, :attr:`SetupFormat.per_side`; a ``ValueError`` without it), whole
+    arrays at once;
+    ``None`` for a setup with a square that is neither empty nor the owner's (classicfree),
+    which no 40-character format holds.
 
     >>> owner = np.zeros((1, 40), dtype=np.uint8)
     >>> owner[0, 0] = 12  # the flag on the owner's back-row left corner
     >>> [s[:2] + ".." + s[-2:] for s in code_strings(owner, "owner") + code_strings(owner)]
     ['MA..AA', 'AA..AM']
+    >>> [s[-10:] for s in code_strings(owner, "stratego_env", Side.RED)]
+    ['MAAAAAAAAA']
     """
     array = np.asarray(codes, dtype=np.uint8).reshape(-1, 40)
-    # For red, owner position j is field square j, so the red squares are the positions.
-    order = np.asarray(_format(fmt).squares(Side.RED), dtype=np.int64)
+    chosen = _format(fmt)
+    if side is None and chosen.per_side:
+        raise ValueError(f"{fmt} strings depend on the colour: say which side they are for")
+    order = np.asarray(chosen.owner_positions(Side.RED if side is None else side), np.int64)
     table = np.frombuffer((CODE_LETTERS[:13] + "?" * 243).encode(), dtype=np.uint8)
     letters = table[array[:, order]]
     valid = np.asarray((array <= 12).all(axis=1), dtype=bool).tolist()

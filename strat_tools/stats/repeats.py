@@ -39,7 +39,7 @@ from strat_tools.setups.identity import (
     setup_letters,
 )
 from strat_tools.setups.patterns import Pattern
-from strat_tools.setups.strings import SETUP_FORMATS, code_strings
+from strat_tools.setups.strings import SETUP_FORMATS, code_strings, setup_columns
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
 
@@ -220,7 +220,10 @@ def common_setups(
     one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
     ``setup_format`` (a name of :data:`~strat_tools.setups.strings.SETUP_FORMATS`) adds,
     after ``fingerprint``, the column ``setup_<name>``: the most played member in that
-    40-character encoding (``ataraxos``: a line of Ataraxos' and stratego_env's human setups).
+    40-character encoding (``ataraxos``: a line of Ataraxos' human setups); for a format
+    whose string depends on the colour, one column per colour, ``setup_<name>_red`` and
+    ``setup_<name>_blue`` (``stratego_env``: its player 1 and player 2 strings;
+    :func:`~strat_tools.setups.strings.setup_columns`).
 
     >>> from strat_tools.run.driver import read_games
     >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
@@ -250,9 +253,10 @@ def common_setups(
     table.insert(0, "rank", np.arange(1, len(table) + 1))
     columns = ["rank", "fingerprint"]
     if setup_format is not None:
-        encoded = f"setup_{setup_format}"
-        table[encoded] = pd.array(code_strings(codes, setup_format), dtype="string")
-        columns.append(encoded)
+        for encoded, side in setup_columns(setup_format).items():
+            strings = code_strings(codes, setup_format, side)
+            table[encoded] = pd.array(strings, dtype="string")
+            columns.append(encoded)
     columns += [*TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
     columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "first_period"]
     return table[[*columns, "last_period", "variant", "setup", "board"]].reset_index(drop=True)
