@@ -35,18 +35,17 @@ from typing import Final
 from strat_tools.core.board import square_lookup, square_name
 from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.record_formats import Parsed
-from strat_tools.core.records import GameRecord, Rescue, Result, Severity
-from strat_tools.formats.gravon_xml import (
+from strat_tools.core.records import GameRecord, Rescue, Result
+from strat_tools.formats.gravon_fields import (
+    ERROR,
+    INFO,
     MAX_NUMBER,
+    WARNING,
     check_variant,
     decode_field,
     new_record,
     report_column_j,
 )
-
-ERROR: Final = Severity.ERROR
-WARNING: Final = Severity.WARNING
-INFO: Final = Severity.INFO
 
 HEADER: Final = "#X38FA11 Stratego-Notation v"
 """The first line, before its version digit."""
