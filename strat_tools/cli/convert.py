@@ -75,8 +75,12 @@ def convert(
     total = count_units(paths)
     with progress_bar(total, "Converting") as update:
         report = convert_records(
-            paths, out, to=to, game_filter=game_filter, run=run.with_progress(update),
-        )  # fmt: skip
+            paths,
+            out,
+            to=to,
+            game_filter=game_filter,
+            run=run.with_progress(update),
+        )
     for failure in report.failed:
         message(printable(f"{failure.label}: not converted: {failure.reason}"))
     line = report.line()

@@ -62,8 +62,12 @@ def events(
 
     def stream(run: Run) -> None:
         batches = iter_events(
-            list(paths), rules=rules, kinds=kinds or None, game_filter=game_filter, run=run,
-        )  # fmt: skip
+            list(paths),
+            rules=rules,
+            kinds=kinds or None,
+            game_filter=game_filter,
+            run=run,
+        )
         render_stream((events_frame(table) for table in batches), fmt)
 
     read_through(paths, run, stream, label="events", require=False)

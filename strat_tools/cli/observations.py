@@ -77,12 +77,17 @@ def observations(
         paths,
         run,
         lambda run: export_observations(
-            list(paths), out, rules=rules, last_moves=last_moves, shard_rows=shard_rows,
-            game_filter=game_filter, run=run,
+            list(paths),
+            out,
+            rules=rules,
+            last_moves=last_moves,
+            shard_rows=shard_rows,
+            game_filter=game_filter,
+            run=run,
         ),
         label="observing",
         require=False,
-    )  # fmt: skip
+    )
     message(str(summary))
     if not summary.valid and not summary.dropped:
         raise click.ClickException(

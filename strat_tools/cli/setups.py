@@ -164,9 +164,13 @@ def setups(
     if not len(outcomes):
         message(f"no {', '.join([variant] if isinstance(variant, str) else variant)} setups")
     table = common_setups(
-        outcomes, mirror=mirror, top=top, min_count=min_count, near=near,
+        outcomes,
+        mirror=mirror,
+        top=top,
+        min_count=min_count,
+        near=near,
         setup_format=setup_format,
-    )  # fmt: skip
+    )
     if fmt == "table":
         blocks = (setup_block(row, setup_format) for _, row in table.iterrows())
         click.echo("\n".join(blocks) or "(no setups)")

@@ -229,15 +229,19 @@ def find_events(
     parts = [
         *_battle_parts(_Plies(battles, starts, columns)),
         back.part(
-            "rescue", np.arange(len(at)), _KIND["rescue"],
+            "rescue",
+            np.arange(len(at)),
+            _KIND["rescue"],
             event_words.rescue(
-                back.mover, back.target, rescued,
+                back.mover,
+                back.target,
+                rescued,
                 np.asarray([r[2] for r in rescues], dtype=np.int64),
             ),
             other=_CODE_KIND[rescued],
         ),
         _end_part(starts + plies, ends),
-    ]  # fmt: skip
+    ]
     # By ply row, then rank within the ply; a game's end row after its last ply and
     # before the next game's first (keys 2 * row, and 2 * the next game's start - 1).
     order = np.lexsort(
@@ -345,11 +349,14 @@ class EventBatch:
             for column, values in zip(
                 self._columns,
                 (
-                    result.movers, result.defenders, result.outcomes, result.record.sources,
+                    result.movers,
+                    result.defenders,
+                    result.outcomes,
+                    result.record.sources,
                     result.record.targets,
                 ),
                 strict=True,
-            ):  # fmt: skip
+            ):
                 column += values if len(values) == done else values[:done]
         self._plies.append(done)
         ply, side, termination, detail = end_row(record, result)
@@ -376,10 +383,14 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
     first = captures[np.unique(plies.game[captures], return_index=True)[1]]
     parts.append(
         plies.part(
-            "first_capture", first, _KIND["first_capture"], said[first], other=other[first],
+            "first_capture",
+            first,
+            _KIND["first_capture"],
+            said[first],
+            other=other[first],
             outcome=result[first],
         )
-    )  # fmt: skip
+    )
     spy = np.flatnonzero(
         (_CODE_KIND[mover] == PieceKind.SPY)
         & (other == PieceKind.MARSHAL)
@@ -387,10 +398,13 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
     )
     parts.append(
         plies.part(
-            "spy_takes_marshal", spy, _KIND["spy_takes_marshal"],
-            event_words.spy_takes_marshal(mover[spy], target[spy]), other=int(PieceKind.MARSHAL),
+            "spy_takes_marshal",
+            spy,
+            _KIND["spy_takes_marshal"],
+            event_words.spy_takes_marshal(mover[spy], target[spy]),
+            other=int(PieceKind.MARSHAL),
         )
-    )  # fmt: skip
+    )
     for rank, lost, outcomes in (
         ("mover_lost", mover, (OUTCOME_DEFENDER, OUTCOME_BOTH)),
         ("defender_lost", defender, (OUTCOME_ATTACKER, OUTCOME_BOTH)),
@@ -403,25 +417,34 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
         )
         parts.append(
             plies.part(
-                rank, big, event, event_words.lost(lost[big], target[big]), other=kind[big],
+                rank,
+                big,
+                event,
+                event_words.lost(lost[big], target[big]),
+                other=kind[big],
                 side=_CODE_SIDE[lost[big]] - 1,
             )
-        )  # fmt: skip
+        )
         bombs = np.flatnonzero(taken & (kind == PieceKind.BOMB))
         parts.append(
             plies.part(
-                rank, bombs, _KIND["bomb_removed"],
+                rank,
+                bombs,
+                _KIND["bomb_removed"],
                 event_words.bomb_removed(lost[bombs], mover[bombs], target[bombs]),
                 other=int(PieceKind.BOMB),
             )
-        )  # fmt: skip
+        )
     flags = np.flatnonzero(outcome == OUTCOME_FLAG)
     parts.append(
         plies.part(
-            "flag_captured", flags, _KIND["flag_captured"],
-            event_words.flag_captured(mover[flags], target[flags]), other=int(PieceKind.FLAG),
+            "flag_captured",
+            flags,
+            _KIND["flag_captured"],
+            event_words.flag_captured(mover[flags], target[flags]),
+            other=int(PieceKind.FLAG),
         )
-    )  # fmt: skip
+    )
     return parts
 
 

@@ -108,9 +108,13 @@ def _tip_definitions(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
     catalogue = tables["catalogue"]
     first = [re.split(r"(?<=\.)\s", str(text), maxsplit=1)[0] for text in catalogue["definition"]]
     return pd.DataFrame(
-        {"tip": catalogue["tip"], "title": catalogue["title"], "definition": first,
-         "applies to": catalogue["variants"]}
-    )  # fmt: skip
+        {
+            "tip": catalogue["tip"],
+            "title": catalogue["title"],
+            "definition": first,
+            "applies to": catalogue["variants"],
+        }
+    )
 
 
 def _variant_setups(adjacency: pd.DataFrame, variant: str) -> int:

@@ -104,11 +104,18 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
         n, k = len(group), int((group["winner"] == "red").sum())
         low, high = (float(x) for x in stats.wilson(k, n))
         rows.append(
-            {"variant": variant, "games": n, "red_wins": k, "red_win_rate": k / n,
-             "ci_low": low, "ci_high": high}
-        )  # fmt: skip
-    return pd.DataFrame(rows, columns=["variant", "games", "red_wins", "red_win_rate",
-                                       "ci_low", "ci_high"])  # fmt: skip
+            {
+                "variant": variant,
+                "games": n,
+                "red_wins": k,
+                "red_win_rate": k / n,
+                "ci_low": low,
+                "ci_high": high,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["variant", "games", "red_wins", "red_win_rate", "ci_low", "ci_high"]
+    )
 
 
 def select_variant(table: pd.DataFrame, variant: str) -> pd.DataFrame:

@@ -35,9 +35,17 @@ ReportData = TableSet
 
 
 GAME_COLUMNS: tuple[str, ...] = (
-    "source", "variant", "period", "status", "rules", "has_setup", "plies", "termination",
-    "winner", "synthetic",
-)  # fmt: skip
+    "source",
+    "variant",
+    "period",
+    "status",
+    "rules",
+    "has_setup",
+    "plies",
+    "termination",
+    "winner",
+    "synthetic",
+)
 """The per-game columns the report keeps (a few dozen bytes a game)."""
 
 
@@ -54,8 +62,9 @@ def _report_requests() -> dict[str, Request]:
     }
     for piece in WON_PIECES:
         requests[f"placement:{piece}:won"] = (
-            "placement", {"piece": piece, "by": ["variant", "won"]}
-        )  # fmt: skip
+            "placement",
+            {"piece": piece, "by": ["variant", "won"]},
+        )
     requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
     requests["flag-enclosed"] = ("flag-enclosed", {"by": ["variant"]})
     for feature in stats.SETUP_FEATURES:
@@ -150,10 +159,7 @@ def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
     placed = stats.placement_counts(context, PIECE_ORDER, ["variant"])
     placed_won = stats.placement_counts(context, WON_PIECES, ["variant", "won"])
     requests = report_requests()
-    rest = {
-        key: request for key, request in requests.items()
-        if not key.startswith("placement:")
-    }  # fmt: skip
+    rest = {key: request for key, request in requests.items() if not key.startswith("placement:")}
     computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
     computed.update({f"placement:{piece}:won": table for piece, table in placed_won.items()})
     computed.update({f"placement:{piece}": table for piece, table in placed.items()})
@@ -217,9 +223,10 @@ class ReportCombiner:
         """The report's inputs over every part so far."""
         games = pd.concat(self.games, ignore_index=True) if self.games else pd.DataFrame()
         tips = (
-            self.tips if self.tips is not None
+            self.tips
+            if self.tips is not None
             else advice.tip_counts(setup_features(empty_gameset()), ["variant"])
-        )  # fmt: skip
+        )
         return ReportInputs(
             games=games,
             diagnostics=self.diagnostics,

@@ -65,10 +65,18 @@ ReportFormat = Literal["html", "md"]
 REPORT_FORMATS: tuple[str, ...] = ("html", "md")
 
 __all__ = [
-    "REPORT_FORMATS", "REPORT_SECTIONS", "ReportSection", "SectionInputs", "advice_section",
-    "build_sections", "numbering_note", "piece_label", "report_text", "side_win_rates",
+    "REPORT_FORMATS",
+    "REPORT_SECTIONS",
+    "ReportSection",
+    "SectionInputs",
+    "advice_section",
+    "build_sections",
+    "numbering_note",
+    "piece_label",
+    "report_text",
+    "side_win_rates",
     "write_report",
-]  # fmt: skip
+]
 
 
 @dataclass(frozen=True)
@@ -147,17 +155,22 @@ def placement_section(section: Section, inputs: SectionInputs) -> None:
     )
     for piece in ("flag", "bomb"):
         fig = plots.setup_heatmap_from_placements(
-            _placement(data, piece, variant), piece, variant=variant,
-            title=f"variant: {variant}", numbering=numbering,
-        )  # fmt: skip
+            _placement(data, piece, variant),
+            piece,
+            variant=variant,
+            title=f"variant: {variant}",
+            numbering=numbering,
+        )
         section.figure(f"{piece.capitalize()} placement, {variant}", fig, f"{piece} heatmap")
     per_variant: dict[PlacementRequest, Any] = {
         ("flag", ("variant",)): data.stats["placement:flag"]
     }
     by_variant = plots.setup_heatmap_from_placements(
-        per_variant, "flag", by="variant",
+        per_variant,
+        "flag",
+        by="variant",
         numbering=numbering,
-    )  # fmt: skip
+    )
     section.figure(
         "Flag placement per variant (one shared scale; a variant with fewer than "
         f"{plots.MIN_PANEL_SETUPS} setups is drawn as too few)",

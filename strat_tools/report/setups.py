@@ -27,23 +27,32 @@ REPORT_TOP_SETUPS: Final = 6
 """How many of the most played setups the report draws."""
 
 TIP_COLUMNS: Final[dict[str, str | tuple[str, str]]] = {
-    "tip": "tip", "followed": "followed", "share": "share", "n_follow": "follow_n",
+    "tip": "tip",
+    "followed": "followed",
+    "share": "share",
+    "n_follow": "follow_n",
     "distinct_follow": "follow_distinct",
-    "rate_follow": "follow_rate", "follow_ci": ("low_follow", "high_follow"),
+    "rate_follow": "follow_rate",
+    "follow_ci": ("low_follow", "high_follow"),
     "follow_cluster_ci": ("cluster_ci_low_follow", "cluster_ci_high_follow"),
-    "n_other": "other_n", "distinct_other": "other_distinct", "rate_other": "other_rate",
+    "n_other": "other_n",
+    "distinct_other": "other_distinct",
+    "rate_other": "other_rate",
     "other_ci": ("low_other", "high_other"),
     "other_cluster_ci": ("cluster_ci_low_other", "cluster_ci_high_other"),
     "verdict": "verdict",
-}  # fmt: skip
+}
 """The report's win-rate table of the tips: advice.tip_summary column -> header, or header
 -> (low, high) columns written as one interval cell (a trailing 'rate' makes the formatter
 write a percentage). The setups a tip applies to, and how many are distinct, are the same
 for every tip of a variant: the caption gives them."""
 H2H_COLUMNS: Final[dict[str, str | tuple[str, str]]] = {
-    "tip": "tip", "h2h_games": "games", "h2h_wins": "follower_wins", "h2h_rate": "win_rate",
+    "tip": "tip",
+    "h2h_games": "games",
+    "h2h_wins": "follower_wins",
+    "h2h_rate": "win_rate",
     "ci": ("h2h_low", "h2h_high"),
-}  # fmt: skip
+}
 """The report's head-to-head table of the tips, as :data:`TIP_COLUMNS`."""
 
 

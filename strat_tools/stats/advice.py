@@ -177,9 +177,7 @@ def advice_table_of_paths(
     keys = _VIEW_KEYS[view]
     held: pd.DataFrame | None = None
     work = partial(advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
-    for part in reduce_batches(
-        work, paths, setups_only=True, select=select, jobs=jobs, run=run
-    ):  # fmt: skip
+    for part in reduce_batches(work, paths, setups_only=True, select=select, jobs=jobs, run=run):
         held = sum_counts(held, part, keys)
     if held is None:
         held = advice_counts(empty_gameset(), view, variant, exclude_invalid)

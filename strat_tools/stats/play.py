@@ -379,9 +379,12 @@ def scouts_surviving_counts(
         games["replayed"].astype(bool) & (games["plies_replayed"] == games["plies"]), "game_id"
     ]
     setups = setup_frame(
-        data, keys, variant, include_classicfree=include_classicfree,
+        data,
+        keys,
+        variant,
+        include_classicfree=include_classicfree,
         exclude_invalid=exclude_invalid,
-    )  # fmt: skip
+    )
     setups = setups.loc[setups["game_id"].isin(complete)]
     start = (
         setups.assign(scout=setups["piece"] == "scout", side=setups["side"].astype(str))
@@ -405,10 +408,13 @@ def scouts_surviving(
     (see :func:`scouts_surviving_counts`)."""
     return finish_distribution(
         scouts_surviving_counts(
-            data, by, variant, include_classicfree=include_classicfree,
+            data,
+            by,
+            variant,
+            include_classicfree=include_classicfree,
             exclude_invalid=exclude_invalid,
         )
-    )  # fmt: skip
+    )
 
 
 def _scouts_lost(moves: pd.DataFrame, games: pd.Series) -> pd.Series:
@@ -422,13 +428,19 @@ def _scouts_lost(moves: pd.DataFrame, games: pd.Series) -> pd.Series:
     rescued = moves["rescued"] == "scout" if "rescued" in moves else attacker_lost & False
     events = pd.concat(
         [
-            pd.DataFrame({"game_id": moves["game_id"][attacker_lost], "side": side[attacker_lost],
-                          "lost": 1}),
-            pd.DataFrame({"game_id": moves["game_id"][defender_lost], "side": other[defender_lost],
-                          "lost": 1}),
+            pd.DataFrame(
+                {"game_id": moves["game_id"][attacker_lost], "side": side[attacker_lost], "lost": 1}
+            ),
+            pd.DataFrame(
+                {
+                    "game_id": moves["game_id"][defender_lost],
+                    "side": other[defender_lost],
+                    "lost": 1,
+                }
+            ),
             pd.DataFrame({"game_id": moves["game_id"][rescued], "side": side[rescued], "lost": -1}),
         ]
-    )  # fmt: skip
+    )
     return events.groupby(["game_id", "side"])["lost"].sum()
 
 

@@ -99,9 +99,13 @@ def piece_placements(
 ) -> dict[str, pd.DataFrame]:
     """:func:`piece_placement` of several pieces in one pass over the setups: piece → table."""
     counts = placement_counts(
-        data, pieces, by, variant, include_classicfree=include_classicfree,
+        data,
+        pieces,
+        by,
+        variant,
+        include_classicfree=include_classicfree,
         exclude_invalid=exclude_invalid,
-    )  # fmt: skip
+    )
     return {piece: finish_share(table) for piece, table in counts.items()}
 
 
@@ -120,9 +124,13 @@ def piece_placement(
     bomb, the share of setups with a bomb there.
     """
     return piece_placements(
-        data, [piece], by, variant, include_classicfree=include_classicfree,
+        data,
+        [piece],
+        by,
+        variant,
+        include_classicfree=include_classicfree,
         exclude_invalid=exclude_invalid,
-    )[piece]  # fmt: skip
+    )[piece]
 
 
 def _full_index(setups: pd.DataFrame, keys: list[str], values: pd.DataFrame) -> pd.Index:
@@ -134,10 +142,16 @@ def _full_index(setups: pd.DataFrame, keys: list[str], values: pd.DataFrame) -> 
     return pd.MultiIndex.from_frame(values)
 
 
-def line_counts(cells: pd.DataFrame, axis: str) -> pd.DataFrame:
-    """Placement counts summed over one axis: [*keys, row (or col), count, setups]."""
+def checked_axis(axis: str) -> str:
+    """``axis`` if it is ``'row'`` or ``'col'``; :class:`OptionError` otherwise."""
     if axis not in ("row", "col"):
         raise OptionError(f"axis must be 'row' or 'col', got {axis!r}")
+    return axis
+
+
+def line_counts(cells: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Placement counts summed over one axis: [*keys, row (or col), count, setups]."""
+    axis = checked_axis(axis)
     keys = [c for c in cells.columns if c not in ("row", "col", "count", "setups")]
     table: pd.DataFrame = (
         cells.groupby([*keys, axis], sort=True, dropna=False)
@@ -158,12 +172,9 @@ def piece_by_line(
     exclude_invalid: bool = True,
 ) -> pd.DataFrame:
     """Placement summed over one axis: [*by, row (or col), count, setups, share]."""
-    if axis not in ("row", "col"):
-        raise OptionError(f"axis must be 'row' or 'col', got {axis!r}")
-    cells = placement_counts(
-        data, [piece], by, variant, include_classicfree=include_classicfree,
-        exclude_invalid=exclude_invalid,
-    )[piece]  # fmt: skip
+    axis = checked_axis(axis)  # before the counting, not after it
+    options = {"include_classicfree": include_classicfree, "exclude_invalid": exclude_invalid}
+    cells = placement_counts(data, [piece], by, variant, **options)[piece]
     return finish_share(line_counts(cells, axis))
 
 

@@ -34,9 +34,15 @@ from strat_tools.stats.intervals import gap_verdicts, win_rates_of_clusters
 from strat_tools.stats.tips import CLUSTER, TIP_NAMES, TIPS
 
 TIP_COUNTS: Final = (
-    "setups", "followed", "n_follow", "wins_follow", "n_other", "wins_other", "h2h_games",
+    "setups",
+    "followed",
+    "n_follow",
+    "wins_follow",
+    "n_other",
+    "wins_other",
+    "h2h_games",
     "h2h_wins",
-)  # fmt: skip
+)
 """The count columns of :func:`tip_counts`: they add up across batches of games."""
 
 
@@ -137,8 +143,14 @@ def tip_summary_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("variant"
     follow = _rates(counts, keys, "n_follow", "wins_follow", "follow")
     other = _rates(counts, keys, "n_other", "wins_other", "other")
     rates = follow.merge(other, on=keys, how="outer")
-    for column in ("n_follow", "wins_follow", "distinct_follow", "n_other", "wins_other",
-                   "distinct_other"):  # fmt: skip
+    for column in (
+        "n_follow",
+        "wins_follow",
+        "distinct_follow",
+        "n_other",
+        "wins_other",
+        "distinct_other",
+    ):
         rates[column] = rates[column].fillna(0).astype(np.int64)
     rates["difference"] = rates["rate_follow"] - rates["rate_other"]
     rates["verdict"] = gap_verdicts(_sides(rates, "follow"), _sides(rates, "other")).to_numpy()
@@ -161,13 +173,38 @@ def tip_summary_from_counts(counts: pd.DataFrame, by: Sequence[str] = ("variant"
 
 
 SUMMARY_COLUMNS: Final = (
-    "title", "setups", "distinct_setups", "followed", "share", "n_follow", "distinct_follow",
-    "wins_follow", "rate_follow", "low_follow", "high_follow", "cluster_ci_low_follow",
-    "cluster_ci_high_follow", "n_other", "distinct_other", "wins_other", "rate_other",
-    "low_other", "high_other", "cluster_ci_low_other", "cluster_ci_high_other", "difference",
-    "verdict", "h2h_games", "h2h_distinct", "h2h_wins", "h2h_rate", "h2h_low", "h2h_high",
-    "h2h_cluster_ci_low", "h2h_cluster_ci_high",
-)  # fmt: skip
+    "title",
+    "setups",
+    "distinct_setups",
+    "followed",
+    "share",
+    "n_follow",
+    "distinct_follow",
+    "wins_follow",
+    "rate_follow",
+    "low_follow",
+    "high_follow",
+    "cluster_ci_low_follow",
+    "cluster_ci_high_follow",
+    "n_other",
+    "distinct_other",
+    "wins_other",
+    "rate_other",
+    "low_other",
+    "high_other",
+    "cluster_ci_low_other",
+    "cluster_ci_high_other",
+    "difference",
+    "verdict",
+    "h2h_games",
+    "h2h_distinct",
+    "h2h_wins",
+    "h2h_rate",
+    "h2h_low",
+    "h2h_high",
+    "h2h_cluster_ci_low",
+    "h2h_cluster_ci_high",
+)
 """The columns of :func:`tip_summary` after ``[*by, tip]``."""
 
 
@@ -211,10 +248,15 @@ def tip_head_to_head(features: pd.DataFrame, by: Sequence[str] = ("variant",)) -
     """
     summary = tip_summary(features, by)
     names = {
-        "h2h_games": "games", "h2h_distinct": "distinct_setups", "h2h_wins": "follower_wins",
-        "h2h_rate": "rate", "h2h_low": "low", "h2h_high": "high",
-        "h2h_cluster_ci_low": "cluster_ci_low", "h2h_cluster_ci_high": "cluster_ci_high",
-    }  # fmt: skip
+        "h2h_games": "games",
+        "h2h_distinct": "distinct_setups",
+        "h2h_wins": "follower_wins",
+        "h2h_rate": "rate",
+        "h2h_low": "low",
+        "h2h_high": "high",
+        "h2h_cluster_ci_low": "cluster_ci_low",
+        "h2h_cluster_ci_high": "cluster_ci_high",
+    }
     table = summary.loc[summary["h2h_games"] > 0, [*by, "tip", *names]]
     return table.rename(columns=names).reset_index(drop=True)
 

@@ -118,8 +118,9 @@ class Traffic:
     games: int
 
     def __add__(self, other: Traffic) -> Traffic:
-        return Traffic(self.counts + other.counts, self.moves + other.moves,
-                       self.games + other.games)  # fmt: skip
+        return Traffic(
+            self.counts + other.counts, self.moves + other.moves, self.games + other.games
+        )
 
 
 def traffic_counts(
@@ -174,8 +175,6 @@ def traffic_of_paths(
     work = partial(
         _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
     )
-    for part in reduce_batches(
-        work, paths, rules=rules, select=select, jobs=jobs, run=run
-    ):  # fmt: skip
+    for part in reduce_batches(work, paths, rules=rules, select=select, jobs=jobs, run=run):
         total = total + part
     return total

@@ -56,10 +56,15 @@ def _board_axes(ax: Axes) -> None:
         row, col = divmod(lake, 10)
         ax.add_patch(
             Rectangle(
-                (col - 0.5, row - 0.5), 1, 1, facecolor=LAKE_COLOUR, edgecolor="none",
-                gid="lake", zorder=3,
+                (col - 0.5, row - 0.5),
+                1,
+                1,
+                facecolor=LAKE_COLOUR,
+                edgecolor="none",
+                gid="lake",
+                zorder=3,
             )
-        )  # fmt: skip
+        )
     for x in (2.5, 6.5):
         ax.text(x, 4.5, "lake", ha="center", va="center", color="white", zorder=4)
 
@@ -156,8 +161,16 @@ def _draw_piece(ax: Axes, square: int, code: int, numbering: Numbering) -> None:
     box.set_gid("piece")
     ax.add_patch(box)
     label = rank_label(PieceKind(CODE_KIND[code]), check_numbering(numbering))
-    ax.text(col, row, label, ha="center", va="center", color="white", fontweight="bold",
-            gid="piece-label")  # fmt: skip
+    ax.text(
+        col,
+        row,
+        label,
+        ha="center",
+        va="center",
+        color="white",
+        fontweight="bold",
+        gid="piece-label",
+    )
 
 
 def traffic_heatmap(

@@ -39,8 +39,16 @@ def board_png(board: Sequence[int], **options: Any) -> bytes:
     ax.set_axis_off()
     for shape in board_shapes(board, **options):
         if shape.kind == "text":
-            ax.text(shape.x, shape.y, shape.text, color=shape.fill, fontsize=shape.size * 0.72,
-                    fontweight="bold", ha="center", va="center")  # fmt: skip
+            ax.text(
+                shape.x,
+                shape.y,
+                shape.text,
+                color=shape.fill,
+                fontsize=shape.size * 0.72,
+                fontweight="bold",
+                ha="center",
+                va="center",
+            )
         elif shape.kind == "circle":
             ax.add_patch(Circle((shape.x, shape.y), shape.w, color=shape.fill))
         else:

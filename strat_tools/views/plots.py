@@ -222,9 +222,17 @@ def setup_heatmap(
     counted = piece_placements(_setup_rows(data), [p for p, _ in requests], list(keys), variant)
     placements = {(p, keys): counted[p] for p, _ in requests}
     return setup_heatmap_from_placements(
-        placements, piece, variant=variant, side=side, by=by, title=title, cmap=cmap,
-        numbering=numbering, scale=scale, min_setups=min_setups,
-    )  # fmt: skip
+        placements,
+        piece,
+        variant=variant,
+        side=side,
+        by=by,
+        title=title,
+        cmap=cmap,
+        numbering=numbering,
+        scale=scale,
+        min_setups=min_setups,
+    )
 
 
 def setup_heatmap_from_placements(
@@ -258,14 +266,22 @@ def setup_heatmap_from_placements(
 
     if by == "won":
         return _difference_figure(
-            placement(piece, won=True), placement(piece, won=False), piece,
-            labels=("winners", "losers"), title=title, cmap="PRGn", numbering=numbering,
-        )  # fmt: skip
+            placement(piece, won=True),
+            placement(piece, won=False),
+            piece,
+            labels=("winners", "losers"),
+            title=title,
+            cmap="PRGn",
+            numbering=numbering,
+        )
     if piece == "all":
         return _all_pieces_figure(
-            {p: placement(p) for p in PIECE_ORDER}, title=title, cmap=cmap, numbering=numbering,
+            {p: placement(p) for p in PIECE_ORDER},
+            title=title,
+            cmap=cmap,
+            numbering=numbering,
             panel=panel,
-        )  # fmt: skip
+        )
     if by is not None:
         return _grouped_figure(
             placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering, panel=panel
@@ -284,8 +300,11 @@ def _small_multiples(
     """Draw one 4x10 panel per placement frame (integer percent), on one 0..max scale or
     one per panel; a panel of fewer than ``panel.min_setups`` setups says so instead."""
     counts = {name: setups_counted(frame) for name, frame in panels.items()}
-    shown = {name: placement_grid(frame) * 100 for name, frame in panels.items()
-             if counts[name] >= panel.min_setups}  # fmt: skip
+    shown = {
+        name: placement_grid(frame) * 100
+        for name, frame in panels.items()
+        if counts[name] >= panel.min_setups
+    }
     top = max([float(g.max()) for g in shown.values()] + [1e-9])
     colours = colormaps[cmap]
     rows = -(-len(panels) // columns)
@@ -318,10 +337,19 @@ def _too_few(ax: Axes, n: int, colours: Colormap) -> None:
     empty = np.full((4, 10), np.nan)
     draw_setup_area(ax, empty, colours, Normalize(0.0, 1.0), [[""] * 10 for _ in range(4)])
     ax.images[0].remove()  # nothing to colour: the panel is a note, not a map
-    ax.add_patch(Rectangle((0.5, 0.5), 10, 4, facecolor="#eeeeee", edgecolor="#999999",
-                           gid="too-few"))  # fmt: skip
-    ax.text(5.5, 2.5, f"too few (n = {n:,})", ha="center", va="center", color="#555555",
-            fontsize="large", gid="too-few-label")  # fmt: skip
+    ax.add_patch(
+        Rectangle((0.5, 0.5), 10, 4, facecolor="#eeeeee", edgecolor="#999999", gid="too-few")
+    )
+    ax.text(
+        5.5,
+        2.5,
+        f"too few (n = {n:,})",
+        ha="center",
+        va="center",
+        color="#555555",
+        fontsize="large",
+        gid="too-few-label",
+    )
 
 
 def _panel_note(panel: PanelOptions, panels: dict[str, pd.DataFrame]) -> str:
@@ -330,8 +358,9 @@ def _panel_note(panel: PanelOptions, panels: dict[str, pd.DataFrame]) -> str:
     scale = "one colour scale per panel" if panel.scale == "per-panel" else "one shared scale"
     blank = (
         f"; {count_of(few, 'panel')} with fewer than {panel.min_setups:,} setups left blank"
-        if few else ""
-    )  # fmt: skip
+        if few
+        else ""
+    )
     return scale + blank
 
 
@@ -418,8 +447,9 @@ def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_
     found = (
         f"Outlined and starred: {marked} of {len(tests)} squares "
         f"{'differs' if marked == 1 else 'differ'} significantly"
-        if marked else f"No square of {len(tests)} differs significantly"
-    )  # fmt: skip
+        if marked
+        else f"No square of {len(tests)} differs significantly"
+    )
     return (
         f"{found}\n({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"
         f"n = {count_of(n_a, 'setup')} of {labels[0]}, {count_of(n_b, 'setup')} of {labels[1]}"
@@ -438,20 +468,36 @@ def _difference_figure(
 ) -> Figure:
     diff = (placement_grid(place_a) - placement_grid(place_b)) * 100
     tests = square_differences(place_a, place_b)
-    marked = placement_grid(tests.assign(significant=tests["significant"].astype(float)),
-                            "significant") > 0  # fmt: skip
+    marked = (
+        placement_grid(tests.assign(significant=tests["significant"].astype(float)), "significant")
+        > 0
+    )
     extent = max(float(np.abs(diff).max()), 1e-9)
     norm = Normalize(vmin=-extent, vmax=extent)
-    texts = [[signed_label(diff[r, c]) + ("*" if marked[r, c] else "") for c in range(10)]
-             for r in range(4)]  # fmt: skip
+    texts = [
+        [signed_label(diff[r, c]) + ("*" if marked[r, c] else "") for c in range(10)]
+        for r in range(4)
+    ]
     fig = Figure(figsize=(8.4, 5.0), layout="constrained")
     ax = fig.add_subplot()
     draw_setup_area(ax, diff, colormaps[cmap], norm, texts)
     for r, c in zip(*np.nonzero(marked), strict=True):  # black and white: seen on any colour
-        ax.add_patch(Rectangle((c + 0.56, r + 0.56), 0.88, 0.88, facecolor="none",
-                               edgecolor="black", linewidth=3.2, gid="significant"))  # fmt: skip
-        ax.add_patch(Rectangle((c + 0.62, r + 0.62), 0.76, 0.76, facecolor="none",
-                               edgecolor="white", linewidth=1.4))  # fmt: skip
+        ax.add_patch(
+            Rectangle(
+                (c + 0.56, r + 0.56),
+                0.88,
+                0.88,
+                facecolor="none",
+                edgecolor="black",
+                linewidth=3.2,
+                gid="significant",
+            )
+        )
+        ax.add_patch(
+            Rectangle(
+                (c + 0.62, r + 0.62), 0.76, 0.76, facecolor="none", edgecolor="white", linewidth=1.4
+            )
+        )
     n_a, n_b = setups_counted(place_a), setups_counted(place_b)
     heading = (
         f"{piece_title(piece, numbering)}: {labels[0]} (n = {n_a:,}) "
@@ -561,8 +607,17 @@ def adjacency_figure(
     for (row, col), ratio in np.ndenumerate(ratios):
         text = "–" if np.isnan(ratio) else f"{ratio:.2f}"
         colour = "black" if np.isnan(ratio) else text_colour(cmap, norm, float(shown[row, col]))
-        ax.text(col, row, text, ha="center", va="center", fontsize="x-small", color=colour,
-                gid="cell-label", in_layout=False)  # fmt: skip
+        ax.text(
+            col,
+            row,
+            text,
+            ha="center",
+            va="center",
+            fontsize="x-small",
+            color=colour,
+            gid="cell-label",
+            in_layout=False,
+        )
     names = [piece_title(label, numbering) for label in labels]
     ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
     ax.set_yticks(range(len(names)), names)

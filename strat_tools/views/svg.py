@@ -99,10 +99,19 @@ def board_shapes(
         column = COLUMNS[9 - index] if flip else COLUMNS[index]
         row = index + 1 if flip else 10 - index
         coord = str(STYLE["coord"])
-        shapes.append(Shape("text", margin + index * cell + cell / 2, side + 14, text=column,
-                            fill=coord, size=12))  # fmt: skip
-        shapes.append(Shape("text", margin / 2, index * cell + cell / 2, text=str(row),
-                            fill=coord, size=12))  # fmt: skip
+        shapes.append(
+            Shape(
+                "text",
+                margin + index * cell + cell / 2,
+                side + 14,
+                text=column,
+                fill=coord,
+                size=12,
+            )
+        )
+        shapes.append(
+            Shape("text", margin / 2, index * cell + cell / 2, text=str(row), fill=coord, size=12)
+        )
     for square in range(100):
         x, y = square_xy(square, flip=flip)
         code = board[square]
