@@ -21,6 +21,7 @@ from strat_tools.cli import (
     filter,
     generate,
     observations,
+    openings,
     search,
     setups,
     tables,
@@ -59,4 +60,5 @@ main.add_command(events.events)
 main.add_command(view.view)
 main.add_command(setups.setups)
 main.add_command(search.search)
+main.add_command(openings.openings)
 main.add_command(filter.filter_command)
