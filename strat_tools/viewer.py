@@ -19,7 +19,6 @@ element and the script inserts them as text only.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -43,6 +42,7 @@ from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
 from strat_tools.text import printable
+from strat_tools.text import script_json as _script_json
 
 if TYPE_CHECKING:
     from strat_tools.filters import GameFilter
@@ -138,12 +138,6 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         },
     )
     return data
-
-
-def _script_json(value: Any) -> str:
-    """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left raw."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _asset(name: str) -> str:

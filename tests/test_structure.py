@@ -60,6 +60,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "report_inputs",
         "document",
         "viewer",
+        "explorer",
         "boardimage",
         "setup_boards",
         "report_setups",

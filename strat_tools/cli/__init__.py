@@ -17,6 +17,7 @@ from strat_tools.cli import (
     convert,
     engine,
     events,
+    explore,
     figures,
     filter,
     generate,
@@ -61,4 +62,5 @@ main.add_command(view.view)
 main.add_command(setups.setups)
 main.add_command(search.search)
 main.add_command(openings.openings)
+main.add_command(explore.explore)
 main.add_command(filter.filter_command)
