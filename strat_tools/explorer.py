@@ -44,7 +44,7 @@ from strat_tools.records import DEFAULT_VARIANT
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import t_quantile_975
 from strat_tools.stats.repeats import SetupOutcomes, setup_outcomes
-from strat_tools.text import script_json
+from strat_tools.text import printable, script_json
 
 if TYPE_CHECKING:
     from strat_tools.filters import GameFilter
@@ -99,7 +99,7 @@ def explorer_data(
     army = ARMIES.get(variant)
     return {
         "variant": variant,
-        "source": source,
+        "source": printable(source),
         "setups": len(frame),
         "distinct": len(distinct),
         "codes": _b64(codes.astype(np.uint8)),
@@ -111,7 +111,7 @@ def explorer_data(
         "rowStarts": _b64(starts.astype(np.uint32)),
         "rows": _b64(words.astype(np.uint32)),
         "fingerprints": "".join(np.asarray(distinct)[order].astype(str)),
-        "games": [str(g) for g in game_ids],
+        "games": [printable(str(g)) for g in game_ids],  # as the viewer names them
         "army": list(army) if army is not None else None,
     }
 
@@ -201,7 +201,7 @@ def write_explorer(
     if not len(outcomes):
         kept = f" ({chosen.describe()})" if chosen.active else ""
         raise InputError(f"no {variant} setups{kept} in {' '.join(names)}")
-    source = " ".join(names)
+    source = printable(" ".join(names))  # names are data
     data = explorer_data(outcomes, variant, source=source)
     page = explorer_html(data, title=f"Setup explorer: {variant}, {source}", viewer=viewer)
     target = Path(output)

@@ -465,6 +465,7 @@
       var outcome = ["won", "drawn", "lost", "no result"][word & 3];
       var link = el("a", "", id);
       link.href = CONFIG.viewer + "#ply=0&game=" + encodeURIComponent(id) + "&view=" + side;
+      link.rel = "noopener";
       link.title = side + ", " + outcome + " (strat-tools view PATHS --game " + id + ")";
       link.dataset.game = id;
       box.appendChild(link);
