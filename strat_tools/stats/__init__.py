@@ -107,6 +107,7 @@ __all__ = [
     "intervals",
     "move_context",
     "move_frame",
+    "openings",
     "piece_by_line",
     "piece_placement",
     "piece_placements",
