@@ -442,7 +442,7 @@
 
   function summaryRow(name, grp) {
     var tr = el("tr");
-    [name, num(grp.setups), num(grp.distinct), num(grp.games), num(grp.wins) + " / " + num(grp.draws) + " / " + num(grp.losses), pct(grp.rate) + (isNaN(grp.rate) ? "" : "%"), interval(grp.ci),
+    [name, num(grp.setups), num(grp.distinct), num(grp.games), num(grp.wins) + "/" + num(grp.draws) + "/" + num(grp.losses), pct(grp.rate) + (isNaN(grp.rate) ? "" : "%"), interval(grp.ci),
       interval(grp.cci)].forEach(function (text) { tr.appendChild(el("td", "", text)); });
     return tr;
   }
