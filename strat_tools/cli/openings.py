@@ -143,10 +143,14 @@ def openings(
         render(lines, "csv")
         return
     listed = f"the {top} most played" if top else "every one"
+    plies = "1 ply" if depth == 1 else f"{depth} plies"
     click.echo(
         f"{found.variant} games with a first move: {found.games:,} ({game_filter.describe()}); "
-        f"lines of {depth} plies, {listed}; {found.side}'s win rate of the decided games:"
+        f"lines of {plies}, {listed}; {found.side}'s win rate of the decided games:"
     )
     render(text_table(lines, found.side), "table")
     if not len(lines):
-        message("No game has a line that long.")
+        message(
+            f"No game has a line of {plies} (an export made "
+            "with --setups-only holds no moves: export without it)."
+        )
