@@ -118,3 +118,15 @@ def test_explore_errors_are_clean(tmp_path: Path) -> None:
     code, _, err = run("explore", str(DATA), "--pattern", "F/B", "-o", str(tmp_path / "x.html"))
     assert code == 2 and "4 rows" in err
     assert not (tmp_path / "x.html").exists()
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_the_archive_s_classic_setups_fit_in_three_megabytes(
+    gravon_dir: Path, tmp_path: Path
+) -> None:
+    from strat_tools.explorer import write_explorer
+
+    summary = write_explorer(str(gravon_dir), tmp_path / "explore.html", jobs=1)
+    assert (summary.setups, summary.distinct, summary.games) == (24_798, 15_377, 12_399)
+    assert summary.bytes == (tmp_path / "explore.html").stat().st_size <= 3_000_000

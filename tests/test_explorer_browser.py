@@ -82,7 +82,7 @@ def sample_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def search(paths: str, pattern: str, mirror: bool) -> dict[str, Any]:
+def search(paths: str, pattern: str, mirror: bool, variant: str = "classic") -> dict[str, Any]:
     """What ``strat-tools search`` says of ``pattern`` (its matching row)."""
     try:
         Pattern.parse(pattern)
@@ -91,6 +91,7 @@ def search(paths: str, pattern: str, mirror: bool) -> dict[str, Any]:
         # without them reads the same question in the older one.
         pattern = re.sub(r"\[!([^\]]*)\]", r"![\1]", pattern)
     args = ["search", paths, "--pattern", pattern, "--format", "json", "--jobs", "1"]
+    args += ["--variant", variant]
     done = CliRunner().invoke(main, args + (["--mirror"] if mirror else []))
     assert done.exit_code == 0, done.output
     return json.loads(done.stdout)["matching"]  # type: ignore[no-any-return]
@@ -121,9 +122,9 @@ def open_page(driver: Any, page: Path, hash_: str = "") -> None:
     driver.find_element("css selector", ".sq")  # the board is built
 
 
-def check_against_search(driver: Any, paths: str) -> dict[str, Any]:
+def check_against_search(driver: Any, paths: str, variant: str = "classic") -> dict[str, Any]:
     now = state(driver)
-    found = search(paths, now["pattern"], now["mirror"])
+    found = search(paths, now["pattern"], now["mirror"], variant)
     assert (now["count"], now["games"]) == (found["count"], found["games"]), now
     row = driver.find_elements("css selector", "#summary tbody tr")[0]
     cells = [cell.text for cell in row.find_elements("css selector", "td")]
@@ -229,6 +230,19 @@ def test_heatmap_and_most_played_setups(driver: Any, sample_page: Path) -> None:
     )
     board = items[0].find_element("css selector", ".mini").text.split("\n")
     assert len(board) == 4 and board[3].split()[0] == "F"
+
+
+def test_an_empty_square_can_be_asked_where_the_army_leaves_some(
+    driver: Any, tmp_path: Path
+) -> None:
+    page = tmp_path / "barrage.html"
+    write_explorer(str(DATA), page, variant="barrage", jobs=1)
+    open_page(driver, page)
+    square(driver, 4, 3).click()
+    piece(driver, "_").click()  # barrage: 8 pieces on 40 squares
+    now = check_against_search(driver, str(DATA), "barrage")
+    assert now["pattern"][:11] == ".._......./"
+    assert 0 < now["count"] < int(driver.find_element("id", "matches").text.split()[2])
 
 
 def test_small_window_keeps_the_board_usable(driver: Any, sample_page: Path) -> None:

@@ -265,7 +265,10 @@
 
   function buildPalette() {
     var box = $("palette-pieces");
-    PIECES.forEach(function (code) {
+    var army = DATA.army, filled = army && army.reduce(function (a, b) { return a + b; }, 0) === SQUARES;
+    // Barrage, duell and ultimate lightning leave squares empty: "_" asks for one.
+    var choices = filled ? PIECES : PIECES.concat([0]);
+    choices.forEach(function (code) {
       var button = el("button", "", SYMBOLS[code]);
       button.type = "button";
       button.dataset.piece = SYMBOLS[code];
@@ -284,7 +287,7 @@
     });
     var heat = $("heat-piece");
     heat.appendChild(new Option("most likely piece", "top"));
-    PIECES.forEach(function (code) { heat.appendChild(new Option(NAMES[code], String(code))); });
+    choices.forEach(function (code) { heat.appendChild(new Option(NAMES[code], String(code))); });
     heat.addEventListener("change", function () { state.heat = heat.value; render(); });
     $("mirror").addEventListener("change", function () { state.mirror = $("mirror").checked; update(); });
     $("clear").addEventListener("click", function () { state.masks = new Array(SQUARES).fill(ALL); update(); });
