@@ -156,13 +156,14 @@ class ExplorerSummary:
     bytes: int
     dropped: int = 0
 
-    def line(self) -> str:
-        """One line for the user."""
+    def line(self, *, filters: bool = True) -> str:
+        """One line for the user (``filters``: with the games the filters left out)."""
         text = (
             f"{self.setups:,} {self.variant} setups ({self.distinct:,} distinct) of "
             f"{self.games:,} games in {self.path} ({self.bytes // 1024:,} KB)"
         )
-        return text + (f"; {self.dropped:,} games left out by the filters" if self.dropped else "")
+        dropped = f"; {self.dropped:,} games left out by the filters"
+        return text + (dropped if filters and self.dropped else "")
 
 
 def write_explorer(

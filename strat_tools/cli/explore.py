@@ -92,4 +92,4 @@ def explore(
         )
     except InputError as exc:  # nothing of that variant: the user's mistake (exit 2)
         raise NoInput(str(exc)) from None
-    message(summary.line())
+    message(summary.line(filters=False))  # read_through has said what the filters left out
