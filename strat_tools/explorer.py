@@ -180,11 +180,13 @@ def write_explorer(
     """Read the setups under ``paths`` (setups only, no replay; ``game_filter`` applies),
     and write the explorer of their ``variant`` setups to ``output`` atomically (never
     over or into an input). Raises :class:`~strat_tools.errors.InputError` when there is
-    no such setup.
+    no such setup (:class:`~strat_tools.readers.NothingReadable` when not one input could
+    be read).
 
     >>> write_explorer("data/", "explore.html")  # doctest: +SKIP
     """
     from strat_tools.filters import GameFilter
+    from strat_tools.readers import NothingReadable
     from strat_tools.selection import read_selected
     from strat_tools.sources import path_list
     from strat_tools.tally import Tally
@@ -198,6 +200,8 @@ def write_explorer(
     games = read_selected(
         names, chosen, setups_only=True, jobs=jobs, progress=progress, tally=counted
     )
+    if not counted.readable and not counted.dropped:  # the reader's reasons, not "no setups"
+        raise NothingReadable(names, counted.reasons)
     outcomes = setup_outcomes(games, variant)
     if not len(outcomes):
         kept = f" ({chosen.describe()})" if chosen.active else ""
