@@ -290,3 +290,18 @@ def test_an_archive_month_agrees_with_search(driver: Any, gravon_dir: Path, tmp_
     square(driver, 2, 7).click()
     piece(driver, "B").click()
     check_against_search(driver, month)
+
+
+@pytest.mark.slow
+def test_a_game_link_opens_the_viewer_at_that_game(driver: Any, tmp_path: Path) -> None:
+    from strat_tools.viewer import write_viewer
+
+    write_viewer(str(DATA), tmp_path / "game.html", game_filter=None, jobs=1)
+    page = tmp_path / "explore.html"
+    write_explorer(str(DATA), page, jobs=1)
+    open_page(driver, page, "#pattern=........../........../........../F.........")
+    link = driver.find_elements("css selector", "#top-setups .games a")[2]
+    game, side = link.get_attribute("data-game"), link.get_attribute("title").split(",")[0]
+    link.click()
+    assert driver.find_element("id", "game-title").text == game
+    assert driver.find_element("id", "board").get_attribute("data-view") == side
