@@ -134,6 +134,7 @@ def check_against_search(driver: Any, paths: str, variant: str = "classic") -> d
     return now
 
 
+@pytest.mark.slow  # about 5 s: a search run after every click
 def test_clicks_ask_what_search_answers(driver: Any, sample_page: Path) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.keys import Keys
