@@ -126,6 +126,8 @@ COMMANDS = {
     "convert": ["convert", "{path}", "--to", "gsn", "-o", "{out}/out.zip", "--jobs", "1"],
     "observations": ["observations", "{path}", "-o", "{out}/obs", "--jobs", "1"],
     "show": ["show", "{path}"],
+    "explore": ["explore", "{path}", "-o", "{out}/explore.html", "--jobs", "1"],
+    "openings": ["openings", "{path}", "--jobs", "1"],
 }
 
 

@@ -131,6 +131,8 @@ COMMANDS: dict[str, list[str]] = {
     "setups": ["setups", "{path}", "--jobs", "1"],
     "search": ["search", "{path}", "--pattern", PATTERN, "--jobs", "1"],
     "filter": ["filter", "{path}", "-o", "{out}/picked.zip", "--jobs", "1"],
+    "openings": ["openings", "{path}", "--jobs", "1"],
+    "explore": ["explore", "{path}", "-o", "{out}/explore.html", "--jobs", "1"],
 }
 """How each command is run on a hostile path (``{out}``: a folder of its own for outputs)."""
 

@@ -168,6 +168,7 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
         "advice": [], "setups": [], "search": ["--pattern", "F/F/F/F"], "filter": [],
         "events": [], "convert": ["--to", "gsn", "-o", str(tmp_path / "x.zip")],
         "observations": ["-o", str(tmp_path / "obs")], "view": ["-o", str(tmp_path / "v.html")],
+        "openings": [], "explore": ["-o", str(tmp_path / "e.html")],
     }  # fmt: skip
     # generate, show and rules read no archive of games (show: one game of one file).
     unfiltered = {"generate", "show", "rules"}

@@ -17,10 +17,12 @@ from strat_tools.cli import (
     convert,
     engine,
     events,
+    explore,
     figures,
     filter,
     generate,
     observations,
+    openings,
     search,
     setups,
     tables,
@@ -59,4 +61,6 @@ main.add_command(events.events)
 main.add_command(view.view)
 main.add_command(setups.setups)
 main.add_command(search.search)
+main.add_command(openings.openings)
+main.add_command(explore.explore)
 main.add_command(filter.filter_command)

@@ -9,6 +9,8 @@ can put an escape sequence, a carriage return or a right-to-left override in a f
   in a pipe. :func:`printable_lines` does the same but keeps line breaks, for messages.
 - :func:`count_of` writes every count the same way: ``13,980 games``, ``1 game``.
 - :func:`markdown_text` keeps text text in a Markdown document (no raw HTML, no links).
+- :func:`script_json` is JSON safe inside an HTML ``<script>`` element (no raw ``<``, ``>``
+  or ``&``), for the pages that carry their data inline (viewer, explorer).
 - :func:`csv_cell` and :func:`neutralise_csv_table` defuse formula injection (OWASP): a text
   cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading
   ``'``, unless it is a plain number (``-3`` stays ``-3``); a cell that already starts with
@@ -74,6 +76,18 @@ def count_of(n: int, noun: str, plural: str | None = None) -> str:
 
 
 _MARKDOWN: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
+
+
+def script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left raw.
+
+    >>> print(script_json({"id": "</script><b>&"}))
+    {"id":"\\u003c/script\\u003e\\u003cb\\u003e\\u0026"}
+    """
+    import json
+
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def markdown_text(text: str) -> str:

@@ -107,6 +107,7 @@ __all__ = [
     "intervals",
     "move_context",
     "move_frame",
+    "openings",
     "piece_by_line",
     "piece_placement",
     "piece_placements",
@@ -175,5 +176,5 @@ def compute(
 
 # Last: stream.py counts with the registry above, batch by batch; intervals and repeats are
 # submodules a notebook reaches as ``st.stats.repeats`` (and ``dir(st.stats)`` lists).
-from strat_tools.stats import intervals, repeats  # noqa: E402
+from strat_tools.stats import intervals, openings, repeats  # noqa: E402
 from strat_tools.stats.stream import compute_many_streaming, compute_streaming  # noqa: E402

@@ -19,7 +19,6 @@ element and the script inserts them as text only.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
 from strat_tools.core.text import printable
+from strat_tools.core.text import script_json as _script_json
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
@@ -139,12 +139,6 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         },
     )
     return data
-
-
-def _script_json(value: Any) -> str:
-    """JSON safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` left raw."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=True)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _asset(name: str) -> str:
