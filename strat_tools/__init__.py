@@ -1,10 +1,10 @@
 """strat-tools: read, replay, validate and analyse Stratego game records.
 
-The layers, each importing only those before it: ``sources`` (paths, folders, globs, zips;
-which names are records it asks the format registry, ``record_formats``) → the format parsers
-(``gravon`` for StraDoS2 XML, ``gsn`` for the older text records) → ``checks`` → ``readers``
-(any format's bytes → checked :class:`GameRecord`) → ``replay`` (the rules engine) →
-``tables`` (Arrow/pandas) → ``stats`` → ``plots``/``report`` → ``cli``.
+Its subpackages are its floors, each importing only those below it (the plan, stated once
+in ``tests/test_structure.py``, is drawn in ``docs/architecture.md``): ``core``, ``setups``,
+``io``, ``formats``, ``engine``, ``tables``, ``run``, ``exports``, ``generate``, ``stats``,
+``views``, ``report``, ``cli``. This module is the face: the names below, and ``st.NAME`` for
+every module it offered before (``st.plots`` is :mod:`strat_tools.views.plots`).
 
 In a notebook::
 
