@@ -137,12 +137,10 @@ def jobs_option(func: F) -> F:
 
 def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
     """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
-    from strat_tools.core.rules import RULESETS, get_rules
+    from strat_tools.core.rules import check_rules
 
-    base, _, options = value.partition("+")
-    probe = next(iter(RULESETS)) if base == "auto" else base
     try:
-        get_rules(probe + ("+" + options if options else ""))
+        check_rules(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
     return value

@@ -283,10 +283,7 @@ def report(
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
     from strat_tools.run.selection import select_for
-    from strat_tools.tables.build import check_rules
 
-    if not setups_only:
-        check_rules(rules)
     # Each batch is reduced where it is read (counts, a few values a game), so memory does
     # not grow with the setups and moves of the input.
     data, _tally = read_through(

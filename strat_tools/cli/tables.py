@@ -83,9 +83,7 @@ def export(
     """
     from strat_tools.run.driver import export_dataset
     from strat_tools.run.selection import select_for
-    from strat_tools.tables.build import check_rules
 
-    check_rules(rules)
     total = units_or_dataset(paths)
     with progress_bar(total, "exporting") as update:
         summary = export_dataset(
@@ -192,9 +190,7 @@ def stats(
     """
     from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_streaming
-    from strat_tools.tables.build import check_rules
 
-    check_rules(rules)
     options: dict[str, Any] = {
         "by": list(by) or None,
         "variant": list(variants) or None,

@@ -247,6 +247,22 @@ def resolve_rules(name: str | RuleSet | None, record: GameRecord) -> RuleSet:
     return ruleset.with_options(*options) if options else ruleset
 
 
+def check_rules(rules: str | None) -> None:
+    """Raise ``ValueError`` now for a rule-set choice (as :func:`resolve_rules` reads it) that
+    the engine would refuse on every game: the one check, made by the CLI's ``--rules`` and
+    by the driver before any work.
+
+    >>> check_rules("auto+aggressor")
+    >>> check_rules("nonsense")
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.OptionError: unknown rule set 'nonsense'; expected one of auto, ...
+    """
+    from strat_tools.core.records import GameRecord
+
+    resolve_rules(rules, GameRecord(source="", variant="classic"))
+
+
 def ruleset_rows() -> list[dict[str, object]]:
     """One row per named rule set, for ``strat-tools rules`` and the README table."""
     return [

@@ -126,7 +126,7 @@ def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
 
 
 def _check_rules(rules: str | None, setups_only: bool) -> None:
-    from strat_tools.tables.build import check_rules
+    from strat_tools.core.rules import check_rules
 
     if setups_only:
         return

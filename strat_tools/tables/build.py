@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import VARIANTS, Diagnostic, GameRecord, Severity, Status
-from strat_tools.core.rules import resolve_rules
+from strat_tools.core.rules import check_rules
 from strat_tools.engine.events import End, Rescue, end_row, find_events, rescue_rows
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.formats.readers import read_units
@@ -96,11 +96,6 @@ _SIDE_INDEX: Final = np.array([s - 1 for s in CODE_SIDE], dtype=np.int8)
 _KIND_INDEX: Final = np.array(CODE_KIND, dtype=np.int8)
 _SIDE_OF_WINNER: Final = {1: "red", 2: "blue"}
 """Gravon's winner codes that name a side (3 is a draw; anything else no winner)."""
-
-
-def check_rules(rules: str | None) -> None:
-    """Raise ``ValueError`` now for a rule-set name the engine would refuse on every game."""
-    resolve_rules(rules, GameRecord(source="", variant="classic"))
 
 
 def tables_for_units(
