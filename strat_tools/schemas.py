@@ -46,7 +46,7 @@ import pyarrow.compute as pc
 from strat_tools.board import COLUMNS
 from strat_tools.engine.event_words import EMPTY, VOCABULARY
 from strat_tools.engine.events import EVENT_KINDS, EventCodes
-from strat_tools.identity import GAME_IDENTITY_COLUMNS, fingerprint_rows
+from strat_tools.identity import GAME_IDENTITY_COLUMNS, SETUP_STRING_COLUMNS, fingerprint_rows
 from strat_tools.pieces import KIND_LABELS
 from strat_tools.records import VARIANTS, Severity, Status, Termination
 
@@ -143,6 +143,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("replayed", pa.bool_(), nullable=False),
         pa.field("synthetic", pa.bool_(), nullable=False),
         *(pa.field(name, pa.string()) for name in GAME_IDENTITY_COLUMNS),
+        *(pa.field(name, pa.string()) for name in SETUP_STRING_COLUMNS),
     ],
     metadata={
         "doc": "One row per input game file. source is the file (member the zip member); "
@@ -150,7 +151,9 @@ GAMES_SCHEMA: Final = pa.schema(
         "month is the calendar month 1..12; result_type is Gravon's raw result code, "
         "termination its name; winner red/blue or null, draw true for a recorded draw; "
         "replay_* are the engine's; synthetic marks games made by strat-tools generate; "
-        "the fingerprints are strat_tools.identity's (null without a setup)."
+        "the fingerprints are strat_tools.identity's (null without a setup); red_setup/"
+        "blue_setup each side's setup as 40 letters, the owner encoding of setups "
+        "--setup-format owner (null without a setup)."
     },
 )
 """``games``: one row per input game file (unreadable ones too)."""
@@ -382,7 +385,7 @@ def _older_columns(name: str, table: pa.Table) -> pa.Table:
             "mirror_fingerprint", mirrored
         )
     if name == "games":
-        for column in GAME_IDENTITY_COLUMNS:
+        for column in (*GAME_IDENTITY_COLUMNS, *SETUP_STRING_COLUMNS):
             if column not in table.column_names:
                 table = table.append_column(column, pa.nulls(table.num_rows, pa.string()))
     return table

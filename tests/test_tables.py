@@ -398,3 +398,48 @@ def test_the_data_dictionary_lists_every_column_and_its_examples_pass(
         str(DOCS), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
     )
     assert tried >= 8 and failed == 0
+
+
+def test_the_games_table_carries_each_sides_owner_setup_string() -> None:
+    """red_setup/blue_setup are ``setups --setup-format owner``'s strings, and an
+    independent decoding of the record's field: red's first 40 letters, blue's last 40
+    turned round with its letters moved back to red's (N..Y -> B..M)."""
+    from strat_tools.driver import read_games
+    from strat_tools.formats.setups import setup_strings
+
+    games = read_games("data/", setups_only=True, jobs=1)
+    frame = games.games.set_index("game_id")
+    owner = setup_strings(games.setups, "owner").set_index(["game_id", "side"])["setup"]
+    for side in ("red", "blue"):
+        expected = owner.xs(side, level="side")
+        assert frame.loc[expected.index, f"{side}_setup"].tolist() == expected.tolist()
+    assert frame["red_setup"].notna().all() and len(frame) == 400
+    import re
+    import zipfile
+
+    with zipfile.ZipFile("data/strados2026-10.zip") as zipped:
+        for name in zipped.namelist()[:60]:
+            field = re.search(rb'<field content="([^"]{100})"', zipped.read(name))
+            assert field is not None
+            board = field[1].decode()
+            blue = "".join(chr(ord(c) - 12) if c >= "N" else c for c in reversed(board[60:]))
+            row = frame.loc[name.removesuffix(".xml")]
+            assert (row["red_setup"], row["blue_setup"]) == (board[:40], blue)
+
+
+def test_setup_strings_read_back_as_setup_codes() -> None:
+    from strat_tools.driver import read_games
+    from strat_tools.identity import codes_of_strings, setup_array
+
+    games = read_games("data/", setups_only=True, jobs=1)
+    found = setup_array(games.setups)
+    red = found.side == "red"
+    table = pa.Table.from_pandas(games.games[["game_id", "red_setup"]], preserve_index=False)
+    codes, known = codes_of_strings(table.column("red_setup"))
+    at = {g: i for i, g in enumerate(games.games["game_id"])}
+    rows = [at[g] for g in found.game_id[red]]
+    assert known.all() and (codes[rows] == found.codes[red]).all()
+    with pytest.raises(ValueError, match="40 characters"):
+        codes_of_strings(pa.array(["MA"]))
+    with pytest.raises(ValueError, match="outside A..M"):
+        codes_of_strings(pa.array(["Z" * 40]))
