@@ -10,7 +10,6 @@ import json
 import re
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -117,10 +116,10 @@ def test_bad_patterns_are_usage_errors_naming_the_problem(args: list[str], messa
 
 
 @pytest.mark.parametrize("command", ["filter", "stats"])
-def test_the_game_filters_take_the_same_patterns(command: str, tmp_path: Any) -> None:
-    code, out, err = run(command, SAMPLE, "--anywhere", "[!F!B]")
+def test_the_game_filters_take_the_same_patterns(command: str) -> None:
+    code, _, err = run(command, SAMPLE, "--anywhere", "[!F!B]")
     assert code == 2 and "'--anywhere'" in err and "only open a set" in err
-    code, out, err = run(command, SAMPLE, "--pattern-side", "both")
+    code, _, err = run(command, SAMPLE, "--pattern-side", "both")
     assert code == 2 and "needs --pattern or --anywhere" in err
 
 

@@ -441,5 +441,5 @@ def test_setup_strings_read_back_as_setup_codes() -> None:
     assert known.all() and (codes[rows] == found.codes[red]).all()
     with pytest.raises(ValueError, match="40 characters"):
         codes_of_strings(pa.array(["MA"]))
-    with pytest.raises(ValueError, match="outside A..M"):
+    with pytest.raises(ValueError, match="outside A\\.\\.M"):
         codes_of_strings(pa.array(["Z" * 40]))
