@@ -287,13 +287,10 @@ class SetupIdentity:
         rows = np.asarray(games, dtype=np.int64)
         strings = code_strings(both, "owner")
         half = len(red)
-        for name, values in (
-            ("red_setup", strings[:half]),
-            ("blue_setup", strings[half:]),
-        ):
+        for name, texts in (("red_setup", strings[:half]), ("blue_setup", strings[half:])):
             column: list[str | None] = [None] * n_games
-            for row, value in zip(rows.tolist(), values, strict=True):
-                column[row] = value
+            for row, text in zip(rows.tolist(), texts, strict=True):
+                column[row] = text
             self.games[name] = column
         for name, values, side in (
             ("red_fingerprint", plain, 0),
