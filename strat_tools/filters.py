@@ -34,9 +34,10 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from strat_tools.errors import OptionError
-from strat_tools.identity import Codes, owner_codes, setup_array
+from strat_tools.identity import Codes, codes_of_strings, owner_codes, setup_array
 from strat_tools.patterns import AnywherePattern, PatternError, SetupPattern, parse_pattern
 from strat_tools.records import GameRecord, Termination, parse_variant
 from strat_tools.sources import MAX_GAME_BYTES, SourceError, open_regular
@@ -150,9 +151,31 @@ class GameFilter:
 
     def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
         """:meth:`mask` over Arrow tables (``games``, ``setups``): the driver applies it to
-        the batches of a dataset folder."""
-        setups = to_frame(tables["setups"]) if self.pattern is not None else None
-        return self.mask(to_frame(tables["games"]), setups)
+        the batches of a dataset folder (a pattern reads the games' setup strings; the
+        setups table only where those cannot say, classicfree)."""
+        games = to_frame(tables["games"])
+        needs_setups = self.pattern is not None and not self.strings_suffice(games)
+        return self.mask(games, to_frame(tables["setups"]) if needs_setups else None)
+
+    @staticmethod
+    def strings_suffice(games: pd.DataFrame) -> bool:
+        """Whether the ``red_setup``/``blue_setup`` strings hold every setup of ``games``
+        (not where a setup has no 40-letter string: classicfree, or an older export)."""
+        if "red_setup" not in games.columns or "has_setup" not in games.columns:
+            return False
+        has = games["has_setup"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+        strings = games["red_setup"].notna().to_numpy(dtype=bool) & games[
+            "blue_setup"
+        ].notna().to_numpy(dtype=bool)
+        return bool((strings | ~has).all())
+
+    def string_hits(self, games: pd.DataFrame) -> npt.NDArray[np.bool_]:
+        """:meth:`game_hits` of each row of ``games`` through its setup strings (a game
+        without a setup never matches)."""
+        table = pa.Table.from_pandas(games[["red_setup", "blue_setup"]], preserve_index=False)
+        red, red_known = codes_of_strings(table.column("red_setup"))
+        blue, blue_known = codes_of_strings(table.column("blue_setup"))
+        return self.game_hits(red, blue) & red_known & blue_known
 
     @property
     def needs_all_games(self) -> bool:
@@ -249,9 +272,12 @@ class GameFilter:
             plain = games["game_id"].astype(str).str.replace(r"#\d+$", "", regex=True)
             keep &= plain.isin(self.ids).to_numpy(dtype=bool)
         if self.pattern is not None:
-            if setups is None:
+            if setups is None and not self.strings_suffice(games):
                 raise ValueError("a pattern filter needs the setups table")
-            keep &= games["game_id"].isin(self.pattern_games(setups)).to_numpy(dtype=bool)
+            if setups is None:
+                keep &= self.string_hits(games)
+            else:
+                keep &= games["game_id"].isin(self.pattern_games(setups)).to_numpy(dtype=bool)
         if self.duplicates is not None:
             keep &= duplicate_mask(games["game_fingerprint"], self.duplicates)
         return keep

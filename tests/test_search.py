@@ -137,3 +137,54 @@ def test_the_filter_keeps_the_games_whose_named_setups_match() -> None:
     assert sorted(out.split()) == red
     code, out, err = run("filter", SAMPLE, *classic, "--anywhere", "S", "--pattern-side", "both")
     assert len(out.split()) == len({g for g, _, _ in raw})  # every classic game has two spies
+
+
+QUESTIONS = [
+    ["search", "--anywhere", "SG", "--mirror", "--list-games"],
+    ["search", "--pattern", "........../........../........../[!FB]F........", "--format", "json"],
+    ["search", "--anywhere", "B/F", "--side", "blue", "--both", "--format", "csv"],
+    ["search", "--anywhere", "BFB", "--variant", "barrage", "--period", "2026-10:"],
+    ["setups", "--top", "5", "--format", "json"],
+    ["setups", "--mirror", "--top", "3", "--anywhere", "SG", "--pattern-side", "red"],
+]
+
+
+def same_answers(records: str, folder: str, questions: list[list[str]]) -> None:
+    """Each question has the same stdout on the records and on their export."""
+    for question in questions:
+        on_records = run(question[0], records, *question[1:])
+        on_folder = run(question[0], folder, *question[1:])
+        assert on_records[0] == on_folder[0] == 0, (question, on_records[2], on_folder[2])
+        assert on_folder[1] == on_records[1], question
+
+
+def test_an_exported_folder_answers_as_its_records_do(tmp_path: Path) -> None:
+    from strat_tools.driver import export_dataset
+    from strat_tools.setup_search import folder_outcomes
+
+    out = tmp_path / "out"
+    export_dataset(["data/"], str(out), jobs=1)
+    assert folder_outcomes(str(out)) is not None  # the games table answers alone
+    same_answers("data/", str(out), QUESTIONS)
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_an_exported_month_answers_as_its_zip_does(gravon_dir: Path, tmp_path: Path) -> None:
+    from strat_tools.driver import export_dataset
+
+    month = str(gravon_dir / "strados2014-5.zip")
+    out = tmp_path / "out"
+    export_dataset([month], str(out), jobs=1)
+    same_answers(month, str(out), QUESTIONS[:3] + QUESTIONS[4:5])
+
+
+def test_a_folder_the_games_table_cannot_answer_alone_is_read_whole(tmp_path: Path) -> None:
+    """A CSV export is not read through the games table alone, and answers the same."""
+    from strat_tools.driver import export_dataset
+    from strat_tools.setup_search import folder_outcomes
+
+    out = tmp_path / "out"
+    export_dataset(["data/"], str(out), jobs=1, format="csv")
+    assert folder_outcomes(str(out)) is None  # CSV: read whole
+    same_answers("data/", str(out), QUESTIONS[:1])

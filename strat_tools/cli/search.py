@@ -14,10 +14,8 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    progress_bar,
+    read_setups,
     render,
-    require_readable,
-    units_or_dataset,
 )
 from strat_tools.records import DEFAULT_VARIANT
 
@@ -117,9 +115,7 @@ def search(
       strat-tools search ../gravon/ --pattern ". . . . . . . . . . / . . . . . . . . . . / \\
         . . . . . . . . . . / flag bomb . . . . . . . ." --format json
     """
-    from strat_tools.driver import Tally
     from strat_tools.patterns import PatternError, parse_pattern
-    from strat_tools.selection import read_selected
     from strat_tools.stats.repeats import search_setups
 
     if (search_pattern is None) == (anywhere_pattern is None):
@@ -137,14 +133,8 @@ def search(
             param_hint="'--variant'",
         )
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading setups") as update:
-        games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
-        )
-    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
-    result = search_setups(games, pattern, variant=variant, mirror=mirror, side=side, both=both)
+    outcomes = read_setups(paths, game_filter, variant, jobs)
+    result = search_setups(outcomes, pattern, variant=variant, mirror=mirror, side=side, both=both)
     if result.impossible:
         message(f"Note: the pattern can never match: {result.impossible}")
     if fmt == "json":

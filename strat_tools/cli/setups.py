@@ -17,11 +17,9 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    progress_bar,
+    read_setups,
     render,
-    require_readable,
     source_label,
-    units_or_dataset,
 )
 from strat_tools.records import DEFAULT_VARIANT
 
@@ -128,9 +126,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    from strat_tools.driver import Tally
-    from strat_tools.selection import read_selected
-    from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes
+    from strat_tools.stats.repeats import common_setups, setup_counts
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter(
@@ -139,14 +135,7 @@ def setups(
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading setups") as update:
-        games = read_selected(
-            list(paths), game_filter, setups_only=True, jobs=jobs, progress=update, tally=tally
-        )
-    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
-    outcomes = setup_outcomes(games, variant)
+    outcomes = read_setups(paths, game_filter, variant, jobs)
     for _, row in setup_counts(outcomes).iterrows():
         message(
             f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "

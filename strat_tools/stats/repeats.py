@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from strat_tools.errors import OptionError
 from strat_tools.formats.setups import SETUP_FORMATS, code_strings
@@ -32,6 +33,7 @@ from strat_tools.identity import (
     OTHER,
     SetupArray,
     canonical,
+    codes_of_strings,
     draw_setup,
     fingerprints,
     mirror_fingerprints,
@@ -85,8 +87,31 @@ def _variants(variant: Variant) -> list[str] | None:
 def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
     """Every setup of ``variant`` (a name, a list, or None: all but classicfree) with its
     fingerprints and its owner's result; invalid games left out."""
-    found: SetupArray = setup_array(data.setups)
-    games = data.games.set_index("game_id")
+    return _outcomes(setup_array(data.setups), data.games, variant)
+
+
+def string_outcomes(games: pd.DataFrame, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
+    """:func:`setup_outcomes` from a ``games`` frame alone, through its ``red_setup`` and
+    ``blue_setup`` strings (no setups table): the same rows in the same order (game by
+    game, red before blue), for any variant whose setups all have a string (every one but
+    classicfree)."""
+    table = pa.Table.from_pandas(games[["red_setup", "blue_setup"]], preserve_index=False)
+    red, red_known = codes_of_strings(table.column("red_setup"))
+    blue, blue_known = codes_of_strings(table.column("blue_setup"))
+    ids = games["game_id"].astype(str).to_numpy(dtype=object)
+    known = np.stack([red_known, blue_known], axis=1).ravel()
+    found = SetupArray(
+        np.repeat(ids, 2)[known],
+        np.tile(np.array(["red", "blue"], dtype=object), len(ids))[known],
+        np.stack([red, blue], axis=1).reshape(-1, 40)[known],
+    )
+    return _outcomes(found, games, variant)
+
+
+def _outcomes(found: SetupArray, games_frame: pd.DataFrame, variant: Variant) -> SetupOutcomes:
+    """The setups ``found`` with their games' context: the shared part of both readers."""
+    context_columns = ["game_id", "variant", "status", "winner", "draw", "period"]
+    games = games_frame[context_columns].set_index("game_id")
     at = games.index.get_indexer(pd.Index(found.game_id))
     known = at >= 0
     found, at = found.take(known), at[known]
