@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from strat_tools.errors import OptionError
 from strat_tools.output import OwnedFolder, file_digest
-from strat_tools.schemas import SCHEMAS, TABLE_NAMES
+from strat_tools.schemas import SCHEMAS, TABLE_NAMES, file_schema
 from strat_tools.sources import PathArg
 from strat_tools.text import count_of, neutralise_csv_table
 
@@ -150,7 +150,7 @@ class DatasetWriter:
         path = str(self._temp_path(name))
         if self.format == "parquet":
             return pq.ParquetWriter(
-                path, SCHEMAS[name], compression="zstd", write_page_checksum=True
+                path, file_schema(name), compression="zstd", write_page_checksum=True
             )
         options = pacsv.WriteOptions(quoting_style="all_valid")
         return pacsv.CSVWriter(path, csv_schema(SCHEMAS[name]), write_options=options)

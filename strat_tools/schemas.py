@@ -63,6 +63,7 @@ __all__ = [
     "empty_table",
     "empty_tables",
     "events_table",
+    "file_schema",
     "labels_column",
     "table_from_columns",
     "to_frame",
@@ -84,8 +85,14 @@ TERMINATION_LABELS: Final = tuple(t.label for t in Termination)
 _LABEL = pa.string()
 
 
-def _dict_type() -> pa.DataType:
-    return pa.dictionary(pa.int8(), _LABEL)
+ORDERED_COLUMNS: Final = frozenset({"piece", "defender", "rescued", "other"})
+"""Categorical columns whose categories are ordered: piece kinds, by rank (bomb, spy 1 ..
+marshal 10, flag: :class:`strat_tools.pieces.PieceKind`'s order), so ``piece > defender``
+compares ranks and DuckDB and Polars sort them by rank too."""
+
+
+def _dict_type(name: str = "") -> pa.DataType:
+    return pa.dictionary(pa.int8(), _LABEL, ordered=name in ORDERED_COLUMNS)
 
 
 DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
@@ -112,7 +119,7 @@ DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
 
 def _field(name: str, nullable: bool = True) -> pa.Field:
     """A categorical column: its type is the same dictionary type whatever its categories."""
-    return pa.field(name, _dict_type(), nullable=nullable)
+    return pa.field(name, _dict_type(name), nullable=nullable)
 
 
 GAMES_SCHEMA: Final = pa.schema(
@@ -255,7 +262,9 @@ def dictionary_column(
     if mask is not None:
         values = np.where(mask, 0, values).astype(np.int8, copy=False)
     index = pa.array(values, pa.int8(), mask=mask)
-    return pa.DictionaryArray.from_arrays(index, _DICT_ARRAYS[name])
+    return pa.DictionaryArray.from_arrays(
+        index, _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+    )
 
 
 def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
@@ -308,15 +317,19 @@ def labels_column(
     if isinstance(values, pa.ChunkedArray):
         chunks = [labels_column(name, c, unknown_as_null=unknown_as_null) for c in values.chunks]
         if not chunks:
-            return pa.DictionaryArray.from_arrays(pa.array([], pa.int8()), _DICT_ARRAYS[name])
-        return pa.chunked_array(chunks, _dict_type())
+            return pa.DictionaryArray.from_arrays(
+                pa.array([], pa.int8()), _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+            )
+        return pa.chunked_array(chunks, _dict_type(name))
     if pa.types.is_dictionary(values.type):
         # Map the (small) dictionary, then gather: no per-row string work.
         mapping = _fixed_indices(name, values.dictionary.cast(_LABEL), unknown_as_null)
         indices = pc.take(mapping, values.indices)
     else:
         indices = _fixed_indices(name, values.cast(_LABEL), unknown_as_null)
-    return pa.DictionaryArray.from_arrays(indices, _DICT_ARRAYS[name])
+    return pa.DictionaryArray.from_arrays(
+        indices, _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+    )
 
 
 def _fixed_indices(name: str, values: pa.Array, unknown_as_null: bool) -> pa.Array:
@@ -404,6 +417,17 @@ def to_frame(table: pa.Table) -> pd.DataFrame:
     """A pandas DataFrame of a table: nullable ints and booleans, categoricals for labels."""
     frame: pd.DataFrame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)
     return frame
+
+
+def file_schema(name: str) -> pa.Schema:
+    """Table ``name``'s schema as written to Parquet: with pandas metadata (as pyarrow
+    writes for a frame of :func:`to_frame`'s dtypes), so that a plain ``pd.read_parquet``
+    gives the documented dtypes too: ``Int8``..``Int64`` and ``boolean`` (nulls kept, not
+    ``float64``), categoricals (piece kinds ordered) and ``str``."""
+    frame = to_frame(empty_table(name))
+    pandas = pa.Schema.from_pandas(frame, preserve_index=False).metadata[b"pandas"]
+    schema = SCHEMAS[name]
+    return schema.with_metadata({**(schema.metadata or {}), b"pandas": pandas})
 
 
 def empty_tables() -> dict[str, pa.Table]:
