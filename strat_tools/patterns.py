@@ -456,17 +456,22 @@ def _match_anywhere(
 ) -> list[npt.NDArray[np.bool_]]:
     """For each grid, which setups hold it at some offset.
 
-    Each distinct mask becomes one boolean plane over all 40 squares (shared by the grids:
-    a pattern and its mirror use the same masks); a grid's cell ``(i, j)`` then takes the
-    plane's window of the offsets it can stand at, and the windows are ANDed and reduced
-    with ``any`` over the offsets: whole-array work, no loop over setups or offsets.
+    Each distinct mask becomes one boolean plane over the 40 squares in setup-code order
+    (shared by the grids: a pattern and its mirror use the same masks). A placement is
+    named by the square of the grid's back-left cell, ``s``; cell ``(i, j)`` (row ``i``
+    written from the front) then stands on ``s + (height - 1 - i) * 10 + j``, so each cell
+    takes one contiguous column window of its plane, the windows are ANDed, the starts
+    whose rows would wrap past column 10 are dropped, and ``any`` reduces over the rest:
+    whole-array work, no loop over setups or offsets.
     """
-    data = np.asarray(codes, dtype=np.uint8).reshape(-1, 4, 10)[:, ::-1, :]  # front row first
+    data = np.ascontiguousarray(codes, dtype=np.uint8).reshape(-1, SQUARES)
     n = len(data)
     planes: dict[int, npt.NDArray[np.bool_]] = {}
     results = []
     for grid in grids:
         height, width = len(grid), len(grid[0])
+        starts = (4 - height) * 10 + 11 - width
+        wraps = np.arange(starts) % 10 > 10 - width
         fits: npt.NDArray[np.bool_] | None = None
         for i, row in enumerate(grid):
             for j, mask in enumerate(row):
@@ -474,8 +479,12 @@ def _match_anywhere(
                     continue
                 if mask not in planes:
                     planes[mask] = _plane(mask, data)
-                window = planes[mask][:, i : i + 5 - height, j : j + 11 - width]
+                at = (height - 1 - i) * 10 + j
+                window = planes[mask][:, at : at + starts]
                 fits = window.copy() if fits is None else np.logical_and(fits, window, out=fits)
-        found = np.ones(n, dtype=bool) if fits is None else fits.reshape(n, -1).any(axis=1)
-        results.append(np.asarray(found, dtype=bool))
+        if fits is None:
+            results.append(np.ones(n, dtype=bool))
+            continue
+        fits[:, wraps] = False
+        results.append(np.asarray(fits.any(axis=1), dtype=bool))
     return results
