@@ -242,6 +242,7 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     lone_flag[0, 9] = 12
     assert to_frame(table).iloc[0].to_dict() == {
         "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag",
+        "rank": None,
         "fingerprint": identity.fingerprints(lone_flag)[0],
         "mirror_fingerprint": identity.fingerprints(lone_flag)[0],
     }  # fmt: skip
