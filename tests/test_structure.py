@@ -51,7 +51,15 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "filters",
         "selection",
     ),
-    "statistics": ("stats", "setup_grid", "tips", "tip_rates", "arrangement", "advice"),
+    "statistics": (
+        "stats",
+        "setup_grid",
+        "tips",
+        "tip_rates",
+        "arrangement",
+        "advice",
+        "setup_search",
+    ),
     "views": (
         "setup_area",
         "plots",

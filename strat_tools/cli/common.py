@@ -416,30 +416,6 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     return count
 
 
-def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, jobs: int | None) -> Any:
-    """The setups ``search`` and ``setups`` look at: from a dataset folder's games table
-    when it answers alone (:mod:`strat_tools.setup_search`: no progress bar, nothing to
-    wait for), else read from the records with a progress bar; nothing readable is a
-    usage error (exit 2), not an empty table."""
-    from strat_tools.setup_search import folder_outcomes, read_outcomes
-
-    if len(paths) == 1:
-        found = folder_outcomes(paths[0], game_filter, variant)
-        if found is not None:
-            return found
-    from strat_tools.driver import Tally
-
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading setups") as update:
-        outcomes = read_outcomes(
-            paths, game_filter, variant, jobs=jobs, progress=update, tally=tally,
-            from_table=False,
-        )  # fmt: skip
-    require_readable(tally, paths)
-    return outcomes
-
-
 def count_of(n: int, noun: str, plural: str | None = None) -> str:
     """:func:`strat_tools.text.count_of` (one number style in every message)."""
     from strat_tools.text import count_of as counted

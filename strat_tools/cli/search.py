@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -14,8 +15,10 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    read_setups,
+    progress_bar,
     render,
+    require_readable,
+    units_or_dataset,
 )
 from strat_tools.records import DEFAULT_VARIANT
 
@@ -52,6 +55,30 @@ def listing_lines(result: Any) -> list[str]:
         f"{printable(game_id)}\t{side}\t{'mirror image' if through_mirror else 'as drawn'}"
         for game_id, side, through_mirror in result.listing()
     ]
+
+
+def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, jobs: int | None) -> Any:
+    """The setups ``search`` and ``setups`` look at: from a dataset folder's games table
+    when it answers alone (:mod:`strat_tools.setup_search`: no progress bar, nothing to
+    wait for), else read from the records with a progress bar; nothing readable is a
+    usage error (exit 2), not an empty table."""
+    from strat_tools.setup_search import folder_outcomes, read_outcomes
+
+    if len(paths) == 1:
+        found = folder_outcomes(paths[0], game_filter, variant)
+        if found is not None:
+            return found
+    from strat_tools.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, "reading setups") as update:
+        outcomes = read_outcomes(
+            paths, game_filter, variant, jobs=jobs, progress=update, tally=tally,
+            from_table=False,
+        )  # fmt: skip
+    require_readable(tally, paths)
+    return outcomes
 
 
 @click.command()

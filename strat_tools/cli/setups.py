@@ -17,7 +17,6 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    read_setups,
     render,
     source_label,
 )
@@ -126,6 +125,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
+    from strat_tools.cli.search import read_setups
     from strat_tools.stats.repeats import common_setups, setup_counts
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
