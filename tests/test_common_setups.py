@@ -171,7 +171,13 @@ def test_search_keeps_its_promises_on_a_real_month(month: str) -> None:
     code, out, err = run("search", month, "--pattern", named, "--list-games")
     assert code == 0, err
     assert "    F . . . . . . . . ." in out.splitlines()[4]
-    assert out.split("z (matching against the rest): ")[1].splitlines()[1:] == library.game_ids
+    listed = out.split("z (matching against the rest): ")[1].splitlines()[1:]
+    # One line per matching setup: id, side, as drawn (no --mirror: never the mirror image).
+    assert list(dict.fromkeys(line.split("\t")[0] for line in listed)) == library.game_ids
+    assert {tuple(line.split("\t")[1:]) for line in listed} <= {
+        ("red", "as drawn"),
+        ("blue", "as drawn"),
+    }
     code, out, err = run("search", month, "--pattern", flag_left, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["match"] for r in rows] == ["matching", "rest"]

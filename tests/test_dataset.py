@@ -547,3 +547,26 @@ def test_an_older_moves_table_with_gravon_columns_says_to_export_again(
     OwnedFolder(tmp_path).commit(digests)  # a marker that vouches for the old file
     with pytest.raises(DatasetError, match=r"lacks the columns .*from_square.*export it again"):
         read_dataset(tmp_path)
+
+
+def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path) -> None:
+    """No strat-tools reader: pd.read_parquet alone gives each table the dtypes of
+    to_frame (nullable ints with their nulls, booleans, categoricals; pieces ordered)."""
+    from strat_tools.run.driver import export_dataset
+    from strat_tools.tables.schemas import TABLE_NAMES, empty_table, to_frame
+
+    out = tmp_path / "out"
+    export_dataset(["tests/fixtures/tables/"], str(out), jobs=1)
+    for name in TABLE_NAMES:
+        plain = pd.read_parquet(out / f"{name}.parquet")
+        expected = to_frame(empty_table(name)).dtypes
+        assert plain.dtypes.astype(str).to_dict() == expected.astype(str).to_dict(), name
+    moves = pd.read_parquet(out / "moves.parquet")
+    assert moves["piece"].cat.ordered and str(moves["distance"].dtype) == "Int8"
+    assert moves["distance"].isna().any()  # a bad square name: null, not NaN in a float
+    battles = moves.dropna(subset=["defender"])
+    assert (battles["piece"] > battles["defender"]).tolist() == [
+        a > d for a, d in zip(battles["rank"], battles["defender_rank"], strict=True)
+    ]
+    games = pd.read_parquet(out / "games.parquet")
+    assert str(games["result_type"].dtype) == "Int8" and games["result_type"].isna().any()

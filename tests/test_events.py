@@ -177,7 +177,8 @@ def test_cli_events(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()  # stderr says the games are synthetic
     assert lines[0] == (
-        "game_id,ply,kind,side,piece,from_square,to_square,other,outcome,termination,detail"
+        "game_id,ply,kind,side,piece,rank,from_square,to_square,other,other_rank,outcome,"
+        "termination,detail"
     )
     assert len(lines) == 401
     bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])

@@ -1,12 +1,16 @@
-"""Setup patterns: reading, drawing back, matching (mirror too) and impossible patterns."""
+"""Setup patterns: reading, drawing back, matching (mirror too, anywhere) and impossible ones."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from strat_tools.setups.identity import draw_setup, mirror, setup_from_letters
-from strat_tools.setups.patterns import Pattern, PatternError
+from strat_tools.setups.patterns import Pattern, PatternError, parse_pattern
 
 EXAMPLE = "EEFFJBMKIHEEGDDBBHCDFFDGDBLGDDGBIIJBHHDE"  # gravon-format.md's red setup
 # Its drawing (front row first):
@@ -84,3 +88,122 @@ def test_empty_is_impossible_in_classic_but_not_in_barrage() -> None:
     assert one_bomb.impossible("barrage") is None
     two_bombs = Pattern.parse("BB......../........../........../..........")
     assert "2 bombs" in (two_bombs.impossible("barrage") or "")
+
+
+# --- negated sets, and every bad pattern a clean error -------------------------------------
+
+
+def test_a_negated_set_is_none_of_its_pieces() -> None:
+    back_row = "........../........../........../"
+    neither = Pattern.parse(back_row + "......[!FB]...")  # column 7 holds the flag in CODES[0]
+    assert neither.match(CODES).tolist() == [False, True]
+    assert neither == Pattern.parse(back_row + "......![FB]...")
+    assert neither == Pattern.parse(back_row.replace("/", " / ") + ". . . . . . [!flag,bomb] . . .")
+    assert str(neither).splitlines()[3] == ". . . . . . [!BF] . . ."
+    assert Pattern.parse(str(neither)) == neither
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[!F!B]", "'!' may only open a set"),
+        ("!!B", "negate a square once"),
+        ("S!", "'!' must stand before"),
+        ("[FB", "not closed with ]"),
+        ("F]", "a set is written"),
+        ("[]", "an empty set allows nothing"),
+        ("[!]", "an empty set allows nothing"),
+        ("[bomb,]", "an empty name between commas"),
+        ("[Q]", "in the set '[Q]': unknown square 'Q'"),
+        ("S G / B", "equally wide; got rows of 1 and 2"),
+        ("SG/B/F/B/F", "at most 4 rows"),
+        ("SSSSSSSSSSS", "at most 10 squares"),
+        ("/ /", "an empty pattern"),
+        ("!.", "allows nothing"),
+    ],
+)
+def test_bad_anywhere_patterns_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(PatternError, match=re.escape(message)):
+        parse_pattern(text, anywhere=True)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="SGBF.!_#[],/ 10xXbomb\n\t\x1b", max_size=60))
+def test_any_text_reads_as_a_pattern_or_a_pattern_error(text: str) -> None:
+    for anywhere in (False, True):
+        try:
+            pattern = parse_pattern(text, anywhere=anywhere)
+        except PatternError as exc:
+            assert str(exc)
+        else:  # what was read draws back to the same pattern
+            assert parse_pattern(str(pattern), anywhere=anywhere) == pattern
+
+
+# --- patterns anywhere ----------------------------------------------------------------------
+
+ARMY = "B" * 6 + "C" + "D" * 8 + "E" * 5 + "F" * 4 + "G" * 4 + "H" * 4 + "I" * 3 + "J" * 2 + "KLM"
+"""The 40 pieces of a classic army in Gravon letters (C spy, K general, M flag)."""
+
+
+def random_setups(n: int, seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    army = np.frombuffer(ARMY.encode(), dtype=np.uint8) - ord("A")
+    return np.stack([rng.permutation(army) for _ in range(n)]).astype(np.uint8)
+
+
+def test_spy_beside_the_general_is_counted_as_a_person_would() -> None:
+    codes = random_setups(3000)
+    spy, general = 2, 10
+    beside = [  # the general right of the spy in some row, as the owner sees it
+        any(
+            row[c] == spy and row[c + 1] == general for row in code.reshape(4, 10) for c in range(9)
+        )
+        for code in codes
+    ]
+    either = [
+        any(
+            {int(row[c]), int(row[c + 1])} == {spy, general}
+            for row in code.reshape(4, 10)
+            for c in range(9)
+        )
+        for code in codes
+    ]
+    pattern = parse_pattern("SG", anywhere=True)
+    assert pattern.match(codes).tolist() == beside
+    assert pattern.match(codes, mirror=True).tolist() == either
+    plain, mirrored = pattern.match_views(codes)
+    assert (plain | mirrored).tolist() == either and mirrored.tolist() != plain.tolist()
+    assert 50 < sum(beside) < sum(either) < 3000
+
+
+def test_rows_of_an_anywhere_pattern_run_front_row_first() -> None:
+    setup = setup_from_letters(EXAMPLE)
+    # Drawn front row first: the flag (back row, column 7) has a 9 right of it and a bomb
+    # in front of it; the 9 has a 6 in front of it, the spy a 7 behind it.
+    assert draw_setup(setup).splitlines()[2:] == ["3 3 5 2 2 B B 6 S 2", "3 3 4 4 8 B F 9 7 6"]
+    codes = setup[None, :]
+    assert parse_pattern("B/F", anywhere=True).match(codes).tolist() == [True]
+    assert parse_pattern("S/9", anywhere=True).match(codes).tolist() == [False]
+    assert parse_pattern("6/9", anywhere=True).match(codes).tolist() == [True]
+    assert parse_pattern("F9", anywhere=True).match(codes).tolist() == [True]
+    assert parse_pattern("9F", anywhere=True).match(codes).tolist() == [False]
+    assert parse_pattern("9F", anywhere=True).match(codes, mirror=True).tolist() == [True]
+    three = parse_pattern("[!FB] B B / [!FB] B F", anywhere=True)  # columns 5 to 7
+    assert str(three) == "[!BF] B B\n[!BF] B F"
+    assert three.match(codes).tolist() == [True]
+    assert parse_pattern("[FB] B B / . B F", anywhere=True).match(codes).tolist() == [False]
+
+
+def test_a_full_size_anywhere_pattern_is_the_whole_setup_pattern() -> None:
+    codes = random_setups(200, seed=3)
+    text = "..S......./........../....[FB]...../B........."
+    assert (
+        parse_pattern(text, anywhere=True).match(codes).tolist()
+        == parse_pattern(text).match(codes).tolist()
+    )
+
+
+def test_an_anywhere_pattern_knows_what_a_classic_army_cannot_hold() -> None:
+    assert "no empty square" in (parse_pattern("S_", anywhere=True).impossible("classic") or "")
+    assert "2 flags" in (parse_pattern("FF", anywhere=True).impossible("classic") or "")
+    assert parse_pattern("S_", anywhere=True).impossible("barrage") is None

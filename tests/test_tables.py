@@ -243,6 +243,7 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     lone_flag[0, 9] = 12
     assert to_frame(table).iloc[0].to_dict() == {
         "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag",
+        "rank": None,
         "fingerprint": identity.fingerprints(lone_flag)[0],
         "mirror_fingerprint": identity.fingerprints(lone_flag)[0],
     }  # fmt: skip
@@ -385,7 +386,6 @@ DOCS = Path(__file__).resolve().parent.parent / "docs" / "tables.md"
 def test_the_data_dictionary_lists_every_column_and_its_examples_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import doctest
     import re
 
     text = DOCS.read_text()
@@ -395,7 +395,75 @@ def test_the_data_dictionary_lists_every_column_and_its_examples_pass(
         frame = to_frame(tables.empty_table(name))
         assert listed == [(c, str(frame[c].dtype)) for c in schema.names], name
     monkeypatch.chdir(DOCS.parent.parent)
-    failed, tried = doctest.testfile(
-        str(DOCS), module_relative=False, optionflags=doctest.NORMALIZE_WHITESPACE
-    )
-    assert tried >= 8 and failed == 0
+    own = text.split(CLIENTS)[0] + "\n## Older exports" + text.split("\n## Older exports")[1]
+    assert run_examples(own, "tables.md") >= 8
+
+
+CLIENTS = "\n## The files, and reading them with DuckDB, Polars or plain pandas"
+
+
+def run_examples(text: str, name: str) -> int:
+    """Run the ``>>>`` examples of ``text``; how many were tried (every one must pass)."""
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(text, {}, name, name, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0
+    return result.attempted
+
+
+def test_the_documented_duckdb_polars_and_pandas_queries_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("duckdb", reason="DuckDB is not installed (pip install duckdb)")
+    pytest.importorskip("polars", reason="Polars is not installed (pip install polars)")
+    section = DOCS.read_text().split(CLIENTS)[1].split("\n## ")[0]
+    monkeypatch.chdir(DOCS.parent.parent)
+    assert run_examples(section, "tables.md (clients)") >= 10
+
+
+def test_the_games_table_carries_each_sides_owner_setup_string() -> None:
+    """red_setup/blue_setup are ``setups --setup-format owner``'s strings, and an
+    independent decoding of the record's field: red's first 40 letters, blue's last 40
+    turned round with its letters moved back to red's (N..Y -> B..M)."""
+    from strat_tools.run.driver import read_games
+    from strat_tools.setups.strings import setup_strings
+
+    games = read_games("data/", setups_only=True, jobs=1)
+    frame = games.games.set_index("game_id")
+    owner = setup_strings(games.setups, "owner").set_index(["game_id", "side"])["setup"]
+    for side in ("red", "blue"):
+        expected = owner.xs(side, level="side")
+        assert frame.loc[expected.index, f"{side}_setup"].tolist() == expected.tolist()
+    assert frame["red_setup"].notna().all() and len(frame) == 400
+    import re
+    import zipfile
+
+    with zipfile.ZipFile("data/strados2026-10.zip") as zipped:
+        for name in zipped.namelist()[:60]:
+            field = re.search(rb'<field content="([^"]{100})"', zipped.read(name))
+            assert field is not None
+            board = field[1].decode()
+            blue = "".join(chr(ord(c) - 12) if c >= "N" else c for c in reversed(board[60:]))
+            row = frame.loc[name.removesuffix(".xml")]
+            assert (row["red_setup"], row["blue_setup"]) == (board[:40], blue)
+
+
+def test_setup_strings_read_back_as_setup_codes() -> None:
+    from strat_tools.run.driver import read_games
+    from strat_tools.setups.identity import codes_of_strings, setup_array
+
+    games = read_games("data/", setups_only=True, jobs=1)
+    found = setup_array(games.setups)
+    red = found.side == "red"
+    table = pa.Table.from_pandas(games.games[["game_id", "red_setup"]], preserve_index=False)
+    codes, known = codes_of_strings(table.column("red_setup"))
+    at = {g: i for i, g in enumerate(games.games["game_id"])}
+    rows = [at[g] for g in found.game_id[red]]
+    assert known.all() and (codes[rows] == found.codes[red]).all()
+    with pytest.raises(ValueError, match="40 characters"):
+        codes_of_strings(pa.array(["MA"]))
+    with pytest.raises(ValueError, match="outside A\\.\\.M"):
+        codes_of_strings(pa.array(["Z" * 40]))

@@ -559,6 +559,8 @@ FILTER_OPTIONS = (
     ("--winner", "winner", "red|blue|draw", "Only games with this result."),
     ("--ids", "ids_file", "FILE", "Only the game ids listed in FILE, one a line."),
     ("--pattern", "pattern", "PATTERN", "Only games with a setup matching this 4x10 pattern."),
+    ("--anywhere", "anywhere", "PATTERN", "Only games with a setup holding this smaller pattern."),
+    ("--pattern-side", "pattern_side", "red|blue|both", "Whose setup must match (default either)."),
     ("--duplicates", "duplicates", "only|exclude", "Only repeated games, or each game once."),
 )
 """The filter options: flag, parameter name, metavar, help."""
@@ -608,6 +610,8 @@ def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
             pattern=values.get("pattern"),
             mirror=mirror,
             duplicates=values.get("duplicates"),
+            anywhere=values.get("anywhere"),
+            pattern_side=values.get("pattern_side"),
         )
     except FilterError as exc:
         raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -31,14 +32,54 @@ def search_record(result: Any) -> dict[str, Any]:
     as_dict = json.loads(summary.to_json(orient="index"))
     return {
         "pattern": str(result.pattern),
+        "anywhere": type(result.pattern).__name__ == "AnywherePattern",
         "mirror": result.mirror,
+        "side": result.side,
+        "both": result.both,
         "variant": result.variant,
         "matching": as_dict["matching"],
         "rest": as_dict["rest"],
         "z": None if result.z != result.z else result.z,
         "impossible": result.impossible,
         "games": result.game_ids,
+        "setups": [
+            {"game_id": game_id, "side": side, "mirror": through_mirror}
+            for game_id, side, through_mirror in result.listing()
+        ],
     }
+
+
+def listing_lines(result: Any) -> list[str]:
+    """One line per matching setup: game id (escaped: names are data), side, and whether
+    the pattern matched it as drawn or only as its mirror image."""
+    from strat_tools.core.text import printable
+
+    return [
+        f"{printable(game_id)}\t{side}\t{'mirror image' if through_mirror else 'as drawn'}"
+        for game_id, side, through_mirror in result.listing()
+    ]
+
+
+def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, run: Run) -> Any:
+    """The setups ``search`` and ``setups`` look at: from a dataset folder's games table
+    when it answers alone (:mod:`strat_tools.stats.setup_search`: no progress bar, nothing to
+    wait for), else read from the records with a progress bar; nothing readable is a
+    usage error (exit 2), not an empty table."""
+    from strat_tools.stats.setup_search import folder_outcomes, read_outcomes
+
+    if len(paths) == 1:
+        found = folder_outcomes(paths[0], game_filter, variant)
+        if found is not None:
+            return found
+    from strat_tools.run.driver import Tally
+
+    total = units_or_dataset(paths)
+    tally = Tally()
+    with progress_bar(total, "reading setups") as update:
+        counted = run.with_progress(update).with_tally(tally)
+        outcomes = read_outcomes(paths, game_filter, variant, run=counted, from_table=False)
+    require_readable(tally, paths)
+    return outcomes
 
 
 @click.command()
@@ -46,21 +87,43 @@ def search_record(result: Any) -> dict[str, Any]:
 @click.option(
     "--pattern",
     "search_pattern",
-    required=True,
+    default=None,
     metavar="PATTERN",
     help="4x10 pattern, front row first, rows split by / or newlines: . anything, "
-    "B F S 2-9 X pieces, _ empty, [B3] a set, !B not a bomb.",
+    "B F S 2-9 G X pieces, _ empty, [B3] a set, [!FB] none of them, !B not a bomb.",
+)
+@click.option(
+    "--anywhere",
+    "anywhere_pattern",
+    default=None,
+    metavar="PATTERN",
+    help="A smaller pattern (1-4 rows of up to 10, front row first) matched at every "
+    "offset: SG = a spy with the general right beside it in a row.",
 )
 @click.option("--mirror", is_flag=True, help="Match the pattern or its mirror image.")
-@game_filter_options_but("--pattern")
-@click.option("--list-games", is_flag=True, help="Also list the ids of the matching games.")
+@click.option(
+    "--side",
+    type=click.Choice(["red", "blue"]),
+    default=None,
+    help="Only this side's setups (the rest: that side's others).",
+)
+@click.option("--both", is_flag=True, help="Only games in which both setups match.")
+@game_filter_options_but("--pattern", "--anywhere", "--pattern-side")
+@click.option(
+    "--list-games",
+    is_flag=True,
+    help="Also list the matching setups: game id, side, as drawn or mirror image.",
+)
 @format_option(("table", "csv", "json"))
 @run_options
 @library_errors
 def search(
     paths: tuple[str, ...],
-    search_pattern: str,
+    search_pattern: str | None,
+    anywhere_pattern: str | None,
     mirror: bool,
+    side: str | None,
+    both: bool,
     game_filter: Any,
     list_games: bool,
     fmt: str,
@@ -80,29 +143,26 @@ def search(
       strat-tools search ../gravon/ --pattern ". . . . . . . . . . / . . . . . . . . . . / \\
         . . . . . . . . . . / flag bomb . . . . . . . ." --format json
     """
-    from strat_tools.core.text import printable
-    from strat_tools.run.driver import Tally
-    from strat_tools.run.selection import read_selected
-    from strat_tools.setups.patterns import Pattern
+    from strat_tools.setups.patterns import PatternError, parse_pattern
     from strat_tools.stats.repeats import search_setups
 
+    if (search_pattern is None) == (anywhere_pattern is None):
+        raise click.UsageError("give one of --pattern (the whole setup) or --anywhere")
+    option = "'--pattern'" if search_pattern is not None else "'--anywhere'"
     try:
-        pattern = Pattern.parse(search_pattern)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="'--pattern'") from None
+        pattern = parse_pattern(
+            search_pattern or anywhere_pattern or "", anywhere=anywhere_pattern is not None
+        )
+    except PatternError as exc:
+        raise click.BadParameter(str(exc), param_hint=option) from None
     if game_filter.variants and len(game_filter.variants) > 1:
         raise click.BadParameter(
             "a search compares setups of one variant (armies differ): name one",
             param_hint="'--variant'",
         )
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading setups") as update:
-        counted = run.with_progress(update).with_tally(tally)
-        games = read_selected(list(paths), game_filter, setups_only=True, run=counted)
-    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
-    result = search_setups(games, pattern, variant=variant, mirror=mirror)
+    outcomes = read_setups(paths, game_filter, variant, run)
+    result = search_setups(outcomes, pattern, variant=variant, mirror=mirror, side=side, both=both)
     if result.impossible:
         message(f"Note: the pattern can never match: {result.impossible}")
     if fmt == "json":
@@ -111,12 +171,15 @@ def search(
     if fmt == "csv":
         render(result.summary.assign(variant=result.variant, z=result.z), "csv")
         return
-    click.echo(f"pattern ({'or its mirror, ' if mirror else ''}front row first):")
+    kind = "pattern anywhere" if anywhere_pattern is not None else "pattern"
+    click.echo(f"{kind} ({'or its mirror, ' if mirror else ''}front row first):")
     click.echo("\n".join("    " + line for line in str(result.pattern).splitlines()))
-    click.echo(f"{result.variant} setups ({game_filter.describe()}):")
+    whose = f"{side} " if side else ""
+    both_note = "; games where both setups match" if both else ""
+    click.echo(f"{result.variant} {whose}setups ({game_filter.describe()}{both_note}):")
     render(result.summary, "table")
     click.echo(f"z (matching against the rest): {result.z:.2f}")
     if list_games:
-        click.echo("\n".join(printable(i) for i in result.game_ids))  # names are data
+        click.echo("\n".join(listing_lines(result)))
     else:
         message(f"{len(result.game_ids):,} games with a matching setup (--list-games lists them)")

@@ -19,12 +19,9 @@ from strat_tools.cli.common import (
     library_errors,
     message,
     paths_argument,
-    progress_bar,
     render,
-    require_readable,
     run_options,
     source_label,
-    units_or_dataset,
 )
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -137,9 +134,8 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    from strat_tools.run.driver import Tally
-    from strat_tools.run.selection import read_selected
-    from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes
+    from strat_tools.cli.search import read_setups
+    from strat_tools.stats.repeats import common_setups, setup_counts
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter(
@@ -148,13 +144,7 @@ def setups(
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
-    total = units_or_dataset(paths)
-    tally = Tally()
-    with progress_bar(total, "reading setups") as update:
-        counted = run.with_progress(update).with_tally(tally)
-        games = read_selected(list(paths), game_filter, setups_only=True, run=counted)
-    require_readable(tally, paths)  # nothing readable: exit 2, not an empty table
-    outcomes = setup_outcomes(games, variant)
+    outcomes = read_setups(paths, game_filter, variant, run)
     for _, row in setup_counts(outcomes).iterrows():
         message(
             f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "

@@ -1,10 +1,10 @@
 """Game filters: one definition of "which games", parsed and checked once, applied anywhere.
 
 A :class:`GameFilter` holds every selection a command accepts (``--variant``,
-``--period``, ``--plies``, ``--ending``, ``--winner``, ``--ids``, ``--pattern``,
-``--duplicates``). :meth:`GameFilter.parse` reads the options' text and raises
-:class:`FilterError` (a ``ValueError``; the CLI turns it into a usage error, exit 2) naming
-the option and what it expects. Then:
+``--period``, ``--plies``, ``--ending``, ``--winner``, ``--ids``, ``--pattern`` or
+``--anywhere`` with ``--pattern-side``, ``--duplicates``). :meth:`GameFilter.parse` reads
+the options' text and raises :class:`FilterError` (a ``ValueError``; the CLI turns it into
+a usage error, exit 2) naming the option and what it expects. Then:
 
 - :meth:`GameFilter.accepts` judges one :class:`~strat_tools.core.records.GameRecord`: top level
   and picklable with the filter, so it runs in the worker that read the record (the input
@@ -16,7 +16,9 @@ the option and what it expects. Then:
 
 Periods are the ``games`` table's calendar months, ``YYYY-MM`` (Gravon's zip names count
 months from 0: ``strados2014-0.zip`` holds 2014-01). A pattern matches a game when either
-side's setup matches it (owner's view, :mod:`strat_tools.setups.patterns`).
+side's setup matches it (owner's view, :mod:`strat_tools.setups.patterns`; ``--anywhere``: a
+smaller pattern at any offset), or with ``pattern_side`` when red's, blue's or both setups
+do (:data:`PATTERN_SIDES`).
 
 This module reads no files (``--ids FILE`` is read by :func:`read_id_file`) and writes none.
 """
@@ -32,12 +34,13 @@ from typing import Any, Final, Literal
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Termination, parse_variant
 from strat_tools.io.sources import MAX_GAME_BYTES, SourceError, open_regular
-from strat_tools.setups.identity import owner_codes, setup_array
-from strat_tools.setups.patterns import Pattern
+from strat_tools.setups.identity import Codes, codes_of_strings, owner_codes, setup_array
+from strat_tools.setups.patterns import AnywherePattern, PatternError, SetupPattern, parse_pattern
 from strat_tools.tables.build import to_frame
 
 Duplicates = Literal["only", "exclude"]
@@ -49,6 +52,10 @@ WINNER_NAMES: Final = {code: name for name, code in WINNERS.items()}
 
 ENDING_NAMES: Final = {t.label: t.value for t in Termination if t is not Termination.UNKNOWN}
 """``--ending`` names (the ``termination`` labels of the games table) and their result type."""
+
+PATTERN_SIDES: Final = ("red", "blue", "both")
+"""``--pattern-side`` values: the games whose red, blue, or both setups match (default
+either)."""
 
 _PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$")
 
@@ -81,8 +88,9 @@ class GameFilter:
     endings: frozenset[int] | None = None
     winner: int | None = None
     ids: frozenset[str] | None = None
-    pattern: Pattern | None = None
+    pattern: SetupPattern | None = None
     mirror: bool = False
+    pattern_side: str | None = None
     duplicates: Duplicates | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -96,11 +104,18 @@ class GameFilter:
         ending: str | Sequence[str] | None = None,
         winner: str | None = None,
         ids: Iterable[str] | None = None,
-        pattern: str | Pattern | None = None,
+        pattern: str | SetupPattern | None = None,
         mirror: bool = False,
         duplicates: str | None = None,
+        anywhere: str | None = None,
+        pattern_side: str | None = None,
     ) -> GameFilter:
         """Read the options' text; raise :class:`FilterError` for a bad value."""
+        if pattern is not None and anywhere is not None:
+            raise FilterError("--anywhere", "give --pattern or --anywhere, not both")
+        side = _pattern_side(pattern_side)
+        if side is not None and pattern is None and anywhere is None:
+            raise FilterError("--pattern-side", "needs --pattern or --anywhere")
         made = cls(
             variants=_variants(variant),
             period=_period(period) if period else None,
@@ -108,8 +123,9 @@ class GameFilter:
             endings=_endings(ending),
             winner=_winner(winner),
             ids=frozenset(_clean_id(i) for i in ids) if ids is not None else None,
-            pattern=_pattern(pattern),
+            pattern=_pattern(anywhere, "--anywhere") if anywhere is not None else _pattern(pattern),
             mirror=mirror,
+            pattern_side=side,
             duplicates=_duplicates(duplicates),
         )
         if made.pattern is not None and made.variants:
@@ -135,9 +151,31 @@ class GameFilter:
 
     def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
         """:meth:`mask` over Arrow tables (``games``, ``setups``): the driver applies it to
-        the batches of a dataset folder."""
-        setups = to_frame(tables["setups"]) if self.pattern is not None else None
-        return self.mask(to_frame(tables["games"]), setups)
+        the batches of a dataset folder (a pattern reads the games' setup strings; the
+        setups table only where those cannot say, classicfree)."""
+        games = to_frame(tables["games"])
+        needs_setups = self.pattern is not None and not self.strings_suffice(games)
+        return self.mask(games, to_frame(tables["setups"]) if needs_setups else None)
+
+    @staticmethod
+    def strings_suffice(games: pd.DataFrame) -> bool:
+        """Whether the ``red_setup``/``blue_setup`` strings hold every setup of ``games``
+        (not where a setup has no 40-letter string: classicfree, or an older export)."""
+        if "red_setup" not in games.columns or "has_setup" not in games.columns:
+            return False
+        has = games["has_setup"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+        strings = games["red_setup"].notna().to_numpy(dtype=bool) & games[
+            "blue_setup"
+        ].notna().to_numpy(dtype=bool)
+        return bool((strings | ~has).all())
+
+    def string_hits(self, games: pd.DataFrame) -> npt.NDArray[np.bool_]:
+        """:meth:`game_hits` of each row of ``games`` through its setup strings (a game
+        without a setup never matches)."""
+        table = pa.Table.from_pandas(games[["red_setup", "blue_setup"]], preserve_index=False)
+        red, red_known = codes_of_strings(table.column("red_setup"))
+        blue, blue_known = codes_of_strings(table.column("blue_setup"))
+        return self.game_hits(red, blue) & red_known & blue_known
 
     @property
     def needs_all_games(self) -> bool:
@@ -170,7 +208,11 @@ class GameFilter:
         if self.ids is not None:
             parts.append(f"{len(self.ids):,} listed ids")
         if self.pattern is not None:
-            parts.append("setup pattern" + (" or its mirror" if self.mirror else ""))
+            kind = " anywhere" if isinstance(self.pattern, AnywherePattern) else ""
+            whose = f"{self.pattern_side} " if self.pattern_side else ""
+            noun = "setups" if self.pattern_side == "both" else "setup"
+            mirrored = " or its mirror" if self.mirror else ""
+            parts.append(f"{whose}{noun} pattern{kind}{mirrored}")
         if self.duplicates:
             parts.append(
                 {"only": "duplicated games only", "exclude": "no duplicate games"}[self.duplicates]
@@ -199,7 +241,7 @@ class GameFilter:
             if record.setup is None or len(record.setup) != 100:
                 return False
             red, blue = owner_codes([record.setup])
-            return bool(self.pattern.match(np.concatenate([red, blue]), mirror=self.mirror).any())
+            return bool(self.game_hits(red, blue)[0])
         return True
 
     def mask(
@@ -230,19 +272,43 @@ class GameFilter:
             plain = games["game_id"].astype(str).str.replace(r"#\d+$", "", regex=True)
             keep &= plain.isin(self.ids).to_numpy(dtype=bool)
         if self.pattern is not None:
-            if setups is None:
+            if setups is None and not self.strings_suffice(games):
                 raise ValueError("a pattern filter needs the setups table")
-            keep &= games["game_id"].isin(self.pattern_games(setups)).to_numpy(dtype=bool)
+            if setups is None:
+                keep &= self.string_hits(games)
+            else:
+                keep &= games["game_id"].isin(self.pattern_games(setups)).to_numpy(dtype=bool)
         if self.duplicates is not None:
             keep &= duplicate_mask(games["game_fingerprint"], self.duplicates)
         return keep
 
+    def game_hits(self, red: Codes, blue: Codes) -> npt.NDArray[np.bool_]:
+        """Per game (row ``i`` of red's and blue's setup codes): whether the pattern
+        matches the setups ``pattern_side`` asks for (either side's by default)."""
+        if self.pattern is None:
+            return np.ones(len(red), dtype=bool)
+        red_hit = self.pattern.match(red, mirror=self.mirror)
+        blue_hit = self.pattern.match(blue, mirror=self.mirror)
+        if self.pattern_side == "red":
+            return red_hit
+        if self.pattern_side == "blue":
+            return blue_hit
+        if self.pattern_side == "both":
+            return red_hit & blue_hit
+        return red_hit | blue_hit
+
     def pattern_games(self, setups: pd.DataFrame) -> set[str]:
-        """The ids of the games with a setup the pattern matches."""
+        """The ids of the games whose setups the pattern matches (see :meth:`game_hits`)."""
         if self.pattern is None:
             return set()
         found = setup_array(setups)
         hit = self.pattern.match(found.codes, mirror=self.mirror)
+        sides = np.asarray(found.side, dtype=object)
+        if self.pattern_side in ("red", "blue"):
+            hit &= sides == self.pattern_side
+        if self.pattern_side == "both":
+            ids = pd.Series(found.game_id[hit])
+            return set(ids[ids.duplicated(keep=False)].tolist())
         return set(found.game_id[hit].tolist())
 
 
@@ -351,13 +417,21 @@ def _winner(winner: str | None) -> int | None:
     return WINNERS[winner.strip().lower()]
 
 
-def _pattern(pattern: str | Pattern | None) -> Pattern | None:
-    if pattern is None or isinstance(pattern, Pattern):
+def _pattern(pattern: str | SetupPattern | None, option: str = "--pattern") -> SetupPattern | None:
+    if pattern is None or not isinstance(pattern, str):
         return pattern
     try:
-        return Pattern.parse(pattern)
-    except ValueError as exc:
-        raise FilterError("--pattern", str(exc)) from None
+        return parse_pattern(pattern, anywhere=option == "--anywhere")
+    except PatternError as exc:
+        raise FilterError(option, str(exc)) from None
+
+
+def _pattern_side(side: str | None) -> str | None:
+    if not side:
+        return None
+    if side.strip().lower() not in PATTERN_SIDES:
+        raise FilterError("--pattern-side", f"{side!r}: choose red, blue or both")
+    return side.strip().lower()
 
 
 def _duplicates(duplicates: str | None) -> Duplicates | None:

@@ -31,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 
 from strat_tools.core.pieces import CODE_LETTERS, KIND_LABELS
+from strat_tools.setups.strings import code_strings
 
 Codes = npt.NDArray[np.uint8]
 """Setup codes: an ``[n, 40]`` uint8 array, one row per setup."""
@@ -43,6 +44,13 @@ GAME_IDENTITY_COLUMNS: Final = (
     "game_fingerprint",
 )
 """The identity columns of the ``games`` table (null for a game without a setup)."""
+
+SETUP_STRING_COLUMNS: Final = ("red_setup", "blue_setup")
+"""The ``games`` table's setup strings: each side's setup in the ``owner`` encoding of
+:mod:`strat_tools.setups.strings` (40 red Gravon letters, ``A`` empty .. ``M`` flag, back
+row first, left to right from the owner's seat), null for a game without a setup or with a
+piece outside its owner's four rows (classicfree). :func:`codes_of_strings` reads them back
+as setup codes with one NumPy subtraction."""
 
 SQUARES: Final = 40
 OTHER: Final = 13
@@ -62,6 +70,36 @@ BOARD_SYMBOLS: Final = ("B", "S", "2", "3", "4", "5", "6", "7", "8", "9", "X", "
 
 _DRAW: Final = ("_", *BOARD_SYMBOLS, "#")
 """Character of each setup byte 0..13: ``_`` empty, ``#`` not the owner's piece."""
+
+
+def codes_of_strings(strings: pa.Array | pa.ChunkedArray) -> tuple[Codes, npt.NDArray[np.bool_]]:
+    """Setup codes of an Arrow column of :data:`SETUP_STRING_COLUMNS` strings, and which
+    rows had one (a null row's codes are zeros): the strings' bytes as one ``[n, 40]``
+    array, less ``ord("A")``. No Python loop over the rows.
+
+    >>> codes, known = codes_of_strings(pa.array(["M" + "A" * 39, None]))
+    >>> codes[:, :2].tolist(), known.tolist()
+    ([[12, 0], [0, 0]], [True, False])
+    """
+    column = pa.chunked_array([strings]) if isinstance(strings, pa.Array) else strings
+    known = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    filled = column.fill_null("A" * SQUARES).combine_chunks().cast(pa.string())
+    buffers = filled.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int32)[
+        filled.offset : filled.offset + len(filled) + 1
+    ]
+    data = (
+        np.frombuffer(buffers[2], dtype=np.uint8)
+        if buffers[2] is not None
+        else np.zeros(0, np.uint8)
+    )
+    if len(filled) and not (np.diff(offsets) == SQUARES).all():
+        raise ValueError("a setup string that is not 40 characters long")
+    raw = data[offsets[0] : offsets[0] + SQUARES * len(filled)].reshape(-1, SQUARES)
+    codes = raw.astype(np.int16) - ord("A")
+    if len(codes) and (codes.min() < 0 or codes.max() > 12):
+        raise ValueError("a setup string with a letter outside A..M")
+    return codes.astype(np.uint8), known
 
 
 def owner_codes(fields: npt.ArrayLike) -> tuple[Codes, Codes]:
@@ -247,13 +285,20 @@ class SetupIdentity:
         """``[k, 2]`` arrays (red, blue) of fingerprints and mirror fingerprints."""
         self.games: dict[str, list[str | None]] = {}
         rows = np.asarray(games, dtype=np.int64)
+        strings = code_strings(both, "owner")
+        half = len(red)
+        for name, texts in (("red_setup", strings[:half]), ("blue_setup", strings[half:])):
+            column: list[str | None] = [None] * n_games
+            for row, text in zip(rows.tolist(), texts, strict=True):
+                column[row] = text
+            self.games[name] = column
         for name, values, side in (
             ("red_fingerprint", plain, 0),
             ("blue_fingerprint", plain, 1),
             ("red_mirror_fingerprint", mirrored, 0),
             ("blue_mirror_fingerprint", mirrored, 1),
         ):
-            column: list[str | None] = [None] * n_games
+            column = [None] * n_games
             for row, value in zip(rows.tolist(), values[:, side].tolist(), strict=True):
                 column[row] = value
             self.games[name] = column

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -32,13 +33,14 @@ from strat_tools.setups.identity import (
     OTHER,
     SetupArray,
     canonical,
+    codes_of_strings,
     draw_setup,
     fingerprints,
     mirror_fingerprints,
     setup_array,
     setup_letters,
 )
-from strat_tools.setups.patterns import Pattern
+from strat_tools.setups.patterns import Pattern, SetupPattern
 from strat_tools.setups.strings import SETUP_FORMATS, code_strings, setup_columns
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
@@ -85,8 +87,31 @@ def _variants(variant: Variant) -> list[str] | None:
 def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
     """Every setup of ``variant`` (a name, a list, or None: all but classicfree) with its
     fingerprints and its owner's result; invalid games left out."""
-    found: SetupArray = setup_array(data.setups)
-    games = data.games.set_index("game_id")
+    return _outcomes(setup_array(data.setups), data.games, variant)
+
+
+def string_outcomes(games: pd.DataFrame, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
+    """:func:`setup_outcomes` from a ``games`` frame alone, through its ``red_setup`` and
+    ``blue_setup`` strings (no setups table): the same rows in the same order (game by
+    game, red before blue), for any variant whose setups all have a string (every one but
+    classicfree)."""
+    table = pa.Table.from_pandas(games[["red_setup", "blue_setup"]], preserve_index=False)
+    red, red_known = codes_of_strings(table.column("red_setup"))
+    blue, blue_known = codes_of_strings(table.column("blue_setup"))
+    ids = games["game_id"].astype(str).to_numpy(dtype=object)
+    known = np.stack([red_known, blue_known], axis=1).ravel()
+    found = SetupArray(
+        np.repeat(ids, 2)[known],
+        np.tile(np.array(["red", "blue"], dtype=object), len(ids))[known],
+        np.stack([red, blue], axis=1).reshape(-1, 40)[known],
+    )
+    return _outcomes(found, games, variant)
+
+
+def _outcomes(found: SetupArray, games_frame: pd.DataFrame, variant: Variant) -> SetupOutcomes:
+    """The setups ``found`` with their games' context: the shared part of both readers."""
+    context_columns = ["game_id", "variant", "status", "winner", "draw", "period"]
+    games = games_frame[context_columns].set_index("game_id")
     at = games.index.get_indexer(pd.Index(found.game_id))
     known = at >= 0
     found, at = found.take(known), at[known]
@@ -302,33 +327,86 @@ class SearchResult:
 
     ``summary`` has two rows, ``matching`` and ``rest``: setups, distinct setups, games,
     wins/draws/losses, win rate with both intervals, and ``score_z`` (rhalbersma/gravon's
-    z of the score against an even 0.5); ``z`` compares the two win rates.
+    z of the score against an even 0.5); ``z`` compares the two win rates. ``matches`` has
+    one row per matching setup: :data:`OUTCOME_COLUMNS` and ``mirror`` (true when only the
+    pattern's mirror image matched it).
     """
 
-    pattern: Pattern
+    pattern: SetupPattern
     mirror: bool
     variant: str
     matches: pd.DataFrame
     summary: pd.DataFrame
     z: float
     impossible: str | None
+    side: str | None = None
+    both: bool = False
 
     @property
     def game_ids(self) -> list[str]:
         """The games with a matching setup, in input order, each once."""
         return list(dict.fromkeys(self.matches["game_id"]))
 
+    def listing(self) -> list[tuple[str, str, bool]]:
+        """``(game_id, side, mirror)`` of each matching setup, in input order: which side's
+        setup matched, and whether only through the pattern's mirror image."""
+        frame = self.matches
+        return list(
+            zip(
+                frame["game_id"].astype(str).tolist(),
+                frame["side"].astype(str).tolist(),
+                frame["mirror"].astype(bool).tolist(),
+                strict=True,
+            )
+        )
+
+
+SIDES: Final = ("red", "blue")
+"""The values of ``side``."""
+
+
+def match_setups(
+    outcomes: SetupOutcomes,
+    pattern: SetupPattern,
+    *,
+    mirror: bool = False,
+    both: bool = False,
+) -> tuple[np.ndarray[Any, np.dtype[np.bool_]], np.ndarray[Any, np.dtype[np.bool_]]]:
+    """Which setups match (``mirror``: the pattern or its mirror image; ``both``: only
+    where the game's other setup matches too), and which of those only through the mirror
+    image. Whole arrays: the pattern is tested once per view over every setup."""
+    if mirror:
+        plain, mirrored = pattern.match_views(outcomes.codes)
+    else:
+        plain = pattern.match(outcomes.codes)
+        mirrored = np.zeros(len(plain), dtype=bool)
+    hit = plain | mirrored
+    if both and len(hit):
+        game, _ = pd.factorize(outcomes.frame["game_id"])
+        hits = np.bincount(game, weights=hit, minlength=game.max() + 1)
+        hit &= hits[game] >= 2
+    return hit, hit & ~plain
+
 
 def search_setups(
     data: TableSet | SetupOutcomes,
-    pattern: Pattern | str,
+    pattern: SetupPattern | str,
     *,
     variant: Variant = DEFAULT_VARIANT,
     mirror: bool = False,
+    side: str | None = None,
+    both: bool = False,
 ) -> SearchResult:
     """The setups ``pattern`` matches (with ``mirror``, it or its mirror image), and the win
     rate of matching setups against the rest, within one variant (several are an
     :class:`~strat_tools.core.errors.OptionError`: armies differ, so they never pool).
+
+    ``pattern`` is a :class:`~strat_tools.setups.patterns.Pattern`, an
+    :class:`~strat_tools.setups.patterns.AnywherePattern` or a whole-setup pattern's text. ``side``
+    (``red``/``blue``) looks at that side's setups only (the rest are that side's others);
+    ``both`` counts a setup as matching only when its game's other setup matches too (so
+    without ``side`` the matching win rate is one half by construction: each such game
+    counts once as a win and once as a loss).
 
     >>> from strat_tools.run.driver import read_games
     >>> games = read_games("data/", setups_only=True, jobs=1)
@@ -340,6 +418,8 @@ def search_setups(
     """
     if isinstance(pattern, str):
         pattern = Pattern.parse(pattern)
+    if side is not None and side not in SIDES:
+        raise OptionError(f"unknown side {side!r}; choose red or blue")
     outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
     found = sorted(set(outcomes.frame["variant"]))
     if len(found) > 1:
@@ -347,7 +427,10 @@ def search_setups(
         raise OptionError(
             f"a pattern search compares setups of one variant; these are {', '.join(found)}"
         )
-    hit = pattern.match(outcomes.codes, mirror=mirror)
+    hit, through_mirror = match_setups(outcomes, pattern, mirror=mirror, both=both)
+    if side is not None:
+        mine = outcomes.frame["side"].to_numpy(dtype=object) == side
+        outcomes, hit, through_mirror = outcomes.take(mine), hit[mine], through_mirror[mine]
     parts = [
         setup_tally(outcomes.take(rows)).assign(match=name)
         for name, rows in (("matching", hit), ("rest", ~hit))
@@ -372,10 +455,12 @@ def search_setups(
         pattern=pattern,
         mirror=mirror,
         variant=label,
-        matches=outcomes.frame.loc[hit].reset_index(drop=True),
+        matches=outcomes.frame.assign(mirror=through_mirror).loc[hit].reset_index(drop=True),
         summary=table.drop(
             columns=["first_period", "last_period", "variant", "setup"]
         ).reset_index(),
         z=z,
         impossible=impossible,
+        side=side,
+        both=both,
     )

@@ -48,16 +48,16 @@ from strat_tools.io.sources import Unit
 from strat_tools.setups.identity import SetupIdentity, game_fingerprint
 from strat_tools.tables.game_ids import GameIds, IdSet
 from strat_tools.tables.schemas import (
+    BUILT_SCHEMAS,
     DIAGNOSTICS_SCHEMA,
     DICTIONARIES,
     GAMES_SCHEMA,
-    MOVES_SCHEMA,
     OUTCOME_LABELS,
     SCHEMAS,
-    SETUPS_SCHEMA,
     SIDE_LABELS,
     SQUARE_NAMES,
     TABLE_NAMES,
+    add_ranks,
     concat_tables,
     conform,
     dictionary_column,
@@ -298,7 +298,7 @@ class _Builder:
         row = np.where(blue, 10 - board_row, board_row + 1)
         col = np.where(blue, 10 - board_col, board_col + 1)
         games = np.asarray(self.setup_games, dtype=np.int64)[rows_of_games]
-        return pa.table(
+        table = pa.table(
             [
                 pc.take(game_ids, pa.array(games)),
                 dictionary_column("side", side),
@@ -308,8 +308,9 @@ class _Builder:
                 dictionary_column("piece", _KIND_INDEX[code]),
                 *self.identity.setup_columns(rows_of_games, blue),
             ],
-            schema=SETUPS_SCHEMA,
+            schema=BUILT_SCHEMAS["setups"],
         )
+        return add_ranks("setups", table)
 
     def _moves(self, game_ids: pa.Array, columns: tuple[npt.NDArray[np.int16], ...]) -> pa.Table:
         if not self.sources:
@@ -330,7 +331,7 @@ class _Builder:
         rescued = np.zeros(len(games), dtype=np.int64)
         if self.rescued:
             rescued[list(self.rescued)] = list(self.rescued.values())
-        return pa.table(
+        table = pa.table(
             [
                 pc.take(game_ids, pa.array(games)),
                 pa.array(ply.astype(np.int32)),
@@ -343,8 +344,9 @@ class _Builder:
                 dictionary_column("outcome", np.maximum(outcome - 1, 0), outcome == 0),
                 dictionary_column("rescued", _KIND_INDEX[rescued], rescued == 0),
             ],
-            schema=MOVES_SCHEMA,
+            schema=BUILT_SCHEMAS["moves"],
         )
+        return add_ranks("moves", table)
 
 
 def _fields(fields: list[tuple[int, ...]]) -> npt.NDArray[np.int16]:

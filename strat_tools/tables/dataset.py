@@ -209,6 +209,36 @@ def read_dataset(directory: PathArg) -> GameSet:
     return GameSet({name: _read_table(path, name) for name, path in files.items()})
 
 
+def read_games_table(directory: PathArg) -> pa.Table | None:
+    """The ``games`` table of an exported Parquet folder, read and checked on its own (its
+    marker says the export finished and lists this very file), for questions the games
+    table answers alone (setup searches through ``red_setup``/``blue_setup``). ``None``
+    when the folder cannot be read that way: no marker (Parquet parts), CSV, or an export
+    from before the setup strings; :func:`read_dataset` then reads it all.
+    """
+    folder = Path(directory)
+    path = folder / "games.parquet"
+    if (folder / INCOMPLETE_MARKER).exists() or not path.is_file() or not _has_marker(folder):
+        return None
+    try:
+        if "red_setup" not in pq.read_schema(path).names:
+            return None
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
+    _refuse_records_beside_tables(folder)
+    try:
+        verify_folder(folder, [path.name])
+    except OutputError as exc:
+        raise DatasetError(str(exc)) from None
+    try:
+        # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset (half a
+        # second), longer than the whole question takes.
+        table = pq.ParquetFile(path, page_checksum_verification=True).read()
+        return conform("games", table)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
+
+
 DATASET_BATCH_GAMES: Final = 500
 """Games per batch when a dataset folder is read batch by batch."""
 

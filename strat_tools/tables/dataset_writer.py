@@ -30,7 +30,7 @@ from strat_tools.core.errors import OptionError
 from strat_tools.core.text import count_of, neutralise_csv_table
 from strat_tools.io.output import OwnedFolder, file_digest
 from strat_tools.io.sources import PathArg
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, file_schema
 
 __all__ = [
     "FORMATS",
@@ -151,7 +151,7 @@ class DatasetWriter:
         path = str(self._temp_path(name))
         if self.format == "parquet":
             return pq.ParquetWriter(
-                path, SCHEMAS[name], compression="zstd", write_page_checksum=True
+                path, file_schema(name), compression="zstd", write_page_checksum=True
             )
         options = pacsv.WriteOptions(quoting_style="all_valid")
         return pacsv.CSVWriter(path, csv_schema(SCHEMAS[name]), write_options=options)

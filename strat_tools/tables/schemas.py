@@ -8,6 +8,8 @@ statistics take their columns and types from it. The rules a pandas user can rel
   counts moves from 1; ``side`` is ``red``/``blue``; ``piece`` is a piece kind; a column
   holding a board square is ``square``, ``from_square`` or ``to_square`` (``A1`` .. ``K10``);
   ``source`` is always the input file a game came from (never a square).
+* **Piece columns are ordered by rank and have a numeric rank beside them**
+  (:data:`ORDERED_COLUMNS`, :data:`RANK_COLUMNS`: ``rank``, ``defender_rank`` ...).
 * **Enumerations are categoricals with fixed categories** (:data:`DICTIONARIES`): the same
   categories in the same order whatever the input, in every batch, after any round trip, and
   in an empty table; so ``frame.dtypes`` never depends on the data.
@@ -22,9 +24,10 @@ Open vocabularies stay plain strings: a diagnostic's ``code`` (each module adds 
 
 >>> from strat_tools.tables.schemas import empty_table, to_frame
 >>> to_frame(empty_table("moves")).dtypes.astype(str).to_dict()  # doctest: +NORMALIZE_WHITESPACE
-{'game_id': 'str', 'ply': 'Int32', 'side': 'category', 'piece': 'category',
+{'game_id': 'str', 'ply': 'Int32', 'side': 'category', 'piece': 'category', 'rank': 'Int8',
  'from_square': 'category', 'to_square': 'category', 'distance': 'Int8',
- 'defender': 'category', 'outcome': 'category', 'rescued': 'category'}
+ 'defender': 'category', 'defender_rank': 'Int8', 'outcome': 'category',
+ 'rescued': 'category', 'rescued_rank': 'Int8'}
 >>> to_frame(empty_table("games"))["winner"].cat.categories.tolist()
 ['red', 'blue']
 
@@ -48,21 +51,29 @@ from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import VARIANTS, Severity, Status, Termination
 from strat_tools.engine.event_words import EMPTY, VOCABULARY
 from strat_tools.engine.events import EVENT_KINDS, EventCodes
-from strat_tools.setups.identity import GAME_IDENTITY_COLUMNS, fingerprint_rows
+from strat_tools.setups.identity import (
+    GAME_IDENTITY_COLUMNS,
+    SETUP_STRING_COLUMNS,
+    fingerprint_rows,
+)
 
 __all__ = [
+    "BUILT_SCHEMAS",
     "DICTIONARIES",
     "OUTCOME_LABELS",
+    "RANK_COLUMNS",
     "SCHEMAS",
     "SIDE_LABELS",
     "SQUARE_NAMES",
     "TABLE_NAMES",
+    "add_ranks",
     "concat_tables",
     "conform",
     "dictionary_column",
     "empty_table",
     "empty_tables",
     "events_table",
+    "file_schema",
     "labels_column",
     "table_from_columns",
     "to_frame",
@@ -84,8 +95,14 @@ TERMINATION_LABELS: Final = tuple(t.label for t in Termination)
 _LABEL = pa.string()
 
 
-def _dict_type() -> pa.DataType:
-    return pa.dictionary(pa.int8(), _LABEL)
+ORDERED_COLUMNS: Final = frozenset({"piece", "defender", "rescued", "other"})
+"""Categorical columns whose categories are ordered: piece kinds, by rank (bomb, spy 1 ..
+marshal 10, flag: :class:`strat_tools.core.pieces.PieceKind`'s order), so ``piece > defender``
+compares ranks and DuckDB and Polars sort them by rank too."""
+
+
+def _dict_type(name: str = "") -> pa.DataType:
+    return pa.dictionary(pa.int8(), _LABEL, ordered=name in ORDERED_COLUMNS)
 
 
 DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
@@ -112,7 +129,7 @@ DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
 
 def _field(name: str, nullable: bool = True) -> pa.Field:
     """A categorical column: its type is the same dictionary type whatever its categories."""
-    return pa.field(name, _dict_type(), nullable=nullable)
+    return pa.field(name, _dict_type(name), nullable=nullable)
 
 
 GAMES_SCHEMA: Final = pa.schema(
@@ -143,6 +160,7 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("replayed", pa.bool_(), nullable=False),
         pa.field("synthetic", pa.bool_(), nullable=False),
         *(pa.field(name, pa.string()) for name in GAME_IDENTITY_COLUMNS),
+        *(pa.field(name, pa.string()) for name in SETUP_STRING_COLUMNS),
     ],
     metadata={
         "doc": "One row per input game file. source is the file (member the zip member); "
@@ -150,12 +168,14 @@ GAMES_SCHEMA: Final = pa.schema(
         "month is the calendar month 1..12; result_type is Gravon's raw result code, "
         "termination its name; winner red/blue or null, draw true for a recorded draw; "
         "replay_* are the engine's; synthetic marks games made by strat-tools generate; "
-        "the fingerprints are strat_tools.setups.identity's (null without a setup)."
+        "the fingerprints are strat_tools.setups.identity's (null without a setup); red_setup/"
+        "blue_setup each side's setup as 40 letters, the owner encoding of setups "
+        "--setup-format owner (null without a setup)."
     },
 )
 """``games``: one row per input game file (unreadable ones too)."""
 
-SETUPS_SCHEMA: Final = pa.schema(
+_SETUPS_BUILT: Final = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
         _field("side", nullable=False),
@@ -174,7 +194,7 @@ SETUPS_SCHEMA: Final = pa.schema(
 )
 """``setups``: one row per piece of each side's starting position, in the owner's view."""
 
-MOVES_SCHEMA: Final = pa.schema(
+_MOVES_BUILT: Final = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
         pa.field("ply", pa.int32(), nullable=False),
@@ -208,7 +228,7 @@ DIAGNOSTICS_SCHEMA: Final = pa.schema(
 )
 """``diagnostics``: one row per problem found in a game."""
 
-EVENTS_SCHEMA: Final = pa.schema(
+_EVENTS_BUILT: Final = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
         pa.field("ply", pa.int32(), nullable=False),
@@ -229,6 +249,54 @@ EVENTS_SCHEMA: Final = pa.schema(
     },
 )
 """``events``: battles, first capture, big losses, rescues and each game's end."""
+
+RANK_COLUMNS: Final[dict[str, dict[str, str]]] = {
+    "setups": {"rank": "piece"},
+    "moves": {"rank": "piece", "defender_rank": "defender", "rescued_rank": "rescued"},
+    "events": {"rank": "piece", "other_rank": "other"},
+}
+"""Per table, each numeric rank column and the piece column it stands beside: the piece's
+modern rank (spy 1 .. marshal 10; null for bomb, flag and no piece), computed from the
+piece column, never stored apart from it."""
+_RANKS: Final = pa.array(
+    [None if kind in ("bomb", "flag") else i for i, kind in enumerate(KIND_LABELS)], pa.int8()
+)
+
+
+def _ranked(schema: pa.Schema, name: str) -> pa.Schema:
+    """``schema`` with each rank column of :data:`RANK_COLUMNS` right after its piece."""
+    fields = []
+    beside = {piece: rank for rank, piece in RANK_COLUMNS[name].items()}
+    for f in schema:
+        fields.append(f)
+        if f.name in beside:
+            fields.append(pa.field(beside[f.name], pa.int8()))
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+SETUPS_SCHEMA: Final = _ranked(_SETUPS_BUILT, "setups")
+MOVES_SCHEMA: Final = _ranked(_MOVES_BUILT, "moves")
+EVENTS_SCHEMA: Final = _ranked(_EVENTS_BUILT, "events")
+BUILT_SCHEMAS: Final = {"setups": _SETUPS_BUILT, "moves": _MOVES_BUILT, "events": _EVENTS_BUILT}
+"""The schemas the table builders fill, before :func:`add_ranks` adds the rank columns."""
+
+
+def add_ranks(name: str, table: pa.Table) -> pa.Table:
+    """Table ``name`` with its rank columns (:data:`RANK_COLUMNS`) computed from its piece
+    columns and placed beside them (any rank columns it had are replaced)."""
+    ranks = RANK_COLUMNS.get(name)
+    if not ranks:
+        return table
+    for rank in ranks:
+        if rank in table.column_names:
+            table = table.drop_columns([rank])
+    for rank, piece in ranks.items():
+        labels = pc.cast(table.column(piece), pa.string())
+        kinds = pc.index_in(labels, value_set=pa.array(KIND_LABELS, pa.string()))
+        values = pc.take(_RANKS, kinds)
+        table = table.add_column(table.column_names.index(piece) + 1, rank, values)
+    return table
+
 
 SCHEMAS: Final[dict[str, pa.Schema]] = {
     "games": GAMES_SCHEMA,
@@ -252,12 +320,14 @@ def dictionary_column(
     if mask is not None:
         values = np.where(mask, 0, values).astype(np.int8, copy=False)
     index = pa.array(values, pa.int8(), mask=mask)
-    return pa.DictionaryArray.from_arrays(index, _DICT_ARRAYS[name])
+    return pa.DictionaryArray.from_arrays(
+        index, _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+    )
 
 
 def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
     """The ``events`` table of a batch's event codes; ``game_ids[i]`` names game ``i``."""
-    return pa.table(
+    table = pa.table(
         [
             pc.take(game_ids, pa.array(codes.game)),
             pa.array(codes.ply, pa.int32()),
@@ -271,8 +341,9 @@ def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
             dictionary_column("termination", codes.termination, codes.termination < 0),
             _sentences(codes),
         ],
-        schema=EVENTS_SCHEMA,
+        schema=_EVENTS_BUILT,
     )
+    return add_ranks("events", table)
 
 
 _VOCABULARY: Final = pa.array(VOCABULARY, pa.string())
@@ -305,15 +376,19 @@ def labels_column(
     if isinstance(values, pa.ChunkedArray):
         chunks = [labels_column(name, c, unknown_as_null=unknown_as_null) for c in values.chunks]
         if not chunks:
-            return pa.DictionaryArray.from_arrays(pa.array([], pa.int8()), _DICT_ARRAYS[name])
-        return pa.chunked_array(chunks, _dict_type())
+            return pa.DictionaryArray.from_arrays(
+                pa.array([], pa.int8()), _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+            )
+        return pa.chunked_array(chunks, _dict_type(name))
     if pa.types.is_dictionary(values.type):
         # Map the (small) dictionary, then gather: no per-row string work.
         mapping = _fixed_indices(name, values.dictionary.cast(_LABEL), unknown_as_null)
         indices = pc.take(mapping, values.indices)
     else:
         indices = _fixed_indices(name, values.cast(_LABEL), unknown_as_null)
-    return pa.DictionaryArray.from_arrays(indices, _DICT_ARRAYS[name])
+    return pa.DictionaryArray.from_arrays(
+        indices, _DICT_ARRAYS[name], ordered=name in ORDERED_COLUMNS
+    )
 
 
 def _fixed_indices(name: str, values: pa.Array, unknown_as_null: bool) -> pa.Array:
@@ -345,13 +420,19 @@ def table_from_columns(name: str, columns: Mapping[str, Sequence[Any]]) -> pa.Ta
             arrays.append(labels_column(f.name, list(values)))
         else:
             arrays.append(pa.array(list(values), f.type))
-    return pa.table(arrays, schema=schema)
+    return add_ranks(name, pa.table(arrays, schema=schema))
 
 
 def conform(name: str, table: pa.Table) -> pa.Table:
     """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``."""
     schema = SCHEMAS[name]
     table = _older_columns(name, table)
+    if name in RANK_COLUMNS:  # computed from the piece columns, whatever the file held
+        table = table.drop_columns([r for r in RANK_COLUMNS[name] if r in table.column_names])
+        built = BUILT_SCHEMAS[name]
+        absent = [f.name for f in built if f.name not in table.column_names]
+        if not absent:
+            table = add_ranks(name, table.select(built.names).cast(built))
     missing = [f.name for f in schema if f.name not in table.column_names]
     if missing:
         raise ValueError(
@@ -382,7 +463,7 @@ def _older_columns(name: str, table: pa.Table) -> pa.Table:
             "mirror_fingerprint", mirrored
         )
     if name == "games":
-        for column in GAME_IDENTITY_COLUMNS:
+        for column in (*GAME_IDENTITY_COLUMNS, *SETUP_STRING_COLUMNS):
             if column not in table.column_names:
                 table = table.append_column(column, pa.nulls(table.num_rows, pa.string()))
     return table
@@ -401,6 +482,17 @@ def to_frame(table: pa.Table) -> pd.DataFrame:
     """A pandas DataFrame of a table: nullable ints and booleans, categoricals for labels."""
     frame: pd.DataFrame = table.to_pandas(types_mapper=_PANDAS_TYPES.get)
     return frame
+
+
+def file_schema(name: str) -> pa.Schema:
+    """Table ``name``'s schema as written to Parquet: with pandas metadata (as pyarrow
+    writes for a frame of :func:`to_frame`'s dtypes), so that a plain ``pd.read_parquet``
+    gives the documented dtypes too: ``Int8``..``Int64`` and ``boolean`` (nulls kept, not
+    ``float64``), categoricals (piece kinds ordered) and ``str``."""
+    frame = to_frame(empty_table(name))
+    pandas = pa.Schema.from_pandas(frame, preserve_index=False).metadata[b"pandas"]
+    schema = SCHEMAS[name]
+    return schema.with_metadata({**(schema.metadata or {}), b"pandas": pandas})
 
 
 def empty_tables() -> dict[str, pa.Table]:

@@ -1,0 +1,100 @@
+"""Setup questions answered from an exported folder's games table, at the speed of a query.
+
+An export's ``games`` table carries each side's setup as a 40-letter string
+(``red_setup``/``blue_setup``, :data:`strat_tools.setups.identity.SETUP_STRING_COLUMNS`). A
+setup search, a most-played-setups table or a pattern filter needs nothing else: this
+module reads that one Parquet file (checked against the export's marker), applies the game
+filter to its rows, and turns the strings into ``[n, 40]`` setup codes with one NumPy
+subtraction (:func:`strat_tools.setups.identity.codes_of_strings`); the pattern is then matched
+over whole arrays. No record is read again, no setups table is touched, no worker starts.
+
+- :func:`folder_outcomes`: the :class:`~strat_tools.stats.repeats.SetupOutcomes` of a
+  dataset folder's games table, or ``None`` when the table alone cannot answer (an older
+  export, CSV, Parquet parts; classicfree setups, which have no 40-letter string);
+- :func:`read_outcomes`: the same for any paths: from the table when it can, else by
+  reading the records (:func:`strat_tools.run.selection.read_selected`). The answer is the
+  same either way (the tests compare them on the sample and on an archive month).
+
+Imports stay light (pandas, pyarrow, NumPy): ``search`` and ``setups`` on a folder start
+no plotting library and no replay engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from strat_tools.core.records import DEFAULT_VARIANT
+from strat_tools.run.filters import GameFilter
+from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
+from strat_tools.tables.dataset import is_dataset, read_games_table
+from strat_tools.tables.schemas import to_frame
+
+if TYPE_CHECKING:
+    from strat_tools.run.options import Run
+
+
+def folder_outcomes(
+    path: str, game_filter: GameFilter | None = None, variant: Variant = DEFAULT_VARIANT
+) -> SetupOutcomes | None:
+    """Every setup of ``variant`` in dataset folder ``path`` whose game ``game_filter``
+    keeps, from its games table alone; ``None`` when that table cannot answer alone.
+
+    >>> import tempfile
+    >>> from strat_tools.run.driver import export_dataset
+    >>> out = tempfile.mkdtemp() + "/out"
+    >>> _ = export_dataset(["data/"], out, setups_only=True, jobs=1)
+    >>> len(folder_outcomes(out, GameFilter.parse(period="2026-10:")))
+    606
+    """
+    if not is_dataset(path):
+        return None
+    table = read_games_table(path)
+    if table is None:
+        return None
+    games = to_frame(table)
+    chosen = game_filter if game_filter is not None else GameFilter()
+    if not GameFilter.strings_suffice(games.loc[_variant_rows(games, variant)]):
+        return None
+    if chosen.active:
+        games = games.loc[chosen.mask(games)].reset_index(drop=True)
+    return string_outcomes(games, variant)
+
+
+def _variant_rows(games: Any, variant: Variant) -> Any:
+    """The rows of ``games`` a setup statistic of ``variant`` looks at."""
+    names = games["variant"].astype(str)
+    if variant is None:
+        return (names != "classicfree").to_numpy(dtype=bool)
+    wanted = [variant] if isinstance(variant, str) else list(variant)
+    return names.isin(wanted).to_numpy(dtype=bool)
+
+
+def read_outcomes(
+    paths: Sequence[str],
+    game_filter: GameFilter | None = None,
+    variant: Variant = DEFAULT_VARIANT,
+    *,
+    jobs: int | None = None,
+    run: Run | None = None,
+    from_table: bool = True,
+) -> SetupOutcomes:
+    """The setups of ``paths`` that a setup statistic of ``variant`` looks at: from a
+    single dataset folder's games table when it can answer alone, else read from the
+    records (``jobs`` and ``run`` as for
+    :func:`~strat_tools.run.driver.read_games`; ``from_table=False``: always from the
+    records, for a caller that tried :func:`folder_outcomes` already).
+
+    >>> len(read_outcomes(["data/"], jobs=1))
+    606
+    """
+    chosen = game_filter if game_filter is not None else GameFilter()
+    if from_table and len(paths) == 1:
+        found = folder_outcomes(paths[0], chosen, variant)
+        if found is not None:
+            return found
+    from strat_tools.run.selection import read_selected
+    from strat_tools.stats.repeats import setup_outcomes
+
+    games = read_selected(list(paths), chosen, setups_only=True, jobs=jobs, run=run)
+    return setup_outcomes(games, variant)
