@@ -26,6 +26,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
         "record_formats",
         "text",
         "output",
+        "startup",
     ),
     "sources": ("sources", "zipdir"),
     "readers": ("gravon", "gravon_fields", "fastscan", "gsn", "writer"),
