@@ -6,6 +6,8 @@
   every run rewrites the assertions of every test module again (about 30 s of the
   collection on a 2-core machine, once per xdist worker); with them a second run collects
   in a few seconds. The caches go to ``__pycache__`` folders, which git ignores.
+- The notebooks (``--nbmake``) run each in its own kernel and take tens of seconds: they are
+  in the full tier (marked ``slow``).
 """
 
 from __future__ import annotations
@@ -24,3 +26,10 @@ ROOT = Path(__file__).resolve().parent
 def _examples_run_from_the_root(request: pytest.FixtureRequest) -> None:
     if isinstance(request.node, pytest.DoctestItem):
         request.getfixturevalue("monkeypatch").chdir(ROOT)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)

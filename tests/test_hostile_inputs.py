@@ -92,6 +92,7 @@ def test_non_utf8_file_name_is_carried_in_printable_form(non_utf8_folder: Path) 
     ],
     ids=lambda c: c[0] + ("-" + c[2] if c[0] == "validate" else ""),
 )
+@pytest.mark.slow
 def test_every_command_reads_a_non_utf8_name_under_a_strict_utf8_locale(
     non_utf8_folder: Path, tmp_path: Path, command: list[str]
 ) -> None:
