@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -23,6 +25,7 @@ def pytest_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_the_package_examples_are_collected_one_item_per_docstring() -> None:
     done = pytest_run("--collect-only", "-q", "-o", "addopts=--doctest-modules", "strat_tools",
                       cwd=REPO)  # fmt: skip

@@ -193,6 +193,7 @@ def test_unknown_format_is_refused(gameset: GameSet) -> None:
         report.report_text(gameset, "pdf")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_setups_only_report_says_there_are_no_moves() -> None:
     records = list(generate_games(4, seed=9))
     games = GameSet(tables_for_records(records, setups_only=True))
@@ -216,6 +217,7 @@ def test_only_invalid_games_gives_the_corpus_and_says_why() -> None:
     assert "| rule.empty_source | error | 1 | 1 |" in text  # the move from an empty E5
 
 
+@pytest.mark.slow
 def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     tmp_path: Path, gameset: GameSet
 ) -> None:
