@@ -22,10 +22,14 @@ import sys
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from strat_tools.core.startup import guard_startup
+
+guard_startup()  # before the heavy imports: Ctrl-C while the command line starts up
+
 # Functions named like their modules are bound eagerly: a lazy name would be shadowed by
 # the submodule as soon as anything imports it (the import system sets it on the package).
-from strat_tools.engine.replay import replay
-from strat_tools.exports.validate import validate
+from strat_tools.engine.replay import replay  # noqa: E402 (after guard_startup)
+from strat_tools.exports.validate import validate  # noqa: E402
 
 if TYPE_CHECKING:
     from strat_tools.core.records import GameRecord

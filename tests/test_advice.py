@@ -724,6 +724,7 @@ def test_advice_command_reads_records_and_reports_each_tip(fixtures_dir: Path) -
     assert (rows["corner_decoy"]["followed"], rows["corner_decoy"]["wins_follow"]) == (2, 0)
 
 
+@pytest.mark.slow
 def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
     from click.testing import CliRunner
 

@@ -105,6 +105,7 @@ def shown_as_report(value: float) -> str:
     return "–" if pd.isna(value) else f"{value * 100:.1f}%"
 
 
+@pytest.mark.slow
 def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.DataFrame) -> None:
     section = advice.advice_section_data(games)
     pd.testing.assert_frame_equal(section["summary"], library)
@@ -121,6 +122,7 @@ def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.Da
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["classic", "barrage"])
 def test_cli_json_equals_the_library(variant: str, library: pd.DataFrame) -> None:
     cli = cli_json("--variant", variant).set_index("tip")
@@ -135,6 +137,7 @@ def test_cli_json_equals_the_library(variant: str, library: pd.DataFrame) -> Non
     assert cli["verdict"].fillna("").tolist() == lib["verdict"].fillna("").tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["classic", "barrage"])
 def test_report_tables_equal_the_library(
     variant: str, library: pd.DataFrame, report_html: str
@@ -171,6 +174,7 @@ def shown_interval(low: float, high: float) -> str:
     return "–" if pd.isna(low) or pd.isna(high) else f"{low * 100:.1f}–{high * 100:.1f}%"
 
 
+@pytest.mark.slow
 def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: str) -> None:
     lib = advice.placement_entropy(games, "classic")
     cli = cli_json("--view", "entropy")
@@ -183,6 +187,7 @@ def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: s
     assert [int(v.replace(",", "")) for v in table["pieces"]] == lib["pieces"].tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("view", ["tips", "periods", "adjacency", "entropy"])
 @pytest.mark.parametrize("variant", ["classic", None])
 def test_advice_counted_batch_by_batch_equals_the_whole(

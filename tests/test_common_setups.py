@@ -29,6 +29,7 @@ def sample() -> Any:
     return read_games("data/", setups_only=True, jobs=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", list(SETUP_FORMATS))
 def test_each_setup_string_is_that_of_its_games_setup(sample: Any, fmt: str) -> None:
     # Independent of the setups table's path: formats.setup_strings reads the setups
@@ -66,6 +67,7 @@ def test_an_unknown_setup_format_is_refused_by_name(sample: Any) -> None:
         common_setups(sample, setup_format="yorktown")
 
 
+@pytest.mark.slow
 def test_setups_prints_the_chosen_string_in_every_format() -> None:
     code, out, err = run("setups", "data/", "--top", "3", "--setup-format", "ataraxos")
     assert code == 0, err
@@ -111,6 +113,7 @@ def month(gravon_dir: Any) -> str:
     return str(gravon_dir / "strados2014-5.zip")
 
 
+@pytest.mark.slow
 def test_setups_options_keep_their_promises_on_a_real_month(month: str, tmp_path: Any) -> None:
     code, out, err = run("setups", month, "--top", "0", "--format", "json", "--jobs", "1")
     assert code == 0, err
@@ -151,6 +154,7 @@ def test_setups_options_keep_their_promises_on_a_real_month(month: str, tmp_path
     assert code == 2 and "use a name ending .png, .svg or .pdf" in err
 
 
+@pytest.mark.slow
 def test_search_keeps_its_promises_on_a_real_month(month: str) -> None:
     from strat_tools.stats.repeats import search_setups
 

@@ -169,6 +169,7 @@ def problems(*diagnostic_lists: Iterable[Diagnostic]) -> list[str]:
 # --- legal games replay clean ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(FUZZ, max_examples=120)
 @given(game=games)
 def test_legal_games_replay_clean_in_memory_and_through_xml(game: GameRecord) -> None:
@@ -299,6 +300,7 @@ def first_error(result: Replay) -> tuple[str, int | None]:
     kind=st.sampled_from(KINDS),
     pick=st.integers(0, 10_000),
 )
+@pytest.mark.slow
 def test_one_illegal_move_is_caught_at_its_ply(
     game: GameRecord, where: float, kind: str, pick: int
 ) -> None:

@@ -384,6 +384,7 @@ def test_generated_files_carry_the_synthetic_mark_both_readers_see() -> None:
     assert not parse_record(unmarked, "a.xml", fast=False).synthetic
 
 
+@pytest.mark.slow
 def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
     import matplotlib
     from click.testing import CliRunner

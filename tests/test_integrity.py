@@ -145,6 +145,7 @@ def frame_text(frame: pd.DataFrame) -> str:
 # --- inputs are what we think they are ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_mixed_folder_holds_the_game_files_we_count_and_only_documented_skips(
     mixed: Mixed,
 ) -> None:
@@ -546,6 +547,7 @@ class FailingHandle(io.BufferedWriter):
     ],
     ids=["heatmap", "heatmap-moves", "report"],
 )
+@pytest.mark.slow
 def test_failed_figure_or_report_write_keeps_the_old_file(
     small_zips: tuple[Path, Path],
     tmp_path: Path,

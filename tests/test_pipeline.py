@@ -104,6 +104,7 @@ def test_dask_local_cluster_gives_the_same_results_in_order() -> None:
     assert out == [str(u.member) for u in UNITS]
 
 
+@pytest.mark.slow
 def test_unreachable_dask_scheduler_is_a_clear_error() -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
     with pytest.raises(PipelineError, match="cannot reach the Dask scheduler"):

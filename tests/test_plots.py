@@ -716,6 +716,7 @@ def _figure_text(fig: Figure) -> list[Any]:
         {"piece": "spy", "by": "period", "variant": "barrage"},
     ],
 )
+@pytest.mark.slow
 def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, Any]) -> None:
     # The CLI counts placement batch by batch (flat memory); the figure must not change.
     from strat_tools.run.driver import read_games

@@ -95,6 +95,7 @@ def test_a_registered_statistic_is_a_cli_choice_with_its_help(registered: Statis
     assert result.stdout.splitlines()[0] == "variant,front,setups,share"
 
 
+@pytest.mark.slow
 def test_a_registered_statistic_with_a_title_gets_a_report_section(
     registered: Statistic, sample: stats.TableSet
 ) -> None:

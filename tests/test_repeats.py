@@ -63,6 +63,7 @@ def archive_outcomes(gravon_dir: Path) -> Any:
     return setup_outcomes(read_games([str(gravon_dir)], setups_only=True, jobs=1))
 
 
+@pytest.mark.slow
 def test_setup_counts_match_the_raw_files(
     raw_classic: list[tuple[str, str]], archive_outcomes: Any
 ) -> None:
@@ -123,6 +124,7 @@ def test_pattern_matches_match_the_raw_files(
     assert rest["count"] == len(raw_classic) - len(expected)
 
 
+@pytest.mark.slow
 def test_the_reports_streamed_win_rates_count_each_setup_once(
     gravon_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

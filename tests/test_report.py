@@ -82,6 +82,7 @@ def number(text: object) -> float:
     return float(clean[:-1]) / 100 if clean.endswith("%") else float(clean)
 
 
+@pytest.mark.slow
 def test_every_section_is_there_in_reading_order(html_text: str) -> None:
     headings = re.findall(r"<h2>([^<]+)</h2>", html_text)
     assert headings == [
@@ -120,6 +121,7 @@ def test_no_repeated_setup_means_no_most_played_boards_but_a_sentence(html_text:
     assert "1 setups" not in html_text and "1 times" not in html_text
 
 
+@pytest.mark.slow
 def test_sections_come_from_the_registry_in_its_order(gameset: GameSet) -> None:
     anchors = [s.anchor for s in report.build_sections(gameset)]
     registered = [e.anchor for e in report.REPORT_SECTIONS if e.anchor != "statistics"]
@@ -195,6 +197,7 @@ def test_unknown_format_is_refused(gameset: GameSet) -> None:
         report.report_text(gameset, "pdf")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_setups_only_report_says_there_are_no_moves() -> None:
     records = list(generate_games(4, seed=9))
     games = GameSet(tables_for_records(records, setups_only=True))
@@ -218,6 +221,7 @@ def test_only_invalid_games_gives_the_corpus_and_says_why() -> None:
     assert "| rule.empty_source | error | 1 | 1 |" in text  # the move from an empty E5
 
 
+@pytest.mark.slow
 def test_write_report_markdown_atomically_with_the_format_from_the_suffix(
     tmp_path: Path, gameset: GameSet
 ) -> None:
@@ -317,6 +321,7 @@ def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> Non
 # --- the report command -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_report_command_writes_html_and_markdown(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
@@ -477,6 +482,7 @@ def test_piece_label_and_an_unknown_numbering() -> None:
         report.build_sections(GameSet(tables_for_records([])), "roman")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_report_command_takes_the_numbering(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -622,6 +628,7 @@ def test_no_fixed_army_setups_no_advice_section() -> None:
     assert [s.anchor for s in report.build_sections(games)] == ["corpus", "endings"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("setups_only", [False, True])
 def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     setups_only: bool, monkeypatch: pytest.MonkeyPatch
@@ -644,6 +651,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     assert ("What scouts attack, classic" in texts[0]) is not setups_only
 
 
+@pytest.mark.slow
 def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -166,6 +166,7 @@ def _target(imported: str) -> str:
     return imported if imported in modules() else f"{imported}.__init__"
 
 
+@pytest.mark.slow
 def test_no_module_imports_a_floor_above_its_own() -> None:
     upward = []
     for module, tree in parsed().items():
@@ -233,6 +234,7 @@ def test_no_private_name_is_imported_or_used_across_modules() -> None:
     assert private == []
 
 
+@pytest.mark.slow
 def test_the_imports_have_no_cycle() -> None:
     graph: dict[str, set[str]] = {}
     for module, tree in parsed().items():

@@ -142,6 +142,7 @@ def _hostile_records(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".md", ".html"])
 def test_reports_copy_no_raw_html_from_game_files(tmp_path: Path, suffix: str) -> None:
     folder = _hostile_records(tmp_path / "records")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
+from strat_tools.core import startup
+
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
@@ -36,9 +38,9 @@ EXIT_USAGE = 2
 """A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
 EXIT_FAILED = 3
 """The run failed (a library error, an output that cannot be written): no complete result."""
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = startup.EXIT_INTERRUPTED
 """Stopped by Ctrl-C (SIGINT); temporary files removed."""
-EXIT_TERMINATED = 143
+EXIT_TERMINATED = startup.EXIT_TERMINATED
 """Stopped by SIGTERM; temporary files removed, as for Ctrl-C."""
 
 

@@ -20,21 +20,19 @@ module does no scheduling of its own beyond the ordered window.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from itertools import chain, islice
 from typing import Any, TypeVar
 
 from strat_tools.core.errors import RunError
 from strat_tools.run.options import ProgressCallback, Run
 from strat_tools.run.processes import (
+    WorkerFailure,
+    WorkerPool,
     available_cores,
     cap_jobs,
     dask_worker_options,
-    stop_workers,
-    worker_init,
 )
 
 T = TypeVar("T")
@@ -133,7 +131,7 @@ def _in_order(
 ) -> Iterator[T]:
     """Submit batches keeping at most ``window`` in flight; yield their results in order.
 
-    ``submit`` returns a future (concurrent.futures or Dask); a finished one is dropped as
+    ``submit`` returns a Dask future; a finished one is dropped as
     soon as its result is taken, so neither side holds results that were already yielded.
     """
     pending: deque[tuple[Any, int]] = deque()
@@ -161,15 +159,25 @@ def _map_pool(
     window: int,
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
-    pool = ProcessPoolExecutor(
-        max_workers=workers, initializer=worker_init, initargs=(os.getpid(),)
-    )
-    try:
-        yield from _in_order(lambda b: pool.submit(func, b), batches, window, progress)
-    except BaseException:  # Ctrl-C, SIGTERM, an error, or the caller stopped reading
-        stop_workers(pool)
-        raise
-    pool.shutdown(wait=True)
+    sizes: deque[int] = deque()
+
+    def counted() -> Iterator[list[U]]:
+        for batch in batches:
+            sizes.append(len(batch))
+            yield batch
+
+    # The pool's one shutdown path: whatever ends this generator (Ctrl-C, SIGTERM, an error,
+    # the caller no longer reading) kills and reaps the workers before it is left.
+    with WorkerPool[list[U], T](workers) as pool:
+        try:
+            for result in pool.imap(func, counted(), window):
+                if progress is not None:
+                    progress(sizes.popleft())
+                else:
+                    sizes.popleft()
+                yield result
+        except WorkerFailure as exc:
+            raise PipelineError(str(exc)) from exc
 
 
 def _map_dask(

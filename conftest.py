@@ -1,0 +1,35 @@
+"""Project-wide pytest set-up; the tests' own fixtures and helpers are in tests/conftest.py.
+
+- The docstring examples of ``strat_tools/`` (``--doctest-modules``, see pyproject.toml) run
+  from the project's root, since they name paths such as ``data/`` and ``tests/fixtures/``.
+- Bytecode caches are written even where ``PYTHONDONTWRITEBYTECODE`` is set: without them
+  every run rewrites the assertions of every test module again (about 30 s of the
+  collection on a 2-core machine, once per xdist worker); with them a second run collects
+  in a few seconds. The caches go to ``__pycache__`` folders, which git ignores.
+- The notebooks (``--nbmake``) run each in its own kernel and take tens of seconds: they are
+  in the full tier (marked ``slow``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.dont_write_bytecode = False
+
+ROOT = Path(__file__).resolve().parent
+
+
+@pytest.fixture(autouse=True)
+def _examples_run_from_the_root(request: pytest.FixtureRequest) -> None:
+    if isinstance(request.node, pytest.DoctestItem):
+        request.getfixturevalue("monkeypatch").chdir(ROOT)
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)

@@ -1,0 +1,134 @@
+"""Interrupting real runs at random moments (issue 24): Ctrl-C, SIGTERM or a closed stdout
+during ``export``, ``view``, ``observations`` and ``validate`` on a real month, with worker
+processes. None may hang, print a traceback, leave a process alive or a temporary file
+behind, or exit with anything but the documented code.
+
+Each try is its own process group in its own folder, with ``TMPDIR`` pointed into it, and is
+reproducible: its seed is in the test id (``export-7`` is seed 7 of ``export``). The full
+tier runs 16 tries of each command; the fast tier one of each.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MONTH = REPO / "data" / "strados2026-10.zip"  # a real month, shipped with the project: 400 games
+TRIES = 16
+HANG = 90.0
+"""Seconds an interrupted run may take to end before it counts as hung."""
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").is_file(), reason="needs Linux /proc to find stray processes"
+)
+
+COMMANDS: dict[str, list[str]] = {
+    "export": ["export", str(MONTH), "-o", "out", "--jobs", "2"],
+    "view": ["view", str(MONTH), "-o", "out.html", "--jobs", "2"],
+    "observations": ["observations", str(MONTH), "-o", "out", "--jobs", "2"],
+    "validate": ["validate", str(MONTH), "--jobs", "2", "--format", "jsonl"],
+}
+EXITS = {"ctrl-c": 130, "sigterm": 143, "closed-stdout": 3}
+
+
+def group_members(pgid: int) -> set[int]:
+    """Live (not zombie) processes of process group ``pgid``."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+def interrupt_once(command: str, seed: int, folder: Path) -> None:
+    rng = random.Random(f"{command}-{seed}")
+    how = rng.choice(["ctrl-c", "sigterm", "closed-stdout"] if command == "validate" else
+                     ["ctrl-c", "sigterm"])  # fmt: skip
+    delay = rng.uniform(0.2, 5.0)
+    tmpdir = folder / "tmp"
+    tmpdir.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", *COMMANDS[command]],
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmpdir), "MPLBACKEND": "Agg"},
+        start_new_session=True,  # its own group: a Ctrl-C reaches it and its workers only
+    )
+    assert proc.stdout is not None
+    what = f"{command} seed {seed}: {how} after {delay:.2f} s"
+    try:
+        time.sleep(delay)
+        if how == "closed-stdout":
+            proc.stdout.read(1)  # the run has started writing (or ended)
+            proc.stdout.close()
+            proc.stdout = None
+        elif proc.poll() is None:
+            if how == "ctrl-c":  # the terminal sends SIGINT to the whole group
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGTERM)
+        try:
+            _, err_bytes = proc.communicate(timeout=HANG)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"{what}: still running {HANG:.0f} s later (hung)")
+        err = err_bytes.decode(errors="replace")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    code = proc.returncode
+    signum = {"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM}.get(how)
+    # A signal landing after the run finished, while the interpreter shuts down (Python has
+    # reset its handlers by then), ends the process by that signal: a shell says 128 + N,
+    # the documented code, and the output is complete (checked below).
+    late = signum is not None and code == -signum
+    assert code in (0, EXITS[how]) or late, (what, code, err)
+    for sign in ("Traceback", "Exception ignored", "Bad file descriptor"):
+        assert sign not in err, (what, err[-3000:])
+    if code == EXITS[how] and how != "closed-stdout":
+        assert err.rstrip().endswith("Interrupted." if how == "ctrl-c" else "Terminated."), err
+    deadline = time.monotonic() + 10
+    while (left := group_members(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for pid in left:  # never leave strays, whatever the outcome
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"{what}: processes left behind: {sorted(left)}"
+    leftovers = sorted(
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != "tmp"
+    )
+    finished = (code == 0 or late) and how != "closed-stdout"
+    if not finished:  # interrupted: nothing written, nothing half-written
+        assert leftovers == [], (what, code, leftovers)
+    else:
+        assert not [name for name in leftovers if ".tmp" in name or name.startswith("tmp/")]
+    if finished and command != "validate":
+        assert (folder / COMMANDS[command][3]).exists(), what
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_an_interrupted_run_ends_cleanly(command: str, tmp_path: Path) -> None:
+    """The fast tier's try: one interruption of each command, early in the run."""
+    interrupt_once(command, 0, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(1, TRIES + 1))
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_runs_interrupted_at_random_moments_end_cleanly(
+    command: str, seed: int, tmp_path: Path
+) -> None:
+    interrupt_once(command, seed, tmp_path)
