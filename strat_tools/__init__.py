@@ -34,11 +34,13 @@ if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.position import Position
     from strat_tools.engine.svg import board_svg
+    from strat_tools.errors import IllegalMove
     from strat_tools.events import read_events
     from strat_tools.readers import parse_record, read_game, read_records
     from strat_tools.records import GameRecord
-    from strat_tools.replay import Replay
+    from strat_tools.replay import Replay, board_at
     from strat_tools.rules import RULESETS, RuleSet, get_rules, rules_for
+    from strat_tools.stepping import positions
     from strat_tools.validate import ValidationReport
     from strat_tools.viewer import write_viewer
 
@@ -47,6 +49,9 @@ _LAZY = {
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
+    "IllegalMove": "errors",
+    "positions": "stepping",
+    "board_at": "replay",
     "board_svg": "engine.svg",
     "read_events": "events",
     "write_viewer": "viewer",
@@ -103,6 +108,7 @@ _SUBMODULES = frozenset(
         "formats",
         "observations",
         "planes",
+        "stepping",
     }
 )
 
@@ -110,17 +116,20 @@ __all__ = [
     "RULESETS",
     "GameRecord",
     "GameSet",
+    "IllegalMove",
     "Knowledge",
     "Position",
     "Replay",
     "RuleSet",
     "ValidationReport",
     "__version__",
+    "board_at",
     "board_svg",
     "enable_notebook_display",
     "get_rules",
     "knowledge",
     "parse_record",
+    "positions",
     "read_dataset",
     "read_events",
     "read_game",

@@ -30,7 +30,7 @@ FLOORS: dict[str, tuple[str, ...]] = {
     "sources": ("sources", "zipdir"),
     "readers": ("gravon", "gravon_fields", "fastscan", "gsn", "writer"),
     "checks": ("checks", "rules", "readers"),
-    "engine": ("engine", "replay", "actions", "planes", "formats"),
+    "engine": ("engine", "replay", "stepping", "actions", "planes", "formats"),
     "pipeline": ("pipeline", "processes", "generate", "generate_setups", "generate_play"),
     "tables": (
         "schemas",
