@@ -32,11 +32,13 @@ from strat_tools.engine.replay import replay  # noqa: E402 (after guard_startup)
 from strat_tools.exports.validate import validate  # noqa: E402
 
 if TYPE_CHECKING:
+    from strat_tools.core.errors import IllegalMove
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.position import Position
-    from strat_tools.engine.replay import Replay
+    from strat_tools.engine.replay import Replay, board_at
+    from strat_tools.engine.stepping import positions
     from strat_tools.exports.event_table import read_events
     from strat_tools.exports.validate import ValidationReport
     from strat_tools.formats.readers import parse_record, read_game, read_records
@@ -51,6 +53,9 @@ _LAZY = {
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
+    "IllegalMove": "core.errors",
+    "positions": "engine.stepping",
+    "board_at": "engine.replay",
     "board_svg": "views.svg",
     "read_events": "exports.event_table",
     "write_viewer": "views.viewer",
@@ -108,6 +113,7 @@ _SUBMODULES = {
     "formats": "formats",
     "observations": "exports.observations",
     "planes": "engine.planes",
+    "stepping": "engine.stepping",
     "core": "core",
     "setups": "setups",
     "io": "io",
@@ -122,17 +128,20 @@ __all__ = [
     "RULESETS",
     "GameRecord",
     "GameSet",
+    "IllegalMove",
     "Knowledge",
     "Position",
     "Replay",
     "RuleSet",
     "ValidationReport",
     "__version__",
+    "board_at",
     "board_svg",
     "enable_notebook_display",
     "get_rules",
     "knowledge",
     "parse_record",
+    "positions",
     "read_dataset",
     "read_events",
     "read_game",

@@ -139,7 +139,7 @@ def test_legal_actions_keep_the_two_squares_limit() -> None:
     assert "A2-A1" not in moves  # a fourth move back and forth
     assert {"A2-A3", "A2-B2"} <= moves
     assert sorted(legal_actions(pos)) == sorted(
-        action_id(s, t, pos.side) for s, t in pos.legal_moves()
+        action_id(s, t, pos.side) for s, t in pos.reference_pairs()
     )
 
 
@@ -181,7 +181,7 @@ def test_legal_actions_agree_with_the_engine_on_the_sample() -> None:
         for pos, index in _walk(record, result):
             ids = legal_actions(pos)
             if index % 5 == 0:
-                assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.legal_moves())
+                assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.reference_pairs())
             played = action_id(record.sources[index], record.targets[index], pos.side)
             assert played in ids, (record.game_id, index + 1)
     assert games > 100
@@ -216,7 +216,7 @@ def test_every_move_played_is_in_its_legal_mask(gravon_dir: Path, shard: int) ->
         for pos, index in _walk(record, result):
             ids = legal_actions(pos)
             if index % 100 == 0:
-                assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.legal_moves())
+                assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.reference_pairs())
                 sizes.append(len(ids))
             played = action_id(record.sources[index], record.targets[index], pos.side)
             assert played in ids, (record.game_id, index + 1)

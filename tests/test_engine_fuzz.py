@@ -2,7 +2,7 @@
 ply, and mutated files go through read + replay + tables without raising.
 
 Games come from two players: the generator's policy (human-like) and a uniformly random
-player over :meth:`Position.legal_moves` that likes to step straight back (so games run
+player over :meth:`Position.legal_pairs` that likes to step straight back (so games run
 into the two-squares limit, scouts included). Random setups cover every variant with a
 fixed army, ultimate lightning too (captains' two steps, one-time bombs, aggressor ties).
 
@@ -81,10 +81,10 @@ def play_randomly(record: GameRecord, rng: random.Random, back: float) -> GameRe
     last: dict[int, tuple[int, int]] = {}
     while record.result is None and record.plies < MAX_PLIES:
         mover = position.side
-        moves = position.legal_moves()
+        moves = position.legal_pairs()
         reverse = last.get(mover, (-1, -1))[::-1]
         move = reverse if reverse in moves and rng.random() < back else rng.choice(moves)
-        outcome = position.push(*move)  # push checks again: it must agree with legal_moves
+        outcome = position.push(*move)  # push checks again: it must agree with legal_pairs
         last[mover] = move
         record.sources.append(move[0])
         record.targets.append(move[1])
@@ -309,7 +309,7 @@ def test_one_illegal_move_is_caught_at_its_ply(
     ply = 1 + int(where * game.plies)
     strict = resolve_rules("auto+strict", game)  # no looser limit to fall back on
     position = position_before(game, ply, strict)
-    legal = set(position.legal_moves())
+    legal = set(position.legal_pairs())
     illegal = [m for m in candidates(position, kind) if m not in legal]
     if not illegal:
         illegal = [m for m in candidates(position, "random") if m not in legal]
@@ -317,7 +317,7 @@ def test_one_illegal_move_is_caught_at_its_ply(
     event(f"{game.variant}, {kind}")
     source, target = illegal[pick % len(illegal)]
     reason = position.illegal_reason(source, target)
-    assert reason is not None, f"{source}-{target} is not in legal_moves() but check() allows it"
+    assert reason is not None, f"{source}-{target} is not in legal_pairs() but check() allows it"
     mutated = copy_of(game)
     mutated.sources[ply - 1], mutated.targets[ply - 1] = source, target
     result = replay(mutated, strict)
@@ -383,7 +383,7 @@ def test_any_legal_move_is_accepted_in_place_of_the_recorded_one(
         return
     ply = 1 + int(where * game.plies)
     rules = resolve_rules("auto+strict", game)
-    moves = position_before(game, ply, rules).legal_moves()
+    moves = position_before(game, ply, rules).legal_pairs()
     mutated = copy_of(game)
     del mutated.sources[ply:], mutated.targets[ply:]
     mutated.sources[ply - 1], mutated.targets[ply - 1] = moves[pick % len(moves)]

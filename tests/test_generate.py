@@ -147,7 +147,7 @@ def test_policy_takes_a_known_weaker_piece() -> None:
     position = _position(FIGHT)
     know = Knowledge()
     know.revealed[parse_square("E7")] = know.moved[parse_square("E7")] = True
-    move = choose_move(position, know, position.legal_moves(), random.Random(1), CALM)
+    move = choose_move(position, know, position.reference_pairs(), random.Random(1), CALM)
     assert move == (parse_square("E6"), parse_square("E7"))
 
 
@@ -156,7 +156,7 @@ def test_policy_backs_away_from_a_known_stronger_piece() -> None:
     know = Knowledge()
     for name in ("E6", "E7"):
         know.revealed[parse_square(name)] = know.moved[parse_square(name)] = True
-    source, target = choose_move(position, know, position.legal_moves(), random.Random(1), CALM)
+    source, target = choose_move(position, know, position.reference_pairs(), random.Random(1), CALM)
     assert source == parse_square("E6")
     assert target != parse_square("E7")
     assert parse_square("E7") not in NEIGHBOURS[target]

@@ -55,7 +55,7 @@ def random_game(
     sources: list[int] = []
     targets: list[int] = []
     for _ in range(plies):
-        moves = pos.legal_moves()
+        moves = pos.legal_pairs()
         if not moves or pos.winner:
             break
         wrong = wrong_move(rng, pos) if rng.random() < 0.01 else None

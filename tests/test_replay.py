@@ -96,7 +96,7 @@ def test_position_push_and_diagram() -> None:
 
 def test_legal_moves_of_a_scout_stop_at_pieces_and_lakes() -> None:
     pos = Position(put({"A1": "rF", "C4": "r2", "C8": "b5", "K10": "bF", "A4": "r4"}))
-    targets = sorted(t for s, t in pos.legal_moves() if s == parse_square("C4"))
+    targets = sorted(t for s, t in pos.legal_pairs() if s == parse_square("C4"))
     assert targets == sorted(
         parse_square(n) for n in ("C3", "C2", "C1", "B4", "D4", "E4", "F4", "G4", "H4", "I4", "K4")
     )
@@ -454,7 +454,7 @@ def test_one_lap_of_a_chase_is_allowed() -> None:
     assert replay(record, "auto+chasing").status is Status.VALID
 
 
-# -- the fast loop, Position.check and Position.legal_moves agree ---------------------------
+# -- the fast loop, Position.check and Position.legal_pairs agree ---------------------------
 
 
 def random_setup(rng: random.Random, army: tuple[int, ...]) -> list[int]:
@@ -487,7 +487,7 @@ def test_random_legal_games_replay_identically(rules: str, variant: str) -> None
         targets: list[int] = []
         outcomes: list[int] = []
         for _ply in range(400):
-            moves = pos.legal_moves()
+            moves = pos.legal_pairs()
             probe = (rng.randrange(100), rng.randrange(100))
             assert (pos.illegal_reason(*probe) is None) == (probe in moves)
             if _ply % 100 == 50:

@@ -32,6 +32,17 @@ class DatasetError(InputError):
     """A dataset folder is missing a table or holds one that does not fit its schema."""
 
 
+class IllegalMove(StratToolsError, ValueError):
+    """A move the rules forbid; ``code`` names the rule (``'rule.lake'``), ``message`` says
+    why. :meth:`Position.push <strat_tools.engine.position.Position.push>` raises it (the
+    replay reports it as a diagnostic instead: a bad game is data)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class RunError(StratToolsError, RuntimeError):
     """The machinery of a run failed (the worker pool, Dask), not a game."""
 

@@ -18,10 +18,11 @@ yorktown id: :func:`yorktown_action` gives ``None``, :data:`YORKTOWN_OF_ACTION` 
 docs/observations.md for where this was read off OpenSpiel's code.
 
 :func:`legal_actions` lists the ids of every legal move of a
-:class:`~strat_tools.engine.position.Position`, under its rule set: it reads the position's
-own reach and repetition state, so it agrees with
-:meth:`~strat_tools.engine.position.Position.legal_moves` (tested move by move on the
-archive) and falls back to that method for turning captains.
+:class:`~strat_tools.engine.position.Position`, under its rule set, with the library's one
+move generator (:mod:`strat_tools.engine.movegen`, which the observation export runs over
+whole games); it agrees with the pure-Python
+:meth:`~strat_tools.engine.position.Position.reference_pairs` (tested move by move on the
+archive).
 
 This module knows no records and no XML; it does not replay games.
 """
@@ -33,8 +34,9 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import NEIGHBOURS, RAYS, Side, Square
-from strat_tools.engine.position import CAPTAIN_CODES, REACH_ONE, Position
+from strat_tools.core.board import Side, Square
+from strat_tools.engine.movegen import position_ids
+from strat_tools.engine.position import Position
 
 ACTION_COUNT: Final = 10_000
 """Our action ids: 0..9999 (``view(source) * 100 + view(target)``)."""
@@ -85,53 +87,12 @@ def action_squares(action: Action, side: Side | int) -> tuple[Square, Square]:
 def legal_actions(pos: Position) -> list[Action]:
     """Ids of every legal move of the side to move, ascending (empty once the flag fell).
 
-    The reach of each piece and the two-squares rule come from ``pos`` itself (its rule
-    tables: one-square pieces look at their neighbours, the others along their lines); only
-    the piece a side moved last can continue a back-and-forth chain, so only its moves ask
-    :meth:`Position.repetition`. Turning lightning captains go through
-    :meth:`Position.legal_moves`.
+    One call of the library's move generator
+    (:func:`~strat_tools.engine.movegen.position_ids`) on the position's board, less the
+    moves the two-squares rule bans there: the same generator the observation export runs
+    over whole games.
     """
-    if pos.winner:
-        return []
-    side, board, steps = pos.side, pos.board, pos.steps
-    if pos.rules.captain_turns and steps[CAPTAIN_CODES[side - 1]] >= 2:
-        return sorted(action_id(s, t, side) for s, t in pos.legal_moves())
-    own = pos.tables.own[side]
-    reach_kind = pos.tables.reach_kind[side]
-    last = pos.rep_key[side]
-    moved = last % 100 if last >= 0 else -1
-    limit = pos.limit
-    found: list[int] = []
-    for source, piece in enumerate(board):
-        kind = reach_kind[piece]
-        if not kind:
-            continue
-        base = source * 100
-        start = len(found)
-        if kind == REACH_ONE:
-            for square in NEIGHBOURS[source]:
-                if not own[board[square]]:
-                    found.append(base + square)
-        else:
-            reach = steps[piece]
-            for ray in RAYS[source]:
-                for travelled, square in enumerate(ray, 1):
-                    if travelled > reach:
-                        break
-                    occupant = board[square]
-                    if occupant:
-                        if not own[occupant]:
-                            found.append(base + square)
-                        break
-                    found.append(base + square)
-        if source == moved:
-            kept = [
-                key for key in found[start:] if pos.repetition(source, key % 100, side)[0] <= limit
-            ]
-            found[start:] = kept
-    if side == Side.BLUE:
-        found = [9999 - key for key in found]
-    found.sort()
+    found: list[Action] = position_ids(pos).tolist()
     return found
 
 

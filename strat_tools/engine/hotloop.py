@@ -333,6 +333,7 @@ def play_span(
             pos, b, sources[last], targets[last], b_cnt if b_next == last + 2 else 1, b_lo, b_hi
         )
     pos.side = a if played % 2 == 0 else b
+    pos.plies += played
     return index
 
 

@@ -6,8 +6,12 @@ completely (:meth:`Position.illegal_reason`), plays it (:meth:`Position.push`), 
 legal moves. The replay engine (``replay.py``) runs a faster loop over the same state and
 falls back to this class for anything unusual, so the rules live here once.
 
-Module-level tables (:data:`DISTANCE`, :data:`PATH`, :data:`STEP`) are indexed by
-``source * 100 + target`` so the hot loops touch only ints.
+The stepping API: :meth:`Position.legal_moves` (``"B4-B5"`` strings, from the vectorised
+generator in ``movegen.py``), :meth:`Position.push` / :meth:`Position.pop`,
+:meth:`Position.copy`, :meth:`Position.strados3` / :meth:`Position.from_strados3`.
+
+The line and rule tables (:data:`DISTANCE`, :data:`PATH`, :data:`STEP`, :func:`rule_tables`)
+live in ``engine/rule_tables.py``, indexed by ``source * 100 + target`` for the hot loops.
 
 This module knows no XML and no game records; it does not check armies or setups.
 """
@@ -15,10 +19,10 @@ This module knows no XML and no game records; it does not check armies or setups
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Final, NamedTuple
 
 from strat_tools.core.board import LAKES, RAYS, Side, square_name
+from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import (
     BOARD_CODES,
     CODE_KIND,
@@ -35,157 +39,59 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     OUTCOME_NONE,
     RuleSet,
-    battle_table,
     get_rules,
+)
+from strat_tools.engine.rule_tables import (
+    ADJACENT_ROWS,
+    CAPTAIN_CODES,
+    DISTANCE,
+    NO_LIMIT,
+    NO_ROWS,
+    PATH,
+    REACH_CLAUSE,
+    REACH_LINE,
+    REACH_NONE,
+    REACH_ONE,
+    SCOUT_CODES,
+    STEP,
+    RuleTables,
+    rule_tables,
 )
 
 
-def _line_tables() -> tuple[list[int], list[int], list[tuple[int, ...]]]:
-    """Distance, unit step and intermediate squares for every straight, lake-free move."""
-    distance = [0] * 10000
-    step = [0] * 10000
-    path: list[tuple[int, ...]] = [()] * 10000
-    for source in range(100):
-        if source in LAKES:
-            continue
-        for ray, unit in zip(RAYS[source], (10, -10, 1, -1), strict=True):
-            for index, target in enumerate(ray):
-                key = source * 100 + target
-                distance[key] = index + 1
-                step[key] = unit
-                path[key] = ray[:index]
-    return distance, step, path
+class History(NamedTuple):
+    """The state before one :meth:`Position.push`, and the history before that."""
+
+    move: str
+    board: list[int]
+    side: int
+    chains: tuple[list[int], list[int], list[int], list[int]]
+    captured: tuple[list[int], list[int], list[int]]
+    rescued: list[int]
+    rescuers: frozenset[int]
+    winner: int
+    plies: int
+    previous: History | None
 
 
-DISTANCE, STEP, PATH = _line_tables()
-"""Per ``source * 100 + target``: squares travelled in a straight lake-free line (0 if not
-such a move), the unit step (±1, ±10) and the squares passed over."""
-
-
-def _adjacent_rows() -> tuple[tuple[int, ...], ...]:
-    """``[source][target]``: 1 for a one-square lake-free orthogonal move, else 0; 101 x 101
-    so that an unreadable square (-1) indexes the all-zero row and column 100."""
-    return tuple(
-        tuple(
-            int(source < 100 and target < 100 and DISTANCE[source * 100 + target] == 1)
-            for target in range(101)
-        )
-        for source in range(101)
-    )
-
-
-ADJACENT_ROWS: Final = _adjacent_rows()
-"""``ADJACENT_ROWS[source][target]``: 1 for a one-square lake-free orthogonal move; index -1
-(row and column 100) reads 0."""
-NO_ROWS: Final = tuple((0,) * 101 for _ in range(101))
-"""Like :data:`ADJACENT_ROWS`, all 0: the one-square table of a piece that is not one-step."""
-
-SCOUT_CODES: Final = (PieceKind.SCOUT + 1, PieceKind.SCOUT + 13)
-CAPTAIN_CODES: Final = (PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13)
-NO_LIMIT: Final = 1 << 30
-
-
-REACH_NONE: Final = 0
-""":attr:`RuleTables.reach_kind`: not a piece this side may move."""
-REACH_ONE: Final = 1
-"""One square, and the plain two-squares count (the hot loop's common case)."""
-REACH_CLAUSE: Final = 2
-"""Farther than one square, and counted under the scout clause."""
-REACH_LINE: Final = 3
-"""Farther than one square (scouts without the clause, lightning captains), plain count."""
-
-
-class RuleTables(NamedTuple):
-    """A rule set's lookup tables, computed once per rule set (see :func:`rule_tables`)."""
-
-    battle: tuple[int, ...]
-    """Battle outcome per ``attacker * 26 + defender``."""
-    battle_rows: tuple[tuple[int, ...], ...]
-    """The same as ``battle_rows[attacker][defender]``."""
-    steps: tuple[int, ...]
-    """Reach per board code (0: never moves)."""
-    spans: tuple[bool, ...]
-    """Per board code: its repetition is counted under the scout clause."""
-    limit: int
-    """The two-squares limit (``NO_LIMIT`` for none)."""
-    reach_kind: tuple[tuple[int, ...], ...]
-    """Per side (index 1, 2) and board code: a ``REACH_*`` value."""
-    one_step: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...]
-    """Per side and board code: :data:`ADJACENT_ROWS` where ``reach_kind`` is ``REACH_ONE``,
-    else :data:`NO_ROWS` (``one_step[side][code][source][target]`` is the hot loop's test)."""
-    clause: tuple[tuple[bool, ...], ...]
-    """Per side and board code: ``reach_kind`` is ``REACH_CLAUSE``."""
-    own: tuple[tuple[bool, ...], ...]
-    """Per side and board code: the code is one of that side's pieces, or a lake (a square
-    no move of that side may enter)."""
-    reveal: tuple[int, ...]
-    """Per attacker code: the revealed bits of a battle (silent defense hides the defender
-    unless a scout attacks)."""
-
-
-def rule_tables(rules: RuleSet) -> RuleTables:
-    """The lookup tables of ``rules``: battle outcomes, reach, repetition and the hot loop's
-    per-side piece classes (cached per rule set)."""
-    # Looked up once per replayed game: an identity check is much cheaper than hashing the
-    # rule set's fields, and the entry keeps the rule set alive, so its id stays its own.
-    known = _TABLES_BY_ID.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    tables = _rule_tables(rules)
-    if len(_TABLES_BY_ID) >= 64:
-        _TABLES_BY_ID.clear()
-    _TABLES_BY_ID[id(rules)] = (rules, tables)
-    return tables
-
-
-_TABLES_BY_ID: dict[int, tuple[RuleSet, RuleTables]] = {}
-
-
-@lru_cache(maxsize=64)
-def _rule_tables(rules: RuleSet) -> RuleTables:
-    """:func:`rule_tables`, computed (cached by value: equal rule sets share tables)."""
-    battle = tuple(battle_table(rules))
-    steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
-    spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
-    limit = NO_LIMIT if rules.two_squares_limit is None else rules.two_squares_limit
-
-    def reach_kind(code: int) -> int:
-        if steps[code] == 0:
-            return REACH_NONE
-        if spans[code]:
-            return REACH_CLAUSE
-        return REACH_ONE if steps[code] == 1 else REACH_LINE
-
-    kinds = tuple(reach_kind(c) for c in range(26))
-    reach = tuple(
-        tuple(k if CODE_SIDE[c] == s else 0 for c, k in enumerate(kinds)) for s in (0, 1, 2)
-    )
-    reveal_battle = 1 if rules.silent_defense else 3
-    return RuleTables(
-        battle=battle,
-        battle_rows=tuple(battle[code * 26 : code * 26 + 26] for code in range(26)),
-        steps=steps,
-        spans=spans,
-        limit=limit,
-        reach_kind=reach,
-        one_step=tuple(
-            tuple(ADJACENT_ROWS if k == REACH_ONE else NO_ROWS for k in side) for side in reach
-        ),
-        clause=tuple(tuple(k == REACH_CLAUSE for k in side) for side in reach),
-        # A lake counts as "own" for both sides: a move onto a lake mark (even one on an
-        # ordinary square of a bad setup) stops the hot loop there, and Position refuses it.
-        own=tuple(tuple(CODE_SIDE[c] == s or c == LAKE for c in range(26)) for s in (0, 1, 2)),
-        reveal=tuple(3 if c in SCOUT_CODES else reveal_battle for c in range(26)),
-    )
-
-
-class IllegalMove(ValueError):
-    """A move the rules forbid; ``code`` names the rule (``'rule.lake'``)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+__all__ = [
+    "ADJACENT_ROWS",
+    "CAPTAIN_CODES",
+    "DISTANCE",
+    "NO_LIMIT",
+    "NO_ROWS",
+    "PATH",
+    "REACH_CLAUSE",
+    "REACH_LINE",
+    "REACH_NONE",
+    "REACH_ONE",
+    "SCOUT_CODES",
+    "STEP",
+    "IllegalMove",
+    "Position",
+    "RuleTables",
+    "rule_tables",
+]
 
 
 class Position:
@@ -203,7 +109,9 @@ class Position:
         "battle",
         "board",
         "captured",
+        "history",
         "limit",
+        "plies",
         "rep_count",
         "rep_hi",
         "rep_key",
@@ -259,6 +167,10 @@ class Position:
         """Squares of pieces that have made a rescue (a piece may rescue only once)."""
         self.winner: int = 0
         """The side that captured the flag, 0 while the game is open."""
+        self.plies = 0
+        """Plies played since the setup (or since the position a StraDos3 string gave)."""
+        self.history: History | None = None
+        """What :meth:`pop` restores: the state before each :meth:`push` (shared by copies)."""
 
     # -- inspection -------------------------------------------------------------------
 
@@ -290,6 +202,8 @@ class Position:
         other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
         other.rescuers = set(self.rescuers)
         other.winner = self.winner
+        other.plies = self.plies
+        other.history = self.history
         return other
 
     # -- repetition -------------------------------------------------------------------
@@ -398,16 +312,60 @@ class Position:
 
     # -- playing ----------------------------------------------------------------------
 
-    def push(self, source: int, target: int, rescue: tuple[int, int] | None = None) -> int:
+    def push(
+        self, move: str | int, target: int | None = None, rescue: tuple[int, int] | None = None
+    ) -> int:
         """Play a move after checking it; returns the battle outcome code (0 = no battle).
 
-        ``rescue`` is ``(square, piece code)`` for a rescue made with this move. Raises
-        :class:`IllegalMove` (a ``ValueError``) naming the rule if the move is not legal.
+        ``move`` is ``"B4-B5"`` (square names, ``K10`` or Gravon's ``K:``) or a source
+        square with ``target``; ``rescue`` is ``(square, piece code)`` for a rescue made with
+        this move. Raises :class:`~strat_tools.core.errors.IllegalMove` (a ``ValueError``) naming
+        the rule if the move is not legal; :meth:`pop` takes a pushed move back.
         """
+        if isinstance(move, str):
+            if target is not None:
+                raise TypeError("give a move as 'B4-B5' or as two squares, not both")
+            from strat_tools.engine.strados3 import move_squares
+
+            source, target = move_squares(move)
+        elif target is None:
+            raise TypeError("a move given as a source square needs its target square")
+        else:
+            source = move
         self.check(source, target)
         if rescue is not None:
             self.check_rescue(source, target, *rescue)
+        self.history = History(
+            f"{SQUARE_NAMES[source]}-{SQUARE_NAMES[target]}",
+            self.board[:],
+            self.side,
+            (self.rep_key[:], self.rep_count[:], self.rep_lo[:], self.rep_hi[:]),
+            (self.captured[0][:], self.captured[1][:], self.captured[2][:]),
+            self.rescued[:],
+            frozenset(self.rescuers),
+            self.winner,
+            self.plies,
+            self.history,
+        )
         return self.apply(source, target, rescue)
+
+    def pop(self) -> str:
+        """Take back the last :meth:`push` (of this position or of the one it was copied
+        from); returns that move, ``"B4-B5"``. ``IndexError`` when there is none."""
+        last = self.history
+        if last is None:
+            raise IndexError("no move to take back: nothing was pushed")
+        self.board = last.board[:]
+        self.side, self.winner, self.plies, self.history = (
+            last.side,
+            last.winner,
+            last.plies,
+            last.previous,
+        )
+        self.rep_key, self.rep_count, self.rep_lo, self.rep_hi = (c[:] for c in last.chains)
+        self.captured = (last.captured[0][:], last.captured[1][:], last.captured[2][:])
+        self.rescued, self.rescuers = last.rescued[:], set(last.rescuers)
+        return last.move
 
     def apply(self, source: int, target: int, rescue: tuple[int, int] | None = None) -> int:
         """Play a move that is known to be legal; returns the battle outcome code."""
@@ -446,6 +404,7 @@ class Position:
         if rescue is not None:
             self._apply_rescue(target, *rescue)
         self.side = 3 - side
+        self.plies += 1
         return outcome
 
     def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
@@ -482,11 +441,72 @@ class Position:
 
     # -- move generation --------------------------------------------------------------
 
-    def legal_moves(self) -> list[tuple[int, int]]:
-        """Every legal (source, target) for the side to move (repetition limit included)."""
+    def legal_moves(self) -> list[str]:
+        """Every legal move of the side to move, ``"B4-B5"``, under the rule set (reach,
+        lakes, the two-squares limit and scout clause, turning captains); in square order."""
+        return [f"{SQUARE_NAMES[s]}-{SQUARE_NAMES[t]}" for s, t in self.legal_pairs()]
+
+    def legal_pairs(self) -> list[tuple[int, int]]:
+        """:meth:`legal_moves` as (source, target) squares, from the library's one move
+        generator (:func:`~strat_tools.engine.movegen.legal_ids`)."""
+        from strat_tools.engine.movegen import position_pairs
+
+        return position_pairs(self)
+
+    def reference_pairs(self) -> list[tuple[int, int]]:
+        """:meth:`legal_pairs` found square by square in pure Python: the reference the
+        vectorised generator is tested against (tests/test_movegen.py)."""
         if self.winner:
             return []
         return list(self._moves(first_only=False))
+
+    def strados3(self, *, rule_state: bool = True) -> str:
+        """The position as a StraDos3 string: OpenSpiel yorktown's three parts (field, side
+        to move, plies; :mod:`strat_tools.engine.strados3`), then, unless
+        ``rule_state=False``, each side's two-squares chain, so that :meth:`from_strados3`
+        gives back a position with the same legal moves (rescues made are not kept)."""
+        from strat_tools.engine.strados3 import chains_text, to_strados3
+
+        text = to_strados3(self.board, self.side, self.plies)
+        if not rule_state:
+            return text
+        chains = [
+            (self.rep_key[s], self.rep_count[s], self.rep_lo[s], self.rep_hi[s])
+            if self.rep_key[s] >= 0
+            else None
+            for s in (1, 2)
+        ]
+        return f"{text} {chains_text(chains)}"
+
+    @classmethod
+    def from_strados3(cls, text: str, rules: RuleSet | str = "gravon-2013") -> Position:
+        """The position of a StraDos3 string (three parts, or four as :meth:`strados3`
+        writes them) under ``rules``; pieces missing from the rule set's army count as
+        captured. ``ValueError`` saying what is wrong otherwise.
+
+        >>> pos = Position.from_strados3("M" + "A" * 98 + "Y r 0")
+        >>> pos.legal_moves(), Position.from_strados3(pos.strados3()).strados3()[-6:]
+        ([], ' r 0 -')
+        """
+        from strat_tools.engine.strados3 import parse_chains, parse_strados3
+
+        parts = text.strip().split(" ")
+        state = parse_strados3(" ".join(parts[:3]))
+        if len(parts) > 4:
+            raise ValueError(f"a StraDos3 string has 3 or 4 parts, got {len(parts)}")
+        if -1 in state.board:
+            raise ValueError("a position to play needs every piece: this string has '?'")
+        board = list(state.board)
+        pos = cls(board, rules, state.side)
+        pos.plies = state.plies
+        for side, chain in enumerate(parse_chains(parts[3]) if len(parts) == 4 else [], 1):
+            if chain is not None:
+                pos.rep_key[side], pos.rep_count[side], pos.rep_lo[side], pos.rep_hi[side] = chain
+        army = pos.rules.army or ()
+        for code in range(1, 25) if army else ():
+            missing = army[CODE_KIND[code]] - board.count(code)
+            pos.captured[CODE_SIDE[code]].extend([code] * max(0, missing))
+        return pos
 
     def has_legal_move(self, side: int | None = None) -> bool:
         """Whether ``side`` (default: the side to move) could move now."""
@@ -565,5 +585,6 @@ class Position:
         return out
 
 
+SQUARE_NAMES: Final = tuple(square_name(s) for s in range(100))
 CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE_KIND)
 """Kind label per board code ('' for empty and lake)."""

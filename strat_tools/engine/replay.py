@@ -111,6 +111,14 @@ class Replay:
 
         return knowledge(self)
 
+    def position(self, ply: int) -> Position:
+        """The :class:`Position` before ``ply`` (1: the setup; ``plies_replayed + 1``: after
+        the last replayed move), under the replay's rules: see
+        :mod:`strat_tools.engine.stepping`."""
+        from strat_tools.engine.steps import position_of
+
+        return position_of(self, ply)
+
 
 def decode_rescue_piece(raw: int | None, side: int) -> int:
     """The board code of the piece a Gravon ``rescuepiece`` number names (-1 if unknown).

@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
-from strat_tools.engine.actions import legal_actions
+from strat_tools.engine.movegen import legal_ids, repetition_bans
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay_safely
@@ -161,7 +161,7 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
         record.targets[:n], np.int64
     )
     actions = np.where(blue, 9999 - absolute, absolute)
-    legal, own_rep, opp_rep = _walk(result, n)
+    legal, own_rep, opp_rep = _walk(result, n, know.boards[:n])
     battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
     winner = record.result.winner if record.result is not None else None
     value = _value(winner, sides)
@@ -188,33 +188,38 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
 
 
-def _walk(result: Replay, n: int) -> tuple[pa.ListArray, list[int], list[int]]:
-    """Play the game again on a :class:`Position`: each ply's legal ids and both sides'
-    two-squares counters before it."""
+def _walk(
+    result: Replay, n: int, boards: npt.NDArray[np.uint8]
+) -> tuple[pa.ListArray, list[int], list[int]]:
+    """Each ply's legal ids (one :func:`~strat_tools.engine.movegen.legal_ids` call over the
+    game's ``boards`` before each ply) and both sides' two-squares counters before it, from
+    the game played again on a :class:`Position` (its rule state names the moves the
+    two-squares rule bans)."""
     record = result.record
     assert record.setup is not None
     pos = Position(record.setup, result.rules)
-    offsets = [0]
-    values: list[int] = []
     own: list[int] = []
     opponent: list[int] = []
+    bans: list[tuple[int, int]] = []
     rescued, rescues = result.rescued, record.rescues
     sources, targets = record.sources, record.targets
+    counts = pos.rep_count
     for index in range(n):
         side = pos.side
-        values += legal_actions(pos)
-        offsets.append(len(values))
-        own.append(pos.rep_count[side])
-        opponent.append(pos.rep_count[3 - side])
+        own.append(counts[side])
+        opponent.append(counts[3 - side])
+        banned = repetition_bans(pos)
+        if banned:
+            bans += [(index, key) for key in banned]
         rescue = None
         if rescued and index + 1 in rescued:
             square = rescues[index + 1].square
             assert square is not None
             rescue = (square, rescued[index + 1])
         pos.apply(sources[index], targets[index], rescue)
-    legal = pa.ListArray.from_arrays(
-        pa.array(offsets, pa.int32()), pa.array(values, pa.int16()), type=_ACTIONS
-    )
+    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    offsets, ids = legal_ids(boards, sides, result.rules, bans)
+    legal = pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids), type=_ACTIONS)
     return legal, own, opponent
 
 

@@ -5,7 +5,7 @@ setup drawn from :class:`SetupModel` (where people put their flag, bombs and pie
 weights measured on the real archive; see docs/generator.md), then moves chosen by a
 short-sighted policy (take what is known to be weaker, probe with cheap pieces, keep strong
 pieces away from unknown bombs and known stronger pieces, advance on the enemy), randomised
-from one seed. Every move comes from the engine's ``Position.legal_moves``, and every game is
+from one seed. Every move comes from the engine's ``Position.reference_pairs``, and every game is
 replayed by the engine and must come out valid before it is yielded.
 
 This module does not know the XML format (``writer.py`` writes the records) and has no rules

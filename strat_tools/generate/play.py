@@ -4,7 +4,8 @@
 weaker, probe with cheap pieces, keep strong pieces away from unknown bombs and known
 stronger pieces, advance on the enemy) and :func:`play_game` plays a whole game from a setup
 with it, ending it as Gravon would (flag taken, no move left) or by resignation or a draw.
-Every move comes from the engine's ``Position.legal_moves``; the rules are the engine's.
+Every move comes from the engine's ``Position.reference_pairs`` (its order fixes which game
+a seed gives); the rules are the engine's.
 """
 
 from __future__ import annotations
@@ -338,7 +339,7 @@ def play_game(
         mover = position.side
         if policy.resign_chance and _resigns(position.board, mover, policy, rng):
             return sources, targets, Result(int(Termination.RESIGNED), 3 - mover)
-        moves = position.legal_moves()
+        moves = position.reference_pairs()
         source, target = choose_move(position, know, moves, rng, policy, len(sources))
         defender = position.board[target]
         outcome = position.apply(source, target)

@@ -1,0 +1,171 @@
+"""The StraDos3 string (OpenSpiel yorktown's state string) as text, and the two-squares
+state part :meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` adds.
+
+A StraDos3 string has three parts separated by one space: the 100-character field (a Gravon
+field string, index = Gravon square, ``A`` empty, ``_`` lake, ``B``-``M`` red, ``N``-``Y``
+blue, a revealed piece in lower case, an unseen one ``?``), the side to move (``r``/``b``)
+and the plies played; :mod:`strat_tools.engine.yorktown` says where it comes from.
+
+OpenSpiel's string has no rule state, but the two-squares rule needs one: so
+:meth:`~strat_tools.engine.position.Position.strados3` may add a fourth part,
+:func:`chains_text`, each side's last move and how many moves in a row its piece has gone
+back and forth: ``r:B4-B5x2,b:I7-I6x1`` (a scout under the scout clause adds its shared
+span, ``@B5-B7``; ``-`` when neither side has moved yet).
+
+This module converts text: it knows no rules and replays nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, NamedTuple
+
+from strat_tools.core.board import Side, parse_square, square_name
+from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+
+UNKNOWN: Final = -1
+"""Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
+
+SIDE_LETTERS: Final = {Side.RED: "r", Side.BLUE: "b"}
+
+
+class StraDos3(NamedTuple):
+    """A parsed StraDos3 string: board codes (``UNKNOWN`` for ``?``), which squares hold a
+    revealed piece (lower case), the side to move and the plies played."""
+
+    board: tuple[int, ...]
+    visible: tuple[bool, ...]
+    side: Side
+    plies: int
+
+
+def to_strados3(
+    board: Sequence[int],
+    side: Side | int,
+    plies: int,
+    visible: Sequence[bool] | None = None,
+    view: Side | int | None = None,
+) -> str:
+    """The StraDos3 string of ``board`` (100 board codes) with ``side`` to move after
+    ``plies`` plies; ``visible[square]`` writes that piece in lower case; ``view`` writes
+    that side's information state, each opponent piece not visible as ``?``.
+
+    >>> start = [0] * 100
+    >>> start[0], start[99] = 12, 24  # red flag on A1, blue flag on K10
+    >>> to_strados3(start, Side.RED, 0)[-8:]
+    'AAAY r 0'
+    """
+    if len(board) != 100:
+        raise ValueError(f"a board has 100 squares, got {len(board)}")
+    if plies < 0:
+        raise ValueError(f"plies must be 0 or more, got {plies}")
+    hidden_side = 0 if view is None else 3 - int(view)
+    letters = []
+    for square, code in enumerate(board):
+        letter = CODE_LETTERS[code]
+        if code != EMPTY and code != LAKE:
+            seen = visible is not None and visible[square]
+            if seen:
+                letter = letter.lower()
+            elif CODE_SIDE[code] == hidden_side:
+                letter = "?"
+        letters.append(letter)
+    return f"{''.join(letters)} {SIDE_LETTERS[Side(side)]} {plies}"
+
+
+def parse_strados3(text: str) -> StraDos3:
+    """Read a StraDos3 string; ``ValueError`` saying what is wrong for anything else.
+
+    >>> state = parse_strados3("A" * 99 + "y b 7")
+    >>> state.board[99], state.visible[99], state.side, state.plies
+    (24, True, <Side.BLUE: 2>, 7)
+    """
+    parts = text.split(" ")
+    if len(parts) != 3:
+        raise ValueError(f"a StraDos3 string has 3 parts separated by spaces, got {len(parts)}")
+    field, side_letter, plies_text = parts
+    if len(field) != 100:
+        raise ValueError(f"the StraDos3 field has 100 characters, got {len(field)}")
+    sides = {letter: side for side, letter in SIDE_LETTERS.items()}
+    if side_letter not in sides:
+        raise ValueError(f"the side to move is 'r' or 'b', got {side_letter!r}")
+    if not plies_text.isdigit():
+        raise ValueError(f"the ply count is a number, got {plies_text!r}")
+    board: list[int] = []
+    visible: list[bool] = []
+    for square, letter in enumerate(field):
+        if letter == "?":
+            board.append(UNKNOWN)
+            visible.append(False)
+            continue
+        code = CODE_LETTERS.find(letter.upper())
+        if code < 0:
+            raise ValueError(f"square {square}: {letter!r} is not a StraDos3 field letter")
+        board.append(code)
+        visible.append(code not in (EMPTY, LAKE) and letter.islower())
+    return StraDos3(tuple(board), tuple(visible), sides[side_letter], int(plies_text))
+
+
+Chain = tuple[int, int, int, int]
+"""One side's two-squares state: last move ``source * 100 + target``, chain length, span
+low and high square (as :class:`~strat_tools.engine.position.Position` keeps them)."""
+
+
+def chains_text(chains: Sequence[Chain | None]) -> str:
+    """The fourth part: red's then blue's chain (``None``: that side has not moved).
+
+    >>> chains_text([(3141, 2, 31, 41), None])
+    'r:B4-B5x2'
+    >>> chains_text([(3171, 3, 51, 61), None])
+    'r:B4-B8x3@B6-B7'
+    """
+    parts = []
+    for side, chain in zip((Side.RED, Side.BLUE), chains, strict=True):
+        if chain is None:
+            continue
+        key, count, low, high = chain
+        source, target = divmod(key, 100)
+        text = f"{SIDE_LETTERS[side]}:{square_name(source)}-{square_name(target)}x{count}"
+        if (low, high) != (min(source, target), max(source, target)):
+            text += f"@{square_name(low)}-{square_name(high)}"
+        parts.append(text)
+    return ",".join(parts) or "-"
+
+
+def parse_chains(text: str) -> list[Chain | None]:
+    """Red's and blue's chain from a fourth part; ``ValueError`` saying what is wrong.
+
+    >>> parse_chains("r:B4-B8x3@B6-B7,b:I7-I6x1")
+    [(3171, 3, 51, 61), (6858, 1, 58, 68)]
+    """
+    chains: list[Chain | None] = [None, None]
+    if text == "-":
+        return chains
+    sides = {letter: side for side, letter in SIDE_LETTERS.items()}
+    for part in text.split(","):
+        letter, _, rest = part.partition(":")
+        move, _, count_text = rest.partition("x")
+        count_text, _, span = count_text.partition("@")
+        if letter not in sides or not count_text.isdigit() or int(count_text) < 1:
+            raise ValueError(f"a two-squares chain reads like r:B4-B5x2, got {part!r}")
+        source, target = move_squares(move)
+        low, high = move_squares(span) if span else (source, target)
+        low, high = min(low, high), max(low, high)
+        chains[sides[letter] - 1] = (source * 100 + target, int(count_text), low, high)
+    return chains
+
+
+def move_squares(text: str) -> tuple[int, int]:
+    """(source, target) of a move written ``"B4-B5"`` (``K10`` or Gravon's ``K:``, any
+    case); ``ValueError`` naming the text otherwise.
+
+    >>> move_squares("b4-b5")
+    (31, 41)
+    """
+    source, dash, target = text.strip().upper().partition("-")
+    try:
+        if not dash:
+            raise ValueError
+        return parse_square(source), parse_square(target)
+    except ValueError:
+        raise ValueError(f"not a move: {text!r} (expected squares like B4-B5)") from None

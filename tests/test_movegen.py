@@ -1,0 +1,147 @@
+"""The vectorised move generator (engine/movegen.py) against the pure-Python reference
+(:meth:`Position.reference_pairs`), on hand-made boards and on real games."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from strat_tools.core.board import Side, parse_square, square_name
+from strat_tools.core.records import Status
+from strat_tools.core.rules import get_rules
+from strat_tools.engine.actions import action_id, action_squares
+from strat_tools.engine.movegen import legal_ids, position_ids, repetition_bans
+from strat_tools.engine.position import Position
+from strat_tools.engine.render import parse_board
+from strat_tools.engine.replay import replay
+from strat_tools.engine.steps import walk
+from strat_tools.formats.readers import read_records
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+# Blue to move: a blue scout on F7 with an open file down to red's lines, a blue captain
+# on B9 that may turn corners under ultimate lightning, red pieces to hit.
+BLUE_LANES = """
+      A   B   C   D   E   F   G   H   I   K
+10  bF  bB   .   .   .   .   .   .   .   .
+ 9   .  b6   .   .   .   .   .   .   .   .
+ 8   .   .   .   .   .   .   .   .   .   .
+ 7   .   .   .   .   .  b2   .   .   .   .
+ 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 4   .   .   .   .   .   .   .   .   .   .
+ 3   .   .   .   .   .   .   .   .   .   .
+ 2   .   .   .   .   .  r5   .   .   .   .
+ 1  rF   .   .   .   .   .   .   .   .   .
+"""
+
+
+def reference_ids(pos: Position) -> list[int]:
+    return sorted(action_id(s, t, pos.side) for s, t in pos.reference_pairs())
+
+
+def names(pos: Position) -> set[str]:
+    return {
+        f"{square_name(s)}-{square_name(t)}"
+        for s, t in (action_squares(a, pos.side) for a in position_ids(pos).tolist())
+    }
+
+
+def test_a_blue_scout_and_captain_in_blues_own_view() -> None:
+    pos = Position(parse_board(BLUE_LANES), "gravon-2013", Side.BLUE)
+    moves = names(pos)
+    assert {m for m in moves if m.startswith("F7")} == {
+        "F7-F8", "F7-F9", "F7-F10", "F7-F6", "F7-F5", "F7-F4", "F7-F3", "F7-F2",
+        "F7-E7", "F7-D7", "F7-C7", "F7-B7", "F7-A7", "F7-G7", "F7-H7", "F7-I7", "F7-K7",
+    }  # fmt: skip
+    assert {m for m in moves if m.startswith("B9")} == {"B9-A9", "B9-C9", "B9-B8"}
+    assert position_ids(pos).tolist() == reference_ids(pos)
+
+
+def test_a_lightning_captain_turns_corners_and_moves_two() -> None:
+    pos = Position(parse_board(BLUE_LANES), "ultimate-lightning-2004", Side.BLUE)
+    captain = {m for m in names(pos) if m.startswith("B9")}
+    assert captain == {"B9-A9", "B9-C9", "B9-D9", "B9-B8", "B9-B7", "B9-A8", "B9-C8", "B9-C10"}
+    assert position_ids(pos).tolist() == reference_ids(pos)
+
+
+def test_the_two_squares_limit_bans_only_the_move_back() -> None:
+    pos = Position(parse_board(BLUE_LANES), "gravon-2013", Side.BLUE)  # limit 3
+    for move in ["B9-B8", "F2-F1", "B8-B9", "F1-F2", "B9-B8", "F2-F1"]:
+        pos.push(move)
+    assert repetition_bans(pos) == [parse_square("B8") * 100 + parse_square("B9")]
+    assert "B8-B9" not in names(pos) and {"B8-B7", "B8-A8"} <= names(pos)
+    assert position_ids(pos).tolist() == reference_ids(pos)
+
+
+def test_a_scout_under_the_clause_is_banned_its_whole_span() -> None:
+    pos = Position(parse_board(BLUE_LANES), "gravon-2013", Side.BLUE)
+    for move in ["F7-F9", "F2-F1", "F9-F8", "F1-F2", "F8-F10", "F2-F1"]:
+        pos.push(move)
+    assert pos.rep_count[Side.BLUE] == 3
+    banned = {f"{square_name(k // 100)}-{square_name(k % 100)}" for k in repetition_bans(pos)}
+    # The chain shares F8-F9: every move back down over it would be the fourth; one square
+    # back (F10-F9) leaves that span and starts a chain of two.
+    assert banned == {f"F10-F{row}" for row in range(1, 9)}
+    assert not banned & names(pos) and "F10-F9" in names(pos)
+    assert position_ids(pos).tolist() == reference_ids(pos)
+
+
+def test_no_moves_under_a_limit_below_one_or_after_the_flag() -> None:
+    board = parse_board(BLUE_LANES)
+    assert legal_ids([board], [2], get_rules("classic").with_options())[1].size
+    silly = get_rules("classic")
+    from dataclasses import replace
+
+    offsets, ids = legal_ids([board, board], [1, 2], replace(silly, two_squares_limit=0))
+    assert offsets.tolist() == [0, 0, 0] and ids.size == 0
+    with pytest.raises(ValueError, match="1 \\(red\\) or 2 \\(blue\\)"):
+        legal_ids([board], [3], silly)
+
+
+def test_one_call_over_a_game_equals_one_call_per_position() -> None:
+    records = [r for r in read_records([DATA]) if r.setup is not None][:40]
+    games = 0
+    for record in records:
+        result = replay(record)
+        if result.status is not Status.VALID or not result.plies_replayed:
+            continue
+        games += 1
+        n = result.plies_replayed
+        boards = result.knowledge().boards[:n]
+        sides = np.where(np.arange(n) % 2 == 0, 1, 2)
+        bans: list[tuple[int, int]] = []
+        each: list[list[int]] = []
+        for index, pos in enumerate(walk(result)):
+            bans += [(index, key) for key in repetition_bans(pos)]
+            each.append(position_ids(pos).tolist())
+            if index % 3 == 0:
+                assert each[-1] == reference_ids(pos), (record.game_id, index + 1)
+        offsets, ids = legal_ids(boards, sides, result.rules, bans)
+        assert [ids[a:b].tolist() for a, b in itertools.pairwise(offsets)] == each
+    assert games > 20
+
+
+@pytest.mark.archive
+@pytest.mark.parametrize("month", ["strados2005-3.zip", "strados2014-5.zip"])
+def test_the_generator_agrees_with_the_reference_on_real_months(
+    gravon_dir: Path, month: str
+) -> None:
+    """Every 4th ply of (up to) the first 40 valid games of a month under each period's limit (5,
+    then 3): the fast ids equal the pure-Python reference's."""
+    games = plies = 0
+    for record in read_records([gravon_dir / month]):
+        result = replay(record)
+        if result.status is not Status.VALID or record.setup is None:
+            continue
+        games += 1
+        for index, pos in enumerate(walk(result)):
+            if index % 4 == 0:
+                assert position_ids(pos).tolist() == reference_ids(pos), (record.game_id, index)
+                plies += 1
+        if games == 40:
+            break
+    assert games >= 10 and plies > 300
