@@ -46,7 +46,8 @@ class RunFailed(click.ClickException):
 
 
 class NoInput(click.ClickException):
-    """Nothing to read in the paths given: a usage error, exit :data:`EXIT_USAGE`."""
+    """Nothing to read in the paths given, or an ``-o`` naming an input: a usage error, exit
+    :data:`EXIT_USAGE`, nothing written."""
 
     exit_code = EXIT_USAGE
 
@@ -330,14 +331,15 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    :class:`strat_tools.readers.NothingReadable` (nothing ran: the paths are the mistake)
-    exits 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    ``NothingReadable`` and ``OutputOverInput`` (nothing ran: the paths are the mistake)
+    exit 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
     ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
     are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from strat_tools.errors import StratToolsError
+        from strat_tools.output import OutputOverInput
         from strat_tools.readers import NothingReadable
         from strat_tools.text import printable_lines
 
@@ -356,7 +358,7 @@ def library_errors(func: F) -> F:
         except Terminated:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
-        except NothingReadable as exc:
+        except (NothingReadable, OutputOverInput) as exc:
             raise NoInput(printable_lines(str(exc))) from None
         except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
@@ -414,6 +416,10 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     if records and not count and len(records) == len(paths):
         raise NoInput(f"no game records found in {' '.join(paths)}")
     return count
+
+
+IDS_FILE_KEY: Final = "strat_tools.ids_file"
+"""Where the game filters keep the ``--ids`` file, an input too (``cli/outputs.py``)."""
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:
@@ -558,6 +564,7 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            click.get_current_context().meta[IDS_FILE_KEY] = values.get("ids_file")
             kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
             return func(*args, **kwargs)
 

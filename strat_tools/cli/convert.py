@@ -15,6 +15,7 @@ from strat_tools.cli.common import (
     paths_argument,
     progress_bar,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.record_formats import format_names
 from strat_tools.text import printable
 
@@ -63,6 +64,7 @@ def convert(
       strat-tools convert ../gravon/strados2014-4.zip --to gsn -o gsn-2014-4.zip
       strat-tools convert old-games/ --to xml -o xml-games/
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.convert import convert as convert_records
     from strat_tools.convert import writes_through
     from strat_tools.sources import count_units

@@ -22,6 +22,7 @@ from strat_tools.cli.common import (
     rules_option,
     source_label,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.pieces import ARMIES
 from strat_tools.records import DEFAULT_VARIANT
 
@@ -138,6 +139,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools import board_plots, plots
     from strat_tools.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
@@ -279,6 +281,7 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools.report import write_report
     from strat_tools.report_inputs import report_inputs_of_paths
     from strat_tools.selection import select_for

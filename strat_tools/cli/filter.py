@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     rules_option,
     units_or_dataset,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command(name="filter")
@@ -66,7 +67,7 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
-    from strat_tools.output import refuse_overlap
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.selection import export_selected, select_games, write_selected_records
     from strat_tools.text import printable
 
@@ -85,7 +86,6 @@ def filter_command(
         click.echo(text if text else "", nl=bool(text))
         return
     if fmt == "records":
-        refuse_overlap(list(paths), out)  # never into (or over) an input
         written = write_selected_records(selection, out)
         message(f"wrote {written:,} records to {out}")
         return

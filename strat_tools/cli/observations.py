@@ -16,6 +16,7 @@ from strat_tools.cli.common import (
     read_through,
     rules_option,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command()
@@ -72,6 +73,7 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.observation_files import export_observations
 
     summary, _tally = read_through(

@@ -23,6 +23,7 @@ from strat_tools.cli.common import (
     source_label,
     units_or_dataset,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.records import DEFAULT_VARIANT
 
 
@@ -128,6 +129,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools.driver import Tally
     from strat_tools.selection import read_selected
     from strat_tools.stats.repeats import common_setups, setup_counts, setup_outcomes

@@ -27,6 +27,7 @@ from strat_tools.cli.common import (
     rules_option,
     units_or_dataset,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
 
@@ -82,6 +83,7 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.driver import export_dataset
     from strat_tools.selection import select_for
     from strat_tools.tables import check_rules

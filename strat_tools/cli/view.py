@@ -14,6 +14,7 @@ from strat_tools.cli.common import (
     message,
     rules_option,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command()
@@ -74,6 +75,7 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
+    refuse_output_over_inputs(path, output)
     from strat_tools.errors import InputError
     from strat_tools.viewer import MAX_GAMES, write_viewer
 
