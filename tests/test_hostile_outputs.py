@@ -183,6 +183,48 @@ def test_a_symlink_to_a_folder_as_output_folder_says_it_is_a_symlink(
     assert list(real.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("name", "command"),
+    [
+        ("classic-2200.0-1.xml", ["filter"]),
+        ("classic-1975.3-1.xml", ["filter"]),
+        ("classic-2014.12-1.xml", ["convert", "--to", "xml"]),
+        ("classic.9999.12.31.1.gsn", ["convert", "--to", "xml"]),
+        ("classic.2108.01.01.1.gsn", ["convert", "--to", "gsn"]),
+    ],
+)
+def test_a_year_no_zip_can_date_never_stops_a_zip_writer(
+    name: str, command: list[str], tmp_path: Path
+) -> None:
+    """Zip timestamps (MS-DOS dates) hold 1980..2107: a game named for another year is
+    written dated 1980-01-01, and reads back."""
+    game = tmp_path / name
+    if name.endswith(".gsn"):
+        made = tmp_path / "gsn"
+        assert (
+            CliRunner()
+            .invoke(main, ["convert", str(GAME_FILE), "--to", "gsn", "-o", str(made)])
+            .exit_code
+            == 0
+        )
+        next(made.iterdir()).rename(game)
+    else:
+        game.write_bytes(GAME)
+    out = tmp_path / "out.zip"
+    result = CliRunner().invoke(
+        main, [command[0], str(game), *command[1:], "-o", str(out), "--jobs", "1"]
+    )
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(
+        result.exception
+    )
+    assert result.exit_code == 0, result.stderr
+    with zipfile.ZipFile(out) as archive:
+        (entry,) = archive.infolist()
+        assert 1980 <= entry.date_time[0] <= 2107
+    again = CliRunner().invoke(main, ["validate", str(out), "--jobs", "1"])
+    assert again.exit_code == 0, again.stdout + again.stderr
+
+
 # --- a reader that goes away ------------------------------------------------------------
 
 PIPED: dict[str, list[str]] = {
