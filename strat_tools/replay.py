@@ -38,6 +38,7 @@ from strat_tools.records import (
     Severity,
     Status,
     Termination,
+    capped,
 )
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 
@@ -270,6 +271,7 @@ def _replay_checked(record: GameRecord, ruleset: RuleSet) -> Replay:
         out = _replay(record, ruleset, upto=first.ply - 1)
     for violation in violations if severity is not Severity.ERROR else [first]:
         out.diagnostics.append(_chase_diagnostic(record, violation, severity))
+    out.diagnostics = capped(out.diagnostics)  # a chase a ply: the first 100, then a count
     out.status = _status(record, out)
     return out
 
