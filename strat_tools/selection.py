@@ -41,7 +41,7 @@ from strat_tools.filters import GameFilter
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.readers import NothingReadable
 from strat_tools.records import GameRecord
-from strat_tools.sources import SourceError, Unit, UnitReader
+from strat_tools.sources import Paths, SourceError, Unit, UnitReader, path_list
 from strat_tools.tables import to_frame
 
 KEPT_COLUMNS: Final = (
@@ -109,7 +109,7 @@ def filter_gameset(games: GameSet, game_filter: GameFilter) -> GameSet:
 
 
 def read_selected(
-    paths: Sequence[str],
+    paths: Paths,
     game_filter: GameFilter,
     *,
     setups_only: bool = False,
@@ -126,7 +126,7 @@ def read_selected(
     20
     """
     games = read_games(
-        list(paths), setups_only=setups_only, rules=rules, select=game_filter.per_game,
+        path_list(paths), setups_only=setups_only, rules=rules, select=game_filter.per_game,
         jobs=jobs, dask=dask, dask_address=dask_address, progress=progress, tally=tally,
     )  # fmt: skip
     if game_filter.duplicates is None:
@@ -135,7 +135,7 @@ def read_selected(
 
 
 def select_games(
-    paths: Sequence[str],
+    paths: Paths,
     game_filter: GameFilter,
     *,
     jobs: int | None = None,
@@ -155,7 +155,7 @@ def select_games(
     parts = [
         tables["games"].select(list(KEPT_COLUMNS))
         for tables in iter_tables(
-            list(paths), setups_only=True, select=game_filter.per_game, jobs=jobs, dask=dask,
+            path_list(paths), setups_only=True, select=game_filter.per_game, jobs=jobs, dask=dask,
             dask_address=dask_address, progress=progress, tally=tally,
         )
     ]  # fmt: skip
@@ -164,7 +164,7 @@ def select_games(
     if game_filter.duplicates is not None and len(games):
         games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
     if not tally.readable and not tally.dropped:
-        raise NothingReadable(list(paths), tally.reasons)
+        raise NothingReadable(path_list(paths), tally.reasons)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -175,3 +176,12 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
     for command, extra in outputs.items():
         code, _, err = run(command, str(archive), "--plies", "x", *extra)
         assert code == 2 and "Invalid value for '--plies'" in err, (command, err)
+
+
+@pytest.mark.parametrize("kind", [str, Path, lambda p: [p]])
+def test_one_path_string_is_one_path_not_its_characters(kind: Any, tmp_path: Path) -> None:
+    game = tmp_path / "classic-2014.4-17.xml"
+    game.write_bytes((Path(__file__).parent / "fixtures/gravon/classic-2014.4-17.xml").read_bytes())
+    everything = GameFilter.parse()
+    assert len(select_games(kind(str(game)), everything, jobs=1).games) == 1
+    assert len(read_selected(kind(str(game)), everything, jobs=1).tables["games"]) == 1
