@@ -229,11 +229,11 @@ def test_a_year_no_zip_can_date_never_stops_a_zip_writer(
 
 PIPED: dict[str, list[str]] = {
     "validate": ["validate", "{data}", "--verbose", "--jobs", "1"],
-    "generate": ["generate", "-n", "3", "-o", "/dev/stdout", "--jobs", "1"],
+    "generate": ["generate", "-n", "3", "-o", "{tables}.zip", "--jobs", "1"],
     "export": ["export", "{data}", "-o", "{tables}", "--jobs", "1"],
     "stats": ["stats", "{data}", "--stat", "placement", "--format", "csv", "--jobs", "1"],
     "advice": ["advice", "{data}", "--jobs", "1"],
-    "heatmap": ["heatmap", "{data}", "--piece", "flag", "-o", "/dev/stdout", "--jobs", "1"],
+    "heatmap": ["heatmap", "{data}", "--piece", "flag", "-o", "{tables}.png", "--jobs", "1"],
     "report": ["report", "{data}", "-o", "/dev/stdout", "--jobs", "1"],
     "show": ["show", "{game}"],
     "rules": ["rules"],
@@ -245,8 +245,9 @@ PIPED: dict[str, list[str]] = {
     "search": ["search", "{data}", "--pattern", PATTERN, "--list-games", "--jobs", "1"],
     "filter": ["filter", "{data}", "--jobs", "1"],
 }
-"""Each command with output on stdout (data, or ``-o /dev/stdout``); ``export`` and
-``observations`` write their folder and print only messages (on stderr)."""
+"""Each command with output on stdout (data, or ``-o /dev/stdout``); ``export``,
+``observations``, ``generate`` and ``heatmap`` write files and print only messages (on
+stderr)."""
 
 
 def test_every_command_is_piped() -> None:

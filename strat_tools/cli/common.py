@@ -25,18 +25,14 @@ T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
-EXIT_OK = 0
-"""The run finished and found nothing wrong."""
-EXIT_INVALID = 1
-"""The run finished and found invalid games (``validate``)."""
+EXIT_OK = 0  # the run finished and found nothing wrong
+EXIT_INVALID = 1  # the run finished and found invalid games (validate)
 EXIT_USAGE = 2
 """A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
 EXIT_FAILED = 3
 """The run failed (a library error, an output that cannot be written): no complete result."""
-EXIT_INTERRUPTED = 130
-"""Stopped by Ctrl-C (SIGINT); temporary files removed."""
-EXIT_TERMINATED = 143
-"""Stopped by SIGTERM; temporary files removed, as for Ctrl-C."""
+EXIT_INTERRUPTED = 130  # stopped by Ctrl-C (SIGINT); temporary files removed
+EXIT_TERMINATED = 143  # stopped by SIGTERM; temporary files removed, as for Ctrl-C
 
 
 class RunFailed(click.ClickException):
@@ -352,6 +348,10 @@ def library_errors(func: F) -> F:
             if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
                 raise type(exc)(printable_lines(exc.message)) from None
             raise
+        except BrokenPipeError:  # the reader went away (| head): end quietly, exit 0
+            from strat_tools.cli.outputs import reader_gone
+
+            reader_gone()
         except KeyboardInterrupt:
             message("Interrupted.")
             sys.exit(EXIT_INTERRUPTED)

@@ -122,6 +122,7 @@ def _game_result(record: Any) -> str:
 
 @click.command(name="rules")
 @format_option()
+@library_errors
 def rules_command(fmt: str) -> None:
     """List the named rule sets; any of them takes options after '+'.
 
