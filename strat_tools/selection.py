@@ -176,18 +176,26 @@ def _os_name(name: str | None) -> str | None:
     return re.sub(r"\\x([89a-f][0-9a-f])", lambda m: chr(0xDC00 + int(m[1], 16)), name)
 
 
-def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
+def selected_records(
+    selection: Selection, left_out: list[str] | None = None
+) -> Iterator[tuple[str, bytes]]:
     """``(file name, bytes)`` of each selected record, the bytes exactly as stored. Inputs
     that were unreadable (no record to copy) are left out; a record that cannot be read
     again (changed since) is a :class:`~strat_tools.errors.RunError`. A name that is not
     UTF-8 is copied as ``_xNN`` for each undecodable byte (a file name holds no ``\\``)."""
     statuses = list(selection.games["status"].astype(str))
+    seen: set[str] = set()
     with UnitReader() as reader:
         for unit, status in zip(selection.units(), statuses, strict=True):
             if status == "unreadable":
                 continue
             name = PurePosixPath(unit.member if unit.member is not None else unit.source).name
             name = name.replace("\\", "_")  # an undecodable byte's \xNN: no "\" in a name
+            if name in seen:  # the same file in two folders: one game never stops the run
+                if left_out is not None:
+                    left_out.append(f"{unit.label}: not copied: another game is written as {name}")
+                continue
+            seen.add(name)
             try:
                 yield name, reader.read(unit)
             except SourceError as first:
@@ -199,7 +207,9 @@ def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
                 yield name, data
 
 
-def write_selected_records(selection: Selection, out: str, *, zip: bool | None = None) -> int:
+def write_selected_records(
+    selection: Selection, out: str, *, zip: bool | None = None, left_out: list[str] | None = None
+) -> int:
     """Write the selected records byte for byte into zip ``out`` (a name ending ``.zip``)
     or folder ``out``; returns the number written. Games read from a dataset folder are
     copied from the record files they were exported from, if those are still there. A zip
@@ -211,9 +221,9 @@ def write_selected_records(selection: Selection, out: str, *, zip: bool | None =
 
     as_zip = out.lower().endswith(".zip") if zip is None else zip
     if as_zip:
-        return write_files(selected_records(selection), out, zip=True)
+        return write_files(selected_records(selection, left_out), out, zip=True)
     with atomic_folder(out) as building:
-        return write_files(selected_records(selection), building, zip=False)
+        return write_files(selected_records(selection, left_out), building, zip=False)
 
 
 class SelectedUnits:

@@ -185,3 +185,24 @@ def test_one_path_string_is_one_path_not_its_characters(kind: Any, tmp_path: Pat
     everything = GameFilter.parse()
     assert len(select_games(kind(str(game)), everything, jobs=1).games) == 1
     assert len(read_selected(kind(str(game)), everything, jobs=1).tables["games"]) == 1
+
+
+@pytest.mark.parametrize("out", ["f.zip", "f"])
+def test_the_same_game_file_in_two_folders_is_copied_once_not_a_failed_run(
+    out: str, tmp_path: Path
+) -> None:
+    game = (Path(__file__).parent / "fixtures/gravon/classic-2014.4-17.xml").read_bytes()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "classic-2014.4-17.xml").write_bytes(game)
+    target = tmp_path / out
+    args = ["filter", str(tmp_path / "a"), str(tmp_path / "b"), "-o", str(target), "--jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    assert "b/classic-2014.4-17.xml: not copied: another game is written as" in result.stderr
+    assert "wrote 1 records" in result.stderr
+    if out.endswith(".zip"):
+        with zipfile.ZipFile(target) as archive:
+            assert archive.namelist() == ["classic-2014.4-17.xml"]
+    else:
+        assert [p.name for p in target.iterdir()] == ["classic-2014.4-17.xml"]

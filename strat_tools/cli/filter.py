@@ -86,7 +86,10 @@ def filter_command(
         click.echo(text if text else "", nl=bool(text))
         return
     if fmt == "records":
-        written = write_selected_records(selection, out)
+        left_out: list[str] = []
+        written = write_selected_records(selection, out, left_out=left_out)
+        for line in left_out:
+            message(line)
         message(f"wrote {written:,} records to {out}")
         return
     summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, jobs=jobs)  # type: ignore[arg-type]
