@@ -349,9 +349,8 @@ def library_errors(func: F) -> F:
                 raise type(exc)(printable_lines(exc.message)) from None
             raise
         except BrokenPipeError:  # the reader went away (| head): end quietly, exit 0
-            from strat_tools.cli.outputs import reader_gone
-
-            reader_gone()
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # a silent exit
+            sys.exit(EXIT_OK)
         except KeyboardInterrupt:
             message("Interrupted.")
             sys.exit(EXIT_INTERRUPTED)

@@ -7,8 +7,6 @@ folder takes, and turns a refusal into a usage error (exit 2).
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Sequence
 from typing import Final
 
@@ -55,10 +53,3 @@ def refuse_output_over_inputs(
         from strat_tools.text import printable_lines
 
         raise NoInput(printable_lines(str(exc))) from None
-
-
-def reader_gone() -> None:
-    """The reader of stdout went away (``| head``, ``| less`` quit): stop quietly with
-    exit 0, stdout pointed at ``/dev/null`` so Python's flush at exit says nothing."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(0)
