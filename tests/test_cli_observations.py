@@ -74,9 +74,9 @@ def test_observations_refuses_an_output_inside_or_holding_an_input(tmp_path: Pat
     games = some_games(tmp_path / "games", count=3)
     before = sorted(p.name for p in games.iterdir())
     code, err = observe(str(games), "-o", str(games / "obs"))
-    assert code == 3 and "lies inside the input" in err, err
+    assert code == 2 and "lies inside the input" in err, err  # a usage error: nothing ran
     code, err = observe(str(games), "-o", str(tmp_path))
-    assert code == 3 and "holds the input" in err, err
+    assert code == 2 and "holds the input" in err, err
     assert sorted(p.name for p in games.iterdir()) == before
     assert "Traceback" not in err
 
@@ -116,5 +116,5 @@ def test_observations_refuses_a_symlinked_output_folder(tmp_path: Path) -> None:
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
     code, err = observe(str(games), "-o", str(tmp_path / "link"))
-    assert code == 3 and "is not a folder" in err, err
+    assert code == 3 and "is a symlink to the folder" in err, err  # the reason, not "not a folder"
     assert list(real.iterdir()) == []

@@ -122,10 +122,10 @@ def test_convert_to_gsn_and_back_keeps_every_game(
 def test_convert_never_writes_over_or_inside_an_input(tmp_path: Path, mixed_folder: Path) -> None:
     inner = mixed_folder / "out.zip"
     code, _, err = run("convert", str(mixed_folder), "--to", "gsn", "-o", str(inner))
-    assert code == 3 and "lies inside the input" in err
+    assert code == 2 and "lies inside the input" in err  # a usage error: nothing ran
     assert not inner.exists()
     code, _, err = run("convert", str(mixed_folder), "--to", "xml", "-o", str(mixed_folder))
-    assert code == 3 and "lies inside the input" in err
+    assert code == 2 and "is the input" in err
     busy = tmp_path / "busy"
     busy.mkdir()
     (busy / "keep.txt").write_text("mine")

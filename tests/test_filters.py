@@ -123,3 +123,12 @@ def test_id_files(tmp_path: Path) -> None:
     with pytest.raises(FilterError, match="cannot read"):
         read_id_file(tmp_path / "missing.txt")
     assert GameFilter.parse(ids=read_id_file(path)).ids == {"classic-2014.5-1", "classic-2014.5-2"}
+
+
+def test_an_id_file_with_a_byte_order_mark_keeps_its_first_id(tmp_path: Path) -> None:
+    """Windows editors start a UTF-8 file with U+FEFF: it is not part of the first id."""
+    path = tmp_path / "ids.txt"
+    path.write_bytes("\ufeffclassic-2014.5-1\r\nclassic-2014.5-2\r\n".encode())
+    assert read_id_file(path) == ["classic-2014.5-1", "classic-2014.5-2"]
+    picked = GameFilter.parse(ids=read_id_file(path))
+    assert picked.ids is not None and "classic-2014.5-1" in picked.ids

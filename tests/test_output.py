@@ -192,7 +192,7 @@ def test_an_output_folder_overlapping_an_input_is_refused(tmp_path: Path) -> Non
     shutil.copytree(TWO_BATTLES, records)
     for out in (records, records / "tables", tmp_path):
         code, _, err = export(str(records), "-o", str(out))
-        assert code == 3 and "write it elsewhere" in err, (out, err)
+        assert code == 2 and "write it elsewhere" in err, (out, err)
     assert sorted(p.name for p in records.iterdir()) == sorted(
         p.name for p in TWO_BATTLES.iterdir()
     )
@@ -284,3 +284,21 @@ def test_an_owned_folder_removes_only_the_empty_folders_it_created(tmp_path: Pat
     with OwnedFolder(new):
         (new / "games.parquet").write_bytes(b"x")
     assert (new / "games.parquet").exists()  # not empty: kept
+
+
+def test_an_output_that_is_an_input_through_a_hard_link_is_refused(tmp_path: Path) -> None:
+    from strat_tools.io.output import OutputOverInput, refuse_overlap
+
+    records = tmp_path / "records"
+    shutil.copytree(TWO_BATTLES, records)
+    first = sorted(records.iterdir())[0]
+    twin = tmp_path / "elsewhere.html"
+    os.link(first, twin)  # one file, two names: writing one replaces the other's bytes
+    with pytest.raises(OutputOverInput, match=f"is the input {first}"):
+        refuse_overlap([records], twin, reads=lambda name: False)
+    with pytest.raises(OutputOverInput, match="is the input"):
+        refuse_overlap([first], twin)
+    refuse_overlap([records], tmp_path / "page.html", reads=lambda name: False)
+    refuse_overlap([records], records / "page.html", reads=lambda name: name.endswith(".xml"))
+    with pytest.raises(OutputOverInput, match="lies inside the input"):
+        refuse_overlap([records], records / "x.xml", reads=lambda name: name.endswith(".xml"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -176,3 +177,33 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
     for command, extra in outputs.items():
         code, _, err = run(command, str(archive), "--plies", "x", *extra)
         assert code == 2 and "Invalid value for '--plies'" in err, (command, err)
+
+
+@pytest.mark.parametrize("kind", [str, Path, lambda p: [p]])
+def test_one_path_string_is_one_path_not_its_characters(kind: Any, tmp_path: Path) -> None:
+    game = tmp_path / "classic-2014.4-17.xml"
+    game.write_bytes((Path(__file__).parent / "fixtures/gravon/classic-2014.4-17.xml").read_bytes())
+    everything = GameFilter.parse()
+    assert len(select_games(kind(str(game)), everything, jobs=1).games) == 1
+    assert len(read_selected(kind(str(game)), everything, jobs=1).tables["games"]) == 1
+
+
+@pytest.mark.parametrize("out", ["f.zip", "f"])
+def test_the_same_game_file_in_two_folders_is_copied_once_not_a_failed_run(
+    out: str, tmp_path: Path
+) -> None:
+    game = (Path(__file__).parent / "fixtures/gravon/classic-2014.4-17.xml").read_bytes()
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "classic-2014.4-17.xml").write_bytes(game)
+    target = tmp_path / out
+    args = ["filter", str(tmp_path / "a"), str(tmp_path / "b"), "-o", str(target), "--jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.stderr
+    assert "b/classic-2014.4-17.xml: not copied: another game is written as" in result.stderr
+    assert "wrote 1 records" in result.stderr
+    if out.endswith(".zip"):
+        with zipfile.ZipFile(target) as archive:
+            assert archive.namelist() == ["classic-2014.4-17.xml"]
+    else:
+        assert [p.name for p in target.iterdir()] == ["classic-2014.4-17.xml"]

@@ -30,10 +30,8 @@ T = TypeVar("T")
 
 FORMATS = ("table", "csv", "json", "jsonl")
 
-EXIT_OK = 0
-"""The run finished and found nothing wrong."""
-EXIT_INVALID = 1
-"""The run finished and found invalid games (``validate``)."""
+EXIT_OK = 0  # the run finished and found nothing wrong
+EXIT_INVALID = 1  # the run finished and found invalid games (validate)
 EXIT_USAGE = 2
 """A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
 EXIT_FAILED = 3
@@ -51,7 +49,8 @@ class RunFailed(click.ClickException):
 
 
 class NoInput(click.ClickException):
-    """Nothing to read in the paths given: a usage error, exit :data:`EXIT_USAGE`."""
+    """Nothing to read in the paths given, or an ``-o`` naming an input: a usage error, exit
+    :data:`EXIT_USAGE`, nothing written."""
 
     exit_code = EXIT_USAGE
 
@@ -351,8 +350,8 @@ def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | Non
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    :class:`strat_tools.formats.readers.NothingReadable` (nothing ran: the paths are the mistake)
-    exits 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    ``NothingReadable`` and ``OutputOverInput`` (nothing ran: the paths are the mistake)
+    exit 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
     ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
     are removed."""
 
@@ -361,6 +360,7 @@ def library_errors(func: F) -> F:
         from strat_tools.core.errors import StratToolsError
         from strat_tools.core.text import printable_lines
         from strat_tools.formats.readers import NothingReadable
+        from strat_tools.io.output import OutputOverInput
 
         main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
@@ -371,13 +371,16 @@ def library_errors(func: F) -> F:
             if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
                 raise type(exc)(printable_lines(exc.message)) from None
             raise
+        except BrokenPipeError:  # the reader went away (| head): end quietly, exit 0
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # a silent exit
+            sys.exit(EXIT_OK)
         except KeyboardInterrupt:
             message("Interrupted.")
             sys.exit(EXIT_INTERRUPTED)
         except Terminated:
             message("Terminated.")
             sys.exit(EXIT_TERMINATED)
-        except NothingReadable as exc:
+        except (NothingReadable, OutputOverInput) as exc:
             raise NoInput(printable_lines(str(exc))) from None
         except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
@@ -435,6 +438,10 @@ def units_or_dataset(paths: Sequence[str]) -> int:
     if records and not count and len(records) == len(paths):
         raise NoInput(f"no game records found in {' '.join(paths)}")
     return count
+
+
+IDS_FILE_KEY: Final = "strat_tools.ids_file"
+"""Where the game filters keep the ``--ids`` file, an input too (``cli/outputs.py``)."""
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:
@@ -583,6 +590,7 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            click.get_current_context().meta[IDS_FILE_KEY] = values.get("ids_file")
             kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
             return func(*args, **kwargs)
 

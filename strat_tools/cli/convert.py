@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     progress_bar,
     run_options,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.core.record_formats import format_names
 from strat_tools.core.text import printable
 
@@ -62,6 +63,7 @@ def convert(
       strat-tools convert ../gravon/strados2014-4.zip --to gsn -o gsn-2014-4.zip
       strat-tools convert old-games/ --to xml -o xml-games/
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.exports.convert import convert as convert_records
     from strat_tools.exports.convert import writes_through
     from strat_tools.io.sources import count_units

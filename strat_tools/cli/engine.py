@@ -14,6 +14,7 @@ from strat_tools.cli.common import (
     render,
     rules_option,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command()
@@ -68,6 +69,7 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
+    refuse_output_over_inputs(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.core.text import printable_lines
     from strat_tools.engine.replay import replay
@@ -120,6 +122,7 @@ def _game_result(record: Any) -> str:
 
 @click.command(name="rules")
 @format_option()
+@library_errors
 def rules_command(fmt: str) -> None:
     """List the named rule sets; any of them takes options after '+'.
 

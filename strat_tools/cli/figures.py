@@ -25,6 +25,7 @@ from strat_tools.cli.common import (
     run_options,
     source_label,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -141,6 +142,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
@@ -280,6 +282,7 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
     from strat_tools.run.selection import select_for

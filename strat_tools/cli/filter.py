@@ -20,6 +20,7 @@ from strat_tools.cli.common import (
     run_options,
     units_or_dataset,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command(name="filter")
@@ -69,8 +70,8 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.core.text import printable
-    from strat_tools.io.output import refuse_overlap
     from strat_tools.run.selection import export_selected, select_games, write_selected_records
 
     if fmt != "records" and out is None:
@@ -88,8 +89,10 @@ def filter_command(
         click.echo(text if text else "", nl=bool(text))
         return
     if fmt == "records":
-        refuse_overlap(list(paths), out)  # never into (or over) an input
-        written = write_selected_records(selection, out)
+        left_out: list[str] = []
+        written = write_selected_records(selection, out, left_out=left_out)
+        for line in left_out:
+            message(line)
         message(f"wrote {written:,} records to {out}")
         return
     summary = export_selected(list(paths), selection, out, format=fmt, rules=rules, run=run)  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from strat_tools.cli.common import (
     rules_option,
     run_options,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command()
@@ -71,6 +72,7 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.exports.observation_files import export_observations
 
     summary, _tally = read_through(

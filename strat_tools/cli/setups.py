@@ -23,6 +23,7 @@ from strat_tools.cli.common import (
     run_options,
     source_label,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.core.records import DEFAULT_VARIANT
 
 
@@ -134,6 +135,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
+    refuse_output_over_inputs(paths, out)
     from strat_tools.cli.search import read_setups
     from strat_tools.stats.repeats import common_setups, setup_counts
 

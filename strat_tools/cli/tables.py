@@ -29,6 +29,7 @@ from strat_tools.cli.common import (
     run_options,
     units_or_dataset,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
 
@@ -81,6 +82,7 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
+    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.run.driver import export_dataset
     from strat_tools.run.selection import select_for
 

@@ -17,6 +17,7 @@ from strat_tools.cli.common import (
     rules_option,
     run_options,
 )
+from strat_tools.cli.outputs import refuse_output_over_inputs
 
 
 @click.command()
@@ -77,6 +78,7 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
+    refuse_output_over_inputs(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 

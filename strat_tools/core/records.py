@@ -10,6 +10,7 @@ This module knows no file format and no rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from pathlib import PurePosixPath
@@ -70,6 +71,14 @@ class Status(StrEnum):
     """Not a game at all: the input's bytes could not be read (a missing path, a FIFO, a
     broken zip, a member that does not inflate); counted apart from the games."""
 
+
+MAX_PER_CODE: Final = 100
+"""Diagnostics of one code one game keeps (its reader's, and its replay's): the rest are
+counted by one :data:`CAPPED_CODE` diagnostic, so a hostile file of a million bad lines
+costs a bounded list, not a million messages."""
+
+CAPPED_CODE: Final = "diagnostics.capped"
+"""The code of the diagnostic counting those of another code left out past the cap."""
 
 UNREADABLE_CODE: Final = "source.unreadable"
 """The diagnostic code of an input whose bytes could not be read."""
@@ -237,6 +246,10 @@ class GameRecord:
     synthetic: bool = False
     """True for a game made by ``strat-tools generate`` (its file carries
     :data:`SYNTHETIC_MARK`), not one played by people."""
+    code_counts: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    """How many diagnostics of each code :meth:`add` was given (kept or left out)."""
+    capped_at: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
+    """Code -> index in :attr:`diagnostics` of its :data:`CAPPED_CODE` count."""
 
     @property
     def name(self) -> str:
@@ -297,7 +310,78 @@ class GameRecord:
         line: int | None = None,
         ply: int | None = None,
     ) -> Diagnostic:
-        """Record a diagnostic located in this game's file and member."""
-        diag = Diagnostic(code, severity, message, self.source, self.member, line, ply)
-        self.diagnostics.append(diag)
-        return diag
+        """Record a diagnostic located in this game's file and member: the first
+        :data:`MAX_PER_CODE` of each code, then one :data:`CAPPED_CODE` diagnostic counting
+        the rest (kept up to date in constant time a call). Returns the diagnostic kept, or
+        past the cap the count standing for it."""
+        count = self.code_counts.get(code, 0) + 1
+        self.code_counts[code] = count
+        if count <= MAX_PER_CODE:
+            diag = Diagnostic(code, severity, message, self.source, self.member, line, ply)
+            self.diagnostics.append(diag)
+            return diag
+        at = self.capped_at.get(code)
+        if at is None:
+            at = self.capped_at[code] = len(self.diagnostics)
+            self.diagnostics.append(capped_count(code, severity, 1, self.source, self.member))
+        elif _is_round(count - MAX_PER_CODE):  # the exact count is set by count_left_out()
+            self.diagnostics[at] = capped_count(
+                code, severity, count - MAX_PER_CODE, self.source, self.member
+            )
+        return self.diagnostics[at]
+
+    def count_left_out(self) -> None:
+        """Bring every :data:`CAPPED_CODE` diagnostic to its exact count (the readers call
+        this once a record is parsed and checked)."""
+        for code, at in self.capped_at.items():
+            old = self.diagnostics[at]
+            left = self.code_counts[code] - MAX_PER_CODE
+            self.diagnostics[at] = capped_count(code, old.severity, left, self.source, self.member)
+
+
+def _is_round(n: int) -> bool:
+    """1, 2, 4, 8, ...: when :meth:`GameRecord.add` refreshes a count before the exact one."""
+    return n & (n - 1) == 0
+
+
+def capped_count(
+    code: str, severity: Severity, left_out: int, source: str = "", member: str | None = None
+) -> Diagnostic:
+    """The diagnostic saying ``left_out`` more diagnostics of ``code`` were left out.
+
+    >>> capped_count("gsn.blank_line", Severity.WARNING, 5_000, "a.gsn").message
+    '5,000 more [gsn.blank_line] diagnostics left out (the first 100 are kept)'
+    """
+    return Diagnostic(
+        CAPPED_CODE,
+        severity,
+        f"{left_out:,} more [{code}] diagnostics left out (the first {MAX_PER_CODE} are kept)",
+        source,
+        member,
+    )
+
+
+def capped(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """``diagnostics`` with the first :data:`MAX_PER_CODE` of each code, and one
+    :data:`CAPPED_CODE` diagnostic (where the first left out was) counting the rest of that
+    code: the same cap as :meth:`GameRecord.add`, for a list made elsewhere (a replay's).
+
+    >>> d = Diagnostic("rule.chase", Severity.WARNING, "chase")
+    >>> [x.code for x in capped([d] * 102)][-2:]
+    ['rule.chase', 'diagnostics.capped']
+    """
+    out: list[Diagnostic] = []
+    counts: dict[str, int] = {}
+    first_left: dict[str, tuple[int, Diagnostic]] = {}
+    for diag in diagnostics:
+        count = counts[diag.code] = counts.get(diag.code, 0) + 1
+        if count <= MAX_PER_CODE:
+            out.append(diag)
+        elif count == MAX_PER_CODE + 1:
+            first_left[diag.code] = (len(out), diag)
+            out.append(diag)  # replaced below by the count
+    for code, (at, diag) in first_left.items():
+        out[at] = capped_count(
+            code, diag.severity, counts[code] - MAX_PER_CODE, diag.source, diag.member
+        )
+    return out

@@ -34,6 +34,7 @@ from strat_tools.core.records import (
     Severity,
     Status,
     Termination,
+    capped,
 )
 from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
@@ -278,6 +279,7 @@ def _replay_checked(record: GameRecord, ruleset: RuleSet) -> Replay:
         out = _replay(record, ruleset, upto=first.ply - 1)
     for violation in violations if severity is not Severity.ERROR else [first]:
         out.diagnostics.append(_chase_diagnostic(record, violation, severity))
+    out.diagnostics = capped(out.diagnostics)  # a chase a ply: the first 100, then a count
     out.status = _status(record, out)
     return out
 

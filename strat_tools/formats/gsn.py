@@ -30,7 +30,7 @@ What it does not do: judge the setup or the result (``checks.py``) or the moves
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Final, NamedTuple
 
 from strat_tools.core.board import square_lookup, square_name
 from strat_tools.core.pieces import CODE_LETTERS
@@ -146,9 +146,13 @@ def _decode(data: bytes, record: GameRecord) -> str:
 class _Lines:
     """The parse of one file's lines (numbers 1-based) into its record."""
 
-    def __init__(self, record: GameRecord, lines: list[str]) -> None:
+    def __init__(self, record: GameRecord, lines: list[str], split: _Split) -> None:
         self.record = record
         self.lines = lines
+        self.numbers = split.numbers
+        """The file's line number of each entry of ``lines``."""
+        self.runs = split.runs
+        """Entry index -> how many blank lines that one (blank) entry stands for."""
         self.field_line: int | None = None
         self.result_line: int | None = None
         self.ends: list[int] = []
@@ -205,7 +209,7 @@ class _Lines:
         if len(lines) > start:
             first = lines[start].strip()
             if first != "END" and not _is_move_shaped(first):
-                self.field_line = start + 1
+                self.field_line = self.numbers[start]
                 decode_field(self.record, first, self.field_line)
                 start += 1
         # Without any END, a last line that reads as a result line is taken as one.
@@ -213,7 +217,7 @@ class _Lines:
         last = len(lines) - 1 if no_end and _RESULT_LINE.fullmatch(lines[-1]) else None
         after_end = False
         for index in range(start, len(lines)):
-            number, text = index + 1, lines[index]
+            number, text = self.numbers[index], lines[index]
             stripped = text.strip()
             if stripped == "END":
                 self.ends.append(number)
@@ -222,18 +226,30 @@ class _Lines:
                 after_end = False
                 self.result(text, number)
             elif not stripped:
-                self.record.add("gsn.blank_line", WARNING, "blank line skipped", line=number)
+                self.blank(index, number)
             else:
                 self.move_or_rescue(stripped, index)
         if after_end:
             self.record.add("result.missing", ERROR, "no result line after END", line=self.ends[-1])
         self.repairs()
 
+    def blank(self, index: int, number: int) -> None:
+        """A blank line, or a run of them read as one entry (:func:`_split_lines`)."""
+        run = self.runs.get(index)
+        if run is None:
+            self.record.add("gsn.blank_line", WARNING, "blank line skipped", line=number)
+            return
+        last = number + run - 1
+        self.record.add(
+            "gsn.blank_line", WARNING, f"{run:,} blank lines skipped (lines {number}-{last})",
+            line=number,
+        )  # fmt: skip
+
     def move_or_rescue(self, text: str, index: int) -> None:
         """One body line that is neither END nor a result line."""
         if self.result_line is not None:
             self.moves_after_result += 1
-        number = index + 1
+        number = self.numbers[index]
         if len(text) >= 3 and text[2] == ":":
             self.rescue(text, number)
             return
@@ -347,7 +363,7 @@ class _Lines:
         """Report the two known END defects (repaired by the reading above) or a missing END."""
         record, ends = self.record, self.ends
         if not ends:
-            record.add("gsn.end", ERROR, "no END line", line=len(self.lines))
+            record.add("gsn.end", ERROR, "no END line", line=self.numbers[-1])
             return
         if len(ends) > 1:
             where = ", ".join(str(n) for n in ends)
@@ -359,7 +375,7 @@ class _Lines:
                 + "".join(f"; line {n} dropped" for n in self.dropped_results),
                 line=ends[1],
             )
-        elif ends[0] != len(self.lines) - 1:
+        elif len(self.numbers) > 1 and ends[0] != self.numbers[-2]:
             record.add(
                 "repair.gsn_end_misplaced",
                 INFO,
@@ -368,6 +384,50 @@ class _Lines:
                 "game's last moves",
                 line=ends[0],
             )
+
+
+_NOT_SPACE: Final = re.compile(r"\S")
+
+
+class _Split(NamedTuple):
+    lines: list[str]
+    numbers: list[int]
+    runs: dict[int, int]
+
+
+def _split_lines(text: str) -> _Split:
+    r"""The file's lines (``\r`` of CRLF dropped, trailing blank lines too), with a run of
+    three or more blank lines kept as its first line and one entry standing for the rest:
+    a file of millions of blank lines costs a few entries and one diagnostic, not a list
+    of millions. The text is searched for the next line that says something (C speed),
+    so time and memory stay bounded by the lines that say something.
+
+    >>> split = _split_lines("a\n\n \n\n\nb\r\n\n")
+    >>> split.lines, split.numbers, split.runs
+    (['a', '', '', 'b'], [1, 2, 3, 6], {2: 3})
+    """
+    lines: list[str] = []
+    numbers: list[int] = []
+    runs: dict[int, int] = {}
+    pos, number = 0, 1  # pos: where line ``number`` starts
+    while (found := _NOT_SPACE.search(text, pos)) is not None:
+        start = text.rfind("\n", pos, found.start()) + 1 or pos
+        blank = text.count("\n", pos, start)
+        if blank >= 3:
+            lines.extend(("", ""))
+            numbers.extend((number, number + 1))
+            runs[len(lines) - 1] = blank - 1
+        else:
+            lines.extend([""] * blank)
+            numbers.extend(range(number, number + blank))
+        number += blank
+        end = text.find("\n", found.start())
+        end = len(text) if end < 0 else end
+        lines.append(text[start:end].removesuffix("\r"))
+        numbers.append(number)
+        number += 1
+        pos = end + 1
+    return _Split(lines, numbers, runs)
 
 
 def _is_move_shaped(text: str) -> bool:
@@ -399,14 +459,13 @@ def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool
         record.add("gsn.empty", ERROR, "empty file" if not data else "file holds only white space")
         record.readable = False
         return Parsed(record, None, None)
-    lines = [line.removesuffix("\r") for line in _decode(data, record).split("\n")]
-    while lines and not lines[-1].strip():
-        lines.pop()
+    split = _split_lines(_decode(data, record))
+    lines = split.lines
     if not lines:
         record.add("gsn.empty", ERROR, "file holds only a byte-order mark")
         record.readable = False
         return Parsed(record, None, None)
-    state = _Lines(record, lines)
+    state = _Lines(record, lines, split)
     if not state.header():
         record.readable = False
         return Parsed(record, None, None)

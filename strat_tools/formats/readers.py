@@ -104,6 +104,7 @@ def parse_record(
         )
     if check and record.readable:
         check_record(record, setup_line=setup_line, result_line=result_line)
+    record.count_left_out()  # the exact count past the cap (records.MAX_PER_CODE)
     return record
 
 

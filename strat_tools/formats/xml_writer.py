@@ -140,12 +140,24 @@ def archive_name(year: int, month: int) -> str:
 _NAME_PERIOD: Final = re.compile(r"-(\d{4})\.(\d{1,2})-\d+\.xml$")
 
 
-def _zip_info(name: str) -> zipfile.ZipInfo:
-    # A fixed timestamp (the first day of the game's month, read from its Gravon name)
-    # keeps archives reproducible.
+ZIP_YEARS: Final = range(1980, 2108)
+"""The years a zip entry's timestamp (an MS-DOS date) can hold."""
+
+
+def zip_info(name: str) -> zipfile.ZipInfo:
+    """The zip entry for game file ``name``: a fixed timestamp (the first day of the game's
+    month, read from its Gravon name) keeps archives reproducible; a name whose month is
+    not one a zip can date (before 1980, after 2107, no such month) gets 1980-01-01, so no
+    name can stop a writer.
+
+    >>> zip_info("classic-2014.4-17.xml").date_time
+    (2014, 5, 1, 0, 0, 0)
+    >>> zip_info("classic-2200.0-1.xml").date_time, zip_info("x-1979.11-1.xml").date_time
+    ((1980, 1, 1, 0, 0, 0), (1980, 1, 1, 0, 0, 0))
+    """
     found = _NAME_PERIOD.search(name)
     year, month = (int(found[1]), int(found[2]) + 1) if found else (1980, 1)
-    if year < 1980 or not 1 <= month <= 12:
+    if year not in ZIP_YEARS or not 1 <= month <= 12:
         year, month = 1980, 1
     info = zipfile.ZipInfo(name, date_time=(year, month, 1, 0, 0, 0))
     info.compress_type = zipfile.ZIP_DEFLATED
@@ -166,7 +178,7 @@ def _write_zip(files: Iterable[tuple[str, bytes]], out: Path) -> int:
     with atomic_output(out) as handle, zipfile.ZipFile(handle, "w") as archive:
         for name, data in files:
             _claim(name, seen)
-            archive.writestr(_zip_info(name), data, compresslevel=9)
+            archive.writestr(zip_info(name), data, compresslevel=9)
     return len(seen)
 
 

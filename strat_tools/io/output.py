@@ -34,7 +34,7 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,32 +166,94 @@ def write_file_atomically(path: PathArg, data: bytes) -> None:
         handle.write(data)
 
 
-def refuse_overlap(inputs: Iterable[PathArg], output: PathArg) -> None:
-    """Raise :class:`OutputError` when ``output`` (a folder or a file) is, holds or lies
-    inside an input.
+class OutputOverInput(OutputError):
+    """An output that is, holds or would replace one of the run's inputs: the user's
+    mistake, refused before anything is read or written (the CLI exits 2)."""
+
+
+def refuse_overlap(
+    inputs: Iterable[PathArg],
+    output: PathArg,
+    *,
+    reads: Callable[[str], bool] | None = None,
+) -> None:
+    """Raise :class:`OutputOverInput` when ``output`` is an input, holds one, or would
+    replace one: the one check every ``-o`` of every command makes before any work.
+
+    ``output`` is refused when it is an input given (its real path, or the same file
+    through a hard link: same device and inode), when it is a folder holding an input, and
+    when it lies inside an input folder. ``reads`` narrows the last case for a file output
+    (a page, a figure): only a name the read would take (``reads(name)`` true: a record, a
+    zip, a table) is refused there, so ``report data/ -o data/report.html`` is fine while
+    ``view data/ -o data/a.xml`` is not. Without ``reads`` (folders, archives of records)
+    anything inside an input folder is refused.
 
     A glob is judged by the paths it matches; a path that does not exist overlaps nothing.
 
     >>> refuse_overlap(["data/"], "data/tables")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.io.output.OutputError: the output data/tables lies inside the input data/; ...
+    strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input data/; ...
     """
+    given = [os.fspath(path) for path in inputs]
     out = Path(os.path.realpath(output))
-    for given in inputs:
-        for source in _input_paths(os.fspath(given)):
-            _refuse_one(out, source, output, given)
+    sources = [(path, source) for path in given for source in _input_paths(path)]
+    for path, source in sources:
+        _refuse_one(out, source, output, path, reads)
+    _refuse_hard_link(out, sources, output)
 
 
-def _refuse_one(out: Path, source: Path, output: PathArg, given: PathArg) -> None:
-    if out == source or source in out.parents:
-        raise OutputError(
-            f"the output {os.fspath(output)} lies inside the input {os.fspath(given)}; "
+def _refuse_one(
+    out: Path,
+    source: Path,
+    output: PathArg,
+    given: str,
+    reads: Callable[[str], bool] | None,
+) -> None:
+    shown = os.fspath(output)
+    if out == source:
+        raise OutputOverInput(
+            f"the output {shown} is the input {given}: writing it would destroy the input; "
             "write it elsewhere"
         )
-    if out in source.parents:
-        raise OutputError(
-            f"the output {os.fspath(output)} holds the input {os.fspath(given)}; write it elsewhere"
+    if source in out.parents and (reads is None or reads(out.name)):
+        raise OutputOverInput(
+            f"the output {shown} lies inside the input {given}; write it elsewhere"
         )
+    if out in source.parents:
+        raise OutputOverInput(f"the output {shown} holds the input {given}; write it elsewhere")
+
+
+def _refuse_hard_link(out: Path, sources: Sequence[tuple[str, Path]], output: PathArg) -> None:
+    """An existing output file with more than one name may be an input under another name:
+    compare device and inode with every input file (folders walked only in that case)."""
+    try:
+        info = os.stat(out)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
+        return
+    key = (info.st_dev, info.st_ino)
+    for given, source in sources:
+        for path in _files_of(source):
+            try:
+                other = os.stat(path)
+            except OSError:
+                continue
+            if (other.st_dev, other.st_ino) == key:
+                raise OutputOverInput(
+                    f"the output {os.fspath(output)} is the input {path} (the same file "
+                    f"through a link, from {given}); writing it would destroy the input; "
+                    "write it elsewhere"
+                )
+
+
+def _files_of(source: Path) -> Iterator[str]:
+    if not source.is_dir():
+        yield os.fspath(source)
+        return
+    for folder, _dirs, files in os.walk(source):
+        for name in files:
+            yield os.path.join(folder, name)
 
 
 def _input_paths(path: str) -> list[Path]:
@@ -199,6 +261,25 @@ def _input_paths(path: str) -> list[Path]:
     if os.path.lexists(path):
         return [Path(os.path.realpath(path))]
     return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
+
+
+def refuse_folder_link(path: PathArg) -> None:
+    """Raise :class:`OutputError` when the output folder ``path`` is a symlink, saying so:
+    a folder output is never written through a link (it would be built beside the link,
+    and the files of the folder it points to are not ours to replace)."""
+    if not os.path.islink(path):
+        return
+    target = os.readlink(path)
+    if os.path.isdir(path):
+        what = f"a symlink to the folder {target}"
+    elif os.path.exists(path):
+        what = f"a symlink to {target}, which is not a folder"
+    else:
+        what = f"a symlink to {target}, which does not exist"
+    raise OutputError(
+        f"{os.fspath(path)} is {what}: an output folder is never written through a link; "
+        "name the folder itself"
+    )
 
 
 @contextmanager
@@ -218,7 +299,8 @@ def atomic_folder(path: PathArg) -> Iterator[Path]:
     ['a.xml']
     """
     out = Path(path)
-    if out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir()))):
+    refuse_folder_link(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise OutputError(f"{out} exists and is not an empty folder; name a new folder")
     if not out.parent.is_dir():
         raise OutputError(f"cannot write {out}: folder {out.parent} does not exist")
@@ -326,7 +408,8 @@ class OwnedFolder:
         self._created: list[Path] = []
 
     def __enter__(self) -> OwnedFolder:
-        if self.directory.is_symlink() or (self.directory.exists() and not self.directory.is_dir()):
+        refuse_folder_link(self.directory)
+        if self.directory.exists() and not self.directory.is_dir():
             raise OutputError(f"{self.directory} exists and is not a folder")
         missing = self.directory.absolute()
         while not os.path.lexists(missing) and missing != missing.parent:

@@ -323,7 +323,8 @@ def duplicate_mask(fingerprints: pd.Series, duplicates: Duplicates) -> npt.NDArr
 
 def read_id_file(path: str | Path) -> list[str]:
     """Game ids from a file, one a line (blank lines and ``#`` comments skipped; a trailing
-    ``.xml`` is dropped). Raises :class:`FilterError` when it cannot be read: only a regular
+    ``.xml`` is dropped; a UTF-8 byte-order mark, as Windows editors write, is not part of
+    the first id). Raises :class:`FilterError` when it cannot be read: only a regular
     file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
     read), as for game records."""
     try:
@@ -331,7 +332,7 @@ def read_id_file(path: str | Path) -> list[str]:
         with handle:
             if size > MAX_GAME_BYTES:
                 raise SourceError(f"{size:,} bytes, more than {MAX_GAME_BYTES:,}")
-            text = handle.read(MAX_GAME_BYTES).decode("utf-8")
+            text = handle.read(MAX_GAME_BYTES).decode("utf-8-sig")
     except (SourceError, OSError, UnicodeDecodeError) as exc:
         raise FilterError("--ids", f"cannot read {path}: {exc}") from None
     ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]

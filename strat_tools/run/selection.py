@@ -37,7 +37,7 @@ import pyarrow.compute as pc
 from strat_tools.core.errors import RunError
 from strat_tools.core.records import GameRecord
 from strat_tools.formats.readers import NothingReadable
-from strat_tools.io.sources import SourceError, Unit, UnitReader
+from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
 from strat_tools.run.driver import Select, export_dataset, iter_tables, read_games
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
@@ -109,7 +109,7 @@ def filter_gameset(games: GameSet, game_filter: GameFilter) -> GameSet:
 
 
 def read_selected(
-    paths: Sequence[str],
+    paths: Paths,
     game_filter: GameFilter,
     *,
     setups_only: bool = False,
@@ -123,7 +123,7 @@ def read_selected(
     20
     """
     games = read_games(
-        list(paths),
+        path_list(paths),
         setups_only=setups_only,
         rules=rules,
         select=game_filter.per_game,
@@ -136,7 +136,7 @@ def read_selected(
 
 
 def select_games(
-    paths: Sequence[str],
+    paths: Paths,
     game_filter: GameFilter,
     *,
     jobs: int | None = None,
@@ -150,14 +150,14 @@ def select_games(
     '20 of 400 games selected (duell)'
     """
     run, tally = Run.of(run, jobs).counting()
-    tables = iter_tables(list(paths), setups_only=True, select=game_filter.per_game, run=run)
+    tables = iter_tables(path_list(paths), setups_only=True, select=game_filter.per_game, run=run)
     parts = [batch["games"].select(list(KEPT_COLUMNS)) for batch in tables]
     empty = pd.DataFrame(columns=list(KEPT_COLUMNS))
     games = to_frame(pa.concat_tables(parts)) if parts else empty
     if game_filter.duplicates is not None and len(games):
         games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
     if not tally.readable and not tally.dropped:
-        raise NothingReadable(list(paths), tally.reasons)
+        raise NothingReadable(path_list(paths), tally.reasons)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 
@@ -169,18 +169,26 @@ def _os_name(name: str | None) -> str | None:
     return re.sub(r"\\x([89a-f][0-9a-f])", lambda m: chr(0xDC00 + int(m[1], 16)), name)
 
 
-def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
+def selected_records(
+    selection: Selection, left_out: list[str] | None = None
+) -> Iterator[tuple[str, bytes]]:
     """``(file name, bytes)`` of each selected record, the bytes exactly as stored. Inputs
     that were unreadable (no record to copy) are left out; a record that cannot be read
     again (changed since) is a :class:`~strat_tools.core.errors.RunError`. A name that is not
     UTF-8 is copied as ``_xNN`` for each undecodable byte (a file name holds no ``\\``)."""
     statuses = list(selection.games["status"].astype(str))
+    seen: set[str] = set()
     with UnitReader() as reader:
         for unit, status in zip(selection.units(), statuses, strict=True):
             if status == "unreadable":
                 continue
             name = PurePosixPath(unit.member if unit.member is not None else unit.source).name
             name = name.replace("\\", "_")  # an undecodable byte's \xNN: no "\" in a name
+            if name in seen:  # the same file in two folders: one game never stops the run
+                if left_out is not None:
+                    left_out.append(f"{unit.label}: not copied: another game is written as {name}")
+                continue
+            seen.add(name)
             try:
                 yield name, reader.read(unit)
             except SourceError as first:
@@ -192,7 +200,9 @@ def selected_records(selection: Selection) -> Iterator[tuple[str, bytes]]:
                 yield name, data
 
 
-def write_selected_records(selection: Selection, out: str, *, zip: bool | None = None) -> int:
+def write_selected_records(
+    selection: Selection, out: str, *, zip: bool | None = None, left_out: list[str] | None = None
+) -> int:
     """Write the selected records byte for byte into zip ``out`` (a name ending ``.zip``)
     or folder ``out``; returns the number written. Games read from a dataset folder are
     copied from the record files they were exported from, if those are still there. A zip
@@ -204,9 +214,9 @@ def write_selected_records(selection: Selection, out: str, *, zip: bool | None =
 
     as_zip = out.lower().endswith(".zip") if zip is None else zip
     if as_zip:
-        return write_files(selected_records(selection), out, zip=True)
+        return write_files(selected_records(selection, left_out), out, zip=True)
     with atomic_folder(out) as building:
-        return write_files(selected_records(selection), building, zip=False)
+        return write_files(selected_records(selection, left_out), building, zip=False)
 
 
 class SelectedUnits:
