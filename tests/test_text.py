@@ -202,7 +202,7 @@ def test_a_failed_json_run_leaves_valid_json_and_exits_3(
 def test_every_csv_table_defuses_formulas_and_keeps_numbers() -> None:
     import pandas as pd
 
-    from strat_tools.cli.common import render
+    from strat_tools.cli.render import render
 
     out = io.StringIO()
     frame = pd.DataFrame({"name": ["=1+1", "-2", "ok"], "count": [-1, 2, 3]})

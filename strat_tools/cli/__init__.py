@@ -1,7 +1,7 @@
 """The ``strat-tools`` command line: a thin click layer over the library.
 
 Each command parses options, calls one library function and renders its result. Data goes
-to stdout; progress and messages go to stderr. Exit codes (``cli/common.py``): 0 ok, 1 invalid
+to stdout; progress and messages go to stderr. Exit codes (``cli/errors.py``): 0 ok, 1 invalid
 games found (``validate``), 2 usage errors, 3 a failed run (library errors become ``Error:
 ...``), 130 Ctrl-C, 143 SIGTERM.
 One module per command (or pair of commands); this one only gathers them into the group.

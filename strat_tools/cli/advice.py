@@ -9,19 +9,17 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import (
     LibraryChoice,
-    NoInput,
     VariantName,
     format_option,
     game_filter_options_but,
-    library_errors,
     paths_argument,
-    read_through,
-    render,
     run_options,
-    synthetic_note,
 )
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import render, synthetic_note
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import DEFAULT_VARIANT
 

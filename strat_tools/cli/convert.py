@@ -9,15 +9,10 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    game_filter_options,
-    library_errors,
-    message,
-    paths_argument,
-    progress_bar,
-    run_options,
-)
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import game_filter_options, paths_argument, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.render import message, progress_bar
 from strat_tools.core.record_formats import format_names
 from strat_tools.core.text import printable
 

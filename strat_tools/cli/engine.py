@@ -6,15 +6,10 @@ from typing import Any
 
 import click
 
-from strat_tools.cli.common import (
-    NoInput,
-    format_option,
-    library_errors,
-    message,
-    render,
-    rules_option,
-)
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import format_option, rules_option
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.render import message, render
 
 
 @click.command()

@@ -9,16 +9,16 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import (
     format_option,
     game_filter_options,
-    library_errors,
     paths_argument,
-    read_through,
-    render_stream,
     rules_option,
     run_options,
 )
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import render_stream
 from strat_tools.engine.events import EVENT_KINDS
 
 

@@ -9,15 +9,10 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    NoInput,
-    game_filter_options,
-    library_errors,
-    message,
-    paths_argument,
-    read_through,
-    run_options,
-)
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import game_filter_options, paths_argument, run_options
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import message
 from strat_tools.core.records import DEFAULT_VARIANT
 
 

@@ -9,23 +9,21 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import (
     FIGURE_SUFFIXES,
     LibraryChoice,
     PieceName,
     VariantName,
-    count_of,
     game_filter_options,
     game_filter_options_but,
-    library_errors,
-    message,
     paths_argument,
-    read_through,
     rules_option,
     run_options,
-    source_label,
 )
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import count_of, message, source_label
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import DEFAULT_VARIANT
 

@@ -10,17 +10,11 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    game_filter_options,
-    library_errors,
-    message,
-    paths_argument,
-    progress_bar,
-    rules_option,
-    run_options,
-    units_or_dataset,
-)
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.reading import units_or_dataset
+from strat_tools.cli.render import message, progress_bar
 
 
 @click.command(name="filter")

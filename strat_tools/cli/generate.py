@@ -9,13 +9,9 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    count_of,
-    library_errors,
-    message,
-    progress_bar,
-    run_options,
-)
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import run_options
+from strat_tools.cli.render import count_of, message, progress_bar
 
 
 @click.command()

@@ -9,16 +9,11 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    game_filter_options,
-    library_errors,
-    message,
-    paths_argument,
-    read_through,
-    rules_option,
-    run_options,
-)
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import message
 
 
 @click.command()

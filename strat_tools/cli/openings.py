@@ -11,16 +11,10 @@ if TYPE_CHECKING:
     from strat_tools.run.options import Run
 import pandas as pd
 
-from strat_tools.cli.common import (
-    format_option,
-    game_filter_options,
-    library_errors,
-    message,
-    paths_argument,
-    read_through,
-    render,
-    run_options,
-)
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import format_option, game_filter_options, paths_argument, run_options
+from strat_tools.cli.reading import read_through
+from strat_tools.cli.render import message, render
 from strat_tools.cli.setups import percent
 from strat_tools.core.records import DEFAULT_VARIANT
 

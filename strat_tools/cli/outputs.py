@@ -12,7 +12,8 @@ from typing import Final
 
 import click
 
-from strat_tools.cli.common import IDS_FILE_KEY, NoInput
+from strat_tools.cli.errors import NoInput
+from strat_tools.cli.options import IDS_FILE_KEY
 
 READ_SUFFIXES: Final = (".zip", ".parquet", ".csv", ".json")
 """Besides the record suffixes, what reading an input folder takes: archives of records and

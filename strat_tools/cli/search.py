@@ -11,18 +11,15 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import (
     format_option,
     game_filter_options_but,
-    library_errors,
-    message,
     paths_argument,
-    progress_bar,
-    render,
-    require_readable,
     run_options,
-    units_or_dataset,
 )
+from strat_tools.cli.reading import require_readable, units_or_dataset
+from strat_tools.cli.render import message, progress_bar, render
 from strat_tools.core.records import DEFAULT_VARIANT
 
 

@@ -11,19 +11,17 @@ if TYPE_CHECKING:
     from strat_tools.run.options import Run
 import pandas as pd
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import (
     FIGURE_SUFFIXES,
     LibraryChoice,
     format_option,
     game_filter_options,
-    library_errors,
-    message,
     paths_argument,
-    render,
     run_options,
-    source_label,
 )
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.render import message, render, source_label
 from strat_tools.core.records import DEFAULT_VARIANT
 
 

@@ -9,27 +9,22 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import (
     LibraryChoice,
-    NoInput,
     PieceName,
     RegistryOption,
     VariantName,
-    count_of,
     format_option,
     game_filter_options,
     game_filter_options_but,
-    library_errors,
-    message,
     paths_argument,
-    progress_bar,
-    read_through,
-    render,
     rules_option,
     run_options,
-    units_or_dataset,
 )
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.reading import read_through, units_or_dataset
+from strat_tools.cli.render import count_of, message, progress_bar, render
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
 

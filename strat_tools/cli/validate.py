@@ -11,17 +11,15 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    NoInput,
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import (
     format_option,
     game_filter_options,
-    library_errors,
-    message,
     paths_argument,
-    progress_bar,
     rules_option,
     run_options,
 )
+from strat_tools.cli.render import message, progress_bar
 
 
 @click.command()

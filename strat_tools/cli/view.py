@@ -9,15 +9,10 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.common import (
-    NoInput,
-    game_filter_options,
-    library_errors,
-    message,
-    rules_option,
-    run_options,
-)
+from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.options import game_filter_options, rules_option, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.render import message
 
 
 @click.command()

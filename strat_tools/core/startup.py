@@ -2,7 +2,7 @@
 
 Importing the package and the command line takes a second or more (NumPy, pandas, Arrow),
 before any command has installed its own handlers
-(:func:`strat_tools.cli.common.library_errors`). A Ctrl-C in that window would print a
+(:func:`strat_tools.cli.errors.library_errors`). A Ctrl-C in that window would print a
 ``KeyboardInterrupt`` traceback from inside some import, and SIGTERM would kill the process
 with no message. :func:`guard_startup`, run first thing when the package is imported by the
 command line (``strat-tools`` or ``python -m strat_tools``) and never for a library user,

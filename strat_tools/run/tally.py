@@ -3,7 +3,7 @@
 Counted where the games are read (in the worker, per batch) and added up in the process
 that collects the batches: games kept, how many were readable, how many a selection left
 out, how many a per-game step failed on, and the first reasons of each. The CLI says all
-of it on stderr (:func:`strat_tools.cli.common.read_through`); nothing here reads files.
+of it on stderr (:func:`strat_tools.cli.reading.read_through`); nothing here reads files.
 
 >>> tally = Tally(games=3, readable=2, reasons=["not a game record"])
 >>> tally.add(Tally(games=1, readable=1, dropped=4))

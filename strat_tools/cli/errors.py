@@ -1,0 +1,128 @@
+"""How a command ends: the exit codes, the library's errors as ``Error: ...`` (exit 2 or 3),
+Ctrl-C and SIGTERM (130, 143, temporary files removed) and a reader that goes away.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import click
+
+from strat_tools.core import startup
+
+if TYPE_CHECKING:
+    pass
+from strat_tools.cli.render import message
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK = 0  # the run finished and found nothing wrong
+EXIT_INVALID = 1  # the run finished and found invalid games (validate)
+EXIT_USAGE = 2
+"""A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
+EXIT_FAILED = 3
+"""The run failed (a library error, an output that cannot be written): no complete result."""
+EXIT_INTERRUPTED = startup.EXIT_INTERRUPTED
+"""Stopped by Ctrl-C (SIGINT); temporary files removed."""
+EXIT_TERMINATED = startup.EXIT_TERMINATED
+"""Stopped by SIGTERM; temporary files removed, as for Ctrl-C."""
+
+
+class RunFailed(click.ClickException):
+    """The run failed: ``Error: ...`` on stderr (escaped), exit :data:`EXIT_FAILED`."""
+
+    exit_code = EXIT_FAILED
+
+
+class NoInput(click.ClickException):
+    """Nothing to read in the paths given, or an ``-o`` naming an input: a usage error, exit
+    :data:`EXIT_USAGE`, nothing written."""
+
+    exit_code = EXIT_USAGE
+
+
+def library_errors(func: F) -> F:
+    """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
+    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
+    ``NothingReadable`` and ``OutputOverInput`` (nothing ran: the paths are the mistake)
+    exit 2. Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
+    ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
+    are removed."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from strat_tools.core.errors import StratToolsError
+        from strat_tools.core.text import printable_lines
+        from strat_tools.formats.readers import NothingReadable
+        from strat_tools.io.output import OutputOverInput
+
+        main_thread = threading.current_thread() is threading.main_thread()
+        previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
+        previous_int = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException as exc:
+            if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
+                raise type(exc)(printable_lines(exc.message)) from None
+            raise
+        except BrokenPipeError:  # the reader went away (| head): end quietly, exit 0
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # a silent exit
+            sys.exit(EXIT_OK)
+        except KeyboardInterrupt:
+            message("Interrupted.")
+            sys.exit(EXIT_INTERRUPTED)
+        except Terminated:
+            message("Terminated.")
+            sys.exit(EXIT_TERMINATED)
+        except (NothingReadable, OutputOverInput) as exc:
+            raise NoInput(printable_lines(str(exc))) from None
+        except (StratToolsError, OSError) as exc:
+            raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
+        finally:
+            if main_thread and previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+            if main_thread and previous_int is not None:
+                signal.signal(signal.SIGINT, previous_int)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so every ``finally`` and ``with`` cleans up."""
+
+
+_SWALLOWING: Final = frozenset({"_acquireLock", "_releaseLock", "__del__", "_at_fork_reinit"})
+"""Functions whose exceptions Python prints and ignores (at-fork hooks, finalisers): a stop
+signal that lands in one is sent again a moment later instead of being lost."""
+
+
+def _in_swallowing_frame(frame: Any) -> bool:
+    return frame is not None and (
+        frame.f_code.co_name in _SWALLOWING
+        or frame.f_code.co_filename.endswith("logging/__init__.py")
+    )
+
+
+def _resend_later(signum: int) -> None:
+    threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+
+
+def _terminated(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one clean-up, however many signals
+    raise Terminated
+
+
+def _interrupted(signum: int, frame: Any) -> None:
+    if _in_swallowing_frame(frame):
+        _resend_later(signum)
+        return
+    raise KeyboardInterrupt

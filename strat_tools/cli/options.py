@@ -1,0 +1,291 @@
+"""The options commands share, each defined once: the run options (``--jobs``, ``--dask``,
+``--dask-address``, given as one :class:`~strat_tools.run.options.Run`), ``--rules``,
+``--format``, the paths argument, piece and variant names, and the game filters.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    pass
+from strat_tools.cli.render import OUTPUT_FORMATS, message
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _cap_jobs(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """More workers than cores only cost memory and time: cap, and say so on stderr."""
+    from strat_tools.core.text import count_of
+    from strat_tools.run.processes import available_cores, cap_jobs
+
+    if value is None or value <= available_cores():
+        return value
+    capped = cap_jobs(value)
+    message(
+        f"--jobs {value:,} is more than the {count_of(capped, 'core')} available: using {capped}"
+    )
+    return capped
+
+
+class LibraryChoice(click.Choice):  # type: ignore[type-arg]
+    """A ``click.Choice`` whose choices are a library registry's, read when needed (parsing
+    or help), so the CLI never copies a list by hand, starts without importing the heavy
+    modules, and shows a statistic registered after import (a notebook's, a test's).
+
+    ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
+    choices appended (``'all'``).
+    """
+
+    def __init__(self, source: str, *extra: str) -> None:
+        self.source = source
+        self.extra = extra
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        import importlib
+
+        module, _, name = self.source.partition(":")
+        return (*getattr(importlib.import_module(module), name), *self.extra)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # the registry is the one source
+
+
+class RegistryOption(click.Option):
+    """An option whose help ends with each registry entry's own help (``name: help; ...``),
+    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        choice = kwargs.get("type")
+        assert isinstance(choice, LibraryChoice)
+        self.registry = choice.source
+        super().__init__(*args, **kwargs)
+
+    @property
+    def help(self) -> str:
+        import importlib
+
+        module, _, name = self.registry.partition(":")
+        entries = getattr(importlib.import_module(module), name)
+        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        return f"{self._help_text} {listed}."
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        self._help_text = value or ""
+
+
+def jobs_option(func: F) -> F:
+    """``--jobs N``: worker processes (default: all cores; capped at the cores)."""
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
+        callback=_cap_jobs,
+        help="Worker processes, split by file and zip member (default and most: all cores).",
+    )(func)
+
+
+def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
+    from strat_tools.core.rules import check_rules
+
+    try:
+        check_rules(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    return value
+
+
+def rules_option(func: F) -> F:
+    """``--rules auto|NAME[+OPTION...]``, checked before any work starts."""
+    return click.option(
+        "--rules",
+        "rules",
+        default="auto",
+        show_default=True,
+        metavar="auto|NAME[+OPTION]",
+        callback=_check_rules,
+        help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
+    )(func)
+
+
+def dask_options(func: F) -> F:
+    """``--dask`` and ``--dask-address``."""
+    func = click.option(
+        "--dask-address",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="Run on this Dask scheduler (implies --dask). Paths must be visible to workers.",
+    )(func)
+    return click.option(
+        "--dask",
+        is_flag=True,
+        default=False,
+        help="Run the per-file work on dask.distributed (a local cluster unless an address "
+        "is given). Needs the 'dist' extra.",
+    )(func)
+
+
+def run_options(func: F) -> F:
+    """``--jobs``, ``--dask`` and ``--dask-address``, given to the command as one frozen
+    :class:`~strat_tools.run.options.Run` (its ``run`` parameter): the one place the CLI
+    builds a run's settings. The command adds its progress bar and tally to it
+    (:func:`read_through`)."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any, jobs: int | None, dask: bool, dask_address: str | None, **kw: Any
+    ) -> Any:
+        from strat_tools.run.options import Run
+
+        kw["run"] = Run(jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address)
+        return func(*args, **kw)
+
+    return jobs_option(dask_options(wrapper))  # type: ignore[return-value]
+
+
+def format_option(
+    choices: Sequence[str] = OUTPUT_FORMATS, default: str = "table"
+) -> Callable[[F], F]:
+    """``--format`` with the given choices."""
+
+    def decorate(func: F) -> F:
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(list(choices)),
+            default=default,
+            show_default=True,
+            help="Output format.",
+        )(func)
+
+    return decorate
+
+
+def paths_argument(func: F) -> F:
+    """``PATHS...``: files, folders, globs and zips (at least one)."""
+    return click.argument("paths", nargs=-1, required=True, metavar="PATHS...")(func)
+
+
+IDS_FILE_KEY: Final = "strat_tools.ids_file"
+"""Where the game filters keep the ``--ids`` file, an input too (``cli/outputs.py``)."""
+
+
+class PieceName(click.ParamType[str]):
+    """A piece as a player types it (``Flag``, ``F``, ``bombs``; see
+    :func:`strat_tools.core.pieces.parse_piece`), given on as its table label; ``all`` when
+    ``allow_all``. Anything else is a usage error listing the names."""
+
+    name = "piece"
+
+    def __init__(self, allow_all: bool = False) -> None:
+        self.allow_all = allow_all
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.core.pieces import parse_piece
+
+        if self.allow_all and str(value).strip().lower() == "all":
+            return "all"
+        try:
+            return parse_piece(str(value)).label
+        except ValueError as exc:
+            self.fail(str(exc) + (", or all" if self.allow_all else ""), param, ctx)
+
+
+class VariantName(click.ParamType[str]):
+    """A variant in any case, ``-``/``_`` for the space (see
+    :func:`strat_tools.core.records.parse_variant`), among ``allowed``."""
+
+    name = "variant"
+
+    def __init__(self, allowed: Sequence[str] | None = None) -> None:
+        from strat_tools.core.records import VARIANTS
+
+        self.allowed = tuple(allowed or VARIANTS)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from strat_tools.core.records import parse_variant
+
+        try:
+            return parse_variant(str(value), self.allowed)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+FILTER_OPTIONS = (
+    ("--variant", "variant", "NAME[,NAME]", "Only games of these variants."),
+    ("--period", "period", "FROM:TO", "Only these months: 2014-01:2014-06, 2014-01: or :2014-06."),
+    ("--plies", "plies", "MIN:MAX", "Only games with this many moves: 40:200, 40: or :200."),
+    ("--ending", "ending", "TYPE", "Only this ending: Gravon result type or name (resigned ...)."),
+    ("--winner", "winner", "red|blue|draw", "Only games with this result."),
+    ("--ids", "ids_file", "FILE", "Only the game ids listed in FILE, one a line."),
+    ("--pattern", "pattern", "PATTERN", "Only games with a setup matching this 4x10 pattern."),
+    ("--anywhere", "anywhere", "PATTERN", "Only games with a setup holding this smaller pattern."),
+    ("--pattern-side", "pattern_side", "red|blue|both", "Whose setup must match (default either)."),
+    ("--duplicates", "duplicates", "only|exclude", "Only repeated games, or each game once."),
+)
+"""The filter options: flag, parameter name, metavar, help."""
+
+
+def game_filter_options(func: F) -> F:
+    """The game filters as options; the command gets one checked ``game_filter``
+    (:class:`strat_tools.run.filters.GameFilter`). A bad value is a usage error (exit 2)."""
+    return game_filter_options_but()(func)
+
+
+def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
+    """:func:`game_filter_options` without the filters named in ``left_out`` (``search``
+    has its own ``--pattern``)."""
+    options = [option for option in FILTER_OPTIONS if option[0] not in left_out]
+
+    def decorate(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            click.get_current_context().meta[IDS_FILE_KEY] = values.get("ids_file")
+            kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
+            return func(*args, **kwargs)
+
+        decorated: Any = wrapper
+        for flag, name, metavar, text in reversed(options):
+            decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(
+                decorated
+            )
+        return decorated  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
+    """A :class:`~strat_tools.run.filters.GameFilter` from the options' values, or exit 2."""
+    from strat_tools.run.filters import FilterError, GameFilter, read_id_file
+
+    try:
+        ids = read_id_file(values["ids_file"]) if values.get("ids_file") else None
+        return GameFilter.parse(
+            variant=values.get("variant"),
+            period=values.get("period"),
+            plies=values.get("plies"),
+            ending=values.get("ending"),
+            winner=values.get("winner"),
+            ids=ids,
+            pattern=values.get("pattern"),
+            mirror=mirror,
+            duplicates=values.get("duplicates"),
+            anywhere=values.get("anywhere"),
+            pattern_side=values.get("pattern_side"),
+        )
+    except FilterError as exc:
+        raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None

@@ -1,0 +1,178 @@
+"""How commands show things: tables as text, CSV, JSON or JSON lines (one definition of
+each), messages on stderr, progress bars, counts with their nouns.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    pass
+
+
+OUTPUT_FORMATS = ("table", "csv", "json", "jsonl")
+
+
+def render(data: Any, fmt: str, out: Any = None) -> None:
+    """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
+
+    Text from files is data: the table and CSV formats show control characters escaped
+    (:func:`strat_tools.core.text.printable`), CSV defuses formula cells
+    (:func:`strat_tools.core.text.csv_cell`), JSON escapes them by its own rules.
+    """
+    import pandas as pd
+
+    from strat_tools.core.text import printable_lines
+
+    out = out or sys.stdout
+    if isinstance(data, dict) and fmt in ("json",):
+        out.write(json.dumps(data, indent=2, default=_json_default) + "\n")
+        return
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    if fmt == "table":
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            text = frame.to_string(index=False) if len(frame) else "(no rows)"
+        width = table_width()
+        if max(map(len, text.splitlines()), default=0) > width:
+            text = _records_text(frame, width)
+        out.write(printable_lines(text) + "\n")
+    elif fmt == "csv":
+        frame = frame.copy()
+        for column in frame.columns:
+            if not pd.api.types.is_numeric_dtype(frame[column].dtype):
+                frame[column] = frame[column].map(_csv_text)
+        frame.to_csv(out, index=False)
+    elif fmt == "json":
+        out.write(frame.to_json(orient="records", indent=2, force_ascii=False) + "\n")
+    elif fmt == "jsonl":
+        text = frame.to_json(orient="records", lines=True, force_ascii=False)
+        out.write(text if text.endswith("\n") or not text else text + "\n")
+    else:
+        raise click.UsageError(f"unknown format {fmt!r}")
+
+
+def render_stream(frames: Iterable[Any], fmt: str, out: Any = None) -> None:
+    """:func:`render` of a stream of DataFrames (one a batch) as one output, written as
+    they come so memory stays flat: one CSV header, one JSON array, JSONL lines. The table
+    format needs every row to size its columns, so it collects them first."""
+    import pandas as pd
+
+    out = out or sys.stdout
+    if fmt == "table":
+        parts = list(frames)
+        render(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(), fmt, out)
+        return
+    first = True
+    for frame in frames:
+        if fmt == "csv":
+            text = io.StringIO()
+            render(frame, fmt, text)
+            out.write(text.getvalue() if first else text.getvalue().partition("\n")[2])
+        elif fmt == "json":
+            if len(frame):
+                inner = frame.to_json(orient="records", indent=2, force_ascii=False)[1:-1]
+                out.write(("[" if first else ",") + inner.rstrip("\n"))
+                first = False
+            continue
+        else:
+            render(frame, fmt, out)
+        first = False
+    if fmt == "json":
+        out.write("[]\n" if first else "\n]\n")
+
+
+def _csv_text(value: Any) -> Any:
+    """A CSV cell of text from files: control characters escaped, formulas defused."""
+    from strat_tools.core.text import csv_cell, printable
+
+    return csv_cell(printable(value) if isinstance(value, str) else value)
+
+
+def table_width() -> int:
+    """Columns the table format may use: the terminal's (``COLUMNS``), else 100."""
+    return max(60, shutil.get_terminal_size((100, 24)).columns)
+
+
+def _records_text(frame: Any, width: int) -> str:
+    """A table too wide for the terminal, one block per row: ``column value`` pairs packed
+    into lines of at most ``width`` characters, long text wrapped (csv and json keep every
+    column side by side)."""
+    blocks = []
+    for row in frame.itertuples(index=False):
+        items = [
+            f"{column} {_cell_text(value)}"
+            for column, value in zip(frame.columns, row, strict=True)
+        ]
+        lines: list[str] = []
+        for item in items:
+            if lines and len(lines[-1]) + 3 + len(item) <= width:
+                lines[-1] += "   " + item
+            else:
+                lines.extend(textwrap.wrap(item, width, subsequent_indent="    ") or [item])
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    return str(value)
+
+
+def message(text: str) -> None:
+    """A message for the user, on stderr (control characters from names escaped)."""
+    from strat_tools.core.text import printable_lines
+
+    click.echo(printable_lines(text), err=True)
+
+
+@contextmanager
+def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar on stderr when stderr is a terminal; otherwise nothing."""
+    if not sys.stderr.isatty() or total < 2:
+        yield None
+        return
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
+        yield bar.update
+
+
+def count_of(n: int, noun: str, plural: str | None = None) -> str:
+    """:func:`strat_tools.core.text.count_of` (one number style in every message)."""
+    from strat_tools.core.text import count_of as counted
+
+    return counted(n, noun, plural)
+
+
+def synthetic_note(tally: Any) -> None:
+    """Say on stderr when games made by ``strat-tools generate`` are among those shown."""
+    if tally.synthetic:
+        verb = "is" if tally.synthetic == 1 else "are"
+        message(
+            f"Note: {tally.synthetic:,} of {count_of(tally.games, 'game')} read {verb} "
+            "synthetic (made by strat-tools generate), not games people played."
+        )
+
+
+def source_label(paths: Sequence[str]) -> str:
+    """A short 'source: ...' line for figure titles (control characters escaped)."""
+    from strat_tools.core.text import printable
+
+    text = printable(", ".join(paths))
+    return "source: " + (text if len(text) <= 60 else text[:57] + "...")
