@@ -41,7 +41,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 @click.option(
     "--format",
     "fmt",
-    type=LibraryChoice("strat_tools.tables.dataset:FORMATS"),
+    type=LibraryChoice("strat_tools.tables.dataset:TABLE_FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",

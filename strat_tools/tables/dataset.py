@@ -47,9 +47,6 @@ from strat_tools.io.output import read_marker as read_export_marker
 from strat_tools.io.sources import PathArg as PathArg
 from strat_tools.io.sources import Paths as Paths
 from strat_tools.tables.dataset_writer import (
-    FORMATS as FORMATS,
-)
-from strat_tools.tables.dataset_writer import (
     INCOMPLETE_MARKER,
     DatasetWriter,
     ExportSummary,
@@ -57,10 +54,13 @@ from strat_tools.tables.dataset_writer import (
     csv_schema,
     table_file_names,
 )
+from strat_tools.tables.dataset_writer import (
+    TABLE_FORMATS as TABLE_FORMATS,
+)
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
 
 __all__ = [
-    "FORMATS",
+    "TABLE_FORMATS",
     "DatasetWriter",
     "ExportSummary",
     "Format",

@@ -33,8 +33,8 @@ from strat_tools.io.sources import PathArg
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, file_schema
 
 __all__ = [
-    "FORMATS",
     "INCOMPLETE_MARKER",
+    "TABLE_FORMATS",
     "DatasetWriter",
     "ExportSummary",
     "Format",
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 Format = Literal["parquet", "csv"]
-FORMATS: Final = ("parquet", "csv")
+TABLE_FORMATS: Final = ("parquet", "csv")
 """Export formats."""
 
 
@@ -105,8 +105,10 @@ class DatasetWriter:
     """
 
     def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
-        if format not in FORMATS:
-            raise OptionError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+        if format not in TABLE_FORMATS:
+            raise OptionError(
+                f"unknown format {format!r}; expected one of {', '.join(TABLE_FORMATS)}"
+            )
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
@@ -140,7 +142,7 @@ class DatasetWriter:
     def _remove_stale_temps(self) -> None:
         """Delete temporary tables left by an export that was killed (its process is gone);
         those of an export still running in this folder are left alone."""
-        names, formats = "|".join(TABLE_NAMES), "|".join(FORMATS)
+        names, formats = "|".join(TABLE_NAMES), "|".join(TABLE_FORMATS)
         pattern = re.compile(rf"^\.(?:{names})\.(?:{formats})\.tmp-(\d+)-[0-9a-f]{{8}}$")
         for path in self.directory.iterdir():
             match = pattern.match(path.name)
@@ -253,7 +255,7 @@ class DatasetWriter:
 
 def table_file_names() -> list[str]:
     """Every name a table may have in a dataset folder (each format, and parts folders)."""
-    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in FORMATS] + list(TABLE_NAMES)
+    return [f"{name}.{fmt}" for name in TABLE_NAMES for fmt in TABLE_FORMATS] + list(TABLE_NAMES)
 
 
 def csv_schema(schema: pa.Schema) -> pa.Schema:
