@@ -11,9 +11,7 @@ Runs where Chromium and chromedriver are installed; under CI
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import urllib.parse
 import zipfile
 from collections.abc import Iterator
@@ -21,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import headless_chromium
 from click.testing import CliRunner
 
 from strat_tools.cli import main
@@ -34,45 +33,13 @@ GAME = (Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml")
 HOSTILE_MEMBER = "classic-2014.4-51<img src=x onerror=alert(1)>\"q'.xml"
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("STRAT_TOOLS_REQUIRE_BROWSER"):
-        pytest.fail(f"STRAT_TOOLS_REQUIRE_BROWSER is set, but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Headless Chromium through chromedriver, the network pointed at a dead proxy."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium is not installed (pip install selenium)")
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if browser is None or not Path(chromedriver).exists():
-        _missing("no headless Chromium with chromedriver (apt-get install chromium-driver)")
-    options = Options()
-    options.binary_location = str(browser)
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--window-size=1300,950",
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=<-loopback>",
-        "--disable-background-networking",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    chrome = webdriver.Chrome(service=Service(chromedriver), options=options)
-    try:
+    """Headless Chromium (:func:`browser.headless_chromium`)."""
+    with headless_chromium(
+        tmp_path_factory.mktemp("chromium"), size="1300,950", logs={"browser": "ALL"}
+    ) as chrome:
         yield chrome
-    finally:
-        chrome.quit()
 
 
 @pytest.fixture(scope="module")

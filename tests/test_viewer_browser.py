@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import headless_chromium
 
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE
 from strat_tools.core.records import GameRecord
@@ -40,46 +39,13 @@ GAMES = {
 """One real game per variant; the lightning one has three rescues and turning captains."""
 
 
-def _missing(reason: str) -> None:
-    if os.environ.get("STRAT_TOOLS_REQUIRE_BROWSER"):
-        pytest.fail(f"STRAT_TOOLS_REQUIRE_BROWSER is set, but {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Headless Chromium through chromedriver, with the network pointed at a dead proxy."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        _missing("selenium is not installed (pip install selenium)")
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if browser is None or not Path(chromedriver).exists():
-        _missing("no headless Chromium with chromedriver (apt-get install chromium-driver)")
-    options = Options()
-    options.binary_location = str(browser)
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--window-size=1200,900",
-        "--proxy-server=http://127.0.0.1:9",
-        "--proxy-bypass-list=<-loopback>",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    chrome = webdriver.Chrome(service=Service(chromedriver), options=options)
-    try:
+    """Headless Chromium (:func:`browser.headless_chromium`)."""
+    with headless_chromium(
+        tmp_path_factory.mktemp("chromium"), size="1200,900", logs={"performance": "ALL"}
+    ) as chrome:
         yield chrome
-    finally:
-        chrome.quit()
 
 
 def archive_game(gravon_dir: Path, variant: str) -> GameRecord:

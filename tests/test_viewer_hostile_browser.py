@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import headless_chromium
 
 from strat_tools.views.viewer import write_viewer
 
@@ -27,28 +27,9 @@ PLAYER = "&lt;/script&gt;&lt;img src=x onerror=window.hacked=2&gt;"
 
 @pytest.fixture(scope="module")
 def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("selenium is not installed")
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-    if browser is None or not Path(chromedriver).exists():
-        if os.environ.get("STRAT_TOOLS_REQUIRE_BROWSER"):
-            pytest.fail("STRAT_TOOLS_REQUIRE_BROWSER is set, but there is no Chromium")
-        pytest.skip("no headless Chromium with chromedriver")
-    options = Options()
-    options.binary_location = str(browser)
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium')}")
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    """Headless Chromium (:func:`browser.headless_chromium`)."""
+    with headless_chromium(tmp_path_factory.mktemp("chromium"), size="1200,900") as chrome:
+        yield chrome
 
 
 def test_hostile_names_stay_text_in_a_real_browser(chrome: Any, tmp_path: Path) -> None:
