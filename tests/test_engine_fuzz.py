@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from mutation import mutate
 
 from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, PieceKind
@@ -404,27 +405,7 @@ edit = st.tuples(
     st.sampled_from(["replace", "insert", "delete", "swap"]),
     st.floats(0, 1, exclude_max=True),
     st.lists(byte, min_size=1, max_size=3),
-)
-
-
-def mutate(data: bytes, edits: list[tuple[str, float, list[int]]]) -> bytes:
-    """Byte edits at relative positions; 'swap' exchanges two lines (moves out of order)."""
-    buf = bytearray(data)
-    for kind, where, new in edits:
-        at = int(where * len(buf))
-        if kind == "replace":
-            buf[at : at + len(new)] = bytes(new)
-        elif kind == "insert":
-            buf[at:at] = bytes(new)
-        elif kind == "delete":
-            del buf[at : at + len(new)]
-        else:
-            lines = bytes(buf).split(b"\n")
-            i = int(where * len(lines))
-            j = (i + new[0]) % len(lines)
-            lines[i], lines[j] = lines[j], lines[i]
-            buf = bytearray(b"\n".join(lines))
-    return bytes(buf)
+).map(lambda e: (*e, len(e[2])))  # delete as many bytes as the edit carries
 
 
 @pytest.fixture(scope="module")
@@ -436,7 +417,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @settings(FUZZ, max_examples=300)
 @given(game=games, edits=st.lists(edit, min_size=1, max_size=4))
 def test_mutated_files_go_through_read_replay_and_tables_without_raising(
-    scratch: Path, game: GameRecord, edits: list[tuple[str, float, list[int]]]
+    scratch: Path, game: GameRecord, edits: list[tuple[str, float, list[int], int]]
 ) -> None:
     data = mutate(record_to_xml(game), edits)
     path = scratch / game.source

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mutation import mutate
 
 from strat_tools.formats import fastscan
 from strat_tools.formats.readers import parse_record
@@ -31,22 +32,6 @@ FUZZ = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-
-
-def mutate(data: bytes, edits: list[tuple[str, float, list[int], int]]) -> bytes:
-    """Apply byte-level edits at relative positions."""
-    buf = bytearray(data)
-    for kind, where, new, length in edits:
-        at = int(where * len(buf))
-        if kind == "replace":
-            buf[at : at + len(new)] = bytes(new)
-        elif kind == "insert":
-            buf[at:at] = bytes(new)
-        elif kind == "delete":
-            del buf[at : at + length]
-        else:
-            buf[at:at] = buf[at : at + length]
-    return bytes(buf)
 
 
 @FUZZ
