@@ -45,6 +45,12 @@ from strat_tools.cli.render import message
     default=None,
     help="Most games on one page (default 500); the page also stops at about 25 MB.",
 )
+@click.option(
+    "--no-spoilers",
+    is_flag=True,
+    help="Keep the result and the events that give the outcome away hidden until the last "
+    "ply (for replaying a game to study it); the page's #spoilers=0 does the same.",
+)
 @game_filter_options
 @rules_option
 @run_options
@@ -56,16 +62,19 @@ def view(
     output: str,
     numbering: str,
     limit: int | None,
+    no_spoilers: bool,
     rules: str,
     run: Run,
 ) -> None:
     """Write a game viewer: one HTML file that opens from disk, with no network.
 
     Step with the arrow keys, Home/End, Page Up/Down (10 plies) or the buttons; click a
-    move; jump to the next battle or key event; replay the game as red or blue saw it.
+    move or the material graph; jump to the next or previous battle (b, Shift+B) or key
+    event (e, Shift+E); flip the board (f); replay the game as red or blue saw it; point at
+    a piece for its history; copy the position (StraDos3) or a setup (owner encoding).
     PATH may be a game file, a zip or a folder: several games get a game picker, and the
     filters choose which (the first --limit of them). Open a ply and a view directly with
-    #ply=40&view=blue after the file name.
+    #ply=40&view=blue after the file name (&spoilers=0 hides the result).
 
     \b
     Example:
@@ -87,6 +96,7 @@ def view(
             run=run,
             numbering=numbering,
             limit=limit or MAX_GAMES,
+            spoilers=not no_spoilers,
         )
     except InputError as exc:  # no such game, nothing readable: the user's mistake (exit 2)
         raise NoInput(str(exc)) from None

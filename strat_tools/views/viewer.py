@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import LAKES
+from strat_tools.core.board import LAKES, Side
 from strat_tools.core.errors import InputError
-from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
+from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
 from strat_tools.core.text import printable
@@ -43,6 +43,7 @@ from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.options import Run
+from strat_tools.setups.strings import format_setup
 from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
     data.update(
         plies=n,
         field="".join(CODE_LETTERS[c] for c in record.setup),
+        setups=[_owner_setup(record.setup, side) for side in (Side.RED, Side.BLUE)],
         moves=[s * 100 + t for s, t in zip(record.sources[:n], record.targets[:n], strict=True)],
         squares=_deltas(know.boards, know.flags),
         captured=_deltas(know.captured),
@@ -141,6 +143,34 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
     return data
 
 
+def _owner_setup(setup: Sequence[int], side: Side) -> str:
+    """``side``'s setup in the ``owner`` encoding (as ``setups --setup-format owner``
+    writes it), or ``""`` when a piece stands outside its four rows (classicfree)."""
+    try:
+        return format_setup(setup, side, "owner")
+    except ValueError:
+        return ""
+
+
+def page_keys(ids: Sequence[str]) -> list[str]:
+    """A key per game, unique on one page, for the page's own links: the game id, and for
+    a second game of the same id ``id~2`` (then ``~3`` ...), so a link opens that game.
+
+    >>> page_keys(["a", "b", "a", "a~2"])
+    ['a', 'b', 'a~2', 'a~2~2']
+    """
+    keys: list[str] = []
+    taken: set[str] = set()
+    for game_id in ids:
+        key, n = game_id, 1
+        while key in taken:
+            n += 1
+            key = f"{game_id}~{n}"
+        taken.add(key)
+        keys.append(key)
+    return keys
+
+
 def _asset(name: str) -> str:
     return files("strat_tools.views").joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -151,9 +181,16 @@ def viewer_html(
     title: str = "Stratego game viewer",
     numbering: str = "modern",
     note: str = "",
+    spoilers: bool = True,
 ) -> str:
-    """The page for ``games`` (each from :func:`game_data`)."""
+    """The page for ``games`` (each from :func:`game_data`); ``spoilers=False`` keeps the
+    result and the events that give the outcome away hidden until the last ply (the page's
+    ``#spoilers=0`` does the same)."""
+    keys = page_keys([str(game["id"]) for game in games])
+    games = [{**game, "key": key} for game, key in zip(games, keys, strict=True)]
     config = {
+        "kinds": list(KIND_LABELS),
+        "spoilers": bool(spoilers),
         "style": STYLE,
         "labels": {"modern": list(MODERN_LABELS), "classic": list(CLASSIC_LABELS)},
         "numbering": numbering if numbering in ("modern", "classic") else "modern",
@@ -177,6 +214,7 @@ def viewer_html(
         f"{_asset('viewer.html')}"
         f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
         f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
+        f"<script>{_asset('viewer_parts.js')}</script>"
         f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
@@ -204,6 +242,13 @@ class ViewerSummary:
         return text
 
 
+def _check_limit(limit: object) -> None:
+    """A page holds at least one game: 0 would write an empty, broken page and a negative
+    slice would silently drop games from the end."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValueError(f"limit must be a whole number of games, 1 or more; got {limit!r}")
+
+
 def collect_games(
     records: Iterable[GameRecord],
     *,
@@ -213,6 +258,7 @@ def collect_games(
 ) -> tuple[list[dict[str, Any]], int]:
     """Replay and encode records until ``limit`` games or ``max_bytes`` of data; return the
     games and how many were left out."""
+    _check_limit(limit)
     games: list[dict[str, Any]] = []
     size = left_out = 0
     for record in records:
@@ -272,10 +318,13 @@ def write_viewer(
     limit: int = MAX_GAMES,
     jobs: int | None = None,
     run: Run | None = None,
+    spoilers: bool = True,
 ) -> ViewerSummary:
     """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
-    atomically. Raises :class:`~strat_tools.core.errors.InputError` when no game is found
+    atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
+    ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.InputError` when
+    no game is found
     (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
@@ -289,6 +338,7 @@ def write_viewer(
     from strat_tools.run.selection import SelectedUnits, Selection, select_games
     from strat_tools.run.tally import Tally
 
+    _check_limit(limit)
     names = path_list(paths)
     chosen = game_filter if game_filter is not None else GameFilter()
     if game_id is not None:
@@ -316,23 +366,26 @@ def write_viewer(
             games.append(game)
     title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
-    text = viewer_html(games, title=str(title), numbering=numbering, note=note)
+    text = viewer_html(games, title=str(title), numbering=numbering, note=note, spoilers=spoilers)
     target = Path(output)
     data = text.encode("utf-8")
     write_file_atomically(target, data)
     return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data), tally.dropped)
 
 
-def notebook_html(item: GameRecord | Replay, *, height: int = 780) -> str:
-    """A stepping viewer of one game for Jupyter: the viewer page in an ``iframe``."""
+def notebook_html(item: GameRecord | Replay, *, height: int = 900, spoilers: bool = True) -> str:
+    """A stepping viewer of one game for Jupyter: the viewer page in an ``iframe`` as wide
+    as the cell (the page reflows to any width; its links stay in the page's memory where
+    the notebook forbids changing the frame's address)."""
     result: Replay | None
     if isinstance(item, Replay):
         record, result = item.record, item
     else:
         record = item
         result = replay_safely(record) if record.readable else None
-    page = viewer_html([game_data(record, result)], title=record.game_id)
+    page = viewer_html([game_data(record, result)], title=record.game_id, spoilers=spoilers)
     return (
-        f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;height:{height}px;'
-        f'border:1px solid #ccc" title="{escape(record.game_id, quote=True)}"></iframe>'
+        f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;max-width:100%;'
+        f'box-sizing:border-box;height:{height}px;border:1px solid #ccc" '
+        f'title="{escape(record.game_id, quote=True)}"></iframe>'
     )

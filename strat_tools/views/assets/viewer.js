@@ -7,10 +7,10 @@
   var games = JSON.parse(document.getElementById("viewer-games").textContent);
   var S = config.style, F = config.flags, LETTERS = config.letters;
   var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
-  var KINDS = ["bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain", "major",
-    "colonel", "general", "marshal", "flag"];
+  var KINDS = config.kinds, P = StratViewerParts;
   var VIEWS = config.views;
-  var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null };
+  var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
+    flip: false, spoilers: config.spoilers, info: -1 };
   var $ = function (id) { return document.getElementById(id); };
   var boardEl = $("board");
 
@@ -39,8 +39,14 @@
       for (i = 0; i < d.length; i += 2) { u[d[i]] = d[i + 1]; }
       boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
     }
-    return { boards: boards, flags: flags, captured: captured, unseen: unseen };
+    var cache = { boards: boards, flags: flags, captured: captured, unseen: unseen };
+    if (game.field) { cache.pieces = P.track(game, cache, F); cache.material = P.material(cache); }
+    return cache;
   }
+
+  function flipped() { return (viewSide() === 2) !== state.flip; }
+  // Without spoilers the page shows nothing past the shown ply until the last one.
+  function shownUpTo() { return state.spoilers || state.ply === games[state.game].plies ? games[state.game].plies : state.ply; }
 
   function el(name, attrs, text) {
     var node = document.createElementNS(NS, name), key;
@@ -77,7 +83,7 @@
 
   function draw() {
     var game = games[state.game], cache = state.cache, ply = state.ply, who = viewSide();
-    var flip = who === 2, size = S.margin + 10 * S.cell + 2, height = 10 * S.cell + S.margin;
+    var flip = flipped(), size = S.margin + 10 * S.cell + 2, height = 10 * S.cell + S.margin;
     var svg = el("svg", { width: size, height: height, viewBox: "0 0 " + size + " " + height,
       "font-family": "sans-serif", role: "img" });
     var board = cache.boards[ply], flags = cache.flags[ply], sq, i, pos;
@@ -139,8 +145,124 @@
       svg.appendChild(el("text", { x: bx + 32, y: by + 9, fill: "#fff", "font-size": 12, "font-weight": "bold",
         "text-anchor": "middle", "dominant-baseline": "central" }, text));
     }
+    svg.addEventListener("mousemove", function (event) { pointAt(event, flip); });
+    svg.addEventListener("click", function (event) { pointAt(event, flip, true); });
     boardEl.replaceChildren(svg);
     boardEl.setAttribute("aria-label", "board after ply " + ply);
+  }
+
+  function pointAt(event, flip, tapped) {
+    var svg = event.currentTarget, box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;
+    var col = Math.floor(((event.clientX - box.left) / scale - S.margin) / S.cell);
+    var row = 9 - Math.floor((event.clientY - box.top) / scale / S.cell);
+    if (col < 0 || col > 9 || row < 0 || row > 9) { return; }
+    if (flip) { row = 9 - row; col = 9 - col; }
+    var sq = row * 10 + col, cache = state.cache;
+    var id = cache.pieces ? cache.pieces.ids[state.ply][sq] : -1;
+    if (id === state.info && !tapped) { return; }
+    state.info = id; state.infoSquare = sq;
+    pieceInfo();
+  }
+
+  // The history of the piece pointed at, up to the shown ply, as the view's side knew it.
+  function pieceInfo() {
+    var box = $("piece-info"), game = games[state.game], cache = state.cache, who = viewSide(), id = state.info;
+    box.replaceChildren();
+    if (!cache.pieces || id < 0 || cache.pieces.ids[state.ply][state.infoSquare] !== id) {
+      box.textContent = "Point at a piece (or tap it) for its history.";
+      box.dataset.square = "";
+      return;
+    }
+    var piece = cache.pieces.pieces[id], ply = state.ply, sq = state.infoSquare;
+    var hidden = hiddenFor(piece.code, cache.flags[ply][sq], who), mine = who === 0 || P.side(piece.code) === who;
+    var head = document.createElement("div");
+    head.className = "head";
+    head.textContent = sideName(P.side(piece.code)) + " " + (hidden ? "piece (not identified)" : label(piece.code) +
+      " (" + KINDS[kind(piece.code)] + ")") + " on " + sqName(sq) + ", set up on " + sqName(piece.start);
+    box.appendChild(head);
+    box.dataset.square = sqName(sq);
+    var moves = [], lines = [], shown = {};
+    piece.events.forEach(function (e) { if (e[1] === "revealed") { shown[e[0]] = true; } });
+    piece.events.forEach(function (e) {
+      if (e[0] > ply) { return; }
+      if (e[1] === "move") { moves.push(e[0]); return; }
+      if (e[1] === "battle") { lines.push("ply " + e[0] + ": " + (e[2] === "attacker" ? "attacked. " : "was attacked. ") + battleText(game, e[0], who)); }
+      if (e[1] === "revealed") { lines.push("ply " + e[0] + ": rank shown " + (game.battles[String(e[0])] ? "in a battle" : "by a rescue")); }
+      if (e[1] === "known" && mine && who !== 0) { lines.push("ply " + e[0] + ": " + sideName(3 - who) + " identified it"); }
+      if (e[1] === "known" && who === 0 && !shown[e[0]]) { lines.push("ply " + e[0] + ": identified by its move (only a scout moves so)"); }
+      if (e[1] === "rescued") { lines.push("ply " + e[0] + ": brought back by a rescue"); }
+    });
+    lines.unshift(moves.length ? "moved " + moves.length + "\u00D7, at ply " + moves.join(", ") : "has not moved");
+    lines.forEach(function (text) { var d = document.createElement("div"); d.textContent = text; box.appendChild(d); });
+  }
+
+  function remainingPanel() {
+    var box = $("remaining"), board = state.cache.boards[state.ply], flags = state.cache.flags[state.ply], who = viewSide();
+    var red = P.remaining(board, 1, KINDS), blue = P.remaining(board, 2, KINDS), order = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 11];
+    box.dataset.red = JSON.stringify(red);
+    box.dataset.blue = JSON.stringify(blue);
+    box.replaceChildren();
+    function row(title, counts, colour) {
+      var line = document.createElement("div"), head = document.createElement("span"), total = 0;
+      line.className = "pile";
+      order.forEach(function (k) {
+        if (!counts[KINDS[k]]) { return; }
+        total += counts[KINDS[k]];
+        var chip = document.createElement("span");
+        chip.className = "chip " + colour;
+        chip.title = counts[KINDS[k]] + " " + colour + " " + KINDS[k];
+        chip.textContent = config.labels[state.numbering][k] + "\u00D7" + counts[KINDS[k]];
+        line.appendChild(chip);
+      });
+      head.textContent = title + " (" + total + "): ";
+      line.insertBefore(head, line.firstChild);
+      box.appendChild(line);
+    }
+    if (who === 0) {
+      row("Red on the board", red, "red"); row("Blue on the board", blue, "blue");
+      delete box.dataset.identified; delete box.dataset.unidentified;
+      return;
+    }
+    var other = P.identified(board, flags, who, KINDS, F.known);
+    box.dataset.identified = JSON.stringify(other.known);
+    box.dataset.unidentified = String(other.unknown);
+    row(sideName(who).replace(/^./, function (c) { return c.toUpperCase(); }) + " on the board", who === 1 ? red : blue, sideName(who));
+    row(sideName(3 - who) + " on the board that " + sideName(who) + " has identified", other.known, sideName(3 - who));
+    var rest = document.createElement("div");
+    rest.className = "pile";
+    rest.textContent = "and " + other.unknown + " " + sideName(3 - who) + " pieces " + sideName(who) + " has not identified";
+    box.appendChild(rest);
+  }
+
+  function drawGraph() {
+    var box = $("graph"), game = games[state.game];
+    if (!state.cache.material) { box.replaceChildren(); return; }
+    var width = Math.max(200, Math.min(boardEl.clientWidth || 540, 540));
+    box.replaceChildren(P.graph(state.cache.material, game.battles, state.ply, shownUpTo(), [S.red, S.blue, S.battle], width));
+    box.dataset.width = String(width);
+  }
+
+  function copyOut() {
+    var game = games[state.game], cache = state.cache, who = viewSide();
+    $("position-string").value = game.field ? P.strados3(cache.boards[state.ply], cache.flags[state.ply], state.ply, who, F, LETTERS) : "";
+    $("setup-red").value = game.setups ? game.setups[0] : "";
+    $("setup-blue").value = game.setups ? game.setups[1] : "";
+  }
+
+  function copy(id) {
+    var input = $(id), done = function () { $("copied").textContent = "Copied " + input.getAttribute("aria-label") + "."; };
+    input.focus(); input.select();
+    try {
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(input.value).then(done, function () { legacyCopy(done); });
+        return;
+      }
+    } catch (err) { /* an iframe may forbid the clipboard: fall back below */ }
+    legacyCopy(done);
+  }
+  function legacyCopy(done) {
+    try { if (document.execCommand("copy")) { done(); return; } } catch (err) { /* no clipboard at all */ }
+    $("copied").textContent = "Selected: press Ctrl+C to copy.";
   }
 
   function battleBadge(b, who) {
@@ -208,7 +330,10 @@
         sqName(from) + "\u2013" + sqName(move % 100) + ". " + battleText(game, ply, who);
     }
     box.appendChild(line);
-    var here = game.events.filter(function (e) { return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture"; });
+    var here = game.events.filter(function (e) {
+      return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture" &&
+        (ply === game.plies || state.spoilers || e[1] !== "flag_captured");
+    });
     here.forEach(function (e) { var d = document.createElement("div"); d.textContent = e[2]; box.appendChild(d); });
     if (ply === game.plies && game.field) {
       var end = document.createElement("div");
@@ -219,9 +344,9 @@
   }
 
   function fillLists() {
-    var game = games[state.game], moves = $("moves"), events = $("events"), i;
-    moves.replaceChildren(); events.replaceChildren(); state.marked = [];
-    for (i = 0; i < game.plies; i++) {
+    var game = games[state.game], moves = $("moves"), events = $("events"), i, upto = shownUpTo();
+    moves.replaceChildren(); events.replaceChildren(); state.marked = []; state.listed = upto;
+    for (i = 0; i < upto; i++) {
       var li = document.createElement("li"), m = game.moves[i];
       li.textContent = (i % 2 === 0 ? (i / 2 + 1) + ". " : "") + sqName(Math.floor(m / 100)) +
         (game.battles[String(i + 1)] ? "\u00D7" : "\u2013") + sqName(m % 100);
@@ -231,7 +356,7 @@
       moves.appendChild(li);
     }
     game.events.forEach(function (e) {
-      if (e[1] === "battle") { return; }
+      if (e[1] === "battle" || e[0] > upto || (upto < game.plies && (e[1] === "end" || e[1] === "flag_captured"))) { return; }
       var li = document.createElement("li");
       li.textContent = (e[1] === "end" ? "end" : "ply " + e[0]) + ": " + e[2];
       li.dataset.ply = String(e[0]);
@@ -253,9 +378,21 @@
     });
   }
 
+  function meta() {
+    var game = games[state.game], hide = !state.spoilers && state.ply < game.plies;
+    $("game-meta").textContent = (game.variant || "unknown variant") + " \u00B7 " + game.plies + " plies" +
+      (game.recorded !== game.plies ? " (of " + game.recorded + " recorded)" : "") +
+      (game.rules ? " \u00B7 rules " + game.rules : "") + " \u00B7 " + (hide ? "result hidden until the last ply" : game.end);
+  }
+
   function render() {
     var game = games[state.game], who = viewSide(), cache = state.cache;
-    draw(); panels(); status(); highlight();
+    if (state.listed !== shownUpTo()) { fillLists(); }
+    draw(); panels(); status(); highlight(); meta();
+    if (game.field) { remainingPanel(); } else { $("remaining").replaceChildren(); }
+    drawGraph(); copyOut(); pieceInfo();
+    boardEl.dataset.flipped = String(flipped());
+    boardEl.dataset.spoilers = String(state.spoilers);
     boardEl.dataset.ply = String(state.ply);
     boardEl.dataset.view = state.view;
     boardEl.dataset.field = game.field ? fieldString(cache.boards[state.ply], cache.flags[state.ply], 0) : "";
@@ -281,10 +418,19 @@
     return go(game.plies);
   }
 
-  function nextBattle() { nextWhere(function (g, p) { return !!g.battles[String(p)]; }); }
-  function nextEvent() {
-    nextWhere(function (g, p) { return g.events.some(function (e) { return e[0] === p && e[1] !== "battle"; }); });
+  function prevWhere(test) {
+    var game = games[state.game], p;
+    for (p = state.ply - 1; p >= 1; p--) { if (test(game, p)) { return go(p); } }
+    return go(0);
   }
+
+  function isBattle(g, p) { return !!g.battles[String(p)]; }
+  function isEvent(g, p) { return g.events.some(function (e) { return e[0] === p && e[1] !== "battle"; }); }
+  function nextBattle() { nextWhere(isBattle); }
+  function nextEvent() { nextWhere(isEvent); }
+  function prevBattle() { prevWhere(isBattle); }
+  function prevEvent() { prevWhere(isEvent); }
+  function flip() { state.flip = !state.flip; render(); }
 
   function stop() {
     if (state.timer) { clearInterval(state.timer); state.timer = null; }
@@ -305,25 +451,27 @@
     state.cache = build(games[index]);
     state.ply = 0;
     var game = games[index];
+    state.info = -1; state.listed = -1;
     $("game-title").textContent = game.id;
-    $("game-meta").textContent = (game.variant || "unknown variant") + " \u00B7 " + game.plies + " plies" +
-      (game.recorded !== game.plies ? " (of " + game.recorded + " recorded)" : "") +
-      (game.rules ? " \u00B7 rules " + game.rules : "") + " \u00B7 " + game.end;
     $("game-picker").value = String(index);
-    fillLists();
   }
 
+  // A malformed escape (#ply=%) is taken as written, never an error that stops the page.
+  function decode(text) { try { return decodeURIComponent(text); } catch (err) { return text; } }
+
   function readHash() {
-    var params = {}, parts = location.hash.replace(/^#/, "").split("&");
+    var params = {}, parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
     parts.forEach(function (part) {
       var at = part.indexOf("=");
-      if (at > 0) { params[decodeURIComponent(part.slice(0, at))] = decodeURIComponent(part.slice(at + 1)); }
+      if (at > 0) { params[decode(part.slice(0, at))] = decode(part.slice(at + 1)); }
     });
     if (params.game !== undefined) {
-      for (var i = 0; i < games.length; i++) {
-        if (games[i].id === params.game && i !== state.game) { loadGame(i); break; }
-      }
+      for (i = 0; i < games.length && found < 0; i++) { if (games[i].key === params.game) { found = i; } }
+      for (i = 0; i < games.length && found < 0; i++) { if (games[i].id === params.game) { found = i; } }
+      if (found >= 0 && found !== state.game) { loadGame(found); }
     }
+    if (params.spoilers !== undefined) { state.spoilers = params.spoilers !== "0"; }
+    state.flip = params.flip === "1";
     state.view = params.view !== undefined && VIEWS.indexOf(params.view) >= 0 ? params.view : "all";
     state.ply = params.ply !== undefined && /^\d+$/.test(params.ply) ?
       Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
@@ -331,22 +479,42 @@
 
   function writeHash() {
     var hash = "#ply=" + state.ply + (state.view !== "all" ? "&view=" + state.view : "") +
-      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].id) : "");
-    if (location.hash !== hash) { history.replaceState(null, "", hash); }
+      (state.flip ? "&flip=1" : "") + (state.spoilers === config.spoilers ? "" : "&spoilers=" + (state.spoilers ? "1" : "0")) +
+      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].key) : "");
+    if (location.hash === hash) { return; }
+    // Jupyter's sandboxed srcdoc frame refuses a new address: the state stays in the page.
+    try { history.replaceState(null, "", hash); } catch (err) { state.unlinked = true; }
   }
 
   function onKey(event) {
-    if (event.target && event.target.tagName === "SELECT") { return; }
+    if (event.target && /^(SELECT|INPUT|TEXTAREA)$/.test(event.target.tagName)) { return; }
     if (event.altKey || event.ctrlKey || event.metaKey) { return; }
     var actions = {
       ArrowRight: function () { go(state.ply + 1); }, ArrowLeft: function () { go(state.ply - 1); },
       Home: function () { go(0); }, End: function () { go(games[state.game].plies); },
       PageDown: function () { go(state.ply + 10); }, PageUp: function () { go(state.ply - 10); },
-      " ": play, b: nextBattle, e: nextEvent,
+      " ": play, b: nextBattle, e: nextEvent, B: prevBattle, E: prevEvent, f: flip,
       v: function () { setView(VIEWS[(VIEWS.indexOf(state.view) + 1) % 3]); }
     };
     var action = actions[event.key];
     if (action) { event.preventDefault(); action(); }
+  }
+
+  // Keep the picker's games whose id, variant or players hold every word typed; the shown
+  // game stays listed, and the first match opens when the shown one does not match.
+  function filterGames() {
+    var words = $("game-filter").value.toLowerCase().split(/\s+/).filter(Boolean), picker = $("game-picker");
+    var first = -1, count = 0, matches = function (game) {
+      var text = [game.id, game.variant].concat(game.players || []).join(" ").toLowerCase();
+      return words.every(function (w) { return text.indexOf(w) >= 0; });
+    };
+    Array.prototype.forEach.call(picker.options, function (option) {
+      var i = parseInt(option.value, 10), ok = matches(games[i]);
+      option.hidden = !ok; option.disabled = !ok;
+      if (ok) { count++; if (first < 0) { first = i; } }
+    });
+    $("filter-count").textContent = count + " of " + games.length;
+    if (first >= 0 && !matches(games[state.game])) { loadGame(first); render(); }
   }
 
   function init() {
@@ -354,10 +522,12 @@
     games.forEach(function (game, i) {
       var option = document.createElement("option");
       option.value = String(i);
-      option.textContent = game.id + " (" + (game.variant || "unknown variant") + ", " + game.plies + " plies)";
+      option.textContent = game.id + " (" + (game.variant || "unknown variant") + ", " + game.plies + " plies" +
+        (game.players && game.players.length ? ", " + game.players.join(" vs ") : "") + ")";
       picker.appendChild(option);
     });
     $("picker-label").style.display = games.length > 1 ? "" : "none";
+    $("filter-label").style.display = games.length > 1 ? "" : "none";
     $("note").textContent = config.note || "";
     $("numbering").value = state.numbering;
     picker.addEventListener("change", function () { loadGame(parseInt(picker.value, 10)); render(); picker.blur(); });
@@ -368,7 +538,10 @@
     var buttons = { first: function () { go(0); }, back10: function () { go(state.ply - 10); },
       prev: function () { go(state.ply - 1); }, play: play, next: function () { go(state.ply + 1); },
       fwd10: function () { go(state.ply + 10); }, last: function () { go(games[state.game].plies); },
-      "next-battle": nextBattle, "next-event": nextEvent };
+      "next-battle": nextBattle, "next-event": nextEvent, "prev-battle": prevBattle,
+      "prev-event": prevEvent, flip: flip,
+      "copy-position": function () { copy("position-string"); },
+      "copy-setup-red": function () { copy("setup-red"); }, "copy-setup-blue": function () { copy("setup-blue"); } };
     Object.keys(buttons).forEach(function (id) {
       // Blur after a click, so that a later space or arrow key is the page's, not the button's.
       $(id).addEventListener("click", function (event) { event.currentTarget.blur(); buttons[id](); });
@@ -379,6 +552,18 @@
         if (item && item.dataset.ply) { go(parseInt(item.dataset.ply, 10)); }
       });
     });
+    $("graph").addEventListener("click", function (event) {
+      var box = $("graph").firstChild;
+      if (!box) { return; }
+      var rect = box.getBoundingClientRect(), width = parseFloat($("graph").dataset.width);
+      var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
+      go(Math.min(ply, shownUpTo()));
+    });
+    $("game-filter").addEventListener("input", filterGames);
+    $("game-filter").addEventListener("keydown", function (event) {
+      if (event.key === "Enter" || event.key === "Escape") { event.preventDefault(); event.target.blur(); }
+    });
+    window.addEventListener("resize", function () { drawGraph(); });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", function () { readHash(); render(); });
     loadGame(0);

@@ -1,0 +1,181 @@
+"""The viewer as a player keeps it open (issue 29), driven in headless Chromium by keys,
+clicks and window sizes: back to the last battle and event, the flip in every view, the
+pieces left, the narrow width, spoiler-free replay and copying the position out."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import headless_chromium
+
+from strat_tools.core.board import Side
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
+from strat_tools.core.records import GameRecord
+from strat_tools.engine.replay import board_at, replay
+from strat_tools.engine.yorktown import strados3_at
+from strat_tools.exports.event_table import read_events
+from strat_tools.formats.readers import read_records
+from strat_tools.setups.strings import format_setup
+from strat_tools.views.viewer import write_viewer
+
+pytestmark = [pytest.mark.browser, pytest.mark.archive]
+
+MONTH = "strados2014-5.zip"
+
+
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    with headless_chromium(tmp_path_factory.mktemp("chromium")) as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def battles(gravon_dir: Path) -> tuple[GameRecord, list[int], list[int]]:
+    """The classic game of the month with the most battles, its battle plies and the plies
+    of its other key events, from the events table."""
+    events = read_events([str(gravon_dir / MONTH)], jobs=1)
+    classic = events[events["game_id"].str.startswith("classic-")]
+    per_game = classic[classic["kind"] == "battle"].groupby("game_id").size()
+    game_id = str(per_game.idxmax())
+    of_game = classic[classic["game_id"] == game_id]
+    record = next(r for r in read_records([gravon_dir / MONTH]) if r.game_id == game_id)
+    battle_plies = sorted(int(p) for p in of_game[of_game["kind"] == "battle"]["ply"])
+    event_plies = sorted({int(p) for p in of_game[of_game["kind"] != "battle"]["ply"]})
+    return record, battle_plies, event_plies
+
+
+@pytest.fixture(scope="module")
+def page(
+    battles: tuple[GameRecord, list[int], list[int]],
+    gravon_dir: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    record = battles[0]
+    out = tmp_path_factory.mktemp("viewer") / "game.html"
+    write_viewer([str(gravon_dir / MONTH)], out, game_id=record.game_id)
+    return out
+
+
+def open_at(chrome: Any, page: Path, fragment: str = "") -> None:
+    chrome.get(page.as_uri() + fragment)
+    chrome.find_element("id", "board")
+
+
+def board(chrome: Any, name: str) -> str:
+    return str(chrome.find_element("id", "board").get_attribute(f"data-{name}"))
+
+
+def press(chrome: Any, *keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    actions = ActionChains(chrome)
+    for key in keys:
+        actions.send_keys(key)
+    actions.perform()
+
+
+def shift(chrome: Any, key: str) -> None:
+    """Shift and ``key`` (the browser sees ``key.upper()`` with shiftKey, as from a person)."""
+    press(chrome, key.upper())
+
+
+def test_shift_b_and_shift_e_go_back_to_the_last_battle_and_event(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    _record, battle_plies, event_plies = battles
+    assert len(battle_plies) >= 20, "a game with many battles"
+    start = battle_plies[len(battle_plies) // 2] + 3
+    open_at(chrome, page, f"#ply={start}")
+    assert board(chrome, "ply") == str(start)
+    shift(chrome, "B")
+    before = max(p for p in battle_plies if p < start)
+    assert board(chrome, "ply") == str(before)
+    shift(chrome, "B")
+    assert board(chrome, "ply") == str(max(p for p in battle_plies if p < before))
+    open_at(chrome, page, f"#ply={start}")
+    shift(chrome, "E")
+    assert board(chrome, "ply") == str(max(p for p in event_plies if p < start))
+    chrome.find_element("id", "prev-battle").click()  # the button does what the key does
+    shown = int(board(chrome, "ply"))
+    assert shown in battle_plies and shown < start
+
+
+def test_f_flips_the_board_in_every_view(chrome: Any, page: Path) -> None:
+    open_at(chrome, page, "#ply=40")
+    for view in ("all", "red", "blue"):
+        assert board(chrome, "view") == view
+        first = board(chrome, "flipped")
+        press(chrome, "f")
+        assert board(chrome, "flipped") == ("false" if first == "true" else "true")
+        press(chrome, "f")
+        assert board(chrome, "flipped") == first
+        press(chrome, "v")
+    assert board(chrome, "view") == "all"
+
+
+def test_the_pieces_left_are_the_pieces_on_the_board_shown(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    record = battles[0]
+    for ply in (0, 57, battles[1][-1]):
+        open_at(chrome, page, f"#ply={ply}")
+        squares = board_at(record, ply).board
+        panel = chrome.find_element("id", "remaining")
+        for side, attribute in ((1, "data-red"), (2, "data-blue")):
+            counted = Counter(
+                KIND_LABELS[CODE_KIND[code]] for code in squares if CODE_SIDE[code] == side
+            )
+            assert json.loads(panel.get_attribute(attribute)) == dict(counted), (ply, side)
+        assert panel.text.strip(), "a readable panel, not only data"
+
+
+def test_a_narrow_window_does_not_scroll_sideways(chrome: Any, page: Path) -> None:
+    try:
+        chrome.set_window_size(420, 900)
+        open_at(chrome, page, "#ply=30")
+        inner = chrome.execute_script("return window.innerWidth")
+        wide = chrome.execute_script("return document.documentElement.scrollWidth")
+        assert wide <= inner, f"the page is {wide} px wide in a {inner} px window"
+    finally:
+        chrome.set_window_size(1200, 900)
+
+
+def test_no_spoilers_hides_the_result_until_the_last_ply(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    from selenium.webdriver.common.keys import Keys
+
+    open_at(chrome, page, "#spoilers=0")
+    assert board(chrome, "spoilers") == "false"
+    header = chrome.find_element("id", "game-meta").text
+    open_at(chrome, page, "")
+    told = chrome.find_element("id", "game-meta").text
+    assert header != told, "the result is in the header only with spoilers"
+    open_at(chrome, page, "#spoilers=0")
+    press(chrome, Keys.END)
+    assert chrome.find_element("id", "game-meta").text == told
+
+
+def test_a_malformed_address_still_draws_the_board(chrome: Any, page: Path) -> None:
+    open_at(chrome, page, "#ply=%")
+    assert board(chrome, "ply") == "0" and board(chrome, "field")
+
+
+def test_the_position_and_the_setups_copy_out_as_the_library_writes_them(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    record = battles[0]
+    result = replay(record)
+    open_at(chrome, page, "#ply=25")
+    value = chrome.find_element("id", "position-string").get_attribute("value")
+    assert value == strados3_at(result, 25)
+    assert record.setup is not None
+    red = chrome.find_element("id", "setup-red").get_attribute("value")
+    blue = chrome.find_element("id", "setup-blue").get_attribute("value")
+    assert red == format_setup(record.setup, Side.RED, "owner")
+    assert blue == format_setup(record.setup, Side.BLUE, "owner")
