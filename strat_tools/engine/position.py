@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Final, NamedTuple
 
 from strat_tools.board import LAKES, RAYS, Side, square_name
+from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
 from strat_tools.pieces import (
     BOARD_CODES,
     CODE_KIND,
@@ -208,6 +209,7 @@ class Position:
         "rep_hi",
         "rep_key",
         "rep_lo",
+        "rep_path",
         "rescued",
         "rescuers",
         "rules",
@@ -251,6 +253,10 @@ class Position:
         self.rep_count = [0, 0, 0]
         self.rep_lo = [0, 0, 0]
         self.rep_hi = [0, 0, 0]
+        self.rep_path: list[tuple[int, ...]] = [(), (), ()]
+        """Each side's chain as its squares, oldest first (count + 1 of them, at most
+        :data:`CHAIN_KEPT`): a scout's chain that stops sharing two squares is recounted
+        over them (:func:`scout_chain`)."""
         self.captured: tuple[list[int], list[int], list[int]] = ([], [], [])
         """Codes of each side's pieces removed so far (index = side)."""
         self.rescued: list[int] = [0, 0, 0]
@@ -291,7 +297,7 @@ class Position:
         other.limit = self.limit
         other.tables = self.tables
         other.spans = self.spans
-        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rescued"):
+        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rep_path", "rescued"):
             setattr(other, name, getattr(self, name)[:])
         other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
         other.rescuers = set(self.rescuers)
@@ -322,8 +328,9 @@ class Position:
         hi = min(self.rep_hi[side], seg_hi)
         if hi - lo >= abs(unit):
             return self.rep_count[side] + 1, lo, hi
-        prev_lo, prev_hi = min(prev_src, source), max(prev_src, source)
-        return 2, max(prev_lo, seg_lo), min(prev_hi, seg_hi)
+        # The whole chain no longer shares two squares: count the longest run of its latest
+        # moves that still does (at least the last one and this one).
+        return scout_chain(self.rep_path[side], target, abs(unit))
 
     # -- legality ---------------------------------------------------------------------
 
@@ -421,6 +428,11 @@ class Position:
         count, lo, hi = self.repetition(source, target)
         self.rep_key[side], self.rep_count[side] = source * 100 + target, count
         self.rep_lo[side], self.rep_hi[side] = lo, hi
+        if count == 1:
+            self.rep_path[side] = (source, target)
+        else:
+            kept = min(count, CHAIN_KEPT - 1)
+            self.rep_path[side] = (*self.rep_path[side][-kept:], target)
         piece, defender = board[source], board[target]
         outcome = OUTCOME_NONE
         board[source] = EMPTY
