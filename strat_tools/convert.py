@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Final, cast
 from strat_tools.batch_work import failure_of
 from strat_tools.driver import map_records
 from strat_tools.errors import OptionError
+from strat_tools.gravon_fields import is_game_name
 from strat_tools.output import OutputError, atomic_folder, refuse_overlap
 from strat_tools.pipeline import ProgressCallback
 from strat_tools.readers import NothingReadable, resolve, unreadable_reason
@@ -115,14 +116,29 @@ def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
 
 
 def file_name_for(record: GameRecord, fmt: RecordFormat) -> str:
-    """The format's own name for ``record``, or the input's name with the format's suffix
-    when the record lacks what the format's names say (variant, period, number); a name
-    that is not UTF-8 (its bytes carried as ``\\xNN``) gets ``_xNN``: a file name has no ``\\``."""
+    """The name ``record`` is written under in format ``fmt``, keeping its game id.
+
+    The id is the join key (``show --game``, ``--ids`` files, tables), so a game whose file
+    name is a game name of either format keeps it and only the suffix changes
+    (``classic-2014.5-2245.xml`` → ``classic-2014.5-2245.gsn`` and back; every reader reads
+    both formats' names). Another record gets the format's own name, or the input's name
+    with the format's suffix when it lacks what the format's names say (variant, period,
+    number); a name that is not UTF-8 (its bytes carried as ``\\xNN``) gets ``_xNN``: a file
+    name has no ``\\``.
+
+    >>> from strat_tools.record_formats import format_named
+    >>> record = GameRecord("strados2014-5.zip", "classic-2014.5-2245.xml", variant="classic")
+    >>> file_name_for(record, format_named("gsn"))
+    'classic-2014.5-2245.gsn'
+    """
+    stem = strip_record_suffix(record.name)
+    if is_game_name(stem + fmt.suffix):
+        return stem + fmt.suffix
     name_of, _encode = writer_of(fmt)
     try:
         return name_of(record)
     except ValueError:
-        return (strip_record_suffix(record.name) + fmt.suffix).replace("\\", "_")
+        return (stem + fmt.suffix).replace("\\", "_")
 
 
 @dataclass(frozen=True, slots=True)
