@@ -50,7 +50,7 @@ WINNER_NAMES: Final = {code: name for name, code in WINNERS.items()}
 ENDING_NAMES: Final = {t.label: t.value for t in Termination if t is not Termination.UNKNOWN}
 """``--ending`` names (the ``termination`` labels of the games table) and their result type."""
 
-_PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$")
+_PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$", re.ASCII)
 
 
 class FilterError(ValueError):
@@ -333,7 +333,7 @@ def _endings(ending: str | Sequence[str] | None) -> frozenset[int] | None:
     names = [p.strip().lower().replace("-", "_") for part in parts for p in part.split(",")]
     types = set()
     for name in filter(None, names):
-        if name.isdigit() and int(name) in ENDING_NAMES.values():
+        if name.isascii() and name.isdigit() and int(name) in ENDING_NAMES.values():
             types.add(int(name))
         elif name in ENDING_NAMES:
             types.add(ENDING_NAMES[name])

@@ -100,7 +100,7 @@ def markdown_text(text: str) -> str:
 
 _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r", "'")
 _NUMBER: Final = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
-_NUMBER_RE: Final = re.compile(_NUMBER)
+_NUMBER_RE: Final = re.compile(_NUMBER, re.ASCII)
 
 
 def csv_cell(value: Any) -> Any:

@@ -11,7 +11,7 @@ import pytest
 
 from strat_tools.convert import convert
 from strat_tools.gsn import parse_gsn, quote_name, record_to_gsn, split_result_line
-from strat_tools.readers import read_records
+from strat_tools.readers import parse_record, read_records
 from strat_tools.records import GameRecord, Result
 
 HEAD = "#X38FA11 Stratego-Notation v2\ntype 1\n"
@@ -172,3 +172,12 @@ def test_a_daily_gsn_id_survives_a_trip_to_xml_and_back(tmp_path: Path) -> None:
         (record,) = read_records([tmp_path / where])
         assert record.game_id == "classic.2003.06.07.505"
         assert (record.year, record.month, record.day, record.number) == (2003, 6, 7, 505)
+
+
+@pytest.mark.parametrize("piece", ["²", "٧", "7" * 5000])
+def test_the_xml_reader_takes_ascii_digits_only_too(piece: str) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "gravon" / "rescue_with_column_j.xml"
+    data = fixture.read_bytes().replace(b'rescuepiece="7"', f'rescuepiece="{piece}"'.encode())
+    record = parse_record(data, "ultimate lightning-2014.3-1.xml")
+    found = [(d.code, d.message) for d in record.diagnostics if d.code == "rescue.piece"]
+    assert len(found) == 1 and len(found[0][1]) < 100

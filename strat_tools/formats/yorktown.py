@@ -96,7 +96,7 @@ def parse_strados3(text: str) -> StraDos3:
     sides = {letter: side for side, letter in SIDE_LETTERS.items()}
     if side_letter not in sides:
         raise ValueError(f"the side to move is 'r' or 'b', got {side_letter!r}")
-    if not plies_text.isdigit():
+    if not (plies_text.isascii() and plies_text.isdigit() and len(plies_text) < 10):
         raise ValueError(f"the ply count is a number, got {plies_text!r}")
     board: list[int] = []
     visible: list[bool] = []
