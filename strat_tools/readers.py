@@ -72,7 +72,8 @@ def parse_record(
 
     The format comes from the name (``member``, else ``source``) and the bytes, unless
     ``format`` is given. A file named for one format that holds another is read as what it
-    holds, with a ``source.format`` warning.
+    holds, with a ``source.format`` warning. Raises ``TypeError`` when ``data`` is not bytes
+    or a name is not a string.
 
     >>> data = (b'<?xml version="1.0" encoding="UTF-8"?>\\n<stratego>\\n <game type="classic">\\n'
     ...         b'  <player id="1">ann</player>\\n  <player id="2">bob</player>\\n'
@@ -81,6 +82,11 @@ def parse_record(
     >>> record.game_id, record.result, [d.code for d in record.diagnostics]
     ('classic-2014.5-7', Result(type=3, winner=1), ['setup.missing'])
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"parse_record() takes the file's bytes, not {type(data).__name__}")
+    if not isinstance(source, str) or not (member is None or isinstance(member, str)):
+        raise TypeError("parse_record() takes the source (and member) names as str")
+    data = bytes(data)
     name = member if member is not None else source
     claimed = None
     if format is None:

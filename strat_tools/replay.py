@@ -38,6 +38,7 @@ from strat_tools.records import (
     Severity,
     Status,
     Termination,
+    require_record,
 )
 from strat_tools.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 
@@ -135,6 +136,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
     (<Status.VALID: 'valid'>, 3, None)
     """
+    require_record(record, "replay")
     # Only O(1) checks up front (sizes): a scan of the moves would cost a tenth of the
     # replay. Anything else a hand-built record gets wrong (a setup code outside 0..25, a
     # square that is not an int or is past 99) makes the engine refuse or fail, and the full

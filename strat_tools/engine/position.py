@@ -21,12 +21,12 @@ from typing import Final, NamedTuple
 from strat_tools.board import LAKES, RAYS, Side, square_name
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
 from strat_tools.pieces import (
-    BOARD_CODES,
     CODE_KIND,
     CODE_SIDE,
     EMPTY,
     LAKE,
     PieceKind,
+    check_board,
     piece_name,
 )
 from strat_tools.rules import (
@@ -226,16 +226,7 @@ class Position:
         rules: RuleSet | str = "gravon-2013",
         side: Side = Side.RED,
     ) -> None:
-        if len(setup) != 100:
-            raise ValueError(f"a board has 100 squares, got {len(setup)}")
-        try:
-            # C speed (a few microseconds a game): bytes() refuses anything but integers
-            # 0..255, and the translation leaves any code past the lake.
-            bad = bytes(setup).translate(None, BOARD_CODES)
-        except (TypeError, ValueError):
-            bad = b"\xff"
-        if bad:
-            raise ValueError("a board holds integer codes 0..25 (empty, pieces, lake) only")
+        check_board(setup)
         self.board: list[int] = list(setup)
         self.side: int = int(side)
         self.rules = get_rules(rules)

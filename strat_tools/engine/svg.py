@@ -23,7 +23,7 @@ from typing import Final, NamedTuple
 
 from strat_tools.board import COLUMNS
 from strat_tools.engine.render import BoardNumbering, cell_text
-from strat_tools.pieces import CODE_SIDE, EMPTY, LAKE
+from strat_tools.pieces import CODE_SIDE, EMPTY, LAKE, check_board
 
 __all__ = ["STYLE", "Shape", "board_shapes", "board_svg", "square_xy"]
 
@@ -83,8 +83,7 @@ def board_shapes(
 ) -> list[Shape]:
     """The shapes of a board picture; ``hidden`` squares show ``?`` (with a dot when also
     in ``moved``)."""
-    if len(board) != 100:
-        raise ValueError(f"a board has 100 squares, got {len(board)}")
+    check_board(board)
     cell, margin = int(STYLE["cell"]), int(STYLE["margin"])
     side = 10 * cell
     shapes = [Shape("rect", margin, 0, side, side, str(STYLE["board"]), str(STYLE["grid"]))]
