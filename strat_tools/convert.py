@@ -44,6 +44,7 @@ from strat_tools.records import GameRecord
 from strat_tools.selection import select_for
 from strat_tools.sources import Paths, Skipped, path_list
 from strat_tools.tally import Tally
+from strat_tools.text import count_of
 from strat_tools.writer import write_files
 
 if TYPE_CHECKING:
@@ -93,14 +94,15 @@ class ConvertReport:
 
     def line(self) -> str:
         """One summary line: ``'converted 9 of 10 games to out.zip (gsn); 1 not converted'``."""
-        text = f"converted {self.written} of {self.games} games to {self.out} ({self.to})"
+        games = count_of(self.games, "game")
+        text = f"converted {self.written:,} of {games} to {self.out} ({self.to})"
         if self.failed:
-            text += f"; {len(self.failed)} not converted"
+            text += f"; {len(self.failed):,} not converted"
         if self.dropped:
-            text += f"; {self.dropped} left out by the filters"
+            text += f"; {self.dropped:,} left out by the filters"
         if self.skipped:
             n = len(self.skipped)
-            text += f"; {n} non-game {'entry' if n == 1 else 'entries'} skipped"
+            text += f"; {count_of(n, 'non-game entry', 'non-game entries')} skipped"
         return text
 
 

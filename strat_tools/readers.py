@@ -227,7 +227,7 @@ class SeveralGames(InputError):
     def __init__(self, where: str, count: int, game: str | None, pick: str) -> None:
         self.where, self.count, self.game, self.pick = where, count, game, pick
         super().__init__(
-            f"{where} holds {count} games{self.named}; name one (a game id or member path, "
+            f"{where} holds {count:,} games{self.named}; name one (a game id or member path, "
             f"e.g. {pick})"
         )
 

@@ -331,7 +331,7 @@ def _no_setup(record: GameRecord, out: Replay) -> None:
             Diagnostic(
                 "replay.no_setup",
                 Severity.WARNING,
-                f"no setup, so the {record.plies} moves cannot be replayed",
+                f"no setup, so the {record.plies:,} moves cannot be replayed",
                 record.source,
                 record.member,
             )

@@ -42,7 +42,7 @@ from strat_tools.pieces import CLASSIC_LABELS, CODE_LETTERS, MODERN_LABELS
 from strat_tools.records import GameRecord
 from strat_tools.replay import Replay, replay_safely
 from strat_tools.rules import resolve_rules
-from strat_tools.text import printable
+from strat_tools.text import count_of, printable
 
 if TYPE_CHECKING:
     from strat_tools.filters import GameFilter
@@ -201,11 +201,11 @@ class ViewerSummary:
     def line(self) -> str:
         """One line for the user: ``'3 games in game.html (41 KB)'``."""
         count = len(self.games)
-        text = f"{count} game{'s' if count != 1 else ''} in {self.path} ({self.bytes // 1024:,} KB)"
+        text = f"{count_of(count, 'game')} in {self.path} ({self.bytes // 1024:,} KB)"
         if self.left_out:
-            text += f"; {self.left_out} more left out (the page holds at most the first ones)"
+            text += f"; {self.left_out:,} more left out (the page holds at most the first ones)"
         if self.dropped:
-            text += f"; {self.dropped} left out by the filters"
+            text += f"; {self.dropped:,} left out by the filters"
         return text
 
 
@@ -317,7 +317,7 @@ def write_viewer(
                 continue
             size += len(_script_json(game))
             games.append(game)
-    title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
+    title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     text = viewer_html(games, title=str(title), numbering=numbering, note=note)
     target = Path(output)
