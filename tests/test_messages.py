@@ -53,3 +53,15 @@ def test_counts_in_summary_lines_have_thousands_separators() -> None:
     summary = ExportSummary("out", "parquet", games=1200, valid=1200, setups=2400)
     summary.rows = {"games": 1200, "setups": 96000, "moves": 250000}
     assert "wrote 96,000 setup pieces (2,400 setups), 250,000 moves" in str(summary)
+
+
+def test_the_table_format_shows_nulls_as_blanks_never_nan(tmp_path: Path) -> None:
+    folder = synthetic_folder(tmp_path)
+    for width in ("300", "60"):  # side by side, and one block per row when too wide
+        result = CliRunner().invoke(
+            main, ["events", str(folder), "--jobs", "1"], env={"COLUMNS": width}
+        )
+        assert result.exit_code == 0, result.stderr
+        assert "first_move" in result.stdout or "battle" in result.stdout
+        for word in (" NaN", " None", "<NA>", " nan "):
+            assert word not in result.stdout

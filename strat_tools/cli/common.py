@@ -214,7 +214,8 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
-            text = frame.to_string(index=False) if len(frame) else "(no rows)"
+            # A null is a blank cell, never "NaN" or "None" (issue 25.26).
+            text = frame.to_string(index=False, na_rep="") if len(frame) else "(no rows)"
         width = table_width()
         if max(map(len, text.splitlines()), default=0) > width:
             text = _records_text(frame, width)
@@ -285,6 +286,7 @@ def _records_text(frame: Any, width: int) -> str:
         items = [
             f"{column} {_cell_text(value)}"
             for column, value in zip(frame.columns, row, strict=True)
+            if not _is_null(value)  # a null is left out, never shown as "NaN"
         ]
         lines: list[str] = []
         for item in items:
@@ -296,9 +298,21 @@ def _records_text(frame: Any, width: int) -> str:
     return "\n\n".join(blocks)
 
 
+def _is_null(value: Any) -> bool:
+    """Whether a cell is a null (None, NaN, NaT or pandas' NA)."""
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # a list or array cell is no null
+        return False
+
+
 def _cell_text(value: Any) -> str:
+    if _is_null(value):
+        return ""
     if isinstance(value, float):
-        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
+        return f"{value:.3f}".rstrip("0").rstrip(".")
     return str(value)
 
 
