@@ -214,7 +214,6 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
-            # A null is a blank cell, never "NaN" or "None" (issue 25.26).
             text = frame.to_string(index=False, na_rep="") if len(frame) else "(no rows)"
         width = table_width()
         if max(map(len, text.splitlines()), default=0) > width:
@@ -299,21 +298,15 @@ def _records_text(frame: Any, width: int) -> str:
 
 
 def _is_null(value: Any) -> bool:
-    """Whether a cell is a null (None, NaN, NaT or pandas' NA)."""
-    import pandas as pd
-
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # a list or array cell is no null
-        return False
+    """Whether a cell is a null (None, NaN, NaT or pandas' NA; a list cell is none)."""
+    null = value is None or type(value).__name__ in ("NAType", "NaTType")
+    return null or (isinstance(value, float) and value != value)
 
 
 def _cell_text(value: Any) -> str:
-    if _is_null(value):
-        return ""
-    if isinstance(value, float):
+    if isinstance(value, float) and value == value:
         return f"{value:.3f}".rstrip("0").rstrip(".")
-    return str(value)
+    return "" if _is_null(value) else str(value)
 
 
 def _json_default(value: Any) -> Any:
