@@ -127,6 +127,7 @@ def state(pos: Position, out: Replay, played: int) -> tuple[object, ...]:
         pos.rep_count,
         pos.rep_lo,
         pos.rep_hi,
+        pos.rep_path,
         pos.captured,
         out.movers[:played],
         out.defenders[:played],

@@ -77,7 +77,7 @@ def show(
         record = read_game(path, game_id)
     except SeveralGames as exc:  # members sharing a base name: the member path tells them apart
         raise NoInput(
-            f"{exc.where} holds {exc.count} games{exc.named}; pick one with --game (a game id "
+            f"{exc.where} holds {exc.count:,} games{exc.named}; pick one with --game (a game id "
             f"or member path, e.g. --game {exc.pick})"
         ) from None
     except InputError as exc:  # no such game, or unreadable: a usage error

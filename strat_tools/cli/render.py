@@ -40,7 +40,8 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
     if fmt == "table":
         with pd.option_context("display.width", 200, "display.max_columns", 50):
-            text = frame.to_string(index=False) if len(frame) else "(no rows)"
+            shown = frame.astype(object).where(frame.notna(), "")  # <NA> of Int8 columns too
+            text = shown.to_string(index=False) if len(frame) else "(no rows)"
         width = table_width()
         if max(map(len, text.splitlines()), default=0) > width:
             text = _records_text(frame, width)
@@ -111,6 +112,7 @@ def _records_text(frame: Any, width: int) -> str:
         items = [
             f"{column} {_cell_text(value)}"
             for column, value in zip(frame.columns, row, strict=True)
+            if not _is_null(value)  # a null is left out, never shown as "NaN"
         ]
         lines: list[str] = []
         for item in items:
@@ -122,10 +124,16 @@ def _records_text(frame: Any, width: int) -> str:
     return "\n\n".join(blocks)
 
 
+def _is_null(value: Any) -> bool:
+    """Whether a cell is a null (None, NaN, NaT or pandas' NA; a list cell is none)."""
+    null = value is None or type(value).__name__ in ("NAType", "NaTType")
+    return null or (isinstance(value, float) and value != value)
+
+
 def _cell_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "NaN"
-    return str(value)
+    if isinstance(value, float) and value == value:
+        return f"{value:.3f}".rstrip("0").rstrip(".")
+    return "" if _is_null(value) else str(value)
 
 
 def _json_default(value: Any) -> Any:

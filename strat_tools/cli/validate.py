@@ -19,7 +19,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.render import message, progress_bar
+from strat_tools.cli.render import message, progress_bar, synthetic_note
 
 
 @click.command()
@@ -129,7 +129,9 @@ def _run_validate(
             out.write('\n], "error": ' + json.dumps(reason) + "}\n")
         raise
     if fmt == "json":
-        out.write('\n], "summary": ' + json.dumps(summary.to_dict()) + "}\n")
+        # Every command says when games are synthetic; here the summary says how many.
+        totals = {**summary.to_dict(), "synthetic": tally.synthetic}
+        out.write('\n], "summary": ' + json.dumps(totals) + "}\n")
     elif fmt == "text":
         if not quiet:
             for entry in summary.skipped:
@@ -141,6 +143,7 @@ def _run_validate(
                 out.write(f"  {count:>7}  {code}\n")
     else:
         message(summary.line())
+    synthetic_note(tally)
     if select is not None:
         message(f"{tally.dropped:,} games left out by the filters")
     return 0 if summary.clean else 1

@@ -173,7 +173,7 @@ def check_setup(record: GameRecord, line: int | None = None) -> None:
             record.add(
                 "setup.missing",
                 ERROR,
-                f"no setup (no <field>) but {record.plies} moves follow",
+                f"no setup (no <field>) but {record.plies:,} moves follow",
                 line=line,
             )
         else:
@@ -282,7 +282,7 @@ def consistency_problem(record: GameRecord, *, moves: bool = True) -> str | None
     if len(record.targets) != n:
         return f"{n} move sources but {len(record.targets)} targets"
     if record.lines and len(record.lines) != n:
-        return f"{n} moves but {len(record.lines)} line numbers"
+        return f"{n:,} moves but {len(record.lines):,} line numbers"
     scanned = (("source", record.sources), ("target", record.targets)) if moves else ()
     for what, squares in scanned:
         if squares and (
@@ -291,7 +291,7 @@ def consistency_problem(record: GameRecord, *, moves: bool = True) -> str | None
             return f"a move {what} is not a square 0..99 (or -1 for an unreadable one)"
     for ply, rescue in record.rescues.items():
         if not (isinstance(ply, int) and 1 <= ply <= n):
-            return f"a rescue is recorded at ply {ply!r}, but the game has {n} moves"
+            return f"a rescue is recorded at ply {ply!r}, but the game has {n:,} moves"
         if not isinstance(rescue, Rescue):
             return f"the rescue at ply {ply} is a {type(rescue).__name__}, not a Rescue"
     if record.result is not None and not isinstance(record.result, Result):

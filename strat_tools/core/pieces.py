@@ -24,6 +24,33 @@ BOARD_CODES: Final = bytes(range(LAKE + 1))
 """Every code a board square may hold (empty, the 24 pieces, the lake), as bytes: a setup
 whose ``bytes(setup).translate(None, BOARD_CODES)`` is not empty holds a bad code."""
 
+
+def check_board(board: object) -> None:
+    """Raise ``ValueError`` (``TypeError`` for what is no sequence) unless ``board`` is 100
+    integer codes 0..25 (empty, the 24 pieces, the lake): the one check of a board given by
+    a caller.
+
+    >>> check_board([99] * 100)
+    Traceback (most recent call last):
+    ...
+    ValueError: a board holds integer codes 0..25 (empty, pieces, lake) only
+    """
+    try:
+        size = len(board)  # type: ignore[arg-type]
+    except TypeError:
+        raise TypeError(f"a board is a sequence of 100 codes, not {type(board).__name__}") from None
+    if size != 100:
+        raise ValueError(f"a board has 100 squares, got {size}")
+    try:
+        # C speed (a few microseconds a game): bytes() refuses anything but integers
+        # 0..255, and the translation leaves any code past the lake.
+        bad = bytes(board).translate(None, BOARD_CODES)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        bad = b"\xff"
+    if bad:
+        raise ValueError("a board holds integer codes 0..25 (empty, pieces, lake) only")
+
+
 Numbering = Literal["modern", "classic"]
 """``modern``: 10 = marshal, 1 = spy. ``classic``: 1 = marshal, 9 = scout, S = spy."""
 

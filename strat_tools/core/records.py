@@ -385,3 +385,18 @@ def capped(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
             code, diag.severity, counts[code] - MAX_PER_CODE, diag.source, diag.member
         )
     return out
+
+
+def require_record(record: object, caller: str) -> None:
+    """Raise ``TypeError`` naming ``caller`` unless ``record`` is a :class:`GameRecord`.
+
+    >>> require_record(None, "replay")
+    Traceback (most recent call last):
+    ...
+    TypeError: replay() takes a GameRecord (read one with strat_tools.read_records), not NoneType
+    """
+    if not isinstance(record, GameRecord):
+        raise TypeError(
+            f"{caller}() takes a GameRecord (read one with strat_tools.read_records), "
+            f"not {type(record).__name__}"
+        )

@@ -20,7 +20,7 @@ from typing import Final
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE, PieceKind
-from strat_tools.core.records import GameRecord, Severity
+from strat_tools.core.records import GameRecord, Severity, require_record
 
 OUTCOME_NONE: Final = 0
 OUTCOME_ATTACKER: Final = 1
@@ -182,8 +182,10 @@ RULESETS: Final[dict[str, RuleSet]] = {
 def rules_for(record: GameRecord) -> RuleSet:
     """The rule set a Gravon record was played under (the ``auto`` choice), by variant and date.
 
-    The army follows the record's variant (``None`` for classicfree).
+    The army follows the record's variant (``None`` for classicfree). Raises ``TypeError``
+    for anything but a :class:`GameRecord`.
     """
+    require_record(record, "rules_for")
     early = record.year is not None and record.year < GRAVON_LIMIT_BOUNDARY_YEAR
     key = (record.variant, early)
     ruleset = _AUTO.get(key)
@@ -215,10 +217,12 @@ def get_rules(name: str | RuleSet) -> RuleSet:
     """A named rule set, options included: ``get_rules('gravon-2013+aggressor')``.
 
     Raises ``ValueError`` for an unknown name or option (``auto`` needs a record: see
-    :func:`resolve_rules`).
+    :func:`resolve_rules`), ``TypeError`` for what is neither a name nor a rule set.
     """
     if isinstance(name, RuleSet):
         return name
+    if not isinstance(name, str):
+        raise TypeError(f"a rule set is a name or a RuleSet, not {type(name).__name__}")
     base, *options = name.split("+")
     if base not in RULESETS:
         known = ", ".join(["auto", *RULESETS])

@@ -23,6 +23,7 @@ This module imports nothing of the toolkit: every floor may use it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
@@ -75,6 +76,17 @@ def count_of(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
 
 
+def first_of(items: Sequence[object], shown: int = 10) -> str:
+    """A bounded list for a message: the first ``shown`` items, then how many more.
+
+    >>> first_of([3, 5]), first_of(range(1, 1001), 3)
+    ('3, 5', '1, 2, 3 and 997 more')
+    """
+    head = ", ".join(str(item) for item in items[:shown])
+    rest = len(items) - shown
+    return f"{head} and {rest:,} more" if rest > 0 else head
+
+
 _MARKDOWN: Final = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]"})
 
 
@@ -102,7 +114,7 @@ def markdown_text(text: str) -> str:
 
 _FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r", "'")
 _NUMBER: Final = r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$"
-_NUMBER_RE: Final = re.compile(_NUMBER)
+_NUMBER_RE: Final = re.compile(_NUMBER, re.ASCII)
 
 
 def csv_cell(value: Any) -> Any:

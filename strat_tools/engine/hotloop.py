@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from strat_tools.core.board import LAKES, RAYS
+from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
 from strat_tools.engine.position import ADJACENT_ROWS
 
 if TYPE_CHECKING:
@@ -112,6 +113,8 @@ def play_span(
     # is the span a scout's chain shares under the scout clause (a_lo -1: a plain chain).
     a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
     b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
+    # A scout's chain as its squares (for recounting one that stops sharing two squares).
+    a_path, b_path = pos.rep_path[a], pos.rep_path[b]
     a_next, b_next = start, start + 1
     # Each side's last move (-1 before its first). Two plies per iteration, read from one
     # iterator each (the whole game's lists when the span is the game: no copy); a single
@@ -185,18 +188,21 @@ def play_span(
                 low, high = (sa, ta) if sa < ta else (ta, sa)
                 prev_low, prev_high = (a_src, sa) if a_src < sa else (sa, a_src)
                 if a_next != ia:
-                    a_cnt, a_lo, a_hi = 1, prev_low, prev_high
+                    a_cnt, a_lo, a_hi, a_path = 1, prev_low, prev_high, (a_src, sa)
                 span_low, span_high = max(a_lo, low), min(a_hi, high)
                 if span_high - span_low >= unit:
                     if a_cnt >= limit:
                         index = ia
                         break
                     a_cnt, a_lo, a_hi = a_cnt + 1, span_low, span_high
+                    a_path = (*a_path[1 - CHAIN_KEPT :], ta)
                 else:
-                    if limit < 2:
+                    count, span_low, span_high = scout_chain(a_path, ta, unit)
+                    if count > limit:
                         index = ia
                         break
-                    a_cnt, a_lo, a_hi = 2, max(prev_low, low), min(prev_high, high)
+                    a_cnt, a_lo, a_hi = count, span_low, span_high
+                    a_path = (*a_path[-min(count, CHAIN_KEPT - 1) :], ta)
                 a_next = ia + 2
             if da != 1:
                 distances[ia] = da
@@ -279,18 +285,21 @@ def play_span(
                 low, high = (sb, tb) if sb < tb else (tb, sb)
                 prev_low, prev_high = (b_src, sb) if b_src < sb else (sb, b_src)
                 if b_next != ib:
-                    b_cnt, b_lo, b_hi = 1, prev_low, prev_high
+                    b_cnt, b_lo, b_hi, b_path = 1, prev_low, prev_high, (b_src, sb)
                 span_low, span_high = max(b_lo, low), min(b_hi, high)
                 if span_high - span_low >= unit:
                     if b_cnt >= limit:
                         index = ib
                         break
                     b_cnt, b_lo, b_hi = b_cnt + 1, span_low, span_high
+                    b_path = (*b_path[1 - CHAIN_KEPT :], tb)
                 else:
-                    if limit < 2:
+                    count, span_low, span_high = scout_chain(b_path, tb, unit)
+                    if count > limit:
                         index = ib
                         break
-                    b_cnt, b_lo, b_hi = 2, max(prev_low, low), min(prev_high, high)
+                    b_cnt, b_lo, b_hi = count, span_low, span_high
+                    b_path = (*b_path[-min(count, CHAIN_KEPT - 1) :], tb)
                 b_next = ib + 2
             if db != 1:
                 distances[ib] = db
@@ -324,29 +333,38 @@ def play_span(
     played = index - start
     if played >= 1:
         last = start + (played - 1) // 2 * 2
-        _store_chain(
-            pos, a, sources[last], targets[last], a_cnt if a_next == last + 2 else 1, a_lo, a_hi
-        )
+        length = a_cnt if a_next == last + 2 else 1
+        _store_chain(pos, a, sources[last], targets[last], length, a_lo, a_hi, a_path)
     if played >= 2:
         last = start + 1 + (played - 2) // 2 * 2
-        _store_chain(
-            pos, b, sources[last], targets[last], b_cnt if b_next == last + 2 else 1, b_lo, b_hi
-        )
+        length = b_cnt if b_next == last + 2 else 1
+        _store_chain(pos, b, sources[last], targets[last], length, b_lo, b_hi, b_path)
     pos.side = a if played % 2 == 0 else b
     pos.plies += played
     return index
 
 
 def _store_chain(
-    pos: Position, side: int, source: int, target: int, length: int, low: int, high: int
+    pos: Position,
+    side: int,
+    source: int,
+    target: int,
+    length: int,
+    low: int,
+    high: int,
+    path: tuple[int, ...],
 ) -> None:
     """Write one side's last move and two-squares chain back into ``pos``.
 
     A span ``low`` of -1 marks a plain chain (not under the scout clause): like a chain of
-    one, :class:`Position` keeps the move's own squares as its span.
+    one, :class:`Position` keeps the move's own squares as its span, and the chain's squares
+    go back and forth between the move's two (``path`` is the loop's only for a scout's chain).
     """
     pos.rep_key[side] = source * 100 + target
     pos.rep_count[side] = length
     if length == 1 or low < 0:
         low, high = (source, target) if source < target else (target, source)
+        kept = min(length, CHAIN_KEPT - 1)
+        path = tuple(target if (kept - i) % 2 == 0 else source for i in range(kept + 1))
     pos.rep_lo[side], pos.rep_hi[side] = low, high
+    pos.rep_path[side] = path

@@ -160,6 +160,8 @@ def knowledge(result: Replay) -> Knowledge:
     Covers the plies the replay played (``result.plies_replayed``); a record without a
     setup gives empty arrays.
     """
+    if not hasattr(result, "record") or not hasattr(result, "plies_replayed"):
+        raise TypeError(f"knowledge() takes a replay's result, not {type(result).__name__}")
     record = result.record
     setup = record.setup
     if setup is None or len(setup) != 100:

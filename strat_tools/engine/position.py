@@ -24,12 +24,12 @@ from typing import Final, NamedTuple
 from strat_tools.core.board import LAKES, RAYS, Side, square_name
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import (
-    BOARD_CODES,
     CODE_KIND,
     CODE_SIDE,
     EMPTY,
     LAKE,
     PieceKind,
+    check_board,
     piece_name,
 )
 from strat_tools.core.rules import (
@@ -41,6 +41,7 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
+from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
 from strat_tools.engine.rule_tables import (
     ADJACENT_ROWS,
     CAPTAIN_CODES,
@@ -66,6 +67,8 @@ class History(NamedTuple):
     board: list[int]
     side: int
     chains: tuple[list[int], list[int], list[int], list[int]]
+    paths: list[tuple[int, ...]]
+    """Each side's scout-chain squares (:attr:`Position.rep_path`)."""
     captured: tuple[list[int], list[int], list[int]]
     rescued: list[int]
     rescuers: frozenset[int]
@@ -116,6 +119,7 @@ class Position:
         "rep_hi",
         "rep_key",
         "rep_lo",
+        "rep_path",
         "rescued",
         "rescuers",
         "rules",
@@ -132,16 +136,7 @@ class Position:
         rules: RuleSet | str = "gravon-2013",
         side: Side = Side.RED,
     ) -> None:
-        if len(setup) != 100:
-            raise ValueError(f"a board has 100 squares, got {len(setup)}")
-        try:
-            # C speed (a few microseconds a game): bytes() refuses anything but integers
-            # 0..255, and the translation leaves any code past the lake.
-            bad = bytes(setup).translate(None, BOARD_CODES)
-        except (TypeError, ValueError):
-            bad = b"\xff"
-        if bad:
-            raise ValueError("a board holds integer codes 0..25 (empty, pieces, lake) only")
+        check_board(setup)
         self.board: list[int] = list(setup)
         self.side: int = int(side)
         self.rules = get_rules(rules)
@@ -159,6 +154,10 @@ class Position:
         self.rep_count = [0, 0, 0]
         self.rep_lo = [0, 0, 0]
         self.rep_hi = [0, 0, 0]
+        self.rep_path: list[tuple[int, ...]] = [(), (), ()]
+        """Each side's chain as its squares, oldest first (count + 1 of them, at most
+        :data:`CHAIN_KEPT`): a scout's chain that stops sharing two squares is recounted
+        over them (:func:`scout_chain`)."""
         self.captured: tuple[list[int], list[int], list[int]] = ([], [], [])
         """Codes of each side's pieces removed so far (index = side)."""
         self.rescued: list[int] = [0, 0, 0]
@@ -197,7 +196,7 @@ class Position:
         other.limit = self.limit
         other.tables = self.tables
         other.spans = self.spans
-        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rescued"):
+        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rep_path", "rescued"):
             setattr(other, name, getattr(self, name)[:])
         other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
         other.rescuers = set(self.rescuers)
@@ -230,8 +229,9 @@ class Position:
         hi = min(self.rep_hi[side], seg_hi)
         if hi - lo >= abs(unit):
             return self.rep_count[side] + 1, lo, hi
-        prev_lo, prev_hi = min(prev_src, source), max(prev_src, source)
-        return 2, max(prev_lo, seg_lo), min(prev_hi, seg_hi)
+        # The whole chain no longer shares two squares: count the longest run of its latest
+        # moves that still does (at least the last one and this one).
+        return scout_chain(self.rep_path[side] or (prev_src, source), target, abs(unit))
 
     # -- legality ---------------------------------------------------------------------
 
@@ -340,6 +340,7 @@ class Position:
             self.board[:],
             self.side,
             (self.rep_key[:], self.rep_count[:], self.rep_lo[:], self.rep_hi[:]),
+            self.rep_path[:],
             (self.captured[0][:], self.captured[1][:], self.captured[2][:]),
             self.rescued[:],
             frozenset(self.rescuers),
@@ -363,6 +364,7 @@ class Position:
             last.previous,
         )
         self.rep_key, self.rep_count, self.rep_lo, self.rep_hi = (c[:] for c in last.chains)
+        self.rep_path = last.paths[:]
         self.captured = (last.captured[0][:], last.captured[1][:], last.captured[2][:])
         self.rescued, self.rescuers = last.rescued[:], set(last.rescuers)
         return last.move
@@ -373,6 +375,11 @@ class Position:
         count, lo, hi = self.repetition(source, target)
         self.rep_key[side], self.rep_count[side] = source * 100 + target, count
         self.rep_lo[side], self.rep_hi[side] = lo, hi
+        if count == 1:
+            self.rep_path[side] = (source, target)
+        else:
+            kept = min(count, CHAIN_KEPT - 1)
+            self.rep_path[side] = (*self.rep_path[side][-kept:], target)
         piece, defender = board[source], board[target]
         outcome = OUTCOME_NONE
         board[source] = EMPTY
@@ -502,6 +509,7 @@ class Position:
         for side, chain in enumerate(parse_chains(parts[3]) if len(parts) == 4 else [], 1):
             if chain is not None:
                 pos.rep_key[side], pos.rep_count[side], pos.rep_lo[side], pos.rep_hi[side] = chain
+                pos.rep_path[side] = (chain[0] // 100, chain[0] % 100)  # the last move only
         army = pos.rules.army or ()
         for code in range(1, 25) if army else ():
             missing = army[CODE_KIND[code]] - board.count(code)

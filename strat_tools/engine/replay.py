@@ -35,6 +35,7 @@ from strat_tools.core.records import (
     Status,
     Termination,
     capped,
+    require_record,
 )
 from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
@@ -144,6 +145,7 @@ def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
     >>> result.status, result.plies_replayed, result.termination  # three moves, no ending
     (<Status.VALID: 'valid'>, 3, None)
     """
+    require_record(record, "replay")
     # Only O(1) checks up front (sizes): a scan of the moves would cost a tenth of the
     # replay. Anything else a hand-built record gets wrong (a setup code outside 0..25, a
     # square that is not an int or is past 99) makes the engine refuse or fail, and the full
@@ -339,7 +341,7 @@ def _no_setup(record: GameRecord, out: Replay) -> None:
             Diagnostic(
                 "replay.no_setup",
                 Severity.WARNING,
-                f"no setup, so the {record.plies} moves cannot be replayed",
+                f"no setup, so the {record.plies:,} moves cannot be replayed",
                 record.source,
                 record.member,
             )

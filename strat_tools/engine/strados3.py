@@ -89,7 +89,7 @@ def parse_strados3(text: str) -> StraDos3:
     sides = {letter: side for side, letter in SIDE_LETTERS.items()}
     if side_letter not in sides:
         raise ValueError(f"the side to move is 'r' or 'b', got {side_letter!r}")
-    if not plies_text.isdigit():
+    if not (plies_text.isascii() and plies_text.isdigit() and len(plies_text) < 10):
         raise ValueError(f"the ply count is a number, got {plies_text!r}")
     board: list[int] = []
     visible: list[bool] = []
@@ -146,7 +146,11 @@ def parse_chains(text: str) -> list[Chain | None]:
         letter, _, rest = part.partition(":")
         move, _, count_text = rest.partition("x")
         count_text, _, span = count_text.partition("@")
-        if letter not in sides or not count_text.isdigit() or int(count_text) < 1:
+        if (
+            letter not in sides
+            or not (count_text.isascii() and count_text.isdigit())
+            or int(count_text) < 1
+        ):
             raise ValueError(f"a two-squares chain reads like r:B4-B5x2, got {part!r}")
         source, target = move_squares(move)
         low, high = move_squares(span) if span else (source, target)

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Final, cast
 from strat_tools.core.errors import OptionError
 from strat_tools.core.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.core.records import GameRecord
+from strat_tools.core.text import count_of
+from strat_tools.formats.gravon_fields import is_game_name
 from strat_tools.formats.readers import NothingReadable, resolve, unreadable_reason
 from strat_tools.formats.xml_writer import write_files
 from strat_tools.io.output import OutputError, atomic_folder, refuse_overlap
@@ -93,14 +95,15 @@ class ConvertReport:
 
     def line(self) -> str:
         """One summary line: ``'converted 9 of 10 games to out.zip (gsn); 1 not converted'``."""
-        text = f"converted {self.written} of {self.games} games to {self.out} ({self.to})"
+        games = count_of(self.games, "game")
+        text = f"converted {self.written:,} of {games} to {self.out} ({self.to})"
         if self.failed:
-            text += f"; {len(self.failed)} not converted"
+            text += f"; {len(self.failed):,} not converted"
         if self.dropped:
-            text += f"; {self.dropped} left out by the filters"
+            text += f"; {self.dropped:,} left out by the filters"
         if self.skipped:
             n = len(self.skipped)
-            text += f"; {n} non-game {'entry' if n == 1 else 'entries'} skipped"
+            text += f"; {count_of(n, 'non-game entry', 'non-game entries')} skipped"
         return text
 
 
@@ -116,14 +119,29 @@ def writer_of(fmt: RecordFormat) -> tuple[Namer, Encoder]:
 
 
 def file_name_for(record: GameRecord, fmt: RecordFormat) -> str:
-    """The format's own name for ``record``, or the input's name with the format's suffix
-    when the record lacks what the format's names say (variant, period, number); a name
-    that is not UTF-8 (its bytes carried as ``\\xNN``) gets ``_xNN``: a file name has no ``\\``."""
+    """The name ``record`` is written under in format ``fmt``, keeping its game id.
+
+    The id is the join key (``show --game``, ``--ids`` files, tables), so a game whose file
+    name is a game name of either format keeps it and only the suffix changes
+    (``classic-2014.5-2245.xml`` → ``classic-2014.5-2245.gsn`` and back; every reader reads
+    both formats' names). Another record gets the format's own name, or the input's name
+    with the format's suffix when it lacks what the format's names say (variant, period,
+    number); a name that is not UTF-8 (its bytes carried as ``\\xNN``) gets ``_xNN``: a file
+    name has no ``\\``.
+
+    >>> from strat_tools.core.record_formats import format_named
+    >>> record = GameRecord("strados2014-5.zip", "classic-2014.5-2245.xml", variant="classic")
+    >>> file_name_for(record, format_named("gsn"))
+    'classic-2014.5-2245.gsn'
+    """
+    stem = strip_record_suffix(record.name)
+    if is_game_name(stem + fmt.suffix):
+        return stem + fmt.suffix
     name_of, _encode = writer_of(fmt)
     try:
         return name_of(record)
     except ValueError:
-        return (strip_record_suffix(record.name) + fmt.suffix).replace("\\", "_")
+        return (stem + fmt.suffix).replace("\\", "_")
 
 
 @dataclass(frozen=True, slots=True)

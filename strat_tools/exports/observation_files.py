@@ -70,7 +70,7 @@ class ObservationsSummary:
         return (
             f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
             f"see games.parquet for why{left_out}); wrote {self.observations:,} "
-            f"observations in {len(self.shards)} shard(s), {self.bytes / 1e6:,.1f} MB, to "
+            f"observations in {len(self.shards):,} shard(s), {self.bytes / 1e6:,.1f} MB, to "
             f"{self.directory} in {self.seconds:.1f} s"
         )
 

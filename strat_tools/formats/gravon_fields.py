@@ -29,10 +29,30 @@ SQUARES: Final = square_lookup()
 
 _FIELD_CODES: Final = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXY_")}
 
+# Game ids are kept through a conversion (only the suffix changes), so each reader reads both
+# formats' names: StraDoS2's monthly ``classic-2014.5-2245`` and .gsn's daily
+# ``classic.2003.06.07.505``, with either suffix. ASCII digits only.
 _MEMBER_NAME: Final = re.compile(
-    r"^(?P<variant>[a-z ]+)-(?P<year>\d{4})\.(?P<month>\d{1,2})-(?P<number>\d+)\.xml$"
+    r"^(?P<variant>[a-z ]+)-(?P<year>\d{4})\.(?P<month>\d{1,2})-(?P<number>\d+)\.(?:xml|gsn)$",
+    re.ASCII,
 )
-_ZIP_NAME: Final = re.compile(r"^strados(?P<year>\d{4})-(?P<month>\d{1,2})\.zip$", re.IGNORECASE)
+_DAILY_NAME: Final = re.compile(
+    r"(?P<word>[A-Za-z]+)\.(?P<year>\d{4})\.(?P<month>\d{1,2})\.(?P<day>\d{1,2})"
+    r"\.(?P<number>\d+)\.(?:gsn|xml)",
+    re.IGNORECASE | re.ASCII,
+)
+_ZIP_NAME: Final = re.compile(
+    r"^strados(?P<year>\d{4})-(?P<month>\d{1,2})\.zip$", re.IGNORECASE | re.ASCII
+)
+
+DAILY_WORDS: Final = {
+    "classic": "classic",
+    "barrage": "barrage",
+    "freesetup": "classicfree",
+    "ultimate": "ultimate lightning",
+    "duell": "duell",
+}
+"""The variant word of a .gsn daily file name → variant (``duell`` is this project's)."""
 
 
 MAX_NUMBER: Final = 2**63 - 1
@@ -53,9 +73,10 @@ def apply_name_metadata(record: GameRecord) -> str | None:
     >>> apply_name_metadata(record), record.year, record.month, record.number
     ('classic', 2014, 6, 2245)
     """
-    found = _MEMBER_NAME.match(
-        _basename(record.member if record.member is not None else record.source)
-    )
+    name = _basename(record.member if record.member is not None else record.source)
+    found = _MEMBER_NAME.match(name)
+    if found is None and _DAILY_NAME.fullmatch(name) is not None:
+        return daily_name_metadata(record, name)
     zipped = _ZIP_NAME.match(_basename(record.source)) if record.member is not None else None
     if found is not None:
         year, month = int(found["year"]), int(found["month"])
@@ -85,6 +106,50 @@ def apply_name_metadata(record: GameRecord) -> str | None:
     else:
         record.year, record.month = year, month + 1
     return found["variant"] if found is not None else None
+
+
+def daily_name_metadata(record: GameRecord, name: str) -> str | None:
+    """Fill year, month, day and number from ``<word>.<YYYY>.<MM>.<DD>.<n>.gsn`` (``.xml``).
+
+    Returns the variant the name's word stands for (the word itself if unknown, ``None`` if
+    the name is not a daily name). The month is a calendar month; day ``00`` means the day is
+    not known.
+
+    >>> record = GameRecord(source="classic.2003.06.07.505.gsn")
+    >>> daily_name_metadata(record, record.source), record.year, record.month, record.day
+    ('classic', 2003, 6, 7)
+    """
+    found = _DAILY_NAME.fullmatch(name)
+    if found is None:
+        return None
+    digits = found["number"]
+    if len(digits) <= 19 and int(digits) <= MAX_NUMBER:  # never int() a huge digit string
+        record.number = int(digits)
+    else:
+        record.add("name.number", WARNING, f"game number {digits[:30]} is too large; not used")
+    year, month, day = int(found["year"]), int(found["month"]), int(found["day"])
+    if 1 <= month <= 12:
+        record.year, record.month = year, month
+    else:
+        record.add("name.month", WARNING, f"month {month} in the file name is not 01..12")
+    if 1 <= day <= 31:
+        record.day = day
+    elif day != 0:
+        record.add("name.day", WARNING, f"day {day} in the file name is not 01..31")
+    word = found["word"].lower()
+    return DAILY_WORDS.get(word, word)
+
+
+def is_game_name(name: str) -> bool:
+    """Whether ``name`` is a game file name of either format (its stem is a game id that a
+    reader turns back into variant, period and number).
+
+    >>> is_game_name("classic-2014.5-2245.gsn"), is_game_name("classic.2003.06.07.505.xml")
+    (True, True)
+    >>> is_game_name("game.xml")
+    False
+    """
+    return _MEMBER_NAME.match(name) is not None or _DAILY_NAME.fullmatch(name) is not None
 
 
 def new_record(

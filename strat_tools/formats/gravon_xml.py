@@ -205,7 +205,11 @@ class _StrictParser:
                 f"rescuefield {raw_field[:20]!r} is not a square",
                 line=el.sourceline,
             )
-        piece = int(raw_piece) if raw_piece.isdigit() and len(raw_piece) < 6 else None
+        piece = (
+            int(raw_piece)
+            if raw_piece.isascii() and raw_piece.isdigit() and len(raw_piece) < 6
+            else None
+        )
         if piece is None:
             self.record.add(
                 "rescue.piece",

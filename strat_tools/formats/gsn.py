@@ -12,16 +12,18 @@ A file, line by line (``docs/gravon-format.md`` has the details and the sources)
 
 :func:`parse_gsn` gives the same :class:`GameRecord` the XML reader gives for the same game
 (variant and type, period and number from the daily file name
-``<variant>.<YYYY>.<MM>.<DD>.<n>.gsn``, setup, moves, rescues, players, result; the winner
-shifted to the XML's 1 red, 2 blue, 3 draw). The two known defects of real files are
-repaired in memory and reported as ``info``: more than one ``END`` (the move segments are
-joined and the first result line kept) and an ``END`` followed by more moves after its result
-line. Every other oddity is a diagnostic with its line number; a file that does not start
-with the header is not a game record (``readable=False``). It never raises for bad input.
+``<variant>.<YYYY>.<MM>.<DD>.<n>.gsn`` or a StraDoS2 name, setup, moves, rescues, players,
+result; the winner shifted to the XML's 1 red, 2 blue, 3 draw). The two known defects of real
+files are repaired in memory and reported as ``info``: more than one ``END`` (the move
+segments are joined and the first result line kept) and an ``END`` followed by more moves
+after its result line. Every other oddity is a diagnostic with its line number; a file that
+does not start with the header is not a game record (``readable=False``). It never raises for
+bad input.
 
-:func:`record_to_gsn` writes a record back in the same grammar (``v2``), and
-:func:`gsn_file_name` names it. The XML's month-level names carry no day, so a game that
-comes from XML is written with day ``00``, which this reader reads as "day unknown".
+:func:`record_to_gsn` writes a record back in the same grammar (``v2``), quoting a player
+name that could be misread, and :func:`gsn_file_name` names a record that has no game name
+(a converted game keeps its id, ``convert.file_name_for``; the readers read both formats'
+names). Day ``00`` in a daily name means "day unknown".
 
 What it does not do: judge the setup or the result (``checks.py``) or the moves
 (``replay.py``); it knows no rules. It never modifies its input.
@@ -29,6 +31,7 @@ What it does not do: judge the setup or the result (``checks.py``) or the moves
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Final, NamedTuple
 
@@ -36,10 +39,11 @@ from strat_tools.core.board import square_lookup, square_name
 from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.record_formats import Parsed
 from strat_tools.core.records import GameRecord, Rescue, Result
+from strat_tools.core.text import first_of
 from strat_tools.formats.gravon_fields import (
+    DAILY_WORDS,
     ERROR,
     INFO,
-    MAX_NUMBER,
     WARNING,
     check_variant,
     decode_field,
@@ -64,24 +68,16 @@ GSN_TYPES: Final = {
 .gsn years) is this project's, so that every XML game can be written."""
 TYPE_OF_VARIANT: Final = {variant: number for number, variant in GSN_TYPES.items()}
 
-NAME_WORDS: Final = {
-    "classic": "classic",
-    "barrage": "barrage",
-    "freesetup": "classicfree",
-    "ultimate": "ultimate lightning",
-    "duell": "duell",
-}
-"""The variant word of a daily file name → variant (``duell`` is this project's)."""
-WORD_OF_VARIANT: Final = {variant: word for word, variant in NAME_WORDS.items()}
+WORD_OF_VARIANT: Final = {variant: word for word, variant in DAILY_WORDS.items()}
 
-_NAME: Final = re.compile(
-    r"(?P<word>[A-Za-z]+)\.(?P<year>\d{4})\.(?P<month>\d{1,2})\.(?P<day>\d{1,2})"
-    r"\.(?P<number>\d+)\.gsn",
-    re.IGNORECASE,
+# ASCII only: a non-ASCII digit ('٠', '²') is no number in a record.
+_TYPE_LINE: Final = re.compile(r"type\s*(\d{1,3})", re.ASCII)
+_RESULT_LINE: Final = re.compile(
+    r"(?P<players>.*) result (?P<type>\S*) winner (?P<winner>\S*)\s*", re.ASCII
 )
-_TYPE_LINE: Final = re.compile(r"type\s*(\d{1,3})")
-_RESULT_LINE: Final = re.compile(r"(?P<players>.*) result (?P<type>\S*) winner (?P<winner>\S*)\s*")
-_NUMBER: Final = re.compile(r"-?\d{1,9}")
+_NUMBER: Final = re.compile(r"-?\d{1,9}", re.ASCII)
+WINNERS: Final = (0, 1, 2)
+"""The result line's winners, counted from 0: red, blue, draw."""
 
 SQUARES: Final = square_lookup()
 _NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
@@ -91,42 +87,9 @@ _MOVE_LINES: Final = {
 """Every well-formed move line → (source, target): one dict lookup per move."""
 
 
-def _basename(path: str) -> str:
-    return path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-
-
 def blank_record(source: str, member: str | None = None) -> GameRecord:
-    """A record holding only what the daily file name says."""
-    return new_record(source, member, _name_metadata)[0]
-
-
-def _name_metadata(record: GameRecord) -> str | None:
-    """Fill year, month, day and number from ``<word>.<YYYY>.<MM>.<DD>.<n>.gsn``.
-
-    Returns the variant the name's word stands for (the word itself if unknown, ``None`` if
-    the name is not a daily name). Day ``00`` means the day is not known.
-    """
-    found = _NAME.fullmatch(
-        _basename(record.member if record.member is not None else record.source)
-    )
-    if found is None:
-        return None
-    digits = found["number"]
-    if len(digits) <= 19 and int(digits) <= MAX_NUMBER:  # never int() a huge digit string
-        record.number = int(digits)
-    else:
-        record.add("name.number", WARNING, f"game number {digits[:30]} is too large; not used")
-    year, month, day = int(found["year"]), int(found["month"]), int(found["day"])
-    if 1 <= month <= 12:
-        record.year, record.month = year, month
-    else:
-        record.add("name.month", WARNING, f"month {month} in the file name is not 01..12")
-    if 1 <= day <= 31:
-        record.day = day
-    elif day != 0:
-        record.add("name.day", WARNING, f"day {day} in the file name is not 01..31")
-    word = found["word"].lower()
-    return NAME_WORDS.get(word, word)
+    """A record holding only what the file name says."""
+    return new_record(source, member)[0]
 
 
 def _decode(data: bytes, record: GameRecord) -> str:
@@ -164,7 +127,7 @@ class _Lines:
         """Line 1; ``False`` (the file is not a .gsn record) unless it is the header."""
         text = self.lines[0].strip()
         version = text.removeprefix(HEADER)
-        if version == text or not version.isdigit():
+        if version == text or not (version.isascii() and version.isdigit()):
             shown = text[:40] if text.isprintable() else "binary data"
             self.record.add(
                 "gsn.header",
@@ -173,11 +136,14 @@ class _Lines:
                 line=1,
             )
             return False
-        if int(version) not in VERSIONS:
+        if version.lstrip("0") not in {str(v) for v in VERSIONS}:
+            shown = (
+                version if len(version) <= 20 else f"{version[:20]}... ({len(version):,} digits)"
+            )
             self.record.add(
                 "gsn.version",
                 WARNING,
-                f"header version v{version} is not v1 or v2; read as they are",
+                f"header version v{shown} is not v1 or v2; read as they are",
                 line=1,
             )
         return True
@@ -318,7 +284,11 @@ class _Lines:
             record.add(
                 "rescue.square", ERROR, f"rescue square {raw_field!r} is not a square", line=number
             )
-        piece = int(raw_piece) if raw_piece.isdigit() and len(raw_piece) < 6 else None
+        piece = (
+            int(raw_piece)
+            if raw_piece.isascii() and raw_piece.isdigit() and len(raw_piece) < 6
+            else None
+        )
         if piece is None:
             record.add(
                 "rescue.piece",
@@ -335,11 +305,9 @@ class _Lines:
             return
         record = self.record
         self.result_line = number
-        found = _RESULT_LINE.fullmatch(text)
-        players = found["players"] if found is not None else text.rstrip()
-        red, sep, blue = players.partition(" vs ")
-        if sep:
-            record.players = (red, blue)
+        names, found = split_result_line(text)
+        if names is not None:
+            record.players = names
         else:
             record.add(
                 "player.missing",
@@ -357,6 +325,15 @@ class _Lines:
             return
         rtype = _number(record, found["type"], "result type", "result.type", number)
         winner = _number(record, found["winner"], "result winner", "result.winner", number)
+        if winner is not None and winner not in WINNERS:
+            # Said in the file's own numbering (from 0), not shifted to the record's.
+            record.add(
+                "result.winner",
+                ERROR,
+                f"result winner {winner}; expected 0 (red), 1 (blue) or 2 (draw)",
+                line=number,
+            )
+            winner = None
         record.result = Result(rtype, winner + 1 if winner is not None else None)
 
     def repairs(self) -> None:
@@ -366,13 +343,13 @@ class _Lines:
             record.add("gsn.end", ERROR, "no END line", line=self.numbers[-1])
             return
         if len(ends) > 1:
-            where = ", ".join(str(n) for n in ends)
+            dropped = self.dropped_results
             record.add(
                 "repair.gsn_end_repeated",
                 INFO,
-                f"{len(ends)} END lines (lines {where}): the move segments are joined and the "
-                f"first result line (line {self.result_line}) is kept"
-                + "".join(f"; line {n} dropped" for n in self.dropped_results),
+                f"{len(ends):,} END lines (lines {first_of(ends)}): the move segments are "
+                f"joined and the first result line (line {self.result_line}) is kept"
+                + (f"; {_lines(dropped)} dropped" if dropped else ""),
                 line=ends[1],
             )
         elif len(self.numbers) > 1 and ends[0] != self.numbers[-2]:
@@ -430,6 +407,11 @@ def _split_lines(text: str) -> _Split:
     return _Split(lines, numbers, runs)
 
 
+def _lines(numbers: list[int]) -> str:
+    """``line 7`` or ``lines 7, 9 and 3 more``: a bounded list of line numbers."""
+    return f"line {numbers[0]}" if len(numbers) == 1 else f"lines {first_of(numbers)}"
+
+
 def _is_move_shaped(text: str) -> bool:
     return len(text) <= 7 and ("-" in text or (len(text) >= 3 and text[2] == ":"))
 
@@ -454,7 +436,7 @@ def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool
     >>> record.variant, record.players, record.result, record.setup
     ('barrage', ('ann', 'bob'), Result(type=3, winner=2), None)
     """
-    record, named = new_record(source, member, _name_metadata)
+    record, named = new_record(source, member)
     if not data.strip():
         record.add("gsn.empty", ERROR, "empty file" if not data else "file holds only white space")
         record.readable = False
@@ -477,27 +459,90 @@ def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool
 # --- writing --------------------------------------------------------------------------------
 
 
+def quote_name(name: str) -> str:
+    """A player name as the result line writes it: as it is, or quoted when it could be
+    misread (a JSON string: ``"..."`` with backslash escapes).
+
+    A name is quoted when it is empty, starts or ends with white space, starts with ``"``,
+    holds a character that is not printable (a line break, a control character) or holds
+    ``vs``, ``result`` or ``winner`` (words of the line's grammar), so that no name can end
+    the other name or invent a result, and trailing spaces survive.
+
+    >>> quote_name("ann"), quote_name("bob result 1 winner 0"), quote_name("eve  ")
+    ('ann', '"bob result 1 winner 0"', '"eve  "')
+    """
+    if (
+        name
+        and name.isprintable()
+        and name == name.strip()
+        and not name.startswith('"')
+        and not any(word in name for word in _GRAMMAR_WORDS)
+    ):
+        return name
+    return json.dumps(name, ensure_ascii=False)
+
+
+_GRAMMAR_WORDS: Final = ("vs", "result", "winner")
+_JSON: Final = json.JSONDecoder()
+
+
+def _unquote(text: str) -> tuple[str, str] | None:
+    """A quoted name at the start of ``text`` and what follows it, or ``None``."""
+    if not text.startswith('"'):
+        return None
+    try:
+        name, end = _JSON.raw_decode(text)
+    except ValueError:
+        return None
+    return (name, text[end:]) if isinstance(name, str) else None
+
+
+def split_result_line(text: str) -> tuple[tuple[str, str] | None, re.Match[str] | None]:
+    """A result line's two names (``None`` without `` vs ``) and its ``result ... winner``
+    part (``None`` without one). A quoted name (:func:`quote_name`) is read back exactly;
+    an unquoted one is taken as it stands, red up to the first `` vs ``, blue up to the last
+    `` result <type> winner <w>``.
+
+    >>> names, found = split_result_line('ann vs "bob result 1 winner 0"')
+    >>> names, found
+    (('ann', 'bob result 1 winner 0'), None)
+    >>> split_result_line('"a vs b" vs bob result 3 winner 1')[0]
+    ('a vs b', 'bob')
+    """
+    quoted = _unquote(text)
+    if quoted is not None:
+        red, rest = quoted
+        if not rest.startswith(" vs "):
+            return None, _RESULT_LINE.fullmatch(text)
+        rest = rest[4:]
+    else:
+        red, sep, rest = text.partition(" vs ")
+        if not sep:
+            found = _RESULT_LINE.fullmatch(text)
+            return None, found
+    quoted = _unquote(rest)
+    if quoted is not None:
+        blue, tail = quoted
+        found = _RESULT_LINE.fullmatch("x" + tail) if tail.strip() else None
+        return (red, blue), found
+    found = _RESULT_LINE.fullmatch(rest)
+    blue = found["players"] if found is not None else rest.rstrip()
+    return (red, blue), found
+
+
 def _players_line(record: GameRecord) -> str:
     red, blue = record.players
-    for name in (red, blue):
-        if "\n" in name or "\r" in name:
-            raise ValueError(f"{record.game_id}: player name {name[:40]!r} holds a line break")
-    line = f"{red} vs {blue}"
-    if line.partition(" vs ") != (red, " vs ", blue):
-        raise ValueError(
-            f"{record.game_id}: player name {red[:40]!r} contains ' vs ', so the result line "
-            "could not tell the two names apart"
-        )
-    return line
+    return f"{quote_name(red)} vs {quote_name(blue)}"
 
 
 def record_to_gsn(record: GameRecord) -> bytes:
     """The ``.gsn`` text of ``record`` (header v2, ``\\n`` line ends, UTF-8).
 
     A rescue is written on the line after its move as ``<square>:<piece>``, the piece
-    number zero-padded to two digits. Raises ``ValueError`` for what the format cannot say:
-    a variant without a type number, a move with an unreadable square, an unreadable rescue,
-    a setup not of 100 squares, a player name with a line break or an ambiguous ``' vs '``.
+    number zero-padded to two digits; a player name that could be misread is quoted
+    (:func:`quote_name`). Raises ``ValueError`` for what the format cannot say: a variant
+    without a type number, a move with an unreadable square, an unreadable rescue or a setup
+    not of 100 squares.
 
     >>> record = GameRecord("x.xml", variant="barrage", sources=[33], targets=[43],
     ...                     players=("ann", "bob"), result=Result(1, 2))

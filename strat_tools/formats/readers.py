@@ -80,7 +80,8 @@ def parse_record(
 
     The format comes from the name (``member``, else ``source``) and the bytes, unless
     ``format`` is given. A file named for one format that holds another is read as what it
-    holds, with a ``source.format`` warning.
+    holds, with a ``source.format`` warning. Raises ``TypeError`` when ``data`` is not bytes
+    or a name is not a string.
 
     >>> data = (b'<?xml version="1.0" encoding="UTF-8"?>\\n<stratego>\\n <game type="classic">\\n'
     ...         b'  <player id="1">ann</player>\\n  <player id="2">bob</player>\\n'
@@ -89,6 +90,11 @@ def parse_record(
     >>> record.game_id, record.result, [d.code for d in record.diagnostics]
     ('classic-2014.5-7', Result(type=3, winner=1), ['setup.missing'])
     """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"parse_record() takes the file's bytes, not {type(data).__name__}")
+    if not isinstance(source, str) or not (member is None or isinstance(member, str)):
+        raise TypeError("parse_record() takes the source (and member) names as str")
+    data = bytes(data)
     name = member if member is not None else source
     claimed = None
     if format is None:
@@ -230,7 +236,7 @@ class SeveralGames(InputError):
     def __init__(self, where: str, count: int, game: str | None, pick: str) -> None:
         self.where, self.count, self.game, self.pick = where, count, game, pick
         super().__init__(
-            f"{where} holds {count} games{self.named}; name one (a game id or member path, "
+            f"{where} holds {count:,} games{self.named}; name one (a game id or member path, "
             f"e.g. {pick})"
         )
 

@@ -137,7 +137,7 @@ def archive_name(year: int, month: int) -> str:
     return f"strados{year}-{month - 1}.zip"
 
 
-_NAME_PERIOD: Final = re.compile(r"-(\d{4})\.(\d{1,2})-\d+\.xml$")
+_NAME_PERIOD: Final = re.compile(r"-(\d{4})\.(\d{1,2})-\d+\.xml$", re.ASCII)
 
 
 ZIP_YEARS: Final = range(1980, 2108)

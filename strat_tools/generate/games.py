@@ -117,7 +117,8 @@ def parse_variant_mix(text: str) -> str | dict[str, float]:
 def parse_period(text: str) -> tuple[int, int]:
     """Read a calendar period ``'2026-11'`` as (year, month)."""
     year, sep, month = text.partition("-")
-    if not (sep and year.isdigit() and month.isdigit() and 1 <= int(month) <= 12):
+    digits = (year + month).isascii() and year.isdigit() and month.isdigit()
+    if not (sep and digits and len(year) == 4 and len(month) <= 2 and 1 <= int(month) <= 12):
         raise OptionError(f"not a period: {text!r} (expected YYYY-MM, e.g. 2026-11)")
     return int(year), int(month)
 

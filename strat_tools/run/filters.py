@@ -57,7 +57,7 @@ PATTERN_SIDES: Final = ("red", "blue", "both")
 """``--pattern-side`` values: the games whose red, blue, or both setups match (default
 either)."""
 
-_PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$")
+_PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$", re.ASCII)
 
 
 class FilterError(ValueError):
@@ -400,7 +400,7 @@ def _endings(ending: str | Sequence[str] | None) -> frozenset[int] | None:
     names = [p.strip().lower().replace("-", "_") for part in parts for p in part.split(",")]
     types = set()
     for name in filter(None, names):
-        if name.isdigit() and int(name) in ENDING_NAMES.values():
+        if name.isascii() and name.isdigit() and int(name) in ENDING_NAMES.values():
             types.add(int(name))
         elif name in ENDING_NAMES:
             types.add(ENDING_NAMES[name])

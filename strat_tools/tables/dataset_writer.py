@@ -75,9 +75,17 @@ class ExportSummary:
     seconds: float = 0.0
     dropped: int = 0
     """Games a selection left out (see :func:`strat_tools.run.driver.export_dataset`)."""
+    setups: int = 0
+    """Starting positions written (the ``setups`` table has a row per piece of each)."""
 
     def __str__(self) -> str:
-        rows = ", ".join(f"{n:,} {name}" for name, n in self.rows.items() if name != "games")
+        rows = ", ".join(
+            f"{n:,} setup pieces ({count_of(self.setups, 'setup')})"
+            if name == "setups"
+            else f"{n:,} {name}"
+            for name, n in self.rows.items()
+            if name != "games"
+        )
         unreadable = f"; {count_of(self.unreadable, 'unreadable input')}" if self.unreadable else ""
         return (
             f"{count_of(self.games, 'game')} = {self.valid:,} valid + {self.invalid:,} invalid + "
@@ -112,6 +120,7 @@ class DatasetWriter:
         self.directory = Path(directory)
         self.format: Format = format
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
+        self.setups = 0
         self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
         self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._writers: dict[str, Any] = {}
@@ -166,6 +175,10 @@ class DatasetWriter:
         for name in TABLE_NAMES:
             table = tables[name]
             self.rows[name] += table.num_rows
+            if name == "setups" and table.num_rows:
+                # A batch holds whole games: its setups are its (game, side) pairs.
+                pairs = pa.table({"g": table.column("game_id"), "s": table.column("side")})
+                self.setups += pairs.group_by(["g", "s"]).aggregate([]).num_rows
             self._buffers[name].append(table)
             self._buffered[name] += table.num_rows
             self._buffered_bytes[name] += table.nbytes
@@ -250,6 +263,7 @@ class DatasetWriter:
             unreadable=self.status["unreadable"],
             rows=dict(self.rows),
             seconds=seconds,
+            setups=self.setups,
         )
 
 

@@ -450,10 +450,10 @@ def significance_note(tests: pd.DataFrame, labels: tuple[str, str], n_a: int, n_
     marked = int(tests["significant"].sum())
     test = TEST_NAME.format(m=len(tests))
     found = (
-        f"Outlined and starred: {marked} of {len(tests)} squares "
+        f"Outlined and starred: {marked:,} of {len(tests):,} squares "
         f"{'differs' if marked == 1 else 'differ'} significantly"
         if marked
-        else f"No square of {len(tests)} differs significantly"
+        else f"No square of {len(tests):,} differs significantly"
     )
     return (
         f"{found}\n({test}, family-wise level {SIGNIFICANCE_LEVEL:.0%});\n"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 
 from strat_tools.core.board import COLUMNS
-from strat_tools.core.pieces import CODE_SIDE, EMPTY, LAKE
+from strat_tools.core.pieces import CODE_SIDE, EMPTY, LAKE, check_board
 from strat_tools.engine.knowledge import MOVED
 from strat_tools.engine.render import BoardNumbering, cell_text
 
@@ -90,8 +90,7 @@ def board_shapes(
 ) -> list[Shape]:
     """The shapes of a board picture; ``hidden`` squares show ``?`` (with a dot when also
     in ``moved``)."""
-    if len(board) != 100:
-        raise ValueError(f"a board has 100 squares, got {len(board)}")
+    check_board(board)
     cell, margin = int(STYLE["cell"]), int(STYLE["margin"])
     side = 10 * cell
     shapes = [Shape("rect", margin, 0, side, side, str(STYLE["board"]), str(STYLE["grid"]))]

@@ -35,7 +35,7 @@ from strat_tools.core.errors import InputError
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
-from strat_tools.core.text import printable
+from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
 from strat_tools.engine.events import EVENT_KINDS, game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
@@ -234,11 +234,11 @@ class ViewerSummary:
     def line(self) -> str:
         """One line for the user: ``'3 games in game.html (41 KB)'``."""
         count = len(self.games)
-        text = f"{count} game{'s' if count != 1 else ''} in {self.path} ({self.bytes // 1024:,} KB)"
+        text = f"{count_of(count, 'game')} in {self.path} ({self.bytes // 1024:,} KB)"
         if self.left_out:
-            text += f"; {self.left_out} more left out (the page holds at most the first ones)"
+            text += f"; {self.left_out:,} more left out (the page holds at most the first ones)"
         if self.dropped:
-            text += f"; {self.dropped} left out by the filters"
+            text += f"; {self.dropped:,} left out by the filters"
         return text
 
 
@@ -364,7 +364,7 @@ def write_viewer(
                 continue
             size += len(_script_json(game))
             games.append(game)
-    title = games[0]["id"] if len(games) == 1 else f"{len(games)} Stratego games"
+    title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     text = viewer_html(games, title=str(title), numbering=numbering, note=note, spoilers=spoilers)
     target = Path(output)
