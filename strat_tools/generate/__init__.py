@@ -5,56 +5,5 @@ every game replayed before it is written (:mod:`~strat_tools.generate.games`, re
 
 from __future__ import annotations
 
-from strat_tools.generate.games import (
-    BARRAGE_MODEL,
-    CLASSIC_MODEL,
-    DEFAULT_POLICY,
-    DUELL_MODEL,
-    FLAG_BELIEF,
-    MAX_PLIES,
-    PIECE_VALUES,
-    RESIGN_RATIO,
-    SETUP_MODELS,
-    GenerationError,
-    Knowledge,
-    Policy,
-    SetupModel,
-    choose_move,
-    draw_setup,
-    generate_files,
-    generate_game,
-    generate_games,
-    parse_period,
-    parse_variant_mix,
-    plan_games,
-    play_game,
-    setup_field,
-    verify_game,
-)
-
-__all__ = [
-    "BARRAGE_MODEL",
-    "CLASSIC_MODEL",
-    "DEFAULT_POLICY",
-    "DUELL_MODEL",
-    "FLAG_BELIEF",
-    "MAX_PLIES",
-    "PIECE_VALUES",
-    "RESIGN_RATIO",
-    "SETUP_MODELS",
-    "GenerationError",
-    "Knowledge",
-    "Policy",
-    "SetupModel",
-    "choose_move",
-    "draw_setup",
-    "generate_files",
-    "generate_game",
-    "generate_games",
-    "parse_period",
-    "parse_variant_mix",
-    "plan_games",
-    "play_game",
-    "setup_field",
-    "verify_game",
-]
+from strat_tools.generate.games import *  # noqa: F403  (the names of its __all__)
+from strat_tools.generate.games import __all__ as __all__

@@ -6,46 +6,5 @@ written to and read from (:mod:`~strat_tools.tables.dataset`).
 
 from __future__ import annotations
 
-from strat_tools.tables.build import (
-    DICTIONARIES,
-    OUTCOME_LABELS,
-    SCHEMAS,
-    SIDE_LABELS,
-    SQUARE_NAMES,
-    TABLE_NAMES,
-    GameIds,
-    IdSet,
-    check_rules,
-    concat_tables,
-    conform,
-    dictionary_column,
-    empty_table,
-    empty_tables,
-    labels_column,
-    table_from_columns,
-    tables_for_records,
-    tables_for_units,
-    to_frame,
-)
-
-__all__ = [
-    "DICTIONARIES",
-    "OUTCOME_LABELS",
-    "SCHEMAS",
-    "SIDE_LABELS",
-    "SQUARE_NAMES",
-    "TABLE_NAMES",
-    "GameIds",
-    "IdSet",
-    "check_rules",
-    "concat_tables",
-    "conform",
-    "dictionary_column",
-    "empty_table",
-    "empty_tables",
-    "labels_column",
-    "table_from_columns",
-    "tables_for_records",
-    "tables_for_units",
-    "to_frame",
-]
+from strat_tools.tables.build import *  # noqa: F403  (the names of its __all__)
+from strat_tools.tables.build import __all__ as __all__
