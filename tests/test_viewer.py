@@ -19,7 +19,6 @@ from strat_tools.core.records import GameRecord, Rescue
 from strat_tools.engine.replay import board_at, replay
 from strat_tools.views.svg import board_svg
 from strat_tools.views.viewer import (
-    collect_games,
     game_data,
     notebook_html,
     viewer_html,
@@ -84,14 +83,15 @@ def test_a_thousand_ply_page_stays_small() -> None:
     assert len(page.encode()) < 200_000
 
 
-def test_several_games_are_bounded(tmp_path: Path) -> None:
+def test_several_games_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     summary = write_viewer(SAMPLE, tmp_path / "page.html", limit=3)
     assert len(summary.games) == 3 and summary.left_out == 397
     assert "397 more left out" in summary.line()
     text = (tmp_path / "page.html").read_text()
     assert text.count('"plies":') == 3 and "397 more games were left out" in text
-    games, left = collect_games(st.read_records([SAMPLE]), limit=1000, max_bytes=1)
-    assert len(games) == 1 and left == 399
+    monkeypatch.setattr("strat_tools.views.viewer.MAX_PAGE_BYTES", 1)  # the page's byte bound
+    bounded = write_viewer(SAMPLE, tmp_path / "small.html", limit=1000)
+    assert len(bounded.games) == 1 and bounded.left_out == 399
 
 
 def test_a_game_without_moves_carries_no_changes() -> None:

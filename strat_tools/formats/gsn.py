@@ -207,9 +207,11 @@ class _Lines:
             return
         last = number + run - 1
         self.record.add(
-            "gsn.blank_line", WARNING, f"{run:,} blank lines skipped (lines {number}-{last})",
+            "gsn.blank_line",
+            WARNING,
+            f"{run:,} blank lines skipped (lines {number}-{last})",
             line=number,
-        )  # fmt: skip
+        )
 
     def move_or_rescue(self, text: str, index: int) -> None:
         """One body line that is neither END nor a result line."""

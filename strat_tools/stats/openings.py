@@ -293,7 +293,13 @@ def openings_of_paths(
     )
     held: list[pd.DataFrame] = []
     for part in reduce_batches(
-        count, list(paths), rules=rules, select=select, jobs=jobs, run=run, ):  # fmt: skip
+        count,
+        list(paths),
+        rules=rules,
+        select=select,
+        jobs=jobs,
+        run=run,
+    ):
         held.append(part)
         if len(held) >= 8:
             held = [add_opening_counts(held)]

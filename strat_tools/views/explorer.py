@@ -210,6 +210,11 @@ def write_explorer(
     encoded = page.encode("utf-8")
     write_file_atomically(target, encoded)
     return ExplorerSummary(
-        target, variant, data["setups"], data["distinct"], len(data["games"]), len(encoded),
+        target,
+        variant,
+        data["setups"],
+        data["distinct"],
+        len(data["games"]),
+        len(encoded),
         counted.dropped,
-    )  # fmt: skip
+    )

@@ -249,29 +249,6 @@ def _check_limit(limit: object) -> None:
         raise ValueError(f"limit must be a whole number of games, 1 or more; got {limit!r}")
 
 
-def collect_games(
-    records: Iterable[GameRecord],
-    *,
-    rules: str | None = "auto",
-    limit: int = MAX_GAMES,
-    max_bytes: int = MAX_PAGE_BYTES,
-) -> tuple[list[dict[str, Any]], int]:
-    """Replay and encode records until ``limit`` games or ``max_bytes`` of data; return the
-    games and how many were left out."""
-    _check_limit(limit)
-    games: list[dict[str, Any]] = []
-    size = left_out = 0
-    for record in records:
-        if len(games) >= limit or size >= max_bytes:
-            left_out += 1
-            continue
-        result = replay_safely(record, resolve_rules(rules, record)) if record.readable else None
-        data = game_data(record, result)
-        size += len(_script_json(data))
-        games.append(data)
-    return games, left_out
-
-
 FAILED: Final = "internal.viewer"
 """The error code of a game the viewer failed to encode (its entry says so)."""
 
