@@ -62,6 +62,8 @@ def page(
 
 
 def open_at(chrome: Any, page: Path, fragment: str = "") -> None:
+    """The page opened afresh (not only its address's fragment changed) at ``fragment``."""
+    chrome.get("about:blank")
     chrome.get(page.as_uri() + fragment)
     chrome.find_element("id", "board")
 
@@ -179,3 +181,43 @@ def test_the_position_and_the_setups_copy_out_as_the_library_writes_them(
     blue = chrome.find_element("id", "setup-blue").get_attribute("value")
     assert red == format_setup(record.setup, Side.RED, "owner")
     assert blue == format_setup(record.setup, Side.BLUE, "owner")
+
+
+def test_clicking_the_material_graph_jumps_to_that_ply(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    plies = replay(battles[0]).plies_replayed
+    open_at(chrome, page, "#ply=5")
+    graph = chrome.find_element("id", "graph").find_element("css selector", "svg")
+    chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", graph)
+    width = graph.size["width"]
+    ActionChains(chrome).move_to_element_with_offset(graph, width // 4, 0).click().perform()
+    shown = int(board(chrome, "ply"))
+    assert abs(shown - plies * 3 // 4) <= plies // 10, (shown, plies)
+
+
+def test_pointing_at_a_piece_shows_its_history(
+    chrome: Any, page: Path, battles: tuple[GameRecord, list[int], list[int]]
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    record = battles[0]
+    open_at(chrome, page, "#ply=60")
+    squares = board_at(record, 60).board
+    moved = next(
+        sq
+        for sq in range(100)
+        if CODE_SIDE[squares[sq]] == 1 and squares[sq] != (record.setup or ())[sq]
+    )
+    box = chrome.find_element("id", "board").find_element("css selector", "svg")
+    chrome.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+    cell = box.size["width"] / 10.6  # ten squares and the row labels
+    col, row = moved % 10, moved // 10
+    x = int(box.size["width"] - 10 * cell + (col + 0.5) * cell - box.size["width"] / 2)
+    y = int((9 - row + 0.5) * cell - box.size["height"] / 2)
+    ActionChains(chrome).move_to_element_with_offset(box, x, y).perform()
+    info = chrome.find_element("id", "piece-info")
+    assert info.get_attribute("data-square"), info.text
+    assert "set up on" in info.text
