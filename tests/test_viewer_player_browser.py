@@ -221,3 +221,23 @@ def test_pointing_at_a_piece_shows_its_history(
     info = chrome.find_element("id", "piece-info")
     assert info.get_attribute("data-square"), info.text
     assert "set up on" in info.text
+
+
+@pytest.mark.slow  # a page of the sample's 400 games
+def test_typing_in_the_filter_narrows_the_game_picker(chrome: Any, tmp_path: Path) -> None:
+    data = Path(__file__).resolve().parent.parent / "data"
+    out = tmp_path / "games.html"
+    write_viewer([str(data)], out, limit=400)
+    open_at(chrome, out)
+    picker = chrome.find_element("id", "game-picker")
+    options = picker.find_elements("tag name", "option")
+    first = options[0].text.split("-")[0]  # a variant, as game ids start
+    other = next(o.text.split("-")[0] for o in options if not o.text.startswith(first))
+    wanted = [o for o in options if o.text.startswith(other)]
+    assert wanted and len(wanted) < len(options)
+    chrome.find_element("id", "game-filter").send_keys(other)
+    shown = [o for o in options if o.get_attribute("hidden") is None]
+    assert shown == wanted
+    count = chrome.find_element("id", "filter-count").text
+    assert count == f"{len(wanted)} of {len(options)}"
+    assert other in chrome.find_element("id", "game-title").text
