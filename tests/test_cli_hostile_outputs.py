@@ -105,8 +105,8 @@ def test_view_embeds_hostile_names_as_data(hostile_folder: Path, tmp_path: Path)
     code, _, err = run("view", str(hostile_folder), "-o", str(page))
     assert code == 0, err
     html = page.read_text(encoding="utf-8")
-    # Only the page's own three script elements: a name cannot close one or open markup.
-    assert html.count("</script>") == 3 and "onerror" not in html.replace("onerror=alert", "")
+    # Only the page's own four script elements: a name cannot close one or open markup.
+    assert html.count("</script>") == 4 and "onerror" not in html.replace("onerror=alert", "")
     assert "<img" not in html and "\x1b" not in html
     data = re.search(r'<script type="application/json" id="viewer-games">(.*?)</script>', html)
     assert data is not None

@@ -97,7 +97,7 @@ def test_convert_period_revalidates_to_exactly_the_selected_games(
         "--jobs", "1",
     )  # fmt: skip
     assert code == 0, err
-    assert "Converted 1 of 1 games" in err and "40 left out by the filters" in err
+    assert "Converted 1 of 1 game " in err and "40 left out by the filters" in err
     report = validate([str(out)], jobs=1)
     assert [g.game_id for g in report.games] == later and report.summary.valid == 1
     earlier = tmp_path / "earlier"

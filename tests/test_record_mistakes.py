@@ -25,6 +25,13 @@ GAME = (GRAVON / "classic-2014.4-17.xml").read_bytes()
 
 
 def run(*args: str) -> tuple[int, str]:
+    """Exit code and stdout (the data; notes such as "synthetic" go to stderr)."""
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout
+
+
+def said(*args: str) -> tuple[int, str]:
+    """Exit code and everything the command said (stdout and stderr, as a terminal shows)."""
     result = CliRunner().invoke(main, list(args))
     return result.exit_code, result.output
 
@@ -145,11 +152,11 @@ def test_show_game_accepts_the_member_path_when_base_names_repeat(tmp_path: Path
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("a/classic-2014.4-17.xml", GAME)
         archive.writestr("b/classic-2014.4-17.xml", GAME.replace(b'target="I5"', b'target="I6"'))
-    code, out = run("show", str(path), "--game", "a/classic-2014.4-17.xml")
+    code, out = said("show", str(path), "--game", "a/classic-2014.4-17.xml")
     assert code == 0, out
     assert out.startswith("classic-2014.4-17  ply 3/3")
-    code, out = run("show", str(path), "--game", "b/classic-2014.4-17")
+    code, out = said("show", str(path), "--game", "b/classic-2014.4-17")
     assert "ply 2/3" in out and "rule.empty_source" in out
-    code, out = run("show", str(path), "--game", "classic-2014.4-17")
+    code, out = said("show", str(path), "--game", "classic-2014.4-17")
     assert code == 2  # an ambiguous --game is a usage error: pick one
     assert "2 games named classic-2014.4-17" in out and "--game a/classic-2014.4-17.xml" in out
