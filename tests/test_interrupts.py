@@ -52,6 +52,30 @@ def group_members(pgid: int) -> set[int]:
     return found
 
 
+def wait_until_guarded(pid: int) -> None:
+    """Wait until process ``pid`` catches SIGTERM, the sign that the command line's own
+    handlers are in place (:func:`strat_tools.core.startup.guard_startup`; Python itself
+    never catches SIGTERM), or until it has ended.
+
+    Before that moment a signal meets the interpreter's own start-up: a Ctrl-C there kills it
+    silently (exit -2, before Python installs its handler) or with Python's traceback from
+    ``site`` or ``runpy``, both Python's behaviour rather than ours. On a loaded machine that
+    window lasted past 0.8 s, so each try's random delay counts from the end of it.
+    """
+    bit = 1 << (signal.SIGTERM - 1)
+    deadline = time.monotonic() + HANG
+    while time.monotonic() < deadline:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            return  # ended
+        caught = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+        if int(caught.split()[1], 16) & bit or "State:\tZ" in status:
+            return
+        time.sleep(0.005)
+    pytest.fail(f"process {pid} did not start within {HANG:.0f} s")
+
+
 def interrupt_once(command: str, seed: int, folder: Path) -> None:
     rng = random.Random(f"{command}-{seed}")
     how = rng.choice(["ctrl-c", "sigterm", "closed-stdout"] if command == "validate" else
@@ -71,6 +95,7 @@ def interrupt_once(command: str, seed: int, folder: Path) -> None:
     assert proc.stdout is not None
     what = f"{command} seed {seed}: {how} after {delay:.2f} s"
     try:
+        wait_until_guarded(proc.pid)
         time.sleep(delay)
         if how == "closed-stdout":
             proc.stdout.read(1)  # the run has started writing (or ended)
@@ -94,7 +119,9 @@ def interrupt_once(command: str, seed: int, folder: Path) -> None:
     signum = {"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM}.get(how)
     # A signal landing after the run finished, while the interpreter shuts down (Python has
     # reset its handlers by then), ends the process by that signal: a shell says 128 + N,
-    # the documented code, and the output is complete (checked below).
+    # the documented code, and the output is complete (checked below). The try starts only
+    # once the command line's handlers are in place (wait_until_guarded), so a death by the
+    # signal can only be such a late one.
     late = signum is not None and code == -signum
     assert code in (0, EXITS[how]) or late, (what, code, err)
     for sign in ("Traceback", "Exception ignored", "Bad file descriptor"):
