@@ -281,7 +281,9 @@ def observation_batches(
     and the rows within each shard, anew each epoch, from ``seed``. ``last_moves`` is the
     width of the ``last_moves`` field (the export's ``--last-moves``, 8 by default).
 
-    Refuses a folder that is not an export or whose export did not finish, an unknown
+    Refuses a folder that is not an export, whose export did not finish or whose files are
+    not the ones its marker lists (a shard missing, damaged or added: checked once, here,
+    by :func:`~strat_tools.exports.observation_files.observation_shards`), an unknown
     field and a ``batch_size`` below 1.
 
     >>> batches = observation_batches("obs/", 256, shuffle=True, seed=0)  # doctest: +SKIP

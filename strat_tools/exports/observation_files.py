@@ -31,7 +31,14 @@ from strat_tools.exports.observations import (
     iter_observations,
 )
 from strat_tools.formats.readers import NothingReadable
-from strat_tools.io.output import OutputError, OwnedFolder, file_digest, read_marker, refuse_overlap
+from strat_tools.io.output import (
+    OutputError,
+    OwnedFolder,
+    file_digest,
+    read_marker,
+    refuse_overlap,
+    verify_folder,
+)
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
@@ -238,26 +245,30 @@ def export_observations(
 
 
 def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
-    """The shards an export finished, in order: only those the folder's marker lists; a
-    folder whose export did not finish is refused (``OutputError``), one that holds no
-    ``observations/`` folder too (``InputError``)."""
+    """The shards an export finished, in order, once the folder is checked against its
+    marker (:func:`~strat_tools.io.output.verify_folder`: ``games.parquet`` and every shard
+    the marker lists or the folder holds, by size and SHA-256): a shard deleted, damaged,
+    copied over another or added since is refused naming the file (``OutputError``), as is
+    a folder whose export did not finish or that has no marker; one that holds no
+    ``observations/`` folder is not an export (``InputError``)."""
     folder = Path(directory) / SHARDS
     if not folder.is_dir():
         raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
     marker = read_marker(directory)
     if marker is not None and not marker.complete:
         raise OutputError(f"an export into {directory} did not finish; run it again")
-    parts = sorted(folder.glob("part-*.parquet"))
-    if marker is not None:
-        parts = [p for p in parts if f"{SHARDS}/{p.name}" in marker.files]
-    return parts
+    listed = {name for name in marker.files if name.startswith(f"{SHARDS}/")} if marker else set()
+    present = {f"{SHARDS}/{p.name}" for p in folder.glob("part-*.parquet")}
+    verify_folder(directory, [GAMES_FILE, *sorted(listed | present)])
+    return [Path(directory) / name for name in sorted(listed)]
 
 
 def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     """Every observation row an export wrote, as one Arrow table (for a dataset larger
     than memory, :func:`strat_tools.exports.observation_batches.observation_batches` streams it in
-    batches of NumPy arrays). Only the shards the folder's marker lists are read; a folder
-    whose export did not finish is refused."""
+    batches of NumPy arrays). The folder is checked against its marker first
+    (:func:`observation_shards`): a shard missing, damaged or not the export's is refused,
+    naming it."""
     parts = observation_shards(directory)
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()

@@ -361,7 +361,16 @@ def read_marker(directory: PathArg) -> Marker | None:
 def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
     """Check that ``names`` in ``directory`` are the very files its marker lists (size and
     SHA-256): one export's complete output, not a mix of two runs, not damaged since.
-    Raises :class:`OutputError` naming the first file that is not."""
+    Raises :class:`OutputError` naming the first file that is not: one the marker does not
+    list (an extra file), one it lists that is gone, or one whose size or SHA-256 differs
+    (damaged, or another file copied over it).
+
+    The one check of every reader of an owned folder: a dataset folder
+    (:func:`strat_tools.tables.dataset.read_dataset` and its batches) and an observation
+    export (:func:`strat_tools.exports.observation_files.observation_shards`, behind every
+    reader of one). A reader passes every name it will read, and every name of its kind
+    the folder or the marker holds, so that nothing listed is skipped and nothing unlisted
+    is read."""
     folder = Path(directory)
     marker = read_marker(folder)
     if marker is None:
@@ -377,8 +386,15 @@ def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
     for name in names:
         path = folder / name
         if name not in marker.files:
-            raise OutputError(f"{path} is not part of the export that wrote {folder}")
+            raise OutputError(
+                f"{path} is not part of the export that wrote {folder} (its marker does not "
+                "list it); move it away or run the export again"
+            )
         size, digest = marker.files[name]
+        if not os.path.lexists(path):
+            raise OutputError(
+                f"{path} is missing: the export that wrote {folder} listed it; run the export again"
+            )
         try:
             same = path.stat().st_size == size and file_digest(path) == digest
         except OSError as exc:

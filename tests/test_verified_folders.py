@@ -1,0 +1,153 @@
+"""Every reader of an owned folder checks it against its marker and names the bad file.
+
+An export folder (the five tables) and an observation export (games.parquet and shards)
+each carry a marker listing every file with its size and SHA-256
+(:func:`strat_tools.io.output.verify_folder`). One table of damage, each applied to a
+fresh copy of a good export of either kind, and every reader of that kind must refuse it
+with an error naming the file: a deleted file, one flipped byte, one file copied over
+another, an extra file the export did not write.
+"""
+
+from __future__ import annotations
+
+import shutil
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from strat_tools.core.errors import DatasetError
+from strat_tools.exports.observation_batches import observation_batches
+from strat_tools.exports.observation_files import (
+    export_observations,
+    observation_shards,
+    read_observations,
+)
+from strat_tools.io.output import OutputError
+from strat_tools.run.driver import read_games
+from strat_tools.tables.dataset import iter_dataset, read_dataset, read_games_table
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "strados2026-10.zip"
+
+
+@pytest.fixture(scope="module")
+def good_exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One dataset export and one observation export (several shards) of 40 games of the
+    sample, written once for the module; each test damages a copy."""
+    root = tmp_path_factory.mktemp("exports")
+    games = root / "games"
+    games.mkdir()
+    with zipfile.ZipFile(DATA) as archive:
+        for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::10][:40]:
+            (games / Path(name).name).write_bytes(archive.read(name))
+    read_games(games, jobs=1).export(root / "dataset")
+    summary = export_observations([games], root / "observations", shard_rows=2_000, jobs=1)
+    assert len(summary.shards) >= 3
+    return {"dataset": root / "dataset", "observations": root / "observations"}
+
+
+def flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+SHARD_0, SHARD_1 = "observations/part-00000.parquet", "observations/part-00001.parquet"
+
+# (kind, damage, the file the error must name, what to do to the folder)
+DAMAGE: list[tuple[str, str, str, Callable[[Path], object]]] = [
+    ("dataset", "deleted", "moves.parquet", lambda f: (f / "moves.parquet").unlink()),
+    ("dataset", "byte flipped", "moves.parquet", lambda f: flip_a_byte(f / "moves.parquet")),
+    (
+        "dataset",
+        "copied over another",
+        "events.parquet",
+        lambda f: shutil.copyfile(f / "diagnostics.parquet", f / "events.parquet"),
+    ),
+    ("dataset", "extra file", "moves.csv", lambda f: (f / "moves.csv").write_text("game_id\n")),
+    ("observations", "deleted", SHARD_1, lambda f: (f / SHARD_1).unlink()),
+    ("observations", "byte flipped", SHARD_1, lambda f: flip_a_byte(f / SHARD_1)),
+    (
+        "observations",
+        "copied over another",
+        SHARD_1,
+        lambda f: shutil.copyfile(f / SHARD_0, f / SHARD_1),
+    ),
+    (
+        "observations",
+        "extra file",
+        "part-00099.parquet",
+        lambda f: shutil.copyfile(f / SHARD_0, f / "observations" / "part-00099.parquet"),
+    ),
+    (
+        "observations",
+        "games table flipped",
+        "games.parquet",
+        lambda f: flip_a_byte(f / "games.parquet"),
+    ),
+]
+
+READERS: dict[str, dict[str, Callable[[Path], Any]]] = {
+    "dataset": {
+        "read_dataset": read_dataset,
+        "iter_dataset": lambda f: list(iter_dataset(f)),
+        "read_games": lambda f: read_games(f, jobs=1),
+        "read_games_table": read_games_table,
+    },
+    "observations": {
+        "read_observations": read_observations,
+        "observation_shards": observation_shards,
+        "observation_batches": lambda f: list(observation_batches(f, 4096, fields=("action",))),
+    },
+}
+
+CASES = [
+    pytest.param(kind, bad_file, damage, reader, id=f"{kind}-{how}-{name}")
+    for kind, how, bad_file, damage in DAMAGE
+    for name, reader in READERS[kind].items()
+    if not (name == "read_games_table" and bad_file != "games.parquet")
+]
+
+
+@pytest.mark.parametrize(("kind", "bad_file", "damage", "reader"), CASES)
+def test_a_damaged_folder_is_refused_naming_the_file(
+    good_exports: dict[str, Path],
+    tmp_path: Path,
+    kind: str,
+    bad_file: str,
+    damage: Callable[[Path], object],
+    reader: Callable[[Path], Any],
+) -> None:
+    folder = tmp_path / kind
+    shutil.copytree(good_exports[kind], folder)
+    reader(folder)  # the copy itself reads
+    damage(folder)
+    with pytest.raises((OutputError, DatasetError)) as raised:
+        reader(folder)
+    assert Path(bad_file).name in str(raised.value)
+
+
+def test_the_games_table_alone_is_checked_too(
+    good_exports: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "dataset"
+    shutil.copytree(good_exports["dataset"], folder)
+    flip_a_byte(folder / "games.parquet")
+    with pytest.raises(DatasetError, match=r"games\.parquet"):
+        read_games_table(folder)
+
+
+def test_a_shard_gone_is_an_error_on_the_command_line_too(
+    good_exports: dict[str, Path], tmp_path: Path
+) -> None:
+    from strat_tools.cli import main
+
+    folder = tmp_path / "dataset"
+    shutil.copytree(good_exports["dataset"], folder)
+    (folder / "setups.parquet").unlink()
+    result = CliRunner().invoke(main, ["stats", str(folder)])
+    assert result.exit_code == 3 and "setups.parquet" in result.stderr
+    assert "Traceback" not in result.output
