@@ -21,6 +21,7 @@ import pytest
 
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.io import staging
 from strat_tools.io.output import MARKER_NAME, OwnedFolder, file_digest
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
@@ -386,7 +387,7 @@ def test_an_export_stopped_between_renames_is_refused(
         calls.append(str(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(dataset_writer.os, "replace", replace_once)
+    monkeypatch.setattr(staging.os, "replace", replace_once)
     with pytest.raises(KeyboardInterrupt):
         fixture_set.export(tmp_path)
     monkeypatch.undo()
@@ -462,10 +463,11 @@ def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) ->
     data = str(Path(__file__).resolve().parent.parent / "data")
     out = tmp_path / "tables"
     out.mkdir()
-    dead = out / ".games.parquet.tmp-999999999-0123abcd"  # no such pid
-    alive = out / f".moves.parquet.tmp-{os.getpid()}-0123abcd"  # a running export's
-    dead.write_bytes(b"half a table")
-    alive.write_bytes(b"still being written")
+    dead = out / ".dataset.tmp-999999999-0123abcd"  # a killed export's staging: no such pid
+    alive = out / f".dataset.tmp-{os.getpid()}-0123abcd"  # a running export's
+    for folder in (dead, alive):
+        folder.mkdir()
+        (folder / "games.parquet").write_bytes(b"half a table")
     export_dataset([data], out, jobs=1, setups_only=True)
     assert not dead.exists() and alive.exists()
     assert len(read_dataset(out)) == 400

@@ -10,9 +10,7 @@ schema and how they are computed are :mod:`strat_tools.exports.observations`.
 from __future__ import annotations
 
 import os
-import shutil
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,13 +31,12 @@ from strat_tools.exports.observations import (
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.output import (
     OutputError,
-    OwnedFolder,
-    file_digest,
     read_marker,
     refuse_overlap,
     verify_folder,
 )
 from strat_tools.io.sources import Paths, path_list
+from strat_tools.io.staging import StagedFolder
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 
@@ -84,16 +81,17 @@ class ObservationsSummary:
 
 class ShardWriter:
     """Writes observation batches as zstd Parquet shards of at most ``shard_rows`` rows,
-    and the games table, into a staging folder; :meth:`commit` moves them into place.
+    and the games table, into a staging folder; a clean exit moves them into place.
 
-    ``directory`` is owned as an export folder is (:class:`~strat_tools.io.output.OwnedFolder`):
-    one writer at a time (a lock); ``games.parquet`` and ``observations/part-*.parquet``
-    already there are replaced or removed only when the folder's marker says an earlier run
-    wrote them (anything else is refused, and other files are never touched); the marker,
-    written last, lists each file with its SHA-256.
+    ``directory`` is owned as an export folder is, through the skeleton every streamed
+    export shares (:class:`~strat_tools.io.staging.StagedFolder`): one writer at a time (a
+    lock); ``games.parquet`` and ``observations/part-*.parquet`` already there are replaced
+    or removed only when the folder's marker says an earlier run wrote them (anything else
+    is refused, and other files are never touched); the marker, written last, lists each
+    file with its size and SHA-256.
 
-    Used as a context manager: a clean exit commits, an exception removes the staging
-    folder and leaves ``directory`` as it was.
+    Used as a context manager: a clean exit commits, an exception (a full disk, a shard
+    that fails to close) removes the staging folder and leaves ``directory`` as it was.
     """
 
     def __init__(self, directory: str | os.PathLike[str], shard_rows: int = SHARD_ROWS) -> None:
@@ -101,9 +99,9 @@ class ShardWriter:
             raise OptionError(f"shard_rows must be at least 1, got {shard_rows}")
         self.directory = Path(directory)
         self.shard_rows = shard_rows
-        self.staging = self.directory / f".observations-{uuid.uuid4().hex[:12]}.tmp"
         self.summary = ObservationsSummary(str(self.directory))
-        self._folder = OwnedFolder(self.directory)
+        self._stage = StagedFolder(self.directory, "observations", self._present)
+        self.staging = self._stage.staging
         self._writer: pq.ParquetWriter | None = None
         self._rows_in_shard = 0
         self._games: pq.ParquetWriter | None = None
@@ -117,16 +115,16 @@ class ShardWriter:
         return [GAMES_FILE, *names]
 
     def __enter__(self) -> ShardWriter:
-        self._folder.__enter__()  # the lock: one writer per folder at a time
+        self._stage.open()  # the lock: one writer per folder at a time
+        self._stage.closing(self._close_shard)
+        self._stage.closing(self._close_games)
         try:
-            self._folder.check_replaceable(self._present())
-            (self.staging / SHARDS).mkdir(parents=True)
+            (self.staging / SHARDS).mkdir()
             self._games = pq.ParquetWriter(
                 self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
             )
         except BaseException:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self._folder.__exit__(None, None, None)
+            self._stage.finish(None)
             raise
         return self
 
@@ -157,8 +155,7 @@ class ShardWriter:
         self.summary.observations += observations.num_rows
 
     def _next_shard(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
+        self._close_shard()
         name = f"part-{len(self.summary.shards):05d}.parquet"
         self.summary.shards.append(f"{SHARDS}/{name}")
         self._writer = pq.ParquetWriter(
@@ -166,41 +163,20 @@ class ShardWriter:
         )
         self._rows_in_shard = 0
 
-    def _close(self) -> None:
-        for writer in (self._writer, self._games):
-            if writer is not None:
-                writer.close()
-        self._writer = self._games = None
+    def _close_shard(self) -> None:
+        writer, self._writer = self._writer, None  # closed once, even if closing raises
+        if writer is not None:
+            writer.close()
 
-    def commit(self) -> None:
-        """Close the files and move them into ``directory``, replacing (and removing the
-        left-over shards of) an earlier run into it; the marker goes in last."""
-        self._close()
-        names = [GAMES_FILE, *self.summary.shards]
-        digests = {
-            name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
-            for name in names
-        }
-        present = self._folder.check_replaceable(self._present())
-        self._folder.begin(names)
-        (self.directory / SHARDS).mkdir(exist_ok=True)
-        for name in names:
-            os.replace(self.staging / name, self.directory / name)
-        for stale in set(present) - set(names):
-            (self.directory / stale).unlink()
-        shutil.rmtree(self.staging, ignore_errors=True)
-        self._folder.commit(digests)
-        self.summary.bytes = sum(size for size, _digest in digests.values())
+    def _close_games(self) -> None:
+        writer, self._games = self._games, None
+        if writer is not None:
+            writer.close()
 
     def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        try:
-            if kind is None:
-                self.commit()
-                return
-            self._close()
-            shutil.rmtree(self.staging, ignore_errors=True)
-        finally:
-            self._folder.__exit__(None, None, None)
+        names = None if kind is not None else [GAMES_FILE, *self.summary.shards]
+        digests = self._stage.finish(names)
+        self.summary.bytes = sum(size for size, _digest in digests.values())
 
 
 def export_observations(

@@ -16,7 +16,10 @@ Every output file of the toolkit goes through this module:
 - :class:`OwnedFolder` is a folder of tables one export owns: a lock (``flock`` on the folder
   itself, so no lock file is left behind; one writer at a time),
   and a marker naming the files the run wrote and its run id, so files another program wrote
-  are never removed and a folder mixed from two runs is refused.
+  are never removed and a folder mixed from two runs is refused; :func:`verify_folder` is
+  the check every reader of one makes.
+- :class:`~strat_tools.io.staging.StagedFolder` is the skeleton of every export streamed
+  into such a folder (its own module).
 
 This module knows files only: nothing about records, tables or their formats.
 """
@@ -500,3 +503,4 @@ class OwnedFolder:
         write_file_atomically(
             self.directory / MARKER_NAME, (json.dumps(data, indent=1) + "\n").encode()
         )
+

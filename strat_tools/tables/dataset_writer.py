@@ -2,10 +2,10 @@
 
 :class:`DatasetWriter` writes batches of the five tables (:data:`~strat_tools.tables.schemas.
 TABLE_NAMES`) into a folder, what :func:`strat_tools.run.driver.export_dataset` streams into and
-:meth:`strat_tools.tables.dataset.GameSet.export` writes tables already in memory with. Each table
-is
-one file, ``NAME.parquet`` or ``NAME.csv``, written under a temporary name in the same folder
-and renamed into place only when complete. The folder is owned through
+:meth:`strat_tools.tables.dataset.GameSet.export` writes tables already in memory with. Each
+table is one file, ``NAME.parquet`` or ``NAME.csv``, written into a staging folder inside the
+target and renamed into place only when complete (:class:`strat_tools.io.staging.StagedFolder`,
+the skeleton every streamed export shares). The folder is owned through
 :class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an earlier
 export wrote are replaced, and a marker written last lists each table's file with its size and
 SHA-256. CSV keeps nulls apart from empty strings: every non-null value is quoted, a null is an
@@ -15,9 +15,6 @@ empty unquoted field; a text cell a spreadsheet would run as a formula gets a le
 
 from __future__ import annotations
 
-import os
-import re
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -28,8 +25,8 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.text import count_of, neutralise_csv_table
-from strat_tools.io.output import OwnedFolder, file_digest
 from strat_tools.io.sources import PathArg
+from strat_tools.io.staging import StagedFolder
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, file_schema
 
 __all__ = [
@@ -94,22 +91,13 @@ class ExportSummary:
         )
 
 
-def _process_alive(pid: int) -> bool:
-    """Whether a process with this id exists (on this machine)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class DatasetWriter:
-    """Writes batches of the five tables to temporary files; renames them into place on exit.
+    """Writes batches of the five tables into a staging folder; moves them into place on exit
+    (:class:`~strat_tools.io.staging.StagedFolder`, the skeleton every streamed export shares).
 
-    Used as a context manager: a clean exit commits every file, an exception removes the
-    temporary files and leaves whatever was in ``directory`` before.
+    Used as a context manager: a clean exit commits every file, an exception (or a file
+    that fails to close) removes the staging folder and leaves whatever was in
+    ``directory`` before.
     """
 
     def __init__(self, directory: PathArg, format: Format = "parquet") -> None:
@@ -122,44 +110,29 @@ class DatasetWriter:
         self.rows = dict.fromkeys(TABLE_NAMES, 0)
         self.setups = 0
         self.status = {"valid": 0, "invalid": 0, "unchecked": 0, "unreadable": 0}
-        self._tag = f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._writers: dict[str, Any] = {}
         self._buffers: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES}
         self._buffered = dict.fromkeys(TABLE_NAMES, 0)
         self._buffered_bytes = dict.fromkeys(TABLE_NAMES, 0)
-        self._folder = OwnedFolder(self.directory)
+        self._stage = StagedFolder(self.directory, "dataset", table_file_names)
 
     def final_path(self, name: str) -> Path:
         """Where table ``name`` ends up."""
         return self.directory / f"{name}.{self.format}"
 
-    def _temp_path(self, name: str) -> Path:
-        return self.directory / f".{name}.{self.format}{self._tag}"
-
     def __enter__(self) -> DatasetWriter:
-        self._folder.__enter__()  # the lock: one export per folder at a time
+        self._stage.open()  # the lock: one export per folder at a time
         try:
-            self._folder.check_replaceable(table_file_names())
-            self._remove_stale_temps()
             for name in TABLE_NAMES:
                 self._writers[name] = self._open(name)
+                self._stage.closing(self._writers[name].close)
         except BaseException:
-            self._close_all(failed=True)
+            self._stage.finish(None)
             raise
         return self
 
-    def _remove_stale_temps(self) -> None:
-        """Delete temporary tables left by an export that was killed (its process is gone);
-        those of an export still running in this folder are left alone."""
-        names, formats = "|".join(TABLE_NAMES), "|".join(TABLE_FORMATS)
-        pattern = re.compile(rf"^\.(?:{names})\.(?:{formats})\.tmp-(\d+)-[0-9a-f]{{8}}$")
-        for path in self.directory.iterdir():
-            match = pattern.match(path.name)
-            if match and not _process_alive(int(match.group(1))):
-                path.unlink(missing_ok=True)
-
     def _open(self, name: str) -> Any:
-        path = str(self._temp_path(name))
+        path = str(self._stage.staging / self.final_path(name).name)
         if self.format == "parquet":
             return pq.ParquetWriter(
                 path, file_schema(name), compression="zstd", write_page_checksum=True
@@ -200,55 +173,24 @@ class DatasetWriter:
         self._writers[name].write_table(table)
 
     def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
-        failed = exc_type is not None
+        """Put the finished files in place as one dataset (or, on any error, nothing).
+
+        Five renames cannot be one atomic step, so they are fenced: the folder is marked
+        unfinished first and the new marker (each file's size and SHA-256) comes in last,
+        and :func:`~strat_tools.tables.dataset.read_dataset` refuses a folder without a
+        marker that matches its files. Only files the old marker lists are replaced or
+        removed (an older export's tables in the other format, so they are never read
+        instead of this one).
+        """
+        names: list[str] | None = None
         try:
-            if not failed:
+            if exc_type is None:
                 for name in TABLE_NAMES:
                     self._flush(name)
-            self._close_all(failed=failed)
-            if not failed:
-                self._commit()
-        except BaseException:
-            self._close_all(failed=True)
-            raise
-
-    def _close_all(self, *, failed: bool) -> None:
-        """Close the writers; on failure remove this run's temporary files; drop the lock."""
-        try:
-            for writer in self._writers.values():
-                writer.close()
-            self._writers = {}
+                names = [self.final_path(name).name for name in TABLE_NAMES]
         finally:
-            if failed:
-                for name in TABLE_NAMES:
-                    self._temp_path(name).unlink(missing_ok=True)
-                self._folder.__exit__(None, None, None)
-
-    def _commit(self) -> None:
-        """Put the finished files in place as one dataset.
-
-        Four renames cannot be one atomic step, so they are fenced: the old export's marker
-        goes out first and the new one (each file's size and SHA-256) comes in last, and
-        :func:`read_dataset` refuses a folder without a marker that matches its files. Only
-        files the old marker lists are replaced or removed (an older export's tables in the
-        other format, so they are never read instead of this one).
-        """
-        digests = {
-            self.final_path(name).name: (
-                self._temp_path(name).stat().st_size,
-                file_digest(self._temp_path(name)),
-            )
-            for name in TABLE_NAMES
-        }
-        present = self._folder.check_replaceable(table_file_names())
-        self._folder.begin(list(digests))
-        for name in TABLE_NAMES:
-            os.replace(self._temp_path(name), self.final_path(name))
-        for stale in set(present) - set(digests):
-            (self.directory / stale).unlink()
-        (self.directory / INCOMPLETE_MARKER).unlink(missing_ok=True)
-        self._folder.commit(digests)
-        self._folder.__exit__(None, None, None)
+            self._writers = {}
+            self._stage.finish(names, remove=[INCOMPLETE_MARKER])
 
     def summary(self, seconds: float = 0.0) -> ExportSummary:
         """What has been written so far."""

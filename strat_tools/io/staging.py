@@ -1,0 +1,143 @@
+"""Streaming into an owned folder: :class:`StagedFolder`, the one skeleton of every export.
+
+A dataset export (:class:`strat_tools.tables.dataset_writer.DatasetWriter`) and an
+observation export (:class:`strat_tools.exports.observation_files.ShardWriter`) both write
+files of unknown size batch by batch into a folder they own
+(:class:`~strat_tools.io.output.OwnedFolder`); this is what they share: a staging folder
+inside the target, the files moved in when complete with each one's size and SHA-256 in the
+marker written last, and clean-up on any error, a file that fails to close included.
+
+This module knows files only: nothing about tables or their formats.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from strat_tools.io.output import OwnedFolder, PathArg, file_digest
+
+__all__ = ["StagedFolder"]
+
+
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process with this id exists (on this machine)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class StagedFolder:
+    """The skeleton every streaming export into an owned folder shares (a dataset's tables,
+    an observation export's shards): an :class:`OwnedFolder` (lock, marker) written through
+    a staging folder ``.KIND.tmp-PID-XXXXXXXX`` inside it (the same file system, so each
+    file moves in with one rename).
+
+    :meth:`open` takes the lock, refuses a folder whose present files (``replaces()``: the
+    names of this kind already there) this tool did not write, removes the staging folders
+    of this kind that a killed export left (its process is gone; a running one's are left
+    alone) and makes the staging folder. The writer writes its files under :attr:`staging`
+    and registers how to close each (:meth:`closing`). :meth:`finish` ends the run, in
+    every case: it closes every file registered, then on a clean end (``names`` given)
+    records each file's size and SHA-256, marks the folder unfinished, moves the files in,
+    removes the files of an earlier run this one does not write again and writes the
+    marker last; and whatever happened (a failed write, a file that fails to close, a
+    full disk while moving in) it removes the staging folder and drops the lock, so a
+    failed run leaves the folder as it was and nothing behind.
+    """
+
+    def __init__(self, directory: PathArg, kind: str, replaces: Callable[[], list[str]]) -> None:
+        self.directory = Path(directory)
+        self.kind = kind
+        self.owned = OwnedFolder(self.directory)
+        self.staging = self.directory / f".{kind}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self._replaces = replaces
+        self._closers: list[Callable[[], object]] = []
+
+    def open(self) -> None:
+        """Lock the folder, check what it holds, clear dead runs' staging, make ours."""
+        self.owned.__enter__()
+        try:
+            self.owned.check_replaceable(self._replaces())
+            self._remove_stale_staging()
+            self.staging.mkdir()
+        except BaseException:
+            self.finish(None)
+            raise
+
+    def _remove_stale_staging(self) -> None:
+        prefix = f".{self.kind}.tmp-"
+        for entry in self.directory.iterdir():
+            pid, _sep, tag = entry.name.removeprefix(prefix).partition("-")
+            if (
+                not entry.name.startswith(prefix)
+                or not pid.isascii()
+                or not pid.isdigit()
+                or len(tag) != 8
+                or _process_alive(int(pid))
+            ):
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+    def closing(self, close: Callable[[], object]) -> None:
+        """Have :meth:`finish` call ``close`` (once, in the order registered)."""
+        self._closers.append(close)
+
+    def _close_files(self) -> BaseException | None:
+        """Call every closer, each whatever the others did; the first error, if any."""
+        first: BaseException | None = None
+        closers, self._closers = self._closers, []
+        for close in closers:
+            try:
+                close()
+            except Exception as exc:  # a full disk, a broken writer: clean-up goes on
+                first = first or exc
+        return first
+
+    def finish(
+        self, names: Sequence[str] | None, *, remove: Sequence[str] = ()
+    ) -> dict[str, tuple[int, str]]:
+        """End the run: with ``names`` (files under :attr:`staging`, ``/`` for a subfolder)
+        put them in place, marked, and remove ``remove`` (stray files of older versions)
+        before the marker; without, or when anything fails, leave the folder as it was.
+        The staging folder is removed and the lock dropped either way. Returns each file's
+        (size, SHA-256)."""
+        try:
+            error = self._close_files()
+            if names is None:
+                return {}
+            if error is not None:
+                raise error
+            return self._commit(names, remove)
+        finally:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.owned.__exit__(None, None, None)
+
+    def _commit(self, names: Sequence[str], remove: Sequence[str]) -> dict[str, tuple[int, str]]:
+        digests = {
+            name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
+            for name in names
+        }
+        present = self.owned.check_replaceable(self._replaces())
+        self.owned.begin(list(digests))
+        for name in names:
+            (self.directory / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.staging / name, self.directory / name)
+        for stale in set(present) - set(names):
+            (self.directory / stale).unlink()
+        for name in remove:
+            (self.directory / name).unlink(missing_ok=True)
+        self.owned.commit(digests)
+        return digests
