@@ -189,3 +189,63 @@ def test_map_games_refuses_a_dataset_folder(tmp_path: Path) -> None:
     export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
     with pytest.raises(InputError, match="exported dataset folder"):
         list(map_games(len, tmp_path / "out"))
+
+
+def game_id_of(record: GameRecord) -> str:
+    """A picklable per-game value: the record's id."""
+    return record.game_id
+
+
+@pytest.fixture
+def one_game_twice(tmp_path: Path) -> Path:
+    """The same game under two names (one fingerprint) and another game: a duplicate pair."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "classic-2014.4-17.xml").write_bytes(ONE_GAME.read_bytes())
+    (folder / "classic-2014.4-90.xml").write_bytes(ONE_GAME.read_bytes())
+    other = FIXTURES.parent / "tables" / "two_battles" / "classic-2014.4-1.xml"
+    (folder / other.name).write_bytes(other.read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("duplicates", "kept"),
+    [
+        ("exclude", ["classic-2014.4-1", "classic-2014.4-17"]),
+        ("only", ["classic-2014.4-17", "classic-2014.4-90"]),
+    ],
+)
+def test_every_entry_point_takes_a_filter_and_judges_duplicates_over_the_whole_run(
+    one_game_twice: Path, tmp_path: Path, duplicates: str, kept: list[str]
+) -> None:
+    from strat_tools.exports.event_table import EventsWork
+    from strat_tools.run.driver import map_records
+    from strat_tools.run.filters import GameFilter
+
+    chosen = GameFilter.parse(duplicates=duplicates)
+    steps: list[int] = []
+    tally = Tally()
+    # Two jobs and batches of one game: a duplicate pair split across batches and workers.
+    run = Run(jobs=2, progress=steps.append, tally=tally)
+    games = read_games(one_game_twice, select=chosen, run=run)
+    assert sorted(games.games["game_id"]) == kept
+    assert (tally.games, tally.dropped, sum(steps)) == (2, 1, 3)  # the first pass is not counted
+    ids = map_games(game_id_of, one_game_twice, select=chosen, jobs=1)
+    assert sorted(ids) == kept
+    counts = reduce_batches(game_count, one_game_twice, select=chosen, jobs=1)
+    assert sum(counts) == 2
+    events = map_records(EventsWork("auto"), one_game_twice, select=chosen, jobs=1)
+    assert sorted({g for t in events for g in t.column("game_id").to_pylist()}) == kept
+    export_dataset(one_game_twice, tmp_path / "tables", jobs=1)
+    back = read_games(tmp_path / "tables", select=chosen, jobs=1)
+    assert sorted(back.games["game_id"]) == kept
+
+
+def test_a_filter_that_keeps_everything_adds_no_step(one_game_twice: Path) -> None:
+    from strat_tools.run.driver import select_step
+    from strat_tools.run.filters import GameFilter
+
+    assert select_step([one_game_twice], GameFilter()) is None
+    winner = GameFilter.parse(winner="red")
+    assert select_step([one_game_twice], winner) == winner  # its per-game part, judged in place
+    assert select_step([one_game_twice], odd_numbered) is odd_numbered

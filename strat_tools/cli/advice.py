@@ -65,7 +65,6 @@ def advice(
       strat-tools advice ../gravon/
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
-    from strat_tools.run.selection import select_for
     from strat_tools.stats.advice import advice_table_of_paths
     from strat_tools.stats.tips import tip_catalogue
 
@@ -73,12 +72,11 @@ def advice(
         render(tip_catalogue(), fmt)
         return
     chosen = None if variant == "all" else variant
-    select = select_for(list(paths), game_filter, run=run)
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
     table, tally = read_through(
         paths,
         run,
-        lambda run: advice_table_of_paths(list(paths), view, chosen, select=select, run=run),
+        lambda run: advice_table_of_paths(list(paths), view, chosen, select=game_filter, run=run),
     )  # nothing readable: exit 2 with the reader's reasons
     if table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")

@@ -141,7 +141,6 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     refuse_output_over_inputs(paths, out)
-    from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
     from strat_tools.views import board_plots, plots
@@ -168,7 +167,6 @@ def heatmap(
     }
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-    select = select_for(list(paths), game_filter, run=run)
     if measure is None:
         tables, tally = read_through(
             paths,
@@ -179,7 +177,7 @@ def heatmap(
                     for p, keys in requests
                 ],
                 list(paths),
-                select=select,
+                select=game_filter,
                 run=run,
             ),
         )
@@ -194,7 +192,7 @@ def heatmap(
                 piece=None if piece == "all" else piece,
                 measure=measure,  # type: ignore[arg-type]
                 view=view,  # type: ignore[arg-type]
-                select=select,
+                select=game_filter,
                 run=run,
             ),
         )
@@ -283,7 +281,6 @@ def report(
     refuse_output_over_inputs(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
-    from strat_tools.run.selection import select_for
 
     # Each batch is reduced where it is read (counts, a few values a game), so memory does
     # not grow with the setups and moves of the input.
@@ -294,7 +291,7 @@ def report(
             list(paths),
             setups_only=setups_only,
             rules=rules,
-            select=select_for(list(paths), game_filter, run=run),
+            select=game_filter,
             run=run,
         ),
     )

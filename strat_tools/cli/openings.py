@@ -104,7 +104,6 @@ def openings(
       strat-tools openings ../gravon/ --side blue --format json \\
         --pattern "........../........../........../F........." --mirror
     """
-    from strat_tools.run.selection import select_for
     from strat_tools.stats.openings import openings_of_paths
 
     if game_filter.variants and len(game_filter.variants) > 1:
@@ -114,7 +113,6 @@ def openings(
     if mirror and game_filter.pattern is None:
         raise click.BadParameter("--mirror mirrors a --pattern: give one", param_hint="'--mirror'")
     variant = next(iter(game_filter.variants)) if game_filter.variants else DEFAULT_VARIANT
-    select = select_for(list(paths), game_filter, run=run)
     found, _ = read_through(
         paths,
         run,
@@ -126,7 +124,7 @@ def openings(
             pattern=game_filter.pattern if side else None,
             mirror=mirror,
             top=top,
-            select=select,
+            select=game_filter,
             run=run,
         ),
         label="reading games",

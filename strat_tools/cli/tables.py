@@ -79,7 +79,6 @@ def export(
     """
     refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.run.driver import export_dataset
-    from strat_tools.run.selection import select_for
 
     total = units_or_dataset(paths)
     with progress_bar(total, "exporting") as update:
@@ -90,7 +89,7 @@ def export(
             setups_only=setups_only,
             rules=rules,
             run=run.with_progress(update),
-            select=select_for(list(paths), game_filter, run=run),
+            select=game_filter,
         )
     message(str(summary))
     if summary.dropped:
@@ -185,7 +184,6 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
       strat-tools stats ../gravon/ --stat flag --by variant
     """
-    from strat_tools.run.selection import select_for
     from strat_tools.stats.stream import compute_streaming
 
     options: dict[str, Any] = {
@@ -196,7 +194,6 @@ def stats(
         "include_classicfree": include_classicfree,
         "pool_variants": pool_variants,
     }
-    select = select_for(list(paths), game_filter, run=run)
     # Reduced batch by batch in the workers: memory does not grow with the input.
     table, _tally = read_through(
         paths,
@@ -205,7 +202,7 @@ def stats(
             stat,
             list(paths),
             rules=rules,
-            select=select,
+            select=game_filter,
             **options,
             run=run,
         ),

@@ -53,11 +53,9 @@ def validate(
       strat-tools validate games/*.xml
       strat-tools validate ../gravon/strados2014-5.zip --format json
     """
-    from strat_tools.run.selection import select_for
-
     code = _run_validate(
         list(paths),
-        select=select_for(list(paths), game_filter, run=run),
+        select=game_filter if game_filter.active else None,
         fmt=fmt,
         rules=rules,
         run=run,

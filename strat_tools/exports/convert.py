@@ -45,7 +45,6 @@ from strat_tools.io.sources import Paths, Skipped, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.options import Run
-from strat_tools.run.selection import select_for
 from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
@@ -268,9 +267,8 @@ def convert(
     refuse_overlap(inputs, out_text)
     report = ConvertReport(out=out_text, to=fmt.name)
     run, seen = Run.of(run, jobs).counting()
-    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
     results = map_records(
-        ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
+        ConvertWork(fmt.name), inputs, select=game_filter, run=run, skipped=report.skipped
     )
     files = _named_files(results, report, seen, inputs)
     out_path = Path(out_text)

@@ -36,7 +36,6 @@ from strat_tools.io.sources import Paths, Unit, path_list
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
 from strat_tools.run.options import Run
-from strat_tools.run.selection import select_for
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
 
 if TYPE_CHECKING:
@@ -115,9 +114,8 @@ def iter_events(
     wanted = _kinds(kinds)
     inputs = path_list(paths)
     run, seen = Run.of(run, jobs).counting()
-    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
     held: list[pa.Table] = []
-    for table in map_records(EventsWork(rules), inputs, select=select, run=run):
+    for table in map_records(EventsWork(rules), inputs, select=game_filter, run=run):
         if wanted is not None:
             table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)

@@ -45,7 +45,6 @@ from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
-from strat_tools.run.selection import select_for
 from strat_tools.tables.build import GameIds, dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 2
@@ -362,8 +361,8 @@ def iter_observations(
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
     run = Run.of(run, jobs)
-    select = None if game_filter is None else select_for(inputs, game_filter, run=run)
-    yield from map_records(ObservationsWork(rules, last_moves), inputs, select=select, run=run)
+    work = ObservationsWork(rules, last_moves)
+    yield from map_records(work, inputs, select=game_filter, run=run)
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:

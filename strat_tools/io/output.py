@@ -503,4 +503,3 @@ class OwnedFolder:
         write_file_atomically(
             self.directory / MARKER_NAME, (json.dumps(data, indent=1) + "\n").encode()
         )
-

@@ -23,8 +23,6 @@ from strat_tools.io.output import OwnedFolder, PathArg, file_digest
 __all__ = ["StagedFolder"]
 
 
-
-
 def _process_alive(pid: int) -> bool:
     """Whether a process with this id exists (on this machine)."""
     try:

@@ -19,9 +19,13 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
 * **batch sizes**: at most :data:`TABLE_BATCH` files when whole tables come back (they are
   big), :data:`REDUCE_BATCH` when a reduction does (it is small, and each call has a fixed
   cost);
-* **selection**: ``select``, a picklable per-game predicate, runs in the worker right after
-  a record is read, before the replay, the rows and any reduction; the games it leaves out
-  are counted in the :class:`Tally` (``dropped``), never silently lost;
+* **selection**: ``select`` is a :class:`~strat_tools.run.filters.GameFilter` or any picklable
+  per-game predicate; the driver makes the select step of it once, here
+  (:func:`select_step`): a filter's per-game part, or, when it judges duplicates (which
+  needs every game), the games a first pass (setups only, no progress, not counted) kept,
+  by file and member. That hook runs in the worker right after a record is read, before the
+  replay, the rows and any reduction; the games it leaves out are counted in the
+  :class:`Tally` (``dropped``), never silently lost;
 * **containment**: one bad game never stops a run. The replay is contained by
   :func:`~strat_tools.engine.replay.replay_safely`; here the other per-game steps are: a game whose
   table rows (or ``select``) raise becomes one invalid games row with an ``internal.rows``
@@ -45,7 +49,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final, TypeVar
 
@@ -70,6 +74,11 @@ from strat_tools.run.pipeline import map_batches
 from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pyarrow as pa
+
+    from strat_tools.run.filters import GameFilter
     from strat_tools.tables.dataset import ExportSummary, Format, GameSet
 
 __all__ = [
@@ -80,12 +89,15 @@ __all__ = [
     "Select",
     "Tables",
     "Tally",
+    "UnitKeys",
     "export_dataset",
     "iter_tables",
+    "kept_games",
     "map_games",
     "map_records",
     "read_games",
     "reduce_batches",
+    "select_step",
 ]
 
 # pyarrow, pandas and the table modules are imported where they are used, so that
@@ -125,6 +137,73 @@ def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
     return runs
 
 
+class UnitKeys:
+    """The select hook for a known set of games, by file and member (picklable; ``rows``
+    does the same for a dataset folder's games table): what a first pass kept."""
+
+    def __init__(self, keys: Iterable[tuple[str, str | None]]) -> None:
+        self.keys = frozenset((source, member or "") for source, member in keys)
+
+    def __call__(self, record: GameRecord) -> bool:
+        return (record.source, record.member or "") in self.keys
+
+    def rows(self, tables: Tables) -> npt.NDArray[np.bool_]:
+        import numpy as np
+
+        games = tables["games"]
+        sources = games.column("source").to_pylist()
+        members = games.column("member").to_pylist()
+        return np.array(
+            [(s, m or "") in self.keys for s, m in zip(sources, members, strict=True)],
+            dtype=bool,
+        )
+
+
+def select_step(paths: Paths, select: Select | None, run: Run | None = None) -> Select | None:
+    """The hook the workers run for ``select``, decided once per run: a
+    :class:`~strat_tools.run.filters.GameFilter` gives its per-game part (``None`` when
+    that keeps everything), or, with ``duplicates`` (judged among the games the rest
+    keeps, so it needs every game), the games a first pass over ``paths`` kept
+    (:func:`kept_games`; where ``run`` runs, neither reporting progress nor counting: the
+    real pass does), by file and member. Any other predicate is its own hook."""
+    if select is None:
+        return None
+    from strat_tools.run.filters import GameFilter  # pandas: only when a filter is given
+
+    if not isinstance(select, GameFilter):
+        return select
+    if not select.needs_all_games:
+        return select.per_game
+    first = Run.of(run).with_progress(None).with_tally(None)
+    kept = kept_games(paths, select, ("source", "member"), run=first)
+    sources, members = kept.column("source").to_pylist(), kept.column("member").to_pylist()
+    return UnitKeys(zip(sources, members, strict=True))
+
+
+def kept_games(
+    paths: Paths, game_filter: GameFilter, columns: Sequence[str], *, run: Run | None = None
+) -> pa.Table:
+    """``columns`` of the games table for every game of ``paths`` that ``game_filter``
+    keeps, in input order, read without a replay: its per-game part applied in the
+    workers, then ``duplicates`` among what that kept (the two-pass rule's first pass,
+    and all of :func:`strat_tools.run.selection.select_games`). ``run``'s tally counts what
+    was read."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from strat_tools.run.filters import duplicate_mask
+    from strat_tools.tables.schemas import SCHEMAS
+
+    need = list(dict.fromkeys([*columns, "game_fingerprint"]))
+    batches = iter_tables(paths, setups_only=True, select=game_filter.per_game, run=run)
+    parts = [batch["games"].select(need) for batch in batches]
+    games = pa.concat_tables(parts) if parts else SCHEMAS["games"].empty_table().select(need)
+    if game_filter.duplicates is not None and games.num_rows:
+        fingerprints = pd.Series(games.column("game_fingerprint").to_pylist(), dtype=object)
+        games = games.filter(pa.array(duplicate_mask(fingerprints, game_filter.duplicates)))
+    return games.select(list(columns))
+
+
 def _check_rules(rules: str | None, setups_only: bool) -> None:
     from strat_tools.core.rules import check_rules
 
@@ -160,9 +239,11 @@ def iter_tables(
 
     _check_rules(rules, setups_only)
     run = Run.of(run, jobs)
+    inputs = path_list(paths)
+    select = select_step(inputs, select, run)
     tally, progress = run.tally, run.progress
     ids = GameIds()
-    for is_folder, group in _runs(paths):
+    for is_folder, group in _runs(inputs):
         if is_folder:
             for tables in iter_dataset(group[0]):
                 if select is not None:
@@ -205,7 +286,9 @@ def reduce_batches(
 
     _check_rules(rules, setups_only)
     run = Run.of(run, jobs)
-    for is_folder, group in _runs(paths):
+    inputs = path_list(paths)
+    select = select_step(inputs, select, run)
+    for is_folder, group in _runs(inputs):
         batches: Iterator[tuple[T, Tally]]
         if is_folder:
             on_tables = partial(reduce_tables, reduce=reduce, select=select)
@@ -235,10 +318,11 @@ def map_games(
     the workers; ``per_game`` must be picklable and contain its own failures (as
     :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
     folder has no records left to judge (:class:`InputError`)."""
-    _refuse_datasets(paths)
+    inputs = path_list(paths)
+    _refuse_datasets(inputs)
     run = Run.of(run, jobs)
-    work = partial(map_units, per_game=per_game, select=select)
-    units = iter_units(path_list(paths), skipped=skipped)
+    work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
+    units = iter_units(inputs, skipped=skipped)
     for values, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
         if run.tally is not None:
             run.tally.add(batch_tally)
@@ -266,13 +350,14 @@ def map_records(
     dataset folder is refused (:class:`InputError`).
     """
     _check_rules(work.rules, False)
-    _refuse_datasets(paths)
+    inputs = path_list(paths)
+    _refuse_datasets(inputs)
     from strat_tools.tables.build import GameIds
 
     run = Run.of(run, jobs)
     ids = GameIds()
-    on_records = partial(records_batch, work=work, select=select)
-    units = iter_units(path_list(paths), skipped=skipped)
+    on_records = partial(records_batch, work=work, select=select_step(inputs, select, run))
+    units = iter_units(inputs, skipped=skipped)
     for result, batch_tally in map_batches(on_records, units, run=run, max_batch=max_batch):
         if run.tally is not None:
             run.tally.add(batch_tally)
@@ -303,9 +388,11 @@ def read_games(
     """Read game records (files, folders, globs, zips) or an exported dataset folder.
 
     ``setups_only`` skips the replay (much faster; no moves table, see
-    :mod:`strat_tools.tables.build`); ``rules`` names a rule set or ``'auto'``; ``select`` keeps
-    only the games it is true for; ``jobs`` is the number of processes (None: every core);
-    ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask, progress, tally.
+    :mod:`strat_tools.tables.build`); ``rules`` names a rule set or ``'auto'``; ``select`` (a
+    :class:`~strat_tools.run.filters.GameFilter`, duplicates included, or any per-game
+    predicate) keeps only the games it is true for; ``jobs`` is the number of processes
+    (None: every core); ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask,
+    progress, tally.
 
     >>> import strat_tools as st
     >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP

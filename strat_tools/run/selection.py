@@ -1,19 +1,19 @@
 """Select games with a :class:`~strat_tools.run.filters.GameFilter`: read them, or write them.
 
-Everything goes through the input driver (:mod:`strat_tools.run.driver`): the filter's
-per-game part is its ``select`` hook, run in the worker right after a record is read (a
-dataset folder's batches get its ``rows``), so the games it leaves out are never replayed
-and never travel back. The ``duplicates`` part needs every game: it is applied to what the
-rest kept, once all of it is in (duplicates are judged among the games the other filters
-keep).
+Everything goes through the input driver (:mod:`strat_tools.run.driver`), which takes the
+filter as its ``select`` and makes the select step of it once
+(:func:`~strat_tools.run.driver.select_step`): the per-game part runs in the worker right
+after a record is read (a dataset folder's batches get its ``rows``), so the games it leaves
+out are never replayed and never travel back; the ``duplicates`` part needs every game and
+is judged among the games the other filters keep
+(:func:`~strat_tools.run.driver.kept_games`, the first pass).
 
 - :func:`read_selected`: :func:`~strat_tools.run.driver.read_games` with a filter;
 - :func:`filter_gameset`: a filter applied to a GameSet already in memory;
 - :func:`select_games`: which games pass (a few columns each, setups only, no replay);
 - :func:`write_selected_records`: the selected records' bytes, exactly as they are in
   their files or zip members, into a zip or a folder;
-- :func:`export_selected`: the five tables of just those games;
-- :func:`select_for`: the ``select`` hook of any command (two passes with ``duplicates``).
+- :func:`export_selected`: the five tables of just those games.
 
 The output of either writer is re-readable by every tool that reads Gravon records (the
 tests re-validate it). This module decides nothing about which games pass: that is
@@ -26,19 +26,16 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Final
+from typing import Final
 
-import numpy as np
-import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.core.errors import RunError
-from strat_tools.core.records import GameRecord
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
-from strat_tools.run.driver import Select, export_dataset, iter_tables, read_games
+from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_games
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 from strat_tools.tables.build import to_frame
@@ -79,6 +76,11 @@ class Selection:
             Unit(str(s), None if m is None else str(m))
             for s, m in zip(self.games["source"], members, strict=True)
         ]
+
+    @property
+    def select(self) -> UnitKeys:
+        """The driver's ``select`` for just these games, by file and member."""
+        return UnitKeys((unit.source, unit.member) for unit in self.units())
 
     def __str__(self) -> str:
         kept = self.game_filter.describe()
@@ -122,17 +124,14 @@ def read_selected(
     >>> len(read_selected(["data/"], GameFilter.parse(variant="duell"), jobs=1))
     20
     """
-    games = read_games(
+    return read_games(
         path_list(paths),
         setups_only=setups_only,
         rules=rules,
-        select=game_filter.per_game,
+        select=game_filter,
         jobs=jobs,
         run=run,
     )
-    if game_filter.duplicates is None:
-        return games
-    return filter_gameset(games, GameFilter(duplicates=game_filter.duplicates))
 
 
 def select_games(
@@ -150,14 +149,10 @@ def select_games(
     '20 of 400 games selected (duell)'
     """
     run, tally = Run.of(run, jobs).counting()
-    tables = iter_tables(path_list(paths), setups_only=True, select=game_filter.per_game, run=run)
-    parts = [batch["games"].select(list(KEPT_COLUMNS)) for batch in tables]
-    empty = pd.DataFrame(columns=list(KEPT_COLUMNS))
-    games = to_frame(pa.concat_tables(parts)) if parts else empty
-    if game_filter.duplicates is not None and len(games):
-        games = games.loc[GameFilter(duplicates=game_filter.duplicates).mask(games)]
+    inputs = path_list(paths)
+    games = to_frame(kept_games(inputs, game_filter, KEPT_COLUMNS, run=run))
     if not tally.readable and not tally.dropped:
-        raise NothingReadable(path_list(paths), tally.reasons)
+        raise NothingReadable(inputs, tally.reasons)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 
@@ -219,43 +214,6 @@ def write_selected_records(
         return write_files(selected_records(selection, left_out), building, zip=False)
 
 
-class SelectedUnits:
-    """The driver's ``select`` for the games of a :class:`Selection`, by file and member
-    (picklable; ``rows`` does the same for a dataset folder's games table)."""
-
-    def __init__(self, selection: Selection) -> None:
-        self.keys = frozenset((unit.source, unit.member or "") for unit in selection.units())
-
-    def __call__(self, record: GameRecord) -> bool:
-        return (record.source, record.member or "") in self.keys
-
-    def rows(self, tables: dict[str, Any]) -> npt.NDArray[np.bool_]:
-        games = tables["games"]
-        sources = games.column("source").to_pylist()
-        members = games.column("member").to_pylist()
-        return np.array(
-            [(s, m or "") in self.keys for s, m in zip(sources, members, strict=True)],
-            dtype=bool,
-        )
-
-
-def select_for(
-    paths: Sequence[str],
-    game_filter: GameFilter,
-    *,
-    jobs: int | None = None,
-    run: Run | None = None,
-) -> Select | None:
-    """The driver's ``select`` for ``game_filter`` over ``paths``: its per-game part, or,
-    with ``duplicates``, the games a first pass (setups only, where ``run`` runs, neither
-    reporting progress nor counting: the real pass does) selected, by file and member.
-    ``None`` when the filter keeps everything."""
-    if game_filter.duplicates is None:
-        return game_filter.per_game
-    first = Run.of(run, jobs).with_progress(None).with_tally(None)
-    return SelectedUnits(select_games(paths, game_filter, run=first))
-
-
 def export_selected(
     paths: Sequence[str],
     selection: Selection,
@@ -277,5 +235,5 @@ def export_selected(
         jobs=jobs,
         run=run,
         setups_only=setups_only,
-        select=SelectedUnits(selection),
+        select=selection.select,
     )

@@ -277,7 +277,7 @@ def openings_of_paths(
 ) -> Openings:
     """:func:`openings` of the game records (or exported folders) under ``paths``, counted
     batch by batch where they are read (``select``: the driver's per-game hook, e.g.
-    :func:`strat_tools.run.selection.select_for` of a game filter): memory stays flat.
+    a :class:`~strat_tools.run.filters.GameFilter`, the driver's select step): memory stays flat.
 
     Equal to ``openings(read_games(paths, select=select), ...)``.
     """

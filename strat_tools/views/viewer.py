@@ -312,7 +312,7 @@ def write_viewer(
     from strat_tools.io.sources import path_list
     from strat_tools.run.driver import map_records
     from strat_tools.run.filters import GameFilter
-    from strat_tools.run.selection import SelectedUnits, Selection, select_games
+    from strat_tools.run.selection import Selection, select_games
     from strat_tools.run.tally import Tally
 
     _check_limit(limit)
@@ -334,7 +334,7 @@ def write_viewer(
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
     size = 0
-    for batch in map_records(ViewerWork(rules), names, select=SelectedUnits(first), run=run):
+    for batch in map_records(ViewerWork(rules), names, select=first.select, run=run):
         for game in batch:
             if size >= MAX_PAGE_BYTES:
                 left_out += 1
