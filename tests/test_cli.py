@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -266,3 +267,47 @@ def test_counts_read_one_way_with_the_singular() -> None:
     assert summary.line().startswith("1 game in 1 file: ")
     assert Summary(games=13980, files={"a", "b"}).line().startswith("13,980 games in 2 files")
     assert count_of(1, "game") == "1 game" and count_of(13980, "game") == "13,980 games"
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["stats"],
+        ["validate", "-q"],
+        ["events", "--kind", "end"],
+        ["filter", "--winner", "red"],
+        ["export", "-o", "{out}/tables"],
+        ["convert", "--to", "gsn", "-o", "{out}/games.zip"],
+        ["observations", "-o", "{out}/obs"],
+        ["openings", "--variant", "duell"],
+    ],
+    ids=lambda args: args[0],
+)
+def test_inputs_are_expanded_once_whether_or_not_a_bar_is_drawn(
+    command: list[str],
+    terminal: bool,
+    legal_zip: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each zip's directory is read once a run: the progress bar's total comes from the
+    driver's own expansion, and only when a bar is drawn (once there was a counting pass
+    of its own, bar or no bar)."""
+    from strat_tools.cli import render
+    from strat_tools.io import sources
+
+    reads: list[object] = []
+    real = sources.read_directory  # type: ignore[attr-defined]
+
+    def counted(handle: Any, size: int) -> Any:
+        reads.append(handle)
+        return real(handle, size)
+
+    monkeypatch.setattr(sources, "read_directory", counted)
+    monkeypatch.setattr(render, "stderr_is_terminal", lambda: terminal)
+    name, *options = command
+    args = [name, str(legal_zip), *(o.format(out=tmp_path) for o in options), "--jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(reads) == 1

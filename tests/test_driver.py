@@ -188,7 +188,7 @@ def test_bad_rules_are_refused_before_any_work() -> None:
 def test_map_games_refuses_a_dataset_folder(tmp_path: Path) -> None:
     export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
     with pytest.raises(InputError, match="exported dataset folder"):
-        list(map_games(len, tmp_path / "out"))
+        list(map_games(game_id_of, tmp_path / "out"))
 
 
 def game_id_of(record: GameRecord) -> str:
@@ -249,3 +249,80 @@ def test_a_filter_that_keeps_everything_adds_no_step(one_game_twice: Path) -> No
     winner = GameFilter.parse(winner="red")
     assert select_step([one_game_twice], winner) == winner  # its per-game part, judged in place
     assert select_step([one_game_twice], odd_numbered) is odd_numbered
+
+
+class Bar:
+    """A progress bar as the CLI draws one: it needs its total first (``SizedProgress``)."""
+
+    def __init__(self) -> None:
+        self.totals: list[int] = []
+        self.done = 0
+
+    def start(self, total: int) -> None:
+        self.totals.append(total)
+
+    def __call__(self, done: int, /) -> None:
+        assert self.totals, "progress before its total"
+        self.done += done
+
+
+@pytest.fixture
+def zip_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every read of a zip's directory (the costly part of expanding the inputs)."""
+    from strat_tools.io import sources
+
+    reads: list[str] = []
+    real = sources.read_directory  # type: ignore[attr-defined]
+
+    def counted(handle: Any, size: int) -> Any:
+        reads.append(getattr(handle, "name", "?"))
+        return real(handle, size)
+
+    monkeypatch.setattr(sources, "read_directory", counted)
+    return reads
+
+
+def test_a_bar_gets_its_total_from_the_one_expansion_of_the_inputs(
+    zip_reads: list[str], tmp_path: Path
+) -> None:
+    from strat_tools.run.options import SizedProgress
+
+    export_dataset(ONE_GAME, tmp_path / "tables", jobs=1)
+    zip_reads.clear()
+    bar = Bar()
+    assert isinstance(bar, SizedProgress)
+    inputs = [DATA, tmp_path / "tables", ONE_GAME]
+    games = read_games(inputs, setups_only=True, run=Run(jobs=1, progress=bar))
+    assert bar.totals == [401] and bar.done == 401  # record files: the dataset is not counted
+    assert len(games) == 402
+    assert len(zip_reads) == 1  # the sample's zip directory, read once for the whole run
+    for run_one in (
+        lambda run: list(reduce_batches(game_count, inputs, setups_only=True, run=run)),
+        lambda run: list(map_games(game_id_of, [DATA, ONE_GAME], run=run)),
+    ):
+        zip_reads.clear()
+        bar = Bar()
+        run_one(Run(jobs=1, progress=bar))
+        assert bar.totals == [401] and bar.done == 401 and len(zip_reads) == 1
+
+
+def test_without_a_bar_nothing_is_counted_and_the_units_stream(
+    zip_reads: list[str], tmp_path: Path
+) -> None:
+    from strat_tools.run.driver import input_parts
+
+    export_dataset(ONE_GAME, tmp_path / "tables", jobs=1)
+    zip_reads.clear()
+    inputs = [DATA, ONE_GAME, tmp_path / "tables", DATA]
+    steps: list[int] = []
+    for progress in (None, steps.append):
+        parts = input_parts(inputs, Run(progress=progress))
+        assert [p.folder for p in parts] == [None, str(tmp_path / "tables"), None]
+        assert zip_reads == []  # decided, not expanded: the units come as the work reaches them
+        assert not isinstance(parts[0].units, list)
+        assert sum(1 for _ in parts[0].units) == 401 and len(zip_reads) == 1
+        zip_reads.clear()
+    bar = Bar()
+    parts = input_parts(inputs, Run(progress=bar))
+    assert bar.totals == [801] and len(zip_reads) == 2  # listed once, for the bar
+    assert [len(p.units) for p in parts] == [401, 0, 400]  # type: ignore[arg-type]

@@ -61,7 +61,6 @@ def convert(
     refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.exports.convert import convert as convert_records
     from strat_tools.exports.convert import writes_through
-    from strat_tools.io.sources import count_units
 
     if out.endswith("/") and writes_through(out.rstrip("/")):
         raise click.BadParameter(
@@ -69,8 +68,7 @@ def convert(
             "device itself (it gets the zip)",
             param_hint="'-o'",
         )
-    total = count_units(paths)
-    with progress_bar(total, "Converting") as update:
+    with progress_bar("Converting") as update:
         report = convert_records(
             paths,
             out,

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
-from strat_tools.cli.reading import units_or_dataset
 from strat_tools.cli.render import message, progress_bar
 
 
@@ -74,8 +73,7 @@ def filter_command(
         raise click.BadParameter("tables go into a folder, not a .zip", param_hint="'-o'")
     for note in game_filter.notes:
         message(f"Note: {note}")
-    total = units_or_dataset(paths)
-    with progress_bar(total, "selecting") as update:
+    with progress_bar("selecting") as update:
         selection = select_games(list(paths), game_filter, run=run.with_progress(update))
     message(str(selection))
     if out is None:

@@ -90,7 +90,7 @@ def generate(
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--period") from None
     started = time.perf_counter()
-    with progress_bar(count, "Generating") as update:
+    with progress_bar("Generating", count) as update:
         files = generate_files(
             count,
             variant=mix,

@@ -1,5 +1,9 @@
-"""What every analysis command does around its one library call: count the inputs for
-the progress bar, run the call with the run options, and stop on nothing readable.
+"""What every analysis command does around its one library call: run it with the run
+options and a progress bar, and stop on nothing readable.
+
+The inputs are the driver's alone (:mod:`strat_tools.run.driver`): it decides which is a
+dataset folder and which are records, expands them once, and gives the bar its total from
+that same expansion, only when a bar is drawn (:class:`~strat_tools.cli.render.Bar`).
 """
 
 from __future__ import annotations
@@ -15,18 +19,6 @@ from strat_tools.cli.render import message, progress_bar, synthetic_note
 T = TypeVar("T")
 
 
-def units_or_dataset(paths: Sequence[str]) -> int:
-    """How many record files ``paths`` name (dataset folders count 0); error when nothing."""
-    from strat_tools.io.sources import count_units
-    from strat_tools.tables.dataset import is_dataset
-
-    records = [p for p in paths if not is_dataset(p)]
-    count = count_units(records) if records else 0
-    if records and not count and len(records) == len(paths):
-        raise NoInput(f"no game records found in {' '.join(paths)}")
-    return count
-
-
 def read_through(
     paths: Sequence[str],
     run: Run,
@@ -35,18 +27,17 @@ def read_through(
     label: str = "reading",
     require: bool = True,
 ) -> tuple[T, Any]:
-    """What every analysis command does around its one library call: count the inputs (for
-    the progress bar; nothing to read is an error), run ``work(run)`` with ``run`` reporting
-    to the bar and counting into a new tally, stop with
-    the reader's own reason when not one input was readable (``require``), and say on stderr
-    how many games a per-game step failed on. Returns the call's result and the
+    """What every analysis command does around its one library call: run ``work(run)``
+    with ``run`` reporting to a progress bar (sized by the driver) and counting into a new
+    tally, stop with the reader's own reason when not one input was readable (``require``;
+    no game records at all says so), and say on stderr how many games the filters left out
+    and a per-game step failed on. Returns the call's result and the
     :class:`strat_tools.run.driver.Tally` it filled.
     """
     from strat_tools.run.driver import Tally
 
-    total = units_or_dataset(paths)
     tally = Tally()
-    with progress_bar(total, label) as update:
+    with progress_bar(label) as update:
         result = work(run.with_progress(update).with_tally(tally))
     if require:
         require_readable(tally, paths)

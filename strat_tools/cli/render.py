@@ -9,7 +9,7 @@ import json
 import shutil
 import sys
 import textwrap
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -151,14 +151,49 @@ def message(text: str) -> None:
     click.echo(printable_lines(text), err=True)
 
 
+def stderr_is_terminal() -> bool:
+    """Whether stderr is a terminal (a progress bar is drawn only there)."""
+    return sys.stderr.isatty()
+
+
+class Bar:
+    """A progress bar on stderr, drawn once its total is known: :meth:`start` (the driver
+    calls it with the record files of its one expansion of the inputs: a
+    :class:`strat_tools.run.options.SizedProgress`); fewer than two draw nothing."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar: Any = None
+
+    def start(self, total: int) -> None:
+        if self._bar is None and total >= 2:
+            self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr)
+            self._bar.__enter__()
+
+    def __call__(self, done: int, /) -> None:
+        if self._bar is not None:
+            self._bar.update(done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
+
+
 @contextmanager
-def progress_bar(total: int, label: str) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar on stderr when stderr is a terminal; otherwise nothing."""
-    if not sys.stderr.isatty() or total < 2:
+def progress_bar(label: str, total: int | None = None) -> Iterator[Bar | None]:
+    """A progress bar on stderr when stderr is a terminal (otherwise ``None``: then nobody
+    counts anything). Without ``total`` the bar waits for the driver's :meth:`Bar.start`."""
+    if not stderr_is_terminal():
         yield None
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield bar.update
+    bar = Bar(label)
+    if total is not None:
+        bar.start(total)
+    try:
+        yield bar
+    finally:
+        bar.close()
 
 
 def count_of(n: int, noun: str, plural: str | None = None) -> str:

@@ -18,7 +18,7 @@ from strat_tools.cli.options import (
     paths_argument,
     run_options,
 )
-from strat_tools.cli.reading import require_readable, units_or_dataset
+from strat_tools.cli.reading import require_readable
 from strat_tools.cli.render import message, progress_bar, render
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -70,9 +70,8 @@ def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, run: Run) 
             return found
     from strat_tools.run.driver import Tally
 
-    total = units_or_dataset(paths)
     tally = Tally()
-    with progress_bar(total, "reading setups") as update:
+    with progress_bar("reading setups") as update:
         counted = run.with_progress(update).with_tally(tally)
         outcomes = read_outcomes(paths, game_filter, variant, run=counted, from_table=False)
     require_readable(tally, paths)

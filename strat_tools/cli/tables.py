@@ -23,7 +23,7 @@ from strat_tools.cli.options import (
     run_options,
 )
 from strat_tools.cli.outputs import refuse_output_over_inputs
-from strat_tools.cli.reading import read_through, units_or_dataset
+from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import count_of, message, progress_bar, render
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 
@@ -80,8 +80,7 @@ def export(
     refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.run.driver import export_dataset
 
-    total = units_or_dataset(paths)
-    with progress_bar(total, "exporting") as update:
+    with progress_bar("exporting") as update:
         summary = export_dataset(
             list(paths),
             out,

@@ -86,23 +86,29 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
-    from strat_tools.io.sources import count_units
     from strat_tools.run.driver import Tally
 
     summary = Summary()
     tally = Tally()
-    # Count first (for the progress bar), then stream: the units are never all in memory.
-    total = count_units(paths)
-    if not total:
-        raise NoInput(f"no game records found in {' '.join(paths)}")
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
-    if fmt == "json":
-        out.write('{"games": [')
-    elif fmt == "csv":
-        writer.writerow(CSV_COLUMNS)
+    started = False
+
+    def begin() -> None:
+        """The document's head, written with the first verdict: no game records at all is a
+        usage error that leaves stdout empty."""
+        nonlocal started
+        if started:
+            return
+        started = True
+        if fmt == "json":
+            out.write('{"games": [')
+        elif fmt == "csv":
+            writer.writerow(CSV_COLUMNS)
+
     try:
-        with progress_bar(total, "validating") as update:
+        # Streamed: the driver expands the inputs once (sizing the bar, when one is drawn).
+        with progress_bar("validating") as update:
             for verdict in iter_verdicts(
                 paths,
                 rules=rules,
@@ -110,6 +116,7 @@ def _run_validate(
                 run=run.with_progress(update).with_tally(tally),
                 skipped=summary.skipped,
             ):
+                begin()
                 summary.add(verdict)
                 if fmt == "text" and not quiet:
                     lines = problem_lines(verdict, verbose=verbose)
@@ -123,9 +130,13 @@ def _run_validate(
                     writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
     except BaseException as exc:
         if fmt == "json":  # stdout stays one valid JSON document, marked as failed
+            begin()
             reason = str(exc) or exc.__class__.__name__
             out.write('\n], "error": ' + json.dumps(reason) + "}\n")
         raise
+    if not summary.inputs:
+        raise NoInput(f"no game records found in {' '.join(paths)}")
+    begin()
     if fmt == "json":
         # Every command says when games are synthetic; here the summary says how many.
         totals = {**summary.to_dict(), "synthetic": tally.synthetic}

@@ -9,10 +9,16 @@ records, behind ``events``, ``observations``, ``convert`` and ``view``). The wor
 batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is counted in a
 :class:`~strat_tools.run.tally.Tally`. They share one treatment of everything a run decides:
 
-* **inputs**: record files, folders, globs and zips are cut into batches of files and read,
-  checked and (unless ``setups_only``) replayed in the workers (process pool or Dask, see
-  :mod:`strat_tools.run.pipeline`); an exported dataset folder among them is read back a few
-  hundred games at a time (:func:`~strat_tools.tables.dataset.iter_dataset`), never whole;
+* **inputs**: the one place that decides which input is an exported dataset folder and
+  which are game records (:func:`input_parts`), and the one expansion of the records into
+  units (files and zip members). Record files, folders, globs and zips are cut into batches
+  of files and read, checked and (unless ``setups_only``) replayed in the workers (process
+  pool or Dask, see :mod:`strat_tools.run.pipeline`); an exported dataset folder among them
+  is read back a few hundred games at a time
+  (:func:`~strat_tools.tables.dataset.iter_dataset`), never whole;
+* **progress**: counts record files. A progress bar that needs its total first (a
+  :class:`~strat_tools.run.options.SizedProgress`) gets it from that same expansion, held
+  as a list for the run; any other callback, or none, leaves the units streamed;
 * **rules**: a rule-set name is checked once, before any work (:class:`OptionError`);
 * **game ids**: unique over the whole run; a second game of the same name gets ``NAME#2``
   (:class:`~strat_tools.tables.build.GameIds`) in input order. Reductions see batch-unique ids;
@@ -51,7 +57,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import GameRecord
@@ -69,7 +75,7 @@ from strat_tools.run.batch_work import (
     rows_kept,
     tables_batch,
 )
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, SizedProgress
 from strat_tools.run.pipeline import map_batches
 from strat_tools.run.tally import Tally
 
@@ -84,6 +90,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REDUCE_BATCH",
     "TABLE_BATCH",
+    "InputPart",
     "RecordWork",
     "Run",
     "Select",
@@ -91,6 +98,7 @@ __all__ = [
     "Tally",
     "UnitKeys",
     "export_dataset",
+    "input_parts",
     "iter_tables",
     "kept_games",
     "map_games",
@@ -122,19 +130,6 @@ def _is_dataset(path: str) -> bool:
     from strat_tools.tables.dataset import is_dataset  # only for folders: a zip needs no pandas
 
     return is_dataset(path)
-
-
-def _runs(paths: Paths) -> list[tuple[bool, list[str]]]:
-    """Runs of record paths and single dataset folders, in the order given."""
-    runs: list[tuple[bool, list[str]]] = []
-    for path in path_list(paths):
-        if os.path.isdir(path) and _is_dataset(path):
-            runs.append((True, [path]))
-        elif runs and not runs[-1][0]:
-            runs[-1][1].append(path)
-        else:
-            runs.append((False, [path]))
-    return runs
 
 
 class UnitKeys:
@@ -204,6 +199,62 @@ def kept_games(
     return games.select(list(columns))
 
 
+class InputPart(NamedTuple):
+    """One run of the inputs: an exported dataset folder (``folder``), or the units of the
+    record inputs between two such folders (``folder`` None)."""
+
+    folder: str | None
+    units: Iterable[Unit]
+
+
+def input_parts(
+    paths: Paths,
+    run: Run | None = None,
+    *,
+    skipped: list[Skipped] | None = None,
+    datasets: bool = True,
+) -> list[InputPart]:
+    """``paths`` as dataset folders and runs of record units, in the order given: the one
+    place deciding "dataset folder or records" and the one expansion of the records
+    (``skipped`` collects what is not a game file). The units stream, expanded as the work
+    reaches them, unless ``run.progress`` is a :class:`SizedProgress`: then they are listed
+    here and its ``start`` is told how many. ``datasets=False``: a dataset folder among
+    the paths is refused (:class:`InputError`), for work on game records only."""
+    runs: list[tuple[str | None, list[str]]] = []  # (dataset folder, or None and records)
+    for path in path_list(paths):
+        if os.path.isdir(path) and _is_dataset(path):
+            if not datasets:
+                raise InputError(
+                    f"{path} is an exported dataset folder; this reads game records "
+                    "(the files, folders or zips it was exported from)"
+                )
+            runs.append((path, []))
+        elif runs and runs[-1][0] is None:
+            runs[-1][1].append(path)
+        else:
+            runs.append((None, [path]))
+    progress = run.progress if run is not None else None
+    sized = isinstance(progress, SizedProgress)
+    parts = [
+        InputPart(folder, () if folder is not None else _units(group, skipped, listed=sized))
+        for folder, group in runs
+    ]
+    if isinstance(progress, SizedProgress):
+        progress.start(sum(len(cast(list[Unit], p.units)) for p in parts if p.folder is None))
+    return parts
+
+
+def _units(group: list[str], skipped: list[Skipped] | None, *, listed: bool) -> Iterable[Unit]:
+    units = iter_units(group, skipped=skipped)
+    return list(units) if listed else units
+
+
+def _record_units(parts: list[InputPart]) -> Iterator[Unit]:
+    """The units of ``parts`` (records only: refused datasets), in order."""
+    for part in parts:
+        yield from part.units
+
+
 def _check_rules(rules: str | None, setups_only: bool) -> None:
     from strat_tools.core.rules import check_rules
 
@@ -241,11 +292,11 @@ def iter_tables(
     run = Run.of(run, jobs)
     inputs = path_list(paths)
     select = select_step(inputs, select, run)
-    tally, progress = run.tally, run.progress
+    tally = run.tally
     ids = GameIds()
-    for is_folder, group in _runs(inputs):
-        if is_folder:
-            for tables in iter_dataset(group[0]):
+    for part in input_parts(inputs, run, skipped=skipped):
+        if part.folder is not None:  # progress counts record files only
+            for tables in iter_dataset(part.folder):
                 if select is not None:
                     before = tables["games"].num_rows
                     tables = only_games(tables, rows_kept(select, tables))
@@ -253,13 +304,11 @@ def iter_tables(
                         tally.dropped += before - tables["games"].num_rows
                 if tally is not None:
                     tally.count(tables)
-                if progress is not None:
-                    progress(tables["games"].num_rows)
                 yield ids.renumber(tables)
             continue
         work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)
-        units = iter_units(group, skipped=skipped)
-        for tables, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
+        batches = map_batches(work, part.units, run=run, max_batch=TABLE_BATCH)
+        for tables, batch_tally in batches:
             if tally is not None:
                 tally.add(batch_tally)
             yield ids.renumber(tables)
@@ -288,17 +337,18 @@ def reduce_batches(
     run = Run.of(run, jobs)
     inputs = path_list(paths)
     select = select_step(inputs, select, run)
-    for is_folder, group in _runs(inputs):
+    for part in input_parts(inputs, run):
         batches: Iterator[tuple[T, Tally]]
-        if is_folder:
+        if part.folder is not None:
             on_tables = partial(reduce_tables, reduce=reduce, select=select)
             folder = run.with_progress(None)  # progress counts record files only
-            batches = map_batches(on_tables, iter_dataset(group[0]), run=folder, batch_size=1)
+            tables = iter_dataset(part.folder)
+            batches = map_batches(on_tables, tables, run=folder, batch_size=1)
         else:
             work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
                 reduce_units, reduce=reduce, rules=rules, setups_only=setups_only, select=select
             )
-            batches = map_batches(work, iter_units(group), run=run, max_batch=REDUCE_BATCH)
+            batches = map_batches(work, part.units, run=run, max_batch=REDUCE_BATCH)
         for reduced, batch_tally in batches:
             if run.tally is not None:
                 run.tally.add(batch_tally)
@@ -319,10 +369,9 @@ def map_games(
     :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
     folder has no records left to judge (:class:`InputError`)."""
     inputs = path_list(paths)
-    _refuse_datasets(inputs)
     run = Run.of(run, jobs)
+    units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
-    units = iter_units(inputs, skipped=skipped)
     for values, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
         if run.tally is not None:
             run.tally.add(batch_tally)
@@ -351,26 +400,16 @@ def map_records(
     """
     _check_rules(work.rules, False)
     inputs = path_list(paths)
-    _refuse_datasets(inputs)
     from strat_tools.tables.build import GameIds
 
     run = Run.of(run, jobs)
+    units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     ids = GameIds()
     on_records = partial(records_batch, work=work, select=select_step(inputs, select, run))
-    units = iter_units(inputs, skipped=skipped)
     for result, batch_tally in map_batches(on_records, units, run=run, max_batch=max_batch):
         if run.tally is not None:
             run.tally.add(batch_tally)
         yield work.renumber(ids, result)
-
-
-def _refuse_datasets(paths: Paths) -> None:
-    folders = [group[0] for is_folder, group in _runs(paths) if is_folder]
-    if folders:
-        raise InputError(
-            f"{folders[0]} is an exported dataset folder; this reads game records "
-            "(the files, folders or zips it was exported from)"
-        )
 
 
 # --- the notebook's entry points -------------------------------------------------------------

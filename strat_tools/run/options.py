@@ -17,13 +17,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol, runtime_checkable
 
 from strat_tools.run.tally import Tally
 
-__all__ = ["ProgressCallback", "Run"]
+__all__ = ["ProgressCallback", "Run", "SizedProgress"]
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
+
+
+@runtime_checkable
+class SizedProgress(Protocol):
+    """A progress callback that needs the total first (a bar). The driver calls
+    :meth:`start` once, before any work, with the number of record files its one expansion
+    of the inputs found (it then holds that list of units; for any other callback it
+    streams them, never counting); then the callback with each batch's files."""
+
+    def __call__(self, done: int, /) -> None: ...
+
+    def start(self, total: int) -> None:
+        """The number of record files the run will report, before the first of them."""
 
 
 @dataclass(frozen=True)
