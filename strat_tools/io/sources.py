@@ -328,11 +328,6 @@ def expand(paths: Paths, *, skipped: list[Skipped] | None = None) -> list[Unit]:
     return list(iter_units(paths, skipped=skipped))
 
 
-def count_units(paths: Paths) -> int:
-    """How many units :func:`iter_units` yields for ``paths``, without keeping them."""
-    return sum(1 for _ in iter_units(paths))
-
-
 class _Archive:
     """An open zip: its handle, and its directory by name once a unit without an entry asks."""
 
