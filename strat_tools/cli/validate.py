@@ -11,7 +11,7 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
     format_option,
     game_filter_options,
@@ -19,6 +19,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
+from strat_tools.cli.reading import units_or_dataset
 from strat_tools.cli.render import message, progress_bar, synthetic_note
 
 
@@ -44,6 +45,8 @@ def validate(
 
     Every input game file (zip members included) is one entry: valid, invalid (with
     diagnostics naming file, member, XML line, ply and rule) or unchecked (with the reason).
+    An exported dataset folder gives the verdicts its export recorded (the games table's
+    status, the diagnostics table), its files checked against its marker; nothing replayed.
     Exit 0 when nothing is invalid, 1 when anything is, 2 for a usage error (nothing
     read), 3 when the run itself failed (then --format json still ends as valid JSON, with
     an "error" key and no summary).
@@ -88,15 +91,19 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
-    from strat_tools.io.sources import count_units
     from strat_tools.run.driver import Tally
+    from strat_tools.tables.dataset import is_dataset
 
     summary = Summary()
     tally = Tally()
     # Count first (for the progress bar), then stream: the units are never all in memory.
-    total = count_units(paths)
-    if not total:
-        raise NoInput(f"no game records found in {' '.join(paths)}")
+    # A dataset folder counts no record; its verdicts are the ones its export recorded.
+    total = units_or_dataset(paths)
+    if rules != "auto" and total < len(paths) and any(is_dataset(p) for p in paths):
+        message(
+            f"--rules {rules} applies to game records; a dataset folder's verdicts are "
+            "those of its export"
+        )
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     if fmt == "json":
