@@ -287,6 +287,7 @@ class _StrictParser:
         square = SQUARES.get
         el: Any = None
         hot = False  # whether the next move may take the hot path (recomputed after slow ones)
+        seen = 0  # elements read off the hot path
         for _event, el in etree.iterparse(BytesIO(data), **_PARSE_OPTIONS):
             if el.tag == "move":
                 # Hot loop: one call for all attributes; anything unusual takes move().
@@ -312,6 +313,9 @@ class _StrictParser:
                 if el.tag == "game":
                     self.in_game += len(ids) - self.moves_elsewhere
                 self.element(el, el.tag, named)
+            seen += 1
+            if seen & 1023 == 0:  # bad moves and unknown elements too: no DOM builds up
+                self.drop_read_moves(el)
             hot = self.stage == 1 and self.rescue is None
         if el is None:
             raise ValueError("no element found")
