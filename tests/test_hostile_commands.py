@@ -454,6 +454,8 @@ CHECKS: dict[str, Callable[[str, str, Any, Path], None]] = {
     "reader goes away": reader_goes_away,
 }
 SLOW = {"reader goes away"}
+SLOW_CELLS = {("report", "names that crash writers")}
+"""Cells past ~5 s: the report draws all its figures (10 s)."""
 
 TABLE = [
     pytest.param(
@@ -461,7 +463,7 @@ TABLE = [
         cls,
         case,
         id=f"{command}-{cls}" + (f"-{case}" if case else ""),
-        marks=[pytest.mark.slow] if cls in SLOW else [],
+        marks=[pytest.mark.slow] if cls in SLOW or (command, cls) in SLOW_CELLS else [],
     )
     for command in sorted(COMMANDS)
     for cls, cases in CLASSES.items()
