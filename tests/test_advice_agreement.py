@@ -202,3 +202,43 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)
+
+
+def test_the_default_table_is_the_compact_digest_of_the_library(library: pd.DataFrame) -> None:
+    """``strat-tools advice`` prints one short row per tip (share followed, both win rates
+    with their clustered intervals, the verdict), not the full record of ~33 fields."""
+    from strat_tools.stats.intervals import VERDICTS, rate_label
+
+    result = CliRunner().invoke(main, ["advice", str(SAMPLE), "--jobs", "1"])
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["variant", "tip", "followed", "win_rate_following",
+                                "win_rate_rest", "verdict"]  # fmt: skip
+    classic = library[library["variant"] == "classic"].reset_index(drop=True)
+    assert len(lines) == 1 + len(classic) and max(map(len, lines)) <= 100
+    assert "cluster_ci" not in result.stdout and "h2h" not in result.stdout
+    for line, (_, tip) in zip(lines[1:], classic.iterrows(), strict=True):
+        assert line.split()[:3] == ["classic", tip["tip"], f"{tip['share'] * 100:.1f}%"]
+        want = rate_label(tip["rate_follow"], tip["cluster_ci_low_follow"],
+                          tip["cluster_ci_high_follow"])  # fmt: skip
+        assert want in line
+        verdict = tip["verdict"] if pd.notna(tip["verdict"]) else "–"
+        assert line.endswith(verdict) and (verdict in VERDICTS or verdict == "–")
+    assert "--format json" in result.stderr
+
+
+def test_the_verdicts_the_readme_and_the_docs_name_are_the_code_s() -> None:
+    """One set of words: the README and docs/advice.md name exactly the verdicts that
+    :func:`~strat_tools.stats.intervals.gap_verdicts` gives."""
+    import re
+
+    from strat_tools.stats.intervals import VERDICTS
+
+    root = SAMPLE.parent
+    readme = " ".join((root / "README.md").read_text().split())
+    assert f"the three verdicts, `{VERDICTS[0]}`, `{VERDICTS[1]}` and `{VERDICTS[2]}`" in readme
+    docs = " ".join((root / "docs" / "advice.md").read_text().split())
+    for word in VERDICTS:
+        assert f"`{word}`" in docs
+    named = set(re.findall(r"verdicts? `([a-z ]+)`", readme + docs))
+    assert named <= set(VERDICTS), named - set(VERDICTS)

@@ -1,9 +1,10 @@
 """The commands added in round 2 (``view``, ``events``, ``convert``, ``observations``,
 ``show``) against issue 14's promises: a folder holding good games, a truncated XML, a zip
 with hostile member names and a file name that is not UTF-8 is read to the end by every
-command, every input is accounted for, names are escaped wherever printed or embedded, a
-path with nothing readable is a usage error (exit 2, nothing written), and ``-o`` onto a
-device or a symlink goes through :mod:`strat_tools.io.output`. No traceback anywhere."""
+command, every input is accounted for, names are escaped wherever printed or embedded, and
+``-o`` onto a device or a symlink goes through :mod:`strat_tools.io.output`. No traceback
+anywhere. (A path with nothing readable, for every command: the table of
+tests/test_hostile_commands.py, class "bad path".)"""
 
 from __future__ import annotations
 
@@ -115,38 +116,6 @@ def test_view_embeds_hostile_names_as_data(hostile_folder: Path, tmp_path: Path)
     assert any("<img src=x onerror=alert(1)>" in i for i in ids)  # the name, back as text
     players = [p for game in json.loads(data.group(1)) for p in game.get("players", [])]
     assert "</script><img src=x onerror=alert(2)>" in players
-
-
-# -- nothing readable: a usage error, nothing written ----------------------------------
-
-
-COMMANDS = {
-    "view": ["view", "{path}", "-o", "{out}/page.html"],
-    "events": ["events", "{path}", "--jobs", "1"],
-    "convert": ["convert", "{path}", "--to", "gsn", "-o", "{out}/out.zip", "--jobs", "1"],
-    "observations": ["observations", "{path}", "-o", "{out}/obs", "--jobs", "1"],
-    "show": ["show", "{path}"],
-    "explore": ["explore", "{path}", "-o", "{out}/explore.html", "--jobs", "1"],
-    "openings": ["openings", "{path}", "--jobs", "1"],
-}
-
-
-@pytest.mark.parametrize("command", list(COMMANDS))
-@pytest.mark.parametrize("what", ["missing", "empty"])
-def test_nothing_readable_is_a_usage_error_and_writes_nothing(
-    tmp_path: Path, command: str, what: str
-) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
-    path = tmp_path / "nope.xml"
-    if what == "empty":
-        path.write_bytes(b"")
-    args = [a.format(path=path, out=out) for a in COMMANDS[command]]
-    code, stdout, err = run(*args)
-    assert code == 2, err
-    assert "nothing readable in" in err
-    assert ("no such file" in err) if what == "missing" else ("empty file" in err)
-    assert stdout == "" and [p for p in out.rglob("*") if not p.is_dir()] == []
 
 
 # -- -o onto a device or a symlink ------------------------------------------------------

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from strat_tools.core.records import CAPPED_CODE, MAX_PER_CODE, Diagnostic, Severity, capped
 from strat_tools.formats.readers import parse_record
 
@@ -76,3 +78,41 @@ def test_capped_puts_the_count_where_the_first_left_out_was() -> None:
     assert [d.code for d in out[-3:]] == ["rule.chase", CAPPED_CODE, "rule.other"]
     assert out[-2].message.startswith("5 more [rule.chase]")
     assert capped([chase] * 3) == [chase] * 3
+
+
+def _children_left_at_the_end(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[int, int]:
+    """Parse ``text`` on the strict path; (children the <game> element still held when it
+    ended, children deleted while reading): the DOM the parse kept, counted."""
+    from strat_tools.formats import gravon_xml
+
+    held: list[tuple[int, int]] = []
+    original = gravon_xml._StrictParser.game
+
+    def game(self: gravon_xml._StrictParser, el: object, named: str | None) -> None:
+        held.append((len(el), self.dropped))  # type: ignore[arg-type]
+        original(self, el, named)
+
+    monkeypatch.setattr(gravon_xml._StrictParser, "game", game)
+    record = parse_record(text.encode(), "classic-2014.4-99.xml")
+    assert record.readable and not [d for d in record.diagnostics if d.code == "xml.structure"]
+    ((left, dropped),) = held
+    return left, dropped
+
+
+def test_a_game_of_many_bad_moves_keeps_no_dom_of_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25 point 3: 1,000,000 bad moves (46 MB) took 1.68 GB; read moves that take the
+    slow path are deleted as they are read, as the good ones are: what stays is bounded."""
+    n = 20_000
+    moves = "".join(f'  <move id="{i}" source="Z1" target="Q1"/>\n' for i in range(1, n + 1))
+    start, end = GAME.index('  <move id="1"'), GAME.index('  <player id="1"')
+    left, dropped = _children_left_at_the_end(monkeypatch, GAME[:start] + moves + GAME[end:])
+    assert left < 1_100 and dropped + left == n + 4  # field, moves, two players, result
+    record = parse_record((GAME[:start] + moves + GAME[end:]).encode(), "classic-2014.4-99.xml")
+    assert record.plies == n and len(record.diagnostics) <= 2 * MAX_PER_CODE + 10
+
+
+def test_a_game_of_many_unknown_elements_keeps_no_dom(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 20_000
+    text = GAME.replace('  <player id="1"', "  <junk/>\n" * n + '  <player id="1"', 1)
+    left, dropped = _children_left_at_the_end(monkeypatch, text)
+    assert left < 1_100 and dropped + left == n + 7  # field, 3 moves, junk, players, result

@@ -27,31 +27,43 @@ BIG_LOSSES = game(
 
 
 def rows(events: dict[str, list[object]]) -> list[tuple[object, ...]]:
-    return [
-        (ply, kind, side, detail)
-        for ply, kind, side, detail in zip(
-            events["ply"], events["kind"], events["side"], events["detail"], strict=True
-        )
-    ]
+    """(ply, kind, mover, loser, winner, detail) per row: whose each side is, by name."""
+    columns = ("ply", "kind", "mover", "loser", "winner", "detail")
+    return list(zip(*(events[name] for name in columns), strict=True))
 
 
 def test_every_battle_and_its_consequences() -> None:
     events = game_events(replay(BIG_LOSSES))
     assert list(events) == list(EVENT_COLUMNS)
     assert rows(events) == [
-        (1, "battle", "red", "red spy E5 takes blue marshal E6"),
-        (1, "first_capture", "red", "red spy E5 takes blue marshal E6"),
-        (1, "spy_takes_marshal", "red", "red spy takes the marshal on E6"),
-        (1, "marshal_lost", "blue", "blue loses its marshal on E6"),
-        (6, "battle", "blue", "blue marshal F5 takes red general F4"),
-        (6, "general_lost", "red", "red loses its general on F4"),
-        (7, "battle", "red", "red miner B6 takes blue bomb B7"),
-        (7, "bomb_removed", "red", "blue bomb on B7 removed by the miner"),
-        (10, "end", "blue", "red resigned or left: blue wins"),
+        (1, "battle", "red", None, None, "red spy E5 takes blue marshal E6"),
+        (1, "first_capture", "red", None, None, "red spy E5 takes blue marshal E6"),
+        (1, "spy_takes_marshal", "red", "blue", None, "red spy takes the marshal on E6"),
+        (1, "marshal_lost", "red", "blue", None, "blue loses its marshal on E6"),
+        (6, "battle", "blue", None, None, "blue marshal F5 takes red general F4"),
+        (6, "general_lost", "blue", "red", None, "red loses its general on F4"),
+        (7, "battle", "red", None, None, "red miner B6 takes blue bomb B7"),
+        (7, "bomb_removed", "red", "blue", None, "blue bomb on B7 removed by the miner"),
+        (10, "end", None, None, "blue", "red resigned or left: blue wins"),
     ]
-    assert events["outcome"][0] == "attacker" and events["other"][0] == "marshal"
+    # The pieces: the mover's, the one it attacked; the spy's row is not the marshal's side.
+    pieces = list(zip(events["mover_piece"], events["defender_piece"], strict=True))
+    assert pieces[:4] == [("spy", "marshal")] * 4
+    assert pieces[4:8] == [("marshal", "general")] * 2 + [("miner", "bomb")] * 2
+    assert events["outcome"][:8] == ["attacker"] * 8 and events["rescued_piece"] == [None] * 9
     assert events["from_square"][4:6] == ["F5", "F5"] and events["to_square"][4] == "F4"
     assert events["termination"][-1] == "resigned" and events["outcome"][-1] is None
+
+
+def test_a_mover_that_loses_its_marshal_is_both_mover_and_loser() -> None:
+    """The case the old ``side``/``piece`` columns let be misread: the loser is named."""
+    events = game_events(replay(game({"E5": "r10", "E6": "bB"}, "E5-E6", result=(3, 2))))
+    assert rows(events)[2:4] == [
+        (1, "marshal_lost", "red", "red", None, "red loses its marshal on E6"),
+        (1, "end", None, None, "blue", "red resigned or left: blue wins"),
+    ]
+    assert (events["mover_piece"][2], events["defender_piece"][2]) == ("marshal", "bomb")
+    assert events["outcome"][2] == "defender"
 
 
 def test_flag_capture_ends_the_game() -> None:
@@ -60,8 +72,8 @@ def test_flag_capture_ends_the_game() -> None:
         code if sq != parse_square("A10") else 24 for sq, code in enumerate(record.setup or ())
     )
     assert rows(game_events(replay(record)))[-2:] == [
-        (1, "flag_captured", "red", "red captures the flag on A10"),
-        (1, "end", "red", "red captured the flag"),
+        (1, "flag_captured", "red", "blue", None, "red captures the flag on A10"),
+        (1, "end", None, None, "red", "red captured the flag"),
     ]
 
 
@@ -70,12 +82,13 @@ def test_lightning_rescue_and_one_time_bomb() -> None:
     record = lightning(pieces, "E8-E9 G4-G3 D9-D10", {3: Rescue(parse_square("E4"), 8, "E4", "8")})
     events = game_events(replay(record))
     assert rows(events)[2:] == [
-        (2, "battle", "blue", "blue sergeant G4 attacks red bomb G3: both removed"),
-        (2, "bomb_removed", "blue", "red bomb on G3 removed by the sergeant"),
-        (3, "rescue", "red", "red general reaches D10 and brings back the major on E4"),
-        (3, "end", None, "no result recorded"),
+        (2, "battle", "blue", None, None, "blue sergeant G4 attacks red bomb G3: both removed"),
+        (2, "bomb_removed", "blue", "red", None, "red bomb on G3 removed by the sergeant"),
+        (3, "rescue", "red", None, None, "red general reaches D10 and brings back the major on E4"),
+        (3, "end", None, None, None, "no result recorded"),
     ]
-    assert events["other"][4] == "major"
+    assert events["rescued_piece"][4] == "major" and events["mover_piece"][4] == "general"
+    assert events["defender_piece"][4] is None
 
 
 def test_games_that_cannot_be_replayed_still_have_their_end() -> None:
@@ -85,17 +98,19 @@ def test_games_that_cannot_be_replayed_still_have_their_end() -> None:
             0,
             "end",
             None,
+            None,
+            None,
             "replay stopped at ply 1: red's move E4-E6 is illegal: "
             "a lieutenant moves at most 1 square(s), not 2 (E4: red lieutenant; E6: empty)",
         ),
     ]
     no_setup = GameRecord(source="t.xml", variant="classic", result=Result(4, 3))
     assert rows(game_events(None, no_setup)) == [
-        (0, "end", None, "not replayed: the record has no setup")
+        (0, "end", None, None, None, "not replayed: the record has no setup")
     ]
     broken = GameRecord(source="bad.xml", readable=False)
     broken.add("xml.syntax", Severity.ERROR, "no root")
-    assert rows(game_events(None, broken))[0][3] == "unreadable: no root"
+    assert rows(game_events(None, broken))[0][5] == "unreadable: no root"
 
 
 def test_a_batch_finds_each_games_events_in_turn_around_games_without_plies() -> None:
@@ -177,8 +192,8 @@ def test_cli_events(tmp_path: Path) -> None:
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()  # stderr says the games are synthetic
     assert lines[0] == (
-        "game_id,ply,kind,side,piece,rank,from_square,to_square,other,other_rank,outcome,"
-        "termination,detail"
+        "game_id,ply,kind,mover,mover_piece,mover_rank,from_square,to_square,defender_piece,"
+        "defender_rank,outcome,loser,rescued_piece,rescued_rank,winner,termination,detail"
     )
     assert len(lines) == 401
     bad = runner.invoke(main, ["events", "data/", "--kind", "castling"])
@@ -203,3 +218,19 @@ def test_the_cli_streams_batch_by_batch_the_rows_of_read_events() -> None:
     assert len(as_json) == len(lines) == len(as_csv) == len(expected) > 400
     assert [row["game_id"] for row in as_json] == expected["game_id"].tolist()
     assert as_csv["detail"].tolist() == expected["detail"].tolist()
+
+
+def test_the_cli_prints_nulls_blank_and_names_whose_side_each_is() -> None:
+    runner = CliRunner()
+    args = ["events", "data/", "--jobs", "1", "--kind", "marshal_lost", "--kind", "end"]
+    table = runner.invoke(main, args).stdout
+    csv = runner.invoke(main, [*args, "--format", "csv"]).stdout
+    for text in (table, csv):
+        assert not {"NaN", "nan", "None", "<NA>", "null"} & set(text.replace(",", " ").split())
+    # An end row names its winner and leaves the move's columns blank.
+    end = next(line for line in csv.splitlines() if ",end," in line)
+    fields = end.split(",")  # game_id, ply, kind, mover .. rescued_rank, winner, ...
+    assert fields[3:14] == [""] * 11 and fields[14] in ("red", "blue")
+    # A marshal_lost row says who moved and who lost, each by name.
+    lost = next(block for block in table.split("\n\n") if "kind marshal_lost" in block)
+    assert "mover " in lost and "loser " in lost and " side " not in lost

@@ -1,10 +1,14 @@
-"""Every Python block of README.md runs (issue 25, point 22), on the shipped sample and, for
-the block that names the archive's zips, on one month of the real archive (skipped with the
-reason when it is absent). Shell blocks are not Python and are not run here."""
+"""Every Python block of README.md and of docs/*.md runs (issue 25, point 22), one test per
+block, on the shipped sample; a block that names the archive (``strados2014-*.zip``,
+``../gravon/``) runs on one month of the real archive and is skipped with the reason when it
+is absent; one that reads ``obs/`` gets an observations export of 12 sample games first; a
+block needing a framework that is not a dependency (torch, jax) is skipped with the reason.
+Shell blocks are not Python and are not run here."""
 
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +17,16 @@ import pytest
 import strat_tools as st
 
 REPO = Path(__file__).resolve().parent.parent
-
-BLOCKS = re.findall(r"^```python\n(.*?)^```", (REPO / "README.md").read_text(), re.S | re.M)
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+BLOCKS = [
+    (page.relative_to(REPO).as_posix(), number, code)
+    for page in PAGES
+    for number, code in enumerate(
+        re.findall(r"^```python\n(.*?)^```", page.read_text(), re.S | re.M), start=1
+    )
+]
+ARCHIVE_NAMES = ("strados2014-*.zip", "../gravon/")
+FRAMEWORKS = ("torch", "jax")
 
 
 def my_function(games: Any) -> int:
@@ -22,22 +34,55 @@ def my_function(games: Any) -> int:
     return len(games.games)
 
 
+@pytest.fixture(scope="module")
+def observations(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The observations of 12 games of the sample, as ``strat-tools observations`` writes."""
+    from strat_tools.exports.observation_files import export_observations
+
+    root = tmp_path_factory.mktemp("docs-obs")
+    games = root / "games"
+    games.mkdir()
+    with zipfile.ZipFile(REPO / "data" / "strados2026-10.zip") as archive:
+        for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::31][:12]:
+            (games / Path(name).name).write_bytes(archive.read(name))
+    export_observations([games], root / "obs", jobs=1)
+    return root / "obs"
+
+
+def test_every_page_with_python_has_its_blocks_collected() -> None:
+    pages = {page for page, _, _ in BLOCKS}
+    assert "README.md" in pages and {"docs/advice.md", "docs/observations.md"} <= pages
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_every_python_block_of_the_readme_runs(
-    index: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+@pytest.mark.parametrize(
+    ("page", "number", "code"), BLOCKS, ids=[f"{page}-{number}" for page, number, _ in BLOCKS]
+)
+def test_every_python_block_runs(
+    page: str,
+    number: int,
+    code: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
-    code = BLOCKS[index]
-    if "strados2014-*.zip" in code:  # skips with the reason when the archive is absent
+    for framework in FRAMEWORKS:
+        if re.search(rf"^import {framework}\b", code, flags=re.M):
+            pytest.importorskip(
+                framework, reason=f"{framework} is not installed (not a dependency)"
+            )
+    if any(name in code for name in ARCHIVE_NAMES):  # skips with the reason when absent
         gravon_dir: Path = request.getfixturevalue("gravon_dir")
-        code = code.replace("strados2014-*.zip", str(gravon_dir / "strados2014-5.zip"))
+        month = str(gravon_dir / "strados2014-5.zip")
+        for name in ARCHIVE_NAMES:
+            code = code.replace(name, month)
+    if '"obs/"' in code:
+        (tmp_path / "obs").symlink_to(request.getfixturevalue("observations"))
     code = code.replace('"data/"', repr(f"{REPO / 'data'}/"))  # the blocks run in a scratch folder
-    if "import torch" in code:
-        pytest.importorskip("torch")
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {
         "st": st,
         "paths": [str(REPO / "data")],
         "my_function": my_function,
     }
-    exec(compile(code, f"README.md block {index + 1}", "exec"), namespace)
+    exec(compile(code, f"{page} block {number}", "exec"), namespace)

@@ -76,8 +76,9 @@ def test_every_table_has_one_schema_and_the_contract_columns() -> None:
         "moves": ["game_id", "ply", "side", "piece", "from_square", "to_square", "distance",
                   "defender", "outcome"],
         "diagnostics": ["game_id", "code", "severity", "message", "line", "ply"],
-        "events": ["game_id", "ply", "kind", "side", "piece", "from_square", "to_square", "other",
-                   "outcome", "termination", "detail"],
+        "events": ["game_id", "ply", "kind", "mover", "mover_piece", "from_square", "to_square",
+                   "defender_piece", "outcome", "loser", "rescued_piece", "winner", "termination",
+                   "detail"],
     }  # fmt: skip
     for name, columns in contract.items():
         assert [c for c in SCHEMAS[name].names if c in columns] == columns, name
@@ -259,8 +260,8 @@ CATEGORICAL = {
     "setups": ["side", "square", "piece"],
     "moves": ["side", "piece", "from_square", "to_square", "defender", "outcome", "rescued"],
     "diagnostics": ["severity"],
-    "events": ["kind", "side", "piece", "from_square", "to_square", "other", "outcome",
-               "termination"],
+    "events": ["kind", "mover", "mover_piece", "from_square", "to_square", "defender_piece",
+               "outcome", "loser", "rescued_piece", "winner", "termination"],
 }  # fmt: skip
 
 
@@ -328,8 +329,8 @@ def test_sides_and_winners_are_words_never_gravon_codes(data_tables: dict[str, p
     assert games["winner"].notna().any() and games["draw"].any()
     # A draw has no winner; every decided game has one, red or blue, as its record says.
     assert games.loc[games["draw"], "winner"].isna().all()
-    for name in ("setups", "moves", "events"):
-        assert set(to_frame(data_tables[name])["side"].dropna()) == {"red", "blue"}, name
+    for name, column in (("setups", "side"), ("moves", "side"), ("events", "mover")):
+        assert set(to_frame(data_tables[name])[column].dropna()) == {"red", "blue"}, name
     # The replay's verdict uses the same words: a flag capture names the capturer.
     flags = games[games["replay_termination"] == "flag_captured"]
     assert len(flags) and (flags["replay_winner"].astype(str) == flags["winner"].astype(str)).all()
@@ -340,14 +341,14 @@ def test_events_are_a_table_of_every_replayed_game(fixture_tables: dict[str, pa.
     game = events[events["game_id"] == "classic-2014.4-1"]
     rows = [
         tuple(None if pd_isna(v) else v for v in row)
-        for row in game[["ply", "kind", "side", "from_square", "to_square", "other", "outcome",
-                         "termination"]].itertuples(index=False)
+        for row in game[["ply", "kind", "mover", "from_square", "to_square", "defender_piece",
+                         "outcome", "winner", "termination"]].itertuples(index=False)
     ]  # fmt: skip
     assert rows == [
-        (2, "battle", "blue", "A7", "A6", "scout", "attacker", None),
-        (2, "first_capture", "blue", "A7", "A6", "scout", "attacker", None),
-        (5, "battle", "red", "B5", "A5", "marshal", "defender", None),
-        (5, "end", "blue", None, None, None, None, "resigned"),
+        (2, "battle", "blue", "A7", "A6", "scout", "attacker", None, None),
+        (2, "first_capture", "blue", "A7", "A6", "scout", "attacker", None, None),
+        (5, "battle", "red", "B5", "A5", "marshal", "defender", None, None),
+        (5, "end", None, None, None, None, None, "blue", "resigned"),
     ]
     # Every input has its end row, the unreadable one too, saying why.
     ends = events[events["kind"] == "end"].set_index("game_id")["detail"]

@@ -19,7 +19,7 @@ from strat_tools.cli.options import (
     run_options,
 )
 from strat_tools.cli.reading import read_through
-from strat_tools.cli.render import render, synthetic_note
+from strat_tools.cli.render import message, render
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -52,12 +52,13 @@ def advice(
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
-    bombs, spy next to the general, ...): how many setups follow it, and the win rate of
-    those that do against those that do not, with Wilson 95% intervals and clustered ones
-    (cluster_ci_low/high: every distinct setup, up to its mirror image, counts once; the
-    distinct_* columns count them) and a verdict: whether the gap holds, no longer holds
-    once repeated setups count once, or is not significant. Draws are left out; invalid
-    games too. See docs/advice.md for the definitions and what such a
+    bombs, spy next to the general, ...): the share of setups that follow it, the win rate
+    of those that do and of the rest, each with its clustered 95% interval (every distinct
+    setup, up to its mirror image, counts once), and a verdict: the gap holds, no longer
+    holds once repeated setups count once, or is not significant. That is the table;
+    --format json (or csv) gives the full record of each tip: every count, the Wilson and
+    the clustered intervals, the difference and the head-to-head games. Draws are left
+    out; invalid games too. See docs/advice.md for the definitions and what such a
     comparison can and cannot show.
 
     \b
@@ -73,12 +74,20 @@ def advice(
         return
     chosen = None if variant == "all" else variant
     # Tip, neighbour and placement counts add up: counted batch by batch, flat memory.
-    table, tally = read_through(
+    table, _ = read_through(
         paths,
         run,
         lambda run: advice_table_of_paths(list(paths), view, chosen, select=game_filter, run=run),
     )  # nothing readable: exit 2 with the reader's reasons
     if table.empty:
         raise NoInput(f"no setups found in {' '.join(paths)}")
-    synthetic_note(tally)
+    if view == "tips" and fmt == "table":
+        from strat_tools.stats.tip_rates import tip_digest
+
+        render(tip_digest(table), fmt)
+        message(
+            "Win rates of decided games with clustered 95% intervals (each distinct setup "
+            "counted once); every count and both intervals: --format json or csv."
+        )
+        return
     render(table.round(3) if fmt == "table" else table, fmt)

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, run_options
+from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import message
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -60,7 +61,6 @@ def explore(
       strat-tools explore ../gravon/ --variant barrage --period 2014-01:2014-06 -o b.html
     """
     from strat_tools.core.errors import InputError
-    from strat_tools.io.output import OutputError, refuse_overlap
     from strat_tools.views.explorer import write_explorer
 
     if game_filter.variants and len(game_filter.variants) > 1:
@@ -69,10 +69,7 @@ def explore(
             param_hint="'--variant'",
         )
     variant = next(iter(game_filter.variants)) if game_filter.variants else DEFAULT_VARIANT
-    try:
-        refuse_overlap(list(paths), output)  # before reading anything
-    except OutputError as exc:
-        raise click.BadParameter(str(exc), param_hint="'-o'") from None
+    refuse_output_over_inputs(list(paths), output)  # the --ids file too; before reading
     try:
         summary, _ = read_through(
             paths,

@@ -44,6 +44,8 @@ def validate(
 
     Every input game file (zip members included) is one entry: valid, invalid (with
     diagnostics naming file, member, XML line, ply and rule) or unchecked (with the reason).
+    An exported dataset folder gives the verdicts its export recorded (the games table's
+    status, the diagnostics table), its files checked against its marker; nothing replayed.
     Exit 0 when nothing is invalid, 1 when anything is, 2 for a usage error (nothing
     read), 3 when the run itself failed (then --format json still ends as valid JSON, with
     an "error" key and no summary).
@@ -87,9 +89,16 @@ def _run_validate(
         problem_lines,
     )
     from strat_tools.run.driver import Tally
+    from strat_tools.tables.dataset import is_dataset
 
     summary = Summary()
     tally = Tally()
+    # A dataset folder's verdicts are the ones its export recorded.
+    if rules != "auto" and any(is_dataset(p) for p in paths):
+        message(
+            f"--rules {rules} applies to game records; a dataset folder's verdicts are "
+            "those of its export"
+        )
     out = sys.stdout
     writer = csv.writer(out, lineterminator="\n")
     started = False

@@ -77,23 +77,30 @@ EVENT_KINDS: Final[dict[str, str]] = {
 EVENT_COLUMNS: Final = (
     "ply",
     "kind",
-    "side",
-    "piece",
+    "mover",
+    "mover_piece",
     "from_square",
     "to_square",
-    "other",
+    "defender_piece",
     "outcome",
+    "loser",
+    "rescued_piece",
+    "winner",
     "termination",
     "detail",
 )
-"""The columns of an events table (the ``events`` command adds ``game_id``): ``ply`` the
-ply of the event (the last ply for ``end``); ``side`` the side that moved (for
-``marshal_lost`` / ``general_lost`` the side that lost it, for ``end`` the winner, empty
-for a draw or an open game); ``piece`` the moving piece's kind; ``from_square`` /
-``to_square`` the move's squares; ``other`` the attacked (or rescued) piece's kind;
-``outcome`` a battle's outcome (attacker, defender, both, flag); ``termination`` how the
-game ended (``end`` rows only, the recorded result's name); ``detail`` one readable
-sentence. The names and values are those of the export's tables
+"""The columns of an events table (the ``events`` command adds ``game_id``); each says whose
+it is, so no row can be misread: ``ply`` the ply of the event (the last ply for ``end``);
+``mover`` the side that moved and ``mover_piece`` its piece; ``from_square`` /
+``to_square`` the move's squares; ``defender_piece`` the piece it attacked; ``outcome`` the
+battle's outcome (attacker, defender, both, flag; also on the rows a battle caused);
+``loser`` the side that lost the piece the event is about (``marshal_lost``,
+``general_lost``, ``bomb_removed``, ``spy_takes_marshal``: the marshal's side,
+``flag_captured``: the flag's); ``rescued_piece``
+the piece a ``rescue`` brought back; ``winner`` the winner (``end`` rows; empty for a draw
+or an open game); ``termination`` how the game ended (``end`` rows, the recorded result's
+name); ``detail`` one readable sentence. A column that does not apply to a row is empty
+(null). The names and values are those of the export's tables
 (:mod:`strat_tools.tables.schemas`)."""
 
 UNREADABLE: Final = "unreadable: "
@@ -120,6 +127,7 @@ _ORDER: Final = (
 _RANK: Final = {name: rank for rank, name in enumerate(_ORDER)}
 
 _SQUARES: Final = tuple(square_name(square) for square in range(100))
+_SIDES: Final = ("red", "blue")
 _CODE_KIND: Final = np.array(CODE_KIND[:26], dtype=np.int8)
 _CODE_SIDE: Final = np.array(CODE_SIDE[:26], dtype=np.int8)
 
@@ -143,16 +151,22 @@ class EventCodes:
     ply: _I32
     kind: _I8
     """Index in :data:`KIND_NAMES`."""
-    side: _I8
-    """0 red, 1 blue."""
-    piece: _I8
+    mover: _I8
+    """The side that moved: 0 red, 1 blue."""
+    mover_piece: _I8
     """The moving piece's :class:`~strat_tools.core.pieces.PieceKind`."""
     from_square: _I8
     to_square: _I8
-    other: _I8
-    """The attacked, lost or rescued piece's kind."""
+    defender_piece: _I8
+    """The attacked piece's kind."""
     outcome: _I8
     """A battle's outcome code (1 attacker .. 4 flag, as in :mod:`strat_tools.core.rules`)."""
+    loser: _I8
+    """The side that lost the piece the event is about (0 red, 1 blue)."""
+    rescued_piece: _I8
+    """The kind of the piece a rescue brought back."""
+    winner: _I8
+    """The game's winner (``end`` rows): 0 red, 1 blue."""
     termination: _I8
     """Index in :data:`TERMINATIONS` (``end`` rows only)."""
     detail: _I32
@@ -177,12 +191,15 @@ class EventCodes:
         return {
             "ply": self.ply.tolist(),
             "kind": named(self.kind, KIND_NAMES),
-            "side": named(self.side, ("red", "blue")),
-            "piece": named(self.piece, KIND_LABELS),
+            "mover": named(self.mover, _SIDES),
+            "mover_piece": named(self.mover_piece, KIND_LABELS),
             "from_square": named(self.from_square, _SQUARES),
             "to_square": named(self.to_square, _SQUARES),
-            "other": named(self.other, KIND_LABELS),
+            "defender_piece": named(self.defender_piece, KIND_LABELS),
             "outcome": named(self.outcome, OUTCOME_LABELS),
+            "loser": named(self.loser, _SIDES),
+            "rescued_piece": named(self.rescued_piece, KIND_LABELS),
+            "winner": named(self.winner, _SIDES),
             "termination": named(self.termination, _TERMINATION_LABELS),
             "detail": sentences(self.words(), self.detail),
         }
@@ -238,7 +255,7 @@ def find_events(
                 rescued,
                 np.asarray([r[2] for r in rescues], dtype=np.int64),
             ),
-            other=_CODE_KIND[rescued],
+            rescued=_CODE_KIND[rescued],
         ),
         _end_part(starts + plies, ends),
     ]
@@ -282,12 +299,13 @@ class _Plies:
         kind: int | _Ints,
         detail: _I32,
         *,
-        other: int | _Ints = -1,
-        side: _Ints | None = None,
+        defender: int | _Ints = -1,
         outcome: int | _Ints = -1,
+        loser: _Ints | None = None,
+        rescued: int | _Ints = -1,
     ) -> dict[str, Any]:
         """Event rows of ``kind`` at the plies ``where`` (indices into these plies), with
-        their sentences; the side is the mover's unless given."""
+        their sentences; ``loser`` (sides) empty unless given."""
         mover = self.mover[where]
         n = len(where)
         return {
@@ -296,12 +314,15 @@ class _Plies:
             "game": self.game[where],
             "ply": self.ply[where],
             "kind": np.broadcast_to(kind, n),
-            "side": _CODE_SIDE[mover] - 1 if side is None else side,
-            "piece": _CODE_KIND[mover],
+            "mover": _CODE_SIDE[mover] - 1,
+            "mover_piece": _CODE_KIND[mover],
             "from_square": self.source[where],
             "to_square": self.target[where],
-            "other": np.broadcast_to(other, n),
+            "defender_piece": np.broadcast_to(defender, n),
             "outcome": np.broadcast_to(outcome, n),
+            "loser": np.full(n, -1) if loser is None else loser,
+            "rescued_piece": np.broadcast_to(rescued, n),
+            "winner": np.full(n, -1),
             "termination": np.full(n, -1),
             "detail": detail,
         }
@@ -317,12 +338,15 @@ def _end_part(ends_at: _I64, ends: Sequence[End]) -> dict[str, Any]:
         "game": np.arange(n),
         "ply": np.asarray([e[0] for e in ends], dtype=np.int64),
         "kind": np.full(n, _KIND["end"]),
-        "side": np.asarray([e[1] for e in ends], dtype=np.int64),
-        "piece": none,
+        "mover": none,
+        "mover_piece": none,
         "from_square": none,
         "to_square": none,
-        "other": none,
+        "defender_piece": none,
         "outcome": none,
+        "loser": none,
+        "rescued_piece": none,
+        "winner": np.asarray([e[1] for e in ends], dtype=np.int64),
         "termination": np.asarray([e[2] for e in ends], dtype=np.int64),
         "detail": event_words.text_rows(0, n),
     }
@@ -376,9 +400,10 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
     mover, defender, outcome, target = plies.mover, plies.defender, plies.outcome, plies.target
     said = event_words.battle(mover, defender, outcome, plies.source, target)
     other = _CODE_KIND[defender]
+    owner = _CODE_SIDE[defender] - 1
     result = np.where(outcome > 0, outcome, -1)
     every = np.arange(len(mover))
-    parts = [plies.part("battle", every, _KIND["battle"], said, other=other, outcome=result)]
+    parts = [plies.part("battle", every, _KIND["battle"], said, defender=other, outcome=result)]
     captures = np.flatnonzero(outcome)
     first = captures[np.unique(plies.game[captures], return_index=True)[1]]
     parts.append(
@@ -387,7 +412,7 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
             first,
             _KIND["first_capture"],
             said[first],
-            other=other[first],
+            defender=other[first],
             outcome=result[first],
         )
     )
@@ -402,7 +427,9 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
             spy,
             _KIND["spy_takes_marshal"],
             event_words.spy_takes_marshal(mover[spy], target[spy]),
-            other=int(PieceKind.MARSHAL),
+            defender=int(PieceKind.MARSHAL),
+            outcome=result[spy],
+            loser=owner[spy],
         )
     )
     for rank, lost, outcomes in (
@@ -421,8 +448,9 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
                 big,
                 event,
                 event_words.lost(lost[big], target[big]),
-                other=kind[big],
-                side=_CODE_SIDE[lost[big]] - 1,
+                defender=other[big],
+                outcome=result[big],
+                loser=_CODE_SIDE[lost[big]] - 1,
             )
         )
         bombs = np.flatnonzero(taken & (kind == PieceKind.BOMB))
@@ -432,7 +460,9 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
                 bombs,
                 _KIND["bomb_removed"],
                 event_words.bomb_removed(lost[bombs], mover[bombs], target[bombs]),
-                other=int(PieceKind.BOMB),
+                defender=int(PieceKind.BOMB),
+                outcome=result[bombs],
+                loser=owner[bombs],
             )
         )
     flags = np.flatnonzero(outcome == OUTCOME_FLAG)
@@ -442,7 +472,9 @@ def _battle_parts(plies: _Plies) -> list[dict[str, Any]]:
             flags,
             _KIND["flag_captured"],
             event_words.flag_captured(mover[flags], target[flags]),
-            other=int(PieceKind.FLAG),
+            defender=int(PieceKind.FLAG),
+            outcome=result[flags],
+            loser=owner[flags],
         )
     )
     return parts

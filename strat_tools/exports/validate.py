@@ -5,12 +5,18 @@ included), in input order, however many workers run; :func:`validate` collects t
 :class:`Summary`. Every input is exactly one verdict: ``valid``, ``invalid`` (with the
 diagnostics that say why, unreadable inputs included) or ``unchecked`` (with the reason).
 
+An exported dataset folder among the paths gives the verdicts its export recorded
+(:func:`dataset_verdicts`: each game's ``status``, ``rules`` and ``plies`` from its ``games``
+table, its diagnostics from the ``diagnostics`` table), its files checked against the
+folder's marker first; nothing is replayed (there are no records to replay).
+
 This module renders nothing; the CLI formats verdicts as text, JSON, JSONL or CSV.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import itertools
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -20,8 +26,8 @@ from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.core.rules import resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths, Skipped
-from strat_tools.run.driver import Select, map_games
+from strat_tools.io.sources import Paths, Skipped, path_list
+from strat_tools.run.driver import Select, iter_tables, map_games
 from strat_tools.run.options import Run
 
 
@@ -228,15 +234,64 @@ def iter_verdicts(
     skipped: list[Skipped] | None = None,
 ) -> Iterator[GameVerdict]:
     """Stream one verdict per game under ``paths``, in input order (through the driver,
-    :func:`strat_tools.run.driver.map_games`)."""
-    yield from map_games(
-        partial(verdict_for, rules=rules),
-        paths,
-        select=select,
-        jobs=jobs,
-        run=run,
-        skipped=skipped,
-    )
+    :func:`strat_tools.run.driver.map_games`); a dataset folder's games as its export
+    judged them (:func:`dataset_verdicts`)."""
+    from strat_tools.tables.dataset import is_dataset  # pandas: only when validating
+
+    run = Run.of(run, jobs)
+    for folder, group in itertools.groupby(path_list(paths), key=is_dataset):
+        if folder:
+            for path in group:
+                yield from dataset_verdicts(path, select=select, run=run)
+        else:
+            yield from map_games(
+                partial(verdict_for, rules=rules),
+                list(group),
+                select=select,
+                run=run,
+                skipped=skipped,
+            )
+
+
+_VERDICT_COLUMNS = ("game_id", "source", "member", "variant", "status", "rules", "plies")
+_DIAGNOSTIC_COLUMNS = ("game_id", "code", "severity", "message", "line", "ply")
+
+
+def dataset_verdicts(
+    folder: str, *, select: Select | None = None, run: Run | None = None
+) -> Iterator[GameVerdict]:
+    """The verdicts an exported dataset folder holds, batch by batch: one per row of its
+    ``games`` table, with that game's rows of its ``diagnostics`` table. The folder is read
+    as every reader reads it (files checked against its marker; a damaged or incomplete
+    one is refused with the file named), ``select`` keeps games as for records.
+    """
+    for tables in iter_tables([folder], select=select, run=run):
+        found: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in tables["diagnostics"].select(list(_DIAGNOSTIC_COLUMNS)).to_pylist():
+            found[row["game_id"]].append(row)
+        for game in tables["games"].select(list(_VERDICT_COLUMNS)).to_pylist():
+            source, member = game["source"] or folder, game["member"]
+            yield GameVerdict(
+                source,
+                member,
+                game["game_id"],
+                game["variant"] or "",
+                Status(game["status"]),
+                game["rules"] or "",
+                game["plies"] or 0,
+                tuple(
+                    Diagnostic(
+                        row["code"],
+                        Severity(row["severity"]),
+                        row["message"] or "",
+                        source,
+                        member,
+                        line=row["line"],
+                        ply=row["ply"],
+                    )
+                    for row in found.get(game["game_id"], ())
+                ),
+            )
 
 
 @dataclass(slots=True, repr=False)

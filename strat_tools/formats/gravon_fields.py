@@ -279,3 +279,53 @@ def check_move_ids(record: GameRecord, ids: list[str | None]) -> None:
             )
             expected = found + 1
         record.add("move.id", ERROR, message, line=line, ply=ply)
+
+
+NAME_ESCAPED: Final = "backslash"
+"""The value of ``<player escaped="...">`` on a name written with backslash escapes
+(:func:`xml_name_text`)."""
+
+_NOT_XML: Final = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+_NAME_ESCAPE: Final = re.compile(r"\\(?:(\\)|u([0-9a-f]{4}))")
+
+
+def xml_name_text(name: str) -> tuple[str, bool]:
+    r"""A player name as the text of an XML 1.0 element: ``(text, escaped)``.
+
+    XML 1.0 cannot carry C0 control characters (but tab, line feed and carriage return),
+    lone surrogates, U+FFFE or U+FFFF, raw or as character references. A name holding none
+    of them is returned as it is (``escaped=False``; the archive's names all are). Otherwise
+    each such character is written ``\uXXXX`` (lower-case hex) and each backslash doubled
+    (``escaped=True``; the writer marks the element ``escaped="backslash"`` and the reader
+    undoes it with :func:`unescape_name`), so every name survives the trip exactly.
+
+    >>> xml_name_text("ann"), xml_name_text("a\\b")
+    (('ann', False), ('a\\b', False))
+    >>> xml_name_text("red\x1b[31m\\")
+    ('red\\u001b[31m\\\\', True)
+    """
+    if _NOT_XML.search(name) is None:
+        return name, False
+    doubled = name.replace("\\", "\\\\")
+    return _NOT_XML.sub(lambda found: f"\\u{ord(found[0]):04x}", doubled), True
+
+
+def unescape_name(text: str) -> str | None:
+    r"""The name :func:`xml_name_text` escaped as ``text``, or ``None`` when ``text`` holds a
+    backslash that starts no escape (``\\`` or ``\uXXXX``, lower-case hex).
+
+    >>> unescape_name("red\\u001b[31m\\\\"), unescape_name("bad\\x")
+    ('red\x1b[31m\\', None)
+    """
+    parts: list[str] = []
+    position = 0
+    for found in _NAME_ESCAPE.finditer(text):
+        if "\\" in text[position : found.start()]:
+            return None
+        parts.append(text[position : found.start()])
+        parts.append("\\" if found[1] else chr(int(found[2], 16)))
+        position = found.end()
+    if "\\" in text[position:]:
+        return None
+    parts.append(text[position:])
+    return "".join(parts)

@@ -35,6 +35,7 @@ from strat_tools.formats.gravon_fields import (
     ERROR,
     INFO,
     MAX_NUMBER,
+    NAME_ESCAPED,
     SQUARES,
     WARNING,
     apply_name_metadata,
@@ -44,6 +45,7 @@ from strat_tools.formats.gravon_fields import (
     new_record,
     parse_int,
     report_column_j,
+    unescape_name,
 )
 
 __all__ = [
@@ -72,7 +74,7 @@ _KNOWN_ATTRIBUTES: Final = {
     "field": ("content",),
     "move": ("id", "source", "target"),
     "rescue": ("rescuefield", "rescuepiece"),
-    "player": ("id",),
+    "player": ("id", "escaped"),
     "result": ("type", "winner"),
 }
 _PARENT: Final = {
@@ -232,7 +234,25 @@ class _StrictParser:
             self.record.add(
                 "player.repeated", WARNING, f"player {pid} given twice", line=el.sourceline
             )
-        self.players[pid] = el.text or ""
+        self.players[pid] = self.player_name(el)
+
+    def player_name(self, el: Any) -> str:
+        """The name: as written, or with the writer's backslash escapes undone."""
+        text: str = el.text or ""
+        escaped = el.get("escaped")
+        if escaped is None:
+            return text
+        name = unescape_name(text) if escaped == NAME_ESCAPED else None
+        if name is None:
+            self.record.add(
+                "player.escaped",
+                WARNING,
+                f"<player escaped={escaped[:20]!r}> holds no name escaped the writer's way "
+                f"('{NAME_ESCAPED}': \\\\ and \\uXXXX); the text is kept as written",
+                line=el.sourceline,
+            )
+            return text
+        return name
 
     def result(self, el: Any) -> None:
         """``<result type winner>``, raw ints (checks.py judges them)."""
@@ -267,6 +287,7 @@ class _StrictParser:
         square = SQUARES.get
         el: Any = None
         hot = False  # whether the next move may take the hot path (recomputed after slow ones)
+        seen = 0  # elements read off the hot path
         for _event, el in etree.iterparse(BytesIO(data), **_PARSE_OPTIONS):
             if el.tag == "move":
                 # Hot loop: one call for all attributes; anything unusual takes move().
@@ -292,6 +313,9 @@ class _StrictParser:
                 if el.tag == "game":
                     self.in_game += len(ids) - self.moves_elsewhere
                 self.element(el, el.tag, named)
+            seen += 1
+            if seen & 1023 == 0:  # bad moves and unknown elements too: no DOM builds up
+                self.drop_read_moves(el)
             hot = self.stage == 1 and self.rescue is None
         if el is None:
             raise ValueError("no element found")

@@ -468,7 +468,7 @@ def quote_name(name: str) -> str:
     A name is quoted when it is empty, starts or ends with white space, starts with ``"``,
     holds a character that is not printable (a line break, a control character) or holds
     ``vs``, ``result`` or ``winner`` (words of the line's grammar), so that no name can end
-    the other name or invent a result, and trailing spaces survive.
+    the other name or invent a result, and trailing spaces survive (a lone surrogate: ASCII JSON).
 
     >>> quote_name("ann"), quote_name("bob result 1 winner 0"), quote_name("eve  ")
     ('ann', '"bob result 1 winner 0"', '"eve  "')
@@ -481,7 +481,7 @@ def quote_name(name: str) -> str:
         and not any(word in name for word in _GRAMMAR_WORDS)
     ):
         return name
-    return json.dumps(name, ensure_ascii=False)
+    return json.dumps(name, ensure_ascii=any("\ud800" <= c <= "\udfff" for c in name))
 
 
 _GRAMMAR_WORDS: Final = ("vs", "result", "winner")

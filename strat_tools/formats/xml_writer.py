@@ -25,12 +25,15 @@ from strat_tools.core.board import square_name
 from strat_tools.core.errors import InputError
 from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.records import SYNTHETIC_MARK, GameRecord
+from strat_tools.formats.gravon_fields import NAME_ESCAPED, xml_name_text
 from strat_tools.io.output import atomic_output, write_file_atomically
 
 _DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _HEAD: Final = "<stratego>\n <game type={}>\n  \n"
 _SYNTHETIC_LINE: Final = SYNTHETIC_MARK.decode("ascii") + "\n"
 _TAIL: Final = " </game>\n</stratego>"
+# Beyond &, < and >: a raw carriage return in element text reads back as a line feed.
+_TEXT_ENTITIES: Final = {"\r": "&#13;"}
 
 # Gravon names, row 10 written ':' (the character after '9').
 _NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
@@ -78,8 +81,16 @@ def _move_lines(record: GameRecord, gravon_quirks: bool) -> list[str]:
     return lines
 
 
+def _player_line(player_id: int, name: str) -> str:
+    """The ``<player>`` line: a carriage return as ``&#13;`` (a raw one would read back as a
+    line feed), a name XML 1.0 cannot carry escaped (:func:`xml_name_text`)."""
+    text, escaped = xml_name_text(name)
+    mark = f' escaped="{NAME_ESCAPED}"' if escaped else ""
+    return f'  <player id="{player_id}"{mark}>{escape(text, _TEXT_ENTITIES)}</player>\n'
+
+
 def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
-    """The StraDoS2 XML of ``record``, in the archive's exact layout.
+    r"""The StraDoS2 XML of ``record``, in the archive's exact layout.
 
     ``gravon_quirks=True`` also reproduces Gravon's one known writing defect (column K
     written ``J`` in the source and target of rescue moves), so that rewriting a real
@@ -89,6 +100,15 @@ def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
     >>> record = GameRecord("x.xml", variant="classic", sources=[33], targets=[43])
     >>> record_to_xml(record).splitlines()[4]
     b'  <move id="1" source="D4" target="D5"/>'
+
+    A player name is written as it is, unless it holds characters XML 1.0 cannot carry
+    (control characters, U+FFFE, U+FFFF, lone surrogates): then they are ``\uXXXX``
+    escapes, backslashes are doubled and the element says ``escaped="backslash"``
+    (:func:`~strat_tools.formats.gravon_fields.xml_name_text`); the reader undoes it.
+
+    >>> record = GameRecord("x.xml", variant="classic", players=("ann\x1b", "bob"))
+    >>> record_to_xml(record).splitlines()[4]
+    b'  <player id="1" escaped="backslash">ann\\u001b</player>'
 
     A generated record (``record.synthetic``) gets :data:`~strat_tools.core.records.SYNTHETIC_MARK`
     on the line after the declaration.
@@ -101,7 +121,7 @@ def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
     ]
     parts.extend(_move_lines(record, gravon_quirks))
     for player_id, name in enumerate(record.players, start=1):
-        parts.append(f'  <player id="{player_id}">{escape(name)}</player>\n')
+        parts.append(_player_line(player_id, name))
     result = record.result
     if result is not None:
         attrs = "".join(

@@ -96,10 +96,7 @@ def _columns(rows: pd.DataFrame, columns: dict[str, str | tuple[str, str]]) -> p
 def _interval(rows: pd.DataFrame, low: str, high: str) -> pd.Series:
     """``'47.1–49.3%'`` per row; ``'–'`` where there is no interval."""
     return pd.Series(
-        [
-            "–" if pd.isna(a) or pd.isna(b) else f"{a * 100:.1f}–{b * 100:.1f}%"
-            for a, b in zip(rows[low], rows[high], strict=True)
-        ],
+        [intervals.interval_label(a, b) for a, b in zip(rows[low], rows[high], strict=True)],
         index=rows.index,
         dtype=object,
     )

@@ -268,3 +268,26 @@ def gap_verdicts(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
         for column in ("ci_low", "ci_high", "cluster_ci_low", "cluster_ci_high"):
             known &= frame[column].notna().to_numpy()
     return pd.Series(verdict, dtype="string", index=a.index).where(known, pd.NA)
+
+
+def interval_label(low: float | None, high: float | None) -> str:
+    """A 95% interval as text in percent, ``'47.1–49.3%'``; ``'–'`` where there is none
+    (no games). The one formatter of the report's and the advice command's intervals.
+
+    >>> interval_label(0.471, 0.493), interval_label(None, 0.5)
+    ('47.1–49.3%', '–')
+    """
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "–"
+    return f"{low * 100:.1f}–{high * 100:.1f}%"
+
+
+def rate_label(rate: float | None, low: float | None, high: float | None) -> str:
+    """A rate with its interval, ``'55.6% (49.8–61.1%)'``; ``'–'`` without games.
+
+    >>> rate_label(0.5556, 0.498, 0.611), rate_label(float("nan"), None, None)
+    ('55.6% (49.8–61.1%)', '–')
+    """
+    if rate is None or pd.isna(rate):
+        return "–"
+    return f"{rate * 100:.1f}% ({interval_label(low, high)})"

@@ -19,7 +19,8 @@ finished from those counts (:func:`tip_summary_from_counts`):
 - head-to-head: games where exactly one side follows, clustered by the follower's setup.
 
 :func:`tip_adoption`, :func:`tip_win_rates` and :func:`tip_head_to_head` are columns of that
-one summary. Reads no files, draws nothing, and claims no cause (docs/advice.md).
+one summary; :func:`tip_digest` is its short form for reading (``strat-tools advice``'s
+table). Reads no files, draws nothing, and claims no cause (docs/advice.md).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Final
 import numpy as np
 import pandas as pd
 
-from strat_tools.stats.intervals import gap_verdicts, win_rates_of_clusters
+from strat_tools.stats.intervals import gap_verdicts, rate_label, win_rates_of_clusters
 from strat_tools.stats.tips import CLUSTER, TIP_NAMES, TIPS
 
 TIP_COUNTS: Final = (
@@ -265,3 +266,42 @@ def _order_tips(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     order = {name: i for i, name in enumerate(TIP_NAMES)}
     table = table.assign(_order=table["tip"].map(order))
     return table.sort_values([*by, "_order"]).drop(columns="_order").reset_index(drop=True)
+
+
+DIGEST_COLUMNS: Final = ("tip", "followed", "win_rate_following", "win_rate_rest", "verdict")
+"""The columns of :func:`tip_digest` after ``variant``."""
+
+
+def tip_digest(summary: pd.DataFrame) -> pd.DataFrame:
+    """The summary (:func:`tip_summary`) in short, to read: per variant and tip, the share of
+    setups following it, the win rate of those that do and of the rest, each with its
+    clustered 95% interval (every distinct setup counted once), and the verdict
+    (:data:`~strat_tools.stats.intervals.VERDICTS`; ``–`` where one side has no decided
+    game). Text cells: the full record, every count and both intervals, is the summary.
+
+    >>> summary = pd.DataFrame({"variant": ["classic"], "tip": ["flag_bombed_in"],
+    ...     "share": [0.508], "rate_follow": [0.556], "cluster_ci_low_follow": [0.498],
+    ...     "cluster_ci_high_follow": [0.611], "rate_other": [0.443],
+    ...     "cluster_ci_low_other": [0.387], "cluster_ci_high_other": [0.501],
+    ...     "verdict": ["not significant"]})
+    >>> tip_digest(summary).iloc[0].tolist()
+    ['classic', 'flag_bombed_in', '50.8%', '55.6% (49.8–61.1%)', '44.3% (38.7–50.1%)', \
+'not significant']
+    """
+
+    def rates(side: str) -> list[str]:
+        columns = (f"rate_{side}", f"cluster_ci_low_{side}", f"cluster_ci_high_{side}")
+        return [rate_label(*row) for row in zip(*(summary[c] for c in columns), strict=True)]
+
+    return pd.DataFrame(
+        {
+            "variant": summary["variant"].astype(str),
+            "tip": summary["tip"].astype(str),
+            "followed": [
+                f"{share * 100:.1f}%" if pd.notna(share) else "–" for share in summary["share"]
+            ],
+            "win_rate_following": rates("follow"),
+            "win_rate_rest": rates("other"),
+            "verdict": summary["verdict"].astype(object).where(summary["verdict"].notna(), "–"),
+        }
+    )

@@ -95,7 +95,9 @@ TERMINATION_LABELS: Final = tuple(t.label for t in Termination)
 _LABEL = pa.string()
 
 
-ORDERED_COLUMNS: Final = frozenset({"piece", "defender", "rescued", "other"})
+ORDERED_COLUMNS: Final = frozenset(
+    {"piece", "defender", "rescued", "mover_piece", "defender_piece", "rescued_piece"}
+)
 """Categorical columns whose categories are ordered: piece kinds, by rank (bomb, spy 1 ..
 marshal 10, flag: :class:`strat_tools.core.pieces.PieceKind`'s order), so ``piece > defender``
 compares ranks and DuckDB and Polars sort them by rank too."""
@@ -113,10 +115,14 @@ DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
     "winner": SIDE_LABELS,
     "replay_winner": SIDE_LABELS,
     "side": SIDE_LABELS,
+    "mover": SIDE_LABELS,
+    "loser": SIDE_LABELS,
     "piece": KIND_LABELS,
     "defender": KIND_LABELS,
     "rescued": KIND_LABELS,
-    "other": KIND_LABELS,
+    "mover_piece": KIND_LABELS,
+    "defender_piece": KIND_LABELS,
+    "rescued_piece": KIND_LABELS,
     "square": SQUARE_NAMES,
     "from_square": SQUARE_NAMES,
     "to_square": SQUARE_NAMES,
@@ -233,19 +239,23 @@ _EVENTS_BUILT: Final = pa.schema(
         pa.field("game_id", pa.string(), nullable=False),
         pa.field("ply", pa.int32(), nullable=False),
         _field("kind", nullable=False),
-        _field("side"),
-        _field("piece"),
+        _field("mover"),
+        _field("mover_piece"),
         _field("from_square"),
         _field("to_square"),
-        _field("other"),
+        _field("defender_piece"),
         _field("outcome"),
+        _field("loser"),
+        _field("rescued_piece"),
+        _field("winner"),
         _field("termination"),
         pa.field("detail", pa.string()),
     ],
     metadata={
         "doc": "One row per key event of a replayed game (kinds: strat_tools.engine.events."
-        "EVENT_KINDS); every game has an end row (termination, winner in side, detail why). "
-        "other is the attacked, lost or rescued piece; outcome a battle's."
+        "EVENT_KINDS); every game has an end row (termination, winner, detail why). "
+        "mover/mover_piece moved, defender_piece was attacked, loser lost the piece the event "
+        "is about, rescued_piece came back; empty where it does not apply."
     },
 )
 """``events``: battles, first capture, big losses, rescues and each game's end."""
@@ -253,7 +263,11 @@ _EVENTS_BUILT: Final = pa.schema(
 RANK_COLUMNS: Final[dict[str, dict[str, str]]] = {
     "setups": {"rank": "piece"},
     "moves": {"rank": "piece", "defender_rank": "defender", "rescued_rank": "rescued"},
-    "events": {"rank": "piece", "other_rank": "other"},
+    "events": {
+        "mover_rank": "mover_piece",
+        "defender_rank": "defender_piece",
+        "rescued_rank": "rescued_piece",
+    },
 }
 """Per table, each numeric rank column and the piece column it stands beside: the piece's
 modern rank (spy 1 .. marshal 10; null for bomb, flag and no piece), computed from the
@@ -332,12 +346,15 @@ def events_table(game_ids: pa.Array, codes: EventCodes) -> pa.Table:
             pc.take(game_ids, pa.array(codes.game)),
             pa.array(codes.ply, pa.int32()),
             dictionary_column("kind", codes.kind),
-            dictionary_column("side", codes.side, codes.side < 0),
-            dictionary_column("piece", codes.piece, codes.piece < 0),
+            dictionary_column("mover", codes.mover, codes.mover < 0),
+            dictionary_column("mover_piece", codes.mover_piece, codes.mover_piece < 0),
             dictionary_column("from_square", codes.from_square, codes.from_square < 0),
             dictionary_column("to_square", codes.to_square, codes.to_square < 0),
-            dictionary_column("other", codes.other, codes.other < 0),
+            dictionary_column("defender_piece", codes.defender_piece, codes.defender_piece < 0),
             dictionary_column("outcome", codes.outcome - 1, codes.outcome < 1),
+            dictionary_column("loser", codes.loser, codes.loser < 0),
+            dictionary_column("rescued_piece", codes.rescued_piece, codes.rescued_piece < 0),
+            dictionary_column("winner", codes.winner, codes.winner < 0),
             dictionary_column("termination", codes.termination, codes.termination < 0),
             _sentences(codes),
         ],

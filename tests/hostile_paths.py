@@ -1,0 +1,97 @@
+"""The hostile paths the command-wide table (tests/test_hostile_commands.py) runs every
+command on, and a snapshot of a folder to tell that nothing in it changed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+
+from test_hostile_inputs import fifield_bomb
+
+GAME = (Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml").read_bytes()
+
+
+def build_inputs(root: Path) -> dict[str, Path]:
+    """The hostile inputs, each in its own folder under ``root`` (the list: the docstring
+    of tests/test_hostile_commands.py)."""
+    made: dict[str, Path] = {}
+
+    def place(kind: str, name: bytes | str) -> Path:
+        folder = root / kind
+        folder.mkdir()
+        return Path(os.fsdecode(os.path.join(os.fsencode(folder), os.fsencode(name))))
+
+    made["fifo"] = place("fifo", "strados2014-3.zip")
+    os.mkfifo(made["fifo"])
+    made["dev_zero"] = place("dev_zero", "strados2014-3.zip")
+    made["dev_zero"].symlink_to("/dev/zero")
+    whole = root / "whole.zip"
+    with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as archive:
+        for number in (1, 2):
+            archive.writestr(f"classic-2014.4-{number}.xml", GAME)
+    made["truncated_zip"] = place("truncated_zip", "strados2014-3.zip")
+    made["truncated_zip"].write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    whole.unlink()
+    made["zip_bomb"] = place("zip_bomb", "strados2014-4.zip")
+    fifield_bomb(made["zip_bomb"], members=12, kernel_bytes=8 * 1024 * 1024)
+    made["huge_member"] = place("huge_member", "strados2014-4.zip")
+    huge_member_zip(made["huge_member"], 80 * 1024 * 1024)
+    made["non_utf8"] = place("non_utf8", b"classic-2014.4-\xff7.xml")
+    made["non_utf8"].write_bytes(GAME)
+    made["empty_dir"] = place("empty_dir", "games")
+    made["empty_dir"].mkdir()
+    made["dir_like_zip"] = place("dir_like_zip", "strados2014-3.zip")
+    made["dir_like_zip"].mkdir()
+    made["dir_like_xml"] = place("dir_like_xml", "classic-2014.4-17.xml")
+    made["dir_like_xml"].mkdir()
+    made["missing"] = place("missing", "classic-2014.4-404.xml")
+    made["empty_file"] = place("empty_file", "classic-2014.4-405.xml")
+    made["empty_file"].write_bytes(b"")
+    return made
+
+
+def huge_member_zip(path: Path, size: int) -> None:
+    """A zip with one game member that inflates to ``size`` bytes of spaces (a few KB packed)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk = b" " * (1 << 20)
+    packed = b"".join(packer.compress(chunk) for _ in range(size >> 20)) + packer.flush()
+    crc = 0
+    for _ in range(size >> 20):
+        crc = zlib.crc32(chunk, crc)
+    name = b"classic-2014.4-9.xml"
+    local = struct.pack(
+        "<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(packed), size, len(name), 0
+    )
+    central = struct.pack(
+        "<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, len(packed), size,
+        len(name), 0, 0, 0, 0, 0, 0,
+    )  # fmt: skip
+    body = local + name + packed
+    directory = central + name
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(directory), len(body), 0)
+    path.write_bytes(body + directory + end)
+    with zipfile.ZipFile(path) as archive:  # an honest zip: only its member is too big
+        assert archive.getinfo("classic-2014.4-9.xml").file_size == size
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, str]]:
+    """Every entry under ``root`` (symlinks not followed): its kind and its content's hash."""
+    found: dict[str, tuple[str, str]] = {}
+    for folder, dirs, files in os.walk(os.fsencode(root)):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if stat.S_ISLNK(mode):
+                what = ("link", os.fsdecode(os.readlink(path)))
+            elif stat.S_ISREG(mode):
+                with open(path, "rb") as handle:
+                    what = ("file", hashlib.sha256(handle.read()).hexdigest())
+            else:
+                what = (stat.filemode(mode)[0], "")
+            found[os.fsdecode(path)] = what
+    return found
