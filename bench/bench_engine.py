@@ -54,7 +54,7 @@ def move_loop(records: list[GameRecord]) -> int:
         out = Replay(record, rules)
         n = record.plies
         out.movers, out.defenders, out.outcomes = [0] * n, [0] * n, [0] * n
-        out.distances, out.revealed = [1] * n, [0] * n
+        out.distances, out.revealed, out.chains = [1] * n, [0] * n, [1] * n
         played += play_all(record, pos, out)
     return played
 
@@ -68,7 +68,7 @@ def hot_loop(records: list[GameRecord], *, play: bool = True) -> int:
             continue
         pos = Position(record.setup, resolve_rules(None, record))
         n = record.plies
-        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n)
+        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
         if play:
             played += play_span(pos, record.sources, record.targets, 0, n, columns)
     return played

@@ -40,6 +40,7 @@ from strat_tools.engine.movegen import legal_ids, repetition_bans
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.rule_tables import rule_tables
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
@@ -190,37 +191,79 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
 
 def _walk(
     result: Replay, n: int, boards: npt.NDArray[np.uint8]
-) -> tuple[pa.ListArray, list[int], list[int]]:
+) -> tuple[pa.ListArray, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Each ply's legal ids (one :func:`~strat_tools.engine.movegen.legal_ids` call over the
-    game's ``boards`` before each ply) and both sides' two-squares counters before it, from
-    the game played again on a :class:`Position` (its rule state names the moves the
-    two-squares rule bans)."""
+    game's ``boards`` before each ply) and both sides' two-squares counters before it.
+
+    The counters come from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains`
+    (a side's counter before ply ``i`` is its chain after ply ``i - 2``); the two-squares
+    bans from :func:`two_squares_bans`."""
+    chains = np.asarray(result.chains[:n], np.int64)
+    own = np.zeros(n, np.int64)
+    opponent = np.zeros(n, np.int64)
+    own[2:] = chains[:-2]
+    opponent[1:] = chains[:-1]
+    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    offsets, ids = legal_ids(boards, sides, result.rules, two_squares_bans(result, n, boards))
+    legal = pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids), type=_ACTIONS)
+    return legal, own, opponent
+
+
+def two_squares_bans(
+    result: Replay, n: int, boards: npt.NDArray[np.uint8]
+) -> list[tuple[int, int]]:
+    """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
+    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
+    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
+    :class:`Position` of each ply.
+
+    Only the piece a side moved last can be banned, and only once its chain (the replay's
+    :attr:`~strat_tools.engine.replay.Replay.chains`) is at the limit: then a piece that
+    is not a scout under the scout clause may not go straight back. A scout under the
+    clause shares its chain over squares, so at those (rare) plies the game is played
+    again on a :class:`Position` and asked."""
+    limit = rule_tables(result.rules).limit
+    if n < 3:
+        return []
+    record = result.record
+    chains = np.asarray(result.chains[: n - 2], np.int64)
+    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
+    if not len(gated):
+        return []
+    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
+    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
+    spans = np.asarray(rule_tables(result.rules).spans, np.bool_)
+    clause = spans[boards[gated, moved]]
+    bans = [
+        (int(i), int(m * 100 + s))
+        for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
+    ]
+    if clause.any():
+        bans += _scout_bans(result, gated[clause].tolist())
+        bans.sort()
+    return bans
+
+
+def _scout_bans(result: Replay, plies: list[int]) -> list[tuple[int, int]]:
+    """:func:`~strat_tools.engine.movegen.repetition_bans` before each of ``plies``
+    (ascending indices), on the game played again on a :class:`Position`."""
     record = result.record
     assert record.setup is not None
     pos = Position(record.setup, result.rules)
-    own: list[int] = []
-    opponent: list[int] = []
-    bans: list[tuple[int, int]] = []
     rescued, rescues = result.rescued, record.rescues
-    sources, targets = record.sources, record.targets
-    counts = pos.rep_count
-    for index in range(n):
-        side = pos.side
-        own.append(counts[side])
-        opponent.append(counts[3 - side])
-        banned = repetition_bans(pos)
-        if banned:
-            bans += [(index, key) for key in banned]
-        rescue = None
-        if rescued and index + 1 in rescued:
-            square = rescues[index + 1].square
-            assert square is not None
-            rescue = (square, rescued[index + 1])
-        pos.apply(sources[index], targets[index], rescue)
-    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
-    offsets, ids = legal_ids(boards, sides, result.rules, bans)
-    legal = pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids), type=_ACTIONS)
-    return legal, own, opponent
+    bans: list[tuple[int, int]] = []
+    index = 0
+    for ply in plies:
+        while index < ply:
+            rescue = None
+            if rescued and index + 1 in rescued:
+                square = rescues[index + 1].square
+                assert square is not None
+                rescue = (square, rescued[index + 1])
+            pos.apply(record.sources[index], record.targets[index], rescue)
+            index += 1
+        bans += [(ply, key) for key in repetition_bans(pos)]
+    return bans
 
 
 def _value(winner: int | None, sides: npt.NDArray[np.uint8]) -> pa.Array:
