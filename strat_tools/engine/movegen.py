@@ -2,7 +2,8 @@
 
 :func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
 squares) and the side to move of each, and returns every legal move of every row as our
-action ids (:mod:`strat_tools.engine.actions`: ``view(source) * 100 + view(target)``), ascending,
+action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
+ascending,
 in one flat array with row offsets, the layout of an Arrow list column. It is the one move
 generator of the library: the observation export calls it once per game,
 :func:`~strat_tools.engine.actions.legal_actions` and the stepping API
@@ -40,6 +41,7 @@ import numpy.typing as npt
 from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import CODE_SIDE, EMPTY
 from strat_tools.core.rules import RuleSet
+from strat_tools.engine.mover_view import view_boards, view_keys
 from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
 
 if TYPE_CHECKING:
@@ -232,14 +234,7 @@ def _class_board(
     180 degrees); column 100 is the padding, blocked."""
     cls = np.empty((len(board), 101), np.uint8)
     cls[:, 100] = BLOCKED
-    blue = side == 2
-    if not blue.any():
-        cls[:, :100] = bits[0][board]
-    elif blue.all():
-        cls[:, :100] = bits[1][board[:, ::-1]]
-    else:
-        cls[~blue, :100] = bits[0][board[~blue]]
-        cls[blue, :100] = bits[1][board[blue, ::-1]]
+    view_boards(bits, board, side, out=cls[:, :100])
     return cls
 
 
@@ -259,7 +254,7 @@ def _far_keys(
     np.logical_and.accumulate((seen[:, :, :-1] & OPEN) != 0, axis=2, out=clear[:, :, 1:])
     ok = clear & ((seen & BLOCKED) == 0)
     if classes.short or classes.captains:
-        absolute = np.where(side[rows] == 2, 99 - sources, sources)
+        absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
         codes = board[rows, absolute]
         reach = classes.reach[codes]
     if classes.short:
@@ -287,7 +282,7 @@ def _without(
     """``keys`` (sorted ``row * 10000 + id``) less the banned moves (absolute squares)."""
     ban_rows = np.fromiter((row for row, _ in bans), np.int64, len(bans))
     absolute = np.fromiter((key for _, key in bans), np.int64, len(bans))
-    ids = np.where(side[ban_rows] == 2, 9999 - absolute, absolute)
+    ids = view_keys(absolute, side[ban_rows] == 2)
     wanted = ban_rows * 10_000 + ids
     at = np.searchsorted(keys, wanted)
     hit = at < len(keys)
@@ -333,5 +328,5 @@ def position_pairs(pos: Position) -> list[tuple[int, int]]:
     """Every legal ``(source, target)`` of ``pos`` in Gravon squares, ascending."""
     keys = position_ids(pos).astype(np.int64)
     if pos.side == 2:
-        keys = 9999 - keys[::-1]
+        keys = view_keys(keys[::-1], True)
     return [divmod(key, 100) for key in keys.tolist()]

@@ -84,9 +84,7 @@ class Replay:
     revealed: list[int] = field(default_factory=list)
     """Bits: 1 the mover's rank became known to the opponent, 2 the defender's."""
     chains: list[int] = field(default_factory=list)
-    """The mover's two-squares count after the ply: how many moves in a row its piece has
-    gone back and forth (1: the move started no chain). A side's counter before ply ``i``
-    (the observations' ``own_repetition``) is ``chains[i - 2]``."""
+    """The mover's two-squares count after the ply (1: the move started no chain)."""
     rescued: dict[int, int] = field(default_factory=dict)
     """Ply → board code of the piece brought back by a rescue on that ply."""
     final_board: list[int] = field(default_factory=list)
@@ -416,11 +414,8 @@ def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
         return False
     piece, defender, side = pos.board[source], pos.board[target], pos.side
     outcome = pos.apply(source, target, rescue)
-    out.chains[index] = pos.rep_count[side]
-    out.movers[index] = piece
-    out.defenders[index] = defender
-    out.outcomes[index] = outcome
-    out.distances[index] = distance
+    out.movers[index], out.chains[index] = piece, pos.rep_count[side]
+    out.defenders[index], out.outcomes[index], out.distances[index] = defender, outcome, distance
     if defender:
         silent = pos.rules.silent_defense and piece not in SCOUT_CODES
         out.revealed[index] = 1 if silent else 3

@@ -37,6 +37,7 @@ import pyarrow as pa
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
 from strat_tools.engine.movegen import legal_ids, repetition_bans
+from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay_safely
@@ -161,7 +162,7 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     absolute = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
         record.targets[:n], np.int64
     )
-    actions = np.where(blue, 9999 - absolute, absolute)
+    actions = view_keys(absolute, blue)
     legal, own_rep, opp_rep = _walk(result, n, know.boards[:n])
     battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
     winner = record.result.winner if record.result is not None else None
@@ -300,7 +301,7 @@ def _last_moves(absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k:
     row = np.repeat(np.arange(n), counts)
     earlier = row - counts[row] + (np.arange(len(row)) - offsets[row])
     ids = absolute[earlier]
-    values = np.where(blue[row], 9999 - ids, ids).astype(np.int16)
+    values = view_keys(ids, blue[row]).astype(np.int16)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
 
 
