@@ -67,6 +67,8 @@ def view_boards(
     ...             np.array([1, 2], np.uint8))[:, [0, 99]].tolist()
     [[0, 99], [100, 1]]
     """
+    if tables.shape != (2, 256) or tables.dtype != np.uint8:
+        raise ValueError(f"view_boards takes [2, 256] uint8 tables, got {tables.shape}")
     n = len(boards)
     if out is None:
         out = np.empty((n, 100), np.uint8)
@@ -75,10 +77,19 @@ def view_boards(
     first = int(sides[0])
     if (sides[0::2] == first).all() and (sides[1::2] == 3 - first).all():
         for start, side in ((0, first), (1, 3 - first)):
-            rows = boards[start::2]
-            out[start::2] = tables[side - 1][rows[:, ::-1] if side == 2 else rows]
+            out[start::2] = _lookup(tables[side - 1], boards[start::2], turned=side == 2)
         return out
     blue = sides == 2
-    out[~blue] = tables[0][boards[~blue]]
-    out[blue] = tables[1][boards[blue, ::-1]]
+    out[~blue] = _lookup(tables[0], boards[~blue], turned=False)
+    out[blue] = _lookup(tables[1], boards[blue], turned=True)
     return out
+
+
+def _lookup(
+    table: npt.NDArray[np.uint8], boards: npt.NDArray[np.uint8], *, turned: bool
+) -> npt.NDArray[np.uint8]:
+    """``table[boards]``, each row turned when ``turned``: by ``bytes.translate``, a
+    byte-to-byte map several times faster than NumPy's gather with byte indices."""
+    data = np.ascontiguousarray(boards, np.uint8).tobytes().translate(table.tobytes())
+    found = np.frombuffer(data, np.uint8).reshape(-1, 100)
+    return found[:, ::-1] if turned else found
