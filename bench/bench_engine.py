@@ -18,7 +18,9 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
 - ``legal``: legal-move generation, :func:`strat_tools.engine.movegen.legal_ids` once per
   valid game over the boards before each of its plies (as the observation export calls it;
   the boards and two-squares bans are prepared first, not timed), in plies per second
-  (goal: 2 million a second on one core), beside the engine's moves per second above.
+  (goal: 2 million a second on one core), beside the engine's moves per second above;
+- ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
+  50th of each valid game), in microseconds a position: the stepping API's cost.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def move_loop(records: list[GameRecord]) -> int:
         out = Replay(record, rules)
         n = record.plies
         out.movers, out.defenders, out.outcomes = [0] * n, [0] * n, [0] * n
-        out.distances, out.revealed = [1] * n, [0] * n
+        out.distances, out.revealed, out.chains = [1] * n, [0] * n, [1] * n
         played += play_all(record, pos, out)
     return played
 
@@ -68,7 +70,7 @@ def hot_loop(records: list[GameRecord], *, play: bool = True) -> int:
             continue
         pos = Position(record.setup, resolve_rules(None, record))
         n = record.plies
-        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n)
+        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
         if play:
             played += play_span(pos, record.sources, record.targets, 0, n, columns)
     return played
@@ -88,8 +90,7 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
     """Per valid game: the boards before each ply, the sides, the rules and the bans."""
     import numpy as np
 
-    from strat_tools.engine.movegen import repetition_bans
-    from strat_tools.engine.steps import walk
+    from strat_tools.exports.observations import two_squares_bans
 
     inputs = []
     for record in records:
@@ -97,10 +98,23 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
         n = result.plies_replayed
         if record.setup is None or not n or result.status.value != "valid":
             continue
-        bans = [(i, k) for i, pos in enumerate(walk(result)) for k in repetition_bans(pos)]
+        boards = result.knowledge().boards[:n].copy()
         sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
-        inputs.append((result.knowledge().boards[:n].copy(), sides, result.rules, bans))
+        inputs.append((boards, sides, result.rules, two_squares_bans(result, n, boards)))
     return inputs
+
+
+def sample_positions(records: list[GameRecord], every: int = 50) -> list[Position]:
+    """Every ``every``-th position of every valid game (for the single-position timing)."""
+    from strat_tools.engine.steps import walk
+
+    found = []
+    for record in records:
+        result = replay(record)
+        if record.setup is None or result.status.value != "valid":
+            continue
+        found += [pos for ply, pos in enumerate(walk(result)) if ply % every == 0]
+    return found
 
 
 def best_of(
@@ -152,6 +166,21 @@ def main() -> None:
         f"{'legal':<10} games={len(inputs)} plies={plies} seconds={wall:.3f} "
         f"cpu_seconds={cpu:.3f} plies_per_s={plies / wall:.0f} "
         f"plies_per_cpu_s={plies / cpu:.0f} (goal 2,000,000)"
+    )
+    from strat_tools.engine.actions import legal_actions
+
+    positions = sample_positions(records)
+
+    def one_by_one(_: list[GameRecord]) -> int:
+        for pos in positions:
+            legal_actions(pos)
+        return len(positions)
+
+    wall, cpu, count = best_of(one_by_one, records, args.repeat)
+    print(
+        f"{'position':<10} positions={count} seconds={wall:.3f} cpu_seconds={cpu:.3f} "
+        f"us_per_position={wall / count * 1e6:.1f} us_per_cpu_position={cpu / count * 1e6:.1f} "
+        "(legal_actions of one Position, the stepping API's call)"
     )
 
 

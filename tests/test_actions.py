@@ -21,9 +21,12 @@ from strat_tools.engine.actions import (
     yorktown_action,
     yorktown_move,
 )
+from strat_tools.engine.movegen import legal_ids
+from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.position import Position
 from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import replay
+from strat_tools.exports.observations import two_squares_bans
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 
@@ -187,10 +190,25 @@ def test_legal_actions_agree_with_the_engine_on_the_sample() -> None:
     assert games > 100
 
 
-LEGAL_MASK_SHARDS = 14
-"""The archive's zips, largest first, dealt round-robin into this many tests so that xdist
-runs them side by side (one test of the whole archive took 7 minutes on a busy core): the
-archive has 14 full months, one per shard."""
+def _fast_masks(result):  # type: ignore[no-untyped-def]
+    """The export's legal masks of a replayed game, as it computes them: ``(offsets, ids)``
+    of :func:`legal_ids` over the boards before each ply, less the two-squares bans."""
+    n = result.plies_replayed
+    boards = result.knowledge().boards[:n]
+    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    return legal_ids(boards, sides, result.rules, two_squares_bans(result, n, boards))
+
+
+def _played_ids(record, n):  # type: ignore[no-untyped-def]
+    """Our id of each of the first ``n`` moves played, in its mover's view."""
+    keys = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(record.targets[:n])
+    return view_keys(keys, np.arange(n) % 2 == 1)
+
+
+LEGAL_MASK_SHARDS = 2
+"""The archive's zips, largest first, dealt round-robin into this many tests, so that xdist
+runs them side by side on a 2-core machine (the whole archive is about 15 CPU seconds on the
+vectorised generator; it was 380 with one single-position call a ply)."""
 
 
 def legal_mask_shard(gravon_dir: Path, shard: int) -> list[Path]:
@@ -204,26 +222,53 @@ def legal_mask_shard(gravon_dir: Path, shard: int) -> list[Path]:
 @pytest.mark.parametrize("shard", range(LEGAL_MASK_SHARDS))
 def test_every_move_played_is_in_its_legal_mask(gravon_dir: Path, shard: int) -> None:
     """Every ply of every valid game of the shard's zips (all shards together: every game,
-    checked by test_the_legal_mask_shards_cover_the_archive):
-    the move played is among the legal ids, and every 100th ply the whole mask equals the
-    engine's own list."""
+    checked by test_the_legal_mask_shards_cover_the_archive): the move played is among the
+    legal ids the observation export lists for that ply (the vectorised generator, one call
+    a game). test_the_fast_masks_equal_the_single_position_reference checks those masks
+    against the pure-Python reference."""
     zips = legal_mask_shard(gravon_dir, shard)
     assert zips, f"shard {shard} has no zip: the archive has {LEGAL_MASK_SHARDS} or more"
     plies = games = 0
     sizes = []
     for record, result in _valid_replays(zips):
         games += 1
+        n = result.plies_replayed
+        offsets, ids = _fast_masks(result)
+        rows = np.repeat(np.arange(n), np.diff(offsets))
+        keys = rows * 10_000 + ids  # ascending: rows in order, ids ascending in each
+        wanted = np.arange(n) * 10_000 + _played_ids(record, n)
+        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        missing = np.flatnonzero(keys[at] != wanted)
+        assert not len(missing), (record.game_id, int(missing[0]) + 1)
+        assert (np.diff(keys) > 0).all(), record.game_id  # each row ascending, no repeat
+        sizes.append(np.diff(offsets))
+        plies += n
+    # Each shard holds about half the archive: thousands of games, 300 plies or so each.
+    assert games > 5_000 and plies > 1_500_000, (games, plies)
+    assert 10 < float(np.mean(np.concatenate(sizes))) < 60
+
+
+@pytest.mark.slow
+@pytest.mark.archive
+def test_the_fast_masks_equal_the_single_position_reference(gravon_dir: Path) -> None:
+    """On strados2014-4 (classic, barrage, duell, classicfree, ultimate lightning), every
+    25th ply of every valid game: the export's mask equals both the single-position
+    :func:`legal_actions` and the pure-Python :meth:`Position.reference_pairs`, so the
+    whole-archive check above and the stepping API rest on the same, checked, moves."""
+    compared = 0
+    seen = set()
+    for record, result in _valid_replays([gravon_dir / "strados2014-4.zip"]):
+        offsets, ids = _fast_masks(result)
+        seen.add(record.variant)
         for pos, index in _walk(record, result):
-            ids = legal_actions(pos)
-            if index % 100 == 0:
-                assert ids == sorted(action_id(s, t, pos.side) for s, t in pos.reference_pairs())
-                sizes.append(len(ids))
-            played = action_id(record.sources[index], record.targets[index], pos.side)
-            assert played in ids, (record.game_id, index + 1)
-            plies += 1
-    # Each shard holds one of the full months: 800 games or more, 300 plies or so each.
-    assert games > 500 and plies > 100_000, (games, plies)
-    assert 10 < float(np.mean(sizes)) < 60
+            if index % 25:
+                continue
+            fast = ids[offsets[index] : offsets[index + 1]].tolist()
+            assert fast == legal_actions(pos), (record.game_id, index + 1)
+            reference = sorted(action_id(s, t, pos.side) for s, t in pos.reference_pairs())
+            assert fast == reference, (record.game_id, index + 1)
+            compared += 1
+    assert compared > 10_000 and len(seen) >= 5, (compared, seen)
 
 
 @pytest.mark.archive

@@ -112,7 +112,7 @@ def fresh(record: GameRecord, rules: RuleSet | str) -> tuple[Position, Replay]:
     out = Replay(record, pos.rules)
     n = record.plies
     out.movers, out.defenders, out.outcomes = [0] * n, [0] * n, [0] * n
-    out.distances, out.revealed = [1] * n, [0] * n
+    out.distances, out.revealed, out.chains = [1] * n, [0] * n, [1] * n
     return pos, out
 
 
@@ -134,6 +134,7 @@ def state(pos: Position, out: Replay, played: int) -> tuple[object, ...]:
         out.outcomes[:played],
         out.distances[:played],
         out.revealed[:played],
+        out.chains[:played],
         [(d.code, d.ply, d.message) for d in out.diagnostics],
     )
 
@@ -174,7 +175,7 @@ def test_spans_split_anywhere_give_the_same_game(rules: RuleSet | str, variant: 
         record = random_game(rng, rules, variant)
         whole = with_loop(record, rules)
         pos, out = fresh(record, rules)
-        columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed)
+        columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed, out.chains)
         cut = rng.randrange(record.plies + 1)
         index = play_span(pos, record.sources, record.targets, 0, cut, columns)
         index = _play_all_from(record, pos, out, index)
@@ -183,7 +184,7 @@ def test_spans_split_anywhere_give_the_same_game(rules: RuleSet | str, variant: 
 
 def _play_all_from(record: GameRecord, pos: Position, out: Replay, index: int) -> int:
     """Go on from ``index`` like ``_play_all``: the loop, and Position for what it leaves."""
-    columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed)
+    columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed, out.chains)
     while index < record.plies:
         index = play_span(pos, record.sources, record.targets, index, record.plies, columns)
         if index < record.plies:
@@ -225,7 +226,7 @@ def test_unreadable_squares_stop_the_loop_before_the_ply(
     start = parse_board(CORNER.replace("b2", corner))
     pos = Position(start, "classic")
     n = len(sources)
-    columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n)
+    columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
     assert play_span(pos, sources, targets, 0, n, columns) == stop_at
     expected = start[:]
     if stop_at:
@@ -259,7 +260,7 @@ def test_scout_clause_chain_over_shared_squares_is_counted_in_the_loop() -> None
     for rules, played in (("gravon-2013+strict", 6), ("gravon-2004", 7)):
         pos = Position(board, rules)
         n = len(plies)
-        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n)
+        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
         assert play_span(pos, sources, targets, 0, n, columns) == played
         assert pos.rep_count[1] == (3 if played == 6 else 4)
         assert columns[3][:5] == [3, 1, 2, 1, 2]

@@ -95,7 +95,7 @@ def test_the_game_stays_valid_and_the_sixth_move_is_refused_fast_and_slow() -> N
         record = record_with(f"C9-{target}")
         pos = Position(record.setup or (), "gravon-2004")
         n = record.plies
-        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n)
+        columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
         assert play_span(pos, record.sources, record.targets, 0, n, columns) == 15
         assert pos.rep_count[2] == 5
 

@@ -2,7 +2,8 @@
 
 **Our action id** (:data:`ACTION_COUNT` = 10,000 ids) names a move from the mover's own
 seat: ``view(source) * 100 + view(target)``, where ``view`` keeps a red square and turns a
-blue one by 180 degrees (``99 - square``, see :func:`view_square`), the same turn as a setup
+blue one by 180 degrees (``99 - square``, :func:`~strat_tools.engine.mover_view.view_square`,
+the one definition of the turn, with its column and board forms), the same turn as a setup
 "in its owner's view". So an id means the same move on the board as its player sees it,
 whichever side plays it, and for blue the id is simply ``9999 - (source * 100 + target)``
 with Gravon squares. Every move any rule set allows has an id, the turning ultimate
@@ -36,6 +37,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side, Square
 from strat_tools.engine.movegen import position_ids
+from strat_tools.engine.mover_view import view_square
 from strat_tools.engine.position import Position
 
 ACTION_COUNT: Final = 10_000
@@ -48,16 +50,22 @@ YORKTOWN_DESTINATIONS: Final = 36
 Action = int
 """An action id in our encoding."""
 
-
-def view_square(square: Square, side: Side | int) -> Square:
-    """``square`` as ``side`` sees it: red's squares as they are, blue's turned 180 degrees.
-
-    Its own inverse: ``view_square(view_square(s, side), side) == s``.
-
-    >>> view_square(0, Side.BLUE), view_square(0, Side.RED)
-    (99, 0)
-    """
-    return 99 - square if side == Side.BLUE else square
+__all__ = [
+    "ACTION_COUNT",
+    "ACTION_OF_YORKTOWN",
+    "YORKTOWN_ACTION_COUNT",
+    "YORKTOWN_DESTINATIONS",
+    "YORKTOWN_OF_ACTION",
+    "Action",
+    "action_id",
+    "action_squares",
+    "from_yorktown",
+    "legal_actions",
+    "to_yorktown",
+    "view_square",
+    "yorktown_action",
+    "yorktown_move",
+]
 
 
 def action_id(source: Square, target: Square, side: Side | int) -> Action:

@@ -75,13 +75,15 @@ def play_span(
     targets: Sequence[int],
     start: int,
     stop: int,
-    columns: tuple[list[int], list[int], list[int], list[int], list[int]],
+    columns: tuple[list[int], list[int], list[int], list[int], list[int], list[int]],
 ) -> int:
     """Play plies ``start..stop-1`` while they are ordinary and legal; return the index of
     the first ply not played (``stop`` when all were).
 
     ``columns`` are the replay's per-ply lists (movers, defenders, outcomes, distances,
-    revealed), filled at the played indices; distances must hold 1 and the others 0 there.
+    revealed, chains), filled at the played indices; distances and chains must hold 1 and
+    the others 0 there. ``chains`` gets the length of the mover's two-squares chain after
+    each ply that goes on with one (the others start a chain of 1, the value already there).
     ``pos`` is left after the last played ply, its side to move and repetition state
     updated. Squares are 0..99, or -1 for an unreadable one (that ply is not played).
     """
@@ -93,7 +95,7 @@ def play_span(
         start = index
     if pos.winner or pos.rescuers or start >= stop:
         return start
-    movers, defenders, outcomes, distances, revealed = columns
+    movers, defenders, outcomes, distances, revealed, chains = columns
     board, steps, limit = pos.board, pos.steps, pos.limit
     tables = pos.tables
     battle = tables.battle_rows
@@ -149,6 +151,7 @@ def play_span(
                     break
                 a_cnt, a_lo = a_cnt + 1, -1
                 a_next = ia + 2
+                chains[ia] = a_cnt
         elif clause_a[pa] and sa != a_tgt and adjacent[sa][ta]:
             # A scout under the scout clause, one square, not going on from its last move:
             # a new chain, as for any piece.
@@ -181,6 +184,7 @@ def play_span(
                         break
                     a_cnt, a_lo = a_cnt + 1, -1
                     a_next = ia + 2
+                    chains[ia] = a_cnt
             elif step_of[key] == -step_of[a_src * 128 + sa]:
                 # Scout clause: a reversing move on one line goes on while the moves share
                 # two squares (a chain of 1 spans its own move).
@@ -204,6 +208,7 @@ def play_span(
                     a_cnt, a_lo, a_hi = count, span_low, span_high
                     a_path = (*a_path[-min(count, CHAIN_KEPT - 1) :], ta)
                 a_next = ia + 2
+                chains[ia] = a_cnt
             if da != 1:
                 distances[ia] = da
                 revealed[ia] = 1
@@ -248,6 +253,7 @@ def play_span(
                     break
                 b_cnt, b_lo = b_cnt + 1, -1
                 b_next = ib + 2
+                chains[ib] = b_cnt
         elif clause_b[pb] and sb != b_tgt and adjacent[sb][tb]:
             # A scout under the scout clause, one square, not going on from its last move:
             # a new chain, as for any piece.
@@ -280,6 +286,7 @@ def play_span(
                         break
                     b_cnt, b_lo = b_cnt + 1, -1
                     b_next = ib + 2
+                    chains[ib] = b_cnt
             elif step_of[key] == -step_of[b_src * 128 + sb]:
                 unit = 1 if -10 < step_of[key] < 10 else 10
                 low, high = (sb, tb) if sb < tb else (tb, sb)
@@ -301,6 +308,7 @@ def play_span(
                     b_cnt, b_lo, b_hi = count, span_low, span_high
                     b_path = (*b_path[-min(count, CHAIN_KEPT - 1) :], tb)
                 b_next = ib + 2
+                chains[ib] = b_cnt
             if db != 1:
                 distances[ib] = db
                 revealed[ib] = 1

@@ -2,7 +2,8 @@
 
 :func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
 squares) and the side to move of each, and returns every legal move of every row as our
-action ids (:mod:`strat_tools.engine.actions`: ``view(source) * 100 + view(target)``), ascending,
+action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
+ascending,
 in one flat array with row offsets, the layout of an Arrow list column. It is the one move
 generator of the library: the observation export calls it once per game,
 :func:`~strat_tools.engine.actions.legal_actions` and the stepping API
@@ -11,12 +12,13 @@ generator of the library: the observation export calls it once per game,
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
 keeps the lakes where they are), so one set of geometry tables serves both sides and the
 ids come out directly. Pieces that move one square (the rule set's ``REACH_ONE``) are
-judged for every one-square move of the board at once, in id order (a source's class bits
-against its target's); pieces that reach farther (scouts, ultimate
-lightning's captains) walk their four rays, nine squares deep, as ``[pieces, 4, 9]``
-arrays (a square counts while every square before it is empty); a captain that may turn a
-corner also tries its four diagonal squares. Lakes are never targets (the tables hold only
-lake-free lines), and neither is a square holding an own piece or a lake mark.
+judged in four whole-board comparisons of shifted slices, one per direction, into slots
+laid out in id order (a source's class bits against its target's); pieces that reach
+farther (scouts, ultimate lightning's captains) walk their four rays, nine squares deep,
+as ``[pieces, 4, 9]`` arrays (a square counts while every square before it is empty); the
+two lists are merged per row by a stable sort. A captain that may turn a corner also
+tries its four diagonal squares. Lakes are never targets (the tables hold only lake-free
+lines), and neither is a square holding an own piece or a lake mark.
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
@@ -39,6 +41,7 @@ import numpy.typing as npt
 from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import CODE_SIDE, EMPTY
 from strat_tools.core.rules import RuleSet
+from strat_tools.engine.mover_view import view_boards, view_keys
 from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
 
 if TYPE_CHECKING:
@@ -94,13 +97,6 @@ FAR: Final = 4
 """Class bit: an own piece that reaches farther (a scout, a lightning captain)."""
 OPEN: Final = 8
 """Class bit: an empty square (a far piece may pass over it)."""
-
-ONE_SOURCES, ONE_TARGETS = (
-    np.asarray(side, np.intp)
-    for side in zip(*((s, t) for s in range(100) for t in sorted(NEIGHBOURS[s])), strict=True)
-)
-"""Every one-square move (lake-free), ascending by ``source * 100 + target``."""
-ONE_IDS: Final = ONE_SOURCES.astype(np.int64) * 100 + ONE_TARGETS
 
 
 class _Classes:
@@ -178,13 +174,12 @@ def legal_ids(
         return np.zeros(n + 1, np.int32), np.zeros(0, np.int16)
     classes = _classes(rules)
     cls = _class_board(board, side, classes.bits)
-    # Pieces that move one square: every one-square move, in id order, at once.
-    ok = (cls[:, ONE_SOURCES] >> 1) & ~cls[:, ONE_TARGETS] & 1
-    rows, which = np.nonzero(ok)
-    keys = rows * 10_000 + ONE_IDS[which]
+    keys = _one_keys(cls)
     far = np.flatnonzero(cls[:, :100] & FAR)
     if len(far):
-        keys = np.sort(np.concatenate([keys, *_far_keys(board, side, cls, far, classes)]))
+        # Two runs in id order per row, merged: a stable sort is a merge here.
+        found = [keys, *_far_keys(board, side, cls, far, classes)]
+        keys = np.sort(np.concatenate(found), kind="stable")
     if bans:
         keys = _without(keys, bans, side)
     if n == 1:
@@ -195,6 +190,43 @@ def legal_ids(
     return offsets, (keys - rows * 10_000).astype(np.int16)
 
 
+def _one_keys(cls: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
+    """``row * 10000 + id`` of every move of the pieces that move one square, ascending.
+
+    Each direction is one whole-board comparison of shifted slices (a source's class bit
+    :data:`ONE` against its neighbour's :data:`BLOCKED`), written into ``[n, 128, 4]``
+    slots (row, square, direction in target order), so that the set slots, read in order,
+    are the ids in order."""
+    n = len(cls)
+    movers = (cls[:, :100] >> 1) & 1
+    free = ~cls[:, :100] & 1
+    slots = np.zeros((n, 128, 4), np.uint8)
+    np.bitwise_and(movers[:, 10:], free[:, :90], out=slots[:, 10:100, 0])
+    np.bitwise_and(movers[:, 1:], free[:, :99] & _NOT_FIRST, out=slots[:, 1:100, 1])
+    np.bitwise_and(movers[:, :99], free[:, 1:] & _NOT_LAST, out=slots[:, :99, 2])
+    np.bitwise_and(movers[:, :90], free[:, 10:], out=slots[:, :90, 3])
+    # nonzero is several times faster on booleans than on bytes (the slots hold 0 or 1).
+    found = np.flatnonzero(slots.view(np.bool_))
+    keys: npt.NDArray[np.int64] = (found >> 9) * 10_000 + _SLOT_IDS[found & 511]
+    return keys
+
+
+def _slot_ids() -> npt.NDArray[np.int64]:
+    """Per ``square * 4 + direction`` slot of :func:`_one_keys`: the move's id."""
+    ids = np.zeros(512, np.int64)
+    for square in range(100):
+        for direction, step in enumerate(_STEPS):
+            ids[square * 4 + direction] = square * 100 + square + step
+    return ids
+
+
+_SLOT_IDS: Final = _slot_ids()
+_NOT_FIRST: Final = (np.arange(1, 100) % 10 != 0).astype(np.uint8)
+"""Squares 1..99 whose left neighbour is on their row (a move to the left stays on it)."""
+_NOT_LAST: Final = (np.arange(0, 99) % 10 != 9).astype(np.uint8)
+"""Squares 0..98 whose right neighbour is on their row."""
+
+
 def _class_board(
     board: npt.NDArray[np.uint8], side: npt.NDArray[np.uint8], bits: npt.NDArray[np.uint8]
 ) -> npt.NDArray[np.uint8]:
@@ -202,14 +234,7 @@ def _class_board(
     180 degrees); column 100 is the padding, blocked."""
     cls = np.empty((len(board), 101), np.uint8)
     cls[:, 100] = BLOCKED
-    blue = side == 2
-    if not blue.any():
-        cls[:, :100] = bits[0][board]
-    elif blue.all():
-        cls[:, :100] = bits[1][board[:, ::-1]]
-    else:
-        cls[~blue, :100] = bits[0][board[~blue]]
-        cls[blue, :100] = bits[1][board[blue, ::-1]]
+    view_boards(bits, board, side, out=cls[:, :100])
     return cls
 
 
@@ -229,13 +254,14 @@ def _far_keys(
     np.logical_and.accumulate((seen[:, :, :-1] & OPEN) != 0, axis=2, out=clear[:, :, 1:])
     ok = clear & ((seen & BLOCKED) == 0)
     if classes.short or classes.captains:
-        absolute = np.where(side[rows] == 2, 99 - sources, sources)
+        absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
         codes = board[rows, absolute]
         reach = classes.reach[codes]
     if classes.short:
         ok &= RAY_DISTANCE[sources] <= reach[:, None, None]
-    pair, line, depth = np.nonzero(ok)
-    found = [rows[pair] * 10_000 + sources[pair] * 100 + squares[pair, line, depth]]
+    flat = np.flatnonzero(ok)  # faster than a three-axis nonzero
+    pair = flat // 36
+    found = [rows[pair] * 10_000 + sources[pair] * 100 + squares.reshape(-1)[flat]]
     if classes.captains:
         captains = np.isin(codes, CAPTAIN_CODES) & (reach >= 2)
         c_rows, c_sources = rows[captains], sources[captains]
@@ -256,7 +282,7 @@ def _without(
     """``keys`` (sorted ``row * 10000 + id``) less the banned moves (absolute squares)."""
     ban_rows = np.fromiter((row for row, _ in bans), np.int64, len(bans))
     absolute = np.fromiter((key for _, key in bans), np.int64, len(bans))
-    ids = np.where(side[ban_rows] == 2, 9999 - absolute, absolute)
+    ids = view_keys(absolute, side[ban_rows] == 2)
     wanted = ban_rows * 10_000 + ids
     at = np.searchsorted(keys, wanted)
     hit = at < len(keys)
@@ -302,5 +328,5 @@ def position_pairs(pos: Position) -> list[tuple[int, int]]:
     """Every legal ``(source, target)`` of ``pos`` in Gravon squares, ascending."""
     keys = position_ids(pos).astype(np.int64)
     if pos.side == 2:
-        keys = 9999 - keys[::-1]
+        keys = view_keys(keys[::-1], True)
     return [divmod(key, 100) for key in keys.tolist()]

@@ -43,6 +43,7 @@ from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MOD
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.knowledge import MOVED as KNOWLEDGE_MOVED
 from strat_tools.engine.knowledge import REVEALED as KNOWLEDGE_REVEALED
+from strat_tools.engine.mover_view import view_boards
 
 CODE_VERSION: Final = 1
 """Version of the byte layout of an observation board."""
@@ -135,6 +136,14 @@ _BITS_OF_FLAGS: Final = np.array(
     dtype=np.uint8,
 )
 
+_BYTE_OF_CODE: Final = np.zeros((2, 256), np.uint8)
+"""Per side to move (index side - 1) and board code: the kind and opponent bits."""
+_BYTE_OF_CODE[:, :26] = _KIND1_OF_CODE
+_BYTE_OF_CODE[0, :26] |= np.where(_SIDE_OF_CODE == 2, OPPONENT, 0).astype(np.uint8)
+_BYTE_OF_CODE[1, :26] |= np.where(_SIDE_OF_CODE == 1, OPPONENT, 0).astype(np.uint8)
+_BYTE_OF_FLAGS: Final = np.stack([_BITS_OF_FLAGS, _BITS_OF_FLAGS])
+"""Per side to move and knowledge flags: the knowledge bits (the same for both sides)."""
+
 
 def encode_boards(
     boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8], sides: npt.ArrayLike
@@ -147,13 +156,9 @@ def encode_boards(
     >>> encode_boards(board, np.zeros_like(board), [2])[0, [0, 99]].tolist()  # blue to move
     [12, 28]
     """
-    codes = np.asarray(boards, dtype=np.uint8)
-    side = np.asarray(sides, dtype=np.uint8).reshape(-1, 1)
-    out = _KIND1_OF_CODE[codes]
-    out |= np.where(_SIDE_OF_CODE[codes] == 3 - side, OPPONENT, 0).astype(np.uint8)
-    out |= _BITS_OF_FLAGS[np.asarray(flags, dtype=np.uint8)]
-    blue = side[:, 0] == 2
-    out[blue] = out[blue, ::-1]
+    side = np.asarray(sides, dtype=np.uint8).reshape(-1)
+    out = view_boards(_BYTE_OF_CODE, np.asarray(boards, dtype=np.uint8), side)
+    out |= view_boards(_BYTE_OF_FLAGS, np.asarray(flags, dtype=np.uint8), side)
     return out
 
 

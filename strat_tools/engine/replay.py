@@ -83,6 +83,8 @@ class Replay:
     """Squares travelled."""
     revealed: list[int] = field(default_factory=list)
     """Bits: 1 the mover's rank became known to the opponent, 2 the defender's."""
+    chains: list[int] = field(default_factory=list)
+    """The mover's two-squares count after the ply (1: the move started no chain)."""
     rescued: dict[int, int] = field(default_factory=dict)
     """Ply → board code of the piece brought back by a rescue on that ply."""
     final_board: list[int] = field(default_factory=list)
@@ -321,11 +323,12 @@ def _replay(record: GameRecord, ruleset: RuleSet, upto: int | None = None) -> Re
         outcomes=zeros[:],
         distances=[1] * n,
         revealed=zeros[:],
+        chains=[1] * n,
     )
     replayed = _play_all(record, pos, out, n)
     out.plies_replayed = replayed
     if replayed < n:
-        for name in ("movers", "defenders", "outcomes", "distances", "revealed"):
+        for name in ("movers", "defenders", "outcomes", "distances", "revealed", "chains"):
             del getattr(out, name)[replayed:]
     out.final_board = pos.board
     out.captured = (pos.captured[1], pos.captured[2])
@@ -373,7 +376,7 @@ def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None =
     """
     srcs, tgts = record.sources, record.targets
     n = record.plies if upto is None else upto
-    columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed)
+    columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed, out.chains)
     rescues = record.rescues
     rescue_indices = sorted(ply - 1 for ply in rescues if 1 <= ply <= n) if rescues else ()
     index = 0
@@ -409,12 +412,10 @@ def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
     except IllegalMove as exc:
         out.diagnostics.append(_illegal(record, pos, index, exc))
         return False
-    piece, defender = pos.board[source], pos.board[target]
+    piece, defender, side = pos.board[source], pos.board[target], pos.side
     outcome = pos.apply(source, target, rescue)
-    out.movers[index] = piece
-    out.defenders[index] = defender
-    out.outcomes[index] = outcome
-    out.distances[index] = distance
+    out.movers[index], out.chains[index] = piece, pos.rep_count[side]
+    out.defenders[index], out.outcomes[index], out.distances[index] = defender, outcome, distance
     if defender:
         silent = pos.rules.silent_defense and piece not in SCOUT_CODES
         out.revealed[index] = 1 if silent else 3
@@ -555,7 +556,7 @@ def board_at(
     pos = Position(record.setup, ruleset)
     out = Replay(record, ruleset)
     out.movers, out.defenders, out.outcomes = [0] * upto, [0] * upto, [0] * upto
-    out.distances, out.revealed = [1] * upto, [0] * upto
+    out.distances, out.revealed, out.chains = [1] * upto, [0] * upto, [1] * upto
     _play_all(record, pos, out, upto)
     return pos
 

@@ -26,7 +26,7 @@ This module knows no XML (the readers do) and no rules (the engine does).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -37,9 +37,11 @@ import pyarrow as pa
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
 from strat_tools.engine.movegen import legal_ids, repetition_bans
+from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.rule_tables import rule_tables
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
@@ -145,90 +147,212 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     >>> row["ply"], row["side"], row["action"], len(row["legal_actions"])
     (1, 'red', 939, 17)
     """
+    game = observe_game(result, last_moves)
+    return observations_table([] if game is None else [(game_id, game)])
+
+
+@dataclass(frozen=True, slots=True)
+class GameObservations:
+    """One game's observation columns as NumPy arrays, one row a ply (see
+    :data:`OBSERVATIONS_SCHEMA`); :func:`observations_table` turns the games of a batch into
+    one Arrow table at once (Arrow's per-call cost is paid once a batch, not once a game)."""
+
+    variant: str
+    rules: str
+    winner: int | None
+    boards: npt.NDArray[np.uint8]
+    captured: npt.NDArray[np.uint8]
+    unseen: npt.NDArray[np.uint8]
+    own_repetition: npt.NDArray[np.int64]
+    opponent_repetition: npt.NDArray[np.int64]
+    plies_since_battle: npt.NDArray[np.int32]
+    last_moves: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
+    """``(offsets, ids)`` of each row's ``last_moves`` list."""
+    actions: npt.NDArray[np.int16]
+    legal: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
+    """``(offsets, ids)`` of each row's ``legal_actions`` list."""
+
+    @property
+    def plies(self) -> int:
+        """How many rows the game gives."""
+        return len(self.actions)
+
+
+def observe_game(result: Replay, last_moves: int = LAST_MOVES) -> GameObservations | None:
+    """The observation columns of one replayed game; ``None`` when it gives no rows (no
+    moves replayed, or no setup). Raises on a game it cannot observe (the callers turn
+    that into an invalid ``games`` row)."""
     record = result.record
     n = result.plies_replayed
     if n == 0 or record.setup is None:
-        return OBSERVATIONS_SCHEMA.empty_table()
+        return None
     know = result.knowledge()
     sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
     blue = sides == 2
-    boards = encode_boards(know.boards[:n], know.flags[:n], sides)
     captured = know.captured[:n].copy()
     captured[blue] = captured[blue, ::-1]
-    unseen = know.unseen[np.arange(n), sides - 1]
     absolute = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
         record.targets[:n], np.int64
     )
-    actions = np.where(blue, 9999 - absolute, absolute)
     legal, own_rep, opp_rep = _walk(result, n, know.boards[:n])
+    if max(int(own_rep.max()), int(opp_rep.max())) > 127:
+        raise OverflowError("a two-squares counter past 127 does not fit the int8 column")
     battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
-    winner = record.result.winner if record.result is not None else None
-    value = _value(winner, sides)
+    return GameObservations(
+        variant=record.variant,
+        rules=result.rules.name,
+        winner=record.result.winner if record.result is not None else None,
+        boards=encode_boards(know.boards[:n], know.flags[:n], sides),
+        captured=captured.reshape(n, 24),
+        unseen=np.ascontiguousarray(know.unseen[np.arange(n), sides - 1]),
+        own_repetition=own_rep,
+        opponent_repetition=opp_rep,
+        plies_since_battle=_plies_since(battles, n),
+        last_moves=_last_moves(absolute, blue, last_moves),
+        actions=view_keys(absolute, blue).astype(np.int16),
+        legal=legal,
+    )
+
+
+def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Table:
+    """One observations table of the games of a batch, ``(game_id, columns)`` each, in
+    order: every column built once for all of them."""
+    if not games:
+        return OBSERVATIONS_SCHEMA.empty_table()
+    parts = [game for _, game in games]
+    counts = np.fromiter((game.plies for game in parts), np.int64, len(parts))
+    total = int(counts.sum())
+    which = np.repeat(np.arange(len(parts), dtype=np.int32), counts)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ply = (np.arange(total) - np.repeat(starts, counts) + 1).astype(np.int32)
+    side_index = ((ply - 1) % 2).astype(np.int8)  # 0 red, 1 blue
+    winners = np.fromiter((g.winner or 0 for g in parts), np.int64, len(parts))[which]
+    known = (winners == 1) | (winners == 2)
+    value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
     columns: list[Any] = [
-        pa.array([game_id] * n, pa.string()),
-        pa.array(np.arange(1, n + 1, dtype=np.int32)),
-        dictionary_column("side", sides - 1),
-        labels_column("variant", [record.variant] * n),
-        pa.array([result.rules.name] * n, pa.string()),
-        dictionary_column(
-            "winner", np.full(n, (winner or 0) - 1), mask=np.full(n, winner not in (1, 2))
-        ),
-        value,
-        _fixed(boards, 100),
-        _fixed(captured.reshape(n, 24), 24),
-        _fixed(np.ascontiguousarray(unseen), 12),
-        pa.array(own_rep, pa.int8()),
-        pa.array(opp_rep, pa.int8()),
-        pa.array(_plies_since(battles, n)),
-        _last_moves(absolute, blue, last_moves),
-        pa.array(actions.astype(np.int16)),
-        legal,
+        _repeated([game_id for game_id, _ in games], which),
+        pa.array(ply),
+        dictionary_column("side", side_index),
+        labels_column("variant", _repeated([g.variant for g in parts], which, labels=True)),
+        _repeated([g.rules for g in parts], which),
+        dictionary_column("winner", winners - 1, mask=~known),
+        pa.array(value.astype(np.int8), pa.int8(), mask=~(known | (winners == 3))),
+        _fixed(np.concatenate([g.boards for g in parts]), 100),
+        _fixed(np.concatenate([g.captured for g in parts]), 24),
+        _fixed(np.concatenate([g.unseen for g in parts]), 12),
+        pa.array(np.concatenate([g.own_repetition for g in parts]), pa.int8()),
+        pa.array(np.concatenate([g.opponent_repetition for g in parts]), pa.int8()),
+        pa.array(np.concatenate([g.plies_since_battle for g in parts])),
+        _lists([g.last_moves for g in parts]),
+        pa.array(np.concatenate([g.actions for g in parts])),
+        _lists([g.legal for g in parts]),
     ]
     return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
 
 
+def _repeated(values: list[str], which: npt.NDArray[np.int32], *, labels: bool = False) -> pa.Array:
+    """``values[which]`` as a string column (as a dictionary array with ``labels``, which
+    :func:`labels_column` maps without per-row string work)."""
+    unique = sorted(set(values))
+    if len(unique) == 1:
+        codes = np.zeros(len(which), np.int32)
+    else:
+        position = {value: i for i, value in enumerate(unique)}
+        codes = np.fromiter((position[v] for v in values), np.int32, len(values))[which]
+    column = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(unique, pa.string()))
+    return column if labels else column.cast(pa.string())
+
+
+def _lists(parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]]) -> pa.ListArray:
+    """One ``list<int16>`` column of the ``(offsets, values)`` lists of consecutive games."""
+    sizes = np.fromiter((len(values) for _, values in parts), np.int64, len(parts))
+    bases = np.concatenate(([0], np.cumsum(sizes)))
+    offsets = np.concatenate(
+        [offsets[:-1] + base for (offsets, _), base in zip(parts, bases, strict=False)]
+        + [bases[-1:]]
+    ).astype(np.int32)
+    values = np.concatenate([values for _, values in parts]).astype(np.int16, copy=False)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
+
+
 def _walk(
     result: Replay, n: int, boards: npt.NDArray[np.uint8]
-) -> tuple[pa.ListArray, list[int], list[int]]:
+) -> tuple[
+    tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]:
     """Each ply's legal ids (one :func:`~strat_tools.engine.movegen.legal_ids` call over the
-    game's ``boards`` before each ply) and both sides' two-squares counters before it, from
-    the game played again on a :class:`Position` (its rule state names the moves the
-    two-squares rule bans)."""
-    record = result.record
-    assert record.setup is not None
-    pos = Position(record.setup, result.rules)
-    own: list[int] = []
-    opponent: list[int] = []
-    bans: list[tuple[int, int]] = []
-    rescued, rescues = result.rescued, record.rescues
-    sources, targets = record.sources, record.targets
-    counts = pos.rep_count
-    for index in range(n):
-        side = pos.side
-        own.append(counts[side])
-        opponent.append(counts[3 - side])
-        banned = repetition_bans(pos)
-        if banned:
-            bans += [(index, key) for key in banned]
-        rescue = None
-        if rescued and index + 1 in rescued:
-            square = rescues[index + 1].square
-            assert square is not None
-            rescue = (square, rescued[index + 1])
-        pos.apply(sources[index], targets[index], rescue)
+    game's ``boards`` before each ply) and both sides' two-squares counters before it.
+
+    The counters come from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains`
+    (a side's counter before ply ``i`` is its chain after ply ``i - 2``); the two-squares
+    bans from :func:`two_squares_bans`."""
+    chains = np.asarray(result.chains[:n], np.int64)
+    own = np.zeros(n, np.int64)
+    opponent = np.zeros(n, np.int64)
+    own[2:] = chains[:-2]
+    opponent[1:] = chains[:-1]
     sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
-    offsets, ids = legal_ids(boards, sides, result.rules, bans)
-    legal = pa.ListArray.from_arrays(pa.array(offsets), pa.array(ids), type=_ACTIONS)
+    legal = legal_ids(boards, sides, result.rules, two_squares_bans(result, n, boards))
     return legal, own, opponent
 
 
-def _value(winner: int | None, sides: npt.NDArray[np.uint8]) -> pa.Array:
-    """1 / -1 / 0 for the mover's win / loss / draw; null when the winner is unknown."""
-    if winner == 3:
-        return pa.array(np.zeros(len(sides), np.int8))
-    if winner not in (1, 2):
-        return pa.nulls(len(sides), pa.int8())
-    return pa.array(np.where(sides == winner, 1, -1).astype(np.int8))
+def two_squares_bans(
+    result: Replay, n: int, boards: npt.NDArray[np.uint8]
+) -> list[tuple[int, int]]:
+    """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
+    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
+    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
+    :class:`Position` of each ply.
+
+    Only the piece a side moved last can be banned, and only once its chain (the replay's
+    :attr:`~strat_tools.engine.replay.Replay.chains`) is at the limit: then a piece that
+    is not a scout under the scout clause may not go straight back. A scout under the
+    clause shares its chain over squares, so at those (rare) plies the game is played
+    again on a :class:`Position` and asked."""
+    limit = rule_tables(result.rules).limit
+    if n < 3:
+        return []
+    record = result.record
+    chains = np.asarray(result.chains[: n - 2], np.int64)
+    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
+    if not len(gated):
+        return []
+    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
+    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
+    spans = np.asarray(rule_tables(result.rules).spans, np.bool_)
+    clause = spans[boards[gated, moved]]
+    bans = [
+        (int(i), int(m * 100 + s))
+        for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
+    ]
+    if clause.any():
+        bans += _scout_bans(result, gated[clause].tolist())
+        bans.sort()
+    return bans
+
+
+def _scout_bans(result: Replay, plies: list[int]) -> list[tuple[int, int]]:
+    """:func:`~strat_tools.engine.movegen.repetition_bans` before each of ``plies``
+    (ascending indices), on the game played again on a :class:`Position`."""
+    record = result.record
+    assert record.setup is not None
+    pos = Position(record.setup, result.rules)
+    rescued, rescues = result.rescued, record.rescues
+    bans: list[tuple[int, int]] = []
+    index = 0
+    for ply in plies:
+        while index < ply:
+            rescue = None
+            if rescued and index + 1 in rescued:
+                square = rescues[index + 1].square
+                assert square is not None
+                rescue = (square, rescued[index + 1])
+            pos.apply(record.sources[index], record.targets[index], rescue)
+            index += 1
+        bans += [(ply, key) for key in repetition_bans(pos)]
+    return bans
 
 
 def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
@@ -248,7 +372,9 @@ def _plies_since(battles: npt.NDArray[np.intp], n: int) -> npt.NDArray[np.int32]
     return np.where(last < 0, rows, rows - last - 1).astype(np.int32)
 
 
-def _last_moves(absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int) -> pa.Array:
+def _last_moves(
+    absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
     """Per row: the ids of up to ``k`` earlier plies, oldest first, in the mover's view."""
     n = len(absolute)
     counts = np.minimum(np.arange(n), k)
@@ -256,15 +382,14 @@ def _last_moves(absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k:
     row = np.repeat(np.arange(n), counts)
     earlier = row - counts[row] + (np.arange(len(row)) - offsets[row])
     ids = absolute[earlier]
-    values = np.where(blue[row], 9999 - ids, ids).astype(np.int16)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
+    return offsets, view_keys(ids, blue[row]).astype(np.int16)
 
 
 def observations_for_records(
     records: Iterable[GameRecord], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
 ) -> dict[str, pa.Table]:
     """``{"observations": ..., "games": ...}`` for already-read records (replays them)."""
-    tables: list[pa.Table] = []
+    observed: list[tuple[str, GameObservations]] = []
     games: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
     ids = GameIds()
     for record in records:
@@ -275,13 +400,14 @@ def observations_for_records(
         failure = None
         if result is not None and status is Status.VALID:
             try:
-                table = observe(result, game_id, last_moves)
+                game = observe_game(result, last_moves)
             except Exception as exc:  # one bad game must never stop a run
                 status = Status.INVALID
                 failure = f"[internal.observations] {type(exc).__name__}: {exc}"
             else:
-                rows = table.num_rows
-                tables.append(table)
+                if game is not None:
+                    rows = game.plies
+                    observed.append((game_id, game))
         row = {
             "game_id": game_id,
             "source": record.source,
@@ -296,7 +422,7 @@ def observations_for_records(
         }
         for name, value in row.items():
             games[name].append(value)
-    observations = pa.concat_tables(tables) if tables else OBSERVATIONS_SCHEMA.empty_table()
+    observations = observations_table(observed)
     games_table = pa.table(
         [pa.array(games[f.name], f.type) for f in GAMES_SCHEMA], schema=GAMES_SCHEMA
     )
