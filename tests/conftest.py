@@ -7,7 +7,10 @@ that a missing archive fails there instead of skipping silently.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,3 +43,25 @@ def gravon_dir() -> Path:
 def fixtures_dir() -> Path:
     """tests/fixtures."""
     return FIXTURES
+
+
+def shared_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A folder ``name`` made once per test session by ``make(folder)`` and shared by every
+    pytest-xdist worker: the first to ask makes it under a lock in the session's common
+    temporary folder, the others wait and use it. Whole-archive work (one pass of every
+    golden statistic, say) is then paid once, not once per worker or per test."""
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' basetemps are siblings in one session folder
+    folder = root / f"shared-{name}"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (folder / ".made").exists():
+                shutil.rmtree(folder, ignore_errors=True)  # a try that failed half-way
+                folder.mkdir()
+                make(folder)
+                (folder / ".made").write_text("")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return folder

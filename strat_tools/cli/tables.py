@@ -99,6 +99,25 @@ def export(
         message(f"{invalid} {verb} in the tables with their diagnostics.")
 
 
+def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
+    """The (name, options) request of :func:`~strat_tools.stats.stream.compute_many_streaming`
+    that ``stats`` computes for its parsed options ``params`` (``by``, ``variants``,
+    ``piece``, ``feature``, ``include_classicfree``, ``pool_variants``).
+
+    >>> stat_request("rows", by=(), variants=("classic",), piece="bomb", feature="flag_corner",
+    ...              include_classicfree=False, pool_variants=False)[1]["variant"]
+    ['classic']
+    """
+    return stat, {
+        "by": list(params["by"]) or None,
+        "variant": list(params["variants"]) or None,
+        "piece": params["piece"],
+        "feature": params["feature"],
+        "include_classicfree": params["include_classicfree"],
+        "pool_variants": params["pool_variants"],
+    }
+
+
 @click.command()
 @paths_argument
 @click.option(
@@ -185,14 +204,15 @@ def stats(
     """
     from strat_tools.stats.stream import compute_streaming
 
-    options: dict[str, Any] = {
-        "by": list(by) or None,
-        "variant": list(variants) or None,
-        "piece": piece,
-        "feature": feature,
-        "include_classicfree": include_classicfree,
-        "pool_variants": pool_variants,
-    }
+    _, options = stat_request(
+        stat,
+        by=by,
+        variants=variants,
+        piece=piece,
+        feature=feature,
+        include_classicfree=include_classicfree,
+        pool_variants=pool_variants,
+    )
     # Reduced batch by batch in the workers: memory does not grow with the input.
     table, _tally = read_through(
         paths,
