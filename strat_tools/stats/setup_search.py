@@ -22,6 +22,7 @@ no plotting library and no replay engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -57,7 +58,12 @@ def folder_outcomes(
     if not GameFilter.strings_suffice(games.loc[_variant_rows(games, variant)]):
         return None
     if chosen.active:
-        games = games.loc[chosen.mask(games)].reset_index(drop=True)
+        # The pattern through the strings of every row: the variant's all have one (checked
+        # above); a game of another variant (classicfree) is left out below anyway.
+        keep = replace(chosen, pattern=None).mask(games)
+        if chosen.pattern is not None:
+            keep &= chosen.string_hits(games)
+        games = games.loc[keep].reset_index(drop=True)
     return string_outcomes(games, variant)
 
 
