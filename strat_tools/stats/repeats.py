@@ -109,31 +109,32 @@ def string_outcomes(games: pd.DataFrame, variant: Variant = DEFAULT_VARIANT) -> 
 
 
 def _outcomes(found: SetupArray, games_frame: pd.DataFrame, variant: Variant) -> SetupOutcomes:
-    """The setups ``found`` with their games' context: the shared part of both readers."""
-    context_columns = ["game_id", "variant", "status", "winner", "draw", "period"]
-    games = games_frame[context_columns].set_index("game_id")
-    at = games.index.get_indexer(pd.Index(found.game_id))
+    """The setups ``found`` with their games' context: the shared part of both readers.
+    Each context column is converted once for the games and then taken row by row with
+    NumPy indices (not a frame indexed per setup)."""
+    at = pd.Index(games_frame["game_id"]).get_indexer(pd.Index(found.game_id))
     known = at >= 0
     found, at = found.take(known), at[known]
-    context = games.iloc[at]
+    variants = games_frame["variant"].astype(str)
     wanted = _variants(variant)
-    variants = context["variant"].astype(str).to_numpy()
-    keep = np.isin(variants, wanted) if wanted is not None else variants != "classicfree"
-    keep &= context["status"].astype(str).to_numpy() != "invalid"
-    found, context = found.take(keep), context.loc[keep]
-    winner = context["winner"].astype("string").fillna("").to_numpy(dtype=object)
-    draw = context["draw"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+    names = variants.to_numpy(dtype=object)[at]
+    keep = np.isin(names, wanted) if wanted is not None else names != "classicfree"
+    keep &= games_frame["status"].astype(str).to_numpy(dtype=object)[at] != "invalid"
+    found, at = found.take(keep), at[keep]
+    winner = games_frame["winner"].astype("string").fillna("").to_numpy(dtype=object)[at]
+    draw = games_frame["draw"].astype("boolean").fillna(False).to_numpy(dtype=bool)[at]
     result = np.select(
         [draw, winner == np.asarray(found.side, dtype=object), winner != ""],
         ["draw", "win", "loss"],
         default="",
     )
+    period = games_frame["period"].astype("string").to_numpy(dtype=object)
     frame = pd.DataFrame(
         {
             "game_id": found.game_id.astype(str),
             "side": found.side.astype(str),
-            "variant": context["variant"].astype(str).to_numpy(),
-            "period": context["period"].astype("string").to_numpy(),
+            "variant": variants.to_numpy()[at],
+            "period": period[at],
             "result": pd.Series(result, dtype="string").replace("", pd.NA).to_numpy(),
             "fingerprint": fingerprints(found.codes),
             "mirror_fingerprint": mirror_fingerprints(found.codes),
