@@ -23,16 +23,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.run.filters import GameFilter
+from strat_tools.setups.identity import SETUP_STRING_COLUMNS
 from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
 from strat_tools.tables.dataset import is_dataset, read_games_table
 from strat_tools.tables.schemas import to_frame
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
+
+
+FOLDER_COLUMNS: Final = (
+    *("game_id", "variant", "status", "winner", "draw", "period"),
+    *("has_setup", *SETUP_STRING_COLUMNS, "plies", "result_type"),
+)
+"""The games table's columns a setup question reads (the setups' context, their strings
+and what the game filters look at; ``game_fingerprint`` too for ``--duplicates``): a
+third of the file."""
 
 
 def folder_outcomes(
@@ -50,11 +60,12 @@ def folder_outcomes(
     """
     if not is_dataset(path):
         return None
-    table = read_games_table(path)
+    chosen = game_filter if game_filter is not None else GameFilter()
+    columns = FOLDER_COLUMNS + (("game_fingerprint",) if chosen.duplicates else ())
+    table = read_games_table(path, columns)
     if table is None:
         return None
     games = to_frame(table)
-    chosen = game_filter if game_filter is not None else GameFilter()
     if not GameFilter.strings_suffice(games.loc[_variant_rows(games, variant)]):
         return None
     if chosen.active:
