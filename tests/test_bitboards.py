@@ -144,6 +144,21 @@ def test_few_setups_and_none(count: int) -> None:
     assert match_setups([], codes) == [] and match_anywhere([], codes) == []
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    cells=st.dictionaries(st.integers(0, 39), masks, min_size=1, max_size=3),
+    seed=st.integers(0, 2**16),
+)
+def test_patterns_of_a_few_squares_match_as_defined(cells: dict[int, int], seed: int) -> None:
+    """A few constrained squares are read column by column: the same answers."""
+    codes = mixed_setups(seed)
+    pattern = Pattern(tuple(cells.get(square, ALL) for square in range(40)))
+    assert pattern.match(codes).tolist() == plain_whole(pattern.masks, codes)
+    plain, mirrored = pattern.match_views(codes)
+    assert (plain | mirrored).tolist() == pattern.match(codes, mirror=True).tolist()
+    assert mirrored.tolist() == plain_whole(pattern.mirrored().masks, codes)
+
+
 def test_a_wildcard_pattern_matches_every_setup() -> None:
     codes = mixed_setups(3)
     assert parse_pattern(".", anywhere=True).match(codes).all()

@@ -28,7 +28,7 @@ This module knows bytes and bit masks only: what a pattern means is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -179,6 +179,10 @@ def match_setups(
         ordered = sorted(squares_of.items(), key=lambda item: -item[1].bit_count())
         needs.append([(mask, np.uint64(squares)) for mask, squares in ordered])
     data, chunks = _chunks(codes)
+    if sum(len(need) for need in needs) <= _FEW_SQUARES and all(
+        squares.bit_count() == 1 for need in needs for _, squares in need
+    ):
+        return [_by_columns(need, data) for need in needs]
     results = [np.ones(len(data), dtype=bool) for _ in masks]
     # Byte planes one by one, so that a chunk whose setups all fail early costs one or two;
     # when a chunk needed more than slicing costs, slice the next ones.
@@ -197,6 +201,30 @@ def match_setups(
                 if not kept.any():  # nothing left in this chunk: skip the other planes
                     break
     return results
+
+
+_FEW_SQUARES: Final = 3
+"""Up to this many constrained squares, reading their columns beats building planes."""
+
+
+def _by_columns(need: Sequence[tuple[int, np.uint64]], data: npt.NDArray[np.uint8]) -> Any:
+    """Rows whose byte on each needed square (one square per mask) its mask allows, column
+    by column; once few rows are left, only those are looked at."""
+    found = np.ones(len(data), dtype=bool)
+    rows: npt.NDArray[np.intp] | None = None
+    for mask, bits in need:
+        square = int(bits).bit_length() - 1
+        allowed = np.array([c <= TOP and bool(mask >> c & 1) for c in range(256)])
+        if rows is None:
+            found &= allowed[data[:, square]]
+            if np.count_nonzero(found) * 8 < len(found):
+                rows = np.flatnonzero(found)
+        else:
+            rows = rows[allowed[data[rows, square]]]
+    if rows is not None:
+        found = np.zeros(len(data), dtype=bool)
+        found[rows] = True
+    return found
 
 
 def _placements(height: int, width: int) -> np.uint64:
