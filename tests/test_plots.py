@@ -275,6 +275,27 @@ def test_grouped_heatmap_one_panel_per_group(setups: pd.DataFrame) -> None:
     assert cell_labels(panels[1])[(1, 1)] == "50"
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"side": "red"}, {"by": "side", "min_setups": 1}, {"piece": "all", "min_setups": 1}],
+)
+def test_counted_placements_draw_what_the_setups_draw(
+    setups: pd.DataFrame, options: dict[str, Any]
+) -> None:
+    """One function draws both: the setups counted here, or the placement frames counted
+    elsewhere (the report's and the heatmap command's streamed counts)."""
+    from strat_tools.stats import piece_placements
+
+    piece = options.pop("piece", "flag")
+    requests = plots.setup_heatmap_requests(piece, side=options.get("side"), by=options.get("by"))
+    keys = requests[0][1]
+    counted = piece_placements(setups, [p for p, _ in requests], list(keys), None)
+    placements = {(p, keys): counted[p] for p, _ in requests}
+    drawn = plots.setup_heatmap(placements, piece, **options)
+    assert _figure_text(drawn) == _figure_text(plots.setup_heatmap(setups, piece, **options))
+    assert plots.setup_heatmap_from_placements is plots.setup_heatmap
+
+
 def test_all_pieces_cannot_be_grouped_and_unknown_pieces_are_refused(setups: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match="group 'by' one piece at a time"):
         plots.setup_heatmap(setups, "all", by="won")

@@ -176,7 +176,10 @@ def test_an_exported_month_answers_as_its_zip_does(gravon_dir: Path, tmp_path: P
     month = str(gravon_dir / "strados2014-5.zip")
     out = tmp_path / "out"
     export_dataset([month], str(out), jobs=1)
-    same_answers(month, str(out), QUESTIONS[:3] + QUESTIONS[4:5])
+    # A pattern filter too (QUESTIONS[5]): the month's classicfree games have no setup
+    # strings, which once made the folder's pattern filter refuse (a traceback). Not
+    # QUESTIONS[3]: its months (2026) are none of this month's.
+    same_answers(month, str(out), QUESTIONS[:3] + QUESTIONS[4:])
 
 
 def test_a_folder_the_games_table_cannot_answer_alone_is_read_whole(tmp_path: Path) -> None:

@@ -135,7 +135,7 @@ def setups(
     """
     refuse_output_over_inputs(paths, out)
     from strat_tools.cli.search import read_setups
-    from strat_tools.stats.repeats import common_setups, setup_counts
+    from strat_tools.stats.repeats import common_setups, setup_counts, setup_tally
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter(
@@ -145,7 +145,8 @@ def setups(
     for note in game_filter.notes:
         message(f"Note: {note}")
     outcomes = read_setups(paths, game_filter, variant, run)
-    for _, row in setup_counts(outcomes).iterrows():
+    tally = setup_tally(outcomes)  # counted once: the counts and the table both read it
+    for _, row in setup_counts(tally).iterrows():
         message(
             f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "
             f"{row['mirror_distinct_setups']:,} counting a mirror image as the same; "
@@ -154,7 +155,7 @@ def setups(
     if not len(outcomes):
         message(f"no {', '.join([variant] if isinstance(variant, str) else variant)} setups")
     table = common_setups(
-        outcomes,
+        tally,
         mirror=mirror,
         top=top,
         min_count=min_count,

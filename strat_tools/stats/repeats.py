@@ -109,31 +109,32 @@ def string_outcomes(games: pd.DataFrame, variant: Variant = DEFAULT_VARIANT) -> 
 
 
 def _outcomes(found: SetupArray, games_frame: pd.DataFrame, variant: Variant) -> SetupOutcomes:
-    """The setups ``found`` with their games' context: the shared part of both readers."""
-    context_columns = ["game_id", "variant", "status", "winner", "draw", "period"]
-    games = games_frame[context_columns].set_index("game_id")
-    at = games.index.get_indexer(pd.Index(found.game_id))
+    """The setups ``found`` with their games' context: the shared part of both readers.
+    Each context column is converted once for the games and then taken row by row with
+    NumPy indices (not a frame indexed per setup)."""
+    at = pd.Index(games_frame["game_id"]).get_indexer(pd.Index(found.game_id))
     known = at >= 0
     found, at = found.take(known), at[known]
-    context = games.iloc[at]
+    variants = games_frame["variant"].astype(str)
     wanted = _variants(variant)
-    variants = context["variant"].astype(str).to_numpy()
-    keep = np.isin(variants, wanted) if wanted is not None else variants != "classicfree"
-    keep &= context["status"].astype(str).to_numpy() != "invalid"
-    found, context = found.take(keep), context.loc[keep]
-    winner = context["winner"].astype("string").fillna("").to_numpy(dtype=object)
-    draw = context["draw"].astype("boolean").fillna(False).to_numpy(dtype=bool)
+    names = variants.to_numpy(dtype=object)[at]
+    keep = np.isin(names, wanted) if wanted is not None else names != "classicfree"
+    keep &= games_frame["status"].astype(str).to_numpy(dtype=object)[at] != "invalid"
+    found, at = found.take(keep), at[keep]
+    winner = games_frame["winner"].astype("string").fillna("").to_numpy(dtype=object)[at]
+    draw = games_frame["draw"].astype("boolean").fillna(False).to_numpy(dtype=bool)[at]
     result = np.select(
         [draw, winner == np.asarray(found.side, dtype=object), winner != ""],
         ["draw", "win", "loss"],
         default="",
     )
+    period = games_frame["period"].astype("string").to_numpy(dtype=object)
     frame = pd.DataFrame(
         {
             "game_id": found.game_id.astype(str),
             "side": found.side.astype(str),
-            "variant": context["variant"].astype(str).to_numpy(),
-            "period": context["period"].astype("string").to_numpy(),
+            "variant": variants.to_numpy()[at],
+            "period": period[at],
             "result": pd.Series(result, dtype="string").replace("", pd.NA).to_numpy(),
             "fingerprint": fingerprints(found.codes),
             "mirror_fingerprint": mirror_fingerprints(found.codes),
@@ -388,6 +389,55 @@ def match_setups(
     return hit, hit & ~plain
 
 
+def _names(column: pd.Series) -> list[str]:
+    """The distinct values of a string column, sorted (without a Python loop over rows)."""
+    return sorted(str(name) for name in pd.unique(column.to_numpy(dtype=object)))
+
+
+def _match_summary(frame: pd.DataFrame, hit: np.ndarray[Any, np.dtype[np.bool_]]) -> pd.DataFrame:
+    """:class:`SearchResult`'s summary, indexed ``matching`` and ``rest``, but ``score_z``:
+    setups, games (a game whose two setups both match is one game), wins, draws, losses,
+    distinct setups (mirror-distinct) and both win-rate intervals (clusters: mirror
+    fingerprints). Counted with whole-array sums over the outcome rows, not a tally of
+    distinct setups (the numbers are the same)."""
+    result = frame["result"].to_numpy(dtype=object, na_value="")
+    won, drew, lost = (result == value for value in ("win", "draw", "loss"))
+    cluster, clusters = pd.factorize(frame["mirror_fingerprint"].to_numpy(dtype=object))
+    game, _ = pd.factorize(frame["game_id"].to_numpy(dtype=object))
+    rows, per = [], []
+    for name, rows_of in (("matching", hit), ("rest", ~hit)):
+        decided = rows_of & (won | lost)
+        setups = np.bincount(cluster[decided], minlength=len(clusters))
+        wins = np.bincount(cluster[rows_of & won], minlength=len(clusters))
+        played = setups > 0
+        per.append(
+            pd.DataFrame(
+                {
+                    "match": name,
+                    "mirror_fingerprint": np.asarray(clusters)[played],
+                    "setups": setups[played],
+                    "wins": wins[played],
+                }
+            )
+        )
+        rows.append(
+            {
+                "match": name,
+                "count": int(rows_of.sum()),
+                "games": len(np.unique(game[rows_of])),
+                "wins": int((rows_of & won).sum()),
+                "draws": int((rows_of & drew).sum()),
+                "losses": int((rows_of & lost).sum()),
+                "distinct_setups": len(np.unique(cluster[rows_of])),
+            }
+        )
+    table = pd.DataFrame(rows).set_index("match")
+    table = table.astype("int64")
+    rates = win_rates_of_clusters(pd.concat(per, ignore_index=True), ["match"]).set_index("match")
+    rates = rates.drop(columns=["setups", "wins", "distinct_setups"])
+    return table.join(rates, how="left")
+
+
 def search_setups(
     data: TableSet | SetupOutcomes,
     pattern: SetupPattern | str,
@@ -421,7 +471,7 @@ def search_setups(
     if side is not None and side not in SIDES:
         raise OptionError(f"unknown side {side!r}; choose red or blue")
     outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
-    found = sorted(set(outcomes.frame["variant"]))
+    found = _names(outcomes.frame["variant"])
     if len(found) > 1:
         # Matching and the rest would pool different armies: never silently.
         raise OptionError(
@@ -431,16 +481,7 @@ def search_setups(
     if side is not None:
         mine = outcomes.frame["side"].to_numpy(dtype=object) == side
         outcomes, hit, through_mirror = outcomes.take(mine), hit[mine], through_mirror[mine]
-    parts = [
-        setup_tally(outcomes.take(rows)).assign(match=name)
-        for name, rows in (("matching", hit), ("rest", ~hit))
-    ]
-    table = _summarise(pd.concat(parts, ignore_index=True), "match").set_index("match")
-    table = table.reindex(["matching", "rest"])
-    for column in (*TALLY_COUNTS, "distinct_setups"):
-        table[column] = table[column].fillna(0).astype("int64")
-    # A game whose two setups both match is one game: count games, not setup rows.
-    table["games"] = [outcomes.frame["game_id"][rows].nunique() for rows in (hit, ~hit)]
+    table = _match_summary(outcomes.frame, hit)
     table["score_z"] = [
         score_z(w, d, w + d + lo)
         for w, d, lo in zip(table["wins"], table["draws"], table["losses"], strict=True)
@@ -448,7 +489,7 @@ def search_setups(
     decided = table["wins"] + table["losses"]
     wins = table["wins"].astype(float)
     z = two_proportion_z(wins["matching"], decided["matching"], wins["rest"], decided["rest"])
-    names = sorted(set(outcomes.frame["variant"]))
+    names = _names(outcomes.frame["variant"])
     label = ", ".join(names) if names else (variant if isinstance(variant, str) else "none")
     impossible = next((why for v in names if (why := pattern.impossible(v))), None)
     return SearchResult(
@@ -456,9 +497,7 @@ def search_setups(
         mirror=mirror,
         variant=label,
         matches=outcomes.frame.assign(mirror=through_mirror).loc[hit].reset_index(drop=True),
-        summary=table.drop(
-            columns=["first_period", "last_period", "variant", "setup"]
-        ).reset_index(),
+        summary=table.reset_index(),
         z=z,
         impossible=impossible,
         side=side,

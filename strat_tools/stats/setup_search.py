@@ -22,16 +22,27 @@ no plotting library and no replay engine.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Final
 
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.run.filters import GameFilter
+from strat_tools.setups.identity import SETUP_STRING_COLUMNS
 from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
 from strat_tools.tables.dataset import is_dataset, read_games_table
 from strat_tools.tables.schemas import to_frame
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
+
+
+FOLDER_COLUMNS: Final = (
+    *("game_id", "variant", "status", "winner", "draw", "period"),
+    *("has_setup", *SETUP_STRING_COLUMNS, "plies", "result_type"),
+)
+"""The games table's columns a setup question reads (the setups' context, their strings
+and what the game filters look at; ``game_fingerprint`` too for ``--duplicates``): a
+third of the file."""
 
 
 def folder_outcomes(
@@ -49,15 +60,21 @@ def folder_outcomes(
     """
     if not is_dataset(path):
         return None
-    table = read_games_table(path)
+    chosen = game_filter if game_filter is not None else GameFilter()
+    columns = FOLDER_COLUMNS + (("game_fingerprint",) if chosen.duplicates else ())
+    table = read_games_table(path, columns)
     if table is None:
         return None
     games = to_frame(table)
-    chosen = game_filter if game_filter is not None else GameFilter()
     if not GameFilter.strings_suffice(games.loc[_variant_rows(games, variant)]):
         return None
     if chosen.active:
-        games = games.loc[chosen.mask(games)].reset_index(drop=True)
+        # The pattern through the strings of every row: the variant's all have one (checked
+        # above); a game of another variant (classicfree) is left out below anyway.
+        keep = replace(chosen, pattern=None).mask(games)
+        if chosen.pattern is not None:
+            keep &= chosen.string_hits(games)
+        games = games.loc[keep].reset_index(drop=True)
     return string_outcomes(games, variant)
 
 

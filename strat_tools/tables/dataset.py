@@ -28,7 +28,7 @@ This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.ta
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Final
@@ -209,12 +209,13 @@ def read_dataset(directory: PathArg) -> GameSet:
     return GameSet({name: _read_table(path, name) for name, path in files.items()})
 
 
-def read_games_table(directory: PathArg) -> pa.Table | None:
+def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -> pa.Table | None:
     """The ``games`` table of an exported Parquet folder, read and checked on its own (its
     marker says the export finished and lists this very file), for questions the games
     table answers alone (setup searches through ``red_setup``/``blue_setup``). ``None``
     when the folder cannot be read that way: no marker (Parquet parts), CSV, or an export
-    from before the setup strings; :func:`read_dataset` then reads it all.
+    from before the setup strings; :func:`read_dataset` then reads it all. ``columns``:
+    read only those (the file is checked whole all the same).
     """
     folder = Path(directory)
     path = folder / "games.parquet"
@@ -233,8 +234,9 @@ def read_games_table(directory: PathArg) -> pa.Table | None:
     try:
         # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset (half a
         # second), longer than the whole question takes.
-        table = pq.ParquetFile(path, page_checksum_verification=True).read()
-        return conform("games", table)
+        wanted = None if columns is None else list(columns)
+        table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=wanted)
+        return conform("games", table, wanted)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
         raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
 

@@ -440,9 +440,13 @@ def table_from_columns(name: str, columns: Mapping[str, Sequence[Any]]) -> pa.Ta
     return add_ranks(name, pa.table(arrays, schema=schema))
 
 
-def conform(name: str, table: pa.Table) -> pa.Table:
-    """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``."""
+def conform(name: str, table: pa.Table, columns: Sequence[str] | None = None) -> pa.Table:
+    """Cast a table read back from a file (CSV strings, other int widths) to schema ``name``;
+    with ``columns``, only those of its columns (read alone, for a question that needs no
+    more)."""
     schema = SCHEMAS[name]
+    if columns is not None:
+        schema = pa.schema([f for f in schema if f.name in set(columns)], schema.metadata)
     table = _older_columns(name, table)
     if name in RANK_COLUMNS:  # computed from the piece columns, whatever the file held
         table = table.drop_columns([r for r in RANK_COLUMNS[name] if r in table.column_names])

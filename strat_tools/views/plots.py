@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -178,7 +178,8 @@ PlacementRequest = tuple[str, tuple[str, ...]]
 def setup_heatmap_requests(
     piece: str = "flag", *, side: str | None = None, by: str | None = None
 ) -> list[PlacementRequest]:
-    """The placement frames :func:`setup_heatmap_from_placements` needs for these options.
+    """The placement frames :func:`setup_heatmap` draws for these options, when given them
+    counted already (:data:`Placements`).
 
     A side other than ``both`` is one more grouping (``side``), picked out when drawing; so
     the same frames can be counted from a GameSet or batch by batch
@@ -197,8 +198,12 @@ def _placement_keys(side: str | None, by: str | None) -> tuple[str, ...]:
     return (*keys, "side") if side in ("red", "blue") and by != "side" else keys
 
 
+Placements = Mapping[PlacementRequest, pd.DataFrame]
+"""Placement frames already counted, one per :func:`setup_heatmap_requests` entry."""
+
+
 def setup_heatmap(
-    data: Data,
+    data: Data | Placements,
     piece: str = "flag",
     *,
     variant: Variants = None,
@@ -221,42 +226,21 @@ def setup_heatmap(
 
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
         save_figure(fig, "flag.png")
+
+    ``data`` may also be the placement frames already counted (:data:`Placements`: one per
+    :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
+    gives them, e.g. batch by batch with :func:`strat_tools.stats.compute_many_streaming`):
+    they are drawn as they are, and ``variant`` only names the filter in messages.
     """
     requests = setup_heatmap_requests(piece, side=side, by=by)
-    keys = requests[0][1]  # every request of one picture groups alike
-    counted = piece_placements(_setup_rows(data), [p for p, _ in requests], list(keys), variant)
-    placements = {(p, keys): counted[p] for p, _ in requests}
-    return setup_heatmap_from_placements(
-        placements,
-        piece,
-        variant=variant,
-        side=side,
-        by=by,
-        title=title,
-        cmap=cmap,
-        numbering=numbering,
-        scale=scale,
-        min_setups=min_setups,
-    )
-
-
-def setup_heatmap_from_placements(
-    placements: dict[PlacementRequest, pd.DataFrame],
-    piece: str = "flag",
-    *,
-    variant: Variants = None,
-    side: str | None = None,
-    by: str | None = None,
-    title: str | None = None,
-    cmap: str = "YlOrRd",
-    numbering: Numbering = "modern",
-    scale: PanelScale = "shared",
-    min_setups: int = MIN_PANEL_SETUPS,
-) -> Figure:
-    """:func:`setup_heatmap` drawn from placement frames already counted (one per
-    :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
-    gives them); ``variant`` only names the filter in messages."""
-    panel = PanelOptions.of(scale, min_setups)
+    panel = PanelOptions.of(scale, min_setups)  # checked before anything is counted
+    if isinstance(data, Mapping):
+        placements = data
+    else:
+        keys = requests[0][1]  # every request of one picture groups alike
+        rows = _setup_rows(data)
+        counted = piece_placements(rows, [p for p, _ in requests], list(keys), variant)
+        placements = {(p, keys): counted[p] for p, _ in requests}
 
     def placement(p: str, won: bool | None = None) -> pd.DataFrame:
         frame = placements[(p, _placement_keys(side, by))]
@@ -292,6 +276,11 @@ def setup_heatmap_from_placements(
             placement(piece), piece, by, title=title, cmap=cmap, numbering=numbering, panel=panel
         )
     return placement_heatmap(placement(piece), piece, cmap=cmap, title=title, numbering=numbering)
+
+
+setup_heatmap_from_placements = setup_heatmap
+""":func:`setup_heatmap` given placement frames already counted (:data:`Placements`): the
+same function, under the name the report and the ``heatmap`` command have long called."""
 
 
 def _small_multiples(
