@@ -233,9 +233,14 @@ def run_once(m: Measurement, tree: Path, paths: list[str], jobs: int, tmp: Path)
 
 
 def check_imports(tree: Path) -> None:
-    """The tree's own strat_tools is the one imported with its PYTHONPATH (not an installed one)."""
+    """The tree's own strat_tools is the one imported with its PYTHONPATH (not an installed one);
+    and the tree is byte-compiled first, so that round 1 does not pay for it on one side only."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    code = "import strat_tools, pathlib; print(pathlib.Path(strat_tools.__file__).resolve())"
+    code = (
+        "import compileall, pathlib, strat_tools\n"
+        "print(pathlib.Path(strat_tools.__file__).resolve())\n"
+        "compileall.compile_dir('strat_tools', quiet=2)"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True, check=False
     )
@@ -243,12 +248,6 @@ def check_imports(tree: Path) -> None:
     got = proc.stdout.strip()
     if proc.returncode != 0 or Path(got) != want:
         raise RunFailed(f"{tree} does not import its own code: {got or proc.stderr.strip()[-300:]}")
-    # Byte-compile first, so that the first round does not pay for it on one side only.
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(tree / "strat_tools")],
-        capture_output=True,
-        check=False,
-    )
 
 
 # ----------------------------------------------------------------------------- revisions
@@ -290,6 +289,7 @@ def worktrees(commits: dict[str, str]) -> Iterator[tuple[dict[str, Path], Path]]
             _git("worktree", "add", "--detach", "--quiet", str(path), commit)
             made.append(path)
             trees[side] = path
+            print(f"{side}: worktree {path} ({commit[:12]})", file=sys.stderr)
         scratch = tmp / "scratch"
         scratch.mkdir()
         shutil.copy2(Path(__file__).resolve(), scratch / INNER_SCRIPT)
