@@ -85,13 +85,13 @@ class Measurement:
     control: bool = False
 
 
-def _cli(
-    *args: str, out: str | None = None, tail: tuple[str, ...] = ()
-) -> Callable[..., list[str]]:
+def _cli(command: str, *options: str, out: str | None = None) -> Callable[..., list[str]]:
+    """``python -m strat_tools COMMAND PATHS [-o out] OPTIONS`` ({jobs}: the --jobs given)."""
+
     def argv(paths: list[str], folder: Path, jobs: int) -> list[str]:
         output = ["-o", str(folder / out)] if out else []
-        rest = [a.replace("{jobs}", str(jobs)) for a in (*args, *tail)]
-        return ["-m", "strat_tools", rest[0], *paths, *output, *rest[1:]]
+        rest = [option.replace("{jobs}", str(jobs)) for option in options]
+        return ["-m", "strat_tools", command, *paths, *output, *rest]
 
     return argv
 
@@ -474,7 +474,7 @@ def sides(args: argparse.Namespace) -> dict[str, dict[str, str]]:
 def compare(args: argparse.Namespace) -> int:
     """The whole comparison; returns the exit code."""
     measurements = chosen(args)
-    rounds = args.rounds or (5 if args.quick else 3)
+    rounds = args.rounds if args.rounds is not None else (5 if args.quick else 3)
     if rounds < 1 or args.jobs < 1:
         raise UsageError("--rounds and --jobs must be at least 1")
     paths = [
@@ -484,6 +484,8 @@ def compare(args: argparse.Namespace) -> int:
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise UsageError(f"no such input: {', '.join(missing)}")
+    if args.json and not Path(args.json).resolve().parent.is_dir():
+        raise UsageError(f"--json {args.json}: no such folder to write it in")
     revs = sides(args)
     commits = {side: r["commit"] for side, r in revs.items() if r["commit"]}
     raw: dict[str, Any] = {
