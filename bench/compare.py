@@ -535,6 +535,10 @@ def compare(args: argparse.Namespace) -> int:
     )
     if rows:
         print(table(rows, args.flag_on, args.threshold))
+    key = "seconds" if args.flag_on == "wall" else "cpu_s"
+    noise = [abs(row[key]["change_best"]) for row in rows if BY_NAME[row["name"]].control]
+    if noise:
+        print(f"noise: the controls (the same code on both sides) moved by up to {max(noise):.1f}%")
     for name, message in errors.items():
         print(f"{BY_NAME[name].label}: error: {message}")
     if args.json:
