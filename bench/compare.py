@@ -19,12 +19,12 @@ commands bench/bench.py times), the public ``import strat_tools as st`` (``st.re
 ``inflate_floor.py``. The floors run the same code for both sides: they are the control, and
 their change is the noise of this machine during the run.
 
-The runs are interleaved, old then new for every measurement, the order swapped every other
-round (A B, B A, A B, ...), so that the machine's load and a warm cache fall on both alike.
-Each measurement keeps the best and the median of its rounds, in wall-clock seconds and CPU
-seconds (user + system of the process and its worker processes; on a shared machine the CPU
-time is the steadier one, and the one flagged by default, ``--flag-on wall`` to change it).
-A measurement more than 5% slower (``--threshold``) by its best time is flagged ``SLOWER``.
+The runs are interleaved, the order swapped every other round (A B, B A, ...), so that the
+machine's load and a warm cache fall on both alike. Each measurement keeps the best and the
+median of its rounds, wall-clock and CPU seconds (the process and its workers; CPU time, the
+steadier on a shared machine, is flagged by default). ``--flag-on instructions`` counts the
+instructions run under valgrind instead, the same however busy the machine. A measurement more
+than 5% slower (``--threshold``) by its best is flagged ``SLOWER``.
 
 Prints one table (measurement, old, new, change) to stdout, progress to stderr; ``--json FILE``
 writes every raw number. Exit codes: 0 no measurement flagged, 1 some measurement flagged
@@ -58,6 +58,7 @@ DEFAULT_INPUT = ROOT.parent / "shared" / "gravon"
 QUICK_INPUT = ROOT / "data"
 THRESHOLD = 5.0
 INNER_SCRIPT = "inner.py"
+VALGRIND = "valgrind"
 
 
 class UsageError(Exception):
@@ -85,13 +86,16 @@ class Measurement:
     control: bool = False
 
 
-def _cli(command: str, *options: str, out: str | None = None) -> Callable[..., list[str]]:
-    """``python -m strat_tools COMMAND PATHS [-o out] OPTIONS`` ({jobs}: the --jobs given)."""
+def _cli(line: str) -> Callable[..., list[str]]:
+    """``python -m strat_tools COMMAND PATHS OPTIONS``, from ``"COMMAND OPTIONS"`` ({out}: a
+    path in the run's fresh folder, {jobs}: the --jobs given)."""
+    command, *options = line.split()
 
     def argv(paths: list[str], folder: Path, jobs: int) -> list[str]:
-        output = ["-o", str(folder / out)] if out else []
-        rest = [option.replace("{jobs}", str(jobs)) for option in options]
-        return ["-m", "strat_tools", command, *paths, *output, *rest]
+        rest = [
+            o.replace("{out}", str(folder / "out")).replace("{jobs}", str(jobs)) for o in options
+        ]
+        return ["-m", "strat_tools", command, *paths, *rest]
 
     return argv
 
@@ -105,41 +109,33 @@ def _inner(task: str) -> Callable[..., list[str]]:
     return argv
 
 
-def _floor(script: str, *args: str) -> Callable[..., list[str]]:
-    def argv(paths: list[str], folder: Path, jobs: int) -> list[str]:
-        return [str(TOOLS / script), *args, *paths]
-
-    return argv
+def _floor(line: str) -> Callable[..., list[str]]:
+    script, *options = line.split()
+    return lambda paths, folder, jobs: [str(TOOLS / script), *options, *paths]
 
 
+CLI_RUNS = (  # name, label, command and options (the paths go after the command)
+    ("validate", "validate, 1 job", "validate -q -j 1"),
+    ("validate-all", "validate, all jobs", "validate -q -j {jobs}"),
+    ("export", "export, 1 job", "export -o {out} -j 1"),
+    ("export-all", "export, all jobs", "export -o {out} -j {jobs}"),
+    ("setups", "export --setups-only, 1 job", "export --setups-only -o {out} -j 1"),
+    ("stats", "stats --stat flag, 1 job", "stats --stat flag -j 1"),
+    ("stats-scouts", "stats --stat scouts, 1 job", "stats --stat scouts -j 1"),
+    ("report", "report, 1 job", "report -o {out}.html -j 1"),
+    ("view", "view, 1 job", "view -o {out}.html -j 1"),
+    ("observations", "observations, 1 job", "observations -o {out} -j 1"),
+    ("events", "events --format csv, 1 job", "events --format csv -j 1"),
+)
 MEASUREMENTS: tuple[Measurement, ...] = (
     Measurement("import", "import strat_tools", _inner("import"), inner=True),
     Measurement("startup", "strat-tools --help", lambda p, f, j: ["-m", "strat_tools", "--help"]),
     Measurement("read", "st.read_records (read + checks)", _inner("read"), inner=True),
     Measurement("read-strict", "st.read_records(fast=False)", _inner("read-strict"), inner=True),
     Measurement("replay", "st.replay, every game", _inner("replay"), inner=True),
-    Measurement("validate", "validate, 1 job", _cli("validate", "-q", "-j", "1")),
-    Measurement("validate-all", "validate, all jobs", _cli("validate", "-q", "-j", "{jobs}")),
-    Measurement("export", "export, 1 job", _cli("export", "-j", "1", out="export")),
-    Measurement("export-all", "export, all jobs", _cli("export", "-j", "{jobs}", out="export")),
+    *(Measurement(name, label, _cli(line)) for name, label, line in CLI_RUNS),
     Measurement(
-        "setups", "export --setups-only, 1 job", _cli("export", "--setups-only", "-j", "1", out="s")
-    ),
-    Measurement("stats", "stats --stat flag, 1 job", _cli("stats", "--stat", "flag", "-j", "1")),
-    Measurement(
-        "stats-scouts", "stats --stat scouts, 1 job", _cli("stats", "--stat", "scouts", "-j", "1")
-    ),
-    Measurement("report", "report, 1 job", _cli("report", "-j", "1", out="report.html")),
-    Measurement("view", "view, 1 job", _cli("view", "-j", "1", out="view.html")),
-    Measurement("observations", "observations, 1 job", _cli("observations", "-j", "1", out="obs")),
-    Measurement(
-        "events", "events --format csv, 1 job", _cli("events", "--format", "csv", "-j", "1")
-    ),
-    Measurement(
-        "parse-floor",
-        "parse_floor.py (control)",
-        _floor("parse_floor.py", "--jobs", "1"),
-        control=True,
+        "parse-floor", "parse_floor.py (control)", _floor("parse_floor.py --jobs 1"), control=True
     ),
     Measurement(
         "inflate-floor", "inflate_floor.py (control)", _floor("inflate_floor.py"), control=True
@@ -188,6 +184,7 @@ class Sample:
     cpu_s: float
     peak_mb: float
     detail: dict[str, Any] = field(default_factory=dict)
+    instructions: int = 0  # with --instructions: counted by valgrind, the whole process
 
 
 def _tail(path: Path, lines: int = 3) -> str:
@@ -195,13 +192,20 @@ def _tail(path: Path, lines: int = 3) -> str:
     return " | ".join(text[-lines:]) or "(no message)"
 
 
-def run_once(m: Measurement, tree: Path, paths: list[str], jobs: int, tmp: Path) -> Sample:
-    """``m`` once in a fresh process on ``tree``'s code; raises RunFailed with its message."""
+def run_once(
+    m: Measurement, tree: Path, paths: list[str], jobs: int, tmp: Path, count: bool = False
+) -> Sample:
+    """``m`` once in a fresh process on ``tree``'s code; raises RunFailed with its message.
+    ``count``: under valgrind's callgrind, which counts the instructions run (the process and
+    its forked workers): the same count on a busy machine as on an idle one."""
     folder = Path(tempfile.mkdtemp(prefix=f"{m.name}-", dir=tmp))
     env = {**os.environ, "PYTHONPATH": str(tree)}
     env.pop("STRAT_TOOLS_PROGRESS", None)
     out, err = folder / "stdout", folder / "stderr"
     argv = [sys.executable, *m.argv(paths, folder, jobs)]
+    if count:
+        logs = f"--log-file={folder / 'valgrind'}.%p"
+        argv = [VALGRIND, "--tool=callgrind", "--callgrind-out-file=/dev/null", logs, *argv]
     try:
         with out.open("wb") as o, err.open("wb") as e:
             start = time.perf_counter()
@@ -225,6 +229,13 @@ def run_once(m: Measurement, tree: Path, paths: list[str], jobs: int, tmp: Path)
                 raise RunFailed(f"{m.name} on {tree}: imported {detail['module']}")
         cpu = usage.ru_utime + usage.ru_stime
         sample = Sample(seconds, cpu, usage.ru_maxrss / 1024, detail)
+        if count:
+            sample.instructions = sum(
+                int(line.split()[-1])
+                for log in folder.glob("valgrind.*")
+                for line in log.read_text().splitlines()
+                if "Collected :" in line
+            )
         if m.inner:
             sample.seconds, sample.cpu_s = detail["seconds"], detail["cpu_s"]
         return sample
@@ -264,15 +275,10 @@ def _git(*args: str) -> str:
 
 def resolve(rev: str) -> tuple[str, str]:
     """(full commit id, one-line description) of ``rev``; UsageError when git knows no such."""
-    proc = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise UsageError(f"no such revision: {rev!r}")
-    commit = proc.stdout.strip()
+    try:
+        commit = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except RunFailed:
+        raise UsageError(f"no such revision: {rev!r}") from None
     return commit, _git("log", "-1", "--format=%h %s", commit)[:72]
 
 
@@ -319,6 +325,9 @@ def _change(old: float, new: float) -> float:
     return (new / old - 1) * 100 if old > 0 else 0.0
 
 
+METRICS = {"wall": "seconds", "cpu": "cpu_s", "instructions": "instructions"}
+
+
 def summarise(
     results: dict[str, dict[str, list[Sample]]], flag_on: str, threshold: float
 ) -> list[dict[str, Any]]:
@@ -327,7 +336,7 @@ def summarise(
     rows = []
     for name, sides in results.items():
         row: dict[str, Any] = {"name": name, "label": BY_NAME[name].label}
-        for key in ("seconds", "cpu_s"):
+        for key in ("seconds", "cpu_s", "instructions"):
             (ob, om), (nb, nm) = _stats(sides["old"], key), _stats(sides["new"], key)
             row[key] = {
                 "old_best": ob,
@@ -338,36 +347,36 @@ def summarise(
                 "change_median": _change(om, nm),
             }
         row["peak_mb"] = {side: max(s.peak_mb for s in sides[side]) for side in ("old", "new")}
-        key = "seconds" if flag_on == "wall" else "cpu_s"
+        key = METRICS[flag_on]
         row["flagged"] = not BY_NAME[name].control and row[key]["change_best"] > threshold
         rows.append(row)
     return rows
 
 
 def table(rows: list[dict[str, Any]], flag_on: str, threshold: float) -> str:
-    """The table printed: best (median) seconds of each side and the change, wall and CPU."""
-    head = [
-        "measurement",
-        "old wall s",
-        "new wall s",
-        "change",
-        "old CPU s",
-        "new CPU s",
-        "change",
-        "peak MB old/new",
-        "",
-    ]
+    """The table printed: best (median) seconds of each side and the change, wall and CPU; or,
+    counted under valgrind, the instructions of each side and the change."""
+    counted = flag_on == "instructions"
+    if counted:
+        head = ["measurement", "old instructions", "new instructions", "change", ""]
+    else:
+        head = ["measurement", "old wall s", "new wall s", "change", "old CPU s", "new CPU s"]
+        head += ["change", "peak MB old/new", ""]
     lines = [head]
     for row in rows:
         cells = [row["label"]]
-        for key in ("seconds", "cpu_s"):
+        if counted:
+            r = row["instructions"]
+            cells += [f"{r['old_best']:,.0f}", f"{r['new_best']:,.0f}", f"{r['change_best']:+.1f}%"]
+        for key in () if counted else ("seconds", "cpu_s"):
             r = row[key]
             cells += [
                 f"{r['old_best']:.3f} ({r['old_median']:.3f})",
                 f"{r['new_best']:.3f} ({r['new_median']:.3f})",
                 f"{r['change_best']:+.1f}% ({r['change_median']:+.1f}%)",
             ]
-        cells.append(f"{row['peak_mb']['old']:.0f} / {row['peak_mb']['new']:.0f}")
+        if not counted:
+            cells.append(f"{row['peak_mb']['old']:.0f} / {row['peak_mb']['new']:.0f}")
         cells.append(f"SLOWER (>{threshold:g}% {flag_on})" if row["flagged"] else "")
         lines.append(cells)
     widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
@@ -418,9 +427,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--flag-on",
-        choices=("cpu", "wall"),
+        choices=tuple(METRICS),
         default="cpu",
-        help="the time a slowdown is flagged by (default: cpu, steadier on a shared machine)",
+        help="what is compared and flagged: CPU time (default, steadier on a shared machine), "
+        "wall time, or instructions counted under valgrind (the same count however busy the "
+        "machine; about 50 times slower, one round is enough)",
     )
     parser.add_argument(
         "--threshold",
@@ -458,11 +469,8 @@ def sides(args: argparse.Namespace) -> dict[str, dict[str, str]]:
     old, old_desc = resolve(args.old)
     out = {"old": {"rev": args.old, "commit": old, "description": old_desc}}
     if args.new is None:
-        dirty = (
-            " + uncommitted changes"
-            if _git("status", "--porcelain", "--untracked-files=no")
-            else ""
-        )
+        changed = _git("status", "--porcelain", "--untracked-files=no")
+        dirty = " + uncommitted changes" if changed else ""
         head = _git("log", "-1", "--format=%h", "HEAD")
         out["new"] = {"rev": "working tree", "commit": "", "description": f"{head}{dirty}"}
     else:
@@ -474,7 +482,11 @@ def sides(args: argparse.Namespace) -> dict[str, dict[str, str]]:
 def compare(args: argparse.Namespace) -> int:
     """The whole comparison; returns the exit code."""
     measurements = chosen(args)
-    rounds = args.rounds if args.rounds is not None else (5 if args.quick else 3)
+    count = args.flag_on == "instructions"
+    if count and shutil.which(VALGRIND) is None:
+        raise UsageError("--flag-on instructions needs valgrind, which is not on PATH")
+    default_rounds = 1 if count else 5 if args.quick else 3
+    rounds = args.rounds if args.rounds is not None else default_rounds
     if rounds < 1 or args.jobs < 1:
         raise UsageError("--rounds and --jobs must be at least 1")
     paths = [
@@ -513,7 +525,7 @@ def compare(args: argparse.Namespace) -> int:
                     continue
                 for side in order:
                     try:
-                        sample = run_once(m, trees[side], paths, args.jobs, scratch)
+                        sample = run_once(m, trees[side], paths, args.jobs, scratch, count)
                     except RunFailed as failed:
                         errors[m.name] = f"{side}: {failed}"
                         print(f"error: {errors[m.name]}", file=sys.stderr)
@@ -521,7 +533,8 @@ def compare(args: argparse.Namespace) -> int:
                     results[m.name][side].append(sample)
                     print(
                         f"round {r + 1}/{rounds}  {m.name:<13} {side}  "
-                        f"{sample.seconds:8.3f} s  CPU {sample.cpu_s:8.3f} s",
+                        f"{sample.seconds:8.3f} s  CPU {sample.cpu_s:8.3f} s"
+                        + (f"  {sample.instructions:,} instructions" if count else ""),
                         file=sys.stderr,
                     )
     done = {n: s for n, s in results.items() if n not in errors and s["old"] and s["new"]}
@@ -535,7 +548,7 @@ def compare(args: argparse.Namespace) -> int:
     )
     if rows:
         print(table(rows, args.flag_on, args.threshold))
-    key = "seconds" if args.flag_on == "wall" else "cpu_s"
+    key = METRICS[args.flag_on]
     noise = [abs(row[key]["change_best"]) for row in rows if BY_NAME[row["name"]].control]
     if noise:
         print(f"noise: the controls (the same code on both sides) moved by up to {max(noise):.1f}%")
