@@ -209,7 +209,10 @@ def test_the_default_table_is_the_compact_digest_of_the_library(library: pd.Data
     with their clustered intervals, the verdict), not the full record of ~33 fields."""
     from strat_tools.stats.intervals import VERDICTS, rate_label
 
-    result = CliRunner().invoke(main, ["advice", str(SAMPLE), "--jobs", "1"])
+    # At a fixed terminal width of 100 (a narrower one gets the same rows as blocks).
+    result = CliRunner().invoke(
+        main, ["advice", str(SAMPLE), "--jobs", "1"], env={"COLUMNS": "100"}
+    )
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["variant", "tip", "followed", "win_rate_following",

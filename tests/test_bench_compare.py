@@ -139,31 +139,3 @@ def test_ctrl_c_removes_the_worktrees(tmp_path: Path) -> None:
     assert "Traceback" not in err
     assert str(tree) not in worktrees()
     assert not tree.parent.exists()  # the temporary folder that held it, too
-
-
-@needs_git
-@pytest.mark.slow
-@pytest.mark.skipif(
-    shutil.which("valgrind") is None, reason="--flag-on instructions needs valgrind"
-)
-def test_instructions_are_counted_the_same_for_the_same_code(tmp_path: Path) -> None:
-    raw_file = tmp_path / "raw.json"
-    run = compare(
-        "HEAD",
-        "HEAD",
-        "--input",
-        str(ONE_GAME),
-        "--only",
-        "read",
-        "--flag-on",
-        "instructions",
-        "--json",
-        str(raw_file),
-        timeout=900,
-    )
-    assert run.returncode == 0, run.stderr  # the same code: no 5% between the two counts
-    assert "old instructions" in run.stdout
-    (row,) = json.loads(raw_file.read_text())["summary"]
-    counts = row["instructions"]
-    assert counts["old_best"] > 10_000_000  # a Python start-up and a read, not nothing
-    assert abs(counts["change_best"]) < 1.0
