@@ -743,7 +743,7 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
         main, ["advice", folder, "-j", "1", "--variant", "all"], env={"COLUMNS": "100"}
     )
     assert every.exit_code == 0 and "flag_bombed_in" in every.stdout
-    assert " 0.75 " in every.stdout  # shares rounded in the table format
+    assert " 75.0% " in every.stdout  # the digest shows shares as percentages
     catalogue = runner.invoke(main, ["advice", folder, "--view", "catalogue"])
     assert catalogue.exit_code == 0 and "flag_bombed_in" in catalogue.stdout
     bad = runner.invoke(main, ["advice", folder, "--variant", "classicfree"])
