@@ -10,6 +10,7 @@ module is over 600 lines (the engine's hot loop excepted).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -96,7 +97,9 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def modules() -> dict[str, Path]:
+    """Every module of the package, read once per session (the checks below ask often)."""
     return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
@@ -157,6 +160,7 @@ def module_aliases(tree: ast.AST) -> dict[str, str]:
     return names
 
 
+@functools.cache
 def parsed() -> dict[str, ast.AST]:
     return {name: ast.parse(path.read_text(), str(path)) for name, path in modules().items()}
 
