@@ -116,6 +116,7 @@ def interrupt_once(command: str, seed: int, folder: Path) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     code = proc.returncode
+    said = f"{what}: exit {code}, stderr ends {err[-600:]!r}"
     signum = {"ctrl-c": signal.SIGINT, "sigterm": signal.SIGTERM}.get(how)
     # A signal landing after the run finished, while the interpreter shuts down (Python has
     # reset its handlers by then), ends the process by that signal: a shell says 128 + N,
@@ -123,27 +124,42 @@ def interrupt_once(command: str, seed: int, folder: Path) -> None:
     # once the command line's handlers are in place (wait_until_guarded), so a death by the
     # signal can only be such a late one.
     late = signum is not None and code == -signum
-    assert code in (0, EXITS[how]) or late, (what, code, err)
+    assert code in (0, EXITS[how]) or late, said
     for sign in ("Traceback", "Exception ignored", "Bad file descriptor"):
-        assert sign not in err, (what, err[-3000:])
+        assert sign not in err, said
     if code == EXITS[how] and how != "closed-stdout":
-        assert err.rstrip().endswith("Interrupted." if how == "ctrl-c" else "Terminated."), err
+        assert err.rstrip().endswith("Interrupted." if how == "ctrl-c" else "Terminated."), said
     deadline = time.monotonic() + 10
     while (left := group_members(proc.pid)) and time.monotonic() < deadline:
         time.sleep(0.05)
     for pid in left:  # never leave strays, whatever the outcome
         os.kill(pid, signal.SIGKILL)
-    assert not left, f"{what}: processes left behind: {sorted(left)}"
+    assert not left, f"{said}: processes left behind: {sorted(left)}"
     leftovers = sorted(
         str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != "tmp"
     )
-    finished = (code == 0 or late) and how != "closed-stdout"
-    if not finished:  # interrupted: nothing written, nothing half-written
-        assert leftovers == [], (what, code, leftovers)
-    else:
-        assert not [name for name in leftovers if ".tmp" in name or name.startswith("tmp/")]
-    if finished and command != "validate":
-        assert (folder / COMMANDS[command][3]).exists(), what
+    assert not [name for name in leftovers if ".tmp" in name or name.startswith("tmp/")], said
+    if command == "validate" or how == "closed-stdout":
+        return
+    output = folder / COMMANDS[command][3]
+    if code == 0 or late:
+        assert output.exists(), said
+    if output.exists():  # finished, or stopped after its one rename put the output in place
+        assert_complete(command, output, said)
+    else:  # stopped before it: nothing written, nothing half-written
+        assert leftovers == [], (said, leftovers)
+
+
+def assert_complete(command: str, output: Path, said: str) -> None:
+    """The output of a finished run: a page that ends, or a folder its marker vouches for."""
+    from strat_tools.io.output import read_marker, verify_folder
+
+    if command == "view":
+        assert output.read_text(encoding="utf-8").rstrip().endswith("</html>"), said
+        return
+    marker = read_marker(output)
+    assert marker is not None and marker.complete, said
+    verify_folder(output, sorted(marker.files))
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
