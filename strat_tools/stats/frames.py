@@ -9,6 +9,7 @@ classicfree, invalid games). Counts nothing itself.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any, Final, Protocol
 
 import numpy as np
@@ -72,6 +73,36 @@ def setup_context(games: pd.DataFrame, setups: pd.DataFrame) -> pd.DataFrame:
     ``won`` is a nullable boolean: whether this side won (NA for draws and unknown results).
     """
     return _with_context(games, setups, CONTEXT_COLUMNS)
+
+
+class JoinedTables:
+    """``data`` with its setups and moves joined with their game's context, each once, on
+    first use: what several statistics counting the same batch share, instead of each
+    joining again (:func:`setup_frame` and :func:`move_frame` take the joined rows as they
+    are). Games and diagnostics are ``data``'s own."""
+
+    def __init__(self, data: TableSet) -> None:
+        self.data = data
+
+    @property
+    def games(self) -> pd.DataFrame:
+        """``data``'s games."""
+        return self.data.games
+
+    @cached_property
+    def setups(self) -> pd.DataFrame:
+        """:func:`setup_context` of ``data``'s setups."""
+        return setup_context(self.data.games, self.data.setups)
+
+    @cached_property
+    def moves(self) -> pd.DataFrame:
+        """:func:`move_context` of ``data``'s moves."""
+        return move_context(self.data.games, self.data.moves)
+
+    @property
+    def diagnostics(self) -> pd.DataFrame:
+        """``data``'s diagnostics."""
+        return self.data.diagnostics
 
 
 def _with_context(games: pd.DataFrame, rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
@@ -186,11 +217,29 @@ def filter_rows(
         )
     # Group keys as plain values: categorical keys would bring unused categories along.
     plain = {
-        name: frame[name].astype(frame[name].cat.categories.dtype)
+        name: plain_values(frame[name])
         for name in by
         if isinstance(frame[name].dtype, pd.CategoricalDtype)
     }
     return frame.assign(**plain) if plain else frame
+
+
+def plain_values(column: pd.Series) -> pd.Series:
+    """A categorical column as plain values of its categories' dtype (missing stays missing).
+
+    Text categories are gathered by code in one take (Arrow's, for Arrow strings), not
+    converted value by value: a grouping key over millions of moves costs milliseconds.
+
+    >>> keys = pd.Series(pd.Categorical(["red", None, "blue"], categories=["red", "blue"]))
+    >>> plain_values(keys).tolist()
+    ['red', nan, 'blue']
+    """
+    categories = column.cat.categories
+    if not pd.api.types.is_string_dtype(categories.dtype):
+        return column.astype(categories.dtype)
+    codes = np.asarray(column.cat.codes, dtype=np.intp)
+    values = pd.api.extensions.take(categories.array, codes, allow_fill=True)
+    return pd.Series(values, index=column.index, name=column.name)
 
 
 def setup_frame(

@@ -23,7 +23,7 @@ import pandas as pd
 from strat_tools.io.sources import Paths
 from strat_tools.run.driver import Select, reduce_batches
 from strat_tools.run.options import Run
-from strat_tools.stats.frames import TableSet
+from strat_tools.stats.frames import JoinedTables, TableSet
 from strat_tools.stats.registry import Statistic, get_statistic
 from strat_tools.tables.dataset import empty_gameset
 
@@ -38,7 +38,10 @@ Request = tuple[str, dict[str, Any]]
 
 
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
-    """One batch counted for every request (what a :class:`Combiner` takes)."""
+    """One batch counted for every request (what a :class:`Combiner` takes); the context
+    joins are made once for all of them (:class:`~strat_tools.stats.frames.JoinedTables`)."""
+    if len(requests) > 1:
+        games = JoinedTables(games)
     out = []
     for name, options in requests:
         statistic = get_statistic(name)
