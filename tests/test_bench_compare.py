@@ -53,7 +53,7 @@ def test_help_names_the_revisions_and_every_measurement() -> None:
 
 @needs_git
 def test_unknown_revision_is_a_usage_error_without_a_traceback() -> None:
-    run = compare("no-such-rev-b26", "--only", "read")
+    run = compare("no-such-rev-b26", "--quick", "--only", "read")  # --quick: no archive needed
     assert run.returncode == 2
     assert "no such revision: 'no-such-rev-b26'" in run.stderr
     assert "Traceback" not in run.stderr
