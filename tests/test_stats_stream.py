@@ -56,9 +56,36 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "_FOLD_EVERY", 2)
 
 
-@pytest.mark.usefixtures("small_batches")
-@pytest.mark.parametrize(("name", "options"), CASES)
+def streamed_in_one_pass(cases: list[tuple[str, dict[str, Any]]]) -> dict[int, pd.DataFrame]:
+    """Every case's table, counted batch by batch (batches of 40 games, folded every 2) in
+    one pass over the inputs for all of them, as ``stats`` computes several statistics."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(driver, "REDUCE_BATCH", 40)
+        patch.setattr(stream, "_FOLD_EVERY", 2)
+        tables = stream.compute_many_streaming(cases, INPUTS, jobs=1)
+    return dict(enumerate(tables))
+
+
+@pytest.fixture(scope="module")
+def streamed_setup_statistics() -> dict[int, pd.DataFrame]:
+    return streamed_in_one_pass(CASES)
+
+
+@pytest.mark.parametrize(("case", "name", "options"), [(i, *c) for i, c in enumerate(CASES)])
 def test_counted_batch_by_batch_equals_the_whole(
+    whole: Any,
+    streamed_setup_statistics: dict[int, pd.DataFrame],
+    case: int,
+    name: str,
+    options: dict[str, Any],
+) -> None:
+    expected = stats.compute(name, whole, **options)
+    pd.testing.assert_frame_equal(streamed_setup_statistics[case], expected)
+
+
+@pytest.mark.usefixtures("small_batches")
+@pytest.mark.parametrize(("name", "options"), [CASES[0], CASES[-1]])
+def test_one_statistic_streamed_alone_equals_the_whole(
     whole: Any, name: str, options: dict[str, Any]
 ) -> None:
     expected = stats.compute(name, whole, **options)
@@ -104,16 +131,30 @@ def replayed() -> Any:
     return read_games(INPUTS, jobs=1)
 
 
-@pytest.mark.usefixtures("small_batches")
-@pytest.mark.parametrize(("name", "options"), MOVE_CASES)
+@pytest.fixture(scope="module")
+def streamed_move_statistics() -> dict[int, pd.DataFrame]:
+    return streamed_in_one_pass(MOVE_CASES)
+
+
+@pytest.mark.parametrize(("case", "name", "options"), [(i, *c) for i, c in enumerate(MOVE_CASES)])
 def test_game_and_move_statistics_reduced_per_batch_equal_the_whole(
-    replayed: Any, name: str, options: dict[str, Any]
+    replayed: Any,
+    streamed_move_statistics: dict[int, pd.DataFrame],
+    case: int,
+    name: str,
+    options: dict[str, Any],
 ) -> None:
     # Counted ones (scouts, distances, attacks, scouts left) are summed; order statistics
     # (endings, lengths, first scout move: medians, percentiles) are taken from per-game
     # values sent back by each batch. Either way: the same table.
     expected = stats.compute(name, replayed, **options)
-    got = compute_streaming(name, INPUTS, jobs=1, **options)
+    pd.testing.assert_frame_equal(streamed_move_statistics[case], expected)
+
+
+@pytest.mark.usefixtures("small_batches")
+def test_one_move_statistic_streamed_alone_equals_the_whole(replayed: Any) -> None:
+    expected = stats.compute("scouts-left", replayed, by=["side", "won"])
+    got = compute_streaming("scouts-left", INPUTS, jobs=1, by=["side", "won"])
     pd.testing.assert_frame_equal(got, expected)
 
 
