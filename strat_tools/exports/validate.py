@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any
 
 from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
-from strat_tools.core.rules import resolve_rules
+from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Skipped, path_list
@@ -235,11 +235,22 @@ def iter_verdicts(
 ) -> Iterator[GameVerdict]:
     """Stream one verdict per game under ``paths``, in input order (through the driver,
     :func:`strat_tools.run.driver.map_games`); a dataset folder's games as its export
-    judged them (:func:`dataset_verdicts`)."""
+    judged them (:func:`dataset_verdicts`). ``rules`` is checked when this is called,
+    before any work (:func:`~strat_tools.core.rules.check_rules`)."""
+    check_rules(rules)
+    return _verdicts(path_list(paths), rules, select, Run.of(run, jobs), skipped)
+
+
+def _verdicts(
+    paths: list[str],
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+) -> Iterator[GameVerdict]:
     from strat_tools.tables.dataset import is_dataset  # pandas: only when validating
 
-    run = Run.of(run, jobs)
-    for folder, group in itertools.groupby(path_list(paths), key=is_dataset):
+    for folder, group in itertools.groupby(paths, key=is_dataset):
         if folder:
             for path in group:
                 yield from dataset_verdicts(path, select=select, run=run)

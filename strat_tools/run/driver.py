@@ -19,7 +19,10 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
 * **progress**: counts record files. A progress bar that needs its total first (a
   :class:`~strat_tools.run.options.SizedProgress`) gets it from that same expansion, held
   as a list for the run; any other callback, or none, leaves the units streamed;
-* **rules**: a rule-set name is checked once, before any work (:class:`OptionError`);
+* **rules**: a rule-set name is checked once, when an entry point is called, before any
+  work (:func:`~strat_tools.core.rules.check_rules`, raising the one usage error,
+  :class:`~strat_tools.core.errors.UsageError`, which the CLI shows with exit status 2);
+  the entry points return their iterators only after that check;
 * **game ids**: unique over the whole run; a second game of the same name gets ``NAME#2``
   (:class:`~strat_tools.tables.build.GameIds`) in input order. Reductions see batch-unique ids;
 * **batch sizes**: at most :data:`TABLE_BATCH` files when whole tables come back (they are
@@ -59,8 +62,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.errors import InputError
 from strat_tools.core.records import GameRecord
+from strat_tools.core.rules import check_rules
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.run.batch_work import (
@@ -255,19 +259,6 @@ def _record_units(parts: list[InputPart]) -> Iterator[Unit]:
         yield from part.units
 
 
-def _check_rules(rules: str | None, setups_only: bool) -> None:
-    from strat_tools.core.rules import check_rules
-
-    if setups_only:
-        return
-    try:
-        check_rules(rules)
-    except OptionError:
-        raise
-    except ValueError as exc:
-        raise OptionError(str(exc)) from exc
-
-
 def iter_tables(
     paths: Paths,
     *,
@@ -285,12 +276,21 @@ def iter_tables(
 
     >>> batches = iter_tables("data/", setups_only=True, jobs=1)  # doctest: +SKIP
     """
+    check_rules(rules)
+    return _iter_tables(path_list(paths), setups_only, rules, select, Run.of(run, jobs), skipped)
+
+
+def _iter_tables(
+    inputs: list[str],
+    setups_only: bool,
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+) -> Iterator[Tables]:
     from strat_tools.tables.build import GameIds
     from strat_tools.tables.dataset import iter_dataset
 
-    _check_rules(rules, setups_only)
-    run = Run.of(run, jobs)
-    inputs = path_list(paths)
     select = select_step(inputs, select, run)
     tally = run.tally
     ids = GameIds()
@@ -331,11 +331,20 @@ def reduce_batches(
     one) and should return something small: counts, a few values a game. A game it raises
     on is contained (see the module's docstring). ``progress`` counts record files only.
     """
+    check_rules(rules)
+    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, Run.of(run, jobs))
+
+
+def _reduce_batches(
+    reduce: Callable[[GameSet], T],
+    inputs: list[str],
+    setups_only: bool,
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+) -> Iterator[T]:
     from strat_tools.tables.dataset import iter_dataset
 
-    _check_rules(rules, setups_only)
-    run = Run.of(run, jobs)
-    inputs = path_list(paths)
     select = select_step(inputs, select, run)
     for part in input_parts(inputs, run):
         batches: Iterator[tuple[T, Tally]]
@@ -366,8 +375,9 @@ def map_games(
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
     the workers; ``per_game`` must be picklable and contain its own failures (as
-    :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
-    folder has no records left to judge (:class:`InputError`)."""
+    :func:`~strat_tools.exports.validate.verdict_for` does; its caller checks the rules it
+    binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). Game records only:
+    an exported dataset folder has no records left to judge (:class:`InputError`)."""
     inputs = path_list(paths)
     run = Run.of(run, jobs)
     units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
@@ -391,18 +401,27 @@ def map_records(
     """``work(records)`` for each batch of the game records under ``paths``, in input order,
     run where the batch is read (``events``, ``observations``, ``convert``, ``view``).
 
-    The driver's treatment throughout: ``work.rules`` checked once; ``select`` applied in
-    the worker; a game ``work`` raises on is contained (it becomes ``work``'s own invalid
-    entry for a :func:`~strat_tools.run.batch_work.stand_in`, named in ``tally.failures``);
-    game ids made unique over the run by ``work.renumber``; ``tally`` counts every game
-    read (kept, readable, dropped by ``select``, failed). Game records only: an exported
-    dataset folder is refused (:class:`InputError`).
+    The driver's treatment throughout: ``work.rules`` checked once, here, before any work;
+    ``select`` applied in the worker; a game ``work`` raises on is contained (it becomes
+    ``work``'s own invalid entry for a :func:`~strat_tools.run.batch_work.stand_in`, named
+    in ``tally.failures``); game ids made unique over the run by ``work.renumber``;
+    ``tally`` counts every game read (kept, readable, dropped by ``select``, failed). Game
+    records only: an exported dataset folder is refused (:class:`InputError`).
     """
-    _check_rules(work.rules, False)
-    inputs = path_list(paths)
+    check_rules(work.rules)
+    return _map_records(work, path_list(paths), select, Run.of(run, jobs), skipped, max_batch)
+
+
+def _map_records(
+    work: RecordWork[R],
+    inputs: list[str],
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+    max_batch: int,
+) -> Iterator[R]:
     from strat_tools.tables.build import GameIds
 
-    run = Run.of(run, jobs)
     units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     ids = GameIds()
     on_records = partial(records_batch, work=work, select=select_step(inputs, select, run))
@@ -476,10 +495,9 @@ def export_dataset(
     started = time.perf_counter()
     refuse_overlap(path_list(paths), directory)
     run, seen = Run.of(run, jobs).counting()
+    batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:
-        for tables in iter_tables(
-            paths, setups_only=setups_only, rules=rules, select=select, run=run
-        ):
+        for tables in batches:
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
