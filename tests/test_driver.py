@@ -351,3 +351,18 @@ def test_without_a_bar_nothing_is_counted_and_the_units_stream(
     parts = input_parts(inputs, Run(progress=bar))
     assert bar.totals == [801] and len(zip_reads) == 2  # listed once, for the bar
     assert [len(p.units) for p in parts] == [401, 0, 400]  # type: ignore[arg-type]
+
+
+def test_dataset_folder_is_the_one_decision_of_a_dataset_alone(tmp_path: Path) -> None:
+    """What the setup search asks before answering from a games table: one exported folder
+    and nothing else; records (never expanded to find out) or a mix are read as usual."""
+    from strat_tools.run.driver import dataset_folder
+
+    out = tmp_path / "out"
+    export_dataset(ONE_GAME, out, jobs=1)
+    assert dataset_folder([str(out)]) == str(out)
+    assert dataset_folder(str(out)) == str(out)
+    assert dataset_folder([str(DATA)]) is None
+    assert dataset_folder([str(out), str(ONE_GAME)]) is None
+    assert dataset_folder([str(out), str(out)]) is None
+    assert dataset_folder([str(tmp_path / "no-such-folder")]) is None

@@ -89,13 +89,12 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
-    from strat_tools.run.driver import Tally
-    from strat_tools.tables.dataset import is_dataset
+    from strat_tools.run.driver import Tally, input_parts
 
     summary = Summary()
     tally = Tally()
     # A dataset folder's verdicts are the ones its export recorded.
-    if rules != "auto" and any(is_dataset(p) for p in paths):
+    if rules != "auto" and any(part.folder is not None for part in input_parts(paths)):
         message(
             f"--rules {rules} applies to game records; a dataset folder's verdicts are "
             "those of its export"

@@ -101,6 +101,7 @@ __all__ = [
     "Tables",
     "Tally",
     "UnitKeys",
+    "dataset_folder",
     "export_dataset",
     "input_parts",
     "iter_tables",
@@ -246,6 +247,19 @@ def input_parts(
     if isinstance(progress, SizedProgress):
         progress.start(sum(len(cast(list[Unit], p.units)) for p in parts if p.folder is None))
     return parts
+
+
+def dataset_folder(paths: Paths) -> str | None:
+    """The folder, when ``paths`` are one exported dataset folder and nothing else (as
+    :func:`input_parts` decides: the one decision), else ``None``; the records are not
+    expanded to find out. For work a dataset folder answers faster on its own (a setup
+    search from its games table, :mod:`strat_tools.stats.setup_search`).
+
+    >>> dataset_folder(["data/"]) is None  # game records
+    True
+    """
+    parts = input_parts(paths)
+    return parts[0].folder if len(parts) == 1 else None
 
 
 def _units(group: list[str], skipped: list[Skipped] | None, *, listed: bool) -> Iterable[Unit]:
