@@ -93,6 +93,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REDUCE_BATCH",
+    "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
     "RecordWork",
@@ -126,6 +127,11 @@ REDUCE_BATCH: Final = 1_000
 """Most files per batch when only a reduction comes back: what returns is small whatever
 the batch, and each reduction has a fixed cost per call (the report runs about 25 of them),
 so fewer, larger batches halve the report's time."""
+REDUCE_MIN_BATCH: Final = 500
+"""Fewest files per batch when a reduction comes back, unless that leaves a worker without
+a batch: the report's reduction costs about 0.4 CPU-s a call whatever the batch (as much as
+reading 150 games), so the 400-game sample is one batch on one worker (not eight) and two
+on two; a long input is cut as before (about eight batches a worker)."""
 
 
 # --- in the collecting process ---------------------------------------------------------------
@@ -371,7 +377,9 @@ def _reduce_batches(
             work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
                 reduce_units, reduce=reduce, rules=rules, setups_only=setups_only, select=select
             )
-            batches = map_batches(work, part.units, run=run, max_batch=REDUCE_BATCH)
+            batches = map_batches(
+                work, part.units, run=run, max_batch=REDUCE_BATCH, min_batch=REDUCE_MIN_BATCH
+            )
         for reduced, batch_tally in batches:
             if run.tally is not None:
                 run.tally.add(batch_tally)
