@@ -532,7 +532,7 @@ def figure_bytes(fig: Figure, format: str = "png", dpi: int = 100) -> bytes:
     fig.set_dpi(dpi)  # the layout measures text at the output's resolution, as savefig does
     try:
         engine.execute(fig)
-        fig.set_layout_engine("none")
+        fig.set_layout_engine(None)  # none at all: a placeholder would still cost the draw
         fig.savefig(buffer, format="png", dpi=dpi)
     finally:
         fig.set_layout_engine(engine)
