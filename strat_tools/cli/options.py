@@ -132,12 +132,11 @@ def run_options(func: F) -> F:
     (:func:`read_through`)."""
 
     @functools.wraps(func)
-    def wrapper(
-        *args: Any, jobs: int | None, dask: bool, dask_address: str | None, **kw: Any
-    ) -> Any:
+    def wrapper(*args: Any, **kw: Any) -> Any:
         from strat_tools.run.options import Run
 
-        kw["run"] = Run(jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address)
+        jobs, dask, address = kw.pop("jobs"), kw.pop("dask"), kw.pop("dask_address")
+        kw["run"] = Run(jobs=jobs, dask=dask or bool(address), dask_address=address)
         return func(*args, **kw)
 
     return jobs_option(dask_options(wrapper))  # type: ignore[return-value]
