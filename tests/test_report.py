@@ -6,6 +6,7 @@ import base64
 import html
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -427,11 +428,39 @@ def test_html_says_which_numbering_and_never_shows_the_other(
         assert label.lower() not in text.lower()
 
 
+SpiedReport = tuple[str, FigureSpy, list[pd.DataFrame]]
+
+
+@pytest.fixture(scope="module")
+def spied_gameset(gameset: GameSet) -> Callable[[str], SpiedReport]:
+    """The fixture games' report in a numbering, made once per numbering for every test
+    that reads it: (HTML, what its figures were titled, the matrices the adjacency figure
+    was given)."""
+    made: dict[str, SpiedReport] = {}
+
+    def report_in(numbering: str) -> SpiedReport:
+        if numbering not in made:
+            drawn: list[pd.DataFrame] = []
+            adjacency_figure = plots.adjacency_figure
+
+            def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
+                drawn.append(matrix)
+                return adjacency_figure(matrix, **kwargs)
+
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(plots, "adjacency_figure", keep)
+                text, spy = spied_report(gameset, numbering)
+            made[numbering] = (text, spy, drawn)
+        return made[numbering]
+
+    return report_in
+
+
 @pytest.mark.parametrize("numbering", ["modern", "classic"])
 def test_scout_attack_table_names_defenders_with_their_rank(
-    numbering: str, gameset: GameSet
+    numbering: str, gameset: GameSet, spied_gameset: Callable[[str], SpiedReport]
 ) -> None:
-    text, spy = spied_report(gameset, numbering)
+    text, spy, _ = spied_gameset(numbering)
     table = read_table(text, "What scouts attack, classic")
     expected = stats.scout_attacks(gameset, variant="classic")
     assert len(expected) > 3  # the fixture's scouts attack several kinds
@@ -561,19 +590,10 @@ def test_advice_entropy_table_runs_from_flag_to_the_least_predictable(
     assert set(table["max bits"]) == {"5.32"}
 
 
-def test_advice_figure_is_the_adjacency_matrix_titled_with_n(gameset: GameSet) -> None:
-    spy = FigureSpy(plots.setup_heatmap)
-    drawn: list[pd.DataFrame] = []
-    adjacency_figure = plots.adjacency_figure
-
-    def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
-        drawn.append(matrix)
-        return adjacency_figure(matrix, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(document, "figure_png", spy.figure_png)
-        patch.setattr(plots, "adjacency_figure", keep)
-        report.report_text(gameset, "html", numbering="classic")
+def test_advice_figure_is_the_adjacency_matrix_titled_with_n(
+    gameset: GameSet, spied_gameset: Callable[[str], SpiedReport]
+) -> None:
+    _, spy, drawn = spied_gameset("classic")
     from strat_tools.stats import advice
 
     assert len(drawn) == 1
