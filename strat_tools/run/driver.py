@@ -27,7 +27,8 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
   (:class:`~strat_tools.tables.build.GameIds`) in input order. Reductions see batch-unique ids;
 * **batch sizes**: at most :data:`TABLE_BATCH` files when whole tables come back (they are
   big), :data:`REDUCE_BATCH` when a reduction does (it is small, and each call has a fixed
-  cost);
+  cost, so a short input is not cut below :data:`REDUCE_MIN_BATCH` either, while every
+  worker still gets a batch);
 * **selection**: ``select`` is a :class:`~strat_tools.run.filters.GameFilter` or any picklable
   per-game predicate; the driver makes the select step of it once, here
   (:func:`select_step`): a filter's per-game part, or, when it judges duplicates (which
