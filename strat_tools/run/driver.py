@@ -395,20 +395,28 @@ def map_games(
     jobs: int | None = None,
     run: Run | None = None,
     skipped: list[Skipped] | None = None,
+    on_dataset: Callable[[str], Iterable[V]] | None = None,
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
     the workers; ``per_game`` must be picklable and contain its own failures (as
     :func:`~strat_tools.exports.validate.verdict_for` does; its caller checks the rules it
-    binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). Game records only:
-    an exported dataset folder has no records left to judge (:class:`InputError`)."""
+    binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
+    folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
+    place (validate's recorded verdicts), and without it such a folder is refused
+    (:class:`InputError`)."""
     inputs = path_list(paths)
     run = Run.of(run, jobs)
-    units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
+    parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
-    for values, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
-        if run.tally is not None:
-            run.tally.add(batch_tally)
-        yield from values
+    for part in parts:
+        if part.folder is not None:
+            assert on_dataset is not None  # input_parts refused the folder otherwise
+            yield from on_dataset(part.folder)
+            continue
+        for values, batch_tally in map_batches(work, part.units, run=run, max_batch=TABLE_BATCH):
+            if run.tally is not None:
+                run.tally.add(batch_tally)
+            yield from values
 
 
 def map_records(
