@@ -629,8 +629,17 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     whole = read_games(inputs, setups_only=setups_only, jobs=1)
     monkeypatch.setattr(
         "strat_tools.run.driver.REDUCE_BATCH", 60
-    )  # several batches, variants split
+    )  # several batches (above REDUCE_MIN_BATCH's floor: the cap wins), variants split
+    reduced = report_inputs.reduce_report
+    batches: list[int] = []
+
+    def counted(data: Any) -> Any:
+        batches.append(len(data.games))
+        return reduced(data)
+
+    monkeypatch.setattr(report_inputs, "reduce_report", counted)
     streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    assert len(batches) >= 7 and max(batches) <= 60
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     texts = [
