@@ -113,6 +113,50 @@ def test_unknown_rule_set_is_a_usage_error(legal_zip: Path) -> None:
     assert code == 2 and "unknown rule set" in err
 
 
+def rules_commands() -> list[str]:
+    """Every command that takes --rules, read from the command line itself."""
+    return sorted(
+        name
+        for name, command in main.commands.items()
+        if any(param.name == "rules" for param in command.params)
+    )
+
+
+def test_the_rules_commands_are_the_ones_expected() -> None:
+    """A new command with --rules joins the test below by itself; this list is the check
+    that the test is not empty."""
+    expected = ["events", "export", "filter", "observations", "report", "show", "stats"]
+    assert rules_commands() == sorted([*expected, "validate", "view"])
+
+
+@pytest.mark.parametrize("command", rules_commands())
+@pytest.mark.parametrize("rules", ["nonsense", "gravon-2013+nonsense"])
+def test_an_unknown_rule_set_is_refused_before_any_work(
+    command: str, rules: str, legal_zip: Path, tmp_path: Path
+) -> None:
+    """Exit 2 and click's own wording, on stderr only, before the inputs are read (the
+    library checks once where the run starts): the message is the same for every command,
+    stdout stays empty (also validate's JSON) and no output is begun."""
+    name = rules.rpartition("+")[2]
+    kind = "rule option" if "+" in rules else "rule set"
+    args = [command, str(legal_zip), "--rules", rules]
+    options = {opt for param in main.commands[command].params for opt in param.opts}
+    if "--output" in options:
+        suffix = {"report": ".html", "view": ".html", "show": ".png"}.get(command, "")
+        args += ["-o", str(tmp_path / "out" / f"out{suffix}")]
+    if command == "show":
+        args += ["--game", "1"]
+    if command == "validate":
+        args += ["--format", "json"]
+    code, out, err = run(*args)
+    assert code == 2, err
+    assert err.splitlines()[-1].startswith(
+        f"Error: Invalid value for '--rules': unknown {kind} '{name}'; expected one of "
+    ), err
+    assert "Traceback" not in err and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_validate_without_paths_is_a_usage_error() -> None:
     code, _, err = run("validate")
     assert code == 2 and "PATHS" in err

@@ -185,6 +185,31 @@ def test_bad_rules_are_refused_before_any_work() -> None:
         list(reduce_batches(game_count, DATA, rules="nosuch"))
 
 
+@pytest.mark.parametrize("rules", ["nosuch", "gravon-2013+nosuch"])
+def test_bad_rules_are_the_one_usage_error_raised_when_an_entry_point_is_called(
+    rules: str, tmp_path: Path
+) -> None:
+    """Not when the first batch is asked for: calling is enough, and the paths (missing
+    here) are never looked at; setups only is no exception (the rules are still a typo)."""
+    from strat_tools.core.errors import UsageError
+    from strat_tools.exports.event_table import EventsWork
+    from strat_tools.run.driver import map_records
+
+    missing = tmp_path / "no-such-folder"
+    calls = [
+        partial(iter_tables, missing, rules=rules),
+        partial(iter_tables, missing, rules=rules, setups_only=True),
+        partial(reduce_batches, game_count, missing, rules=rules),
+        partial(map_records, EventsWork(rules), missing),
+        partial(export_dataset, missing, tmp_path / "out", rules=rules),
+    ]
+    for call in calls:
+        with pytest.raises(UsageError, match="nosuch") as caught:
+            call()
+        assert caught.value.option == "rules"
+    assert list(tmp_path.iterdir()) == []  # no output folder begun
+
+
 def test_map_games_refuses_a_dataset_folder(tmp_path: Path) -> None:
     export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
     with pytest.raises(InputError, match="exported dataset folder"):
@@ -326,3 +351,18 @@ def test_without_a_bar_nothing_is_counted_and_the_units_stream(
     parts = input_parts(inputs, Run(progress=bar))
     assert bar.totals == [801] and len(zip_reads) == 2  # listed once, for the bar
     assert [len(p.units) for p in parts] == [401, 0, 400]  # type: ignore[arg-type]
+
+
+def test_dataset_folder_is_the_one_decision_of_a_dataset_alone(tmp_path: Path) -> None:
+    """What the setup search asks before answering from a games table: one exported folder
+    and nothing else; records (never expanded to find out) or a mix are read as usual."""
+    from strat_tools.run.driver import dataset_folder
+
+    out = tmp_path / "out"
+    export_dataset(ONE_GAME, out, jobs=1)
+    assert dataset_folder([str(out)]) == str(out)
+    assert dataset_folder(str(out)) == str(out)
+    assert dataset_folder([str(DATA)]) is None
+    assert dataset_folder([str(out), str(ONE_GAME)]) is None
+    assert dataset_folder([str(out), str(out)]) is None
+    assert dataset_folder([str(tmp_path / "no-such-folder")]) is None

@@ -796,3 +796,33 @@ def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> 
     placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
     with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
         plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]
+
+
+def _pixels(png: bytes) -> np.ndarray:
+    from io import BytesIO
+
+    from PIL import Image
+
+    return np.asarray(Image.open(BytesIO(png)))
+
+
+def test_a_figure_laid_out_once_has_the_pixels_savefig_draws(setups: pd.DataFrame) -> None:
+    """figure_bytes skips savefig's layout-only draw: the PNG is the same, pixel for pixel
+    (panel, colour bar, title; at a resolution other than the figure's own), and the figure
+    keeps its layout engine and resolution."""
+    from io import BytesIO
+
+    reference = BytesIO()
+    drawn = plots.setup_heatmap(setups, "flag", title="layout once")
+    plots.text_as_written(drawn).savefig(reference, format="png", dpi=150)
+    fig = plots.setup_heatmap(setups, "flag", title="layout once")
+    once = plots.figure_bytes(fig, "png", 150)
+    assert _pixels(once).shape == _pixels(reference.getvalue()).shape == (660, 1260, 4)
+    assert np.array_equal(_pixels(once), _pixels(reference.getvalue()))
+    assert fig.get_layout_engine().__class__.__name__ == "ConstrainedLayoutEngine"
+    assert fig.get_dpi() == 100
+
+
+def test_vector_formats_are_laid_out_by_their_own_renderer(setups: pd.DataFrame) -> None:
+    svg = plots.figure_bytes(plots.setup_heatmap(setups, "flag"), "svg")
+    assert svg.startswith(b"<?xml") and b"<svg" in svg

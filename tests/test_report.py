@@ -6,8 +6,7 @@ import base64
 import html
 import io
 import re
-import shutil
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,13 +120,16 @@ def test_no_repeated_setup_means_no_most_played_boards_but_a_sentence(html_text:
     assert "1 setups" not in html_text and "1 times" not in html_text
 
 
-@pytest.mark.slow
-def test_sections_come_from_the_registry_in_its_order(gameset: GameSet) -> None:
-    anchors = [s.anchor for s in report.build_sections(gameset)]
+def test_sections_come_from_the_registry_in_its_order(
+    gameset: GameSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(document, "figure_png", FigureSpy(plots.setup_heatmap).figure_png)
+    sections = report.build_sections(gameset)  # once: the pictures are not looked at here
+    anchors = [s.anchor for s in sections]
     registered = [e.anchor for e in report.REPORT_SECTIONS if e.anchor != "statistics"]
     assert anchors == registered  # no statistic asks for a section here
     titles = {e.anchor: e.title for e in report.REPORT_SECTIONS}
-    assert [titles[a] for a in anchors] == [s.title for s in report.build_sections(gameset)]
+    assert [titles[a] for a in anchors] == [s.title for s in sections]
 
 
 def test_report_is_self_contained(html_text: str) -> None:
@@ -256,66 +258,37 @@ def test_failed_report_leaves_the_old_file(tmp_path: Path) -> None:
 
 # --- a real browser -------------------------------------------------------------------------
 
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--hide-scrollbars",
-)
-# Appended to a copy of the report only: the report itself has no scripts.
-PROBE = """<script>
-window.addEventListener('load', () => {
-  const sizes = [...document.images].map(i => i.complete + ':' + i.naturalWidth);
-  const out = document.createElement('pre');
-  out.id = 'probe';
-  out.textContent = sizes.join(' ');
-  document.body.appendChild(out);
-});
-</script></body>"""
-
-
-def chromium() -> str:
-    """The Chromium executable, or a skip with the reason."""
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    pytest.skip("no headless Chromium here (apt-get install chromium)")
-
-
-def run_chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    """Chromium with the CI flags and a fresh profile; fails the test after 120 s."""
-    command = [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-
 
 @pytest.mark.browser
-def test_report_renders_in_a_real_browser(tmp_path: Path, html_text: str) -> None:
+def test_report_reads_in_a_real_browser(tmp_path: Path, html_text: str) -> None:
+    """Opened from disk in headless Chromium (the shared one: tests/browser.py, the network
+    pointed at a dead proxy), as a reader would: every picture is there and drawn, the
+    contents link to their sections, a click takes the reader to one, and the page is
+    not blank."""
+    from browser import headless_chromium
+    from selenium.webdriver.common.by import By
+
     page = tmp_path / "report.html"
     page.write_text(html_text)
-    shot = tmp_path / "shot.png"
-    done = run_chromium(
-        "--window-size=1280,3000", f"--screenshot={shot}", page.as_uri(), profile=tmp_path / "a"
-    )
-    assert shot.exists(), done.stderr[-2000:]
-    with Image.open(shot) as image:
+    with headless_chromium(tmp_path / "profile", size="1280,3000") as chrome:
+        chrome.get(page.as_uri())
+        pictures = chrome.find_elements(By.TAG_NAME, "img")
+        sizes = [chrome.execute_script("return arguments[0].naturalWidth", p) for p in pictures]
+        assert len(pictures) == 11 and all(p.is_displayed() for p in pictures)
+        assert all(size > 300 for size in sizes), sizes  # decoded, not a broken-image icon
+        links = chrome.find_elements(By.CSS_SELECTOR, "nav a")
+        anchors = [link.get_attribute("href").rpartition("#")[2] for link in links]
+        assert anchors[:3] == ["corpus", "endings", "placement"]
+        assert all(chrome.find_elements(By.ID, anchor) for anchor in anchors)
+        next(link for link in links if link.text == "Scout usage").click()
+        top = chrome.execute_script(
+            "return document.getElementById('scouts').getBoundingClientRect().top"
+        )
+        assert abs(top) < 5 and chrome.execute_script("return window.scrollY") > 0
+        shot = chrome.get_screenshot_as_png()
+    with Image.open(io.BytesIO(shot)) as image:
         colours = image.convert("RGB").getcolors(maxcolors=1 << 20)
     assert colours is not None and len(colours) > 500  # text, tables and heatmaps, not blank
-    probe = tmp_path / "probe.html"
-    probe.write_text(page.read_text().replace("</body>", PROBE, 1))
-    dom = run_chromium(
-        "--virtual-time-budget=10000", "--dump-dom", probe.as_uri(), profile=tmp_path / "b"
-    )
-    found = re.search(r'<pre id="probe">([^<]*)</pre>', dom.stdout)
-    assert found is not None, dom.stderr[-2000:]
-    sizes = found.group(1).split()
-    assert len(sizes) == 11
-    assert all(s.startswith("true:") and int(s.split(":")[1]) > 300 for s in sizes), sizes
 
 
 # --- the report command -------------------------------------------------------------------
@@ -458,11 +431,39 @@ def test_html_says_which_numbering_and_never_shows_the_other(
         assert label.lower() not in text.lower()
 
 
+SpiedReport = tuple[str, FigureSpy, list[pd.DataFrame]]
+
+
+@pytest.fixture(scope="module")
+def spied_gameset(gameset: GameSet) -> Callable[[str], SpiedReport]:
+    """The fixture games' report in a numbering, made once per numbering for every test
+    that reads it: (HTML, what its figures were titled, the matrices the adjacency figure
+    was given)."""
+    made: dict[str, SpiedReport] = {}
+
+    def report_in(numbering: str) -> SpiedReport:
+        if numbering not in made:
+            drawn: list[pd.DataFrame] = []
+            adjacency_figure = plots.adjacency_figure
+
+            def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
+                drawn.append(matrix)
+                return adjacency_figure(matrix, **kwargs)
+
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(plots, "adjacency_figure", keep)
+                text, spy = spied_report(gameset, numbering)
+            made[numbering] = (text, spy, drawn)
+        return made[numbering]
+
+    return report_in
+
+
 @pytest.mark.parametrize("numbering", ["modern", "classic"])
 def test_scout_attack_table_names_defenders_with_their_rank(
-    numbering: str, gameset: GameSet
+    numbering: str, gameset: GameSet, spied_gameset: Callable[[str], SpiedReport]
 ) -> None:
-    text, spy = spied_report(gameset, numbering)
+    text, spy, _ = spied_gameset(numbering)
     table = read_table(text, "What scouts attack, classic")
     expected = stats.scout_attacks(gameset, variant="classic")
     assert len(expected) > 3  # the fixture's scouts attack several kinds
@@ -592,19 +593,10 @@ def test_advice_entropy_table_runs_from_flag_to_the_least_predictable(
     assert set(table["max bits"]) == {"5.32"}
 
 
-def test_advice_figure_is_the_adjacency_matrix_titled_with_n(gameset: GameSet) -> None:
-    spy = FigureSpy(plots.setup_heatmap)
-    drawn: list[pd.DataFrame] = []
-    adjacency_figure = plots.adjacency_figure
-
-    def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
-        drawn.append(matrix)
-        return adjacency_figure(matrix, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(document, "figure_png", spy.figure_png)
-        patch.setattr(plots, "adjacency_figure", keep)
-        report.report_text(gameset, "html", numbering="classic")
+def test_advice_figure_is_the_adjacency_matrix_titled_with_n(
+    gameset: GameSet, spied_gameset: Callable[[str], SpiedReport]
+) -> None:
+    _, spy, drawn = spied_gameset("classic")
     from strat_tools.stats import advice
 
     assert len(drawn) == 1
@@ -640,8 +632,17 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     whole = read_games(inputs, setups_only=setups_only, jobs=1)
     monkeypatch.setattr(
         "strat_tools.run.driver.REDUCE_BATCH", 60
-    )  # several batches, variants split
+    )  # several batches (above REDUCE_MIN_BATCH's floor: the cap wins), variants split
+    reduced = report_inputs.reduce_report
+    batches: list[int] = []
+
+    def counted(data: Any) -> Any:
+        batches.append(len(data.games))
+        return reduced(data)
+
+    monkeypatch.setattr(report_inputs, "reduce_report", counted)
     streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    assert len(batches) >= 7 and max(batches) <= 60
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
     texts = [

@@ -88,6 +88,11 @@ the package's own ``__init__``/``__main__``), what it holds, and the entries it 
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 """Upward imports not yet removed (none: parse-then-check lives in ``readers``)."""
 
+FACE_FORWARDS: set[tuple[str, str]] = {("formats", "engine")}
+"""Lazy forwards up a floor, for the package's face only: ``st.formats.StraDos3`` (and its
+three functions) answered as at 466d43e, from :mod:`strat_tools.engine.yorktown`. Reached
+only from outside the package: no module imports those names through the lower floor."""
+
 KNOWN_LONG: set[str] = set()
 """Modules still over the limit, to be split (each leaves this set when it is; none now)."""
 
@@ -117,6 +122,21 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
+def _imported_by_name(call: ast.Call) -> str:
+    """The module an ``import_module("strat_tools.NAME")`` call imports (a lazy import is
+    an import too), or ``""``."""
+    func = call.func
+    name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    if name != "import_module" or not call.args:
+        return ""
+    arg = call.args[0]
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return (
+            arg.value.removeprefix("strat_tools.") if arg.value.startswith("strat_tools.") else ""
+        )
+    return ""
+
+
 def imports(tree: ast.AST, module: str) -> Iterator[tuple[str, str | None, int]]:
     """(imported strat_tools module, imported name or None, line) for every import that runs
     (module level or in a function; not under ``if TYPE_CHECKING``)."""
@@ -127,6 +147,8 @@ def imports(tree: ast.AST, module: str) -> Iterator[tuple[str, str | None, int]]
         if isinstance(node, ast.If) and _type_checking(node):
             todo.extend(node.orelse)
             continue
+        if isinstance(node, ast.Call) and _imported_by_name(node):
+            yield _imported_by_name(node), None, node.lineno
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.startswith("strat_tools."):
@@ -178,9 +200,33 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
             if imported == "__init__" or module.split(".")[0] == imported.split(".")[0]:
                 continue
             floor, target = floor_of(module), floor_of(imported)
+            if (floor, target) in FACE_FORWARDS and module == f"{floor}.__init__":
+                continue
             if target not in FLOORS[floor][1] and (floor, target) not in KNOWN_UPWARD:
                 upward.append(f"strat_tools/{module}.py:{line} imports {imported}")
     assert upward == []
+
+
+def test_no_module_reaches_a_higher_floor_through_a_face_forward() -> None:
+    """The forwards serve the face's users; inside the package each name is imported from
+    where it lives (so the forward adds no arrow that the package follows)."""
+    from strat_tools.formats import STRADOS3
+
+    through = [
+        f"strat_tools/{module}.py:{line} imports {name} from formats"
+        for module, tree in parsed().items()
+        for imported, name, line in imports(tree, module)
+        if imported in ("formats", "formats.__init__") and name in STRADOS3
+    ]
+    assert through == []
+
+
+def test_the_parser_sees_lazy_imports() -> None:
+    """In a function, or by ``import_module`` with the module's name: both are arrows."""
+    found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
+    assert {"engine.yorktown", "setups.strings"} <= found
+    lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
+    assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
 
 
 def test_each_floor_may_import_only_floors_below_it() -> None:

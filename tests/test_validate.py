@@ -84,3 +84,15 @@ def test_a_damaged_dataset_is_refused_with_the_file_named(exported: Path, tmp_pa
 def test_a_folder_with_neither_records_nor_tables_is_still_a_usage_error(tmp_path: Path) -> None:
     code, _, err = run("validate", str(tmp_path))
     assert code == 2 and "no game records found" in err
+
+
+def test_records_and_dataset_folders_mixed_keep_their_order(exported: Path) -> None:
+    """The driver decides which input is a folder of tables (map_games' on_dataset): each
+    input's verdicts come in the order the inputs were given, records replayed, tables
+    read back."""
+    one = str(GRAVON / "classic-2014.4-17.xml")
+    report = validate([one, str(exported), one], jobs=1)
+    folder = [verdict.game_id for verdict in validate(exported).games]
+    ids = [verdict.game_id for verdict in report.games]
+    assert len(folder) > 30 and ids[0] == ids[-1] == "classic-2014.4-17"
+    assert report.games[0] == report.games[-1] and ids[1:-1] == folder

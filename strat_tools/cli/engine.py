@@ -66,6 +66,7 @@ def show(
     """
     refuse_output_over_inputs(path, output)
     from strat_tools.core.errors import InputError
+    from strat_tools.core.rules import check_rules
     from strat_tools.core.text import printable_lines
     from strat_tools.engine.replay import replay
     from strat_tools.engine.replay import show as show_board
@@ -73,6 +74,7 @@ def show(
 
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
+    check_rules(rules)  # the run starts here, before the game is read: refused now (exit 2)
     try:
         record = read_game(path, game_id)
     except SeveralGames as exc:  # members sharing a base name: the member path tells them apart

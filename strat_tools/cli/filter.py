@@ -64,6 +64,7 @@ def filter_command(
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
     refuse_output_over_inputs(paths, out, folder=True)
+    from strat_tools.core.rules import check_rules
     from strat_tools.core.text import printable
     from strat_tools.run.selection import export_selected, select_games, write_selected_records
 
@@ -71,6 +72,7 @@ def filter_command(
         raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")
     if fmt != "records" and out is not None and Path(out).suffix.lower() == ".zip":
         raise click.BadParameter("tables go into a folder, not a .zip", param_hint="'-o'")
+    check_rules(rules)  # the export's rules, refused before the selecting pass (exit 2)
     for note in game_filter.notes:
         message(f"Note: {note}")
     with progress_bar("selecting") as update:

@@ -94,26 +94,16 @@ def jobs_option(func: F) -> F:
     )(func)
 
 
-def _check_rules(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """Refuse an unknown rule-set name or option before any work starts (exit 2)."""
-    from strat_tools.core.rules import check_rules
-
-    try:
-        check_rules(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-    return value
-
-
 def rules_option(func: F) -> F:
-    """``--rules auto|NAME[+OPTION...]``, checked before any work starts."""
+    """``--rules auto|NAME[+OPTION...]``, given on as typed: the library checks it once where
+    the run starts, before any work (:func:`strat_tools.core.rules.check_rules`), and
+    :func:`~strat_tools.cli.errors.library_errors` shows its usage error (exit 2)."""
     return click.option(
         "--rules",
         "rules",
         default="auto",
         show_default=True,
         metavar="auto|NAME[+OPTION]",
-        callback=_check_rules,
         help="Rule set: 'auto' picks by variant and period; see 'strat-tools rules'.",
     )(func)
 
@@ -142,12 +132,11 @@ def run_options(func: F) -> F:
     (:func:`read_through`)."""
 
     @functools.wraps(func)
-    def wrapper(
-        *args: Any, jobs: int | None, dask: bool, dask_address: str | None, **kw: Any
-    ) -> Any:
+    def wrapper(*args: Any, **kw: Any) -> Any:
         from strat_tools.run.options import Run
 
-        kw["run"] = Run(jobs=jobs, dask=dask or bool(dask_address), dask_address=dask_address)
+        jobs, dask, address = kw.pop("jobs"), kw.pop("dask"), kw.pop("dask_address")
+        kw["run"] = Run(jobs=jobs, dask=dask or bool(address), dask_address=address)
         return func(*args, **kw)
 
     return jobs_option(dask_options(wrapper))  # type: ignore[return-value]

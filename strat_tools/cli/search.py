@@ -62,10 +62,12 @@ def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, run: Run) 
     when it answers alone (:mod:`strat_tools.stats.setup_search`: no progress bar, nothing to
     wait for), else read from the records with a progress bar; nothing readable is a
     usage error (exit 2), not an empty table."""
+    from strat_tools.run.driver import dataset_folder
     from strat_tools.stats.setup_search import folder_outcomes, read_outcomes
 
-    if len(paths) == 1:
-        found = folder_outcomes(paths[0], game_filter, variant)
+    folder = dataset_folder(paths)  # the driver's one decision: a dataset folder alone
+    if folder is not None:
+        found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
             return found
     from strat_tools.run.driver import Tally

@@ -80,6 +80,7 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (memory stays flat), then the summary."""
     import csv
 
+    from strat_tools.core.errors import UsageError
     from strat_tools.core.text import csv_cell, printable_lines
     from strat_tools.exports.validate import (
         CSV_COLUMNS,
@@ -88,13 +89,12 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
-    from strat_tools.run.driver import Tally
-    from strat_tools.tables.dataset import is_dataset
+    from strat_tools.run.driver import Tally, input_parts
 
     summary = Summary()
     tally = Tally()
     # A dataset folder's verdicts are the ones its export recorded.
-    if rules != "auto" and any(is_dataset(p) for p in paths):
+    if rules != "auto" and any(part.folder is not None for part in input_parts(paths)):
         message(
             f"--rules {rules} applies to game records; a dataset folder's verdicts are "
             "those of its export"
@@ -138,7 +138,9 @@ def _run_validate(
                 elif fmt == "csv":
                     writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
     except BaseException as exc:
-        if fmt == "json":  # stdout stays one valid JSON document, marked as failed
+        # stdout stays one valid JSON document, marked as failed; a usage error (a rule set
+        # refused before any work) leaves it empty, as no game records at all does
+        if fmt == "json" and not isinstance(exc, UsageError):
             begin()
             reason = str(exc) or exc.__class__.__name__
             out.write('\n], "error": ' + json.dumps(reason) + "}\n")

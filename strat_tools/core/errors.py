@@ -2,7 +2,8 @@
 
 Every error the library raises on purpose, about the input or about a choice the caller
 made, is a :class:`StratToolsError`; the CLI turns these (and only these, plus OS errors
-about the files it was given) into ``Error: ...`` with exit status 1. Anything else is a
+about the files it was given) into ``Error: ...`` with exit status 3, a
+:class:`UsageError` (a choice refused before any work) into exit status 2. Anything else is a
 bug and keeps its traceback. Bad games are never errors: they are data (diagnostics).
 
 The subclasses also derive from the builtin a caller would have caught before
@@ -22,6 +23,21 @@ class StratToolsError(Exception):
 class OptionError(StratToolsError, ValueError):
     """A choice given by the caller is not one the library knows (a statistic, a grouping,
     a rule set, a numbering...); the message names the valid choices."""
+
+
+class UsageError(OptionError):
+    """A choice the caller made that the library refuses before any work starts (a rule-set
+    name); ``option`` names the parameter it came in (``'rules'``), so the CLI can name its
+    flag. The CLI's usage error: exit status 2, nothing read.
+
+    >>> err = UsageError("unknown rule set 'x'", option="rules")
+    >>> (str(err), err.option, isinstance(err, OptionError))
+    ("unknown rule set 'x'", 'rules', True)
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class InputError(StratToolsError, ValueError):

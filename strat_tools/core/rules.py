@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Final
 
-from strat_tools.core.errors import OptionError
+from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE, PieceKind
 from strat_tools.core.records import GameRecord, Severity, require_record
 
@@ -96,8 +96,8 @@ class RuleSet:
                 changes = OPTIONS[option]
             except KeyError:
                 known = ", ".join(sorted(OPTIONS))
-                raise ValueError(
-                    f"unknown rule option {option!r}; expected one of {known}"
+                raise UsageError(
+                    f"unknown rule option {option!r}; expected one of {known}", option="rules"
                 ) from None
             ruleset = replace(ruleset, **changes)  # type: ignore[arg-type]
         suffix = "".join(f"+{o}" for o in options)
@@ -226,7 +226,7 @@ def get_rules(name: str | RuleSet) -> RuleSet:
     base, *options = name.split("+")
     if base not in RULESETS:
         known = ", ".join(["auto", *RULESETS])
-        raise OptionError(f"unknown rule set {base!r}; expected one of {known}")
+        raise UsageError(f"unknown rule set {base!r}; expected one of {known}", option="rules")
     ruleset = RULESETS[base]
     return ruleset.with_options(*options) if options else ruleset
 
@@ -252,15 +252,16 @@ def resolve_rules(name: str | RuleSet | None, record: GameRecord) -> RuleSet:
 
 
 def check_rules(rules: str | None) -> None:
-    """Raise ``ValueError`` now for a rule-set choice (as :func:`resolve_rules` reads it) that
-    the engine would refuse on every game: the one check, made by the CLI's ``--rules`` and
-    by the driver before any work.
+    """Raise :class:`~strat_tools.core.errors.UsageError` now for a rule-set choice (as
+    :func:`resolve_rules` reads it) that the engine would refuse on every game: the one
+    check, made where a run starts (the driver's entry points, before any work), which the
+    CLI shows as a usage error (exit 2).
 
     >>> check_rules("auto+aggressor")
     >>> check_rules("nonsense")
     Traceback (most recent call last):
     ...
-    strat_tools.core.errors.OptionError: unknown rule set 'nonsense'; expected one of auto, ...
+    strat_tools.core.errors.UsageError: unknown rule set 'nonsense'; expected one of auto, ...
     """
     from strat_tools.core.records import GameRecord
 

@@ -15,7 +15,6 @@ This module renders nothing; the CLI formats verdicts as text, JSON, JSONL or CS
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
-from strat_tools.core.rules import resolve_rules
+from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Skipped, path_list
@@ -234,23 +233,30 @@ def iter_verdicts(
     skipped: list[Skipped] | None = None,
 ) -> Iterator[GameVerdict]:
     """Stream one verdict per game under ``paths``, in input order (through the driver,
-    :func:`strat_tools.run.driver.map_games`); a dataset folder's games as its export
-    judged them (:func:`dataset_verdicts`)."""
-    from strat_tools.tables.dataset import is_dataset  # pandas: only when validating
+    :func:`strat_tools.run.driver.map_games`, which also decides which input is a dataset
+    folder); a dataset folder's games as its export judged them (:func:`dataset_verdicts`).
+    ``rules`` is checked when this is called, before any work
+    (:func:`~strat_tools.core.rules.check_rules`)."""
+    check_rules(rules)
+    return _verdicts(path_list(paths), rules, select, Run.of(run, jobs), skipped)
 
-    run = Run.of(run, jobs)
-    for folder, group in itertools.groupby(path_list(paths), key=is_dataset):
-        if folder:
-            for path in group:
-                yield from dataset_verdicts(path, select=select, run=run)
-        else:
-            yield from map_games(
-                partial(verdict_for, rules=rules),
-                list(group),
-                select=select,
-                run=run,
-                skipped=skipped,
-            )
+
+def _verdicts(
+    paths: list[str],
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+) -> Iterator[GameVerdict]:
+    # The driver decides which input is a dataset folder (its one decision, input_parts).
+    yield from map_games(
+        partial(verdict_for, rules=rules),
+        paths,
+        select=select,
+        run=run,
+        skipped=skipped,
+        on_dataset=partial(dataset_verdicts, select=select, run=run),
+    )
 
 
 _VERDICT_COLUMNS = ("game_id", "source", "member", "variant", "status", "rules", "plies")

@@ -19,12 +19,16 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
 * **progress**: counts record files. A progress bar that needs its total first (a
   :class:`~strat_tools.run.options.SizedProgress`) gets it from that same expansion, held
   as a list for the run; any other callback, or none, leaves the units streamed;
-* **rules**: a rule-set name is checked once, before any work (:class:`OptionError`);
+* **rules**: a rule-set name is checked once, when an entry point is called, before any
+  work (:func:`~strat_tools.core.rules.check_rules`, raising the one usage error,
+  :class:`~strat_tools.core.errors.UsageError`, which the CLI shows with exit status 2);
+  the entry points return their iterators only after that check;
 * **game ids**: unique over the whole run; a second game of the same name gets ``NAME#2``
   (:class:`~strat_tools.tables.build.GameIds`) in input order. Reductions see batch-unique ids;
 * **batch sizes**: at most :data:`TABLE_BATCH` files when whole tables come back (they are
   big), :data:`REDUCE_BATCH` when a reduction does (it is small, and each call has a fixed
-  cost);
+  cost, so a short input is not cut below :data:`REDUCE_MIN_BATCH` either, while every
+  worker still gets a batch);
 * **selection**: ``select`` is a :class:`~strat_tools.run.filters.GameFilter` or any picklable
   per-game predicate; the driver makes the select step of it once, here
   (:func:`select_step`): a filter's per-game part, or, when it judges duplicates (which
@@ -59,8 +63,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.errors import InputError
 from strat_tools.core.records import GameRecord
+from strat_tools.core.rules import check_rules
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.run.batch_work import (
@@ -89,6 +94,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REDUCE_BATCH",
+    "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
     "RecordWork",
@@ -97,6 +103,7 @@ __all__ = [
     "Tables",
     "Tally",
     "UnitKeys",
+    "dataset_folder",
     "export_dataset",
     "input_parts",
     "iter_tables",
@@ -121,6 +128,11 @@ REDUCE_BATCH: Final = 1_000
 """Most files per batch when only a reduction comes back: what returns is small whatever
 the batch, and each reduction has a fixed cost per call (the report runs about 25 of them),
 so fewer, larger batches halve the report's time."""
+REDUCE_MIN_BATCH: Final = 500
+"""Fewest files per batch when a reduction comes back, unless that leaves a worker without
+a batch: the report's reduction costs about 0.4 CPU-s a call whatever the batch (as much as
+reading 150 games), so the 400-game sample is one batch on one worker (not eight) and two
+on two; a long input is cut as before (about eight batches a worker)."""
 
 
 # --- in the collecting process ---------------------------------------------------------------
@@ -244,6 +256,19 @@ def input_parts(
     return parts
 
 
+def dataset_folder(paths: Paths) -> str | None:
+    """The folder, when ``paths`` are one exported dataset folder and nothing else (as
+    :func:`input_parts` decides: the one decision), else ``None``; the records are not
+    expanded to find out. For work a dataset folder answers faster on its own (a setup
+    search from its games table, :mod:`strat_tools.stats.setup_search`).
+
+    >>> dataset_folder(["data/"]) is None  # game records
+    True
+    """
+    parts = input_parts(paths)
+    return parts[0].folder if len(parts) == 1 else None
+
+
 def _units(group: list[str], skipped: list[Skipped] | None, *, listed: bool) -> Iterable[Unit]:
     units = iter_units(group, skipped=skipped)
     return list(units) if listed else units
@@ -253,19 +278,6 @@ def _record_units(parts: list[InputPart]) -> Iterator[Unit]:
     """The units of ``parts`` (records only: refused datasets), in order."""
     for part in parts:
         yield from part.units
-
-
-def _check_rules(rules: str | None, setups_only: bool) -> None:
-    from strat_tools.core.rules import check_rules
-
-    if setups_only:
-        return
-    try:
-        check_rules(rules)
-    except OptionError:
-        raise
-    except ValueError as exc:
-        raise OptionError(str(exc)) from exc
 
 
 def iter_tables(
@@ -285,12 +297,21 @@ def iter_tables(
 
     >>> batches = iter_tables("data/", setups_only=True, jobs=1)  # doctest: +SKIP
     """
+    check_rules(rules)
+    return _iter_tables(path_list(paths), setups_only, rules, select, Run.of(run, jobs), skipped)
+
+
+def _iter_tables(
+    inputs: list[str],
+    setups_only: bool,
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+) -> Iterator[Tables]:
     from strat_tools.tables.build import GameIds
     from strat_tools.tables.dataset import iter_dataset
 
-    _check_rules(rules, setups_only)
-    run = Run.of(run, jobs)
-    inputs = path_list(paths)
     select = select_step(inputs, select, run)
     tally = run.tally
     ids = GameIds()
@@ -331,11 +352,20 @@ def reduce_batches(
     one) and should return something small: counts, a few values a game. A game it raises
     on is contained (see the module's docstring). ``progress`` counts record files only.
     """
+    check_rules(rules)
+    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, Run.of(run, jobs))
+
+
+def _reduce_batches(
+    reduce: Callable[[GameSet], T],
+    inputs: list[str],
+    setups_only: bool,
+    rules: str | None,
+    select: Select | None,
+    run: Run,
+) -> Iterator[T]:
     from strat_tools.tables.dataset import iter_dataset
 
-    _check_rules(rules, setups_only)
-    run = Run.of(run, jobs)
-    inputs = path_list(paths)
     select = select_step(inputs, select, run)
     for part in input_parts(inputs, run):
         batches: Iterator[tuple[T, Tally]]
@@ -348,7 +378,9 @@ def reduce_batches(
             work: Callable[[list[Unit]], tuple[T, Tally]] = partial(
                 reduce_units, reduce=reduce, rules=rules, setups_only=setups_only, select=select
             )
-            batches = map_batches(work, part.units, run=run, max_batch=REDUCE_BATCH)
+            batches = map_batches(
+                work, part.units, run=run, max_batch=REDUCE_BATCH, min_batch=REDUCE_MIN_BATCH
+            )
         for reduced, batch_tally in batches:
             if run.tally is not None:
                 run.tally.add(batch_tally)
@@ -363,19 +395,28 @@ def map_games(
     jobs: int | None = None,
     run: Run | None = None,
     skipped: list[Skipped] | None = None,
+    on_dataset: Callable[[str], Iterable[V]] | None = None,
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
     the workers; ``per_game`` must be picklable and contain its own failures (as
-    :func:`~strat_tools.exports.validate.verdict_for` does). Game records only: an exported dataset
-    folder has no records left to judge (:class:`InputError`)."""
+    :func:`~strat_tools.exports.validate.verdict_for` does; its caller checks the rules it
+    binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
+    folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
+    place (validate's recorded verdicts), and without it such a folder is refused
+    (:class:`InputError`)."""
     inputs = path_list(paths)
     run = Run.of(run, jobs)
-    units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
+    parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
-    for values, batch_tally in map_batches(work, units, run=run, max_batch=TABLE_BATCH):
-        if run.tally is not None:
-            run.tally.add(batch_tally)
-        yield from values
+    for part in parts:
+        if part.folder is not None:
+            assert on_dataset is not None  # input_parts refused the folder otherwise
+            yield from on_dataset(part.folder)
+            continue
+        for values, batch_tally in map_batches(work, part.units, run=run, max_batch=TABLE_BATCH):
+            if run.tally is not None:
+                run.tally.add(batch_tally)
+            yield from values
 
 
 def map_records(
@@ -391,18 +432,27 @@ def map_records(
     """``work(records)`` for each batch of the game records under ``paths``, in input order,
     run where the batch is read (``events``, ``observations``, ``convert``, ``view``).
 
-    The driver's treatment throughout: ``work.rules`` checked once; ``select`` applied in
-    the worker; a game ``work`` raises on is contained (it becomes ``work``'s own invalid
-    entry for a :func:`~strat_tools.run.batch_work.stand_in`, named in ``tally.failures``);
-    game ids made unique over the run by ``work.renumber``; ``tally`` counts every game
-    read (kept, readable, dropped by ``select``, failed). Game records only: an exported
-    dataset folder is refused (:class:`InputError`).
+    The driver's treatment throughout: ``work.rules`` checked once, here, before any work;
+    ``select`` applied in the worker; a game ``work`` raises on is contained (it becomes
+    ``work``'s own invalid entry for a :func:`~strat_tools.run.batch_work.stand_in`, named
+    in ``tally.failures``); game ids made unique over the run by ``work.renumber``;
+    ``tally`` counts every game read (kept, readable, dropped by ``select``, failed). Game
+    records only: an exported dataset folder is refused (:class:`InputError`).
     """
-    _check_rules(work.rules, False)
-    inputs = path_list(paths)
+    check_rules(work.rules)
+    return _map_records(work, path_list(paths), select, Run.of(run, jobs), skipped, max_batch)
+
+
+def _map_records(
+    work: RecordWork[R],
+    inputs: list[str],
+    select: Select | None,
+    run: Run,
+    skipped: list[Skipped] | None,
+    max_batch: int,
+) -> Iterator[R]:
     from strat_tools.tables.build import GameIds
 
-    run = Run.of(run, jobs)
     units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     ids = GameIds()
     on_records = partial(records_batch, work=work, select=select_step(inputs, select, run))
@@ -476,10 +526,9 @@ def export_dataset(
     started = time.perf_counter()
     refuse_overlap(path_list(paths), directory)
     run, seen = Run.of(run, jobs).counting()
+    batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:
-        for tables in iter_tables(
-            paths, setups_only=setups_only, rules=rules, select=select, run=run
-        ):
+        for tables in batches:
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)

@@ -53,25 +53,42 @@ _MAX_BATCH: int = 200
 """Units per batch at most: enough to amortise process overhead and open each zip once."""
 
 
-def _batch_size(count: int, jobs: int, max_batch: int) -> int:
-    return max(1, min(max_batch, -(-count // (jobs * 8))))
+def _batch_size(count: int, jobs: int, max_batch: int, min_batch: int = 1) -> int:
+    """About eight batches a worker, within ``max_batch``; at least ``min_batch`` units a
+    batch unless that would leave a worker without one."""
+    spread = -(-count // (jobs * 8))
+    floor = min(min_batch, -(-count // jobs))
+    return max(1, min(max_batch, max(spread, floor)))
 
 
 def iter_batches(
-    units: Iterable[U], jobs: int, batch_size: int | None = None, max_batch: int | None = None
+    units: Iterable[U],
+    jobs: int,
+    batch_size: int | None = None,
+    max_batch: int | None = None,
+    min_batch: int = 1,
 ) -> Iterator[list[U]]:
     """Contiguous batches, small enough to balance ``jobs`` workers, large enough to amortise
     process overhead (and to open each zip once per batch), cut from a stream as it goes.
 
     The batch size depends on how many units there are only while there are few (fewer than
     ``jobs * 8`` full batches); so only that many units are read ahead to decide it, and a
-    long input is never held whole. ``max_batch`` (default 200) caps the batch size.
+    long input is never held whole. ``max_batch`` (default 200) caps the batch size;
+    ``min_batch`` keeps a short input from being cut finer than work with a fixed cost a
+    call wants (while every worker still gets a batch).
+
+    >>> [len(b) for b in iter_batches(range(400), jobs=1)]
+    [50, 50, 50, 50, 50, 50, 50, 50]
+    >>> [len(b) for b in iter_batches(range(400), jobs=1, max_batch=1000, min_batch=500)]
+    [400]
+    >>> [len(b) for b in iter_batches(range(400), jobs=2, max_batch=1000, min_batch=500)]
+    [200, 200]
     """
     stream = iter(units)
     if batch_size is None:
         most = max_batch or _MAX_BATCH
         ahead = list(islice(stream, jobs * 8 * most))
-        batch_size = _batch_size(len(ahead), jobs, most)
+        batch_size = _batch_size(len(ahead), jobs, most, min_batch)
         stream = chain(ahead, stream)
         del ahead
     while batch := list(islice(stream, batch_size)):
@@ -86,6 +103,7 @@ def map_batches(
     run: Run | None = None,
     batch_size: int | None = None,
     max_batch: int | None = None,
+    min_batch: int = 1,
 ) -> Iterator[T]:
     """Yield ``func(batch)`` for consecutive batches of ``units``, in input order.
 
@@ -106,7 +124,7 @@ def map_batches(
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
     if not run.dask_address:  # a remote cluster has its own cores
         n_jobs = cap_jobs(n_jobs)
-    batches = iter_batches(units, n_jobs, batch_size, max_batch)
+    batches = iter_batches(units, n_jobs, batch_size, max_batch, min_batch)
     if run.on_dask:
         yield from _map_dask(func, batches, n_jobs, run.dask_address, progress)
         return

@@ -35,7 +35,14 @@ import pyarrow.compute as pc
 from strat_tools.core.errors import RunError
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
-from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_games
+from strat_tools.run.driver import (
+    Select,
+    UnitKeys,
+    export_dataset,
+    kept_games,
+    read_games,
+    select_step,
+)
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 from strat_tools.tables.build import to_frame
@@ -78,9 +85,9 @@ class Selection:
         ]
 
     @property
-    def select(self) -> UnitKeys:
+    def select(self) -> SelectedUnits:
         """The driver's ``select`` for just these games, by file and member."""
-        return UnitKeys((unit.source, unit.member) for unit in self.units())
+        return SelectedUnits(self)
 
     def __str__(self) -> str:
         kept = self.game_filter.describe()
@@ -132,6 +139,22 @@ def read_selected(
         jobs=jobs,
         run=run,
     )
+
+
+class SelectedUnits(UnitKeys):
+    """The driver's ``select`` for the games of a :class:`Selection`, by file and member
+    (picklable; ``rows`` does the same for a dataset folder's games table)."""
+
+    def __init__(self, selection: Selection) -> None:
+        super().__init__((unit.source, unit.member) for unit in selection.units())
+
+
+def select_for(paths: Paths, game_filter: GameFilter, *, jobs: int | None = None) -> Select | None:
+    """The driver's ``select`` for ``game_filter`` over ``paths``: its per-game part, or,
+    with ``duplicates``, the games a first pass kept, by file and member; ``None`` when the
+    filter keeps everything. The driver makes this step itself from a filter
+    (:func:`~strat_tools.run.driver.select_step`, which this is); kept for notebooks."""
+    return select_step(path_list(paths), game_filter, Run.of(None, jobs))
 
 
 def select_games(

@@ -9,8 +9,10 @@ subtraction (:func:`strat_tools.setups.identity.codes_of_strings`); the pattern 
 over whole arrays. No record is read again, no setups table is touched, no worker starts.
 
 - :func:`folder_outcomes`: the :class:`~strat_tools.stats.repeats.SetupOutcomes` of a
-  dataset folder's games table, or ``None`` when the table alone cannot answer (an older
-  export, CSV, Parquet parts; classicfree setups, which have no 40-letter string);
+  dataset folder's games table (the driver decides what is one,
+  :func:`~strat_tools.run.driver.dataset_folder`), or ``None`` when the table alone cannot
+  answer (an older export, CSV, Parquet parts; classicfree setups, which have no 40-letter
+  string);
 - :func:`read_outcomes`: the same for any paths: from the table when it can, else by
   reading the records (:func:`strat_tools.run.selection.read_selected`). The answer is the
   same either way (the tests compare them on the sample and on an archive month).
@@ -26,10 +28,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from strat_tools.core.records import DEFAULT_VARIANT
+from strat_tools.run.driver import dataset_folder
 from strat_tools.run.filters import GameFilter
 from strat_tools.setups.identity import SETUP_STRING_COLUMNS
 from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
-from strat_tools.tables.dataset import is_dataset, read_games_table
+from strat_tools.tables.dataset import read_games_table
 from strat_tools.tables.schemas import to_frame
 
 if TYPE_CHECKING:
@@ -48,8 +51,10 @@ third of the file."""
 def folder_outcomes(
     path: str, game_filter: GameFilter | None = None, variant: Variant = DEFAULT_VARIANT
 ) -> SetupOutcomes | None:
-    """Every setup of ``variant`` in dataset folder ``path`` whose game ``game_filter``
-    keeps, from its games table alone; ``None`` when that table cannot answer alone.
+    """Every setup of ``variant`` in dataset folder ``path`` (a folder the driver took for
+    one, :func:`~strat_tools.run.driver.dataset_folder`) whose game ``game_filter`` keeps,
+    from its games table alone; ``None`` when that table cannot answer alone (or ``path``
+    has no export's marker).
 
     >>> import tempfile
     >>> from strat_tools.run.driver import export_dataset
@@ -58,8 +63,6 @@ def folder_outcomes(
     >>> len(folder_outcomes(out, GameFilter.parse(period="2026-10:")))
     606
     """
-    if not is_dataset(path):
-        return None
     chosen = game_filter if game_filter is not None else GameFilter()
     columns = FOLDER_COLUMNS + (("game_fingerprint",) if chosen.duplicates else ())
     table = read_games_table(path, columns)
@@ -106,8 +109,9 @@ def read_outcomes(
     606
     """
     chosen = game_filter if game_filter is not None else GameFilter()
-    if from_table and len(paths) == 1:
-        found = folder_outcomes(paths[0], chosen, variant)
+    folder = dataset_folder(paths) if from_table else None
+    if folder is not None:
+        found = folder_outcomes(folder, chosen, variant)
         if found is not None:
             return found
     from strat_tools.run.selection import read_selected

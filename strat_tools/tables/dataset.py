@@ -432,3 +432,12 @@ def _read_table(path: Path, name: str) -> pa.Table:
 def empty_gameset() -> GameSet:
     """A GameSet with no games."""
     return GameSet(empty_tables())
+
+
+def __getattr__(name: str) -> object:
+    """``FORMATS``: this module's name for :data:`TABLE_FORMATS` before each meaning of
+    "format" got its own name (issue 26), still answered for notebooks that use it; not
+    listed in ``__all__`` or ``dir()``, and used nowhere in the package."""
+    if name == "FORMATS":
+        return TABLE_FORMATS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

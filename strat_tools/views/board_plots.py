@@ -35,7 +35,7 @@ from strat_tools.views.setup_area import (
     LAKE_COLOUR,
     RED_COLOUR,
     piece_title,
-    text_colour,
+    text_colours,
 )
 
 
@@ -94,6 +94,7 @@ def board_heatmap(
     ax = fig.add_subplot()
     image = ax.imshow(grid, cmap=colours, norm=norm, origin="lower", extent=(-0.5, 9.5, -0.5, 9.5))
     if annotate:
+        on_cells = text_colours(colours, norm, grid).ravel()
         for square in range(100):
             if square in LAKES:
                 continue
@@ -105,7 +106,7 @@ def board_heatmap(
                 ha="center",
                 va="center",
                 fontsize="x-small",
-                color=text_colour(colours, norm, value),
+                color=str(on_cells[square]),
                 gid="cell-label",
                 in_layout=False,  # inside the axes: keeps constrained layout fast
             )

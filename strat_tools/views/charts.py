@@ -12,7 +12,7 @@ from matplotlib.colors import LogNorm
 from matplotlib.figure import Figure
 
 from strat_tools.core.pieces import Numbering
-from strat_tools.views.setup_area import LAKE_COLOUR, piece_title, text_colour
+from strat_tools.views.setup_area import LAKE_COLOUR, piece_title, text_colours
 
 __all__ = ["ADJACENCY_LIMIT", "adjacency_figure", "game_length_histogram", "win_rate_chart"]
 
@@ -91,9 +91,10 @@ def adjacency_figure(
     fig = Figure(figsize=(8.6, 7.4), layout="constrained")
     ax = fig.add_subplot()
     image = ax.imshow(np.ma.masked_invalid(shown), cmap=cmap, norm=norm)
+    on_cells = text_colours(cmap, norm, shown)
     for (row, col), ratio in np.ndenumerate(ratios):
         text = "–" if np.isnan(ratio) else f"{ratio:.2f}"
-        colour = "black" if np.isnan(ratio) else text_colour(cmap, norm, float(shown[row, col]))
+        colour = "black" if np.isnan(ratio) else str(on_cells[row, col])
         ax.text(
             col,
             row,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import re
 from dataclasses import dataclass, field
 
@@ -31,7 +30,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools.core.text import markdown_text
-from strat_tools.views.plots import text_as_written
+from strat_tools.views.plots import figure_bytes
 
 
 @dataclass(frozen=True)
@@ -73,10 +72,9 @@ class Section:
 
 
 def figure_png(fig: Figure, dpi: int = 100) -> bytes:
-    """A figure as PNG bytes."""
-    buffer = io.BytesIO()
-    text_as_written(fig).savefig(buffer, format="png", dpi=dpi)
-    return buffer.getvalue()
+    """A figure as PNG bytes, laid out and drawn once
+    (:func:`~strat_tools.views.plots.figure_bytes`)."""
+    return figure_bytes(fig, "png", dpi)
 
 
 _PERCENT_COLUMNS = ("share", "rate", "ci_low", "ci_high", "valid_pct")

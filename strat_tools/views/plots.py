@@ -514,11 +514,36 @@ def text_as_written(fig: Figure) -> Figure:
     return fig
 
 
+def figure_bytes(fig: Figure, format: str = "png", dpi: int = 100) -> bytes:
+    """``fig`` rendered as ``format`` (png, svg, pdf), every text as written.
+
+    A PNG is laid out once and drawn once: ``savefig`` on a figure with a layout engine
+    (constrained layout) first draws it without output only to run the layout, then draws
+    it again; here the layout is run, the figure drawn once with that layout (the same
+    pixels: the tests compare them) and its layout engine given back. Other formats measure
+    text with their own renderer, so ``savefig`` lays them out itself."""
+    text_as_written(fig)
+    buffer = io.BytesIO()
+    engine = fig.get_layout_engine()
+    if format != "png" or engine is None or not fig.axes:
+        fig.savefig(buffer, format=format, dpi=dpi)
+        return buffer.getvalue()
+    shown = fig.get_dpi()
+    fig.set_dpi(dpi)  # the layout measures text at the output's resolution, as savefig does
+    try:
+        engine.execute(fig)
+        fig.set_layout_engine(None)  # none at all: a placeholder would still cost the draw
+        fig.savefig(buffer, format="png", dpi=dpi)
+    finally:
+        fig.set_layout_engine(engine)
+        fig.set_dpi(shown)
+    return buffer.getvalue()
+
+
 def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
     """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
     target = Path(path)
-    text_as_written(fig)
-    buffer = io.BytesIO()  # render first: a bad format fails before the file is touched
-    fig.savefig(buffer, format=target.suffix.lower().lstrip(".") or "png", dpi=dpi)
-    write_file_atomically(target, buffer.getvalue())
+    # rendered first: a bad format fails before the file is touched
+    data = figure_bytes(fig, target.suffix.lower().lstrip(".") or "png", dpi)
+    write_file_atomically(target, data)
     return target

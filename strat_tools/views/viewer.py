@@ -34,7 +34,7 @@ from strat_tools.core.board import LAKES, Side
 from strat_tools.core.errors import InputError
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
-from strat_tools.core.rules import resolve_rules
+from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
 from strat_tools.engine.events import EVENT_KINDS, game_events
@@ -316,6 +316,7 @@ def write_viewer(
     from strat_tools.run.tally import Tally
 
     _check_limit(limit)
+    check_rules(rules)  # before the selecting pass: the driver's own check comes after it
     names = path_list(paths)
     chosen = game_filter if game_filter is not None else GameFilter()
     if game_id is not None:
