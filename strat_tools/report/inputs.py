@@ -91,25 +91,6 @@ TRAFFIC: Final = {
 """The two board maps of the scouts section (stats.traffic_counts options)."""
 
 
-@dataclass(frozen=True)
-class _Context:
-    """A batch's tables with setups and moves joined with their game context once."""
-
-    games: pd.DataFrame
-    setups: pd.DataFrame
-    moves: pd.DataFrame
-    diagnostics: pd.DataFrame
-
-    @classmethod
-    def of(cls, data: ReportData) -> _Context:
-        return cls(
-            games=data.games,
-            setups=_compact(stats.setup_context(data.games, data.setups)),
-            moves=_compact(stats.move_context(data.games, data.moves)),
-            diagnostics=data.diagnostics,
-        )
-
-
 @dataclass
 class ReportPart:
     """What one batch of games contributes to the report: small, and it adds up."""
@@ -129,7 +110,7 @@ class ReportPart:
 def reduce_report(data: ReportData) -> ReportPart:
     """Reduce games (a batch, or all of them) to what the report shows (top-level, so a
     process pool or Dask can run it on each batch where it is read)."""
-    context = _Context.of(data)
+    context = stats.JoinedTables(data, _compact)  # joined once, text as categoricals
     moves = stats.move_frame(context.moves, variant=ALL_VARIANTS)
     traffic: dict[str, dict[str, Traffic]] = {}
     for name, options in TRAFFIC.items():
@@ -153,7 +134,7 @@ def reduce_report(data: ReportData) -> ReportPart:
     )
 
 
-def _reduce_stats(context: _Context) -> list[pd.DataFrame]:
+def _reduce_stats(context: stats.JoinedTables) -> list[pd.DataFrame]:
     """Every request of :func:`report_requests` on one batch, in order; the placements of
     all twelve pieces in one pass (they are most of the work)."""
     placed = stats.placement_counts(context, PIECE_ORDER, ["variant"])

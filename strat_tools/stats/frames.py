@@ -8,7 +8,7 @@ classicfree, invalid games). Counts nothing itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, Final, Protocol
 
@@ -81,8 +81,20 @@ class JoinedTables:
     joining again (:func:`setup_frame` and :func:`move_frame` take the joined rows as they
     are). Games and diagnostics are ``data``'s own."""
 
-    def __init__(self, data: TableSet) -> None:
+    def __init__(
+        self, data: TableSet, prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    ) -> None:
         self.data = data
+        self.prepare = prepare
+        """Applied to each joined frame (e.g. text columns made categorical), if given."""
+        self.derived: dict[tuple[Any, ...], pd.DataFrame] = {}
+
+    def shared(self, key: tuple[Any, ...], make: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+        """A frame derived from these tables (``make``'s, under ``key``), made once for every
+        statistic that asks; callers must not change it in place."""
+        if key not in self.derived:
+            self.derived[key] = make()
+        return self.derived[key]
 
     @property
     def games(self) -> pd.DataFrame:
@@ -92,12 +104,14 @@ class JoinedTables:
     @cached_property
     def setups(self) -> pd.DataFrame:
         """:func:`setup_context` of ``data``'s setups."""
-        return setup_context(self.data.games, self.data.setups)
+        joined = setup_context(self.data.games, self.data.setups)
+        return joined if self.prepare is None else self.prepare(joined)
 
     @cached_property
     def moves(self) -> pd.DataFrame:
         """:func:`move_context` of ``data``'s moves."""
-        return move_context(self.data.games, self.data.moves)
+        joined = move_context(self.data.games, self.data.moves)
+        return joined if self.prepare is None else self.prepare(joined)
 
     @property
     def diagnostics(self) -> pd.DataFrame:

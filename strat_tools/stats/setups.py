@@ -24,6 +24,7 @@ from strat_tools.stats.frames import (
     SETUP_ROWS,
     By,
     Data,
+    JoinedTables,
     by_list,
     count_setups,
     filter_rows,
@@ -276,6 +277,18 @@ def flag_surroundings(
     non-lake orthogonal squares), bombs (bombs among them), enclosed (every such neighbour a
     bomb: board edges and lakes count as closed).
     """
+    if isinstance(data, JoinedTables):  # several statistics of one batch: made once
+        scope = variant if variant is None or isinstance(variant, str) else tuple(variant)
+        key = ("flag_surroundings", scope, include_classicfree, exclude_invalid)
+        return data.shared(
+            key,
+            lambda: flag_surroundings(
+                data.setups,  # joined with its context: taken as it is
+                variant,
+                include_classicfree=include_classicfree,
+                exclude_invalid=exclude_invalid,
+            ),
+        )
     frame = setup_frame(
         data,
         None,

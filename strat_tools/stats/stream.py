@@ -40,7 +40,7 @@ Request = tuple[str, dict[str, Any]]
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
     """One batch counted for every request (what a :class:`Combiner` takes); the context
     joins are made once for all of them (:class:`~strat_tools.stats.frames.JoinedTables`)."""
-    if len(requests) > 1:
+    if len(requests) > 1 and not isinstance(games, JoinedTables):
         games = JoinedTables(games)
     out = []
     for name, options in requests:
