@@ -32,6 +32,7 @@ only knows where pieces can go. The pure-Python
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -88,15 +89,16 @@ NEAR, RAY_SQUARES, RAY_DISTANCE, DIAGONAL, CORNERS = _geometry()
 """Geometry tables (the board is the same in both sides' views, so they serve both)."""
 
 
-BLOCKED: Final = 1
-"""Class bit: the mover may not enter (own piece, lake mark, off the board)."""
-ONE: Final = 2
-"""Class bit: an own piece that moves one square (one bit above :data:`BLOCKED`: the
-one-square test is ``(source >> 1) & ~target & 1``)."""
-FAR: Final = 4
+ONE: Final = 15
+"""Class bits 0-3: an own piece that moves one square (all four: the mask that keeps the
+four step bits of :func:`_candidates`)."""
+FAR: Final = 16
 """Class bit: an own piece that reaches farther (a scout, a lightning captain)."""
-OPEN: Final = 8
+OPEN: Final = 32
 """Class bit: an empty square (a far piece may pass over it)."""
+FREE: Final = 128
+"""Class bit: the mover may enter (empty, or an opponent piece); the top bit, so that a
+shift alone brings it down to a step bit."""
 
 
 class _Classes:
@@ -107,11 +109,11 @@ class _Classes:
 
     def __init__(self, rules: RuleSet) -> None:
         tables = rule_tables(rules)
-        self.bits = np.full((2, 256), BLOCKED, np.uint8)
+        self.bits = np.zeros((2, 256), np.uint8)
         for index, side in enumerate((1, 2)):
             for code in range(26):
                 kind = tables.reach_kind[side][code]
-                bits = BLOCKED if tables.own[side][code] else 0
+                bits = 0 if tables.own[side][code] else FREE
                 bits |= ONE if kind == REACH_ONE else FAR if kind > REACH_ONE else 0
                 self.bits[index, code] = bits | (OPEN if code == EMPTY else 0)
         self.reach = np.zeros(256, np.int16)
@@ -152,6 +154,8 @@ def legal_ids(
     target)`` moves the two-squares rule forbids there (from :func:`repetition_bans`).
     Returns ``(offsets, ids)``: row ``i``'s ids are ``ids[offsets[i]:offsets[i + 1]]``.
     A position whose flag fell is the caller's to leave out (its board still has moves).
+    Rows are independent: one call over many games' boards (the observation export's
+    batches) costs far less than one call per game.
 
     >>> from strat_tools.core.pieces import LAKE
     >>> from strat_tools.core.rules import get_rules
@@ -174,120 +178,307 @@ def legal_ids(
         return np.zeros(n + 1, np.int32), np.zeros(0, np.int16)
     classes = _classes(rules)
     cls = _class_board(board, side, classes.bits)
-    keys = _one_keys(cls)
-    far = np.flatnonzero(cls[:, :100] & FAR)
+    movers, codes, far = _candidates(cls)
     if len(far):
-        # Two runs in id order per row, merged: a stable sort is a merge here.
-        found = [keys, *_far_keys(board, side, cls, far, classes)]
-        keys = np.sort(np.concatenate(found), kind="stable")
+        codes[far] = _far_codes(board, side, cls, movers[far], classes)
+    offsets, ids = _expand(movers, codes, n)
+    if classes.captains and len(far):
+        turns = _turn_keys(board, side, cls, movers[far], classes)
+        offsets, ids = _with_turns(offsets, ids, turns)
     if bans:
-        keys = _without(keys, bans, side)
-    if n == 1:
-        return np.array([0, len(keys)], np.int32), keys.astype(np.int16)
+        offsets, ids = _without(offsets, ids, bans, side)
+    return offsets, ids
+
+
+Moves = tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
+"""``(offsets, ids)`` of the legal moves of a run of positions, a list per position (what
+:func:`legal_ids` returns)."""
+
+
+def games_legal_ids(
+    games: Sequence[tuple[npt.NDArray[np.uint8], Sequence[tuple[int, int]]]], rules: RuleSet
+) -> list[Moves]:
+    """:func:`legal_ids` of several games under one rule set in one call, split back per
+    game: each game is the boards before its plies (red moves first) and its bans (rows
+    counted from its first ply). One call over a batch of games costs far less than a
+    call per game (NumPy's cost per call is paid once).
+
+    >>> from strat_tools.core.rules import get_rules
+    >>> board = np.zeros((1, 100), np.uint8)
+    >>> board[0, 31] = 5  # a red lieutenant on B4 (lakes left out: only B4's moves matter)
+    >>> moves = games_legal_ids([(board, []), (board, [])], get_rules("classic"))
+    >>> [ids.tolist() for _, ids in moves]
+    [[3121, 3130, 3132, 3141], [3121, 3130, 3132, 3141]]
+    """
+    sizes = [len(boards) for boards, _ in games]
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    bans = [
+        (int(start) + row, key)
+        for (_, game_bans), start in zip(games, starts, strict=False)
+        for row, key in game_bans
+    ]
+    sides = np.concatenate([game_sides(size) for size in sizes])
+    boards = np.concatenate([np.asarray(b, np.uint8).reshape(-1, 100) for b, _ in games])
+    offsets, ids = legal_ids(boards, sides, rules, bans)
+    found: list[Moves] = []
+    for start, stop in itertools.pairwise(starts.tolist()):
+        first, last = int(offsets[start]), int(offsets[stop])
+        found.append((offsets[start : stop + 1] - first, ids[first:last]))
+    return found
+
+
+def game_sides(n: int) -> npt.NDArray[np.uint8]:
+    """The side to move before each of a game's ``n`` plies: red (1), blue (2), red ...
+
+    >>> game_sides(3).tolist()
+    [1, 2, 1]
+    """
+    sides: npt.NDArray[np.uint8] = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    return sides
+
+
+def _run_tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
+    """Per run code ``Ld + 10 Ll + 100 Lr + 1000 Lu`` (how many squares a piece reaches
+    down, left, right and up, each 0..9, in :data:`_STEPS` order): the number of moves,
+    and ``[10000, 36]`` their targets' offsets from the source, ascending."""
+    codes = np.arange(10_000)
+    lengths = [codes // 10**d % 10 for d in range(4)]
+    offsets = np.zeros((10_000, 36), np.int8)
+    before = np.zeros(10_000, np.int64)
+    for length, step in zip(lengths, _STEPS, strict=True):
+        for i in range(9):
+            has = i < length
+            # Ascending targets: the farthest first on a downward ray, the nearest first upward.
+            value = step * (length - i) if step < 0 else np.full(10_000, step * (i + 1))
+            offsets[codes[has], (before + i)[has]] = value[has]
+        before += length
+    return before.astype(np.uint8), offsets
+
+
+RUN_COUNT, RUN_OFFSETS = _run_tables()
+"""The moves of a run code (:func:`_run_tables`) and their target offsets."""
+_RUN_OFFSETS_FLAT: Final = RUN_OFFSETS.reshape(-1)
+_NIBBLE_CODE: Final = np.array(
+    [sum(10**d for d in range(4) if bits >> d & 1) for bits in range(16)], np.uint16
+)
+"""Run code of a one-square piece from its four "may step there" bits (:data:`_STEPS` order)."""
+
+
+def _candidates(
+    cls: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint16], npt.NDArray[np.intp]]:
+    """The squares whose piece may move, in order: ``(movers, codes, far)``.
+
+    ``movers`` are ``row * 100 + view square`` of every own piece that moves one square and
+    has a free neighbour, and of every piece that reaches farther; ``codes`` their run codes
+    (the one-square pieces' final, the far pieces' still 0); ``far`` the indices into
+    ``movers`` of the far pieces. Each direction is one whole-board shift of the
+    neighbours' :data:`FREE` bit down to one step bit of a nibble (masked where the step
+    would leave the row); the source's own class then keeps the nibble (a one-square
+    piece, :data:`ONE`) or the :data:`FAR` bit above it, so that one scan of one byte
+    array finds every candidate."""
+    n = len(cls)
+    nibble = np.empty((n, 100), np.uint8)
+    nibble[:, :10] = 0
+    np.right_shift(cls[:, :90], 7, out=nibble[:, 10:])  # bit 0: the square below is free
+    step = cls[:, :99] >> 6
+    step &= _LEFT_BIT
+    nibble[:, 1:] |= step
+    step = cls[:, 1:] >> 5
+    step &= _RIGHT_BIT
+    nibble[:, :99] |= step
+    step = cls[:, 10:] >> 4
+    step &= 8
+    nibble[:, :90] |= step
+    nibble |= FAR
+    nibble &= cls
+    flat = nibble.reshape(-1)
+    movers = np.flatnonzero(flat != 0)  # a scan of booleans is several times faster
+    found = flat[movers]
+    far = np.flatnonzero(found & FAR)
+    codes = _NIBBLE_CODE[found & ONE]
+    return movers, codes, far
+
+
+_LEFT_BIT: Final = np.where(np.arange(1, 100) % 10 != 0, 2, 0).astype(np.uint8)
+"""Bit 1 for squares 1..99 whose left neighbour is on their row (a step left stays on it)."""
+_RIGHT_BIT: Final = np.where(np.arange(0, 99) % 10 != 9, 4, 0).astype(np.uint8)
+"""Bit 2 for squares 0..98 whose right neighbour is on their row."""
+
+
+def _class_board(
+    board: npt.NDArray[np.uint8], side: npt.NDArray[np.uint8], bits: npt.NDArray[np.uint8]
+) -> npt.NDArray[np.uint8]:
+    """``[n, 100]`` class bits of every square in the mover's view (blue's rows turned by
+    180 degrees)."""
+    return view_boards(bits, board, side)
+
+
+def _far_codes(
+    board: npt.NDArray[np.uint8],
+    side: npt.NDArray[np.uint8],
+    cls: npt.NDArray[np.uint8],
+    far: npt.NDArray[np.intp],
+    classes: _Classes,
+) -> npt.NDArray[np.uint16]:
+    """The run code of each piece that reaches farther than one square (``far``: their
+    flat ``row * 100 + view square`` indices): its four rays walked together, one square
+    a step, a ray only while the squares before were empty and within its length on the
+    board (lakes end it) and the piece's reach; so the work is the squares actually
+    reached, not nine a ray."""
+    rows, sources = np.divmod(far, 100)
+    flat = cls.reshape(-1)
+    rays = np.repeat(sources * 4, 4) + np.tile(np.arange(4), len(far))  # square * 4 + direction
+    limit = _RAY_LENGTH[rays]
+    if classes.short:
+        absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
+        np.minimum(limit, np.repeat(classes.reach[board[rows, absolute]], 4), out=limit)
+    lengths = limit.astype(np.uint16)  # a ray open to its end; a blocked one is set below
+    step = _RAY_STEP[rays]
+    at = np.repeat(far, 4)
+    walking = np.flatnonzero(limit)
+    step, at = step[walking], at[walking]
+    for distance in range(1, 10):
+        at += step
+        seen = flat[at]
+        going = (seen & OPEN) != 0
+        stopped = ~going
+        # Stopped here: the squares before, and this one if it may be entered (a battle).
+        lengths[walking[stopped]] = (seen[stopped] >> 7) + (distance - 1)
+        going &= limit[walking] > distance
+        walking, step, at = walking[going], step[going], at[going]
+        if not len(walking):
+            break
+    runs = lengths.reshape(-1, 4)
+    code: npt.NDArray[np.uint16] = (
+        runs[:, 0] + 10 * runs[:, 1] + 100 * runs[:, 2] + 1000 * runs[:, 3]
+    )
+    return code
+
+
+def _ray_tables() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.intp]]:
+    """Per ``square * 4 + direction`` (:data:`_STEPS` order): how many squares the ray
+    has on the board before its edge or a lake, and its step."""
+    length = np.zeros(400, np.int16)
+    for square in range(100):
+        for direction in range(4):
+            at = square
+            while NEAR[at, direction] != PAD:
+                at = int(NEAR[at, direction])
+                length[square * 4 + direction] += 1
+    return length, np.tile(np.array(_STEPS, np.intp), 100)
+
+
+_RAY_LENGTH, _RAY_STEP = _ray_tables()
+
+
+def _expand(
+    movers: npt.NDArray[np.intp], codes: npt.NDArray[np.uint16], n: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """``(offsets, ids)`` of ``n`` rows from their movers (``row * 100 + view square``, in
+    order) and run codes: each source's moves in :data:`RUN_OFFSETS` order, sources in
+    order, so every row's ids come out ascending without a sort."""
+    counts = RUN_COUNT[codes]
+    ends = np.cumsum(counts, dtype=np.int32)
+    total = int(ends[-1]) if len(ends) else 0
+    rows, squares = np.divmod(movers, 100)
+    # Per move: its source's id base (source * 100 + source) plus its target's offset, read
+    # at ``code * 36 + k`` for the k-th move of that source (``k = i - start``).
+    shift = codes.astype(np.int32) * 36 - (ends - counts)
+    where = np.repeat(shift, counts)
+    where += np.arange(total, dtype=np.int32)
+    ids = np.repeat((squares * 101).astype(np.int16), counts)
+    ids += _RUN_OFFSETS_FLAT[where]
+    offsets = np.zeros(n + 1, np.int32)
+    per_row = np.bincount(rows, weights=counts, minlength=n)  # float64: exact for these sums
+    np.cumsum(per_row.astype(np.int32), out=offsets[1:])
+    return offsets, ids
+
+
+def _turn_keys(
+    board: npt.NDArray[np.uint8],
+    side: npt.NDArray[np.uint8],
+    cls: npt.NDArray[np.uint8],
+    far: npt.NDArray[np.intp],
+    classes: _Classes,
+) -> npt.NDArray[np.int64]:
+    """``row * 10000 + id`` of the turning moves of the captains among the far pieces
+    (ultimate lightning): a diagonal square reached round a corner that is empty."""
+    rows, sources = np.divmod(far, 100)
+    absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
+    codes = board[rows, absolute]
+    captains = np.isin(codes, CAPTAIN_CODES) & (classes.reach[codes] >= 2)
+    c_rows, c_sources = rows[captains], sources[captains]
+    targets = DIAGONAL[c_sources]  # [c, 4]
+    padded = np.zeros((len(cls), 101), np.uint8)  # column 100: off the board, neither
+    padded[:, :100] = cls
+    flat = padded.reshape(-1)
+    corner = c_rows[:, None, None] * 101 + CORNERS[c_sources]  # [c, 4, 2]
+    turn = (flat[corner] & OPEN).any(axis=2)
+    turn &= (targets != PAD) & ((flat[c_rows[:, None] * 101 + targets] & FREE) != 0)
+    pair, which = np.nonzero(turn)
+    keys: npt.NDArray[np.int64] = (
+        c_rows[pair] * 10_000 + c_sources[pair] * 100 + targets[pair, which]
+    )
+    return keys
+
+
+def _keys(offsets: npt.NDArray[np.int32], ids: npt.NDArray[np.int16]) -> npt.NDArray[np.int64]:
+    """``row * 10000 + id`` of every move, from ``(offsets, ids)``."""
+    rows = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    keys: npt.NDArray[np.int64] = rows * 10_000 + ids
+    return keys
+
+
+def _from_keys(
+    keys: npt.NDArray[np.int64], n: int
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """``(offsets, ids)`` of sorted ``row * 10000 + id`` keys of ``n`` rows."""
     rows = keys // 10_000
     offsets = np.zeros(n + 1, np.int32)
     np.cumsum(np.bincount(rows, minlength=n), out=offsets[1:])
     return offsets, (keys - rows * 10_000).astype(np.int16)
 
 
-def _one_keys(cls: npt.NDArray[np.uint8]) -> npt.NDArray[np.int64]:
-    """``row * 10000 + id`` of every move of the pieces that move one square, ascending.
-
-    Each direction is one whole-board comparison of shifted slices (a source's class bit
-    :data:`ONE` against its neighbour's :data:`BLOCKED`), written into ``[n, 128, 4]``
-    slots (row, square, direction in target order), so that the set slots, read in order,
-    are the ids in order."""
-    n = len(cls)
-    movers = (cls[:, :100] >> 1) & 1
-    free = ~cls[:, :100] & 1
-    slots = np.zeros((n, 128, 4), np.uint8)
-    np.bitwise_and(movers[:, 10:], free[:, :90], out=slots[:, 10:100, 0])
-    np.bitwise_and(movers[:, 1:], free[:, :99] & _NOT_FIRST, out=slots[:, 1:100, 1])
-    np.bitwise_and(movers[:, :99], free[:, 1:] & _NOT_LAST, out=slots[:, :99, 2])
-    np.bitwise_and(movers[:, :90], free[:, 10:], out=slots[:, :90, 3])
-    # nonzero is several times faster on booleans than on bytes (the slots hold 0 or 1).
-    found = np.flatnonzero(slots.view(np.bool_))
-    keys: npt.NDArray[np.int64] = (found >> 9) * 10_000 + _SLOT_IDS[found & 511]
-    return keys
-
-
-def _slot_ids() -> npt.NDArray[np.int64]:
-    """Per ``square * 4 + direction`` slot of :func:`_one_keys`: the move's id."""
-    ids = np.zeros(512, np.int64)
-    for square in range(100):
-        for direction, step in enumerate(_STEPS):
-            ids[square * 4 + direction] = square * 100 + square + step
-    return ids
-
-
-_SLOT_IDS: Final = _slot_ids()
-_NOT_FIRST: Final = (np.arange(1, 100) % 10 != 0).astype(np.uint8)
-"""Squares 1..99 whose left neighbour is on their row (a move to the left stays on it)."""
-_NOT_LAST: Final = (np.arange(0, 99) % 10 != 9).astype(np.uint8)
-"""Squares 0..98 whose right neighbour is on their row."""
-
-
-def _class_board(
-    board: npt.NDArray[np.uint8], side: npt.NDArray[np.uint8], bits: npt.NDArray[np.uint8]
-) -> npt.NDArray[np.uint8]:
-    """``[n, 101]`` class bits of every square in the mover's view (blue's rows turned by
-    180 degrees); column 100 is the padding, blocked."""
-    cls = np.empty((len(board), 101), np.uint8)
-    cls[:, 100] = BLOCKED
-    view_boards(bits, board, side, out=cls[:, :100])
-    return cls
-
-
-def _far_keys(
-    board: npt.NDArray[np.uint8],
-    side: npt.NDArray[np.uint8],
-    cls: npt.NDArray[np.uint8],
-    far: npt.NDArray[np.intp],
-    classes: _Classes,
-) -> list[npt.NDArray[np.int64]]:
-    """``row * 10000 + id`` of every move of the pieces that reach farther than one square
-    (``far``: their flat ``row * 100 + view square`` indices)."""
-    rows, sources = np.divmod(far, 100)
-    squares = RAY_SQUARES[sources]  # [k, 4, 9]
-    seen = cls.reshape(-1)[rows[:, None, None] * 101 + squares]
-    clear = np.ones(squares.shape, np.bool_)
-    np.logical_and.accumulate((seen[:, :, :-1] & OPEN) != 0, axis=2, out=clear[:, :, 1:])
-    ok = clear & ((seen & BLOCKED) == 0)
-    if classes.short or classes.captains:
-        absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
-        codes = board[rows, absolute]
-        reach = classes.reach[codes]
-    if classes.short:
-        ok &= RAY_DISTANCE[sources] <= reach[:, None, None]
-    flat = np.flatnonzero(ok)  # faster than a three-axis nonzero
-    pair = flat // 36
-    found = [rows[pair] * 10_000 + sources[pair] * 100 + squares.reshape(-1)[flat]]
-    if classes.captains:
-        captains = np.isin(codes, CAPTAIN_CODES) & (reach >= 2)
-        c_rows, c_sources = rows[captains], sources[captains]
-        targets = DIAGONAL[c_sources]  # [c, 4]
-        corner = c_rows[:, None, None] * 101 + CORNERS[c_sources]  # [c, 4, 2]
-        turn = (cls.reshape(-1)[corner] & OPEN).any(axis=2)
-        turn &= (targets != PAD) & (
-            (cls.reshape(-1)[c_rows[:, None] * 101 + targets] & BLOCKED) == 0
-        )
-        pair, which = np.nonzero(turn)
-        found.append(c_rows[pair] * 10_000 + c_sources[pair] * 100 + targets[pair, which])
-    return found
+def _with_turns(
+    offsets: npt.NDArray[np.int32], ids: npt.NDArray[np.int16], turns: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """The moves plus the captains' turning moves (``row * 10000 + id``), merged in order."""
+    if not len(turns):
+        return offsets, ids
+    keys = np.sort(np.concatenate([_keys(offsets, ids), turns]))
+    return _from_keys(keys, len(offsets) - 1)
 
 
 def _without(
-    keys: npt.NDArray[np.int64], bans: Sequence[tuple[int, int]], side: npt.NDArray[np.uint8]
-) -> npt.NDArray[np.int64]:
-    """``keys`` (sorted ``row * 10000 + id``) less the banned moves (absolute squares)."""
+    offsets: npt.NDArray[np.int32],
+    ids: npt.NDArray[np.int16],
+    bans: Sequence[tuple[int, int]],
+    side: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """The moves less the banned ones (``(row, source * 100 + target)``, absolute squares):
+    each looked up among its own row's ids only."""
     ban_rows = np.fromiter((row for row, _ in bans), np.int64, len(bans))
     absolute = np.fromiter((key for _, key in bans), np.int64, len(bans))
-    ids = view_keys(absolute, side[ban_rows] == 2)
-    wanted = ban_rows * 10_000 + ids
-    at = np.searchsorted(keys, wanted)
-    hit = at < len(keys)
-    hit[hit] = keys[at[hit]] == wanted[hit]
-    return np.delete(keys, at[hit])
+    wanted = view_keys(absolute, side[ban_rows] == 2)
+    rows, group = np.unique(ban_rows, return_inverse=True)
+    starts, sizes = offsets[rows], offsets[rows + 1] - offsets[rows]
+    ends = np.cumsum(sizes)
+    at = np.repeat(starts - (ends - sizes), sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
+    keys = np.repeat(np.arange(len(rows), dtype=np.int64), sizes) * 10_000 + ids[at]
+    want = group.reshape(-1) * 10_000 + wanted
+    found = np.searchsorted(keys, want)
+    hit = found < len(keys)
+    hit[hit] = keys[found[hit]] == want[hit]
+    drop = np.unique(at[found[hit]])
+    if not len(drop):
+        return offsets, ids
+    removed = np.bincount(
+        np.searchsorted(offsets, drop, side="right") - 1, minlength=len(offsets) - 1
+    )
+    kept = offsets.copy()
+    kept[1:] -= np.cumsum(removed).astype(np.int32)
+    return kept, np.delete(ids, drop)
 
 
 def repetition_bans(pos: Position) -> list[int]:
