@@ -322,43 +322,42 @@ def _far_codes(
     classes: _Classes,
 ) -> npt.NDArray[np.uint16]:
     """The run code of each piece that reaches farther than one square (``far``: their
-    flat ``row * 100 + view square`` indices): its four rays walked together, one square
-    a step, a ray only while the squares before were empty and within its length on the
-    board (lakes end it) and the piece's reach; so the work is the squares actually
-    reached, not nine a ray."""
+    flat ``row * 100 + view square`` indices): one direction at a time, all the pieces'
+    rays walked together, one square a step, a ray only while the squares before were
+    empty and within its length on the board (lakes end it) and the piece's reach; so the
+    work is the squares actually reached, not nine a ray."""
     rows, sources = np.divmod(far, 100)
     flat = cls.reshape(-1)
-    rays = np.repeat(sources * 4, 4) + np.tile(np.arange(4), len(far))  # square * 4 + direction
-    limit = _RAY_LENGTH[rays]
+    reach = None
     if classes.short:
         absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
-        np.minimum(limit, np.repeat(classes.reach[board[rows, absolute]], 4), out=limit)
-    lengths = limit.astype(np.uint16)  # a ray open to its end; a blocked one is set below
-    step = _RAY_STEP[rays]
-    at = np.repeat(far, 4)
-    walking = np.flatnonzero(limit)
-    step, at = step[walking], at[walking]
-    for distance in range(1, 10):
-        at += step
-        seen = flat[at]
-        going = (seen & OPEN) != 0
-        stopped = ~going
-        # Stopped here: the squares before, and this one if it may be entered (a battle).
-        lengths[walking[stopped]] = (seen[stopped] >> 7) + (distance - 1)
-        going &= limit[walking] > distance
-        walking, step, at = walking[going], step[going], at[going]
-        if not len(walking):
-            break
-    runs = lengths.reshape(-1, 4)
-    code: npt.NDArray[np.uint16] = (
-        runs[:, 0] + 10 * runs[:, 1] + 100 * runs[:, 2] + 1000 * runs[:, 3]
-    )
+        reach = classes.reach[board[rows, absolute]]
+    code = np.zeros(len(far), np.uint16)
+    for direction, step in enumerate(_STEPS):
+        limit = _RAY_LENGTH[sources * 4 + direction]
+        if reach is not None:
+            limit = np.minimum(limit, reach)
+        lengths = limit.astype(np.uint16)  # a ray open to its end; a blocked one set below
+        walking = np.flatnonzero(limit)
+        at = far[walking] + step
+        for distance in range(1, 10):
+            seen = flat[at]
+            going = (seen & OPEN) != 0
+            stopped = ~going
+            # Stopped here: the squares before, and this one if it may be entered (a battle).
+            lengths[walking[stopped]] = (seen[stopped] >> 7) + (distance - 1)
+            going &= limit[walking] > distance
+            walking = walking[going]
+            if not len(walking):
+                break
+            at = at[going] + step
+        code += lengths * 10**direction
     return code
 
 
-def _ray_tables() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.intp]]:
+def _ray_tables() -> npt.NDArray[np.int16]:
     """Per ``square * 4 + direction`` (:data:`_STEPS` order): how many squares the ray
-    has on the board before its edge or a lake, and its step."""
+    has on the board before its edge or a lake."""
     length = np.zeros(400, np.int16)
     for square in range(100):
         for direction in range(4):
@@ -366,10 +365,10 @@ def _ray_tables() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.intp]]:
             while NEAR[at, direction] != PAD:
                 at = int(NEAR[at, direction])
                 length[square * 4 + direction] += 1
-    return length, np.tile(np.array(_STEPS, np.intp), 100)
+    return length
 
 
-_RAY_LENGTH, _RAY_STEP = _ray_tables()
+_RAY_LENGTH: Final = _ray_tables()
 
 
 def _expand(
