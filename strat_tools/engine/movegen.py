@@ -32,6 +32,7 @@ only knows where pieces can go. The pure-Python
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
@@ -332,6 +333,8 @@ def _far_codes(
     if classes.short:
         absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
         reach = classes.reach[board[rows, absolute]]
+    if len(far) <= _FEW:
+        return _few_far_codes(flat, far, sources, reach)
     code = np.zeros(len(far), np.uint16)
     for direction, step in enumerate(_STEPS):
         limit = _RAY_LENGTH[sources * 4 + direction]
@@ -353,6 +356,39 @@ def _far_codes(
             at = at[going] + step
         code += lengths * 10**direction
     return code
+
+
+_FEW: Final = 24
+"""Up to this many far pieces (one position, the stepping API) are walked square by square
+in Python: a few dozen steps cost less than NumPy's calls for each of the nine."""
+
+
+def _few_far_codes(
+    flat: npt.NDArray[np.uint8],
+    far: npt.NDArray[np.intp],
+    sources: npt.NDArray[np.intp],
+    reach: npt.NDArray[np.int16] | None,
+) -> npt.NDArray[np.uint16]:
+    """:func:`_far_codes` of a few pieces, the same walk one square at a time."""
+    cells = flat.tolist() if len(flat) <= 200 else None
+    codes = []
+    limits = _RAY_LENGTH.tolist()
+    for index, (at, square) in enumerate(zip(far.tolist(), sources.tolist(), strict=True)):
+        code = 0
+        most = 9 if reach is None else int(reach[index])
+        for direction, step in enumerate(_STEPS):
+            limit = min(limits[square * 4 + direction], most)
+            length = 0
+            while length < limit:
+                at_next = at + step * (length + 1)
+                seen = cells[at_next] if cells is not None else int(flat[at_next])
+                if not seen & OPEN:
+                    length += seen >> 7  # FREE: a battle there
+                    break
+                length += 1
+            code += length * 10**direction
+        codes.append(code)
+    return np.array(codes, np.uint16)
 
 
 def _ray_tables() -> npt.NDArray[np.int16]:
@@ -377,6 +413,13 @@ def _expand(
     """``(offsets, ids)`` of ``n`` rows from their movers (``row * 100 + view square``, in
     order) and run codes: each source's moves in :data:`RUN_OFFSETS` order, sources in
     order, so every row's ids come out ascending without a sort."""
+    if n == 1:  # one position (the stepping API): a short Python loop beats NumPy's calls
+        found = [
+            square * 101 + offset
+            for square, code in zip(movers.tolist(), codes.tolist(), strict=True)
+            for offset in _offsets_of(code)
+        ]
+        return np.array([0, len(found)], np.int32), np.array(found, np.int16)
     counts = RUN_COUNT[codes]
     ends = np.cumsum(counts, dtype=np.int32)
     total = int(ends[-1]) if len(ends) else 0
@@ -392,6 +435,12 @@ def _expand(
     per_row = np.bincount(rows, weights=counts, minlength=n)  # float64: exact for these sums
     np.cumsum(per_row.astype(np.int32), out=offsets[1:])
     return offsets, ids
+
+
+@functools.cache
+def _offsets_of(code: int) -> tuple[int, ...]:
+    """The target offsets of run code ``code`` (:data:`RUN_OFFSETS`), as ints."""
+    return tuple(RUN_OFFSETS[code, : RUN_COUNT[code]].tolist())
 
 
 def _turn_keys(
