@@ -3,22 +3,25 @@
 :func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
 squares) and the side to move of each, and returns every legal move of every row as our
 action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
-ascending,
-in one flat array with row offsets, the layout of an Arrow list column. It is the one move
-generator of the library: the observation export calls it once per game,
-:func:`~strat_tools.engine.actions.legal_actions` and the stepping API
-(:meth:`~strat_tools.engine.position.Position.legal_moves`) once per position.
+ascending, in one flat array with row offsets, the layout of an Arrow list column. It is
+the one move generator of the library: the observation export calls it once per batch of
+games (:func:`games_legal_ids`), :func:`~strat_tools.engine.actions.legal_actions` and the
+stepping API (:meth:`~strat_tools.engine.position.Position.legal_moves`) once per position.
 
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
-keeps the lakes where they are), so one set of geometry tables serves both sides and the
-ids come out directly. Pieces that move one square (the rule set's ``REACH_ONE``) are
-judged in four whole-board comparisons of shifted slices, one per direction, into slots
-laid out in id order (a source's class bits against its target's); pieces that reach
-farther (scouts, ultimate lightning's captains) walk their four rays, nine squares deep,
-as ``[pieces, 4, 9]`` arrays (a square counts while every square before it is empty); the
-two lists are merged per row by a stable sort. A captain that may turn a corner also
-tries its four diagonal squares. Lakes are never targets (the tables hold only lake-free
-lines), and neither is a square holding an own piece or a lake mark.
+keeps the lakes where they are), as one class byte a square, so one set of geometry
+tables serves both sides and the ids come out directly. A piece's moves are described by
+a **run code**: how many squares it reaches down, left, right and up (0..9 each, in
+:data:`_STEPS` order), which a table (:data:`RUN_OFFSETS`) turns into its targets in
+ascending order. Pieces that move one square get theirs from four whole-board shifts (a
+neighbour's "may be entered" bit brought down to one bit of a nibble, per direction);
+pieces that reach farther (scouts, ultimate lightning's captains) walk their rays, all of
+them together one direction at a time, a square a step and only while the squares before
+were empty (so the work is the squares reached); one scan of one byte array finds every
+candidate. The runs are then expanded in order of row, source and code, which is id
+order: no sort. A captain that may turn a corner also tries its four diagonal squares
+(merged by a sort, only under those rules). Lakes are never targets (the ray lengths end
+at them), and neither is a square holding an own piece.
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
