@@ -152,6 +152,10 @@ def test_one_call_over_many_games_equals_a_call_per_game() -> None:
         alone = legal_ids(boards, game_sides(len(boards)), get_rules("classic"), bans)
         assert offsets.tolist() == alone[0].tolist() and ids.tolist() == alone[1].tolist()
         assert offsets.dtype == np.int32 and ids.dtype == np.int16
+    assert games_legal_ids([], get_rules("classic")) == []
+    nothing = np.zeros((0, 100), np.uint8)
+    ((offsets, ids),) = games_legal_ids([(nothing, [])], get_rules("classic"))
+    assert offsets.tolist() == [0] and ids.size == 0
 
 
 SCOUT_RAYS = """

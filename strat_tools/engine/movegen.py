@@ -214,6 +214,8 @@ def games_legal_ids(
     >>> [ids.tolist() for _, ids in moves]
     [[3121, 3130, 3132, 3141], [3121, 3130, 3132, 3141]]
     """
+    if not games:
+        return []
     sizes = [len(boards) for boards, _ in games]
     starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     bans = [
