@@ -158,6 +158,31 @@ def test_one_call_over_many_games_equals_a_call_per_game() -> None:
     assert offsets.tolist() == [0] and ids.size == 0
 
 
+def test_rows_taken_in_chunks_give_the_same_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many rows are taken CHUNK_ROWS at a time: with chunks of 7 rows (bans falling in
+    several chunks, and a last short chunk) the lists are those of one piece."""
+    import strat_tools.engine.movegen as movegen
+
+    boards, sides, bans = [], [], []
+    for record in read_records([DATA]):
+        result = replay(record)
+        if result.status is not Status.VALID or record.setup is None or not result.plies_replayed:
+            continue
+        n = result.plies_replayed
+        start = len(boards)
+        bans += [(start + i, k) for i, pos in enumerate(walk(result)) for k in repetition_bans(pos)]
+        boards += list(result.knowledge().boards[:n])
+        sides += game_sides(n).tolist()
+        if len(bans) > 5 and len(boards) % 7:
+            break
+    whole = legal_ids(boards, sides, get_rules("classic"), bans)
+    monkeypatch.setattr(movegen, "CHUNK_ROWS", 7)
+    chunked = legal_ids(boards, sides, get_rules("classic"), bans)
+    assert len({row // 7 for row, _ in bans}) > 1
+    assert chunked[0].tolist() == whole[0].tolist() and chunked[1].tolist() == whole[1].tolist()
+    assert chunked[0].dtype == np.int32 and chunked[1].dtype == np.int16
+
+
 SCOUT_RAYS = """
       A   B   C   D   E   F   G   H   I   K
 10  bF   .   .   .   .   .   .   .   .   .
