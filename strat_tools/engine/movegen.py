@@ -12,7 +12,7 @@ How: each row is turned into its mover's view first (blue's board by 180 degrees
 keeps the lakes where they are), as one class byte a square, so one set of geometry
 tables serves both sides and the ids come out directly. A piece's moves are described by
 a **run code**: how many squares it reaches down, left, right and up (0..9 each, in
-:data:`_STEPS` order), which a table (:data:`RUN_OFFSETS`) turns into its targets in
+:data:`STEPS` order), which a table (:data:`RUN_OFFSETS`) turns into its targets in
 ascending order. Pieces that move one square get theirs from four whole-board shifts (a
 neighbour's "may be entered" bit brought down to one bit of a nibble, per direction);
 pieces that reach farther (scouts, ultimate lightning's captains) walk their rays, all of
@@ -35,7 +35,6 @@ only knows where pieces can go. The pure-Python
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
@@ -43,55 +42,25 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
+from strat_tools.core.board import RAYS
 from strat_tools.core.pieces import CODE_SIDE, EMPTY
 from strat_tools.core.rules import RuleSet
+from strat_tools.engine.move_tables import (
+    CORNERS,
+    DIAGONAL,
+    NIBBLE_CODE,
+    PAD,
+    RAY_LENGTH,
+    RUN_COUNT,
+    RUN_OFFSETS_FLAT,
+    STEPS,
+    offsets_of,
+)
 from strat_tools.engine.mover_view import view_boards, view_keys
 from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
 
 if TYPE_CHECKING:
     from strat_tools.engine.position import Position
-
-PAD: Final = 100
-"""The padding column of a board row: an index for "off the board" (it holds a lake mark)."""
-
-_STEPS: Final = (-10, -1, 1, 10)
-"""One-square steps in the order that makes each source's targets ascend."""
-
-
-def _geometry() -> tuple[
-    npt.NDArray[np.intp],
-    npt.NDArray[np.intp],
-    npt.NDArray[np.int16],
-    npt.NDArray[np.intp],
-    npt.NDArray[np.intp],
-]:
-    """Neighbours ``[100, 4]``, rays ``[100, 4, 9]`` with their distances, diagonals
-    ``[100, 4]`` and the two corners of each diagonal ``[100, 4, 2]`` (``PAD``: none)."""
-    near = np.full((100, 4), PAD, np.intp)
-    for source in range(100):
-        for target in NEIGHBOURS[source]:
-            near[source, _STEPS.index(target - source)] = target
-    rays = np.full((100, 4, 9), PAD, np.intp)
-    for source in range(100):
-        for index, ray in enumerate(RAYS[source]):
-            rays[source, index, : len(ray)] = ray
-    distance = np.broadcast_to(np.arange(1, 10, dtype=np.int16), (100, 4, 9)).copy()
-    diagonal = np.full((100, 4), PAD, np.intp)
-    corners = np.full((100, 4, 2), PAD, np.intp)
-    for source in range(100):
-        row, col = divmod(source, 10)
-        for index, (dr, dc) in enumerate(((-1, -1), (-1, 1), (1, -1), (1, 1))):
-            r, c = row + dr, col + dc
-            if 0 <= r < 10 and 0 <= c < 10 and r * 10 + c not in LAKES:
-                diagonal[source, index] = r * 10 + c
-                corners[source, index] = (row * 10 + c, r * 10 + col)
-    return near, rays, distance, diagonal, corners
-
-
-NEAR, RAY_SQUARES, RAY_DISTANCE, DIAGONAL, CORNERS = _geometry()
-"""Geometry tables (the board is the same in both sides' views, so they serve both)."""
-
 
 ONE: Final = 15
 """Class bits 0-3: an own piece that moves one square (all four: the mask that keeps the
@@ -161,6 +130,7 @@ def legal_ids(
     Rows are independent: one call over many games' boards (the observation export's
     batches) costs far less than one call per game.
 
+    >>> from strat_tools.core.board import LAKES
     >>> from strat_tools.core.pieces import LAKE
     >>> from strat_tools.core.rules import get_rules
     >>> board = [0] * 100
@@ -273,33 +243,6 @@ def game_sides(n: int) -> npt.NDArray[np.uint8]:
     return sides
 
 
-def _run_tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
-    """Per run code ``Ld + 10 Ll + 100 Lr + 1000 Lu`` (how many squares a piece reaches
-    down, left, right and up, each 0..9, in :data:`_STEPS` order): the number of moves,
-    and ``[10000, 36]`` their targets' offsets from the source, ascending."""
-    codes = np.arange(10_000)
-    lengths = [codes // 10**d % 10 for d in range(4)]
-    offsets = np.zeros((10_000, 36), np.int8)
-    before = np.zeros(10_000, np.int64)
-    for length, step in zip(lengths, _STEPS, strict=True):
-        for i in range(9):
-            has = i < length
-            # Ascending targets: the farthest first on a downward ray, the nearest first upward.
-            value = step * (length - i) if step < 0 else np.full(10_000, step * (i + 1))
-            offsets[codes[has], (before + i)[has]] = value[has]
-        before += length
-    return before.astype(np.uint8), offsets
-
-
-RUN_COUNT, RUN_OFFSETS = _run_tables()
-"""The moves of a run code (:func:`_run_tables`) and their target offsets."""
-_RUN_OFFSETS_FLAT: Final = RUN_OFFSETS.reshape(-1)
-_NIBBLE_CODE: Final = np.array(
-    [sum(10**d for d in range(4) if bits >> d & 1) for bits in range(16)], np.uint16
-)
-"""Run code of a one-square piece from its four "may step there" bits (:data:`_STEPS` order)."""
-
-
 def _candidates(
     cls: npt.NDArray[np.uint8],
 ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint16], npt.NDArray[np.intp]]:
@@ -332,7 +275,7 @@ def _candidates(
     movers = np.flatnonzero(flat != 0)  # a scan of booleans is several times faster
     found = flat[movers]
     far = np.flatnonzero(found & FAR)
-    codes = _NIBBLE_CODE[found & ONE]
+    codes = NIBBLE_CODE[found & ONE]
     return movers, codes, far
 
 
@@ -371,8 +314,8 @@ def _far_codes(
     if len(far) <= _FEW:
         return _few_far_codes(flat, far, sources, reach)
     code = np.zeros(len(far), np.uint16)
-    for direction, step in enumerate(_STEPS):
-        limit = _RAY_LENGTH[sources * 4 + direction]
+    for direction, step in enumerate(STEPS):
+        limit = RAY_LENGTH[sources * 4 + direction]
         if reach is not None:
             limit = np.minimum(limit, reach)
         lengths = limit.astype(np.uint16)  # a ray open to its end; a blocked one set below
@@ -407,11 +350,11 @@ def _few_far_codes(
     """:func:`_far_codes` of a few pieces, the same walk one square at a time."""
     cells = flat.tolist() if len(flat) <= 200 else None
     codes = []
-    limits = _RAY_LENGTH.tolist()
+    limits = RAY_LENGTH.tolist()
     for index, (at, square) in enumerate(zip(far.tolist(), sources.tolist(), strict=True)):
         code = 0
         most = 9 if reach is None else int(reach[index])
-        for direction, step in enumerate(_STEPS):
+        for direction, step in enumerate(STEPS):
             limit = min(limits[square * 4 + direction], most)
             length = 0
             while length < limit:
@@ -426,22 +369,6 @@ def _few_far_codes(
     return np.array(codes, np.uint16)
 
 
-def _ray_tables() -> npt.NDArray[np.int16]:
-    """Per ``square * 4 + direction`` (:data:`_STEPS` order): how many squares the ray
-    has on the board before its edge or a lake."""
-    length = np.zeros(400, np.int16)
-    for square in range(100):
-        for direction in range(4):
-            at = square
-            while NEAR[at, direction] != PAD:
-                at = int(NEAR[at, direction])
-                length[square * 4 + direction] += 1
-    return length
-
-
-_RAY_LENGTH: Final = _ray_tables()
-
-
 def _expand(
     movers: npt.NDArray[np.intp], codes: npt.NDArray[np.uint16], n: int
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
@@ -452,7 +379,7 @@ def _expand(
         found = [
             square * 101 + offset
             for square, code in zip(movers.tolist(), codes.tolist(), strict=True)
-            for offset in _offsets_of(code)
+            for offset in offsets_of(code)
         ]
         return np.array([0, len(found)], np.int32), np.array(found, np.int16)
     counts = RUN_COUNT[codes]
@@ -465,17 +392,11 @@ def _expand(
     where = np.repeat(shift, counts)
     where += np.arange(total, dtype=np.int32)
     ids = np.repeat((squares * 101).astype(np.int16), counts)
-    ids += _RUN_OFFSETS_FLAT[where]
+    ids += RUN_OFFSETS_FLAT[where]
     offsets = np.zeros(n + 1, np.int32)
     per_row = np.bincount(rows, weights=counts, minlength=n)  # float64: exact for these sums
     np.cumsum(per_row.astype(np.int32), out=offsets[1:])
     return offsets, ids
-
-
-@functools.cache
-def _offsets_of(code: int) -> tuple[int, ...]:
-    """The target offsets of run code ``code`` (:data:`RUN_OFFSETS`), as ints."""
-    return tuple(RUN_OFFSETS[code, : RUN_COUNT[code]].tolist())
 
 
 def _turn_keys(
