@@ -13,7 +13,13 @@ from strat_tools.core.board import Side, parse_square, square_name
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
-from strat_tools.engine.movegen import legal_ids, position_ids, repetition_bans
+from strat_tools.engine.movegen import (
+    game_sides,
+    games_legal_ids,
+    legal_ids,
+    position_ids,
+    repetition_bans,
+)
 from strat_tools.engine.position import Position
 from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import replay
@@ -123,6 +129,81 @@ def test_one_call_over_a_game_equals_one_call_per_position() -> None:
         offsets, ids = legal_ids(boards, sides, result.rules, bans)
         assert [ids[a:b].tolist() for a, b in itertools.pairwise(offsets)] == each
     assert games > 20
+
+
+def test_one_call_over_many_games_equals_a_call_per_game() -> None:
+    """games_legal_ids (the observation export's one call a batch) over games of odd and
+    even lengths, whose sides do not alternate across the joins, with their bans: each
+    game's lists are those of its own call."""
+    games = []
+    for record in read_records([DATA]):
+        result = replay(record)
+        if result.status is not Status.VALID or record.setup is None or not result.plies_replayed:
+            continue
+        n = result.plies_replayed
+        boards = result.knowledge().boards[:n]
+        bans = [(i, key) for i, pos in enumerate(walk(result)) for key in repetition_bans(pos)]
+        games.append((boards, bans))
+        if len(games) == 30:
+            break
+    assert {len(b) % 2 for b, _ in games} == {0, 1} and any(bans for _, bans in games)
+    together = games_legal_ids(games, get_rules("classic"))
+    for (boards, bans), (offsets, ids) in zip(games, together, strict=True):
+        alone = legal_ids(boards, game_sides(len(boards)), get_rules("classic"), bans)
+        assert offsets.tolist() == alone[0].tolist() and ids.tolist() == alone[1].tolist()
+        assert offsets.dtype == np.int32 and ids.dtype == np.int16
+    assert games_legal_ids([], get_rules("classic")) == []
+    nothing = np.zeros((0, 100), np.uint8)
+    ((offsets, ids),) = games_legal_ids([(nothing, [])], get_rules("classic"))
+    assert offsets.tolist() == [0] and ids.size == 0
+
+
+def test_rows_taken_in_chunks_give_the_same_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many rows are taken CHUNK_ROWS at a time: with chunks of 7 rows (bans falling in
+    several chunks, and a last short chunk) the lists are those of one piece."""
+    import strat_tools.engine.movegen as movegen
+
+    boards, sides, bans = [], [], []
+    for record in read_records([DATA]):
+        result = replay(record)
+        if result.status is not Status.VALID or record.setup is None or not result.plies_replayed:
+            continue
+        n = result.plies_replayed
+        start = len(boards)
+        bans += [(start + i, k) for i, pos in enumerate(walk(result)) for k in repetition_bans(pos)]
+        boards += list(result.knowledge().boards[:n])
+        sides += game_sides(n).tolist()
+        if len(bans) > 5 and len(boards) % 7:
+            break
+    whole = legal_ids(boards, sides, get_rules("classic"), bans)
+    monkeypatch.setattr(movegen, "CHUNK_ROWS", 7)
+    chunked = legal_ids(boards, sides, get_rules("classic"), bans)
+    assert len({row // 7 for row, _ in bans}) > 1
+    assert chunked[0].tolist() == whole[0].tolist() and chunked[1].tolist() == whole[1].tolist()
+    assert chunked[0].dtype == np.int32 and chunked[1].dtype == np.int16
+
+
+SCOUT_RAYS = """
+      A   B   C   D   E   F   G   H   I   K
+10  bF   .   .   .   .   .   .   .   .   .
+ 9   .   .   .   .   .   .   .   .   .   .
+ 8   .   .   .   .  b4   .   .   .   .   .
+ 7   .   .   .   .   .   .   .   .   .   .
+ 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 5   .   .  ~~  ~~  r2   .  ~~  ~~   .   .
+ 4   .   .   .   .  r3   .   .   .   .   .
+ 3   .   .   .   .   .   .   .   .   .   .
+ 2   .   .   .   .   .   .   .   .   .   .
+ 1  rF   .   .   .   .   .   .   .   .   .
+"""
+"""A red scout on E5 beside a lake: up to the blue sergeant it may strike, down not at all
+(its own miner), left not at all (a lake), right one square (F5, then a lake)."""
+
+
+def test_a_scout_stops_at_lakes_and_own_pieces_and_strikes_the_first_enemy() -> None:
+    pos = Position(parse_board(SCOUT_RAYS), "gravon-2013")
+    assert {m for m in names(pos) if m.startswith("E5")} == {"E5-E6", "E5-E7", "E5-E8", "E5-F5"}
+    assert position_ids(pos).tolist() == reference_ids(pos)
 
 
 @pytest.mark.archive

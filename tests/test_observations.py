@@ -309,16 +309,16 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
 ) -> None:
     import strat_tools.exports.observations as observations
 
-    real = observations.observe_game
+    real = observations.game_columns
     calls = []
 
-    def flaky(result, last_moves=8):  # type: ignore[no-untyped-def]
+    def flaky(result, know, legal, last_moves=8):  # type: ignore[no-untyped-def]
         calls.append(result.record.game_id)
         if len(calls) == 2:
             raise IndexError("a bug")
-        return real(result, last_moves)
+        return real(result, know, legal, last_moves)
 
-    monkeypatch.setattr(observations, "observe_game", flaky)
+    monkeypatch.setattr(observations, "game_columns", flaky)
     batches = list(iter_observations([thirty_games], jobs=1))
     games = [row for b in batches for row in b["games"].to_pylist()]
     failed = [g for g in games if g["reason"] and "internal.observations" in g["reason"]]

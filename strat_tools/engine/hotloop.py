@@ -373,6 +373,7 @@ def _store_chain(
     if length == 1 or low < 0:
         low, high = (source, target) if source < target else (target, source)
         kept = min(length, CHAIN_KEPT - 1)
-        path = tuple(target if (kept - i) % 2 == 0 else source for i in range(kept + 1))
+        # The last kept + 1 squares of source, target, source, target ... (ending at target).
+        path = ((source, target) * (kept // 2 + 1))[-(kept + 1) :]
     pos.rep_lo[side], pos.rep_hi[side] = low, high
     pos.rep_path[side] = path

@@ -173,9 +173,10 @@ def knowledge(result: Replay) -> Knowledge:
     flags = bytearray(100)
     boards_out = bytearray(board)
     flags_out = bytearray(flags)
-    captured = [0] * 24  # per side-1 * 12 + kind
+    # Byte rows, appended as they are each ply (no conversion): counts stay below 256.
+    captured = bytearray(24)  # per side-1 * 12 + kind
     hidden = [0] * 24  # captured pieces the opponent never identified, per side-1 * 12 + kind
-    unseen = _army_counts(board)  # per viewer side-1 * 12 + kind of the opponent's pieces
+    unseen = bytearray(_army_counts(board))  # per viewer side-1 * 12 + kind of the opponent's
     captured_out = bytearray(captured)
     unseen_out = bytearray(unseen)
     proves = _proving_distance(result)
@@ -228,8 +229,8 @@ def knowledge(result: Replay) -> Knowledge:
                 flags[rescue.square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
         boards_out += board
         flags_out += flags
-        captured_out += bytes(captured)
-        unseen_out += bytes(unseen)
+        captured_out += captured
+        unseen_out += unseen
     return Knowledge(
         np.frombuffer(bytes(boards_out), dtype=np.uint8).reshape(n + 1, _ROW),
         np.frombuffer(bytes(flags_out), dtype=np.uint8).reshape(n + 1, _ROW),
@@ -248,7 +249,7 @@ def _army_counts(board: bytearray) -> list[int]:
     return counts
 
 
-def _identify(bits: int, code: int, unseen: list[int]) -> int:
+def _identify(bits: int, code: int, unseen: bytearray) -> int:
     """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
     if not bits & KNOWN:
         slot = (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code]
@@ -257,7 +258,7 @@ def _identify(bits: int, code: int, unseen: list[int]) -> int:
     return bits | KNOWN
 
 
-def _capture(code: int, bits: int, captured: list[int], hidden: list[int]) -> None:
+def _capture(code: int, bits: int, captured: bytearray, hidden: list[int]) -> None:
     """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
     slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
     captured[slot] += 1

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Final
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -41,12 +42,41 @@ from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 
 __all__ = [
+    "SHARD_OPTIONS",
     "ObservationsSummary",
     "ShardWriter",
     "export_observations",
     "observation_shards",
     "read_observations",
 ]
+
+
+def _shard_options() -> dict[str, Any]:
+    """How a shard is written: zstd; dictionary pages only for the text and label columns
+    (a few distinct values per shard), statistics only for the scalar columns.
+
+    Why (measured on strados2014-5.zip, one core): Parquet tries a dictionary for every
+    column by default, and for a high-entropy column (boards, legal-move lists, counts)
+    it hashes every value and then falls back to plain pages, and stores the larger
+    result: 0.56 s and 12.0 MB a month, against 0.31 s and 7.6 MB this way. Min/max
+    statistics of the binary and list columns are of no use to a reader (nothing is
+    filtered by a board) and cost a fifth of the list columns' time. What a reader sees
+    (columns, types, values) is the same."""
+    labels = [
+        f.name
+        for f in OBSERVATIONS_SCHEMA
+        if pa.types.is_string(f.type) or pa.types.is_dictionary(f.type)
+    ]
+    scalars = [
+        f.name
+        for f in OBSERVATIONS_SCHEMA
+        if not (pa.types.is_list(f.type) or pa.types.is_fixed_size_binary(f.type))
+    ]
+    return {"compression": "zstd", "use_dictionary": labels, "write_statistics": scalars}
+
+
+SHARD_OPTIONS: Final = _shard_options()
+"""The :class:`pyarrow.parquet.ParquetWriter` options of an observation shard."""
 
 
 @dataclass(slots=True)
@@ -159,7 +189,7 @@ class ShardWriter:
         name = f"part-{len(self.summary.shards):05d}.parquet"
         self.summary.shards.append(f"{SHARDS}/{name}")
         self._writer = pq.ParquetWriter(
-            self.staging / SHARDS / name, OBSERVATIONS_SCHEMA, compression="zstd"
+            self.staging / SHARDS / name, OBSERVATIONS_SCHEMA, **SHARD_OPTIONS
         )
         self._rows_in_shard = 0
 

@@ -36,7 +36,14 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
-from strat_tools.engine.movegen import legal_ids, repetition_bans
+from strat_tools.engine.knowledge import Knowledge
+from strat_tools.engine.movegen import (
+    Moves,
+    game_sides,
+    games_legal_ids,
+    legal_ids,
+    repetition_bans,
+)
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.position import Position
@@ -181,20 +188,97 @@ class GameObservations:
 def observe_game(result: Replay, last_moves: int = LAST_MOVES) -> GameObservations | None:
     """The observation columns of one replayed game; ``None`` when it gives no rows (no
     moves replayed, or no setup). Raises on a game it cannot observe (the callers turn
-    that into an invalid ``games`` row)."""
+    that into an invalid ``games`` row). :func:`observe_games` does many at once."""
+    (game,) = observe_games([result], last_moves)
+    if isinstance(game, Exception):
+        raise game
+    return game
+
+
+Observed = GameObservations | Exception | None
+"""What :func:`observe_games` gives per game: its columns, the error it failed with, or
+``None`` when it gives no rows."""
+
+
+def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> list[Observed]:
+    """The observation columns of each replayed game (see :data:`Observed`): the legal
+    moves of all their plies come from one :func:`~strat_tools.engine.movegen.legal_ids`
+    call per rule set (a call per game would cost more than the moves), the rest game by
+    game (:func:`game_columns`). A game that fails is its own entry, never the others'."""
+    found: list[Observed] = []
+    ready: list[tuple[int, Replay, Knowledge]] = []
+    for result in results:
+        try:
+            if result.plies_replayed == 0 or result.record.setup is None:
+                found.append(None)
+                continue
+            ready.append((len(found), result, result.knowledge()))
+            found.append(None)
+        except Exception as exc:  # one bad game must never stop a run
+            found.append(exc)
+    legal = _legal_of([(result, know) for _, result, know in ready])
+    for (index, result, know), moves in zip(ready, legal, strict=True):
+        try:
+            if isinstance(moves, Exception):
+                raise moves
+            found[index] = game_columns(result, know, moves, last_moves)
+        except Exception as exc:  # one bad game must never stop a run
+            found[index] = exc
+    return found
+
+
+def _legal_of(games: Sequence[tuple[Replay, Knowledge]]) -> list[Moves | Exception]:
+    """Each game's legal moves before each of its plies: the boards and two-squares bans
+    of all the games of one rule set in one ``legal_ids`` call, split back per game; if
+    that call fails, game by game, so that only the failing game fails."""
+    found: list[Moves | Exception] = [ValueError("not computed")] * len(games)
+    groups: dict[int, list[int]] = {}
+    for index, (result, _) in enumerate(games):
+        groups.setdefault(id(result.rules), []).append(index)
+    for members in groups.values():
+        inputs: list[tuple[npt.NDArray[np.uint8], list[tuple[int, int]]]] = []
+        kept = []
+        for index in members:
+            result, know = games[index]
+            n = result.plies_replayed
+            try:
+                inputs.append((know.boards[:n], two_squares_bans(result, n, know.boards[:n])))
+                kept.append(index)
+            except Exception as exc:  # one bad game must never stop a run
+                found[index] = exc
+        if not kept:
+            continue
+        rules = games[kept[0]][0].rules
+        split: list[Moves | Exception] = []
+        try:
+            split += games_legal_ids(inputs, rules)
+        except Exception:  # find the game that fails, alone
+            split = []
+            for boards, bans in inputs:
+                try:
+                    split.append(legal_ids(boards, game_sides(len(boards)), rules, bans))
+                except Exception as exc:
+                    split.append(exc)
+        for index, moves in zip(kept, split, strict=True):
+            found[index] = moves
+    return found
+
+
+def game_columns(
+    result: Replay, know: Knowledge, legal: Moves, last_moves: int = LAST_MOVES
+) -> GameObservations:
+    """The observation columns of one replayed game (with moves and a setup), from its
+    knowledge and its legal moves before each ply."""
     record = result.record
     n = result.plies_replayed
-    if n == 0 or record.setup is None:
-        return None
-    know = result.knowledge()
-    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    sides = game_sides(n)
     blue = sides == 2
     captured = know.captured[:n].copy()
     captured[blue] = captured[blue, ::-1]
     absolute = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
         record.targets[:n], np.int64
     )
-    legal, own_rep, opp_rep = _walk(result, n, know.boards[:n])
+    own_rep, opp_rep = _counters(result, n)
     if max(int(own_rep.max()), int(opp_rep.max())) > 127:
         raise OverflowError("a two-squares counter past 127 does not fit the int8 column")
     battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
@@ -275,27 +359,16 @@ def _lists(parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]]) -> 
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
 
 
-def _walk(
-    result: Replay, n: int, boards: npt.NDArray[np.uint8]
-) -> tuple[
-    tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]],
-    npt.NDArray[np.int64],
-    npt.NDArray[np.int64],
-]:
-    """Each ply's legal ids (one :func:`~strat_tools.engine.movegen.legal_ids` call over the
-    game's ``boards`` before each ply) and both sides' two-squares counters before it.
-
-    The counters come from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains`
-    (a side's counter before ply ``i`` is its chain after ply ``i - 2``); the two-squares
-    bans from :func:`two_squares_bans`."""
+def _counters(result: Replay, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Both sides' two-squares counters before each of the first ``n`` plies, from the
+    replay's own :attr:`~strat_tools.engine.replay.Replay.chains` (a side's counter before
+    ply ``i`` is its chain after ply ``i - 2``)."""
     chains = np.asarray(result.chains[:n], np.int64)
     own = np.zeros(n, np.int64)
     opponent = np.zeros(n, np.int64)
     own[2:] = chains[:-2]
     opponent[1:] = chains[:-1]
-    sides = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
-    legal = legal_ids(boards, sides, result.rules, two_squares_bans(result, n, boards))
-    return legal, own, opponent
+    return own, opponent
 
 
 def two_squares_bans(
@@ -392,22 +465,26 @@ def observations_for_records(
     observed: list[tuple[str, GameObservations]] = []
     games: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
     ids = GameIds()
+    read: list[tuple[GameRecord, str, Replay | None, Status]] = []
     for record in records:
-        game_id = ids.claim(record.game_id)
         result = replay_safely(record, rules)
         status = result.status if result is not None else Status.INVALID
+        read.append((record, ids.claim(record.game_id), result, status))
+    valid = [
+        result for _, _, result, status in read if result is not None and status is Status.VALID
+    ]
+    columns = iter(observe_games(valid, last_moves))
+    for record, game_id, result, status in read:
         rows = 0
         failure = None
         if result is not None and status is Status.VALID:
-            try:
-                game = observe_game(result, last_moves)
-            except Exception as exc:  # one bad game must never stop a run
+            game = next(columns)
+            if isinstance(game, Exception):
                 status = Status.INVALID
-                failure = f"[internal.observations] {type(exc).__name__}: {exc}"
-            else:
-                if game is not None:
-                    rows = game.plies
-                    observed.append((game_id, game))
+                failure = f"[internal.observations] {type(game).__name__}: {game}"
+            elif game is not None:
+                rows = game.plies
+                observed.append((game_id, game))
         row = {
             "game_id": game_id,
             "source": record.source,

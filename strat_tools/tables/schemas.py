@@ -277,6 +277,9 @@ _RANKS: Final = pa.array(
 )
 
 
+_KIND_LABELS: Final = pa.array(KIND_LABELS, pa.string())
+
+
 def _ranked(schema: pa.Schema, name: str) -> pa.Schema:
     """``schema`` with each rank column of :data:`RANK_COLUMNS` right after its piece."""
     fields = []
@@ -305,11 +308,22 @@ def add_ranks(name: str, table: pa.Table) -> pa.Table:
         if rank in table.column_names:
             table = table.drop_columns([rank])
     for rank, piece in ranks.items():
-        labels = pc.cast(table.column(piece), pa.string())
-        kinds = pc.index_in(labels, value_set=pa.array(KIND_LABELS, pa.string()))
-        values = pc.take(_RANKS, kinds)
+        values = pa.chunked_array(
+            [_ranks_of(chunk) for chunk in table.column(piece).chunks], pa.int8()
+        )
         table = table.add_column(table.column_names.index(piece) + 1, rank, values)
     return table
+
+
+def _ranks_of(pieces: pa.Array) -> pa.Array:
+    """The rank of each piece label of ``pieces`` (null for bomb, flag or no piece). A
+    dictionary column is ranked through its few labels and then its indices, without
+    turning every row into a string (the export's moves have one a ply)."""
+    if pa.types.is_dictionary(pieces.type):
+        per_label = _ranks_of(pieces.dictionary)
+        return pc.take(per_label, pieces.indices)
+    labels = pc.cast(pieces, pa.string())
+    return pc.take(_RANKS, pc.index_in(labels, value_set=_KIND_LABELS))
 
 
 SCHEMAS: Final[dict[str, pa.Schema]] = {
