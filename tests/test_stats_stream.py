@@ -56,25 +56,24 @@ def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stream, "_FOLD_EVERY", 2)
 
 
-def streamed_in_one_pass(cases: list[tuple[str, dict[str, Any]]]) -> dict[int, pd.DataFrame]:
+def streamed_in_one_pass(cases: list[tuple[str, dict[str, Any]]]) -> list[pd.DataFrame]:
     """Every case's table, counted batch by batch (batches of 40 games, folded every 2) in
     one pass over the inputs for all of them, as ``stats`` computes several statistics."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(driver, "REDUCE_BATCH", 40)
         patch.setattr(stream, "_FOLD_EVERY", 2)
-        tables = stream.compute_many_streaming(cases, INPUTS, jobs=1)
-    return dict(enumerate(tables))
+        return stream.compute_many_streaming(cases, INPUTS, jobs=1)
 
 
 @pytest.fixture(scope="module")
-def streamed_setup_statistics() -> dict[int, pd.DataFrame]:
+def streamed_setup_statistics() -> list[pd.DataFrame]:
     return streamed_in_one_pass(CASES)
 
 
 @pytest.mark.parametrize(("case", "name", "options"), [(i, *c) for i, c in enumerate(CASES)])
 def test_counted_batch_by_batch_equals_the_whole(
     whole: Any,
-    streamed_setup_statistics: dict[int, pd.DataFrame],
+    streamed_setup_statistics: list[pd.DataFrame],
     case: int,
     name: str,
     options: dict[str, Any],
@@ -132,14 +131,14 @@ def replayed() -> Any:
 
 
 @pytest.fixture(scope="module")
-def streamed_move_statistics() -> dict[int, pd.DataFrame]:
+def streamed_move_statistics() -> list[pd.DataFrame]:
     return streamed_in_one_pass(MOVE_CASES)
 
 
 @pytest.mark.parametrize(("case", "name", "options"), [(i, *c) for i, c in enumerate(MOVE_CASES)])
 def test_game_and_move_statistics_reduced_per_batch_equal_the_whole(
     replayed: Any,
-    streamed_move_statistics: dict[int, pd.DataFrame],
+    streamed_move_statistics: list[pd.DataFrame],
     case: int,
     name: str,
     options: dict[str, Any],

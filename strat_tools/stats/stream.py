@@ -40,12 +40,11 @@ Request = tuple[str, dict[str, Any]]
 def reduce_requests(requests: Sequence[Request], games: TableSet) -> list[pd.DataFrame]:
     """One batch counted for every request (what a :class:`Combiner` takes); the context
     joins are made once for all of them (:class:`~strat_tools.stats.frames.JoinedTables`)."""
-    if len(requests) > 1 and not isinstance(games, JoinedTables):
-        games = JoinedTables(games)
+    joined = games if isinstance(games, JoinedTables) else JoinedTables(games)
     out = []
     for name, options in requests:
         statistic = get_statistic(name)
-        out.append(statistic.count(games, statistic.options(**options)))
+        out.append(statistic.count(joined, statistic.options(**options)))
     return out
 
 
