@@ -22,13 +22,16 @@ from strat_tools.core.board import LAKES, NEIGHBOURS
 __all__ = [
     "CORNERS",
     "DIAGONAL",
+    "EDGE_BITS",
     "NEAR",
     "NIBBLE_CODE",
+    "ONE_IDS",
     "PAD",
     "RAY_LENGTH",
     "RUN_COUNT",
+    "RUN_IDS",
     "RUN_OFFSETS",
-    "RUN_OFFSETS_FLAT",
+    "RUN_WIDTH",
     "STEPS",
     "offsets_of",
 ]
@@ -61,6 +64,10 @@ def _geometry() -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray
 
 NEAR, DIAGONAL, CORNERS = _geometry()
 """Geometry tables (the board is the same in both sides' views, so they serve both)."""
+EDGE_BITS: Final = np.array(
+    [sum(1 << d for d in range(4) if row[d] != PAD) for row in NEAR], np.uint8
+)
+"""Per square: the step bits (:data:`STEPS` order) of the neighbours on the board."""
 
 
 def _run_tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
@@ -83,11 +90,32 @@ def _run_tables() -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.int8]]:
 
 RUN_COUNT, RUN_OFFSETS = _run_tables()
 """The moves of a run code (:func:`_run_tables`) and their target offsets."""
-RUN_OFFSETS_FLAT: Final = RUN_OFFSETS.reshape(-1)
+RUN_WIDTH: Final = 18
+"""Most moves one piece has: nine along its file and nine along its rank (a ray's squares
+on the board ahead plus those behind are at most nine)."""
+RUN_IDS: Final = RUN_OFFSETS[:, :RUN_WIDTH].astype(np.int16)
+""":data:`RUN_OFFSETS` as id offsets (``int16``, to add to ``source * 101``), the first
+:data:`RUN_WIDTH` of each run code (a real piece's run never has more)."""
 NIBBLE_CODE: Final = np.array(
     [sum(10**d for d in range(4) if bits >> d & 1) for bits in range(16)], np.uint16
 )
 """Run code of a one-square piece from its four "may step there" bits (:data:`STEPS` order)."""
+
+
+def _one_ids() -> npt.NDArray[np.int16]:
+    """Per ``(square * 16 + step bits) * 4``: the ids of a one-square piece's moves from
+    that square (``square * 100 + target``), ascending, then 0 to fill the four."""
+    ids = np.zeros((100, 16, 4), np.int16)
+    for square in range(100):
+        for bits in range(16):
+            found = [square * 101 + step for d, step in enumerate(STEPS) if bits >> d & 1]
+            ids[square, bits, : len(found)] = found
+    return ids.reshape(-1)
+
+
+ONE_IDS: Final = _one_ids()
+"""The ids of every one-square piece's moves, a run of four per square and step bits
+(the first :data:`STEP_COUNT` of them are the moves)."""
 
 
 def _ray_tables() -> npt.NDArray[np.int16]:

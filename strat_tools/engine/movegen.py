@@ -10,18 +10,16 @@ stepping API (:meth:`~strat_tools.engine.position.Position.legal_moves`) once pe
 
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
 keeps the lakes where they are), as one class byte a square, so one set of geometry
-tables serves both sides and the ids come out directly. A piece's moves are described by
-a **run code**: how many squares it reaches down, left, right and up (0..9 each, in
-:data:`STEPS` order), which a table (:data:`RUN_OFFSETS`) turns into its targets in
-ascending order. Pieces that move one square get theirs from four whole-board shifts (a
-neighbour's "may be entered" bit brought down to one bit of a nibble, per direction);
-pieces that reach farther (scouts, ultimate lightning's captains) walk their rays, all of
-them together one direction at a time, a square a step and only while the squares before
-were empty (so the work is the squares reached); one scan of one byte array finds every
-candidate. The runs are then expanded in order of row, source and code, which is id
-order: no sort. A captain that may turn a corner also tries its four diagonal squares
-(merged by a sort, only under those rules). Lakes are never targets (the ray lengths end
-at them), and neither is a square holding an own piece.
+tables serves both sides and the ids come out directly; :mod:`strat_tools.engine.move_scan`
+then finds the pieces that can move (four shifts of the whole batch as one flat byte
+array and one scan), walks the rays of those that reach farther (scouts, ultimate
+lightning's captains: all together, a square a step, only while the squares before were
+empty), and writes every piece's moves as one run of a table of ids, in order of row and
+source, which is id order: no sort. A captain that may turn a corner also tries its four
+diagonal squares (merged by a sort, only under those rules). Lakes are never targets, and
+neither is a square holding an own piece. Many rows are taken :data:`CHUNK_ROWS` at a
+time, and :func:`games_legal_ids` joins its games so that the sides alternate over the
+whole batch (the turn is fastest then).
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
@@ -35,7 +33,6 @@ only knows where pieces can go. The pure-Python
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -43,75 +40,21 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import RAYS
-from strat_tools.core.pieces import CODE_SIDE, EMPTY
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.move_tables import (
-    CORNERS,
-    DIAGONAL,
-    NIBBLE_CODE,
-    PAD,
-    RAY_LENGTH,
-    RUN_COUNT,
-    RUN_OFFSETS_FLAT,
-    STEPS,
-    offsets_of,
+from strat_tools.engine.move_scan import (
+    candidates,
+    expand,
+    expand_one,
+    far_codes,
+    move_classes,
+    turn_keys,
 )
+from strat_tools.engine.move_tables import DIAGONAL, NIBBLE_CODE, PAD
 from strat_tools.engine.mover_view import view_boards, view_keys
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
+from strat_tools.engine.rule_tables import rule_tables
 
 if TYPE_CHECKING:
     from strat_tools.engine.position import Position
-
-ONE: Final = 15
-"""Class bits 0-3: an own piece that moves one square (all four: the mask that keeps the
-four step bits of :func:`_candidates`)."""
-FAR: Final = 16
-"""Class bit: an own piece that reaches farther (a scout, a lightning captain)."""
-OPEN: Final = 32
-"""Class bit: an empty square (a far piece may pass over it)."""
-FREE: Final = 128
-"""Class bit: the mover may enter (empty, or an opponent piece); the top bit, so that a
-shift alone brings it down to a step bit."""
-
-
-class _Classes:
-    """A rule set's class table: per side index (0 red, 1 blue) and board code, the class
-    bits of that code for that side's moves, and what the far pieces need."""
-
-    __slots__ = ("bits", "captains", "reach", "short")
-
-    def __init__(self, rules: RuleSet) -> None:
-        tables = rule_tables(rules)
-        self.bits = np.zeros((2, 256), np.uint8)
-        for index, side in enumerate((1, 2)):
-            for code in range(26):
-                kind = tables.reach_kind[side][code]
-                bits = 0 if tables.own[side][code] else FREE
-                bits |= ONE if kind == REACH_ONE else FAR if kind > REACH_ONE else 0
-                self.bits[index, code] = bits | (OPEN if code == EMPTY else 0)
-        self.reach = np.zeros(256, np.int16)
-        self.reach[:26] = tables.steps
-        far_reach = [tables.steps[c] for c in range(26) if tables.reach_kind[CODE_SIDE[c]][c]]
-        self.short = any(r < 9 for r in far_reach if r > 1)
-        """Whether some far piece stops before nine squares (a lightning captain)."""
-        self.captains = rules.captain_turns and any(tables.steps[c] >= 2 for c in CAPTAIN_CODES)
-        """Whether captains may turn a corner under these rules."""
-
-
-_CLASS_CACHE: dict[int, tuple[RuleSet, _Classes]] = {}
-
-
-def _classes(rules: RuleSet) -> _Classes:
-    """The :class:`_Classes` of ``rules``, kept per rule set (by identity, like
-    ``rule_tables``)."""
-    known = _CLASS_CACHE.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    found = _Classes(rules)
-    if len(_CLASS_CACHE) >= 64:
-        _CLASS_CACHE.clear()
-    _CLASS_CACHE[id(rules)] = (rules, found)
-    return found
 
 
 def legal_ids(
@@ -152,14 +95,18 @@ def legal_ids(
         return np.zeros(n + 1, np.int32), np.zeros(0, np.int16)
     if n > CHUNK_ROWS:
         return _in_chunks(board, side, rules, bans)
-    classes = _classes(rules)
-    cls = _class_board(board, side, classes.bits)
-    movers, codes, far = _candidates(cls)
-    if len(far):
-        codes[far] = _far_codes(board, side, cls, movers[far], classes)
-    offsets, ids = _expand(movers, codes, n)
+    classes = move_classes(rules)
+    cls = view_boards(classes.bits, board, side)
+    movers, steps, far = candidates(cls)
+    reach = far_codes(board, side, cls, movers[far], steps[far], classes)
+    if n == 1:
+        codes = NIBBLE_CODE[steps]
+        codes[far] = reach
+        offsets, ids = expand_one(movers, codes)
+    else:
+        offsets, ids = expand(movers, steps, far, reach, n)
     if classes.captains and len(far):
-        turns = _turn_keys(board, side, cls, movers[far], classes)
+        turns = turn_keys(board, side, cls, movers[far], classes)
         offsets, ids = _with_turns(offsets, ids, turns)
     if bans:
         offsets, ids = _without(offsets, ids, bans, side)
@@ -216,18 +163,23 @@ def games_legal_ids(
     """
     if not games:
         return []
-    sizes = [len(boards) for boards, _ in games]
-    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    boards = [np.asarray(b, np.uint8).reshape(-1, 100) for b, _ in games]
+    # A game of odd length is followed by one empty board (no moves), so that the sides
+    # alternate over the whole batch, which the turn into the movers' views takes fastest.
+    sizes = [len(b) + len(b) % 2 for b in boards]
+    starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64).tolist()
+    joined = np.zeros((starts[-1], 100), np.uint8)
+    for start, game in zip(starts, boards, strict=False):
+        joined[start : start + len(game)] = game
     bans = [
-        (int(start) + row, key)
+        (start + row, key)
         for (_, game_bans), start in zip(games, starts, strict=False)
         for row, key in game_bans
     ]
-    sides = np.concatenate([game_sides(size) for size in sizes])
-    boards = np.concatenate([np.asarray(b, np.uint8).reshape(-1, 100) for b, _ in games])
-    offsets, ids = legal_ids(boards, sides, rules, bans)
+    offsets, ids = legal_ids(joined, game_sides(starts[-1]), rules, bans)
     found: list[Moves] = []
-    for start, stop in itertools.pairwise(starts.tolist()):
+    for start, game in zip(starts, boards, strict=False):
+        stop = start + len(game)
         first, last = int(offsets[start]), int(offsets[stop])
         found.append((offsets[start : stop + 1] - first, ids[first:last]))
     return found
@@ -241,190 +193,6 @@ def game_sides(n: int) -> npt.NDArray[np.uint8]:
     """
     sides: npt.NDArray[np.uint8] = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
     return sides
-
-
-def _candidates(
-    cls: npt.NDArray[np.uint8],
-) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint16], npt.NDArray[np.intp]]:
-    """The squares whose piece may move, in order: ``(movers, codes, far)``.
-
-    ``movers`` are ``row * 100 + view square`` of every own piece that moves one square and
-    has a free neighbour, and of every piece that reaches farther; ``codes`` their run codes
-    (the one-square pieces' final, the far pieces' still 0); ``far`` the indices into
-    ``movers`` of the far pieces. Each direction is one whole-board shift of the
-    neighbours' :data:`FREE` bit down to one step bit of a nibble (masked where the step
-    would leave the row); the source's own class then keeps the nibble (a one-square
-    piece, :data:`ONE`) or the :data:`FAR` bit above it, so that one scan of one byte
-    array finds every candidate."""
-    n = len(cls)
-    nibble = np.empty((n, 100), np.uint8)
-    nibble[:, :10] = 0
-    np.right_shift(cls[:, :90], 7, out=nibble[:, 10:])  # bit 0: the square below is free
-    step = cls[:, :99] >> 6
-    step &= _LEFT_BIT
-    nibble[:, 1:] |= step
-    step = cls[:, 1:] >> 5
-    step &= _RIGHT_BIT
-    nibble[:, :99] |= step
-    step = cls[:, 10:] >> 4
-    step &= 8
-    nibble[:, :90] |= step
-    nibble |= FAR
-    nibble &= cls
-    flat = nibble.reshape(-1)
-    movers = np.flatnonzero(flat != 0)  # a scan of booleans is several times faster
-    found = flat[movers]
-    far = np.flatnonzero(found & FAR)
-    codes = NIBBLE_CODE[found & ONE]
-    return movers, codes, far
-
-
-_LEFT_BIT: Final = np.where(np.arange(1, 100) % 10 != 0, 2, 0).astype(np.uint8)
-"""Bit 1 for squares 1..99 whose left neighbour is on their row (a step left stays on it)."""
-_RIGHT_BIT: Final = np.where(np.arange(0, 99) % 10 != 9, 4, 0).astype(np.uint8)
-"""Bit 2 for squares 0..98 whose right neighbour is on their row."""
-
-
-def _class_board(
-    board: npt.NDArray[np.uint8], side: npt.NDArray[np.uint8], bits: npt.NDArray[np.uint8]
-) -> npt.NDArray[np.uint8]:
-    """``[n, 100]`` class bits of every square in the mover's view (blue's rows turned by
-    180 degrees)."""
-    return view_boards(bits, board, side)
-
-
-def _far_codes(
-    board: npt.NDArray[np.uint8],
-    side: npt.NDArray[np.uint8],
-    cls: npt.NDArray[np.uint8],
-    far: npt.NDArray[np.intp],
-    classes: _Classes,
-) -> npt.NDArray[np.uint16]:
-    """The run code of each piece that reaches farther than one square (``far``: their
-    flat ``row * 100 + view square`` indices): one direction at a time, all the pieces'
-    rays walked together, one square a step, a ray only while the squares before were
-    empty and within its length on the board (lakes end it) and the piece's reach; so the
-    work is the squares actually reached, not nine a ray."""
-    rows, sources = np.divmod(far, 100)
-    flat = cls.reshape(-1)
-    reach = None
-    if classes.short:
-        absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
-        reach = classes.reach[board[rows, absolute]]
-    if len(far) <= _FEW:
-        return _few_far_codes(flat, far, sources, reach)
-    code = np.zeros(len(far), np.uint16)
-    for direction, step in enumerate(STEPS):
-        limit = RAY_LENGTH[sources * 4 + direction]
-        if reach is not None:
-            limit = np.minimum(limit, reach)
-        lengths = limit.astype(np.uint16)  # a ray open to its end; a blocked one set below
-        walking = np.flatnonzero(limit)
-        at = far[walking] + step
-        for distance in range(1, 10):
-            seen = flat[at]
-            going = (seen & OPEN) != 0
-            stopped = ~going
-            # Stopped here: the squares before, and this one if it may be entered (a battle).
-            lengths[walking[stopped]] = (seen[stopped] >> 7) + (distance - 1)
-            going &= limit[walking] > distance
-            walking = walking[going]
-            if not len(walking):
-                break
-            at = at[going] + step
-        code += lengths * 10**direction
-    return code
-
-
-_FEW: Final = 24
-"""Up to this many far pieces (one position, the stepping API) are walked square by square
-in Python: a few dozen steps cost less than NumPy's calls for each of the nine."""
-
-
-def _few_far_codes(
-    flat: npt.NDArray[np.uint8],
-    far: npt.NDArray[np.intp],
-    sources: npt.NDArray[np.intp],
-    reach: npt.NDArray[np.int16] | None,
-) -> npt.NDArray[np.uint16]:
-    """:func:`_far_codes` of a few pieces, the same walk one square at a time."""
-    cells = flat.tolist() if len(flat) <= 200 else None
-    codes = []
-    limits = RAY_LENGTH.tolist()
-    for index, (at, square) in enumerate(zip(far.tolist(), sources.tolist(), strict=True)):
-        code = 0
-        most = 9 if reach is None else int(reach[index])
-        for direction, step in enumerate(STEPS):
-            limit = min(limits[square * 4 + direction], most)
-            length = 0
-            while length < limit:
-                at_next = at + step * (length + 1)
-                seen = cells[at_next] if cells is not None else int(flat[at_next])
-                if not seen & OPEN:
-                    length += seen >> 7  # FREE: a battle there
-                    break
-                length += 1
-            code += length * 10**direction
-        codes.append(code)
-    return np.array(codes, np.uint16)
-
-
-def _expand(
-    movers: npt.NDArray[np.intp], codes: npt.NDArray[np.uint16], n: int
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
-    """``(offsets, ids)`` of ``n`` rows from their movers (``row * 100 + view square``, in
-    order) and run codes: each source's moves in :data:`RUN_OFFSETS` order, sources in
-    order, so every row's ids come out ascending without a sort."""
-    if n == 1:  # one position (the stepping API): a short Python loop beats NumPy's calls
-        found = [
-            square * 101 + offset
-            for square, code in zip(movers.tolist(), codes.tolist(), strict=True)
-            for offset in offsets_of(code)
-        ]
-        return np.array([0, len(found)], np.int32), np.array(found, np.int16)
-    counts = RUN_COUNT[codes]
-    ends = np.cumsum(counts, dtype=np.int32)
-    total = int(ends[-1]) if len(ends) else 0
-    rows, squares = np.divmod(movers, 100)
-    # Per move: its source's id base (source * 100 + source) plus its target's offset, read
-    # at ``code * 36 + k`` for the k-th move of that source (``k = i - start``).
-    shift = codes.astype(np.int32) * 36 - (ends - counts)
-    where = np.repeat(shift, counts)
-    where += np.arange(total, dtype=np.int32)
-    ids = np.repeat((squares * 101).astype(np.int16), counts)
-    ids += RUN_OFFSETS_FLAT[where]
-    offsets = np.zeros(n + 1, np.int32)
-    per_row = np.bincount(rows, weights=counts, minlength=n)  # float64: exact for these sums
-    np.cumsum(per_row.astype(np.int32), out=offsets[1:])
-    return offsets, ids
-
-
-def _turn_keys(
-    board: npt.NDArray[np.uint8],
-    side: npt.NDArray[np.uint8],
-    cls: npt.NDArray[np.uint8],
-    far: npt.NDArray[np.intp],
-    classes: _Classes,
-) -> npt.NDArray[np.int64]:
-    """``row * 10000 + id`` of the turning moves of the captains among the far pieces
-    (ultimate lightning): a diagonal square reached round a corner that is empty."""
-    rows, sources = np.divmod(far, 100)
-    absolute = np.where(side[rows] == 2, 99 - sources, sources)  # back to Gravon's
-    codes = board[rows, absolute]
-    captains = np.isin(codes, CAPTAIN_CODES) & (classes.reach[codes] >= 2)
-    c_rows, c_sources = rows[captains], sources[captains]
-    targets = DIAGONAL[c_sources]  # [c, 4]
-    padded = np.zeros((len(cls), 101), np.uint8)  # column 100: off the board, neither
-    padded[:, :100] = cls
-    flat = padded.reshape(-1)
-    corner = c_rows[:, None, None] * 101 + CORNERS[c_sources]  # [c, 4, 2]
-    turn = (flat[corner] & OPEN).any(axis=2)
-    turn &= (targets != PAD) & ((flat[c_rows[:, None] * 101 + targets] & FREE) != 0)
-    pair, which = np.nonzero(turn)
-    keys: npt.NDArray[np.int64] = (
-        c_rows[pair] * 10_000 + c_sources[pair] * 100 + targets[pair, which]
-    )
-    return keys
 
 
 def _keys(offsets: npt.NDArray[np.int32], ids: npt.NDArray[np.int16]) -> npt.NDArray[np.int64]:
