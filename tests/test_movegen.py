@@ -22,7 +22,7 @@ from strat_tools.engine.movegen import (
 )
 from strat_tools.engine.position import Position
 from strat_tools.engine.render import parse_board
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replay import Replay, replay
 from strat_tools.engine.steps import walk
 from strat_tools.formats.readers import read_records
 
@@ -226,3 +226,51 @@ def test_the_generator_agrees_with_the_reference_on_real_months(
         if games == 40:
             break
     assert games >= 10 and plies > 300
+
+
+FULL_MONTHS = ("strados2004-11.zip", "strados2005-5.zip", "strados2014-4.zip")
+"""Months whose valid games hold every variant (classic, barrage, duell, classicfree,
+ultimate lightning) under both rule periods (2004-05: limit 5 and the scout clause;
+2013-14: limit 3, some games under limit 5)."""
+
+
+@pytest.mark.slow
+@pytest.mark.archive
+def test_every_ply_of_months_of_every_variant_agrees_with_the_reference(gravon_dir: Path) -> None:
+    """Every ply of every valid game of :data:`FULL_MONTHS`, batched as the observation
+    export batches them (one games_legal_ids call per 100 games of a rule set, with the
+    two-squares bans), equals the pure-Python reference, and one call per game."""
+    from strat_tools.exports.observations import two_squares_bans
+
+    variants: set[str] = set()
+    rule_sets: set[str] = set()
+    plies = 0
+    for month in FULL_MONTHS:
+        by_rules: dict[str, list[tuple[Replay, np.ndarray, list[tuple[int, int]]]]] = {}
+        for record in read_records([gravon_dir / month]):
+            result = replay(record)
+            n = result.plies_replayed
+            if result.status is not Status.VALID or record.setup is None or not n:
+                continue
+            boards = result.knowledge().boards[:n]
+            by_rules.setdefault(result.rules.name, []).append(
+                (result, boards, two_squares_bans(result, n, boards))
+            )
+            variants.add(record.variant)
+        for name, games in by_rules.items():
+            rule_sets.add(name)
+            for start in range(0, len(games), 100):
+                part = games[start : start + 100]
+                batch = games_legal_ids([(b, bans) for _, b, bans in part], get_rules(name))
+                for (result, boards, bans), (offsets, ids) in zip(part, batch, strict=True):
+                    alone = legal_ids(boards, game_sides(len(boards)), get_rules(name), bans)
+                    assert offsets.tolist() == alone[0].tolist()
+                    assert ids.tolist() == alone[1].tolist()
+                    for index, pos in enumerate(walk(result)):
+                        want = reference_ids(pos)
+                        got = ids[offsets[index] : offsets[index + 1]].tolist()
+                        assert got == want, (month, result.record.game_id, index)
+                        plies += 1
+    assert variants == {"classic", "barrage", "duell", "classicfree", "ultimate lightning"}
+    assert {"gravon-2004", "gravon-2013", "ultimate-lightning"} <= rule_sets
+    assert plies > 200_000
