@@ -184,18 +184,20 @@ def far_codes(
     lengths = np.zeros(len(limit), np.uint16)
     step = _STEP_OF[walking & 3]
     at = far[walking >> 2] + step
+    limit = limit[walking]
     distance = 1
     while len(walking):
         seen = flat[at]
         going = seen > FREE  # open
-        # Stopped here: the squares before, and this one if it may be entered (a battle);
-        # still open: this one (and more if the walk goes on, written then).
+        # The squares before this one, and this one if it may be entered: an open square
+        # (the walk goes on, and writes again) or a battle.
         seen >>= 7
         seen += distance - 1
-        lengths[walking] = np.where(going, distance, seen)
-        going &= limit[walking] > distance
+        lengths[walking] = seen
+        going &= limit > distance
         kept = np.flatnonzero(going)
         walking = walking[kept]
+        limit = limit[kept]
         step = step[kept]
         at = at[kept]
         at += step
@@ -296,10 +298,11 @@ def expand(
     where = np.repeat(start, counts)
     where += _positions(total)
     ids: npt.NDArray[np.int16] = table[where]
-    offsets = np.zeros(n + 1, np.int32)
-    per_row = np.bincount(rows, weights=counts, minlength=n)  # float64: exact for these sums
-    np.cumsum(per_row.astype(np.int32), out=offsets[1:])
-    return offsets, ids
+    # Row r's moves end where its last mover's do: after the movers of rows 0..r.
+    last = np.zeros(len(ends) + 1, np.int32)
+    last[1:] = ends
+    offsets: npt.NDArray[np.int32] = last[np.cumsum(np.bincount(rows, minlength=n))]
+    return np.concatenate((last[:1], offsets)), ids
 
 
 def _step_counts(nibbles: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
