@@ -21,7 +21,15 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   ply and the two-squares bans are prepared first, not timed), in plies per second (goal:
   2 million a second on one core), beside the engine's moves per second above;
   ``legal/game`` the same with one :func:`~strat_tools.engine.movegen.legal_ids` call
-  per game (the cost NumPy pays per call shows);
+  per game (the cost NumPy pays per call shows); ``legal ids`` how many ids a ply has (each
+  one is written, so every pass over them costs);
+- ``stages``: where ``legal``'s time goes, in nanoseconds a ply (each stage the best of
+  ``--repeat`` runs, chunk by chunk as ``legal_ids`` takes them): ``turn`` the class bytes in
+  the movers' views (:func:`~strat_tools.engine.mover_view.view_boards`), ``scan`` the
+  pieces that can move and their step bits (:func:`~strat_tools.engine.move_scan.candidates`),
+  ``rays`` the far pieces' walk (:func:`~strat_tools.engine.move_scan.far_codes`), ``ids``
+  the ids written (:func:`~strat_tools.engine.move_scan.expand`), ``rest`` the joins, the
+  two-squares bans, the lightning captains' turns and the splits per game;
 - ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
   50th of each valid game), in microseconds a position: the stepping API's cost.
 """
@@ -124,6 +132,39 @@ def sample_positions(records: list[GameRecord], every: int = 50) -> list[Positio
     return found
 
 
+def stage_times(batches: list[tuple[Any, list[tuple[Any, Any]]]], repeat: int) -> dict[str, float]:
+    """CPU seconds of the generator's stages over ``batches`` (as ``legal`` calls it: joined
+    per batch, :data:`~strat_tools.engine.movegen.CHUNK_ROWS` rows at a time), each chunk's
+    stage the fastest of ``repeat`` runs."""
+    from strat_tools.engine.move_scan import candidates, expand, far_codes, move_classes
+    from strat_tools.engine.movegen import CHUNK_ROWS, game_sides, join_games
+    from strat_tools.engine.mover_view import view_boards
+
+    spent = dict.fromkeys(("turn", "scan", "rays", "ids"), 0.0)
+    for rules, games in batches:
+        joined, _, _ = join_games(games)
+        sides = game_sides(len(joined))
+        classes = move_classes(rules)
+        for start in range(0, len(joined), CHUNK_ROWS):
+            board, side = joined[start : start + CHUNK_ROWS], sides[start : start + CHUNK_ROWS]
+            best = dict.fromkeys(spent, float("inf"))
+            for _ in range(repeat):
+                times = [time.process_time()]
+                cls = view_boards(classes.bits, board, side)
+                times.append(time.process_time())
+                movers, steps, far = candidates(cls)
+                times.append(time.process_time())
+                reach = far_codes(board, side, cls, movers[far], steps[far], classes)
+                times.append(time.process_time())
+                expand(movers, steps, far, reach, len(board))
+                times.append(time.process_time())
+                for name, began, ended in zip(best, times, times[1:], strict=False):
+                    best[name] = min(best[name], ended - began)
+            for name in spent:
+                spent[name] += best[name]
+    return spent
+
+
 def best_of(
     func: Callable[[list[GameRecord]], int], records: list[GameRecord], repeat: int
 ) -> tuple[float, float, int]:
@@ -181,13 +222,24 @@ def main() -> None:
         ("legal", generate),
         ("legal/game", per_game),
     )
+    legal_cpu = 0.0
     for name, legal_run in legal_runs:
         wall, cpu, plies = best_of(legal_run, records, args.repeat)
+        legal_cpu = legal_cpu or cpu
         print(
             f"{name:<10} games={len(inputs)} plies={plies} seconds={wall:.3f} "
             f"cpu_seconds={cpu:.3f} plies_per_s={plies / wall:.0f} "
             f"plies_per_cpu_s={plies / cpu:.0f} (goal 2,000,000)"
         )
+    ids = sum(len(i) for rules, games in batches for _, i in games_legal_ids(games, rules))
+    print(f"{'legal ids':<10} ids={ids} ids_per_ply={ids / max(plies, 1):.1f}")
+    spent = stage_times(batches, args.repeat)
+    spent["rest"] = legal_cpu - sum(spent.values())
+    print(
+        f"{'stages':<10} "
+        + " ".join(f"{k}_ns={v / max(plies, 1) * 1e9:.0f}" for k, v in spent.items())
+        + " (ns a ply of legal's CPU time)"
+    )
     from strat_tools.engine.actions import legal_actions
 
     positions = sample_positions(records)

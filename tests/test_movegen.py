@@ -274,3 +274,30 @@ def test_every_ply_of_months_of_every_variant_agrees_with_the_reference(gravon_d
     assert variants == {"classic", "barrage", "duell", "classicfree", "ultimate lightning"}
     assert {"gravon-2004", "gravon-2013", "ultimate-lightning"} <= rule_sets
     assert plies > 200_000
+
+
+def test_bans_come_off_one_square_pieces_and_far_pieces_alike() -> None:
+    """Bans given directly, in a batch of both sides' rows: two on one lieutenant (two of
+    its steps), one in the middle of a scout's ray, one of a move that is not there and one
+    whose source holds no mover; each row loses exactly its banned moves."""
+    board = parse_board(BLUE_LANES)
+    rules = get_rules("gravon-2013")
+    boards, sides = [board] * 40, [1, 2] * 20
+    whole = legal_ids(boards, sides, rules)
+    sq = parse_square
+    bans = [
+        (0, sq("F2") * 100 + sq("F3")),  # red lieutenant up
+        (0, sq("F2") * 100 + sq("E2")),  # and left, the same row
+        (1, sq("F7") * 100 + sq("F4")),  # blue scout, mid-ray
+        (1, sq("B9") * 100 + sq("B7")),  # not a move (one square only)
+        (2, sq("A5") * 100 + sq("A4")),  # no piece on A5
+        (39, sq("F7") * 100 + sq("F8")),  # blue scout, its first square up
+    ]
+    banned = legal_ids(boards, sides, rules, bans)
+    for row in range(40):
+        want = set(whole[1][whole[0][row] : whole[0][row + 1]].tolist())
+        want -= {action_id(key // 100, key % 100, sides[row]) for r, key in bans if r == row}
+        got = banned[1][banned[0][row] : banned[0][row + 1]].tolist()
+        assert got == sorted(want), row
+    assert np.diff(whole[0])[0] - np.diff(banned[0])[0] == 2
+    assert np.diff(whole[0])[1] - np.diff(banned[0])[1] == 1

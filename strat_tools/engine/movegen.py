@@ -33,6 +33,7 @@ only knows where pieces can go. The pure-Python
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
@@ -49,7 +50,7 @@ from strat_tools.engine.move_scan import (
     move_classes,
     turn_keys,
 )
-from strat_tools.engine.move_tables import DIAGONAL, NIBBLE_CODE, PAD
+from strat_tools.engine.move_tables import DIAGONAL, NIBBLE_CODE, PAD, STEPS
 from strat_tools.engine.mover_view import view_boards, view_keys
 from strat_tools.engine.rule_tables import rule_tables
 
@@ -98,6 +99,8 @@ def legal_ids(
     classes = move_classes(rules)
     cls = view_boards(classes.bits, board, side)
     movers, steps, far = candidates(cls)
+    if bans:
+        bans = _clear_steps(movers, steps, far, bans, side)
     reach = far_codes(board, side, cls, movers[far], steps[far], classes)
     if n == 1:
         codes = NIBBLE_CODE[steps]
@@ -163,9 +166,29 @@ def games_legal_ids(
     """
     if not games:
         return []
+    joined, starts, bans = join_games(games)
+    offsets, ids = legal_ids(joined, game_sides(len(joined)), rules, bans)
+    found: list[Moves] = []
+    for start, (boards, _) in zip(starts, games, strict=False):
+        stop = start + len(boards)
+        first, last = int(offsets[start]), int(offsets[stop])
+        found.append((offsets[start : stop + 1] - first, ids[first:last]))
+    return found
+
+
+def join_games(
+    games: Sequence[tuple[npt.NDArray[np.uint8], Sequence[tuple[int, int]]]],
+) -> tuple[npt.NDArray[np.uint8], list[int], list[tuple[int, int]]]:
+    """The boards of several games as one ``[rows, 100]`` array whose sides alternate from
+    red (:func:`game_sides`), each game's first row, and their bans counted from the first
+    row: a game of odd length is followed by one empty board (no moves), so that the sides
+    alternate over the whole batch, which the turn into the movers' views takes fastest.
+
+    >>> boards, starts, bans = join_games([(np.ones((3, 100), np.uint8), [(2, 3141)])] * 2)
+    >>> boards.shape, starts, bans
+    ((8, 100), [0, 4], [(2, 3141), (6, 3141)])
+    """
     boards = [np.asarray(b, np.uint8).reshape(-1, 100) for b, _ in games]
-    # A game of odd length is followed by one empty board (no moves), so that the sides
-    # alternate over the whole batch, which the turn into the movers' views takes fastest.
     sizes = [len(b) + len(b) % 2 for b in boards]
     starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64).tolist()
     joined = np.zeros((starts[-1], 100), np.uint8)
@@ -176,13 +199,7 @@ def games_legal_ids(
         for (_, game_bans), start in zip(games, starts, strict=False)
         for row, key in game_bans
     ]
-    offsets, ids = legal_ids(joined, game_sides(starts[-1]), rules, bans)
-    found: list[Moves] = []
-    for start, game in zip(starts, boards, strict=False):
-        stop = start + len(game)
-        first, last = int(offsets[start]), int(offsets[stop])
-        found.append((offsets[start : stop + 1] - first, ids[first:last]))
-    return found
+    return joined, starts[:-1], bans
 
 
 def game_sides(n: int) -> npt.NDArray[np.uint8]:
@@ -191,7 +208,8 @@ def game_sides(n: int) -> npt.NDArray[np.uint8]:
     >>> game_sides(3).tolist()
     [1, 2, 1]
     """
-    sides: npt.NDArray[np.uint8] = np.where(np.arange(n) % 2 == 0, 1, 2).astype(np.uint8)
+    sides = np.full(n, 2, np.uint8)
+    sides[::2] = 1
     return sides
 
 
@@ -222,6 +240,37 @@ def _with_turns(
     return _from_keys(keys, len(offsets) - 1)
 
 
+def _clear_steps(
+    movers: npt.NDArray[np.intp],
+    steps: npt.NDArray[np.uint8],
+    far: npt.NDArray[np.intp],
+    bans: Sequence[tuple[int, int]],
+    side: npt.NDArray[np.uint8],
+) -> list[tuple[int, int]]:
+    """Take the bans of pieces that move one square out of their step bits (``steps`` of
+    ``movers``, :func:`~strat_tools.engine.move_scan.candidates`), before any id is
+    written; the bans of far pieces (a ray less one square) are returned, for
+    :func:`_without`. A ban whose source is no mover bans nothing there."""
+    ban_rows = np.fromiter((row for row, _ in bans), np.intp, len(bans))
+    keys = view_keys(np.fromiter((key for _, key in bans), np.intp, len(bans)), side[ban_rows] == 2)
+    sources, targets = np.divmod(keys, 100)
+    at = np.searchsorted(movers, ban_rows * 100 + sources)
+    found = at < len(movers)
+    found[found] = movers[at[found]] == (ban_rows * 100 + sources)[found]
+    is_far = np.zeros(len(movers) + 1, np.bool_)
+    is_far[far] = True
+    direction = _DIRECTION_OF[targets - sources + 99]  # -1: not one square
+    one = found & ~is_far[at] & (direction >= 0)
+    np.bitwise_and.at(steps, at[one], ~(1 << direction[one]).astype(np.uint8))
+    rest = np.flatnonzero(found & is_far[at])
+    return [bans[i] for i in rest.tolist()]
+
+
+_DIRECTION_OF: Final = np.full(199, -1, np.int8)
+"""Per ``target - source + 99``: the index in :data:`STEPS` of that one-square step, or -1."""
+_DIRECTION_OF[np.add(STEPS, 99)] = np.arange(4)
+
+
 def _without(
     offsets: npt.NDArray[np.int32],
     ids: npt.NDArray[np.int16],
@@ -250,7 +299,9 @@ def _without(
     )
     kept = offsets.copy()
     kept[1:] -= np.cumsum(removed).astype(np.int32)
-    return kept, np.delete(ids, drop)
+    # The ids between the dropped ones, joined: a few slices (np.delete would mask all).
+    bounds = [-1, *drop.tolist(), len(ids)]
+    return kept, np.concatenate([ids[a + 1 : b] for a, b in itertools.pairwise(bounds)])
 
 
 def repetition_bans(pos: Position) -> list[int]:
