@@ -75,7 +75,12 @@ need no mask; "open" is ``class > FREE``."""
 
 class MoveClasses:
     """A rule set's class table: per side index (0 red, 1 blue) and board code, the class
-    bits of that code for that side's moves, and what the far pieces need."""
+    byte of that code for that side's moves, and what the far pieces need.
+
+    The five classes: :data:`ONE` a piece of the mover that moves, ``ONE | FAR`` one that
+    reaches farther, :data:`FREE` an opponent's piece (to strike), :data:`OPEN` an empty
+    square, 0 a square no move enters (the mover's bombs and flag, a lake, a code past the
+    lake)."""
 
     __slots__ = ("bits", "captains", "reach", "short")
 
