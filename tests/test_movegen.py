@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from strat_tools.core.board import Side, parse_square, square_name
+from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
@@ -21,7 +22,6 @@ from strat_tools.engine.movegen import (
     repetition_bans,
 )
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import replay
 from strat_tools.engine.steps import walk
 from strat_tools.formats.readers import read_records

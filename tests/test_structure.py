@@ -22,7 +22,7 @@ MAX_LINES = 600
 FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "core": (
         "the board and squares, pieces, game records, the record-format registry, rule sets, "
-        "record checks, errors, text helpers",
+        "record checks, errors, text helpers, text board diagrams",
         (),
     ),
     "setups": (
