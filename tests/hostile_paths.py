@@ -68,9 +68,25 @@ def huge_member_zip(path: Path, size: int) -> None:
         "<4s5H3L2H", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(packed), size, len(name), 0
     )
     central = struct.pack(
-        "<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, len(packed), size,
-        len(name), 0, 0, 0, 0, 0, 0,
-    )  # fmt: skip
+        "<4s6H3L5H2L",
+        b"PK\x01\x02",
+        20,
+        20,
+        0,
+        8,
+        0,
+        0,
+        crc,
+        len(packed),
+        size,
+        len(name),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    )
     body = local + name + packed
     directory = central + name
     end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 1, 1, len(directory), len(body), 0)

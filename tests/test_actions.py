@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from strat_tools.core.board import Side, parse_square
+from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.engine.actions import (
     ACTION_COUNT,
@@ -24,7 +25,6 @@ from strat_tools.engine.actions import (
 from strat_tools.engine.movegen import legal_ids
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observations import two_squares_bans
 from strat_tools.formats.readers import read_units

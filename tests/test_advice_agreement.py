@@ -27,27 +27,57 @@ from strat_tools.tables.dataset import GameSet
 from strat_tools.views import document
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
-COUNTS = ("setups", "distinct_setups", "followed", "n_follow", "distinct_follow", "wins_follow",
-          "n_other", "distinct_other", "wins_other", "h2h_games", "h2h_wins")  # fmt: skip
-RATES = ("share", "rate_follow", "low_follow", "high_follow", "cluster_ci_low_follow",
-         "cluster_ci_high_follow", "rate_other", "low_other", "high_other",
-         "cluster_ci_low_other", "cluster_ci_high_other", "h2h_rate", "h2h_low",
-         "h2h_high")  # fmt: skip
+COUNTS = (
+    "setups",
+    "distinct_setups",
+    "followed",
+    "n_follow",
+    "distinct_follow",
+    "wins_follow",
+    "n_other",
+    "distinct_other",
+    "wins_other",
+    "h2h_games",
+    "h2h_wins",
+)
+RATES = (
+    "share",
+    "rate_follow",
+    "low_follow",
+    "high_follow",
+    "cluster_ci_low_follow",
+    "cluster_ci_high_follow",
+    "rate_other",
+    "low_other",
+    "high_other",
+    "cluster_ci_low_other",
+    "cluster_ci_high_other",
+    "h2h_rate",
+    "h2h_low",
+    "h2h_high",
+)
 REPORT_RATES_TABLE = {
-    "followed": "followed", "n_follow": "follow n", "distinct_follow": "follow distinct",
-    "n_other": "other n", "distinct_other": "other distinct", "share": "share",
-    "rate_follow": "follow rate", "rate_other": "other rate",
+    "followed": "followed",
+    "n_follow": "follow n",
+    "distinct_follow": "follow distinct",
+    "n_other": "other n",
+    "distinct_other": "other distinct",
+    "share": "share",
+    "rate_follow": "follow rate",
+    "rate_other": "other rate",
     "follow ci": ("low_follow", "high_follow"),
     "follow cluster ci": ("cluster_ci_low_follow", "cluster_ci_high_follow"),
     "other ci": ("low_other", "high_other"),
     "other cluster ci": ("cluster_ci_low_other", "cluster_ci_high_other"),
-}  # fmt: skip
+}
 """advice.tip_summary column → the header of the report's win-rate table, or header →
 the (low, high) columns of its interval cells."""
 REPORT_H2H_TABLE = {
-    "h2h_games": "games", "h2h_wins": "follower wins", "h2h_rate": "win rate",
+    "h2h_games": "games",
+    "h2h_wins": "follower wins",
+    "h2h_rate": "win rate",
     "ci": ("h2h_low", "h2h_high"),
-}  # fmt: skip
+}
 """The same for the report's head-to-head table."""
 
 pytestmark = pytest.mark.skipif(not SAMPLE.is_dir(), reason="the shipped sample data/ is absent")
@@ -215,15 +245,22 @@ def test_the_default_table_is_the_compact_digest_of_the_library(library: pd.Data
     )
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["variant", "tip", "followed", "win_rate_following",
-                                "win_rate_rest", "verdict"]  # fmt: skip
+    assert lines[0].split() == [
+        "variant",
+        "tip",
+        "followed",
+        "win_rate_following",
+        "win_rate_rest",
+        "verdict",
+    ]
     classic = library[library["variant"] == "classic"].reset_index(drop=True)
     assert len(lines) == 1 + len(classic) and max(map(len, lines)) <= 100
     assert "cluster_ci" not in result.stdout and "h2h" not in result.stdout
     for line, (_, tip) in zip(lines[1:], classic.iterrows(), strict=True):
         assert line.split()[:3] == ["classic", tip["tip"], f"{tip['share'] * 100:.1f}%"]
-        want = rate_label(tip["rate_follow"], tip["cluster_ci_low_follow"],
-                          tip["cluster_ci_high_follow"])  # fmt: skip
+        want = rate_label(
+            tip["rate_follow"], tip["cluster_ci_low_follow"], tip["cluster_ci_high_follow"]
+        )
         assert want in line
         verdict = tip["verdict"] if pd.notna(tip["verdict"]) else "–"
         assert line.endswith(verdict) and (verdict in VERDICTS or verdict == "–")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 import strat_tools as st
+from strat_tools.core.diagrams import render_board
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import render_board
 from strat_tools.engine.replay import replay
 from strat_tools.formats.readers import parse_record
 

@@ -74,9 +74,17 @@ def test_every_command_takes_gsn_inputs(mixed_folder: Path, tmp_path: Path) -> N
     games_csv = (tmp_path / "t" / "games.csv").read_text().splitlines()
     assert len(games_csv) == 1 + 9
     code, out, err = run(
-        "stats", str(mixed_folder), "--stat", "endings", "--format", "csv", "--jobs", "1",
-        "--variant", "all",
-    )  # fmt: skip
+        "stats",
+        str(mixed_folder),
+        "--stat",
+        "endings",
+        "--format",
+        "csv",
+        "--jobs",
+        "1",
+        "--variant",
+        "all",
+    )
     assert code == 0, err
     header, *rows = out.splitlines()
     assert header.startswith("variant,termination,games,")

@@ -59,8 +59,10 @@ def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) ->
     assert list(by_list.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-2"]
     by_glob = read_games(str(FIXTURES / "*" / "classic-2014.4-*.xml"), jobs=1)
     assert sorted(by_glob.games["game_id"]) == [
-        "classic-2014.4-1", "classic-2014.4-2", "classic-2014.4-4"
-    ]  # fmt: skip
+        "classic-2014.4-1",
+        "classic-2014.4-2",
+        "classic-2014.4-4",
+    ]
 
 
 def test_a_missing_path_is_an_unreadable_input_not_a_game_nor_an_exception() -> None:
@@ -109,13 +111,21 @@ def test_csv_keeps_empty_strings_apart_from_nulls(tmp_path: Path) -> None:
     games = tables.table_from_columns(
         "games",
         {
-            "game_id": ["a", "b"], "source": ["x", "y"], "member": [None, ""],
-            "variant": [None, "classic"], "period": ["", None], "status": ["invalid", "valid"],
+            "game_id": ["a", "b"],
+            "source": ["x", "y"],
+            "member": [None, ""],
+            "variant": [None, "classic"],
+            "period": ["", None],
+            "status": ["invalid", "valid"],
             "plies": [0, 0],
-            "plies_replayed": [0, 0], "n_errors": [1, 0], "n_warnings": [0, 0],
-            "has_setup": [False, False], "readable": [False, True], "replayed": [False, True],
+            "plies_replayed": [0, 0],
+            "n_errors": [1, 0],
+            "n_warnings": [0, 0],
+            "has_setup": [False, False],
+            "readable": [False, True],
+            "replayed": [False, True],
         },
-    )  # fmt: skip
+    )
     gameset = GameSet({**tables.empty_tables(), "games": games})
     gameset.export(tmp_path, "csv")
     back = read_dataset(tmp_path).games
@@ -227,9 +237,12 @@ def test_archive_export_holds_every_game_and_move(gravon_dir: Path, tmp_path: Pa
     back = read_dataset(tmp_path)
     assert len(back) == 13_980
     assert Counter(back.games["variant"]) == {
-        "classic": 12_400, "barrage": 1_440, "ultimate lightning": 55, "classicfree": 54,
+        "classic": 12_400,
+        "barrage": 1_440,
+        "ultimate lightning": 55,
+        "classicfree": 54,
         "duell": 31,
-    }  # fmt: skip
+    }
     assert int(back.games["plies"].sum()) == 4_328_697
 
 
@@ -314,8 +327,9 @@ def test_two_inputs_with_one_file_name_stay_two_games(same_name_twice: list[Path
     for games in (across, within):
         assert list(games.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-1#2"]
         assert games.setups.groupby("game_id").size().to_dict() == {
-            "classic-2014.4-1": 80, "classic-2014.4-1#2": 80
-        }  # fmt: skip
+            "classic-2014.4-1": 80,
+            "classic-2014.4-1#2": 80,
+        }
         assert games.moves.groupby("game_id").size().to_list() == [5, 5]
         assert "b" in Path(games.games["source"].iloc[1]).parts
 
@@ -324,9 +338,9 @@ def test_game_ids_are_renumbered_past_names_already_taken() -> None:
     ids = tables.GameIds()
     assert [ids.claim(n) for n in ("x", "x", "x#2", "y")] == ["x", "x#2", "x#2#2", "y"]
     batch = tables.table_from_columns(
-        "diagnostics", {"game_id": ["y", "z"], "code": ["a", "b"], "severity": ["info"] * 2,
-                        "message": ["", ""]}
-    )  # fmt: skip
+        "diagnostics",
+        {"game_id": ["y", "z"], "code": ["a", "b"], "severity": ["info"] * 2, "message": ["", ""]},
+    )
     renamed = ids.renumber({**tables.empty_tables(), "games": batch, "diagnostics": batch})
     assert renamed["diagnostics"].column("game_id").to_pylist() == ["y#2", "z"]
 
@@ -342,9 +356,14 @@ def test_a_long_run_keeps_ids_unique_across_spilled_digest_runs(
     assert ids.seen._recent != set(first)
     assert [ids.claim(n) for n in ("g0", "g0", "g49", "new")] == ["g0#2", "g0#3", "g49#2", "new"]
     batch = tables.table_from_columns(
-        "diagnostics", {"game_id": ["g7", "g77"], "code": ["a", "b"], "severity": ["info"] * 2,
-                        "message": ["", ""]}
-    )  # fmt: skip
+        "diagnostics",
+        {
+            "game_id": ["g7", "g77"],
+            "code": ["a", "b"],
+            "severity": ["info"] * 2,
+            "message": ["", ""],
+        },
+    )
     renamed = ids.renumber({**tables.empty_tables(), "games": batch, "diagnostics": batch})
     assert renamed["games"].column("game_id").to_pylist() == ["g7#2", "g77"]
 
@@ -500,8 +519,9 @@ def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> 
 
     read_games([FIXTURES, ROOT / "data"], jobs=1).export(tmp_path)
     setups = pq.read_table(tmp_path / "setups.parquet")
-    pq.write_table(setups.take(list(range(setups.num_rows - 1, -1, -1))),
-                   tmp_path / "setups.parquet")  # fmt: skip
+    pq.write_table(
+        setups.take(list(range(setups.num_rows - 1, -1, -1))), tmp_path / "setups.parquet"
+    )
     with pytest.raises(DatasetError, match=r"setups.parquet is not the file export run"):
         list(iter_dataset(tmp_path, games_per_batch=50))
     # Even with a marker that vouches for the reordered file, the order is checked.
@@ -541,8 +561,9 @@ def test_an_older_moves_table_with_gravon_columns_says_to_export_again(
     fixture_set: GameSet, tmp_path: Path
 ) -> None:
     fixture_set.export(tmp_path)
-    old = pa.table({"game_id": ["g"], "ply": [1], "side": ["red"], "source": ["A4"],
-                    "target": ["A5"]})  # fmt: skip
+    old = pa.table(
+        {"game_id": ["g"], "ply": [1], "side": ["red"], "source": ["A4"], "target": ["A5"]}
+    )
     pq.write_table(old, tmp_path / "moves.parquet")
     names = [f"{name}.parquet" for name in TABLES]
     digests = {n: ((tmp_path / n).stat().st_size, file_digest(tmp_path / n)) for n in names}

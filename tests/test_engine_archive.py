@@ -16,11 +16,20 @@ from strat_tools.formats.readers import read_records
 pytestmark = [pytest.mark.archive, pytest.mark.slow]
 
 FALLBACK_GAMES = {
-    "barrage-2013.10-1649", "classic-2013.10-2001", "classic-2014.0-346", "classic-2014.0-496",
-    "classic-2014.0-1533", "classic-2014.0-1754", "classic-2014.1-2553", "classic-2014.3-330",
-    "classic-2014.4-876", "classic-2014.8-665", "classic-2014.8-1534", "classic-2014.8-2047",
+    "barrage-2013.10-1649",
+    "classic-2013.10-2001",
+    "classic-2014.0-346",
+    "classic-2014.0-496",
+    "classic-2014.0-1533",
+    "classic-2014.0-1754",
+    "classic-2014.1-2553",
+    "classic-2014.3-330",
+    "classic-2014.4-876",
+    "classic-2014.8-665",
+    "classic-2014.8-1534",
+    "classic-2014.8-2047",
     "classic-2014.8-2433",
-}  # fmt: skip
+}
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from test_replay import game, lightning
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue, Result, Severity
-from strat_tools.engine.events import EVENT_COLUMNS, EVENT_KINDS, EventBatch, game_events
+from strat_tools.engine.key_events import EVENT_COLUMNS, EVENT_KINDS, EventBatch, game_events
 from strat_tools.engine.replay import replay
 from strat_tools.exports.event_table import EVENTS_SCHEMA, events_batch, read_events
 from strat_tools.io.sources import iter_units
@@ -143,12 +143,22 @@ def test_a_batch_finds_each_games_events_in_turn_around_games_without_plies() ->
     }
     assert codes.game.tolist() == [i for i, e in enumerate(expected) for _ in e["ply"]]
     assert [(row[0], row[1]) for row in rows(expected[1])] == [
-        (1, "battle"), (1, "first_capture"), (1, "spy_takes_marshal"), (1, "marshal_lost"),
-        (6, "battle"), (6, "general_lost"), (7, "battle"), (7, "bomb_removed"), (10, "end"),
-    ]  # fmt: skip
+        (1, "battle"),
+        (1, "first_capture"),
+        (1, "spy_takes_marshal"),
+        (1, "marshal_lost"),
+        (6, "battle"),
+        (6, "general_lost"),
+        (7, "battle"),
+        (7, "bomb_removed"),
+        (10, "end"),
+    ]
     assert [row[1] for row in rows(expected[4])] == [
-        "battle", "first_capture", "flag_captured", "end",
-    ]  # fmt: skip
+        "battle",
+        "first_capture",
+        "flag_captured",
+        "end",
+    ]
     assert [len(e["ply"]) for e in expected] == [1, 9, 1, 1, 4, 6, 1]
 
 

@@ -27,8 +27,9 @@ def pytest_run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.slow
 def test_the_package_examples_are_collected_one_item_per_docstring() -> None:
-    done = pytest_run("--collect-only", "-q", "-o", "addopts=--doctest-modules", "strat_tools",
-                      cwd=REPO)  # fmt: skip
+    done = pytest_run(
+        "--collect-only", "-q", "-o", "addopts=--doctest-modules", "strat_tools", cwd=REPO
+    )
     items = [line for line in done.stdout.splitlines() if "::" in line]
     assert done.returncode == 0, done.stdout + done.stderr
     assert len(items) >= 100, done.stdout[-2000:]

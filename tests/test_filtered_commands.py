@@ -54,9 +54,17 @@ def test_events_variant_narrows_to_those_games(archive: Path) -> None:
     barrage = ids_where(archive, lambda r: r.variant == "barrage")
     assert 0 < len(barrage) < 41
     code, out, err = run(
-        "events", str(archive), "--variant", "barrage", "--kind", "end", "--format", "json",
-        "--jobs", "1",
-    )  # fmt: skip
+        "events",
+        str(archive),
+        "--variant",
+        "barrage",
+        "--kind",
+        "end",
+        "--format",
+        "json",
+        "--jobs",
+        "1",
+    )
     assert code == 0, err
     rows = json.loads(out)
     assert sorted(row["game_id"] for row in rows) == sorted(barrage)
@@ -93,9 +101,17 @@ def test_convert_period_revalidates_to_exactly_the_selected_games(
     assert len(later) == 1
     out = tmp_path / "later.zip"
     code, _, err = run(
-        "convert", str(archive), "--to", "xml", "--period", "2026-09:", "-o", str(out),
-        "--jobs", "1",
-    )  # fmt: skip
+        "convert",
+        str(archive),
+        "--to",
+        "xml",
+        "--period",
+        "2026-09:",
+        "-o",
+        str(out),
+        "--jobs",
+        "1",
+    )
     assert code == 0, err
     assert "Converted 1 of 1 game " in err and "40 left out by the filters" in err
     report = validate([str(out)], jobs=1)
@@ -120,7 +136,7 @@ def test_view_variant_puts_only_those_games_on_the_page(tmp_path: Path) -> None:
     # The page's bound applies to the games the filters keep, in input order.
     code, _, err = run(
         "view", "data/", "--variant", "duell", "--limit", "3", "-o", str(page), "--jobs", "1"
-    )  # fmt: skip
+    )
     assert code == 0, err
     assert [g["id"] for g in page_games(page)] == duell[:3]
     assert "17 more left out" in err
@@ -154,13 +170,24 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     assert (summary.games, summary.valid, summary.readable, summary.dropped) == (4, 2, 3, 1)
     games = pq.read_table(tmp_path / "obs" / "games.parquet").to_pylist()
     assert sorted((g["status"], g["readable"]) for g in games) == [
-        ("invalid", False), ("invalid", True), ("valid", True), ("valid", True),
-    ]  # fmt: skip
+        ("invalid", False),
+        ("invalid", True),
+        ("valid", True),
+        ("valid", True),
+    ]
     assert all(g["reason"] for g in games if g["status"] != "valid")
     code, _, err = run(
-        "convert", str(bad_games), "--to", "gsn", "--period", "2026-11", "-o",
-        str(tmp_path / "c.zip"), "--jobs", "1",
-    )  # fmt: skip
+        "convert",
+        str(bad_games),
+        "--to",
+        "gsn",
+        "--period",
+        "2026-11",
+        "-o",
+        str(tmp_path / "c.zip"),
+        "--jobs",
+        "1",
+    )
     assert code == 1  # the unreadable one is named, not dropped
     assert "classic-2026.10-9999.xml: not converted: unreadable:" in err
     assert "Converted 3 of 4 games" in err and "1 left out by the filters" in err

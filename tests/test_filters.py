@@ -56,9 +56,14 @@ def test_bad_values_name_their_option(options: dict[str, str], option: str, mess
 
 def test_values_read_as_documented() -> None:
     f = GameFilter.parse(
-        variant="classic,barrage", period="2014-1:", plies=":200", ending="flag-captured,3",
-        winner="Blue", ids=["classic-2014.5-1.xml", " b "], duplicates="exclude",
-    )  # fmt: skip
+        variant="classic,barrage",
+        period="2014-1:",
+        plies=":200",
+        ending="flag-captured,3",
+        winner="Blue",
+        ids=["classic-2014.5-1.xml", " b "],
+        duplicates="exclude",
+    )
     assert f.variants == {"classic", "barrage"}
     assert f.period == ("2014-01", None)
     assert f.plies == (None, 200)

@@ -322,10 +322,24 @@ def fifield_bomb(path: Path, members: int, kernel_bytes: int) -> int:
     names = [f"classic-2014.4-{i}.xml".encode() for i in range(members)]
 
     def local(i: int, crc: int, compressed: int, size: int) -> bytes:
-        return struct.pack(
-            "<4s2B4HL2L2H", b"PK\x03\x04", 20, 0, 0, 8, 0, 0, crc, compressed, size,
-            len(names[i]), 0,
-        ) + names[i]  # fmt: skip
+        return (
+            struct.pack(
+                "<4s2B4HL2L2H",
+                b"PK\x03\x04",
+                20,
+                0,
+                0,
+                8,
+                0,
+                0,
+                crc,
+                compressed,
+                size,
+                len(names[i]),
+                0,
+            )
+            + names[i]
+        )
 
     headers: list[bytes] = [b""] * members
     sizes = [0] * members
@@ -350,11 +364,30 @@ def fifield_bomb(path: Path, members: int, kernel_bytes: int) -> int:
     body += packed
     directory = b"".join(
         struct.pack(
-            "<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 0, 20, 0, 0, 8, 0, 0, crcs[i], compressed[i],
-            sizes[i], len(names[i]), 0, 0, 0, 0, 0, offsets[i],
-        ) + names[i]
+            "<4s4B4HL2L5H2L",
+            b"PK\x01\x02",
+            20,
+            0,
+            20,
+            0,
+            0,
+            8,
+            0,
+            0,
+            crcs[i],
+            compressed[i],
+            sizes[i],
+            len(names[i]),
+            0,
+            0,
+            0,
+            0,
+            0,
+            offsets[i],
+        )
+        + names[i]
         for i in range(members)
-    )  # fmt: skip
+    )
     end = struct.pack(
         "<4s4H2LH", b"PK\x05\x06", 0, 0, members, members, len(directory), len(body), 0
     )
@@ -417,9 +450,14 @@ def test_members_may_declare_only_what_deflate_can_make_of_the_archive(tmp_path:
 def test_export_counts_a_missing_path_apart_from_the_games(tmp_path: Path) -> None:
     (tmp_path / game_named(1)).write_bytes(GAME)
     _, out, err = cli(
-        "export", "-o", str(tmp_path / "out"), "--jobs", "1", str(tmp_path / game_named(1)),
+        "export",
+        "-o",
+        str(tmp_path / "out"),
+        "--jobs",
+        "1",
+        str(tmp_path / game_named(1)),
         str(tmp_path / "nowhere.xml"),
-    )  # fmt: skip
+    )
     assert "1 game = 1 valid + 0 invalid + 0 unchecked; 1 unreadable input" in out + err
     tables = st.read_dataset(tmp_path / "out")
     assert sorted(tables.games["status"]) == ["unreadable", "valid"]

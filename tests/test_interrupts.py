@@ -78,8 +78,9 @@ def wait_until_guarded(pid: int) -> None:
 
 def interrupt_once(command: str, seed: int, folder: Path) -> None:
     rng = random.Random(f"{command}-{seed}")
-    how = rng.choice(["ctrl-c", "sigterm", "closed-stdout"] if command == "validate" else
-                     ["ctrl-c", "sigterm"])  # fmt: skip
+    how = rng.choice(
+        ["ctrl-c", "sigterm", "closed-stdout"] if command == "validate" else ["ctrl-c", "sigterm"]
+    )
     delay = rng.uniform(0.2, 5.0)
     tmpdir = folder / "tmp"
     tmpdir.mkdir()

@@ -23,9 +23,7 @@ def games_of(setups: dict[str, list[bool]], copies: int = 1) -> pd.DataFrame:
 
 
 # Forty setups of five games each, with different win rates (a setup effect).
-SETUPS = {
-    f"s{i:02d}": [j < (i % 6) for j in range(5)] for i in range(40)
-}  # fmt: skip
+SETUPS = {f"s{i:02d}": [j < (i % 6) for j in range(5)] for i in range(40)}
 
 
 def test_copying_every_setup_ten_times_narrows_the_plain_interval_only() -> None:

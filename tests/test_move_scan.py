@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from strat_tools.core.board import LAKES, Side, square_name
+from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import LAKE, PieceKind
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
@@ -31,7 +32,6 @@ from strat_tools.engine.move_tables import (
 )
 from strat_tools.engine.movegen import legal_ids
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import parse_board, render_board
 
 RED_SCOUT, BLUE_SCOUT = PieceKind.SCOUT + 1, PieceKind.SCOUT + 13
 RED_CAPTAIN, BLUE_CAPTAIN = PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13

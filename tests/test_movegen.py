@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from strat_tools.core.board import Side, parse_square, square_name
+from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
@@ -21,7 +22,6 @@ from strat_tools.engine.movegen import (
     repetition_bans,
 )
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import Replay, replay
 from strat_tools.engine.steps import walk
 from strat_tools.formats.readers import read_records
@@ -60,9 +60,24 @@ def test_a_blue_scout_and_captain_in_blues_own_view() -> None:
     pos = Position(parse_board(BLUE_LANES), "gravon-2013", Side.BLUE)
     moves = names(pos)
     assert {m for m in moves if m.startswith("F7")} == {
-        "F7-F8", "F7-F9", "F7-F10", "F7-F6", "F7-F5", "F7-F4", "F7-F3", "F7-F2",
-        "F7-E7", "F7-D7", "F7-C7", "F7-B7", "F7-A7", "F7-G7", "F7-H7", "F7-I7", "F7-K7",
-    }  # fmt: skip
+        "F7-F8",
+        "F7-F9",
+        "F7-F10",
+        "F7-F6",
+        "F7-F5",
+        "F7-F4",
+        "F7-F3",
+        "F7-F2",
+        "F7-E7",
+        "F7-D7",
+        "F7-C7",
+        "F7-B7",
+        "F7-A7",
+        "F7-G7",
+        "F7-H7",
+        "F7-I7",
+        "F7-K7",
+    }
     assert {m for m in moves if m.startswith("B9")} == {"B9-A9", "B9-C9", "B9-B8"}
     assert position_ids(pos).tolist() == reference_ids(pos)
 

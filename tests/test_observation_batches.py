@@ -52,12 +52,23 @@ def test_batches_hold_every_row_in_order_with_the_promised_dtypes(export: Path) 
     got = concatenated(batches)
     dtypes = {name: str(array.dtype) for name, array in got.items()}
     assert dtypes == {
-        "board": "uint8", "planes": "bool", "action": "int64", "legal_mask": "bool",
-        "hidden": "bool", "kinds": "int64", "value": "float32", "side": "int64",
-        "ply": "int64", "captured": "uint8", "unseen": "uint8", "own_repetition": "int64",
-        "opponent_repetition": "int64", "plies_since_battle": "int64",
-        "last_moves": "int64", "game_id": "<U" + dtypes["game_id"][2:],
-    }  # fmt: skip
+        "board": "uint8",
+        "planes": "bool",
+        "action": "int64",
+        "legal_mask": "bool",
+        "hidden": "bool",
+        "kinds": "int64",
+        "value": "float32",
+        "side": "int64",
+        "ply": "int64",
+        "captured": "uint8",
+        "unseen": "uint8",
+        "own_repetition": "int64",
+        "opponent_repetition": "int64",
+        "plies_since_battle": "int64",
+        "last_moves": "int64",
+        "game_id": "<U" + dtypes["game_id"][2:],
+    }
     assert got["planes"].shape == (table.num_rows, 32, 10, 10)
     assert np.array_equal(got["board"], boards_of(table))
     rows = table.to_pylist()

@@ -41,10 +41,19 @@ def test_batches_are_contiguous_and_cover_every_unit() -> None:
 @pytest.mark.parametrize(
     ("count", "jobs", "size"),
     [
-        (0, 1, None), (1, 1, 1), (7, 2, 1), (159, 1, 20), (160, 1, 20), (161, 1, 21),
-        (3199, 2, 200), (3200, 2, 200), (3201, 2, 200), (5000, 1, 200), (1000, 2, 63),
+        (0, 1, None),
+        (1, 1, 1),
+        (7, 2, 1),
+        (159, 1, 20),
+        (160, 1, 20),
+        (161, 1, 21),
+        (3199, 2, 200),
+        (3200, 2, 200),
+        (3201, 2, 200),
+        (5000, 1, 200),
+        (1000, 2, 63),
     ],
-)  # fmt: skip
+)
 def test_stream_is_cut_by_the_count_only_while_it_is_short(
     count: int, jobs: int, size: int | None
 ) -> None:

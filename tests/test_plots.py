@@ -520,8 +520,11 @@ def test_position_figure_puts_each_piece_on_its_square() -> None:
     }
     assert labels == {99: "F", 66: "10", 45: "2", 33: "10", 0: "F"}
     assert board_patches(ax, "lake") == set(LAKES)
-    colours = {round(p.get_x() + 0.42) + 10 * round(p.get_y() + 0.42): p.get_facecolor()[:3]
-               for p in ax.patches if p.get_gid() == "piece"}  # fmt: skip
+    colours = {
+        round(p.get_x() + 0.42) + 10 * round(p.get_y() + 0.42): p.get_facecolor()[:3]
+        for p in ax.patches
+        if p.get_gid() == "piece"
+    }
     assert colours[0][0] > colours[0][2] and colours[99][2] > colours[99][0]  # red, blue
 
 
@@ -606,9 +609,19 @@ def test_heatmap_command_all_pieces_svg(tmp_path: Path, games_zip: Path) -> None
 def test_heatmap_command_moves_view(tmp_path: Path, games_zip: Path) -> None:
     out = tmp_path / "scouts.pdf"
     code, _, stderr = run_cli(
-        "heatmap", str(games_zip), "--piece", "scout", "--moves", "path", "--view", "owner",
-        "-o", str(out), "--jobs", "1",
-    )  # fmt: skip
+        "heatmap",
+        str(games_zip),
+        "--piece",
+        "scout",
+        "--moves",
+        "path",
+        "--view",
+        "owner",
+        "-o",
+        str(out),
+        "--jobs",
+        "1",
+    )
     assert code == 0, stderr
     assert out.read_bytes().startswith(b"%PDF")
 
@@ -622,9 +635,19 @@ def test_heatmap_command_moves_in_either_numbering(
     out = tmp_path / "scouts.svg"
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         code, _, stderr = run_cli(
-            "heatmap", str(games_zip), "--piece", "scout", "--moves", "target",
-            "--numbering", numbering, "-o", str(out), "--jobs", "1",
-        )  # fmt: skip
+            "heatmap",
+            str(games_zip),
+            "--piece",
+            "scout",
+            "--moves",
+            "target",
+            "--numbering",
+            numbering,
+            "-o",
+            str(out),
+            "--jobs",
+            "1",
+        )
     assert code == 0, stderr
     text = svg_texts(out)
     assert f"Squares {scout} moved to" in text
@@ -664,9 +687,19 @@ def test_heatmap_command_panel_scale_and_threshold(tmp_path: Path, games_zip: Pa
     out = tmp_path / "sides.svg"
     with matplotlib.rc_context({"svg.fonttype": "none"}):
         code, _, stderr = run_cli(
-            "heatmap", str(games_zip), "--by", "side", "--scale", "per-panel",
-            "--min-setups", "13", "-o", str(out), "--jobs", "1",
-        )  # fmt: skip
+            "heatmap",
+            str(games_zip),
+            "--by",
+            "side",
+            "--scale",
+            "per-panel",
+            "--min-setups",
+            "13",
+            "-o",
+            str(out),
+            "--jobs",
+            "1",
+        )
     assert code == 0, stderr
     text = svg_texts(out)  # 12 games: 12 setups a side, one short of 13
     assert text.count("too few (n = 12)") == 2 and "one colour scale per panel" in text
@@ -749,10 +782,13 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
     whole = plots.setup_heatmap(read_games(inputs, setups_only=True, jobs=1), **options)
     requests = plots.setup_heatmap_requests(piece, side=side, by=by)
     counted = compute_many_streaming(
-        [("placement", {"piece": p, "by": list(k), "variant": options["variant"]})
-         for p, k in requests],
-        inputs, jobs=1,
-    )  # fmt: skip
+        [
+            ("placement", {"piece": p, "by": list(k), "variant": options["variant"]})
+            for p, k in requests
+        ],
+        inputs,
+        jobs=1,
+    )
     streamed = plots.setup_heatmap_from_placements(
         dict(zip(requests, counted, strict=True)), **options
     )
@@ -761,9 +797,12 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
 
 @pytest.mark.parametrize(
     ("piece", "measure", "view", "side"),
-    [("scout", "path", "owner", None), (None, "battle", "board", "red"),
-     ("miner", "target", "board", "blue")],
-)  # fmt: skip
+    [
+        ("scout", "path", "owner", None),
+        (None, "battle", "board", "red"),
+        ("miner", "target", "board", "blue"),
+    ],
+)
 def test_traffic_counted_batch_by_batch_equals_the_whole(
     piece: str | None, measure: Any, view: Any, side: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -782,8 +821,10 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
     assert whole.moves > 0 and whole.games > 1
     assert (streamed.moves, streamed.games) == (whole.moves, whole.games)
     assert streamed.counts.tolist() == whole.counts.tolist()
-    figures = [board_plots.traffic_figure(t, piece=piece, measure=measure, view=view)
-               for t in (whole, streamed)]  # fmt: skip
+    figures = [
+        board_plots.traffic_figure(t, piece=piece, measure=measure, view=view)
+        for t in (whole, streamed)
+    ]
     assert _figure_text(figures[0]) == _figure_text(figures[1])
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from strat_tools.run.processes import available_cores, cap_jobs
+from strat_tools.run.processes import WorkerFailure, WorkerPool, available_cores, cap_jobs
 
 REPO = Path(__file__).resolve().parent.parent
 DATA_ZIP = REPO / "data" / "strados2026-10.zip"
@@ -197,3 +197,14 @@ def test_dask_workers_die_when_their_parent_is_killed(many_games: Path) -> None:
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.read()  # nobody holds the pipes any more: reading them ends
     proc.stderr.read()
+
+
+def test_a_worker_that_died_while_idle_is_a_worker_failure_not_a_broken_pipe() -> None:
+    """The pipe to a dead idle worker breaks on the next item: that is a failed run (the
+    command line's exit 3), never the ``BrokenPipeError`` that means ``| head`` went away."""
+    with WorkerPool(2) as pool:
+        for pid in pool.pids:
+            os.kill(pid, signal.SIGKILL)
+        wait_gone(set(pool.pids))
+        with pytest.raises(WorkerFailure, match="killed by signal 9"):
+            list(pool.imap(abs, range(-5, 5)))

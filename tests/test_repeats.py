@@ -100,14 +100,19 @@ PATTERNS = [
     # (pattern, mirror, the same test on the owner-view string: index 0 = back row, col 1)
     ("........../........../........../F.........", False, lambda s: s[0] == "M"),
     ("........../........../........../F.........", True, lambda s: "M" in (s[0], s[9])),
-    ("........../........../B........./FB........", False,
-     lambda s: s[0] == "M" and s[1] == "B" and s[10] == "B"),
-    ("!B!B!B!B!B!B!B!B!B!B/........../........../..........", False,
-     lambda s: "B" not in s[30:40]),
+    (
+        "........../........../B........./FB........",
+        False,
+        lambda s: s[0] == "M" and s[1] == "B" and s[10] == "B",
+    ),
+    ("!B!B!B!B!B!B!B!B!B!B/........../........../..........", False, lambda s: "B" not in s[30:40]),
     ("[2X]........./........../........../..........", False, lambda s: s[30] in "DL"),
-    (". . . . . . . . . . / . . . . . . . . . . / . . . . . . . . . . / "
-     ". . . . . . flag . . .", False, lambda s: s[6] == "M"),
-]  # fmt: skip
+    (
+        ". . . . . . . . . . / . . . . . . . . . . / . . . . . . . . . . / . . . . . . flag . . .",
+        False,
+        lambda s: s[6] == "M",
+    ),
+]
 
 
 @pytest.mark.parametrize(("pattern", "mirror", "test"), PATTERNS)

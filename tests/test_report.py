@@ -334,13 +334,35 @@ def test_corpus_names_the_rule_sets(html_text: str, gameset: GameSet) -> None:
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip"
 RANKS = {
-    "modern": {"spy": "1", "scout": "2", "miner": "3", "sergeant": "4", "lieutenant": "5",
-               "captain": "6", "major": "7", "colonel": "8", "general": "9", "marshal": "10",
-               "bomb": "B", "flag": "F"},
-    "classic": {"spy": "S", "scout": "9", "miner": "8", "sergeant": "7", "lieutenant": "6",
-                "captain": "5", "major": "4", "colonel": "3", "general": "2", "marshal": "1",
-                "bomb": "B", "flag": "F"},
-}  # fmt: skip
+    "modern": {
+        "spy": "1",
+        "scout": "2",
+        "miner": "3",
+        "sergeant": "4",
+        "lieutenant": "5",
+        "captain": "6",
+        "major": "7",
+        "colonel": "8",
+        "general": "9",
+        "marshal": "10",
+        "bomb": "B",
+        "flag": "F",
+    },
+    "classic": {
+        "spy": "S",
+        "scout": "9",
+        "miner": "8",
+        "sergeant": "7",
+        "lieutenant": "6",
+        "captain": "5",
+        "major": "4",
+        "colonel": "3",
+        "general": "2",
+        "marshal": "1",
+        "bomb": "B",
+        "flag": "F",
+    },
+}
 """Written out by hand (not read from strat_tools.core.pieces), so a wrong table there shows
 here."""
 OTHER = {"modern": "classic", "classic": "modern"}
@@ -571,8 +593,12 @@ def test_advice_section_names_what_it_leaves_out_and_why(html_text: str) -> None
     text = html.unescape(re.sub(r"<[^>]+>", " ", section))
     assert "barrage (12 setups)" in text  # 6 games: under the 100-setup floor
     assert "Tips followed and win rates, barrage" not in text
-    for phrase in ("associations, not causes", "draws and unknown results excluded",
-                   "count as recorded", "docs/advice.md"):  # fmt: skip
+    for phrase in (
+        "associations, not causes",
+        "draws and unknown results excluded",
+        "count as recorded",
+        "docs/advice.md",
+    ):
         assert phrase in text
     assert "n = 40 setups" in text
     definitions = read_table(html_text, "The tips, in the rulebooks' order")

@@ -13,12 +13,12 @@ restart the count at H9-C9 (a chain of 3) once the first two moves stopped shari
 from __future__ import annotations
 
 from strat_tools.core.board import parse_square, square_name
+from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import GameRecord, Status
 from strat_tools.engine.actions import legal_actions
 from strat_tools.engine.chains import scout_chain
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import Position
-from strat_tools.engine.render import parse_board
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observations import observe
 

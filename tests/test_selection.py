@@ -104,9 +104,13 @@ def test_read_selected_equals_filtering_in_memory(archive: Path) -> None:
 
 def test_bad_filter_values_are_usage_errors(archive: Path) -> None:
     for args in (
-        ("--period", "2014-13:"), ("--plies", "x"), ("--winner", "nobody"),
-        ("--ids", "/nonexistent/ids.txt"), ("--pattern", "B/B"), ("--duplicates", "yes"),
-    ):  # fmt: skip
+        ("--period", "2014-13:"),
+        ("--plies", "x"),
+        ("--winner", "nobody"),
+        ("--ids", "/nonexistent/ids.txt"),
+        ("--pattern", "B/B"),
+        ("--duplicates", "yes"),
+    ):
         code, out, err = run("filter", str(archive), *args)
         assert code == 2, args
         assert f"Invalid value for '{args[0]}'" in err and out == ""
@@ -136,9 +140,16 @@ def test_setups_and_search_commands(archive: Path, tmp_path: Path) -> None:
     assert picture.stat().st_size > 10_000
     assert out.count("\n    ") >= 16  # four boards of four rows
     code, out, err = run(
-        "search", str(archive), "--pattern", "........../........../........../F.........",
-        "--mirror", "--format", "json", "--jobs", "1",
-    )  # fmt: skip
+        "search",
+        str(archive),
+        "--pattern",
+        "........../........../........../F.........",
+        "--mirror",
+        "--format",
+        "json",
+        "--jobs",
+        "1",
+    )
     assert code == 0, err
     found = json.loads(out)
     assert found["matching"]["count"] + found["rest"]["count"] == 2 * classic
@@ -154,9 +165,16 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
     assert code == 0, err
     assert out.startswith(f"{red} games in") and f"{41 - red} games left out" in err
     code, out, err = run(
-        "stats", str(archive), "--stat", "flag", "--winner", "red", "--format", "json",
+        "stats",
+        str(archive),
+        "--stat",
+        "flag",
+        "--winner",
+        "red",
+        "--format",
+        "json",
         "--pool-variants",
-    )  # fmt: skip
+    )
     assert code == 0, err
     rows = json.loads(out)  # classic and barrage, pooled on request: both sides of each game
     assert {row["setups"] for row in rows} == {2 * red} and {r["variant"] for r in rows} == {"all"}
@@ -164,13 +182,22 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
     assert code == 0, err
     assert len(read_dataset(tmp_path / "t").games) == red
     outputs = {
-        "validate": [], "export": ["-o", str(tmp_path / "x")], "stats": [],
-        "heatmap": ["-o", str(tmp_path / "x.png")], "report": ["-o", str(tmp_path / "x.html")],
-        "advice": [], "setups": [], "search": ["--pattern", "F/F/F/F"], "filter": [],
-        "events": [], "convert": ["--to", "gsn", "-o", str(tmp_path / "x.zip")],
-        "observations": ["-o", str(tmp_path / "obs")], "view": ["-o", str(tmp_path / "v.html")],
-        "openings": [], "explore": ["-o", str(tmp_path / "e.html")],
-    }  # fmt: skip
+        "validate": [],
+        "export": ["-o", str(tmp_path / "x")],
+        "stats": [],
+        "heatmap": ["-o", str(tmp_path / "x.png")],
+        "report": ["-o", str(tmp_path / "x.html")],
+        "advice": [],
+        "setups": [],
+        "search": ["--pattern", "F/F/F/F"],
+        "filter": [],
+        "events": [],
+        "convert": ["--to", "gsn", "-o", str(tmp_path / "x.zip")],
+        "observations": ["-o", str(tmp_path / "obs")],
+        "view": ["-o", str(tmp_path / "v.html")],
+        "openings": [],
+        "explore": ["-o", str(tmp_path / "e.html")],
+    }
     # generate, show and rules read no archive of games (show: one game of one file).
     unfiltered = {"generate", "show", "rules"}
     assert set(outputs) | unfiltered == set(main.commands)

@@ -418,9 +418,12 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
     result = runner.invoke(main, ["stats", str(fixtures), "--stat", "rows", "--format", "csv"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        "variant,row,count,setups,share", "classic,1,2,2,1.0", "classic,2,0,2,0.0",
-        "classic,3,0,2,0.0", "classic,4,0,2,0.0",
-    ]  # fmt: skip
+        "variant,row,count,setups,share",
+        "classic,1,2,2,1.0",
+        "classic,2,0,2,0.0",
+        "classic,3,0,2,0.0",
+        "classic,4,0,2,0.0",
+    ]
     read_games(fixtures, jobs=1).export(tmp_path)
     scouts = runner.invoke(
         main, ["stats", str(tmp_path), "--stat", "scout-attacks", "--format", "json"]

@@ -22,7 +22,7 @@ MAX_LINES = 600
 FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "core": (
         "the board and squares, pieces, game records, the record-format registry, rule sets, "
-        "record checks, errors, text helpers",
+        "record checks, errors, text helpers, text board diagrams",
         (),
     ),
     "setups": (
@@ -75,12 +75,23 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cli": (
         "one module per command; options and rendering only",
         (
-            "core", "setups", "io", "formats", "engine", "tables", "run", "exports",
-            "generate", "stats", "views", "report", "__init__",
+            "core",
+            "setups",
+            "io",
+            "formats",
+            "engine",
+            "tables",
+            "run",
+            "exports",
+            "generate",
+            "stats",
+            "views",
+            "report",
+            "__init__",
         ),
     ),
     "__main__": ("`python -m strat_tools`", ("cli",)),
-}  # fmt: skip
+}
 """The one floor plan, bottom up: each top-level entry of ``strat_tools/`` (a subpackage, or
 the package's own ``__init__``/``__main__``), what it holds, and the entries it may import
 (only entries below it). ``docs/architecture.md``'s floor table is generated from it."""

@@ -38,9 +38,19 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 TWO_BATTLES = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
 
 SYMBOLS = {
-    "bomb": "B", "spy": "S", "scout": "2", "miner": "3", "sergeant": "4", "lieutenant": "5",
-    "captain": "6", "major": "7", "colonel": "8", "general": "9", "marshal": "M", "flag": "F",
-}  # fmt: skip
+    "bomb": "B",
+    "spy": "S",
+    "scout": "2",
+    "miner": "3",
+    "sergeant": "4",
+    "lieutenant": "5",
+    "captain": "6",
+    "major": "7",
+    "colonel": "8",
+    "general": "9",
+    "marshal": "M",
+    "flag": "F",
+}
 
 # Red's setup of two_battles, as its owner sees it: row 4 (front) on top, col 1 on the left.
 # Blue's field letters are red's turned 180 degrees, so blue's own view is the same picture.
@@ -69,17 +79,55 @@ def fixture_tables() -> dict[str, pa.Table]:
 def test_every_table_has_one_schema_and_the_contract_columns() -> None:
     assert tuple(SCHEMAS) == TABLE_NAMES == ("games", "setups", "moves", "diagnostics", "events")
     contract = {
-        "games": ["game_id", "source", "member", "variant", "year", "month", "number", "rules",
-                  "status", "result_type", "termination", "winner", "draw", "plies",
-                  "n_errors", "n_warnings", "has_setup"],
+        "games": [
+            "game_id",
+            "source",
+            "member",
+            "variant",
+            "year",
+            "month",
+            "number",
+            "rules",
+            "status",
+            "result_type",
+            "termination",
+            "winner",
+            "draw",
+            "plies",
+            "n_errors",
+            "n_warnings",
+            "has_setup",
+        ],
         "setups": ["game_id", "side", "row", "col", "square", "piece"],
-        "moves": ["game_id", "ply", "side", "piece", "from_square", "to_square", "distance",
-                  "defender", "outcome"],
+        "moves": [
+            "game_id",
+            "ply",
+            "side",
+            "piece",
+            "from_square",
+            "to_square",
+            "distance",
+            "defender",
+            "outcome",
+        ],
         "diagnostics": ["game_id", "code", "severity", "message", "line", "ply"],
-        "events": ["game_id", "ply", "kind", "mover", "mover_piece", "from_square", "to_square",
-                   "defender_piece", "outcome", "loser", "rescued_piece", "winner", "termination",
-                   "detail"],
-    }  # fmt: skip
+        "events": [
+            "game_id",
+            "ply",
+            "kind",
+            "mover",
+            "mover_piece",
+            "from_square",
+            "to_square",
+            "defender_piece",
+            "outcome",
+            "loser",
+            "rescued_piece",
+            "winner",
+            "termination",
+            "detail",
+        ],
+    }
     for name, columns in contract.items():
         assert [c for c in SCHEMAS[name].names if c in columns] == columns, name
     games = SCHEMAS["games"]
@@ -96,8 +144,11 @@ def test_every_input_unit_is_one_games_row_in_input_order(
         assert table.schema == SCHEMAS[name], name
     games = to_frame(fixture_tables["games"])
     assert list(games["game_id"]) == [
-        "classic-2014.4-4", "classic-2014.8-3", "classic-2014.4-2", "classic-2014.4-1"
-    ]  # fmt: skip
+        "classic-2014.4-4",
+        "classic-2014.8-3",
+        "classic-2014.4-2",
+        "classic-2014.4-1",
+    ]
     status = dict(zip(games["game_id"], games["status"], strict=True))
     assert status == {
         "classic-2014.4-1": "valid",
@@ -166,8 +217,16 @@ def test_setups_agree_square_by_square_with_the_field_string(
 def test_moves_of_two_battles(fixture_tables: dict[str, pa.Table]) -> None:
     moves = to_frame(fixture_tables["moves"])
     game = moves[moves["game_id"] == "classic-2014.4-1"]
-    columns = ["ply", "side", "piece", "from_square", "to_square", "distance", "defender",
-               "outcome"]  # fmt: skip
+    columns = [
+        "ply",
+        "side",
+        "piece",
+        "from_square",
+        "to_square",
+        "distance",
+        "defender",
+        "outcome",
+    ]
     rows = [
         tuple(None if pd_isna(v) else v for v in row)
         for row in game[columns].itertuples(index=False)
@@ -224,17 +283,30 @@ def test_label_columns_use_fixed_dictionaries() -> None:
     assert side.dictionary.to_pylist() == ["red", "blue"]
     assert table.column("piece").null_count == 1
     with pytest.raises(ValueError, match="unknown piece label 'dragon'"):
-        table_from_columns("setups", {"game_id": ["g"], "side": ["red"], "row": [1], "col": [1],
-                                      "square": ["A1"], "piece": ["dragon"]})  # fmt: skip
+        table_from_columns(
+            "setups",
+            {
+                "game_id": ["g"],
+                "side": ["red"],
+                "row": [1],
+                "col": [1],
+                "square": ["A1"],
+                "piece": ["dragon"],
+            },
+        )
 
 
 def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     plain = pa.table(
         {
-            "game_id": ["g"], "side": ["blue"], "row": pa.array([1], pa.int64()),
-            "col": pa.array([10], pa.int64()), "square": ["A10"], "piece": ["flag"],
+            "game_id": ["g"],
+            "side": ["blue"],
+            "row": pa.array([1], pa.int64()),
+            "col": pa.array([10], pa.int64()),
+            "square": ["A10"],
+            "piece": ["flag"],
         }
-    )  # fmt: skip
+    )
     table = tables.conform("setups", plain)
     assert table.schema == SCHEMAS["setups"]
     # A table written before the fingerprints existed gets them from its own rows: here a
@@ -243,11 +315,16 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
     lone_flag = np.zeros((1, 40), np.uint8)
     lone_flag[0, 9] = 12
     assert to_frame(table).iloc[0].to_dict() == {
-        "game_id": "g", "side": "blue", "row": 1, "col": 10, "square": "A10", "piece": "flag",
+        "game_id": "g",
+        "side": "blue",
+        "row": 1,
+        "col": 10,
+        "square": "A10",
+        "piece": "flag",
         "rank": None,
         "fingerprint": identity.fingerprints(lone_flag)[0],
         "mirror_fingerprint": identity.fingerprints(lone_flag)[0],
-    }  # fmt: skip
+    }
     with pytest.raises(ValueError, match="lacks the columns piece"):
         tables.conform("setups", plain.drop_columns(["piece"]))
 
@@ -255,14 +332,24 @@ def test_conform_reads_plain_strings_back_to_the_schema() -> None:
 # --- a pandas user's contract: dtypes, fixed categories, words for sides and winners ----------
 
 CATEGORICAL = {
-    "games": ["variant", "status", "termination", "winner", "replay_termination",
-              "replay_winner"],
+    "games": ["variant", "status", "termination", "winner", "replay_termination", "replay_winner"],
     "setups": ["side", "square", "piece"],
     "moves": ["side", "piece", "from_square", "to_square", "defender", "outcome", "rescued"],
     "diagnostics": ["severity"],
-    "events": ["kind", "mover", "mover_piece", "from_square", "to_square", "defender_piece",
-               "outcome", "loser", "rescued_piece", "winner", "termination"],
-}  # fmt: skip
+    "events": [
+        "kind",
+        "mover",
+        "mover_piece",
+        "from_square",
+        "to_square",
+        "defender_piece",
+        "outcome",
+        "loser",
+        "rescued_piece",
+        "winner",
+        "termination",
+    ],
+}
 
 
 def frame_types(parts: dict[str, pa.Table]) -> dict[str, dict[str, str]]:
@@ -312,8 +399,12 @@ def test_dtypes_do_not_depend_on_the_input(
 def test_categories_are_fixed_and_documented() -> None:
     assert tables.DICTIONARIES["winner"] == tables.DICTIONARIES["side"] == ("red", "blue")
     assert tables.DICTIONARIES["variant"] == (
-        "classic", "barrage", "duell", "ultimate lightning", "classicfree"
-    )  # fmt: skip
+        "classic",
+        "barrage",
+        "duell",
+        "ultimate lightning",
+        "classicfree",
+    )
     assert tables.DICTIONARIES["status"] == ("valid", "invalid", "unchecked", "unreadable")
     assert tables.DICTIONARIES["termination"][:2] == ("no_moves", "flag_captured")
     for name, schema in SCHEMAS.items():
@@ -341,9 +432,20 @@ def test_events_are_a_table_of_every_replayed_game(fixture_tables: dict[str, pa.
     game = events[events["game_id"] == "classic-2014.4-1"]
     rows = [
         tuple(None if pd_isna(v) else v for v in row)
-        for row in game[["ply", "kind", "mover", "from_square", "to_square", "defender_piece",
-                         "outcome", "winner", "termination"]].itertuples(index=False)
-    ]  # fmt: skip
+        for row in game[
+            [
+                "ply",
+                "kind",
+                "mover",
+                "from_square",
+                "to_square",
+                "defender_piece",
+                "outcome",
+                "winner",
+                "termination",
+            ]
+        ].itertuples(index=False)
+    ]
     assert rows == [
         (2, "battle", "blue", "A7", "A6", "scout", "attacker", None, None),
         (2, "first_capture", "blue", "A7", "A6", "scout", "attacker", None, None),

@@ -171,9 +171,17 @@ def test_a_folder_name_is_never_parsed_as_mathtext(tmp_path: Path) -> None:
     code, _, err = run("heatmap", str(folder), "-o", str(tmp_path / "x.svg"), "--jobs", "1")
     assert code == 0, err
     code, _, err = run(
-        "heatmap", str(folder), "--moves", "target", "--piece", "scout",
-        "-o", str(tmp_path / "y.png"), "--jobs", "1",
-    )  # fmt: skip
+        "heatmap",
+        str(folder),
+        "--moves",
+        "target",
+        "--piece",
+        "scout",
+        "-o",
+        str(tmp_path / "y.png"),
+        "--jobs",
+        "1",
+    )
     assert code == 0, err
 
 

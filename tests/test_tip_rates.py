@@ -25,8 +25,10 @@ LONELY = swap(BASE, ((1, 1), (4, 10)))
 # front rows, away from the flag), each with its own number of wins in five games.
 SWAPS = [((4, 1), (4, k)) for k in (2, 4, 6, 8, 9)] + [((3, 1), (3, 2))]
 FOLLOW = [swap(BASE, pair) for pair in SWAPS]
-OTHER = [swap(LONELY, pair) for pair in [((4, 1), (4, k)) for k in (2, 4, 6, 8)] + [
-    ((3, 1), (3, 2)), ((3, 1), (3, 3))]]  # fmt: skip
+OTHER = [
+    swap(LONELY, pair)
+    for pair in [((4, 1), (4, k)) for k in (2, 4, 6, 8)] + [((3, 1), (3, 2)), ((3, 1), (3, 3))]
+]
 FOLLOW_WINS = [5, 4, 3, 2, 3, 4]
 OTHER_WINS = [1, 2, 3, 4, 2, 1]
 GAMES = 5

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import functools
 import os
+import select
 import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 
-from strat_tools.core import startup
-
-if TYPE_CHECKING:
-    pass
 from strat_tools.cli.render import message
+from strat_tools.core import startup
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,7 +71,10 @@ def library_errors(func: F) -> F:
             if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
                 raise type(exc)(printable_lines(exc.message)) from None
             raise
-        except BrokenPipeError:  # the reader went away (| head): end quietly, exit 0
+        except BrokenPipeError as exc:
+            if not stdout_gone():  # another pipe (a worker's, a file system's): a failure
+                raise RunFailed(f"a pipe broke: {exc}") from exc
+            # the reader went away (| head): end quietly, exit 0
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # a silent exit
             sys.exit(EXIT_OK)
         except KeyboardInterrupt:
@@ -97,6 +98,27 @@ def library_errors(func: F) -> F:
                 signal.signal(signal.SIGINT, previous_int)
 
     return wrapper  # type: ignore[return-value]
+
+
+def stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has gone away (``| head``): the one
+    broken pipe that ends a command quietly with exit 0. Any other (the pipe to a worker
+    process that died) is a failed run, never a silent success. Linux reports a pipe
+    without readers as ``POLLERR`` on its write end; where ``poll`` is missing, every broken
+    pipe counts as the reader's.
+
+    >>> stdout_gone()  # the doctest's stdout is no pipe at all
+    False
+    """
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced (a test runner): no pipe
+        return False
+    if not hasattr(select, "poll"):  # pragma: no cover - not on Linux
+        return True
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(event & select.POLLERR for _, event in poller.poll(0))
 
 
 class Terminated(BaseException):

@@ -6,7 +6,7 @@ This package knows no XML; it imports only ``board``, ``pieces``, ``records`` an
 
 from __future__ import annotations
 
+from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.engine.position import IllegalMove, Position
-from strat_tools.engine.render import parse_board, render_board
 
 __all__ = ["IllegalMove", "Position", "parse_board", "render_board"]

@@ -48,11 +48,11 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import COLUMNS, Side
+from strat_tools.core.board import Side
+from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
 from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
 from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
-from strat_tools.engine.render import BoardNumbering, cell_text
 
 if TYPE_CHECKING:
     from strat_tools.engine.replay import Replay
@@ -129,19 +129,13 @@ class Knowledge:
         """The board after ``ply`` as ``side`` knows it, drawn like ``render_board``: an
         opponent piece it cannot identify is ``b?`` (``bm`` once it has moved), red's are
         ``r?`` and ``rm``."""
-        board, flags = self.boards[ply], self.flags[ply]
+        board, flags = self.boards[ply].tolist(), self.flags[ply].tolist()
         other = Side(int(side)).other
-        lines = ["   " + "".join(f"{c:>4}" for c in COLUMNS)]
-        for row in range(9, -1, -1):
-            cells = []
-            for square in range(row * 10, row * 10 + 10):
-                code, bits = int(board[square]), int(flags[square])
-                text = cell_text(code, numbering)
-                if CODE_SIDE[code] == other and not bits & KNOWN:
-                    text = text[0] + ("m" if bits & MOVED else "?")
-                cells.append(f"{text:>3} ")
-            lines.append(f"{row + 1:>2} {''.join(cells)}".rstrip())
-        return "\n".join(lines)
+        cells = [cell_text(code, numbering) for code in board]
+        for square, (code, bits) in enumerate(zip(board, flags, strict=True)):
+            if CODE_SIDE[code] == other and not bits & KNOWN:
+                cells[square] = cells[square][0] + ("m" if bits & MOVED else "?")
+        return board_diagram(cells)
 
     def hidden(self, ply: int, side: Side | int) -> npt.NDArray[np.bool_]:
         """Per square, whether the piece there after ``ply`` is an opponent piece ``side``

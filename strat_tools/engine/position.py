@@ -174,7 +174,7 @@ class Position:
     # -- inspection -------------------------------------------------------------------
 
     def __str__(self) -> str:
-        from strat_tools.engine.render import render_board
+        from strat_tools.core.diagrams import render_board
 
         return render_board(self.board)
 

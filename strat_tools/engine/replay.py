@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.checks import consistency_problem, require_consistent
+from strat_tools.core.diagrams import BoardNumbering, parse_board, render_board
 from strat_tools.core.pieces import piece_name
 from strat_tools.core.records import (
     Diagnostic,
@@ -41,7 +42,6 @@ from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
-from strat_tools.engine.render import BoardNumbering, parse_board, render_board
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge

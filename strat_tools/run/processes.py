@@ -247,7 +247,10 @@ class WorkerPool(Generic[U, T]):
                     exhausted = True
                     break
                 worker = idle.pop()
-                self._conns[worker].send((func, item))
+                try:
+                    self._conns[worker].send((func, item))
+                except (BrokenPipeError, ConnectionResetError):  # it died while idle
+                    raise WorkerFailure(self._died(worker)) from None
                 busy[worker] = sent
                 sent += 1
             if yielded in done:

@@ -50,7 +50,7 @@ from strat_tools.core.board import COLUMNS
 from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import VARIANTS, Severity, Status, Termination
 from strat_tools.engine.event_words import EMPTY, VOCABULARY
-from strat_tools.engine.events import EVENT_KINDS, EventCodes
+from strat_tools.engine.key_events import EVENT_KINDS, EventCodes
 from strat_tools.setups.identity import (
     GAME_IDENTITY_COLUMNS,
     SETUP_STRING_COLUMNS,
@@ -252,7 +252,7 @@ _EVENTS_BUILT: Final = pa.schema(
         pa.field("detail", pa.string()),
     ],
     metadata={
-        "doc": "One row per key event of a replayed game (kinds: strat_tools.engine.events."
+        "doc": "One row per key event of a replayed game (kinds: strat_tools.engine.key_events."
         "EVENT_KINDS); every game has an end row (termination, winner, detail why). "
         "mover/mover_piece moved, defender_piece was attacked, loser lost the piece the event "
         "is about, rescued_piece came back; empty where it does not apply."

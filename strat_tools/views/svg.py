@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 import numpy as np
 
 from strat_tools.core.board import COLUMNS
+from strat_tools.core.diagrams import BoardNumbering, cell_text
 from strat_tools.core.pieces import CODE_SIDE, EMPTY, LAKE, check_board
 from strat_tools.engine.knowledge import MOVED
-from strat_tools.engine.render import BoardNumbering, cell_text
 
 if TYPE_CHECKING:
     from strat_tools.core.board import Side

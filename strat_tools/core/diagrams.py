@@ -5,12 +5,17 @@ without colour; lakes are ``~~``, empty squares ``.``. Labels follow a numbering
 (10 = Marshal, 1 = Spy), ``classic`` (1 = Marshal, 9 = Scout, S = Spy) or ``names``
 (two-letter names). Row 10 is at the top, as red sees the board.
 
+:func:`board_diagram` is the one layout (the header of columns, row 10 on top, a cell three
+characters wide and a mark after it): :func:`render_board` fills it with pieces, and a
+side's knowledge (:meth:`strat_tools.engine.knowledge.Knowledge.diagram`) with what that side
+knows of them. :func:`parse_board` reads a diagram back.
+
 This module draws only: it knows no rules and no records.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final, Literal
 
 from strat_tools.core.board import COLUMNS
@@ -43,6 +48,28 @@ def cell_text(code: int, numbering: BoardNumbering = "modern") -> str:
     return ("r" if CODE_SIDE[code] == 1 else "b") + labels[CODE_KIND[code]]
 
 
+def board_diagram(cells: Sequence[str], marks: Mapping[int, str] | None = None) -> str:
+    """100 cell texts (Gravon squares) laid out as a diagram, row 10 on top; ``marks`` puts
+    one character after a square's text (``+``, ``*``, ``!``).
+
+    >>> cells = ["."] * 100
+    >>> cells[0], cells[99] = "rF", "b10"
+    >>> print(board_diagram(cells, {0: MARK_SOURCE}).splitlines()[-1])
+     1  rF+   .   .   .   .   .   .   .   .   .
+    """
+    if len(cells) != 100:
+        raise ValueError(f"a board has 100 squares, got {len(cells)}")
+    marks = marks or {}
+    lines = ["   " + "".join(f"{c:>4}" for c in COLUMNS)]
+    for row in range(9, -1, -1):
+        line = "".join(
+            f"{cells[square]:>3}{marks.get(square, ' ')}"
+            for square in range(row * 10, row * 10 + 10)
+        )
+        lines.append(f"{row + 1:>2} {line}".rstrip())
+    return "\n".join(lines)
+
+
 def render_board(
     board: Sequence[int],
     *,
@@ -61,14 +88,7 @@ def render_board(
     if last_move is not None:
         marks[last_move[0]] = MARK_SOURCE
         marks[last_move[1]] = MARK_BATTLE if battle else MARK_TARGET
-    lines = ["   " + "".join(f"{c:>4}" for c in COLUMNS)]
-    for row in range(9, -1, -1):
-        cells = "".join(
-            f"{cell_text(board[row * 10 + col], numbering):>3}{marks.get(row * 10 + col, ' ')}"
-            for col in range(10)
-        )
-        lines.append(f"{row + 1:>2} {cells}".rstrip())
-    return "\n".join(lines)
+    return board_diagram([cell_text(code, numbering) for code in board], marks)
 
 
 def parse_board(diagram: str, numbering: BoardNumbering = "modern") -> list[int]:
