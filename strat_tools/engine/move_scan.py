@@ -276,9 +276,9 @@ def expand(
 
     Every mover's ids are one run of a table of ids: a one-square piece's the row of
     :data:`ONE_IDS` for its square and step bits, a far piece's a row made here from its
-    run code (:data:`RUN_OFFSETS`). The runs, taken in order of row and source, are the
-    ids in order: one ``repeat`` of each run's start, plus the position within it, and one
-    gather."""
+    run code (:data:`~strat_tools.engine.move_tables.RUN_IDS`). The runs, taken in order
+    of row and source, are the ids in order: one ``repeat`` of each run's start, plus the
+    position within it, and one gather."""
     rows, squares = _row_square(movers)
     start = squares * 16
     start += nibbles
@@ -334,13 +334,13 @@ def _row_square(flat: npt.NDArray[np.intp]) -> tuple[npt.NDArray[np.intp], npt.N
 
 def _positions(total: int) -> npt.NDArray[np.intp]:
     """``arange(total)``, a view of one kept array (grown as needed)."""
-    global _ARANGE
-    if len(_ARANGE) < total:
-        _ARANGE = np.arange(max(total, 2 * len(_ARANGE)), dtype=np.intp)
-    return _ARANGE[:total]
+    if len(_ARANGE[0]) < total:
+        _ARANGE[0] = np.arange(max(total, 2 * len(_ARANGE[0])), dtype=np.intp)
+    return _ARANGE[0][:total]
 
 
-_ARANGE = np.arange(1 << 16, dtype=np.intp)
+_ARANGE = [np.arange(1 << 16, dtype=np.intp)]
+"""The kept array of :func:`_positions`."""
 
 
 def turn_keys(
