@@ -183,13 +183,14 @@ def far_codes(
         return _few_far_codes(flat, far, sources, reach)
     # A ray is ``piece * 4 + direction``; only those whose first square is free are walked.
     walking = np.flatnonzero(_STEP_BITS[steps])
-    limit = RAY_LENGTH[(sources * 4)[:, None] + _DIRECTIONS].reshape(-1)
+    pieces = walking >> 2
+    direction = walking & 3
+    limit = RAY_LENGTH[sources[pieces] * 4 + direction]
     if reach is not None:
-        limit = np.minimum(limit, np.repeat(reach, 4))
-    lengths = np.zeros(len(limit), np.uint16)
-    step = _STEP_OF[walking & 3]
-    at = far[walking >> 2] + step
-    limit = limit[walking]
+        limit = np.minimum(limit, reach[pieces])
+    lengths = np.zeros(len(far) * 4, np.uint16)
+    step = _STEP_OF[direction]
+    at = far[pieces] + step
     distance = 1
     while len(walking):
         seen = flat[at]
@@ -213,7 +214,6 @@ def far_codes(
 
 _STEP_BITS: Final = ((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(np.bool_)
 """``[16, 4]``: the four step bits of each nibble, as booleans."""
-_DIRECTIONS: Final = np.arange(4, dtype=np.intp)
 _STEP_OF: Final = np.array(STEPS, np.intp)
 _DIGITS: Final = np.array([1, 10, 100, 1000], np.uint16)
 
