@@ -285,17 +285,13 @@ def expand(
     start <<= 2  # (square * 16 + nibble) * 4: row (square, nibble) of ONE_IDS, 4 wide
     counts = _step_counts(nibbles)
     table = ONE_IDS
-    if len(far):
-        moving = np.flatnonzero(far_codes)
-        codes = far_codes[moving]
-        at = far[moving]
-        table = np.empty(len(ONE_IDS) + RUN_WIDTH * len(at), np.int16)
+    if len(far):  # every far mover has a move (its step bits say a first square is free)
+        table = np.empty(len(ONE_IDS) + RUN_WIDTH * len(far), np.int16)
         table[: len(ONE_IDS)] = ONE_IDS
         runs = table[len(ONE_IDS) :].reshape(-1, RUN_WIDTH)
-        np.add(RUN_IDS[codes], (squares[at] * 101).astype(np.int16)[:, None], out=runs)
-        start[far] = 0
-        start[at] = np.arange(len(ONE_IDS), len(table), RUN_WIDTH)
-        counts[at] = RUN_COUNT[codes]
+        np.add(RUN_IDS[far_codes], (squares[far] * 101).astype(np.int16)[:, None], out=runs)
+        start[far] = np.arange(len(ONE_IDS), len(table), RUN_WIDTH)
+        counts[far] = RUN_COUNT[far_codes]
     ends = np.cumsum(counts, dtype=np.intp)
     total = int(ends[-1]) if len(ends) else 0
     start -= ends
