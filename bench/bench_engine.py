@@ -29,7 +29,8 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   pieces that can move and their step bits (:func:`~strat_tools.engine.move_scan.candidates`),
   ``rays`` the far pieces' walk (:func:`~strat_tools.engine.move_scan.far_codes`), ``ids``
   the ids written (:func:`~strat_tools.engine.move_scan.expand`), ``rest`` the joins, the
-  two-squares bans, the lightning captains' turns and the splits per game;
+  two-squares bans, the lightning captains' turns and the splits per game (``legal``'s CPU
+  time less the stages', so on a busy machine it holds the noise too);
 - ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
   50th of each valid game), in microseconds a position: the stepping API's cost.
 """
