@@ -20,16 +20,19 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   call a batch and rule set, as the observation export calls it; the boards before each
   ply and the two-squares bans are prepared first, not timed), in plies per second (goal:
   2 million a second on one core), beside the engine's moves per second above;
-  ``legal/game`` the same with one :func:`~strat_tools.engine.movegen.legal_ids` call
-  per game (the cost NumPy pays per call shows); ``legal ids`` how many ids a ply has (each
-  one is written, so every pass over them costs);
-- ``stages``: where ``legal``'s time goes, in nanoseconds a ply (each stage the best of
+  the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.move_kernel`, with
+  numba, the ``fast`` extra) or ``numpy``; ``legal/numpy`` the same batches through NumPy's
+  stages (:mod:`strat_tools.engine.move_scan`), what an install without numba gets;
+  ``legal/game`` one :func:`~strat_tools.engine.movegen.legal_ids` call per game (the cost
+  paid per call shows); ``legal ids`` how many ids a ply has (each one is written, so every
+  pass over them costs);
+- ``stages``: where ``legal/numpy``'s time goes, in nanoseconds a ply (each stage the best of
   ``--repeat`` runs, chunk by chunk as ``legal_ids`` takes them): ``turn`` the class bytes in
   the movers' views (:func:`~strat_tools.engine.mover_view.view_boards`), ``scan`` the
   pieces that can move and their step bits (:func:`~strat_tools.engine.move_scan.candidates`),
   ``rays`` the far pieces' walk (:func:`~strat_tools.engine.move_scan.far_codes`), ``ids``
   the ids written (:func:`~strat_tools.engine.move_scan.expand`), ``rest`` the joins, the
-  two-squares bans, the lightning captains' turns and the splits per game (``legal``'s CPU
+  two-squares bans, the lightning captains' turns and the splits per game (``legal/numpy``'s CPU
   time less the stages', so on a busy machine it holds the noise too);
 - ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
   50th of each valid game), in microseconds a position: the stepping API's cost.
@@ -219,18 +222,33 @@ def main() -> None:
     def per_game(_: list[GameRecord]) -> int:
         return sum(len(legal_ids(*game)[0]) - 1 for game in inputs)
 
-    legal_runs: tuple[tuple[str, Callable[[list[GameRecord]], int]], ...] = (
-        ("legal", generate),
-        ("legal/game", per_game),
+    from strat_tools.engine import move_kernel, movegen
+
+    movegen.KERNEL_AFTER = 0  # compiled from the first batch (a run waits a million rows)
+
+    def numpy_stages(records: list[GameRecord]) -> int:
+        kept = movegen.KERNEL_ROWS
+        movegen.KERNEL_ROWS = 1 << 62  # every batch through NumPy's stages
+        try:
+            return generate(records)
+        finally:
+            movegen.KERNEL_ROWS = kept
+
+    path = "compiled" if move_kernel.available() else "numpy (numba not installed)"
+    legal_runs: tuple[tuple[str, str, Callable[[list[GameRecord]], int]], ...] = (
+        ("legal", f"path={path}", generate),
+        ("legal/numpy", "path=numpy", numpy_stages),
+        ("legal/game", f"path={path}", per_game),
     )
     legal_cpu = 0.0
-    for name, legal_run in legal_runs:
+    for name, how, legal_run in legal_runs:
         wall, cpu, plies = best_of(legal_run, records, args.repeat)
-        legal_cpu = legal_cpu or cpu
+        if name == "legal/numpy":
+            legal_cpu = cpu
         print(
             f"{name:<10} games={len(inputs)} plies={plies} seconds={wall:.3f} "
             f"cpu_seconds={cpu:.3f} plies_per_s={plies / wall:.0f} "
-            f"plies_per_cpu_s={plies / cpu:.0f} (goal 2,000,000)"
+            f"plies_per_cpu_s={plies / cpu:.0f} {how} (goal 2,000,000)"
         )
     ids = sum(len(i) for rules, games in batches for _, i in games_legal_ids(games, rules))
     print(f"{'legal ids':<10} ids={ids} ids_per_ply={ids / max(plies, 1):.1f}")
@@ -239,7 +257,7 @@ def main() -> None:
     print(
         f"{'stages':<10} "
         + " ".join(f"{k}_ns={v / max(plies, 1) * 1e9:.0f}" for k, v in spent.items())
-        + " (ns a ply of legal's CPU time)"
+        + " (ns a ply of legal/numpy's CPU time)"
     )
     from strat_tools.engine.actions import legal_actions
 

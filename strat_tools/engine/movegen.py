@@ -19,7 +19,10 @@ source, which is id order: no sort. A captain that may turn a corner also tries 
 diagonal squares (merged by a sort, only under those rules). Lakes are never targets, and
 neither is a square holding an own piece. Many rows are taken :data:`CHUNK_ROWS` at a
 time, and :func:`games_legal_ids` joins its games so that the sides alternate over the
-whole batch (the turn is fastest then).
+whole batch (the turn is fastest then). Where numba is installed (the ``fast`` extra), big
+batches of the rule sets it covers go through one compiled loop instead
+(:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray lengths, the same ids,
+twice as fast), once the process has generated :data:`KERNEL_AFTER` rows.
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
@@ -42,6 +45,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import RAYS
 from strat_tools.core.rules import RuleSet
+from strat_tools.engine import move_kernel
 from strat_tools.engine.move_scan import (
     candidates,
     expand,
@@ -97,6 +101,9 @@ def legal_ids(
     if n > CHUNK_ROWS:
         return _in_chunks(board, side, rules, bans)
     classes = move_classes(rules)
+    if n >= KERNEL_ROWS and not (classes.short or classes.captains) and _compiled_now(n):
+        offsets, ids = move_kernel.kernel_ids(board, side, classes.bits)
+        return _without(offsets, ids, bans, side) if bans else (offsets, ids)
     cls = view_boards(classes.bits, board, side)
     movers, steps, far = candidates(cls)
     if bans:
@@ -119,6 +126,29 @@ def legal_ids(
 Moves = tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
 """``(offsets, ids)`` of the legal moves of a run of positions, a list per position (what
 :func:`legal_ids` returns)."""
+
+KERNEL_ROWS = 64
+"""From this many rows on, a rule set the compiled loop covers goes through it
+(:mod:`strat_tools.engine.move_kernel`, where numba is installed); fewer rows (a position
+of the stepping API) cost less in NumPy's stages than numba's import and call."""
+
+KERNEL_AFTER = 1_000_000
+"""Rows a process takes through NumPy's stages before it moves to the compiled loop.
+Importing and loading numba costs about 0.4 s once a process, what the compiled loop saves
+on about a million rows (0.85 against 0.4 µs a row): so a short run (a month: 300,000 rows
+a process) never pays it, and a long one (the archive, a self-play corpus) runs compiled.
+Set it to 0 to go compiled at once (the benchmark does)."""
+
+_ROWS_SEEN = [0]
+"""Rows of batches the compiled loop could take, generated so far by this process."""
+
+
+def _compiled_now(n: int) -> bool:
+    """Whether a batch of ``n`` rows the compiled loop covers goes through it now
+    (:data:`KERNEL_AFTER`; numba installed)."""
+    _ROWS_SEEN[0] += n
+    return _ROWS_SEEN[0] > KERNEL_AFTER and move_kernel.available()
+
 
 CHUNK_ROWS: Final = 8192
 """Rows :func:`legal_ids` takes at once: about 800 kB a byte array, so each whole-board step
