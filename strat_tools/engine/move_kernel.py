@@ -107,10 +107,14 @@ def _scan(
 
 @functools.cache
 def _compiled() -> Callable[..., Any]:
-    """:func:`_scan` compiled by numba (cached on disk, so a new process loads it)."""
+    """:func:`_scan` compiled by numba (cached on disk where it may write, so a new process
+    loads it in a fraction of the compile's second)."""
     import numba
 
-    compiled: Callable[..., Any] = numba.njit(cache=True, nogil=True, boundscheck=False)(_scan)
+    try:  # kept on disk beside the module, or in the user's cache folder
+        compiled: Callable[..., Any] = numba.njit(cache=True, nogil=True)(_scan)
+    except RuntimeError:  # neither is writable: compile in each process instead
+        compiled = numba.njit(cache=False, nogil=True)(_scan)
     return compiled
 
 
