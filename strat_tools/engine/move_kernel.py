@@ -56,21 +56,28 @@ def _scan(
     ``bits`` (``[2, 256]``, :class:`~strat_tools.engine.move_scan.MoveClasses`: 15 an own
     piece that moves, 16 it reaches farther, 128 the mover may enter, 144 empty)."""
     cell = np.empty(100, np.int64)  # the row's classes in the mover's view (wide: no wrap)
+    movers = np.empty(101, np.int64)  # the squares of the mover's pieces that move, in order
     k = 0
     for row in range(boards.shape[0]):
         offsets[row] = k
         table = bits[sides[row] - 1]
         board = boards[row]
+        m = 0  # written always, kept by the count: no branch to mispredict
         if sides[row] == 2:  # blue sees the board turned by 180 degrees
             for s in range(100):
-                cell[s] = table[board[99 - s]]
+                c = table[board[99 - s]]
+                cell[s] = c
+                movers[m] = s
+                m += (c & 15) != 0
         else:
             for s in range(100):
-                cell[s] = table[board[s]]
-        for s in range(100):
+                c = table[board[s]]
+                cell[s] = c
+                movers[m] = s
+                m += (c & 15) != 0
+        for index in range(m):
+            s = movers[index]
             c = cell[s]
-            if c & 15 == 0:  # no piece of the mover that moves
-                continue
             base = s * 101  # the id of "s to s": a target's id is base + its offset
             if c & 16:  # far: walk each ray while the squares are empty
                 for direction in range(4):
