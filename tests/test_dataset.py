@@ -593,3 +593,36 @@ def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path)
     ]
     games = pd.read_parquet(out / "games.parquet")
     assert str(games["result_type"].dtype) == "Int8" and games["result_type"].isna().any()
+
+
+def test_each_file_schema_carries_the_pandas_metadata_pyarrow_writes_for_its_frame() -> None:
+    """The metadata comes from one probe frame of the tables' distinct columns; it must be,
+    byte for byte, what ``pa.Schema.from_pandas`` gives for each table's own frame."""
+    from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, empty_table, file_schema, to_frame
+
+    for name in TABLE_NAMES:
+        frame = to_frame(empty_table(name))
+        expected = pa.Schema.from_pandas(frame, preserve_index=False).metadata[b"pandas"]
+        schema = file_schema(name)
+        assert schema.metadata[b"pandas"] == expected, name
+        assert schema.remove_metadata() == SCHEMAS[name].remove_metadata(), name
+        assert schema.metadata[b"doc"] == SCHEMAS[name].metadata[b"doc"], name
+
+
+def test_setups_are_counted_by_game_and_side_wherever_their_rows_lie() -> None:
+    """Runs of one setup's rows are hashed once; a pair met again later (rows out of order,
+    another chunk) is still one setup, and the same side of another game another."""
+    from strat_tools.tables.schemas import table_from_columns
+
+    def setups(games: list[str], sides: list[str]) -> pa.Table:
+        fixed = {"row": 1, "col": 1, "square": "A1", "piece": "flag", "fingerprint": "f"}
+        columns = {name: [value] * len(games) for name, value in fixed.items()}
+        columns["mirror_fingerprint"] = ["m"] * len(games)
+        return table_from_columns("setups", {"game_id": games, "side": sides, **columns})
+
+    table = setups(["a", "a", "b", "b", "a", "c"], ["red", "red", "red", "blue", "red", "red"])
+    assert dataset_writer.setups_in(table) == 4  # a/red, b/red, b/blue, c/red
+    assert dataset_writer.setups_in(setups(["a"], ["blue"])) == 1
+    chunked = pa.concat_tables([table.slice(0, 3), table.slice(3)])
+    assert chunked.column("game_id").num_chunks == 2
+    assert dataset_writer.setups_in(chunked) == 4
