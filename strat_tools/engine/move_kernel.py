@@ -136,7 +136,7 @@ def kernel_ids(
     side ``sides`` to move, through a rule set's class table ``bits``
     (:attr:`~strat_tools.engine.move_scan.MoveClasses.bits`): the layout of
     :func:`~strat_tools.engine.movegen.legal_ids`. ``compiled=False`` runs the same loop in
-    Python (slow; for the tests, and where numba is missing).
+    Python (slow: the tests check the compiled loop against it).
 
     >>> from strat_tools.core.board import LAKES
     >>> from strat_tools.core.pieces import LAKE
