@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.pieces import CODE_SIDE, EMPTY
-from strat_tools.core.rules import RuleSet
+from strat_tools.core.rules import RuleSet, per_rule_set
 from strat_tools.engine.move_tables import (
     CORNERS,
     DIAGONAL,
@@ -102,20 +102,10 @@ class MoveClasses:
         """Whether captains may turn a corner under these rules."""
 
 
-_CLASS_CACHE: dict[int, tuple[RuleSet, MoveClasses]] = {}
-
-
+@per_rule_set
 def move_classes(rules: RuleSet) -> MoveClasses:
-    """The :class:`MoveClasses` of ``rules``, kept per rule set (by identity, like
-    ``rule_tables``)."""
-    known = _CLASS_CACHE.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    found = MoveClasses(rules)
-    if len(_CLASS_CACHE) >= 64:
-        _CLASS_CACHE.clear()
-    _CLASS_CACHE[id(rules)] = (rules, found)
-    return found
+    """The :class:`MoveClasses` of ``rules`` (cached per rule set, like ``rule_tables``)."""
+    return MoveClasses(rules)
 
 
 def candidates(

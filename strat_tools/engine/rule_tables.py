@@ -11,12 +11,11 @@ This module knows no records and plays no moves.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final, NamedTuple
 
 from strat_tools.core.board import LAKES, RAYS
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, LAKE, PieceKind
-from strat_tools.core.rules import RuleSet, battle_table
+from strat_tools.core.rules import RuleSet, battle_table, per_rule_set
 
 
 def _line_tables() -> tuple[list[int], list[int], list[tuple[int, ...]]]:
@@ -103,27 +102,10 @@ class RuleTables(NamedTuple):
     unless a scout attacks)."""
 
 
+@per_rule_set
 def rule_tables(rules: RuleSet) -> RuleTables:
     """The lookup tables of ``rules``: battle outcomes, reach, repetition and the hot loop's
-    per-side piece classes (cached per rule set)."""
-    # Looked up once per replayed game: an identity check is much cheaper than hashing the
-    # rule set's fields, and the entry keeps the rule set alive, so its id stays its own.
-    known = _TABLES_BY_ID.get(id(rules))
-    if known is not None and known[0] is rules:
-        return known[1]
-    tables = _rule_tables(rules)
-    if len(_TABLES_BY_ID) >= 64:
-        _TABLES_BY_ID.clear()
-    _TABLES_BY_ID[id(rules)] = (rules, tables)
-    return tables
-
-
-_TABLES_BY_ID: dict[int, tuple[RuleSet, RuleTables]] = {}
-
-
-@lru_cache(maxsize=64)
-def _rule_tables(rules: RuleSet) -> RuleTables:
-    """:func:`rule_tables`, computed (cached by value: equal rule sets share tables)."""
+    per-side piece classes (cached per rule set: looked up once per replayed game)."""
     battle = tuple(battle_table(rules))
     steps = tuple(0 if CODE_KIND[c] < 0 else rules.steps[CODE_KIND[c]] for c in range(26))
     spans = tuple(rules.scout_clause and c in SCOUT_CODES for c in range(26))
