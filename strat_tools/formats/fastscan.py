@@ -77,7 +77,7 @@ _ID_LENGTHS: Final = np.array([len(i) for i in _ID_BYTES], dtype=np.int64)
 _ID_DIGITS: Final = b"".join(_ID_BYTES)
 _DIGITS_BEFORE: Final = np.concatenate([[0], np.cumsum(_ID_LENGTHS)])
 _DIGIT_LINE: Final = np.repeat(np.arange(MAX_MOVES), _ID_LENGTHS)
-_DIGIT_OFFSET: Final = np.concatenate([np.arange(n) for n in _ID_LENGTHS])
+_DIGIT_OFFSET: Final = np.arange(len(_ID_DIGITS)) - np.repeat(_DIGITS_BEFORE[:-1], _ID_LENGTHS)
 _COLUMN_VALUE: Final = np.zeros(256, dtype=np.int64)
 _ROW_VALUE: Final = np.zeros(256, dtype=np.int64)
 for _i, _c in enumerate(b"ABCDEFGHIK"):

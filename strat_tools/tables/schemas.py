@@ -306,14 +306,17 @@ def add_ranks(name: str, table: pa.Table) -> pa.Table:
     ranks = RANK_COLUMNS.get(name)
     if not ranks:
         return table
-    for rank in ranks:
-        if rank in table.column_names:
-            table = table.drop_columns([rank])
+    stale = [rank for rank in ranks if rank in table.column_names]
+    if stale:
+        table = table.drop_columns(stale)
+    names = table.column_names
     for rank, piece in ranks.items():
         values = pa.chunked_array(
             [_ranks_of(chunk) for chunk in table.column(piece).chunks], pa.int8()
         )
-        table = table.add_column(table.column_names.index(piece) + 1, rank, values)
+        at = names.index(piece) + 1
+        table = table.add_column(at, rank, values)
+        names.insert(at, rank)
     return table
 
 
@@ -574,8 +577,10 @@ def empty_tables() -> dict[str, pa.Table]:
     return {name: empty_table(name) for name in TABLE_NAMES}
 
 
+@functools.cache
 def empty_table(name: str) -> pa.Table:
-    """Table ``name`` with no rows (its categorical columns keep their fixed categories)."""
+    """Table ``name`` with no rows (its categorical columns keep their fixed categories).
+    Built once per name: Arrow tables are immutable, and every batch's empty tables share it."""
     return table_from_columns(name, {})
 
 
