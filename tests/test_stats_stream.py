@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from peak_memory import PEAK_MIB_CODE
 
 from strat_tools import stats
 from strat_tools.cli import main
@@ -170,16 +171,19 @@ def test_stats_command_streams_records_and_agrees_with_an_export(tmp_path: Path)
 
 
 def _peak_mb(paths: list[str]) -> float:
-    code = (
-        "import resource, sys\n"
+    """The peak memory of one streaming run in a fresh process: its own (VmHWM), not the
+    pytest worker's that ``ru_maxrss`` carries across exec (which made one run and four
+    look alike whatever they did)."""
+    code = PEAK_MIB_CODE + (
+        "import sys\n"
         "from strat_tools.stats.stream import compute_streaming\n"
         "compute_streaming('placement', sys.argv[1:], by='period', jobs=1)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"
+        "print(peak_mib())\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, *paths], capture_output=True, text=True, check=True
     )
-    return int(out.stdout.split()[-1]) / 1024
+    return float(out.stdout.split()[-1])
 
 
 @pytest.mark.slow
