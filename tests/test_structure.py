@@ -340,3 +340,46 @@ def test_the_parser_sees_imports(module: str) -> None:
     name = module.removesuffix(".py").replace("/", ".")
     found = {imported for imported, _n, _l in imports(parsed()[name], name)}
     assert found & {"core.checks", "core.errors", "stats.frames"}
+
+
+RUN_SETTINGS = frozenset({"jobs", "dask", "dask_address", "progress", "tally"})
+"""One run's settings: they travel whole as :class:`strat_tools.run.options.Run`."""
+
+
+def loose_run_settings(tree: ast.AST) -> list[str]:
+    """The functions of ``tree`` that take three or more of :data:`RUN_SETTINGS` as
+    parameters of their own (instead of one ``Run``)::
+
+        >>> loose_run_settings(ast.parse("def f(paths, *, jobs, dask, progress): pass"))
+        ['f (dask, jobs, progress)']
+        >>> loose_run_settings(ast.parse("def f(paths, *, jobs=None, run=None): pass"))
+        []
+    """
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
+            names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+            if len(loose := sorted(names & RUN_SETTINGS)) >= 3:
+                found.append(f"{node.name} ({', '.join(loose)})")
+    return found
+
+
+def test_no_function_takes_the_run_settings_loose() -> None:
+    loose = {
+        f"strat_tools.{module}: {function}"
+        for module, tree in parsed().items()
+        for function in loose_run_settings(tree)
+    }
+    assert loose == set(), "take one Run (strat_tools.run.options) instead"
+
+
+def test_the_package_packs_no_lines_by_hand() -> None:
+    """``ruff format`` lays out every line: none is excused with ``# fmt: skip``."""
+    skipped = [
+        f"{path.relative_to(PACKAGE.parent)}:{number}"
+        for path in modules().values()
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if "fmt: skip" in line or "fmt: off" in line
+    ]
+    assert skipped == []
