@@ -53,7 +53,7 @@ def build(folder: Path, secret: Path) -> dict[str, str]:
         "xxe_utf16.xml": (external_entity(secret).decode().encode("utf-16"), "xml.encoding"),
         "huge_attribute.xml": (
             GAME.replace(b'content="', b'content="' + b"A" * 30_000_000),
-            "setup.field",
+            "xml.limit",
         ),
         "deep_nesting.xml": (
             b"<stratego>" + b"<a>" * 200_000 + b"</a>" * 200_000 + b"</stratego>",
@@ -151,7 +151,7 @@ def test_external_entity_never_resolved_even_past_the_doctype_refusal(
     """Defence in depth: with the DOCTYPE check switched off, the parser settings alone hold."""
     secret = tmp_path / "secret.txt"
     secret.write_text(SECRET)
-    monkeypatch.setattr(gravon, "_refuse", lambda data: None)
+    monkeypatch.setattr(gravon, "refuse", lambda data: None)
     record = parse_record(external_entity(secret), "xxe.xml", fast=False)
     assert SECRET not in repr(record)
     assert all(SECRET not in name for name in record.players)
@@ -176,7 +176,7 @@ def test_billion_laughs_stays_bounded_even_past_the_doctype_refusal(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Defence in depth: libxml2's amplification limit stops the bomb without our byte check."""
-    monkeypatch.setattr(gravon, "_refuse", lambda data: None)
+    monkeypatch.setattr(gravon, "refuse", lambda data: None)
     record = parse_record((HOSTILE / "billion_laughs.xml").read_bytes(), "lol.xml", fast=False)
     assert not record.readable
     assert [d.code for d in record.errors] == ["xml.entity"]

@@ -47,6 +47,7 @@ from strat_tools.formats.gravon_fields import (
     report_column_j,
     unescape_name,
 )
+from strat_tools.formats.refusals import refuse
 
 __all__ = [
     "ERROR",
@@ -405,34 +406,6 @@ class _StrictParser:
         check_move_ids(self.record, self.ids)
 
 
-def _refuse(data: bytes) -> tuple[str, str] | None:
-    """A reason to refuse ``data`` before parsing: (code, message), or ``None``."""
-    if not data.strip():
-        return "xml.empty", "empty file" if not data else "file holds only white space"
-    head = data[:4]
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head:
-        return "xml.encoding", "file is UTF-16 or UTF-32; Gravon records are UTF-8"
-    if b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        return (
-            "xml.doctype",
-            "file has a DOCTYPE or entity declaration; refused (no DTDs, no entities)",
-        )
-    declared = re.match(
-        rb"(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*[\"']([A-Za-z0-9._-]{1,40})[\"']", data
-    )
-    if declared is not None and declared.group(1).upper().replace(b"_", b"-") not in (
-        b"UTF-8",
-        b"UTF8",
-        b"US-ASCII",
-        b"ASCII",
-    ):
-        return (
-            "xml.encoding",
-            f"declared encoding {declared.group(1).decode('ascii')!r}; Gravon records are UTF-8",
-        )
-    return None
-
-
 _XML_ERROR_KINDS: Final = (
     ("xml.entity", ("Entity '", "entity", "Entity")),
     ("xml.encoding", ("encoding", "Input is not proper UTF-8", "Char 0x", "invalid character")),
@@ -487,7 +460,7 @@ def parse_strict(
     The setup line is the ``<field>``'s, or ``<game>``'s when there is no field.
     """
     record, named = new_record(source, member)
-    refused = _refuse(data)
+    refused = refuse(data)
     if refused is not None:
         record.add(refused[0], ERROR, refused[1], line=1 if refused[0] != "xml.empty" else None)
         record.readable = False

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The `latest` check: install the newest release of every dependency (ignoring the lock, as a
+# library user's `pip install strat-tools` would) in a throwaway virtual environment, say how
+# it differs from requirements.lock, and run the fast test tier there. An upgrade of the lock
+# is then a deliberate step: `bash scripts/lock.sh`, commit, CI.
+#
+#   bash scripts/latest.sh            # exit 0: today's newest releases pass the fast tier
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=$(mktemp -d)/venv
+trap 'rm -rf "$(dirname "$venv")"' EXIT
+python3 -m venv "$venv"
+"$venv/bin/python" -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q --upgrade --upgrade-strategy eager -e ".[dev,dist]"
+echo "== newer than the lock:" >&2
+"$venv/bin/python" - <<'PY'
+import re
+from importlib import metadata
+locked = dict(re.findall(r"^([A-Za-z0-9_.-]+)==([^ ;\\\n]+)", open("requirements.lock").read(), re.M))
+norm = lambda name: re.sub(r"[-_.]+", "-", name).lower()
+locked = {norm(k): v for k, v in locked.items()}
+for dist in sorted(metadata.distributions(), key=lambda d: norm(d.metadata["Name"])):
+    name = norm(dist.metadata["Name"])
+    if name in locked and locked[name] != dist.version:
+        print(f"  {name}: locked {locked[name]}, newest {dist.version}")
+PY
+echo "== fast tier on the newest releases" >&2
+"$venv/bin/python" -m pytest -q -p no:cacheprovider
