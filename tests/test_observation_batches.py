@@ -125,7 +125,7 @@ def test_the_first_batch_comes_after_reading_one_shard(
     real = pq.ParquetFile
 
     def recording(path: Any, *args: Any, **kwargs: Any) -> Any:
-        opened.append(Path(path).name)
+        opened.append(Path(getattr(path, "name", path)).name)  # a path or an open file
         return real(path, *args, **kwargs)
 
     plain = observation_batches(export, 64)

@@ -20,7 +20,9 @@ This module reads files only; the rows, their schema and their meaning are
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -31,7 +33,7 @@ import pyarrow.parquet as pq
 from strat_tools.core.errors import OptionError
 from strat_tools.engine.actions import ACTION_COUNT
 from strat_tools.engine.planes import hidden_truth, to_planes
-from strat_tools.exports.observation_files import observation_shards
+from strat_tools.exports.observation_files import export_file_names, observation_folder
 from strat_tools.exports.observations import LAST_MOVES, OBSERVATIONS_SCHEMA, boards_of
 
 __all__ = [
@@ -181,10 +183,30 @@ def batch_arrays(
     return out
 
 
+def _worker() -> tuple[int, int, int]:
+    """(this worker's index, the number of workers, the epoch's seed shared by the workers)
+    inside a PyTorch ``DataLoader`` worker, ``(0, 1, 0)`` anywhere else; PyTorch is looked
+    at only when the program imported it."""
+    data = sys.modules.get("torch.utils.data")
+    info = data.get_worker_info() if data is not None else None
+    if info is None:
+        return 0, 1, 0
+    return int(info.id), int(info.num_workers), int(info.seed) - int(info.id)
+
+
+def _as_torch_dataset() -> None:
+    """Have PyTorch's ``DataLoader`` take :class:`ObservationBatches` as the
+    ``IterableDataset`` it is (iterated, never indexed), when the program imported torch."""
+    data = sys.modules.get("torch.utils.data")
+    if data is not None and not issubclass(ObservationBatches, data.IterableDataset):
+        data.IterableDataset.register(ObservationBatches)
+
+
 class ObservationBatches:
     """The batches of an observation export (see :func:`observation_batches`); iterate
-    it once per epoch. ``len()`` is the number of batches an epoch gives, ``rows`` the
-    number of rows the export holds."""
+    it once per epoch. ``len()`` is the number of batches an epoch gives this reader (its
+    part: ``rank`` of ``world_size``, and inside a PyTorch ``DataLoader`` worker that
+    worker's share of it), ``rows`` the rows it holds."""
 
     def __init__(
         self,
@@ -196,11 +218,18 @@ class ObservationBatches:
         seed: int | None = None,
         drop_last: bool = False,
         last_moves: int = LAST_MOVES,
+        rank: int = 0,
+        world_size: int = 1,
     ) -> None:
         if batch_size < 1:
             raise OptionError(f"batch_size must be at least 1, got {batch_size}")
         if last_moves < 0:
             raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
+        if world_size < 1 or not 0 <= rank < world_size:
+            raise OptionError(
+                f"rank must be 0 to world_size - 1 and world_size at least 1, got rank {rank} "
+                f"of world_size {world_size}"
+            )
         if isinstance(fields, str):
             fields = (fields,)
         unknown = [name for name in fields if name not in FIELDS]
@@ -213,10 +242,43 @@ class ObservationBatches:
         self.shuffle = shuffle
         self.drop_last = drop_last
         self.last_moves = last_moves
-        self.shards = observation_shards(directory)
+        self.rank = rank
+        self.world_size = world_size
+        self._folder, self._names = observation_folder(directory)
+        self.shards = [Path(directory) / name for name in self._names]
         self.columns = sorted({c for name in self.fields for c in _COLUMNS[name]})
-        self.rows = sum(int(pq.ParquetFile(p).metadata.num_rows) for p in self.shards)
-        self._rng = np.random.default_rng(seed)
+        self._groups: list[list[int]] = []  # rows of each row group, shard by shard
+        for name in self._names:
+            with self._folder.open(name) as shard:
+                meta = pq.ParquetFile(shard.handle).metadata
+                self._groups.append(
+                    [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+                )
+        self._seed = int(np.random.SeedSequence(seed).entropy)  # type: ignore[arg-type]
+        self._epoch = 0
+        _as_torch_dataset()
+
+    def _part(self) -> list[list[int]]:
+        """The row groups this reader yields, shard by shard: the export's row groups in
+        order, dealt out in turn to the ``world_size`` processes and, inside a DataLoader,
+        to each one's workers (part ``rank * workers + worker``), so that every row goes
+        to exactly one of them, whatever the shuffle and the seeds."""
+        worker, workers, _shared = _worker()
+        parts = self.world_size * workers
+        mine = self.rank * workers + worker
+        out: list[list[int]] = []
+        unit = 0
+        for groups in self._groups:
+            out.append([g for g in range(len(groups)) if (unit + g) % parts == mine])
+            unit += len(groups)
+        return out
+
+    @property
+    def rows(self) -> int:
+        """The rows an epoch gives this reader (the whole export for ``world_size`` 1,
+        outside a DataLoader worker)."""
+        part = self._part()
+        return sum(self._groups[s][g] for s, groups in enumerate(part) for g in groups)
 
     def __len__(self) -> int:
         whole, rest = divmod(self.rows, self.batch_size)
@@ -230,17 +292,32 @@ class ObservationBatches:
         )
 
     def _tables(self) -> Iterator[pa.Table]:
-        """The export's rows, a shard (or a part of one) at a time, in this epoch's order."""
+        """This reader's rows, a shard's row groups (or a part of them) at a time, in this
+        epoch's order. The folder is checked first (the same export, no file changed or
+        added: :meth:`~strat_tools.io.verified.VerifiedFolder.check`), each shard is read
+        through the very file verified, and each read confirmed before it is used."""
+        self._folder.check(export_file_names(self.directory, self._folder.marker))
+        part = self._part()
+        worker, _workers, shared = _worker()
+        rng = np.random.default_rng([self._seed, self.rank, worker, shared, self._epoch])
+        self._epoch += 1
         schema = pa.schema([OBSERVATIONS_SCHEMA.field(c) for c in self.columns])
-        order = self._rng.permutation(len(self.shards)) if self.shuffle else range(len(self.shards))
+        order = rng.permutation(len(part)) if self.shuffle else range(len(part))
         for index in order:
-            shard = pq.ParquetFile(self.shards[index])
-            if self.shuffle:
-                table = shard.read(columns=self.columns).cast(schema)
-                yield table.take(self._rng.permutation(table.num_rows))
-            else:
-                for part in shard.iter_batches(batch_size=self.batch_size, columns=self.columns):
-                    yield pa.Table.from_batches([part]).cast(schema)
+            if not part[index]:
+                continue
+            with self._folder.open(self._names[index]) as file:
+                shard = pq.ParquetFile(file.handle)
+                if self.shuffle:
+                    table = shard.read_row_groups(part[index], columns=self.columns)
+                    file.confirm()
+                    yield table.cast(schema).take(rng.permutation(table.num_rows))
+                    continue
+                for rows in shard.iter_batches(
+                    batch_size=self.batch_size, row_groups=part[index], columns=self.columns
+                ):
+                    file.confirm()
+                    yield pa.Table.from_batches([rows]).cast(schema)
 
     def __iter__(self) -> Iterator[dict[str, npt.NDArray[Any]]]:
         pending: list[pa.Table] = []
@@ -271,6 +348,8 @@ def observation_batches(
     seed: int | None = None,
     drop_last: bool = False,
     last_moves: int = LAST_MOVES,
+    rank: int = 0,
+    world_size: int = 1,
 ) -> ObservationBatches:
     """The rows of the observation export in ``directory`` (written by
     ``strat-tools observations`` or
@@ -281,10 +360,20 @@ def observation_batches(
     and the rows within each shard, anew each epoch, from ``seed``. ``last_moves`` is the
     width of the ``last_moves`` field (the export's ``--last-moves``, 8 by default).
 
+    Each row comes exactly once an epoch to exactly one reader: ``rank`` of
+    ``world_size`` processes (DDP, JAX, Dask: each process makes its own with its rank)
+    and, in a PyTorch ``DataLoader`` with ``num_workers``, one worker of each (the
+    object is a ``torch.utils.data.IterableDataset`` once torch is imported; pass
+    ``batch_size=None``). The export's Parquet row groups are dealt out in turn.
+
     Refuses a folder that is not an export, whose export did not finish or whose files are
-    not the ones its marker lists (a shard missing, damaged or added: checked once, here,
-    by :func:`~strat_tools.exports.observation_files.observation_shards`), an unknown
-    field and a ``batch_size`` below 1.
+    not the ones its marker lists (a shard missing, damaged or added), an unknown field, a
+    ``batch_size`` below 1 and a ``rank`` outside ``world_size``. The folder stays checked:
+    every epoch starts by checking that its marker lists the same files and that no file
+    changed (a ``stat`` each; a file whose stamp changed is hashed again), and each shard
+    is read through the file verified, each read confirmed (``fstat``) before its rows
+    are used, so another export written into the folder, or a shard damaged in place,
+    stops the epoch with :class:`~strat_tools.io.verified.FolderChanged` naming it.
 
     >>> batches = observation_batches("obs/", 256, shuffle=True, seed=0)  # doctest: +SKIP
     >>> for batch in batches:  # doctest: +SKIP
@@ -298,4 +387,6 @@ def observation_batches(
         seed=seed,
         drop_last=drop_last,
         last_moves=last_moves,
+        rank=rank,
+        world_size=world_size,
     )

@@ -31,13 +31,14 @@ from strat_tools.exports.observations import (
 )
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.output import (
+    Marker,
     OutputError,
     read_marker,
     refuse_overlap,
-    verify_folder,
 )
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
+from strat_tools.io.verified import VerifiedFolder
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
 
@@ -45,7 +46,9 @@ __all__ = [
     "SHARD_OPTIONS",
     "ObservationsSummary",
     "ShardWriter",
+    "export_file_names",
     "export_observations",
+    "observation_folder",
     "observation_shards",
     "read_observations",
 ]
@@ -250,32 +253,54 @@ def export_observations(
     return writer.summary
 
 
-def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
-    """The shards an export finished, in order, once the folder is checked against its
-    marker (:func:`~strat_tools.io.output.verify_folder`: ``games.parquet`` and every shard
-    the marker lists or the folder holds, by size and SHA-256): a shard deleted, damaged,
-    copied over another or added since is refused naming the file (``OutputError``), as is
-    a folder whose export did not finish or that has no marker; one that holds no
-    ``observations/`` folder is not an export (``InputError``)."""
-    folder = Path(directory) / SHARDS
-    if not folder.is_dir():
+def export_file_names(directory: str | os.PathLike[str], marker: Marker | None) -> list[str]:
+    """Every file of the observation export in ``directory`` its readers check, relative to
+    it: ``games.parquet`` and each shard ``marker`` lists or the folder holds (the one
+    listing of a folder's shard files), in order."""
+    listed = {name for name in marker.files if name.startswith(f"{SHARDS}/")} if marker else set()
+    present = {f"{SHARDS}/{p.name}" for p in (Path(directory) / SHARDS).glob("part-*.parquet")}
+    return [GAMES_FILE, *sorted(listed | present)]
+
+
+def observation_folder(directory: str | os.PathLike[str]) -> tuple[VerifiedFolder, list[str]]:
+    """The export in ``directory`` checked against its marker
+    (:class:`~strat_tools.io.verified.VerifiedFolder`: ``games.parquet`` and every shard the
+    marker lists or the folder holds, by size and SHA-256), with the names of the shards it
+    finished, in order. A shard deleted, damaged, copied over another or added since is
+    refused naming the file (``OutputError``), as is a folder whose export did not finish
+    or that has no marker; one that holds no ``observations/`` folder is not an export
+    (``InputError``). A reader that comes back to the folder calls
+    :meth:`~strat_tools.io.verified.VerifiedFolder.check` with :func:`export_file_names`
+    and reads each shard through :meth:`~strat_tools.io.verified.VerifiedFolder.open`."""
+    if not (Path(directory) / SHARDS).is_dir():
         raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
     marker = read_marker(directory)
     if marker is not None and not marker.complete:
         raise OutputError(f"an export into {directory} did not finish; run it again")
-    listed = {name for name in marker.files if name.startswith(f"{SHARDS}/")} if marker else set()
-    present = {f"{SHARDS}/{p.name}" for p in folder.glob("part-*.parquet")}
-    verify_folder(directory, [GAMES_FILE, *sorted(listed | present)])
-    return [Path(directory) / name for name in sorted(listed)]
+    folder = VerifiedFolder(directory, export_file_names(directory, marker))
+    return folder, [name for name in sorted(folder.marker.files) if name.startswith(f"{SHARDS}/")]
+
+
+def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
+    """The shards an export finished, in order, once the folder is checked against its
+    marker (:func:`observation_folder`)."""
+    _folder, names = observation_folder(directory)
+    return [Path(directory) / name for name in names]
 
 
 def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     """Every observation row an export wrote, as one Arrow table (for a dataset larger
     than memory, :func:`strat_tools.exports.observation_batches.observation_batches` streams it in
     batches of NumPy arrays). The folder is checked against its marker first
-    (:func:`observation_shards`): a shard missing, damaged or not the export's is refused,
-    naming it."""
-    parts = observation_shards(directory)
+    (:func:`observation_folder`): a shard missing, damaged or not the export's is refused,
+    naming it; each shard is read through the very file checked, and one written while it
+    is read is refused too."""
+    folder, names = observation_folder(directory)
+    parts = []
+    for name in names:
+        with folder.open(name) as shard:
+            parts.append(pq.read_table(shard.handle, schema=OBSERVATIONS_SCHEMA))
+            shard.confirm()
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()
-    return pa.concat_tables(pq.read_table(p, schema=OBSERVATIONS_SCHEMA) for p in parts)
+    return pa.concat_tables(parts)

@@ -338,11 +338,8 @@ def new_run_id() -> str:
 
 def file_digest(path: PathArg) -> str:
     """The SHA-256 of a file, in hex, read in 1 MiB blocks."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        while block := handle.read(1 << 20):
-            digest.update(block)
-    return digest.hexdigest()
+        return _handle_digest(handle)
 
 
 def read_marker(directory: PathArg) -> Marker | None:
@@ -361,19 +358,32 @@ def read_marker(directory: PathArg) -> Marker | None:
         raise OutputError(f"the export marker {path} cannot be read: {exc}") from exc
 
 
-def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
-    """Check that ``names`` in ``directory`` are the very files its marker lists (size and
-    SHA-256): one export's complete output, not a mix of two runs, not damaged since.
-    Raises :class:`OutputError` naming the first file that is not: one the marker does not
-    list (an extra file), one it lists that is gone, or one whose size or SHA-256 differs
-    (damaged, or another file copied over it).
+@dataclass(frozen=True, slots=True)
+class FileStamp:
+    """What ``stat`` says of a file that changes whenever its bytes may have: the file
+    itself (device, inode: another file renamed over it), its size, and the times of its
+    last write and of its last change of any kind. ``ctime`` cannot be set back (``utime``
+    sets it to now), so a file written in place with its ``mtime`` restored still differs.
+    Two equal stamps mean the same bytes, a reader may trust one verified earlier."""
 
-    The one check of every reader of an owned folder: a dataset folder
-    (:func:`strat_tools.tables.dataset.read_dataset` and its batches) and an observation
-    export (:func:`strat_tools.exports.observation_files.observation_shards`, behind every
-    reader of one). A reader passes every name it will read, and every name of its kind
-    the folder or the marker holds, so that nothing listed is skipped and nothing unlisted
-    is read."""
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+    @classmethod
+    def of(cls, status: os.stat_result) -> FileStamp:
+        """The stamp of a ``stat`` or ``fstat`` result."""
+        return cls(
+            status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
+        )
+
+
+def trusted_marker(directory: PathArg) -> Marker:
+    """The marker of ``directory``, refused with :class:`OutputError` when there is none or
+    when its export stopped while putting files in place (the first check of
+    :func:`verify_folder`)."""
     folder = Path(directory)
     marker = read_marker(folder)
     if marker is None:
@@ -386,27 +396,70 @@ def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
             f"an export into {folder} stopped while putting its files in place, so its tables "
             "may come from two different exports; run the export again"
         )
+    return marker
+
+
+def verify_file(
+    directory: PathArg, marker: Marker, name: str, handle: IO[bytes] | None = None
+) -> FileStamp:
+    """Check that ``name`` in ``directory`` is the very file ``marker`` lists (size and
+    SHA-256), read through ``handle`` when given (an open file of it, left at its start),
+    and return its stamp: the bytes hashed are the bytes a reader of ``handle`` gets.
+    Raises :class:`OutputError` as :func:`verify_folder` does."""
+    path = Path(directory) / name
+    if name not in marker.files:
+        raise OutputError(
+            f"{path} is not part of the export that wrote {directory} (its marker does not "
+            "list it); move it away or run the export again"
+        )
+    size, digest = marker.files[name]
+    if handle is None and not os.path.lexists(path):
+        raise OutputError(
+            f"{path} is missing: the export that wrote {directory} listed it; run the export again"
+        )
+    try:
+        if handle is None:
+            with open(path, "rb") as opened:
+                return verify_file(directory, marker, name, opened)
+        stamp = FileStamp.of(os.fstat(handle.fileno()))
+        same = stamp.size == size and _handle_digest(handle) == digest
+    except OSError as exc:
+        raise OutputError(f"cannot read {path}: {exc}") from exc
+    if not same:
+        raise OutputError(
+            f"{path} is not the file export run {marker.run_id[:8]} wrote (changed, "
+            "damaged or from another export); run the export again"
+        )
+    return stamp
+
+
+def _handle_digest(handle: IO[bytes]) -> str:
+    """The SHA-256 of an open file from its start, in hex; the handle is left at its start."""
+    handle.seek(0)
+    digest = hashlib.sha256()
+    while block := handle.read(1 << 20):
+        digest.update(block)
+    handle.seek(0)
+    return digest.hexdigest()
+
+
+def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
+    """Check that ``names`` in ``directory`` are the very files its marker lists (size and
+    SHA-256): one export's complete output, not a mix of two runs, not damaged since.
+    Raises :class:`OutputError` naming the first file that is not: one the marker does not
+    list (an extra file), one it lists that is gone, or one whose size or SHA-256 differs
+    (damaged, or another file copied over it).
+
+    The one check of every reader of an owned folder: a dataset folder
+    (:func:`strat_tools.tables.dataset.read_dataset` and its batches) and an observation
+    export (:func:`strat_tools.exports.observation_files.observation_shards`, behind every
+    reader of one). A reader passes every name it will read, and every name of its kind
+    the folder or the marker holds, so that nothing listed is skipped and nothing unlisted
+    is read. A reader that holds the folder open across reads keeps checking it:
+    :class:`strat_tools.io.verified.VerifiedFolder`."""
+    marker = trusted_marker(directory)
     for name in names:
-        path = folder / name
-        if name not in marker.files:
-            raise OutputError(
-                f"{path} is not part of the export that wrote {folder} (its marker does not "
-                "list it); move it away or run the export again"
-            )
-        size, digest = marker.files[name]
-        if not os.path.lexists(path):
-            raise OutputError(
-                f"{path} is missing: the export that wrote {folder} listed it; run the export again"
-            )
-        try:
-            same = path.stat().st_size == size and file_digest(path) == digest
-        except OSError as exc:
-            raise OutputError(f"cannot read {path}: {exc}") from exc
-        if not same:
-            raise OutputError(
-                f"{path} is not the file export run {marker.run_id[:8]} wrote (changed, "
-                "damaged or from another export); run the export again"
-            )
+        verify_file(directory, marker, name)
     return marker
 
 
