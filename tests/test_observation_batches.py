@@ -1,10 +1,14 @@
-"""observation_batches: an export as batches of NumPy arrays, streamed shard by shard, and
-the PyTorch and JAX loops of docs/observations.md run where those frameworks are."""
+"""observation_batches: an export as batches of NumPy arrays, streamed shard by shard, each
+row exactly once an epoch however the reading is split (ranks, PyTorch DataLoader workers),
+and the PyTorch and JAX loops of docs/observations.md run where those frameworks are."""
 
 from __future__ import annotations
 
 import json
+import pickle
 import re
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -178,5 +182,104 @@ def test_the_docs_training_loops_run(
     scope: dict[str, Any] = {}
     exec(compile(code, f"docs/observations.md ({framework})", "exec"), scope)
     losses = scope["losses"]
-    assert len(losses) == len(observation_batches(export, 256)) and np.isfinite(losses).all()
+    workers = 2 if framework == "torch" else 1  # the torch loop's DataLoader has 2 workers
+    shares = [observation_batches(export, 256, rank=i, world_size=workers) for i in range(workers)]
+    assert len(losses) == sum(len(share) for share in shares) and np.isfinite(losses).all()
     assert losses[-1] < losses[0]  # the loop learns: the loss falls over the epoch
+
+
+def keys_of(batches: Any) -> list[tuple[str, int]]:
+    """The (game, ply) of every row the batches yield, in order (arrays or tensors)."""
+    out: list[tuple[str, int]] = []
+    for batch in batches:
+        out += zip(list(batch["game_id"]), np.asarray(batch["ply"]).tolist(), strict=True)
+    return out
+
+
+def every_row(export: Path) -> list[tuple[str, int]]:
+    table = read_observations(export)
+    keys = list(
+        zip(table.column("game_id").to_pylist(), table.column("ply").to_pylist(), strict=True)
+    )
+    assert len(set(keys)) == len(keys)  # (game, ply) names a row
+    return keys
+
+
+@pytest.mark.parametrize("shuffle", [False, True], ids=["in order", "shuffled"])
+@pytest.mark.parametrize("world_size", [1, 2, 3])
+def test_ranks_share_the_rows_each_row_exactly_once(
+    export: Path, world_size: int, shuffle: bool
+) -> None:
+    """The split of the docs' JAX and DDP loops (rank of world_size), tested without them."""
+    fields = ("game_id", "ply")
+    shares = [
+        observation_batches(
+            export, 100, fields=fields, shuffle=shuffle, seed=3, rank=r, world_size=world_size
+        )
+        for r in range(world_size)
+    ]
+    for _epoch in range(2):
+        seen = [keys_of(share) for share in shares]
+        assert [len(keys) for keys in seen] == [share.rows for share in shares]
+        assert sorted(k for keys in seen for k in keys) == sorted(every_row(export))
+    if world_size > 1:
+        assert all(share.rows for share in shares)  # every rank has rows to read
+
+
+def test_a_rank_outside_world_size_is_refused(export: Path) -> None:
+    for rank, world_size in ((2, 2), (-1, 2), (0, 0)):
+        with pytest.raises(OptionError, match="rank must be 0 to world_size - 1"):
+            observation_batches(export, rank=rank, world_size=world_size)
+
+
+def test_batches_made_in_another_process_read_the_same_rows(export: Path) -> None:
+    """A DataLoader started with spawn pickles the batches into each worker."""
+    batches = observation_batches(export, 100, fields=("game_id", "ply"))
+    assert keys_of(pickle.loads(pickle.dumps(batches))) == keys_of(batches) == every_row(export)
+
+
+def test_the_batches_import_no_framework(export: Path) -> None:
+    code = (
+        "import sys\n"
+        "from strat_tools.exports.observation_batches import observation_batches\n"
+        f"batches = observation_batches({str(export)!r}, 500, fields=('action',))\n"
+        "assert sum(len(b['action']) for b in batches) == batches.rows\n"
+        "print(sorted(m for m in ('torch', 'jax') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO
+    )
+    assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.slow  # importing torch takes seconds, and each worker is a process
+def test_a_torch_dataloader_yields_each_row_exactly_once_with_0_1_and_2_workers(
+    export: Path,
+) -> None:
+    """Issue 36: a DataLoader took the batches for a map-style dataset (not subscriptable),
+    and wrapped in an IterableDataset two workers gave every row twice."""
+    torch = pytest.importorskip(
+        "torch", reason="torch is not installed (not a dependency)", exc_type=ImportError
+    )
+    from torch.utils.data import DataLoader
+
+    rows = every_row(export)
+    fields = ("game_id", "ply", "action")
+    for workers in (0, 1, 2):
+        batches = observation_batches(export, 100, fields=fields, shuffle=True, seed=1)
+        loader = DataLoader(batches, batch_size=None, num_workers=workers)
+        shares = [
+            observation_batches(export, 100, fields=fields, rank=i, world_size=max(workers, 1))
+            for i in range(max(workers, 1))
+        ]
+        for _epoch in range(2):
+            seen = keys_of(loader)
+            assert len(seen) == len(rows) and sorted(seen) == sorted(rows), workers
+        batches_seen = list(loader)
+        assert len(batches_seen) == sum(len(share) for share in shares)  # len() per worker
+        assert isinstance(batches_seen[0]["action"], torch.Tensor)
+        assert batches_seen[0]["action"].dtype == torch.int64
+    torch.manual_seed(5)
+    first = keys_of(DataLoader(batches, batch_size=None, num_workers=2))
+    torch.manual_seed(5)
+    assert keys_of(DataLoader(batches, batch_size=None, num_workers=2)) == first  # reproducible

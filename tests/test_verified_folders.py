@@ -27,6 +27,7 @@ from strat_tools.exports.observation_files import (
     read_observations,
 )
 from strat_tools.io.output import OutputError
+from strat_tools.io.verified import FolderChanged
 from strat_tools.run.driver import read_games
 from strat_tools.tables.dataset import iter_dataset, read_dataset, read_games_table
 
@@ -151,3 +152,101 @@ def test_a_shard_gone_is_an_error_on_the_command_line_too(
     result = CliRunner().invoke(main, ["stats", str(folder)])
     assert result.exit_code == 3 and "setups.parquet" in result.stderr
     assert "Traceback" not in result.output
+
+
+# --- readers that hold a folder open: checked again on every read -----------------------
+#
+# The same damage, done after the reader was made and began (issue 39, point 5): between two
+# epochs of observation batches, within an epoch, and between two batches of iter_dataset.
+# A damage to a file already open (the byte flip of the shard being read) is seen by the
+# open file's own stamp; one to the folder, by the marker and the stamps of every file.
+
+
+def _epochs(folder: Path) -> Any:
+    """Observation batches, one epoch read whole; the next epoch must see the damage."""
+    batches = observation_batches(folder, 256, fields=("action",))
+    assert sum(len(b["action"]) for b in batches) == batches.rows
+    return iter(batches)
+
+
+def _within_an_epoch(folder: Path) -> Any:
+    """Observation batches, the first batch of an epoch read (shard 0 open, part read)."""
+    epoch = iter(observation_batches(folder, 256, fields=("action",)))
+    next(epoch)
+    return epoch
+
+
+def _between_dataset_batches(folder: Path) -> Any:
+    """iter_dataset, its first batch of 5 games read (every table open)."""
+    batches = iter_dataset(folder, games_per_batch=5)
+    next(batches)
+    return batches
+
+
+HELD: dict[str, dict[str, Callable[[Path], Any]]] = {
+    "dataset": {"iter_dataset between batches": _between_dataset_batches},
+    "observations": {
+        "observation_batches between epochs": _epochs,
+        "observation_batches within an epoch": _within_an_epoch,
+    },
+}
+
+HELD_CASES = [
+    pytest.param(kind, bad_file, damage, start, id=f"{kind}-{how}-{name}")
+    for kind, how, bad_file, damage in [
+        *DAMAGE,
+        ("observations", "shard being read flipped", SHARD_0, lambda f: flip_a_byte(f / SHARD_0)),
+    ]
+    for name, start in HELD[kind].items()
+]
+
+
+@pytest.mark.parametrize(("kind", "bad_file", "damage", "start"), HELD_CASES)
+def test_a_folder_damaged_while_a_reader_holds_it_stops_the_reader(
+    good_exports: dict[str, Path],
+    tmp_path: Path,
+    kind: str,
+    bad_file: str,
+    damage: Callable[[Path], object],
+    start: Callable[[Path], Any],
+) -> None:
+    folder = tmp_path / kind
+    shutil.copytree(good_exports[kind], folder)
+    held = start(folder)
+    damage(folder)
+    with pytest.raises((OutputError, DatasetError)) as raised:
+        for _batch in held:
+            pass
+    assert Path(bad_file).name in str(raised.value)
+
+
+def test_another_export_into_the_folder_between_epochs_stops_the_next_epoch(
+    good_exports: dict[str, Path], tmp_path: Path
+) -> None:
+    """Issue 39's report: epoch 2 read another export's rows while len() still told the
+    old count. Here the second export holds fewer games, as there."""
+    folder = tmp_path / "observations"
+    shutil.copytree(good_exports["observations"], folder)
+    batches = observation_batches(folder, 256, fields=("action",))
+    first = sum(len(b["action"]) for b in batches)
+    games = tmp_path / "fewer"
+    games.mkdir()
+    with zipfile.ZipFile(DATA) as archive:
+        for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::10][:7]:
+            (games / Path(name).name).write_bytes(archive.read(name))
+    export_observations([games], folder, shard_rows=2_000, jobs=1)
+    assert read_observations(folder).num_rows < first == batches.rows
+    with pytest.raises(FolderChanged, match=r"another export \(run [0-9a-f]{8}\) was written"):
+        next(iter(batches))
+
+
+def test_a_file_touched_but_unchanged_is_hashed_again_and_read(
+    good_exports: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "observations"
+    shutil.copytree(good_exports["observations"], folder)
+    batches = observation_batches(folder, 256, fields=("action",))
+    rows = sum(len(b["action"]) for b in batches)
+    shutil.copyfile(folder / SHARD_1, tmp_path / "copy")
+    shutil.copyfile(tmp_path / "copy", folder / SHARD_1)  # the same bytes, a new stamp
+    assert sum(len(b["action"]) for b in batches) == rows

@@ -295,8 +295,9 @@ class ObservationBatches:
         """This reader's rows, a shard's row groups (or a part of them) at a time, in this
         epoch's order. The folder is checked first (the same export, no file changed or
         added: :meth:`~strat_tools.io.verified.VerifiedFolder.check`), each shard is read
-        through the very file verified, and each read confirmed before it is used."""
-        self._folder.check(export_file_names(self.directory, self._folder.marker))
+        through the very file verified (the folder checked again before each), and each
+        read confirmed before it is used."""
+        self._folder.check(export_file_names(self.directory, self._folder.marker))  # each epoch
         part = self._part()
         worker, _workers, shared = _worker()
         rng = np.random.default_rng([self._seed, self.rank, worker, shared, self._epoch])
@@ -306,6 +307,7 @@ class ObservationBatches:
         for index in order:
             if not part[index]:
                 continue
+            self._folder.check(export_file_names(self.directory, self._folder.marker))
             with self._folder.open(self._names[index]) as file:
                 shard = pq.ParquetFile(file.handle)
                 if self.shuffle:

@@ -28,10 +28,10 @@ This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.ta
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
 
 import numpy as np
 import pandas as pd
@@ -46,6 +46,7 @@ from strat_tools.io.output import MARKER_NAME, OutputError, verify_folder
 from strat_tools.io.output import read_marker as read_export_marker
 from strat_tools.io.sources import PathArg as PathArg
 from strat_tools.io.sources import Paths as Paths
+from strat_tools.io.verified import FolderChanged, VerifiedFile, VerifiedFolder
 from strat_tools.tables.dataset_writer import (
     INCOMPLETE_MARKER,
     DatasetWriter,
@@ -205,8 +206,8 @@ def read_dataset(directory: PathArg) -> GameSet:
 
     >>> games = read_dataset("out/")  # doctest: +SKIP
     """
-    files = _dataset_files(Path(directory))
-    return GameSet({name: _read_table(path, name) for name, path in files.items()})
+    files, verified = _dataset_files(Path(directory))
+    return GameSet({name: _read_table(path, name, verified) for name, path in files.items()})
 
 
 def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -> pa.Table | None:
@@ -245,7 +246,7 @@ DATASET_BATCH_GAMES: Final = 500
 """Games per batch when a dataset folder is read batch by batch."""
 
 
-def _parquet_file(path: Path) -> pq.ParquetFile:
+def _parquet_file(path: Path | IO[bytes]) -> pq.ParquetFile:
     """A Parquet file to stream, pages checked. Without ``pre_buffer=False`` pyarrow reads
     ahead a share of the whole file when the first batch is asked for, so memory would grow
     with the file (77 MB against 37 MB for 4x the archive's export)."""
@@ -255,9 +256,9 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
 class _RowStream:
     """The rows of one Parquet table, handed out a run of games at a time."""
 
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, source: IO[bytes], name: str) -> None:
         self.name = name
-        self._batches = _parquet_file(path).iter_batches(batch_size=65_536)
+        self._batches = _parquet_file(source).iter_batches(batch_size=65_536)
         self._buffer: pa.Table | None = None
 
     def _fill(self) -> bool:
@@ -305,20 +306,28 @@ def iter_dataset(
     """
     games_per_batch = games_per_batch or DATASET_BATCH_GAMES
     folder = Path(directory)
-    files = _dataset_files(folder)
-    if not all(path.suffix == ".parquet" and path.is_file() for path in files.values()):
+    files, verified = _dataset_files(folder)
+    if verified is None or not all(p.suffix == ".parquet" and p.is_file() for p in files.values()):
         yield from _cut(read_dataset(folder).tables, games_per_batch, folder)
         return
+    opened = {name: verified.open(path.name) for name, path in files.items()}
     try:
-        streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
-        games_file = _parquet_file(files["games"])
+        streams = [_RowStream(opened[name].handle, name) for name in TABLE_NAMES if name != "games"]
+        games_file = _parquet_file(opened["games"].handle)
         for batch in games_file.iter_batches(batch_size=games_per_batch):
             games = conform("games", pa.Table.from_batches([batch]))
             ids = games.column("game_id").combine_chunks()
-            yield {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
+            tables = {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
+            _still_verified(folder, verified, opened.values())
+            yield tables
         unread = [stream.name for stream in streams if not stream.exhausted()]
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
+        if isinstance(exc, FolderChanged):
+            raise DatasetError(str(exc)) from None
         raise DatasetError(f"cannot read the dataset {folder}: {exc}") from exc
+    finally:
+        for file in opened.values():
+            file.close()
     if unread:
         raise DatasetError(
             f"the {unread[0]} table of {folder} is not in the order of its games table (not "
@@ -353,8 +362,9 @@ def _cut(
         }
 
 
-def _dataset_files(folder: Path) -> dict[str, Path]:
-    """Each table's file in a dataset folder; :class:`DatasetError` when it is not one."""
+def _dataset_files(folder: Path) -> tuple[dict[str, Path], VerifiedFolder | None]:
+    """Each table's file in a dataset folder, and the folder as verified against its marker
+    (None for Parquet parts, which carry none); :class:`DatasetError` when it is not one."""
     if not folder.is_dir():
         raise DatasetError(f"{folder} is not a folder")
     if (folder / INCOMPLETE_MARKER).exists():
@@ -378,13 +388,22 @@ def _dataset_files(folder: Path) -> dict[str, Path]:
         files[name] = path
     _refuse_records_beside_tables(folder)
     plain = [path.name for path in files.values() if path.is_file()]
-    if plain or _has_marker(folder):
-        # Parts folders (Dask, Spark) carry no marker; single files must be one export's.
-        try:
-            verify_folder(folder, plain)
-        except OutputError as exc:
-            raise DatasetError(str(exc)) from None
-    return files
+    if not plain and not _has_marker(folder):
+        return files, None  # Parts folders (Dask, Spark) carry no marker
+    try:  # single files must be one export's
+        return files, VerifiedFolder(folder, plain)
+    except OutputError as exc:
+        raise DatasetError(str(exc)) from None
+
+
+def _still_verified(folder: Path, verified: VerifiedFolder, opened: Iterable[VerifiedFile]) -> None:
+    """Between two batches of a stream: the files read are the ones verified (each read
+    confirmed), and the folder still holds that export's tables, none changed or added
+    (:meth:`~strat_tools.io.verified.VerifiedFolder.check`)."""
+    for file in opened:
+        file.confirm()
+    present = [_table_file(folder, name) for name in TABLE_NAMES]
+    verified.check([path.name for path in present if path is not None and path.is_file()])
 
 
 def _has_marker(folder: Path) -> bool:
@@ -408,13 +427,27 @@ def _refuse_records_beside_tables(folder: Path) -> None:
             )
 
 
-def _read_table(path: Path, name: str) -> pa.Table:
+def _read_table(path: Path, name: str, verified: VerifiedFolder | None = None) -> pa.Table:
+    """Table ``name`` from ``path``; a single file of a verified folder is read through the
+    very file checked, the read confirmed."""
+    if verified is not None and path.is_file():
+        try:
+            with verified.open(path.name) as file:
+                table = _read_source(file.handle, path, name)
+                file.confirm()
+        except FolderChanged as exc:
+            raise DatasetError(str(exc)) from None
+        return table
+    return _read_source(path, path, name)
+
+
+def _read_source(source: Path | IO[bytes], path: Path, name: str) -> pa.Table:
     try:
         if path.suffix == ".csv":
             columns = {f.name: f.type for f in csv_schema(SCHEMAS[name])}
             table = restore_csv_table(
                 pacsv.read_csv(
-                    path,
+                    source,
                     convert_options=pacsv.ConvertOptions(
                         column_types=columns,
                         strings_can_be_null=True,
@@ -423,7 +456,7 @@ def _read_table(path: Path, name: str) -> pa.Table:
                 )
             )
         else:
-            table = pq.read_table(path, schema=None, page_checksum_verification=True)
+            table = pq.read_table(source, schema=None, page_checksum_verification=True)
         return conform(name, table)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
         raise DatasetError(f"cannot read the {name} table from {path}: {exc}") from exc
