@@ -20,13 +20,15 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements.lock"
+TORCH_LOCK = ROOT / "requirements-torch.lock"
+"""PyTorch for the training-data tests, installed by .ci/run after the lock (not a dependency)."""
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)(?:\s*;\s*([^\\]+?))?\s*\\?$")
 
 
-def pins() -> dict[str, list[tuple[str, str | None]]]:
+def pins(lock: Path = LOCK) -> dict[str, list[tuple[str, str | None]]]:
     """Package → [(version, marker)], one entry per pinned line of the lock."""
     found: dict[str, list[tuple[str, str | None]]] = {}
-    for line in LOCK.read_text().splitlines():
+    for line in lock.read_text().splitlines():
         match = PIN.match(line)
         if match:
             name, version, marker = match.groups()
@@ -34,17 +36,19 @@ def pins() -> dict[str, list[tuple[str, str | None]]]:
     return found
 
 
-def test_the_lock_names_no_index_and_no_host() -> None:
-    text = LOCK.read_text()
+@pytest.mark.parametrize("lock", [LOCK, TORCH_LOCK], ids=lambda p: p.name)
+def test_the_lock_names_no_index_and_no_host(lock: Path) -> None:
+    text = lock.read_text()
     assert "://" not in text
     assert not re.search(r"^\s*-(-index-url|-extra-index-url|-find-links|i|f)\b", text, re.M)
 
 
-def test_every_pin_is_exact_and_hashed() -> None:
-    lines = LOCK.read_text().splitlines()
+@pytest.mark.parametrize(("lock", "at_least"), [(LOCK, 50), (TORCH_LOCK, 6)], ids=["main", "torch"])
+def test_every_pin_is_exact_and_hashed(lock: Path, at_least: int) -> None:
+    lines = lock.read_text().splitlines()
     starts = [i for i, line in enumerate(lines) if line and not line[0].isspace()]
     starts = [i for i in starts if not lines[i].startswith("#")]
-    assert len(starts) > 50
+    assert len(starts) >= at_least
     for i in starts:
         assert PIN.match(lines[i]), lines[i]
         assert "--hash=sha256:" in lines[i + 1], lines[i]
@@ -73,7 +77,7 @@ def test_the_lock_pins_every_dependency_and_extra_of_the_project() -> None:
 )
 def test_the_installed_versions_are_the_locks() -> None:
     wrong = []
-    for name, entries in pins().items():
+    for name, entries in {**pins(), **pins(TORCH_LOCK)}.items():
         applies = [v for v, marker in entries if marker is None or Marker(marker).evaluate()]
         if not applies:
             continue
@@ -85,3 +89,9 @@ def test_the_installed_versions_are_the_locks() -> None:
         if installed not in applies:
             wrong.append(f"{name}: locked {applies[0]}, installed {installed}")
     assert not wrong, wrong
+
+
+def test_the_torch_lock_pins_nothing_the_main_lock_pins() -> None:
+    """Installed after the main lock, it must not move any of its versions."""
+    assert "torch" in pins(TORCH_LOCK)
+    assert not set(pins(TORCH_LOCK)) & set(pins())
