@@ -222,8 +222,15 @@ def test_ranks_share_the_rows_each_row_exactly_once(
         seen = [keys_of(share) for share in shares]
         assert [len(keys) for keys in seen] == [share.rows for share in shares]
         assert sorted(k for keys in seen for k in keys) == sorted(every_row(export))
+    groups = [
+        pq.ParquetFile(shard).metadata.row_group(g).num_rows
+        for shard in shares[0].shards
+        for g in range(pq.ParquetFile(shard).metadata.num_row_groups)
+    ]
+    rows = [share.rows for share in shares]
+    assert max(rows) - min(rows) <= max(groups)  # balanced to within one row group
     if world_size > 1:
-        assert all(share.rows for share in shares)  # every rank has rows to read
+        assert len(groups) >= world_size and min(rows) > 0  # every rank has rows to read
 
 
 def test_a_rank_outside_world_size_is_refused(export: Path) -> None:

@@ -259,19 +259,25 @@ class ObservationBatches:
         _as_torch_dataset()
 
     def _part(self) -> list[list[int]]:
-        """The row groups this reader yields, shard by shard: the export's row groups in
-        order, dealt out in turn to the ``world_size`` processes and, inside a DataLoader,
-        to each one's workers (part ``rank * workers + worker``), so that every row goes
-        to exactly one of them, whatever the shuffle and the seeds."""
+        """The row groups this reader yields, shard by shard, in the export's order: the
+        export's row groups are dealt out to ``world_size`` processes times, inside a
+        DataLoader, its workers (part ``rank * workers + worker``), the largest first, each
+        to the part holding the fewest rows so far. The deal depends on the folder alone
+        (not on the shuffle or any seed), so every row goes to exactly one part."""
         worker, workers, _shared = _worker()
         parts = self.world_size * workers
         mine = self.rank * workers + worker
-        out: list[list[int]] = []
-        unit = 0
-        for groups in self._groups:
-            out.append([g for g in range(len(groups)) if (unit + g) % parts == mine])
-            unit += len(groups)
-        return out
+        units = [(s, g) for s, groups in enumerate(self._groups) for g in range(len(groups))]
+        load = [0] * parts
+        owner: dict[tuple[int, int], int] = {}
+        for shard, group in sorted(units, key=lambda u: -self._groups[u[0]][u[1]]):
+            part = min(range(parts), key=lambda p: (load[p], p))
+            owner[shard, group] = part
+            load[part] += self._groups[shard][group]
+        return [
+            [g for g in range(len(groups)) if owner[s, g] == mine]
+            for s, groups in enumerate(self._groups)
+        ]
 
     @property
     def rows(self) -> int:
