@@ -290,3 +290,29 @@ def test_a_torch_dataloader_yields_each_row_exactly_once_with_0_1_and_2_workers(
     first = keys_of(DataLoader(batches, batch_size=None, num_workers=2))
     torch.manual_seed(5)
     assert keys_of(DataLoader(batches, batch_size=None, num_workers=2)) == first  # reproducible
+
+
+@pytest.mark.archive
+@pytest.mark.slow  # a month's export (about 20 s on one core), torch, worker processes
+def test_a_real_month_in_a_dataloader_gives_each_row_once_and_the_docs_lines_run(
+    gravon_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a real month's export (row groups of uneven size, one shard): the docs' read of
+    the whole export runs as written, and a DataLoader gives each row once per epoch."""
+    export_observations([gravon_dir / "strados2014-5.zip"], tmp_path / "obs", jobs=1)
+    monkeypatch.chdir(tmp_path)
+    text = (REPO / "docs" / "observations.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    (yorktown,) = [b for b in blocks if "to_yorktown" in b]
+    scope: dict[str, Any] = {}
+    exec(compile(yorktown, "docs/observations.md (yorktown)", "exec"), scope)
+    rows = every_row(tmp_path / "obs")
+    assert len(scope["yorktown"]) == len(rows) == 296_899
+    torch = pytest.importorskip(
+        "torch", reason="torch is not installed (not a dependency)", exc_type=ImportError
+    )
+    batches = observation_batches("obs/", 4096, fields=("game_id", "ply"), shuffle=True, seed=0)
+    for workers in (0, 1, 2):
+        loader = torch.utils.data.DataLoader(batches, batch_size=None, num_workers=workers)
+        seen = keys_of(loader)
+        assert len(seen) == len(rows) and sorted(seen) == sorted(rows), workers
