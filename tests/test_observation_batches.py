@@ -292,6 +292,22 @@ def test_a_torch_dataloader_yields_each_row_exactly_once_with_0_1_and_2_workers(
     assert keys_of(DataLoader(batches, batch_size=None, num_workers=2)) == first  # reproducible
 
 
+@pytest.mark.slow  # a process that imports torch
+def test_batches_made_before_torch_was_imported_say_what_to_do(export: Path) -> None:
+    pytest.importorskip(
+        "torch", reason="torch is not installed (not a dependency)", exc_type=ImportError
+    )
+    code = (
+        "from strat_tools.exports.observation_batches import observation_batches\n"
+        f"batches = observation_batches({str(export)!r}, 500)\n"
+        "import torch\n"
+        "next(iter(torch.utils.data.DataLoader(batches, batch_size=None)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 1
+    assert "import torch first, then call observation_batches" in done.stderr
+
+
 @pytest.mark.archive
 @pytest.mark.slow  # a month's export (about 20 s on one core), torch, worker processes
 def test_a_real_month_in_a_dataloader_gives_each_row_once_and_the_docs_lines_run(

@@ -5,7 +5,9 @@ each carry a marker listing every file with its size and SHA-256
 (:func:`strat_tools.io.output.verify_folder`). One table of damage, each applied to a
 fresh copy of a good export of either kind, and every reader of that kind must refuse it
 with an error naming the file: a deleted file, one flipped byte, one file copied over
-another, an extra file the export did not write.
+another, an extra file the export did not write. The damage comes after the reader began:
+a whole read is done again, and a reader that holds the folder open (observation batches
+between epochs and within one, iter_dataset between batches) reads on (issue 39, point 5).
 """
 
 from __future__ import annotations
@@ -105,30 +107,24 @@ READERS: dict[str, dict[str, Callable[[Path], Any]]] = {
     },
 }
 
+
+def read_again(reader: Callable[[Path], Any]) -> Callable[[Path], Callable[[], Any]]:
+    """A reader that reads the folder whole each time: read it once (the copy itself
+    reads), then, after the damage, read it again."""
+
+    def start(folder: Path) -> Callable[[], Any]:
+        reader(folder)
+        return lambda: reader(folder)
+
+    return start
+
+
 CASES = [
-    pytest.param(kind, bad_file, damage, reader, id=f"{kind}-{how}-{name}")
+    pytest.param(kind, bad_file, damage, read_again(reader), id=f"{kind}-{how}-{name}")
     for kind, how, bad_file, damage in DAMAGE
     for name, reader in READERS[kind].items()
     if not (name == "read_games_table" and bad_file != "games.parquet")
 ]
-
-
-@pytest.mark.parametrize(("kind", "bad_file", "damage", "reader"), CASES)
-def test_a_damaged_folder_is_refused_naming_the_file(
-    good_exports: dict[str, Path],
-    tmp_path: Path,
-    kind: str,
-    bad_file: str,
-    damage: Callable[[Path], object],
-    reader: Callable[[Path], Any],
-) -> None:
-    folder = tmp_path / kind
-    shutil.copytree(good_exports[kind], folder)
-    reader(folder)  # the copy itself reads
-    damage(folder)
-    with pytest.raises((OutputError, DatasetError)) as raised:
-        reader(folder)
-    assert Path(bad_file).name in str(raised.value)
 
 
 def test_the_games_table_alone_is_checked_too(
@@ -191,32 +187,44 @@ HELD: dict[str, dict[str, Callable[[Path], Any]]] = {
     },
 }
 
+
+def drain(open_: Callable[[Path], Any]) -> Callable[[Path], Callable[[], Any]]:
+    """A reader held open: open it (and begin reading), then, after the damage, read on."""
+
+    def start(folder: Path) -> Callable[[], Any]:
+        held = open_(folder)
+        return lambda: [batch for batch in held]
+
+    return start
+
+
 HELD_CASES = [
-    pytest.param(kind, bad_file, damage, start, id=f"{kind}-{how}-{name}")
+    pytest.param(kind, bad_file, damage, drain(open_), id=f"{kind}-{how}-{name}")
     for kind, how, bad_file, damage in [
         *DAMAGE,
         ("observations", "shard being read flipped", SHARD_0, lambda f: flip_a_byte(f / SHARD_0)),
     ]
-    for name, start in HELD[kind].items()
+    for name, open_ in HELD[kind].items()
 ]
 
 
-@pytest.mark.parametrize(("kind", "bad_file", "damage", "start"), HELD_CASES)
-def test_a_folder_damaged_while_a_reader_holds_it_stops_the_reader(
+@pytest.mark.parametrize(("kind", "bad_file", "damage", "start"), CASES + HELD_CASES)
+def test_a_damaged_folder_is_refused_naming_the_file(
     good_exports: dict[str, Path],
     tmp_path: Path,
     kind: str,
     bad_file: str,
     damage: Callable[[Path], object],
-    start: Callable[[Path], Any],
+    start: Callable[[Path], Callable[[], Any]],
 ) -> None:
+    """The damage done after the reader began: a whole read done again, or a held reader
+    read on."""
     folder = tmp_path / kind
     shutil.copytree(good_exports[kind], folder)
-    held = start(folder)
+    read_on = start(folder)
     damage(folder)
     with pytest.raises((OutputError, DatasetError)) as raised:
-        for _batch in held:
-            pass
+        read_on()
     assert Path(bad_file).name in str(raised.value)
 
 

@@ -286,6 +286,15 @@ class ObservationBatches:
         part = self._part()
         return sum(self._groups[s][g] for s, groups in enumerate(part) for g in groups)
 
+    def __getitem__(self, index: object) -> None:
+        """Batches are iterated, never indexed: say so (a PyTorch ``DataLoader`` indexes
+        what it takes for a map-style dataset, as batches made before torch was imported)."""
+        raise TypeError(
+            "observation batches are iterated, not indexed; a torch DataLoader takes them as "
+            "an IterableDataset only when torch was imported before they were made: import "
+            "torch first, then call observation_batches"
+        )
+
     def __len__(self) -> int:
         whole, rest = divmod(self.rows, self.batch_size)
         return whole + (1 if rest and not self.drop_last else 0)
