@@ -97,10 +97,9 @@ def build(folder: Path, secret: Path) -> dict[str, str]:
 
 RUNNER = PEAK_MIB_CODE + textwrap.dedent(
     """
-    import json, os, sys, time
+    import json, os, sys
     from strat_tools.formats.readers import read_records
     folder = sys.argv[1]
-    start = time.perf_counter()
     for record in read_records([folder]):
         name = os.path.relpath(record.source, folder)
         name += "!" + record.member if record.member else ""
@@ -109,8 +108,7 @@ RUNNER = PEAK_MIB_CODE + textwrap.dedent(
             "players": record.players,
             "diagnostics": [[d.code, str(d.severity), d.message] for d in record.diagnostics],
         }))
-    seconds = time.perf_counter() - start
-    print(json.dumps({"seconds": seconds, "max_rss_mib": peak_mib()}))
+    print(json.dumps({"max_rss_mib": peak_mib()}))
     """
 )
 
@@ -125,13 +123,12 @@ def test_hostile_folder_is_read_in_bounded_time_and_memory(tmp_path: Path) -> No
         [sys.executable, "-c", RUNNER, str(folder)],
         capture_output=True,
         text=True,
-        timeout=120,
-        check=False,
+        timeout=120,  # a hang guard, not a speed goal (bench/ holds those): a 2 GiB bomb read
+        check=False,  # whole, or a nesting bomb parsed, would never end in time
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert SECRET not in run.stdout and SECRET not in run.stderr
     *lines, totals = [json.loads(line) for line in run.stdout.splitlines()]
-    assert totals["seconds"] < 60
     # Bounded, not small: a zip bomb inflates to gigabytes, the reader stops at 64 MiB a
     # member (this folder peaks at about 155 MiB). The runner's own peak (VmHWM): the
     # 1,101 MiB once seen under CI was the pytest worker's, carried across exec by ru_maxrss.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -384,3 +385,19 @@ def test_the_package_packs_no_lines_by_hand() -> None:
         if "fmt: skip" in line or "fmt: off" in line
     ]
     assert skipped == []
+
+
+TIMERS = re.compile(r"\b(?:time\.)?(?:perf_counter|process_time|thread_time)(?:_ns)?\(")
+
+
+def test_no_test_measures_speed() -> None:
+    """Timing belongs in bench/: no test reads a speed clock (deadlines that bound a wait use
+    ``time.monotonic``, and subprocesses a ``timeout=``, as hang guards)."""
+    tests = Path(__file__).resolve().parent
+    timed = [
+        f"{path.name}:{number}"
+        for path in sorted(tests.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if TIMERS.search(line) and path.name != "test_structure.py"
+    ]
+    assert not timed, timed
