@@ -11,8 +11,6 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from test_hostile_inputs import fifield_bomb
-
 GAME = (Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml").read_bytes()
 
 
@@ -111,3 +109,85 @@ def snapshot(root: Path) -> dict[str, tuple[str, str]]:
                 what = (stat.filemode(mode)[0], "")
             found[os.fsdecode(path)] = what
     return found
+
+
+def fifield_bomb(path: Path, members: int, kernel_bytes: int) -> int:
+    """An overlapping zip bomb (D. Fifield, 2019): every member's deflate data runs through
+    the next member's quoted local header into one shared kernel of zeros. Returns the
+    bytes a reader that follows the directory would inflate."""
+    kernel = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = kernel.compress(b"\0" * kernel_bytes) + kernel.flush()
+    names = [f"classic-2014.4-{i}.xml".encode() for i in range(members)]
+
+    def local(i: int, crc: int, compressed: int, size: int) -> bytes:
+        return (
+            struct.pack(
+                "<4s2B4HL2L2H",
+                b"PK\x03\x04",
+                20,
+                0,
+                0,
+                8,
+                0,
+                0,
+                crc,
+                compressed,
+                size,
+                len(names[i]),
+                0,
+            )
+            + names[i]
+        )
+
+    headers: list[bytes] = [b""] * members
+    sizes = [0] * members
+    crcs = [0] * members
+    compressed = [0] * members
+    tail_out = b"\0" * kernel_bytes
+    tail_packed = packed
+    for i in range(members - 1, -1, -1):
+        sizes[i], crcs[i], compressed[i] = len(tail_out), zlib.crc32(tail_out), len(tail_packed)
+        headers[i] = local(i, crcs[i], compressed[i], sizes[i])
+        if i:
+            quote = struct.pack("<BHH", 0, len(headers[i]), len(headers[i]) ^ 0xFFFF)
+            tail_out = headers[i] + tail_out
+            tail_packed = quote + headers[i] + tail_packed
+    body = bytearray()
+    offsets = []
+    for i in range(members):
+        offsets.append(len(body))
+        body += headers[i]
+        if i < members - 1:
+            body += struct.pack("<BHH", 0, len(headers[i + 1]), len(headers[i + 1]) ^ 0xFFFF)
+    body += packed
+    directory = b"".join(
+        struct.pack(
+            "<4s4B4HL2L5H2L",
+            b"PK\x01\x02",
+            20,
+            0,
+            20,
+            0,
+            0,
+            8,
+            0,
+            0,
+            crcs[i],
+            compressed[i],
+            sizes[i],
+            len(names[i]),
+            0,
+            0,
+            0,
+            0,
+            0,
+            offsets[i],
+        )
+        + names[i]
+        for i in range(members)
+    )
+    end = struct.pack(
+        "<4s4H2LH", b"PK\x05\x06", 0, 0, members, members, len(directory), len(body), 0
+    )
+    path.write_bytes(bytes(body) + directory + end)
+    return sum(sizes)

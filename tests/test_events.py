@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from test_replay import game, lightning
+from hand_games import game, lightning
 
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square

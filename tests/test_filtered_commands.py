@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_selection import archive, run
+from selection_archive import archive, run
 
 from strat_tools.exports.convert import convert
 from strat_tools.exports.event_table import EventsWork, read_events

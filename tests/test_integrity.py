@@ -31,7 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from click.testing import CliRunner
-from test_hostile import SECRET, build
+from hostile_folder import SECRET, build
 
 from strat_tools.cli import main
 from strat_tools.core.records import UNREADABLE_CODE

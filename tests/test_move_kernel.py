@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_move_scan import random_boards, reference_ids, rows_of
+from move_oracle import random_boards, reference_ids, rows_of
 
 from strat_tools.core.rules import get_rules
 from strat_tools.engine import move_kernel, movegen

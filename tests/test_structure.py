@@ -401,3 +401,19 @@ def test_no_test_measures_speed() -> None:
         if TIMERS.search(line) and path.name != "test_structure.py"
     ]
     assert not timed, timed
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in helper modules (hand_games.py, hostile_folder.py, ...), so a
+    test module can be moved, renamed or run alone without dragging another in."""
+    tests = Path(__file__).resolve().parent
+    found = []
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            found += [f"{path.name}: {name}" for name in names if name.startswith("test_")]
+    assert not found, found

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from test_replay import game, lightning
+from hand_games import game, lightning
 
 import strat_tools as st
 from strat_tools.cli import main
