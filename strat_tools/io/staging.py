@@ -56,7 +56,7 @@ class StagedFolder:
     def __init__(self, directory: PathArg, kind: str, replaces: Callable[[], list[str]]) -> None:
         self.directory = Path(directory)
         self.kind = kind
-        self.owned = OwnedFolder(self.directory)
+        self.owned = OwnedFolder(self.directory, kind)
         self.staging = self.directory / f".{kind}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._replaces = replaces
         self._closers: list[Callable[[], object]] = []
@@ -65,6 +65,7 @@ class StagedFolder:
         """Lock the folder, check what it holds, clear dead runs' staging, make ours."""
         self.owned.__enter__()
         try:
+            self.owned.check_kind()
             self.owned.check_replaceable(self._replaces())
             self._remove_stale_staging()
             self.staging.mkdir()
@@ -128,6 +129,7 @@ class StagedFolder:
             name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
             for name in names
         }
+        self.owned.check_kind()
         present = self.owned.check_replaceable(self._replaces())
         self.owned.begin(list(digests))
         for name in names:
