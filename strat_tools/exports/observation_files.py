@@ -239,8 +239,9 @@ def export_observations(
     keeps: shards ``observations/part-NNNNN.parquet`` and the games table
     ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
     gave or why none; the summary counts the games the filter left out). Streams batch by
-    batch; files move into place when complete. Raises :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not
-    one input could be read.
+    batch; files move into place when complete. Raises
+    :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
+    input could be read.
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
