@@ -19,7 +19,9 @@ This module knows files only: no schema, no rows.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Final
 
 from strat_tools.core.errors import DatasetError
 from strat_tools.io.output import MARKER_NAME, Marker, OutputError, read_marker, verify_folder
@@ -30,6 +32,9 @@ from strat_tools.tables.schemas import TABLE_NAMES
 __all__ = ["dataset_files", "games_parts", "is_dataset"]
 
 _SUFFIXES = tuple(f".{fmt}" for fmt in TABLE_FORMATS)
+OUR_PART: Final = re.compile(r"part-[0-9]{5}\.(?:parquet|csv)")
+"""The name of a part as an export writes it (Dask's ``part.0.parquet``, Spark's
+``part-00000-<uuid>-c000.snappy.parquet`` and pyarrow's ``part-0.parquet`` differ)."""
 
 
 def _table_entry(directory: Path, name: str) -> Path | None:
@@ -135,9 +140,11 @@ def dataset_files(folder: Path) -> dict[str, list[Path]]:
         files[name] = parts
         checked += names
     refuse_records_beside_tables(folder)
-    if marker is not None or checked:
-        # Parts folders of Dask or Spark carry no marker; single files must be one export's.
-        _verify(folder, checked)
+    ours = [p.name for paths in files.values() for p in paths if OUR_PART.fullmatch(p.name)]
+    if marker is not None or checked or ours:
+        # Parts folders of Dask or Spark carry no marker; single files, and parts named as
+        # an export names them, must be one export's (a marker lost is refused, not trusted).
+        _verify(folder, checked or ours)
     return files
 
 
