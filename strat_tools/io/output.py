@@ -433,6 +433,17 @@ def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
     return marker
 
 
+def refuse_owned(directory: PathArg, output: str) -> None:
+    """Refuse (:class:`OutputOfAnotherKind`) to write ``output`` (what is written: ``game
+    files``) into a folder an owned output (an export of tables or observations) owns."""
+    marker = read_marker(directory)  # one that cannot be read is refused too
+    if marker is not None:
+        raise OutputOfAnotherKind(
+            f"{os.fspath(directory)} was written by a strat-tools {marker.output} export; "
+            f"{output} are not written into it (nothing was written): choose another folder"
+        )
+
+
 class OwnedFolder:
     """A folder one export writes into: locked for the run, marked when it is done.
 
