@@ -44,15 +44,16 @@ CLIENTS = {
 
 
 def client_lines(doc: str, after: str) -> list[tuple[str, str]]:
-    """(client, code) for each line of the first ``python`` block after ``after``."""
+    """(client, code) for each row of the first client table after ``after``: the import
+    and the line, as one statement and an expression (``import x; expression``)."""
     text = (ROOT / "docs" / doc).read_text().split(after, 1)[1]
-    block = text.split("```python\n", 1)[1].split("\n```", 1)[0]
+    text = text.split("| client | import |", 1)[1].split("\n\n", 1)[0]  # that table alone
+    rows = re.findall(r"^\| ([\w ]+) \| `([^`]+)` \| `([^`]+)`", text, flags=re.MULTILINE)
     lines = []
-    for line in block.splitlines():
-        code, _hash, comment = line.rpartition("  # ")
-        client = comment.split(":")[0].strip()
-        assert client in CLIENTS, f"{doc}: no known client named in {line!r}"
-        lines.append((client, code.strip()))
+    for client, statement, line in rows:
+        assert client in CLIENTS, f"{doc}: no known client named {client!r}"
+        lines.append((client, f"{statement}; {line}"))
+    assert lines, f"{doc} has no client table after {after!r}"
     return lines
 
 

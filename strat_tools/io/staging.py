@@ -40,8 +40,10 @@ class StagedFolder:
     a staging folder ``.KIND.tmp-PID-XXXXXXXX`` inside it (the same file system, so each
     file moves in with one rename).
 
-    :meth:`open` takes the lock, refuses a folder whose present files (``replaces()``: the
-    names of this kind already there) this tool did not write, removes the staging folders
+    :meth:`open` takes the lock, refuses a folder another kind of output owns (its marker
+    names it: :meth:`~strat_tools.io.output.OwnedFolder.check_kind`; ``kind`` is this one's,
+    written in the marker) and one whose present files (``replaces()``: the names of this
+    kind already there) this tool did not write, removes the staging folders
     of this kind that a killed export left (its process is gone; a running one's are left
     alone) and makes the staging folder. The writer writes its files under :attr:`staging`
     and registers how to close each (:meth:`closing`). :meth:`finish` ends the run, in

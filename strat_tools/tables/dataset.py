@@ -6,13 +6,17 @@ five tables into a folder (what :func:`strat_tools.run.driver.export_dataset` st
 identical tables, and :func:`iter_dataset` the same a batch of games at a time. Reading game
 records is the driver's (:mod:`strat_tools.run.driver`), which is also where ``read_games`` lives.
 
-A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
-``diagnostics``, ``events``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet
-files, as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
-format's tables, and a folder holding a table twice is refused. Every file is written under
-a temporary name in the same folder and renamed into place only when complete. The folder
-is owned through :class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only
-files an earlier export wrote are replaced, and a marker written last lists each file with its
+A dataset folder holds a folder per table: ``games/``, ``setups/``, ``moves/``,
+``diagnostics/``, ``events/``, each of parts ``part-NNNNN.parquet`` (or ``.csv``) of one
+schema, so that any Parquet client given a table's folder reads that table alone; folders of
+the older layout (``NAME.parquet`` or ``NAME.csv`` side by side) and ``NAME/`` folders of
+Parquet parts as Dask or Spark write them are read too (where each table's files are, in
+either layout, and their check against the marker: :mod:`strat_tools.tables.layout`). An export
+removes the older layout's and the other format's files, and a folder holding a table twice
+is refused. Every file is written under a temporary name in the same folder and renamed into
+place only when complete. The folder is owned through
+:class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an
+earlier export wrote are replaced, and a marker written last lists each part with its
 SHA-256, so a folder whose renames did not all happen, or mixed from two exports, or damaged,
 is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps
 nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
@@ -170,11 +174,11 @@ def read_dataset(directory: PathArg) -> GameSet:
 
 def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -> pa.Table | None:
     """The ``games`` table of an exported Parquet folder, read and checked on its own (its
-    marker says the export finished and lists this very file), for questions the games
+    marker says the export finished and lists these very parts), for questions the games
     table answers alone (setup searches through ``red_setup``/``blue_setup``). ``None``
-    when the folder cannot be read that way: no marker (Parquet parts), CSV, or an export
-    from before the setup strings; :func:`read_dataset` then reads it all. ``columns``:
-    read only those (the file is checked whole all the same).
+    when the folder cannot be read that way: no marker (Dask's or Spark's parts), CSV, or an
+    export from before the setup strings; :func:`read_dataset` then reads it all.
+    ``columns``: read only those (the parts are checked whole all the same).
     """
     folder = Path(directory)
     parts = games_parts(folder)
