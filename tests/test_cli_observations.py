@@ -91,6 +91,11 @@ def test_observations_never_replaces_or_removes_files_it_did_not_write(tmp_path:
     assert code == 3 and "was not written by strat-tools" in err, err
     assert (out / "games.parquet").read_text() == "someone else's table"
     (out / "games.parquet").unlink()
+    (out / "games").mkdir()  # the games table's folder: a stranger's file in it is kept too
+    (out / "games" / "theirs.parquet").write_text("someone else's table")
+    code, err = observe(str(games), "-o", str(out))
+    assert code == 3 and "theirs.parquet was not written by strat-tools" in err, err
+    (out / "games" / "theirs.parquet").unlink()
     code, err = observe(str(games), "-o", str(out))
     assert code == 0, err
     assert (out / "observations" / "notes.txt").read_text() == "mine"  # not ours: kept
