@@ -117,3 +117,11 @@ def test_the_library_writers_refuse_too(tmp_path: Path) -> None:
         DatasetWriter(tmp_path / "obs"),
     ):
         pass
+
+
+def test_an_observation_folder_given_as_tables_says_what_it_is(tmp_path: Path) -> None:
+    obs = tmp_path / "obs"
+    assert run(*WRITERS["observations"](obs))[0] == 0
+    to_old_observations(obs)  # its games.parquet was once read as an export's games table
+    code, err = run("stats", str(obs), "--stat", "flag")
+    assert code == 3 and "holds a strat-tools observations export, not the tables" in err, err
