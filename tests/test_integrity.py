@@ -292,11 +292,12 @@ def test_export_accounts_for_every_input_and_leaks_nothing(
     assert games == mixed.games == valid + invalid + unchecked
     assert invalid == len(mixed.invalid) and unchecked == 0
     assert f"; {len(mixed.unreadable)} unreadable inputs;" in run.stderr
-    files = sorted(p.name for p in out.iterdir())
-    tables = [f"{name}.{fmt}" for name in TABLE_NAMES]
+    files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    tables = [f"{name}/part-00000.{fmt}" for name in TABLE_NAMES]
     assert files == sorted([*tables, MARKER_NAME])  # no temporary file left
-    for path in out.iterdir():
-        assert_no_secret(path.read_bytes().decode("utf-8", "replace"))
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert_no_secret(path.read_bytes().decode("utf-8", "replace"))
     dataset = read_dataset(out)
     for name in TABLE_NAMES:
         assert_no_secret(frame_text(getattr(dataset, name)))

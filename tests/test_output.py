@@ -149,13 +149,25 @@ def test_export_refuses_to_replace_tables_it_did_not_write(tmp_path: Path) -> No
     (other / "moves.parquet").symlink_to(theirs)
     code, _, err = export(str(TWO_BATTLES), "-o", str(other))
     assert code == 3 and "is not a regular file" in err, err
+    # Inside a table's folder too: a file the marker does not list is not ours to remove.
+    mine = tmp_path / "mine"
+    assert export(str(TWO_BATTLES), "-o", str(mine))[0] == 0
+    (mine / "moves" / "notes.txt").write_text("mine")
+    code, _, err = export(str(TWO_BATTLES), "-o", str(mine))
+    assert code == 3 and "notes.txt was not written by strat-tools export" in err, err
+    assert (mine / "moves" / "notes.txt").read_text() == "mine"
+    (mine / "moves" / "notes.txt").unlink()
+    shutil.rmtree(mine / "games")
+    (mine / "games").symlink_to(mine / "moves")
+    code, _, err = export(str(TWO_BATTLES), "-o", str(mine))
+    assert code == 3 and "games: it is not a folder" in err, err
 
 
 def test_export_replaces_its_own_tables_and_removes_its_other_format(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert export(str(TWO_BATTLES), "-o", str(out))[0] == 0
     assert export(str(TWO_BATTLES), "-o", str(out), "--format", "csv")[0] == 0
-    assert not list(out.glob("*.parquet")) and len(list(out.glob("*.csv"))) == len(TABLE_NAMES)
+    assert not list(out.rglob("*.parquet")) and len(list(out.glob("*/*.csv"))) == len(TABLE_NAMES)
     assert len(read_dataset(out)) == 1
 
 
@@ -172,8 +184,8 @@ def test_tables_mixed_from_two_exports_are_refused_on_reading(tmp_path: Path) ->
     one, two = tmp_path / "one", tmp_path / "two"
     assert export(str(TWO_BATTLES), "-o", str(one))[0] == 0
     assert export(str(DATA), "-o", str(two))[0] == 0
-    shutil.copy(two / "moves.parquet", one / "moves.parquet")
-    with pytest.raises(DatasetError, match=r"moves\.parquet is not the file export run"):
+    shutil.copy(two / "moves" / "part-00000.parquet", one / "moves" / "part-00000.parquet")
+    with pytest.raises(DatasetError, match=r"moves/part-00000\.parquet is not the file export"):
         read_dataset(one)
     code, _, err = run("stats", str(one), "--stat", "endings")
     assert code == 3 and "from another export" in err, err
@@ -219,7 +231,7 @@ def _flip(path: Path, offset: int, bit: int = 0) -> bytes:
 def test_a_flipped_bit_anywhere_makes_every_read_fail(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "out"
     assert export(str(DATA), "-o", str(out), "--format", fmt)[0] == 0
-    table = out / f"moves.{fmt}"
+    table = out / "moves" / f"part-00000.{fmt}"
     size = table.stat().st_size
     for trial in range(24):
         original = _flip(table, (trial * 7919 + 13) % size, trial % 8)
@@ -232,7 +244,7 @@ def test_a_flipped_bit_anywhere_makes_every_read_fail(tmp_path: Path, fmt: str) 
 def test_parquet_pages_carry_checksums_that_reading_verifies(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert export(str(DATA), "-o", str(out))[0] == 0
-    table = out / "moves.parquet"
+    table = out / "moves" / "part-00000.parquet"
     start = pq.ParquetFile(table).metadata.row_group(0).column(0).data_page_offset
     clean = pq.read_table(table)
     # Find a bit whose flip an unchecked read would swallow: the checksum must catch it.

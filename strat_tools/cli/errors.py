@@ -48,19 +48,19 @@ class NoInput(click.ClickException):
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    ``NothingReadable`` and ``OutputOverInput`` (nothing ran: the paths are the mistake)
-    exit 2, as does a :class:`~strat_tools.core.errors.UsageError` (a choice refused before
-    any work, shown as click shows a bad option: ``Invalid value for '--rules': ...``).
-    Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
-    ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
-    are removed."""
+    ``NothingReadable``, ``OutputOverInput`` and ``OutputOfAnotherKind`` (nothing ran: the
+    paths are the mistake) exit 2, as does a :class:`~strat_tools.core.errors.UsageError`
+    (a choice refused before any work, shown as click shows a bad option: ``Invalid value
+    for '--rules': ...``). Anything else is a bug: it keeps its traceback (a bare
+    ``LookupError`` or ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143
+    once temporary files are removed."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from strat_tools.core.errors import StratToolsError, UsageError
         from strat_tools.core.text import printable_lines
         from strat_tools.formats.readers import NothingReadable
-        from strat_tools.io.output import OutputOverInput
+        from strat_tools.io.output import OutputOfAnotherKind, OutputOverInput
 
         main_thread = threading.current_thread() is threading.main_thread()
         previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
@@ -87,7 +87,7 @@ def library_errors(func: F) -> F:
             flag = f"'--{exc.option.replace('_', '-')}'" if exc.option else None
             ctx = click.get_current_context(silent=True)
             raise click.BadParameter(printable_lines(str(exc)), ctx, param_hint=flag) from None
-        except (NothingReadable, OutputOverInput) as exc:
+        except (NothingReadable, OutputOverInput, OutputOfAnotherKind) as exc:
             raise NoInput(printable_lines(str(exc))) from None
         except (StratToolsError, OSError) as exc:
             raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc

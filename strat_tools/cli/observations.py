@@ -24,7 +24,7 @@ from strat_tools.cli.render import message
     "out",
     required=True,
     type=click.Path(file_okay=False),
-    help="Folder for observations/part-NNNNN.parquet and games.parquet (created if needed).",
+    help="Folder for observations/part-NNNNN.parquet and games/ (created if needed).",
 )
 @click.option(
     "--last-moves",
@@ -58,7 +58,7 @@ def observations(
     One row per ply (zstd Parquet shards): the observation board with the hidden truth
     of every piece the mover could not identify, captures, two-squares counters, the
     last moves, the move played and every legal move as action ids, and the result.
-    games.parquet accounts for every game read: the rows it gave, or why none (games the
+    games/ accounts for every game read: the rows it gave, or why none (games the
     filters leave out are not in it; stderr says how many). Schema and encodings:
     docs/observations.md.
 
@@ -89,5 +89,5 @@ def observations(
     if not summary.valid and not summary.dropped:
         raise click.ClickException(
             f"no valid game in {' '.join(paths)}: nothing to observe "
-            f"(the reasons are in {out}/games.parquet)"
+            f"(the reasons are in {out}/games/)"
         )

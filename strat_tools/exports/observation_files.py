@@ -21,10 +21,12 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.exports.observations import (
+    GAMES,
     GAMES_FILE,
     GAMES_SCHEMA,
     LAST_MOVES,
     OBSERVATIONS_SCHEMA,
+    OLD_GAMES_FILE,
     SHARD_ROWS,
     SHARDS,
     iter_observations,
@@ -46,9 +48,18 @@ __all__ = [
     "ObservationsSummary",
     "ShardWriter",
     "export_observations",
+    "observation_games",
     "observation_shards",
     "read_observations",
 ]
+
+
+def _games_folder(directory: Path) -> list[str]:
+    """Everything in an export's games folder (checked or replaced as the export's own)."""
+    folder = directory / GAMES
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise OutputError(f"will not write into {folder}: it is not a folder")
+    return [f"{GAMES}/{p.name}" for p in sorted(folder.iterdir())] if folder.is_dir() else []
 
 
 def _shard_options() -> dict[str, Any]:
@@ -93,7 +104,7 @@ class ObservationsSummary:
     without: int = 0
     """Games that gave no rows (invalid, unreadable, or valid without moves)."""
     dropped: int = 0
-    """Games the filters left out (read, not in ``games.parquet``)."""
+    """Games the filters left out (read, not in the games table)."""
     observations: int = 0
     shards: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -103,7 +114,7 @@ class ObservationsSummary:
         left_out = f"; {self.dropped:,} left out by the filters" if self.dropped else ""
         return (
             f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
-            f"see games.parquet for why{left_out}); wrote {self.observations:,} "
+            f"see {GAMES}/ for why{left_out}); wrote {self.observations:,} "
             f"observations in {len(self.shards):,} shard(s), {self.bytes / 1e6:,.1f} MB, to "
             f"{self.directory} in {self.seconds:.1f} s"
         )
@@ -115,10 +126,12 @@ class ShardWriter:
 
     ``directory`` is owned as an export folder is, through the skeleton every streamed
     export shares (:class:`~strat_tools.io.staging.StagedFolder`): one writer at a time (a
-    lock); ``games.parquet`` and ``observations/part-*.parquet`` already there are replaced
-    or removed only when the folder's marker says an earlier run wrote them (anything else
-    is refused, and other files are never touched); the marker, written last, lists each
-    file with its size and SHA-256.
+    lock); the games table (``games/part-00000.parquet``, or an older export's
+    ``games.parquet``) and ``observations/part-*.parquet`` already there are replaced or
+    removed only when the folder's marker says an earlier run wrote them (anything else is
+    refused, and other files are never touched); the marker, written last, lists each file
+    with its size and SHA-256. A folder another kind of output owns (a dataset export's) is
+    refused before anything is written.
 
     Used as a context manager: a clean exit commits, an exception (a full disk, a shard
     that fails to close) removes the staging folder and leaves ``directory`` as it was.
@@ -142,7 +155,7 @@ class ShardWriter:
         if shards.is_symlink() or (shards.exists() and not shards.is_dir()):
             raise OutputError(f"will not write into {shards}: it is not a folder")
         names = [f"{SHARDS}/{p.name}" for p in sorted(shards.glob("part-*.parquet"))]
-        return [GAMES_FILE, *names]
+        return [OLD_GAMES_FILE, *_games_folder(self.directory), *names]
 
     def __enter__(self) -> ShardWriter:
         self._stage.open()  # the lock: one writer per folder at a time
@@ -150,6 +163,7 @@ class ShardWriter:
         self._stage.closing(self._close_games)
         try:
             (self.staging / SHARDS).mkdir()
+            (self.staging / GAMES).mkdir()
             self._games = pq.ParquetWriter(
                 self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
             )
@@ -222,11 +236,12 @@ def export_observations(
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
 ) -> ObservationsSummary:
     """Write the observations of every valid game under ``directory`` that ``game_filter``
-    keeps: shards ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every game
-    read and kept, with the rows it gave or why none; the summary counts the games the
-    filter left out). Streams batch by batch; files move into place when complete.
-    Raises :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not
-    one input could be read.
+    keeps: shards ``observations/part-NNNNN.parquet`` and the games table
+    ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
+    gave or why none; the summary counts the games the filter left out). Streams batch by
+    batch; files move into place when complete. Raises
+    :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
+    input could be read.
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
@@ -252,21 +267,41 @@ def export_observations(
 
 def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
     """The shards an export finished, in order, once the folder is checked against its
-    marker (:func:`~strat_tools.io.output.verify_folder`: ``games.parquet`` and every shard
+    marker (:func:`~strat_tools.io.output.verify_folder`: the games table and every shard
     the marker lists or the folder holds, by size and SHA-256): a shard deleted, damaged,
     copied over another or added since is refused naming the file (``OutputError``), as is
     a folder whose export did not finish or that has no marker; one that holds no
-    ``observations/`` folder is not an export (``InputError``)."""
-    folder = Path(directory) / SHARDS
+    ``observations/`` folder is not an export (``InputError``). Reads both layouts: the
+    games table in ``games/`` (today's) or as ``games.parquet`` (older exports)."""
+    return _checked(Path(directory))[1]
+
+
+def observation_games(directory: str | os.PathLike[str]) -> pa.Table:
+    """The games table of an observation export (every game read: status, rows written or
+    why none), once the folder is checked as :func:`observation_shards` checks it; either
+    layout."""
+    games = _checked(Path(directory))[0]
+    return pq.read_table(games, page_checksum_verification=True)
+
+
+def _checked(directory: Path) -> tuple[Path, list[Path]]:
+    """An observation export's games file and shards, checked against its marker."""
+    folder = directory / SHARDS
     if not folder.is_dir():
         raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
     marker = read_marker(directory)
     if marker is not None and not marker.complete:
         raise OutputError(f"an export into {directory} did not finish; run it again")
+    if marker is not None and marker.output != "observations":
+        raise OutputError(
+            f"{directory} holds a strat-tools {marker.output} export, not observations"
+        )
     listed = {name for name in marker.files if name.startswith(f"{SHARDS}/")} if marker else set()
     present = {f"{SHARDS}/{p.name}" for p in folder.glob("part-*.parquet")}
-    verify_folder(directory, [GAMES_FILE, *sorted(listed | present)])
-    return [Path(directory) / name for name in sorted(listed)]
+    games = OLD_GAMES_FILE if marker is not None and OLD_GAMES_FILE in marker.files else GAMES_FILE
+    beside = set(_games_folder(directory)) | {games}
+    verify_folder(directory, [*sorted(beside), *sorted(listed | present)])
+    return directory / games, [directory / name for name in sorted(listed)]
 
 
 def read_observations(directory: str | os.PathLike[str]) -> pa.Table:

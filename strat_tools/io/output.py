@@ -174,6 +174,12 @@ class OutputOverInput(OutputError):
     mistake, refused before anything is read or written (the CLI exits 2)."""
 
 
+class OutputOfAnotherKind(OutputError):
+    """An output folder another kind of output owns (a dataset export's folder named as an
+    observation export's, or the other way round): the user's mistake, refused before
+    anything is written, the folder untouched (the CLI exits 2)."""
+
+
 def refuse_overlap(
     inputs: Iterable[PathArg],
     output: PathArg,
@@ -329,6 +335,10 @@ class Marker:
     """File name -> (size in bytes, SHA-256 in hex), as written."""
     complete: bool = True
     """False while the export puts its files in place (then the folder is not read)."""
+    output: str = "dataset"
+    """The kind of output that owns the folder (a :class:`~strat_tools.io.staging.
+    StagedFolder`'s ``kind``: ``dataset`` or ``observations``); one kind never writes into
+    another's folder."""
 
 
 def new_run_id() -> str:
@@ -356,9 +366,22 @@ def read_marker(directory: PathArg) -> Marker | None:
         if data.get("kind") != MARKER_KIND:
             raise ValueError("not a strat-tools export marker")
         files = {str(k): (int(v["bytes"]), str(v["sha256"])) for k, v in data["files"].items()}
-        return Marker(str(data["run_id"]), files, bool(data.get("complete", False)))
+        output = data.get("output") or _legacy_output(files)
+        if not isinstance(output, str):
+            raise ValueError(f"output {output!r} is not a name")
+        return Marker(str(data["run_id"]), files, bool(data.get("complete", False)), output)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise OutputError(f"the export marker {path} cannot be read: {exc}") from exc
+
+
+def _legacy_output(files: dict[str, tuple[int, str]]) -> str:
+    """The kind of output that wrote a marker from before markers named it: the two kinds
+    there were then, told apart by the observation export's shard folder.
+
+    >>> _legacy_output({"games.parquet": (1, "")}), _legacy_output({"observations/p": (1, "")})
+    ('dataset', 'observations')
+    """
+    return "observations" if any(name.startswith("observations/") for name in files) else "dataset"
 
 
 def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
@@ -410,6 +433,17 @@ def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
     return marker
 
 
+def refuse_owned(directory: PathArg, output: str) -> None:
+    """Refuse (:class:`OutputOfAnotherKind`) to write ``output`` (what is written: ``game
+    files``) into a folder an owned output (an export of tables or observations) owns."""
+    marker = read_marker(directory)  # one that cannot be read is refused too
+    if marker is not None:
+        raise OutputOfAnotherKind(
+            f"{os.fspath(directory)} was written by a strat-tools {marker.output} export; "
+            f"{output} are not written into it (nothing was written): choose another folder"
+        )
+
+
 class OwnedFolder:
     """A folder one export writes into: locked for the run, marked when it is done.
 
@@ -420,8 +454,9 @@ class OwnedFolder:
     writing anything leaves nothing behind).
     """
 
-    def __init__(self, directory: PathArg) -> None:
+    def __init__(self, directory: PathArg, output: str = "dataset") -> None:
         self.directory = Path(directory)
+        self.output = output
         self.run_id = new_run_id()
         self._lock: int | None = None
         self._created: list[Path] = []
@@ -460,6 +495,18 @@ class OwnedFolder:
                 break
         self._created = []
 
+    def check_kind(self) -> None:
+        """Refuse (:class:`OutputOfAnotherKind`) a folder whose marker says another kind of
+        output owns it: the two would replace each other's files and the marker would list
+        only the second's, so the first's would be lost or refused on reading."""
+        marker = read_marker(self.directory)
+        if marker is not None and marker.output != self.output:
+            raise OutputOfAnotherKind(
+                f"{self.directory} was written by a strat-tools {marker.output} export; a "
+                f"{self.output} export will not write into it (nothing was written): choose "
+                "another folder"
+            )
+
     def check_replaceable(self, names: Sequence[str]) -> list[str]:
         """The names among ``names`` already present (to be replaced); raises
         :class:`OutputError` when one is not a regular file or was not written by an export."""
@@ -496,6 +543,7 @@ class OwnedFolder:
     def _write_marker(self, files: dict[str, tuple[int, str]], *, complete: bool) -> None:
         data = {
             "kind": MARKER_KIND,
+            "output": self.output,
             "run_id": self.run_id,
             "complete": complete,
             "files": {name: {"bytes": n, "sha256": h} for name, (n, h) in files.items()},

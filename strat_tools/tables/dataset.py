@@ -6,13 +6,17 @@ five tables into a folder (what :func:`strat_tools.run.driver.export_dataset` st
 identical tables, and :func:`iter_dataset` the same a batch of games at a time. Reading game
 records is the driver's (:mod:`strat_tools.run.driver`), which is also where ``read_games`` lives.
 
-A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
-``diagnostics``, ``events``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet
-files, as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
-format's tables, and a folder holding a table twice is refused. Every file is written under
-a temporary name in the same folder and renamed into place only when complete. The folder
-is owned through :class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only
-files an earlier export wrote are replaced, and a marker written last lists each file with its
+A dataset folder holds a folder per table: ``games/``, ``setups/``, ``moves/``,
+``diagnostics/``, ``events/``, each of parts ``part-NNNNN.parquet`` (or ``.csv``) of one
+schema, so that any Parquet client given a table's folder reads that table alone; folders of
+the older layout (``NAME.parquet`` or ``NAME.csv`` side by side) and ``NAME/`` folders of
+Parquet parts as Dask or Spark write them are read too (where each table's files are, in
+either layout, and their check against the marker: :mod:`strat_tools.tables.layout`). An export
+removes the older layout's and the other format's files, and a folder holding a table twice
+is refused. Every file is written under a temporary name in the same folder and renamed into
+place only when complete. The folder is owned through
+:class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an
+earlier export wrote are replaced, and a marker written last lists each part with its
 SHA-256, so a folder whose renames did not all happen, or mixed from two exports, or damaged,
 is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps
 nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
@@ -42,21 +46,14 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import DatasetError
 from strat_tools.core.text import restore_csv_table
-from strat_tools.io.output import MARKER_NAME, OutputError, verify_folder
-from strat_tools.io.output import read_marker as read_export_marker
 from strat_tools.io.sources import PathArg as PathArg
 from strat_tools.io.sources import Paths as Paths
 from strat_tools.tables.dataset_writer import (
-    INCOMPLETE_MARKER,
-    DatasetWriter,
-    ExportSummary,
-    Format,
-    csv_schema,
-    table_file_names,
-)
-from strat_tools.tables.dataset_writer import (
     TABLE_FORMATS as TABLE_FORMATS,
 )
+from strat_tools.tables.dataset_writer import DatasetWriter, ExportSummary, Format, csv_schema
+from strat_tools.tables.layout import dataset_files, games_parts
+from strat_tools.tables.layout import is_dataset as is_dataset
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
 
 __all__ = [
@@ -150,10 +147,15 @@ class GameSet:
         head = escape(repr(self))
         return f"<p><code>{head}</code></p>" + (table.to_html() if len(table) else "")
 
-    def export(self, directory: PathArg, format: Format = "parquet") -> ExportSummary:
-        """Write the five tables under ``directory`` (atomically, file by file)."""
+    def export(
+        self, directory: PathArg, format: Format = "parquet", *, part_rows: int | None = None
+    ) -> ExportSummary:
+        """Write the five tables under ``directory``, a folder per table (atomically, file by
+        file); ``part_rows``: rows per part (default
+        :data:`~strat_tools.tables.dataset_writer.PART_ROWS`)."""
         started = time.perf_counter()
-        with DatasetWriter(directory, format) as writer:
+        bounds = {} if part_rows is None else {"part_rows": part_rows}
+        with DatasetWriter(directory, format, **bounds) as writer:
             writer.write(self.tables)
         return writer.summary(time.perf_counter() - started)
 
@@ -161,84 +163,44 @@ class GameSet:
 # --- reading -----------------------------------------------------------------------------
 
 
-def _table_file(directory: Path, name: str) -> Path | None:
-    """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any.
-
-    At most one of ``NAME.parquet``, ``NAME/`` (Parquet parts, as Dask or Spark write them)
-    and ``NAME.csv`` may exist: two would leave it to chance which export is read.
-    """
-    found = [
-        candidate
-        for candidate in (
-            directory / f"{name}.parquet",
-            directory / name,
-            directory / f"{name}.csv",
-        )
-        if candidate.exists()
-    ]
-    if len(found) > 1:
-        names = ", ".join(p.name for p in found)
-        raise DatasetError(
-            f"{directory} holds the {name} table more than once ({names}); "
-            "remove the stale ones or export again"
-        )
-    return found[0] if found else None
-
-
-def is_dataset(path: PathArg) -> bool:
-    """Whether ``path`` is to be read as a dataset folder: it holds an export's marker or a
-    ``games`` table (reading then checks that it is one export's complete, intact output)."""
-    directory = Path(path)
-    if not directory.is_dir():
-        return False
-    if (directory / MARKER_NAME).exists() or (directory / INCOMPLETE_MARKER).exists():
-        return True
-    if (directory / "games.parquet").is_file() or (directory / "games.csv").is_file():
-        return True
-    # A games/ folder is a Parquet dataset only if it holds Parquet parts (not game records).
-    parts = directory / "games"
-    return parts.is_dir() and any(parts.glob("*.parquet"))
-
-
 def read_dataset(directory: PathArg) -> GameSet:
     """Read an exported dataset folder back: the same tables, typed by the schemas.
 
     >>> games = read_dataset("out/")  # doctest: +SKIP
     """
-    files = _dataset_files(Path(directory))
-    return GameSet({name: _read_table(path, name) for name, path in files.items()})
+    files = dataset_files(Path(directory))
+    return GameSet({name: _read_table(paths, name) for name, paths in files.items()})
 
 
 def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -> pa.Table | None:
     """The ``games`` table of an exported Parquet folder, read and checked on its own (its
-    marker says the export finished and lists this very file), for questions the games
+    marker says the export finished and lists these very parts), for questions the games
     table answers alone (setup searches through ``red_setup``/``blue_setup``). ``None``
-    when the folder cannot be read that way: no marker (Parquet parts), CSV, or an export
-    from before the setup strings; :func:`read_dataset` then reads it all. ``columns``:
-    read only those (the file is checked whole all the same).
+    when the folder cannot be read that way: no marker (Dask's or Spark's parts), CSV, or an
+    export from before the setup strings; :func:`read_dataset` then reads it all.
+    ``columns``: read only those (the parts are checked whole all the same).
     """
     folder = Path(directory)
-    path = folder / "games.parquet"
-    if (folder / INCOMPLETE_MARKER).exists() or not path.is_file() or not _has_marker(folder):
+    parts = games_parts(folder)
+    if parts is None or any(p.suffix != ".parquet" for p in parts):
         return None
     try:
-        if "red_setup" not in pq.read_schema(path).names:
+        if not parts or "red_setup" not in pq.read_schema(parts[0]).names:
             return None
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
-    _refuse_records_beside_tables(folder)
-    try:
-        verify_folder(folder, [path.name])
-    except OutputError as exc:
-        raise DatasetError(str(exc)) from None
-    try:
         # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset (half a
         # second), longer than the whole question takes.
         wanted = None if columns is None else list(columns)
-        table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=wanted)
-        return conform("games", table, wanted)
+        tables = [
+            conform(
+                "games",
+                pq.ParquetFile(p, page_checksum_verification=True).read(columns=wanted),
+                wanted,
+            )
+            for p in parts
+        ]
+        return pa.concat_tables(tables)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
-        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
+        raise DatasetError(f"cannot read the games table from {folder}: {exc}") from exc
 
 
 DATASET_BATCH_GAMES: Final = 500
@@ -252,12 +214,19 @@ def _parquet_file(path: Path) -> pq.ParquetFile:
     return pq.ParquetFile(path, page_checksum_verification=True, pre_buffer=False)
 
 
-class _RowStream:
-    """The rows of one Parquet table, handed out a run of games at a time."""
+def _batches(paths: Sequence[Path], rows: int) -> Iterator[pa.RecordBatch]:
+    """The record batches of a table's parts, one part open at a time."""
+    for path in paths:
+        yield from _parquet_file(path).iter_batches(batch_size=rows)
 
-    def __init__(self, path: Path, name: str) -> None:
+
+class _RowStream:
+    """The rows of one Parquet table (its parts in order), handed out a run of games at a
+    time."""
+
+    def __init__(self, paths: Sequence[Path], name: str) -> None:
         self.name = name
-        self._batches = _parquet_file(path).iter_batches(batch_size=65_536)
+        self._batches = _batches(paths, 65_536)
         self._buffer: pa.Table | None = None
 
     def _fill(self) -> bool:
@@ -305,14 +274,13 @@ def iter_dataset(
     """
     games_per_batch = games_per_batch or DATASET_BATCH_GAMES
     folder = Path(directory)
-    files = _dataset_files(folder)
-    if not all(path.suffix == ".parquet" and path.is_file() for path in files.values()):
+    files = dataset_files(folder)
+    if not all(path.suffix == ".parquet" for paths in files.values() for path in paths):
         yield from _cut(read_dataset(folder).tables, games_per_batch, folder)
         return
     try:
         streams = [_RowStream(files[name], name) for name in TABLE_NAMES if name != "games"]
-        games_file = _parquet_file(files["games"])
-        for batch in games_file.iter_batches(batch_size=games_per_batch):
+        for batch in _batches(files["games"], games_per_batch):
             games = conform("games", pa.Table.from_batches([batch]))
             ids = games.column("game_id").combine_chunks()
             yield {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
@@ -353,62 +321,12 @@ def _cut(
         }
 
 
-def _dataset_files(folder: Path) -> dict[str, Path]:
-    """Each table's file in a dataset folder; :class:`DatasetError` when it is not one."""
-    if not folder.is_dir():
-        raise DatasetError(f"{folder} is not a folder")
-    if (folder / INCOMPLETE_MARKER).exists():
-        raise DatasetError(
-            f"an export into {folder} stopped while putting its files in place, so its tables "
-            "may come from two different exports; run the export again"
-        )
-    files = {}
-    for name in TABLE_NAMES:
-        path = _table_file(folder, name)
-        if path is None and name == "events" and "games" in files:
-            raise DatasetError(
-                f"{folder} has no events table: it was exported by an older strat-tools, whose "
-                "columns differ too (winners as Gravon's codes); export it again from the "
-                "game records"
-            )
-        if path is None:
-            raise DatasetError(
-                f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
-            )
-        files[name] = path
-    _refuse_records_beside_tables(folder)
-    plain = [path.name for path in files.values() if path.is_file()]
-    if plain or _has_marker(folder):
-        # Parts folders (Dask, Spark) carry no marker; single files must be one export's.
-        try:
-            verify_folder(folder, plain)
-        except OutputError as exc:
-            raise DatasetError(str(exc)) from None
-    return files
+def _read_table(paths: Sequence[Path], name: str) -> pa.Table:
+    """A table from its parts (or its one file), typed by its schema."""
+    return pa.concat_tables([_read_part(path, name) for path in paths])
 
 
-def _has_marker(folder: Path) -> bool:
-    """Whether ``folder`` holds an export marker (a broken one counts: it is then refused)."""
-    try:
-        return read_export_marker(folder) is not None
-    except OutputError:
-        return True
-
-
-def _refuse_records_beside_tables(folder: Path) -> None:
-    """A folder holding an export's tables and game records too is neither: say so."""
-    tables = set(table_file_names())
-    for entry in folder.iterdir():
-        if entry.name in tables or entry.name.startswith("."):
-            continue
-        if entry.is_dir() or entry.suffix.lower() in (".xml", ".zip"):
-            raise DatasetError(
-                f"{folder} holds both an export's tables and game records ({entry.name}); "
-                "give the records themselves (for example a glob) or move the tables away"
-            )
-
-
-def _read_table(path: Path, name: str) -> pa.Table:
+def _read_part(path: Path, name: str) -> pa.Table:
     try:
         if path.suffix == ".csv":
             columns = {f.name: f.type for f in csv_schema(SCHEMAS[name])}
