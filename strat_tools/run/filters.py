@@ -182,6 +182,34 @@ class GameFilter:
         """Whether judging a game needs the other games too (``duplicates``)."""
         return self.duplicates is not None
 
+    def arguments(self) -> list[str]:
+        """The filter options that select the same games, for a command a page can name
+        (``strat-tools view PATHS ...``); ``--ids FILE`` stands for a listed set of ids.
+
+        >>> GameFilter.parse(variant="classic", period="2014-01:", winner="red").arguments()
+        ['--variant', 'classic', '--period', '2014-01:', '--winner', 'red']
+        """
+        args: list[str] = []
+        if self.variants:
+            args += ["--variant", ",".join(sorted(self.variants))]
+        for flag, bounds in (("--period", self.period), ("--plies", self.plies)):
+            if bounds:
+                args += [flag, ":".join("" if b is None else str(b) for b in bounds)]
+        if self.endings:
+            args += ["--ending", ",".join(str(t) for t in sorted(self.endings))]
+        if self.winner:
+            args += ["--winner", WINNER_NAMES[self.winner]]
+        if self.ids is not None:
+            args += ["--ids", "FILE"]
+        if self.pattern is not None:
+            flag = "--anywhere" if isinstance(self.pattern, AnywherePattern) else "--pattern"
+            args += [flag, "/".join(str(self.pattern).replace(" ", "").splitlines())]
+        if self.pattern_side:
+            args += ["--pattern-side", self.pattern_side]
+        if self.duplicates:
+            args += ["--duplicates", self.duplicates]
+        return args
+
     def describe(self) -> str:
         """A short line for titles and messages: what the filter keeps."""
         parts = []
