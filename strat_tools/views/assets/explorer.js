@@ -448,7 +448,7 @@
   }
 
   function readHash() {
-    var params = {};
+    var params = Object.create(null);  // a key from the URL is data, never a prototype's
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var at = part.indexOf("=");
       if (at > 0) {
@@ -542,10 +542,7 @@
     return lines.join("\n");
   }
 
-  // A word the shell reads as itself: as is when plain, else in single quotes.
-  function shellWord(text) {
-    return /^[A-Za-z0-9._\/:=,+@%-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\\''") + "'";
-  }
+  var shellWord = StratShellWord;  // shell.js
 
   function gameLinks(s, box, limit) {
     box.textContent = "";

@@ -462,7 +462,7 @@
   function decode(text) { try { return decodeURIComponent(text); } catch (err) { return text; } }
 
   function readHash() {
-    var params = {}, parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
+    var params = Object.create(null), parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
     parts.forEach(function (part) {
       var at = part.indexOf("=");
       if (at > 0) { params[decode(part.slice(0, at))] = decode(part.slice(at + 1)); }
@@ -481,10 +481,7 @@
       Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
   }
 
-  // A word the shell reads as itself: 'as is' when plain, else in single quotes.
-  function shellWord(text) {
-    return /^[A-Za-z0-9._\/:=,+@%-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\\''") + "'";
-  }
+  var shellWord = StratShellWord;  // shell.js
 
   // A link to a game this page does not hold: say so, with the command that builds a page
   // that does; the link's address stays as it was.
