@@ -146,8 +146,7 @@ def explorer_html(
         f"{_asset('explorer.html')}"
         f'<script type="application/json" id="explorer-config">{script_json(config)}</script>'
         f'<script type="application/json" id="explorer-data">{script_json(data)}</script>'
-        f"<script>{_asset('shell.js')}</script>"
-        f"<script>{_asset('explorer.js')}</script></body></html>\n"
+        f"<script>{_asset('shell.js')}\n{_asset('explorer.js')}</script></body></html>\n"
     )
 
 

@@ -225,8 +225,7 @@ def viewer_html(
         f"{_asset('viewer.html')}"
         f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
         f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
-        f"<script>{_asset('shell.js')}</script>"
-        f"<script>{_asset('viewer_parts.js')}</script>"
+        f"<script>{_asset('shell.js')}\n{_asset('viewer_parts.js')}</script>"
         f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
