@@ -399,6 +399,7 @@ def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
     address = driver.current_url
     missing = driver.find_element("id", "missing")
     assert missing.is_displayed() and not board_shown(driver)
+    assert not driver.find_element("id", "game-title").is_displayed()  # no other game's name
     assert "does not hold the game" in missing.text
     assert driver.current_url == address and "game=classic-2026.10-1%232" in address
     command = missing.find_element("css selector", "code").text
@@ -407,6 +408,8 @@ def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
     args = [*shlex.split(command)[2:-1], str(built)]  # the command the page names
     assert CliRunner().invoke(main, ["view", *args]).exit_code == 0
     assert f'"id":"{second}"' in built.read_text()
+    driver.find_element("id", "open-held").click()  # back to the game this page does hold
+    assert board_shown(driver) and "classic-2026.10-1%232" not in driver.current_url
 
 
 def board_shown(driver: Any) -> bool:

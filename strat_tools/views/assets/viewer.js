@@ -488,18 +488,25 @@
   function showMissing() {
     var box = $("missing"), id = state.missing;
     box.hidden = id === null;
+    ["game-title", "game-meta"].forEach(function (name) { $(name).hidden = id !== null; });
     document.querySelector("main").hidden = id !== null;
     if (id === null) { return; }
     box.dataset.game = id;
     box.replaceChildren();
     box.appendChild(document.createTextNode("This page does not hold the game " + JSON.stringify(id) +
       " (it holds " + games.length + (games.length === 1 ? " game" : " games") +
-      "). A page that does: "));
+      "). A page that does, from this page's inputs: "));
     var code = document.createElement("code");
     code.textContent = (config.build || "strat-tools view PATHS") + " --game " + shellWord(id) + " -o game.html";
     box.appendChild(code);
-    box.appendChild(document.createTextNode(" (the paths and filters the linking page was built from). " +
-      "Or pick one of this page's games above."));
+    box.appendChild(document.createTextNode(" (if the link came from a page built from other paths or " +
+      "filters, give those). "));
+    var open = document.createElement("button");
+    open.type = "button";
+    open.id = "open-held";
+    open.textContent = games.length === 1 ? "show this page's game" : "show this page's games";
+    open.addEventListener("click", function () { loadGame(state.game); render(); });
+    box.appendChild(open);
   }
 
   function writeHash() {
