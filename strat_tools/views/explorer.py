@@ -47,7 +47,7 @@ from strat_tools.setups.patterns import PATTERN_GRAMMAR
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import t_quantile_975
 from strat_tools.stats.repeats import SetupOutcomes, setup_outcomes
-from strat_tools.views.viewer import view_command
+from strat_tools.views.viewer import MAX_GAMES, view_command
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
@@ -132,6 +132,7 @@ def explorer_html(
     (:func:`~strat_tools.views.viewer.view_command`: the same paths and filters)."""
     config = {
         "build": build,
+        "viewerGames": MAX_GAMES,
         "grammar": PATTERN_GRAMMAR,
         "names": ["empty", *KIND_LABELS],
         "other": OTHER,

@@ -630,6 +630,7 @@
 
   $("viewer-build").textContent = CONFIG.build + " -o " + shellWord(CONFIG.viewer);
   $("viewer-name").textContent = CONFIG.viewer;
+  $("viewer-max").textContent = num(CONFIG.viewerGames);
   $("source").textContent = (DATA.source ? DATA.source + " \u00B7 " : "") + num(DATA.setups) + " " +
     DATA.variant + " setups, " + num(N) + " distinct, " + num(GAMES.length) + " games";
   buildBoard();
