@@ -6,6 +6,7 @@ name in another month (a duplicate across files).
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.run.driver import read_games
 from strat_tools.run.filters import FilterError, GameFilter, duplicate_mask, read_id_file
+from strat_tools.run.selection import select_games
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +130,34 @@ def test_id_files(tmp_path: Path) -> None:
     with pytest.raises(FilterError, match="cannot read"):
         read_id_file(tmp_path / "missing.txt")
     assert GameFilter.parse(ids=read_id_file(path)).ids == {"classic-2014.5-1", "classic-2014.5-2"}
+
+
+@pytest.fixture()
+def same_name_in_two_zips(tmp_path: Path) -> list[str]:
+    """Two zips, each with a member classic-2026.10-1.xml holding a different game: the
+    run calls the second classic-2026.10-1#2."""
+    sample = zipfile.ZipFile(Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip")
+    zips = []
+    for name, member in (("a", "classic-2026.10-1.xml"), ("b", "classic-2026.10-2.xml")):
+        path = tmp_path / f"{name}.zip"
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("classic-2026.10-1.xml", sample.read(member))
+        zips.append(str(path))
+    return zips
+
+
+def test_an_id_names_the_second_game_of_a_name_as_the_tables_do(
+    same_name_in_two_zips: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "ids.txt"
+    path.write_text("classic-2026.10-1#2  # the second; a comment follows a space\n")
+    assert read_id_file(path) == ["classic-2026.10-1#2"]
+    chosen = GameFilter.parse(ids=read_id_file(path))
+    found = select_games(same_name_in_two_zips, chosen, jobs=1)
+    assert found.game_ids == ["classic-2026.10-1#2"]
+    assert [Path(u.source).name for u in found.units()] == ["b.zip"]
+    both = select_games(same_name_in_two_zips, GameFilter.parse(ids=["classic-2026.10-1"]), jobs=1)
+    assert both.game_ids == ["classic-2026.10-1", "classic-2026.10-1#2"]  # the name: every game
 
 
 def test_an_id_file_with_a_byte_order_mark_keeps_its_first_id(tmp_path: Path) -> None:

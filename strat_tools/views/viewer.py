@@ -20,7 +20,6 @@ element and the script inserts them as text only.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -331,15 +330,15 @@ def write_viewer(
     check_rules(rules)  # before the selecting pass: the driver's own check comes after it
     names = path_list(paths)
     chosen = game_filter if game_filter is not None else GameFilter()
-    if game_id is not None:  # NAME#2 is the second file NAME: select by name, then by id
-        wanted = frozenset({re.sub(r"#\d+$", "", game_id)})
+    if game_id is not None:  # NAME#2, the second game NAME, as the filter reads --ids
+        wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
     run = Run.of(run, jobs)
     found = select_games(names, chosen, run=run.with_tally(tally))
     if not tally.readable and not tally.dropped:
         raise NothingReadable(names, tally.reasons)
-    if game_id is not None:
+    if game_id is not None:  # the id itself, not every game of that file name
         found = Selection(found.games[found.games["game_id"] == game_id], found.total, chosen)
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
