@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from browser import headless_chromium
 from click.testing import CliRunner
+from same_name_games import MEMBERS, SECOND, field_of, same_name_zips
 
 from strat_tools.cli import main
 from strat_tools.setups.patterns import Pattern, PatternError
@@ -360,19 +361,10 @@ def test_a_game_link_opens_the_viewer_at_that_game(driver: Any, tmp_path: Path) 
 
 @pytest.fixture(scope="module")
 def same_name_in_two_zips(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two zips each holding a member classic-2026.10-1.xml, two different games: the
-    tables call the second classic-2026.10-1#2 (docs/tables.md)."""
+    """The folder of :func:`same_name_games.same_name_zips` (NAME and NAME#2)."""
     folder = tmp_path_factory.mktemp("same-name")
-    sample = zipfile.ZipFile(DATA / "strados2026-10.zip")
-    for name, member in (("a", "classic-2026.10-1.xml"), ("b", "classic-2026.10-2.xml")):
-        with zipfile.ZipFile(folder / f"strados2026-{name}.zip", "w") as archive:
-            archive.writestr("classic-2026.10-1.xml", sample.read(member))
+    same_name_zips(folder)
     return folder
-
-
-def field_of(member: str) -> str:
-    text = zipfile.ZipFile(DATA / "strados2026-10.zip").read(member).decode()
-    return re.findall(r'<field content="([^"]+)"', text)[0]
 
 
 @pytest.mark.slow  # three page loads
@@ -381,7 +373,7 @@ def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
 ) -> None:
     from strat_tools.views.viewer import write_viewer
 
-    folder, second = same_name_in_two_zips, "classic-2026.10-1#2"
+    folder, second = same_name_in_two_zips, SECOND
     page = tmp_path / "explore.html"
     write_explorer(str(folder), page, jobs=1, viewer="game.html")
     write_viewer(str(folder), tmp_path / "game.html", jobs=1)
@@ -393,7 +385,7 @@ def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
     link.click()  # the second file of that name, spelled as the tables spell it
     assert driver.find_element("id", "game-title").text == second
     board = driver.find_element("id", "board")
-    assert board.get_attribute("data-field") == field_of("classic-2026.10-2.xml")
+    assert board.get_attribute("data-field") == field_of(MEMBERS[1])
     open_page(driver, tmp_path / "first.html")
     driver.find_element("css selector", f'#top-setups .games a[data-game="{second}"]').click()
     address = driver.current_url

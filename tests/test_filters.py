@@ -6,10 +6,10 @@ name in another month (a duplicate across files).
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import pytest
+from same_name_games import same_name_zips
 
 from strat_tools.formats.readers import read_records
 from strat_tools.formats.xml_writer import write_games
@@ -134,16 +134,8 @@ def test_id_files(tmp_path: Path) -> None:
 
 @pytest.fixture()
 def same_name_in_two_zips(tmp_path: Path) -> list[str]:
-    """Two zips, each with a member classic-2026.10-1.xml holding a different game: the
-    run calls the second classic-2026.10-1#2."""
-    sample = zipfile.ZipFile(Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip")
-    zips = []
-    for name, member in (("a", "classic-2026.10-1.xml"), ("b", "classic-2026.10-2.xml")):
-        path = tmp_path / f"{name}.zip"
-        with zipfile.ZipFile(path, "w") as archive:
-            archive.writestr("classic-2026.10-1.xml", sample.read(member))
-        zips.append(str(path))
-    return zips
+    """:func:`same_name_games.same_name_zips`: the run calls the second NAME#2."""
+    return [str(z) for z in same_name_zips(tmp_path)]
 
 
 def test_an_id_names_the_second_game_of_a_name_as_the_tables_do(

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from same_name_games import same_name_zips
 from test_replay import game, lightning
 
 import strat_tools as st
@@ -123,15 +123,8 @@ def test_cli_view(tmp_path: Path) -> None:
 
 @pytest.fixture()
 def same_name_in_two_zips(tmp_path: Path) -> list[Path]:
-    """Two zips, each with a member classic-2026.10-1.xml holding a different game."""
-    sample = zipfile.ZipFile("data/strados2026-10.zip")
-    zips = []
-    for name, member in (("a", "classic-2026.10-1.xml"), ("b", "classic-2026.10-2.xml")):
-        path = tmp_path / f"{name}.zip"
-        with zipfile.ZipFile(path, "w") as archive:
-            archive.writestr("classic-2026.10-1.xml", sample.read(member))
-        zips.append(path)
-    return zips
+    """:func:`same_name_games.same_name_zips`: two games of one file name."""
+    return same_name_zips(tmp_path)
 
 
 def page_games(page: Path) -> list[dict[str, object]]:
