@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from hand_games import game, lightning
+from same_name_games import same_name_zips
 
 import strat_tools as st
 from strat_tools.cli import main
@@ -118,6 +119,32 @@ def test_cli_view(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["view", SAMPLE, "--game", "nope", "-o", str(out)])
     assert missing.exit_code == 2 and "no game nope" in missing.output  # a usage error
     assert runner.invoke(main, ["view", SAMPLE, "--limit", "0"]).exit_code == 2
+
+
+@pytest.fixture()
+def same_name_in_two_zips(tmp_path: Path) -> list[Path]:
+    """:func:`same_name_games.same_name_zips`: two games of one file name."""
+    return same_name_zips(tmp_path)
+
+
+def page_games(page: Path) -> list[dict[str, object]]:
+    found = re.search(r'id="viewer-games">(.*?)</script>', page.read_text(), re.S)
+    assert found is not None
+    return json.loads(found[1])  # type: ignore[no-any-return]
+
+
+def test_a_second_file_of_one_name_is_id_hash_2_as_in_the_tables(
+    same_name_in_two_zips: list[Path], tmp_path: Path
+) -> None:
+    zips = [str(z) for z in same_name_in_two_zips]
+    both, one = tmp_path / "both.html", tmp_path / "one.html"
+    assert CliRunner().invoke(main, ["view", *zips, "-o", str(both)]).exit_code == 0
+    ids = [g["id"] for g in page_games(both)]
+    assert ids == list(st.read_games(zips, setups_only=True, jobs=1).games["game_id"])
+    assert ids == ["classic-2026.10-1", "classic-2026.10-1#2"]
+    done = CliRunner().invoke(main, ["view", *zips, "--game", ids[1], "-o", str(one)])
+    assert done.exit_code == 0, done.output
+    assert [g["field"] for g in page_games(one)] == [page_games(both)[1]["field"]]
 
 
 def test_board_pictures_and_show_output(tmp_path: Path) -> None:

@@ -54,6 +54,8 @@ def explore(
     their games. The URL holds the pattern in the syntax of `search --pattern`
     (#pattern=........../........../........../F.........), so a link reopens it. One
     variant a page: classic unless --variant names another. The page needs no network.
+    Game links open --viewer: a `strat-tools view` page of the same PATHS and filters names
+    the games as this page does (each link's tooltip gives the command for its game).
 
     \b
     Example:

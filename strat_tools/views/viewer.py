@@ -20,6 +20,7 @@ element and the script inserts them as text only.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -44,6 +45,7 @@ from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.options import Run
 from strat_tools.setups.strings import format_setup
+from strat_tools.tables.game_ids import GameIds
 from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ __all__ = [
     "ViewerSummary",
     "game_data",
     "notebook_html",
+    "view_command",
     "viewer_html",
     "write_viewer",
 ]
@@ -153,22 +156,26 @@ def _owner_setup(setup: Sequence[int], side: Side) -> str:
 
 
 def page_keys(ids: Sequence[str]) -> list[str]:
-    """A key per game, unique on one page, for the page's own links: the game id, and for
-    a second game of the same id ``id~2`` (then ``~3`` ...), so a link opens that game.
+    """A unique id per game on one page, spelled as the tables spell a second game of the
+    same name (``NAME#2``, then ``#3``: :class:`~strat_tools.tables.game_ids.GameIds`), so
+    a link opens that game and ``view --game NAME#2`` builds a page of it.
 
-    >>> page_keys(["a", "b", "a", "a~2"])
-    ['a', 'b', 'a~2', 'a~2~2']
+    >>> page_keys(["a", "b", "a", "a#2"])
+    ['a', 'b', 'a#2', 'a#2#2']
     """
-    keys: list[str] = []
-    taken: set[str] = set()
-    for game_id in ids:
-        key, n = game_id, 1
-        while key in taken:
-            n += 1
-            key = f"{game_id}~{n}"
-        taken.add(key)
-        keys.append(key)
-    return keys
+    claimed = GameIds()
+    return [claimed.claim(game_id) for game_id in ids]
+
+
+def view_command(paths: Sequence[str], game_filter: GameFilter | None = None) -> str:
+    """The shell command that writes a viewer of the games of ``paths`` that ``game_filter``
+    keeps, numbered as the run numbers them (add ``--game ID`` for one game).
+
+    >>> view_command(["a b.zip"])
+    "strat-tools view 'a b.zip'"
+    """
+    args = game_filter.arguments() if game_filter is not None else []
+    return shlex.join(["strat-tools", "view", *(printable(p) for p in paths), *args])
 
 
 def _asset(name: str) -> str:
@@ -182,12 +189,14 @@ def viewer_html(
     numbering: str = "modern",
     note: str = "",
     spoilers: bool = True,
+    build: str = "",
 ) -> str:
     """The page for ``games`` (each from :func:`game_data`); ``spoilers=False`` keeps the
     result and the events that give the outcome away hidden until the last ply (the page's
-    ``#spoilers=0`` does the same)."""
-    keys = page_keys([str(game["id"]) for game in games])
-    games = [{**game, "key": key} for game, key in zip(games, keys, strict=True)]
+    ``#spoilers=0`` does the same). A link to a game the page lacks says so, naming
+    ``build`` (the command that made the page, without ``--game``) with ``--game ID``."""
+    keys = page_keys([str(game["id"]) for game in games])  # unique already from a run
+    games = [{**game, "id": key} for game, key in zip(games, keys, strict=True)]
     config = {
         "kinds": list(KIND_LABELS),
         "spoilers": bool(spoilers),
@@ -206,6 +215,7 @@ def viewer_html(
         "views": list(VIEWS),
         "lakes": sorted(LAKES),
         "note": note,
+        "build": build,
     }
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -214,7 +224,7 @@ def viewer_html(
         f"{_asset('viewer.html')}"
         f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
         f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
-        f"<script>{_asset('viewer_parts.js')}</script>"
+        f"<script>{_asset('shell.js')}\n{_asset('viewer_parts.js')}</script>"
         f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
@@ -274,6 +284,7 @@ class ViewerWork:
                     replay_safely(record, resolve_rules(self.rules, record)) if replayed else None
                 )
                 data = game_data(record, result)
+            data["unit"] = [record.source, record.member]  # where: named by the selection
             out.append(data)
         return out
 
@@ -319,7 +330,7 @@ def write_viewer(
     check_rules(rules)  # before the selecting pass: the driver's own check comes after it
     names = path_list(paths)
     chosen = game_filter if game_filter is not None else GameFilter()
-    if game_id is not None:
+    if game_id is not None:  # NAME#2, the second game NAME, as the filter reads --ids
         wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
@@ -327,6 +338,8 @@ def write_viewer(
     found = select_games(names, chosen, run=run.with_tally(tally))
     if not tally.readable and not tally.dropped:
         raise NothingReadable(names, tally.reasons)
+    if game_id is not None:  # the id itself, not every game of that file name
+        found = Selection(found.games[found.games["game_id"] == game_id], found.total, chosen)
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
         kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
@@ -335,8 +348,13 @@ def write_viewer(
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
     size = 0
+    # The run's ids (NAME#2 for a second file NAME), as the tables and the explorer say.
+    where = [(unit.source, unit.member) for unit in first.units()]
+    named = dict(zip(where, first.game_ids, strict=True))
     for batch in map_records(ViewerWork(rules), names, select=first.select, run=run):
         for game in batch:
+            source, member = game.pop("unit")
+            game["id"] = printable(named.get((source, member), str(game["id"])))
             if size >= MAX_PAGE_BYTES:
                 left_out += 1
                 continue
@@ -344,7 +362,10 @@ def write_viewer(
             games.append(game)
     title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
-    text = viewer_html(games, title=str(title), numbering=numbering, note=note, spoilers=spoilers)
+    build = view_command(names, game_filter)
+    text = viewer_html(
+        games, title=str(title), numbering=numbering, note=note, spoilers=spoilers, build=build
+    )
     target = Path(output)
     data = text.encode("utf-8")
     write_file_atomically(target, data)

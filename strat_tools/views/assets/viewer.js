@@ -9,7 +9,7 @@
   var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
   var KINDS = config.kinds, P = StratViewerParts;
   var VIEWS = config.views;
-  var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
+  var state = { missing: null, game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
     flip: false, spoilers: config.spoilers, info: -1 };
   var $ = function (id) { return document.getElementById(id); };
   var boardEl = $("board");
@@ -402,6 +402,7 @@
       delete boardEl.dataset.known;
     }
     document.querySelectorAll('input[name="view"]').forEach(function (r) { r.checked = r.value === state.view; });
+    showMissing();
     writeHash();
   }
 
@@ -447,6 +448,7 @@
 
   function loadGame(index) {
     stop();
+    state.missing = null;
     state.game = index;
     state.cache = build(games[index]);
     state.ply = 0;
@@ -460,15 +462,17 @@
   function decode(text) { try { return decodeURIComponent(text); } catch (err) { return text; } }
 
   function readHash() {
-    var params = {}, parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
+    var params = Object.create(null), parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
     parts.forEach(function (part) {
       var at = part.indexOf("=");
       if (at > 0) { params[decode(part.slice(0, at))] = decode(part.slice(at + 1)); }
     });
+    state.missing = null;
     if (params.game !== undefined) {
-      for (i = 0; i < games.length && found < 0; i++) { if (games[i].key === params.game) { found = i; } }
       for (i = 0; i < games.length && found < 0; i++) { if (games[i].id === params.game) { found = i; } }
-      if (found >= 0 && found !== state.game) { loadGame(found); }
+      // Never another game in its place: the page says it lacks this one (showMissing).
+      if (found < 0) { state.missing = params.game; return; }
+      if (found !== state.game) { loadGame(found); }
     }
     if (params.spoilers !== undefined) { state.spoilers = params.spoilers !== "0"; }
     state.flip = params.flip === "1";
@@ -477,10 +481,39 @@
       Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
   }
 
+  var shellWord = StratShellWord;  // shell.js
+
+  // A link to a game this page does not hold: say so, with the command that builds a page
+  // that does; the link's address stays as it was.
+  function showMissing() {
+    var box = $("missing"), id = state.missing;
+    box.hidden = id === null;
+    ["game-title", "game-meta"].forEach(function (name) { $(name).hidden = id !== null; });
+    document.querySelector("main").hidden = id !== null;
+    if (id === null) { return; }
+    box.dataset.game = id;
+    box.replaceChildren();
+    box.appendChild(document.createTextNode("This page does not hold the game " + JSON.stringify(id) +
+      " (it holds " + games.length + (games.length === 1 ? " game" : " games") +
+      "). A page that does, from this page's inputs: "));
+    var code = document.createElement("code");
+    code.textContent = (config.build || "strat-tools view PATHS") + " --game " + shellWord(id) + " -o game.html";
+    box.appendChild(code);
+    box.appendChild(document.createTextNode(" (if the link came from a page built from other paths or " +
+      "filters, give those). "));
+    var open = document.createElement("button");
+    open.type = "button";
+    open.id = "open-held";
+    open.textContent = games.length === 1 ? "show this page's game" : "show this page's games";
+    open.addEventListener("click", function () { loadGame(state.game); render(); });
+    box.appendChild(open);
+  }
+
   function writeHash() {
+    if (state.missing !== null) { return; }
     var hash = "#ply=" + state.ply + (state.view !== "all" ? "&view=" + state.view : "") +
       (state.flip ? "&flip=1" : "") + (state.spoilers === config.spoilers ? "" : "&spoilers=" + (state.spoilers ? "1" : "0")) +
-      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].key) : "");
+      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].id) : "");
     if (location.hash === hash) { return; }
     // Jupyter's sandboxed srcdoc frame refuses a new address: the state stays in the page.
     try { history.replaceState(null, "", hash); } catch (err) { state.unlinked = true; }
