@@ -141,7 +141,9 @@ def test_events_piped_to_head_stops_after_its_first_rows(
     assert done < GAMES // 2, f"{done} of {GAMES} games read after head had its two lines"
 
 
-def test_the_table_format_writes_each_batch_before_the_next_is_made(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_table_format_writes_each_batch_before_the_next_is_made(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Streamed, not collected: by the time the second batch is asked for, the first is
     out, the header once; a later, wider cell widens its column from its batch on."""
     written: list[str] = []

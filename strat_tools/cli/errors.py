@@ -158,7 +158,11 @@ def _stop_handlers() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    wanted = {signal.SIGINT: _interrupted, signal.SIGTERM: _terminated, signal.SIGPIPE: _pipe_broke}
+    wanted: dict[int, Callable[[int, Any], None]] = {
+        signal.SIGINT: _interrupted,
+        signal.SIGTERM: _terminated,
+        signal.SIGPIPE: _pipe_broke,
+    }
     previous: dict[int, Any] = {}
     _NOTED.clear()
     try:

@@ -10,7 +10,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -190,10 +190,8 @@ def message(text: str) -> None:
     """A message for the user, on stderr (control characters from names escaped)."""
     from strat_tools.core.text import printable_lines
 
-    try:
+    with suppress(OSError, ValueError):  # stderr closed or its reader gone: dropped
         click.echo(printable_lines(text), err=True)
-    except (OSError, ValueError):  # stderr closed or its reader gone: messages are dropped
-        pass
 
 
 def stderr_is_terminal() -> bool:

@@ -30,6 +30,7 @@ import os
 import signal
 import sys
 import threading
+from contextlib import suppress
 from typing import Any, Final, TextIO
 
 EXIT_INTERRUPTED: Final = 130
@@ -64,10 +65,8 @@ def is_command_line(argv: list[str] | None = None) -> bool:
 
 def _stop_now(signum: int, frame: Any) -> None:
     interrupted = signum == signal.SIGINT
-    try:
+    with suppress(OSError):  # stderr closed or its reader gone: the exit code says it
         os.write(2, b"Interrupted.\n" if interrupted else b"Terminated.\n")
-    except OSError:  # stderr closed or its reader gone: the exit code says it
-        pass
     os._exit(EXIT_INTERRUPTED if interrupted else EXIT_TERMINATED)
 
 
