@@ -93,7 +93,10 @@ def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     from strat_tools.io.output import OutputOverInput
 
     try:
-        return func(*args, **kwargs)
+        result = func(*args, **kwargs)
+        with suppress(AttributeError, ValueError):  # none, or closed by the command
+            sys.stdout.flush()  # a reader gone after the last write: here, not at exit (120)
+        return result
     except click.ClickException as exc:
         if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
             raise type(exc)(printable_lines(exc.message)) from None
