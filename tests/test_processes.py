@@ -8,7 +8,6 @@ Real subprocesses and real signals; Linux only (``/proc`` lists a process's chil
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,15 +25,6 @@ DATA_ZIP = REPO / "data" / "strados2026-10.zip"
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/task").is_dir(), reason="needs Linux /proc to find the workers"
 )
-
-
-@pytest.fixture(scope="module")
-def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """3,200 games: the shipped 400-game month under eight names (enough work to interrupt)."""
-    folder = tmp_path_factory.mktemp("many")
-    for k in range(8):
-        shutil.copy(DATA_ZIP, folder / f"strados2026-{k}.zip")
-    return folder
 
 
 def children(pid: int) -> set[int]:

@@ -13,7 +13,6 @@ Real subprocesses and real pipes; Linux (a pipe without readers is ``POLLERR``).
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,51 +25,53 @@ from peak_memory import PEAK_MIB_CODE
 from strat_tools.cli.render import render_stream
 
 REPO = Path(__file__).resolve().parent.parent
-DATA_ZIP = REPO / "data" / "strados2026-10.zip"
 GAMES = 3_200
 
 COUNTING_RUNNER = """
-import atexit, sys
+import atexit, select, sys, time
 import strat_tools.run.pipeline as pipeline
 
 original = pipeline.iter_batches
 done = [0]
+wait = sys.argv[2] == "wait"
+
+def reader_gone():
+    poller = select.poll()
+    poller.register(1, 0)
+    return bool(poller.poll(0))
 
 def counting(*args, **kwargs):
     for batch in original(*args, **kwargs):
-        print("working", file=sys.stderr, flush=True)
+        if not done[0]:
+            print("working", file=sys.stderr, flush=True)
+            while wait and not reader_gone():  # until the test has closed the pipe
+                time.sleep(0.01)
         yield batch
         done[0] += len(batch)
 
 pipeline.iter_batches = counting
 report = sys.argv[1]
 atexit.register(lambda: open(report, "w").write(str(done[0])))
-sys.argv = ["strat-tools", *sys.argv[2:]]
+sys.argv = ["strat-tools", *sys.argv[3:]]
 from strat_tools.cli import main
 main()
 """
-"""``python -c COUNTING_RUNNER REPORT ARGS...``: the command line, counting the units of every
-batch it has finished into REPORT at exit (a quiet exit runs ``atexit`` too)."""
+"""``python -c COUNTING_RUNNER REPORT wait|go ARGS...``: the command line, counting the units
+of every batch it has finished into REPORT at exit (a quiet exit runs ``atexit`` too); with
+``wait``, its first batch waits until stdout's reader has gone, then the run goes on (unless
+the command stops), so the test knows the reader left while a batch was being worked."""
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="a pipe without readers is POLLERR on Linux"
 )
 
 
-@pytest.fixture(scope="module")
-def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """3,200 games: the shipped 400-game month under eight names (16 batches or more)."""
-    folder = tmp_path_factory.mktemp("many")
-    for k in range(8):
-        shutil.copy(DATA_ZIP, folder / f"strados2026-{k}.zip")
-    return folder
-
-
 def counted_run(args: list[str], report: Path, *, lines: int) -> tuple[int, int, str]:
     """Run the command line on ``args``, read ``lines`` lines of its stdout (0: none, once it
     has started its first batch), close the pipe and wait: (exit code, units done, stderr)."""
+    how = "go" if lines else "wait"
     proc = subprocess.Popen(
-        [sys.executable, "-c", COUNTING_RUNNER, str(report), *args, "--jobs", "1"],
+        [sys.executable, "-c", COUNTING_RUNNER, str(report), how, *args, "--jobs", "1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
