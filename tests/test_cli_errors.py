@@ -113,7 +113,14 @@ def test_a_closed_stream_leaves_the_exit_code_right(
     assert b"Traceback" not in run.stderr
 
 
-@pytest.mark.parametrize("fds", [(2,), (1, 2), (0, 1, 2)], ids=["2>&-", ">&- 2>&-", "all closed"])
+@pytest.mark.parametrize(
+    "fds",
+    [
+        pytest.param((2,), marks=pytest.mark.slow, id="2>&-"),
+        pytest.param((1, 2), marks=pytest.mark.slow, id=">&- 2>&-"),
+        pytest.param((0, 1, 2), id="all closed"),
+    ],
+)
 def test_an_export_with_closed_streams_writes_its_tables(
     fds: tuple[int, ...], tmp_path: Path
 ) -> None:

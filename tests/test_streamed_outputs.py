@@ -102,7 +102,9 @@ AGGREGATES = [
 ]
 
 
-@pytest.mark.parametrize("command", [["setups"], ["events"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "command", [["setups"], pytest.param(["events"], marks=pytest.mark.slow)], ids=" ".join
+)
 def test_a_command_stops_at_once_when_its_reader_goes_away(
     command: list[str], many_games: Path, tmp_path: Path
 ) -> None:
@@ -129,7 +131,9 @@ def test_every_command_that_prints_stops_when_its_reader_goes_away(
     assert "Traceback" not in err
 
 
-@pytest.mark.parametrize("fmt", ["table", "csv", "jsonl"])
+@pytest.mark.parametrize(
+    "fmt", ["table", *(pytest.param(f, marks=pytest.mark.slow) for f in ("csv", "jsonl"))]
+)
 def test_events_piped_to_head_stops_after_its_first_rows(
     fmt: str, many_games: Path, tmp_path: Path
 ) -> None:
