@@ -60,15 +60,18 @@ def library_errors(func: F) -> F:
     How a run is stopped, each once temporary files are removed: Ctrl-C exits 130 and
     SIGTERM 143 (a signal ignored at start stays ignored); standard output's reader going
     away (``| head``) ends the run quietly with exit 0, at once, whether or not anything was
-    being written (:class:`ReaderWatch`). A stop signal wins over a broken pipe (Ctrl-C
-    on ``... 2>&1 | tee log`` kills the reader too: still 130), and a message to a broken
-    or closed stderr is dropped, never a failure."""
+    being written (:class:`ReaderWatch`), unless the command writes a file
+    (:data:`FILE_OUTPUTS`): that one is finished, and only what it prints is dropped. A
+    stop signal wins over a broken pipe (Ctrl-C on ``... 2>&1 | tee log`` kills the reader
+    too: still 130), and a message to a broken or closed stderr is dropped, never a
+    failure."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             try:
-                with _stop_handlers(), ReaderWatch():
+                writes_a_file = any(kwargs.get(name) is not None for name in FILE_OUTPUTS)
+                with _stop_handlers(), ReaderWatch(active=not writes_a_file):
                     return _library_call(func, *args, **kwargs)
             except ReaderGone as gone:  # inside the outer try: a Ctrl-C now still exits 130
                 stop = _stop_behind(gone)
@@ -84,6 +87,12 @@ def library_errors(func: F) -> F:
             sys.exit(EXIT_TERMINATED)
 
     return wrapper  # type: ignore[return-value]
+
+
+FILE_OUTPUTS: Final = ("out", "output")
+"""The parameters that name a command's output file (``-o``). A command given one keeps
+going when stdout's reader goes away (the file is what it makes; the reader only misses
+its messages); one that prints its results stops."""
 
 
 def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -190,13 +199,14 @@ class ReaderWatch:
     False
     """
 
-    def __init__(self) -> None:
+    def __init__(self, active: bool = True) -> None:
+        self.active = active
         self.watching = False
         self._wake: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> ReaderWatch:
-        fd = _stdout_pipe()
+        fd = _stdout_pipe() if self.active else None
         if fd is None or threading.current_thread() is not threading.main_thread():
             return self
         if not hasattr(select, "poll") or not hasattr(signal, "pthread_kill"):
