@@ -162,6 +162,23 @@ def test_a_broken_stderr_drops_the_messages_not_the_run(
         assert data.startswith(b"source,") and b"bad_square.xml" in data
 
 
+def test_a_command_writing_a_file_finishes_it_when_stdout_has_no_reader(tmp_path: Path) -> None:
+    """``export ... -o DIR | head`` (stdout's reader gone before any work): the tables are
+    what it makes, so it makes them (a quiet stop would be exit 0 with nothing written)."""
+    out = tmp_path / "tables"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", "export", str(ONE_GAME), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert {p.stem for p in out.glob("*.parquet")} == TABLES
+
+
 TEE_RUN = (
     "trap 'true' INT; {python} -m strat_tools export {games} -o {out} --jobs 2 2>&1 "
     "| tee {log} > /dev/null; echo ${{PIPESTATUS[0]}} > {code}"
