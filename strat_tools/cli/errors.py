@@ -112,6 +112,8 @@ def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise
     except BrokenPipeError as exc:
         if stdout_gone():  # the reader went away (| head): a quiet end
+            if threading.current_thread() is threading.main_thread():
+                _one_clean_up(pipe_gone=True)  # the kernel's SIGPIPE, or the watch's, is late
             raise ReaderGone from None
         raise RunFailed(f"a pipe broke: {exc}") from exc  # a worker's, a file system's
     except UsageError as exc:
@@ -324,7 +326,10 @@ def _one_clean_up(pipe_gone: bool) -> None:
 def _pipe_broke(signum: int, frame: Any) -> None:
     if not stdout_gone():  # another pipe: its write raises BrokenPipeError
         return
-    if _in_swallowing_frame(frame):
+    if _in_swallowing_frame(frame) or sys.exc_info()[1] is not None:
+        # An exception is being handled (a generator closing, a clean-up on its way out):
+        # one raised here would be lost, or printed as "Exception ignored". Once the run
+        # ends, the handler is gone and the signal with it.
         _resend_later(signum)
         return
     _one_clean_up(pipe_gone=True)
