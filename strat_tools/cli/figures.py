@@ -61,7 +61,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--moves",
     "measure",
     default=None,
-    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_MEASURES"),
+    type=LibraryChoice("strat_tools.core.choices:TRAFFIC_MEASURES"),
     help="Draw the whole board from the moves instead (replays the games): squares "
     "the piece passed (path), moved to (target), or battles there (--piece all: any).",
 )
@@ -69,7 +69,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--view",
     default="board",
     show_default=True,
-    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_VIEWS"),
+    type=LibraryChoice("strat_tools.core.choices:TRAFFIC_VIEWS"),
     help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
     "so every mover plays up the board).",
 )
@@ -84,7 +84,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--scale",
     default="shared",
     show_default=True,
-    type=LibraryChoice("strat_tools.views.plots:PANEL_SCALES"),
+    type=LibraryChoice("strat_tools.core.choices:PANEL_SCALES"),
     help="Panel grids (--piece all, --by period etc.): one colour scale for all panels "
     "(shared, to compare them) or one per panel (per-panel, to see each one's pattern).",
 )
@@ -233,7 +233,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=LibraryChoice("strat_tools.report.page:REPORT_FORMATS"),
+    type=LibraryChoice("strat_tools.core.choices:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(

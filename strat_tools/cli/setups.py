@@ -9,7 +9,6 @@ import click
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
-import pandas as pd
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
@@ -37,6 +36,8 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     fingerprint), then its board, indented."""
     encoded = ""
     if setup_format is not None:
+        import pandas as pd
+
         from strat_tools.setups.strings import setup_columns
 
         encoded = f" {setup_format}"

@@ -41,7 +41,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 @click.option(
     "--format",
     "fmt",
-    type=LibraryChoice("strat_tools.tables.dataset:TABLE_FORMATS"),
+    type=LibraryChoice("strat_tools.core.choices:TABLE_FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -127,14 +127,16 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     default="flag",
     show_default=True,
     metavar="NAME",
-    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    type=LibraryChoice(
+        "strat_tools.stats:STATISTICS", light="strat_tools.core.choices:STATISTIC_HELP"
+    ),
     help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
+    type=LibraryChoice("strat_tools.core.choices:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -163,7 +165,7 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     "--feature",
     default="flag_back_row",
     show_default=True,
-    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    type=LibraryChoice("strat_tools.core.choices:SETUP_FEATURE_NAMES"),
     help="Setup feature for win-rate.",
 )
 @click.option(

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from strat_tools.core.choices import TABLE_FORMATS
 from strat_tools.core.errors import OptionError
 from strat_tools.core.text import count_of, neutralise_csv_table
 from strat_tools.io.sources import PathArg
@@ -43,8 +44,6 @@ __all__ = [
 ]
 
 Format = Literal["parquet", "csv"]
-TABLE_FORMATS: Final = ("parquet", "csv")
-"""Export formats."""
 
 
 INCOMPLETE_MARKER: Final = ".export-incomplete"
