@@ -8,7 +8,7 @@ import click
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import format_option, rules_option
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render
 
 
@@ -64,7 +64,7 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    refuse_output_over_inputs(path, output)
+    check_output(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.core.rules import check_rules
     from strat_tools.core.text import printable_lines

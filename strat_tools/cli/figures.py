@@ -21,7 +21,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import count_of, message, source_label
 from strat_tools.core.pieces import ARMIES
@@ -140,7 +140,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
     from strat_tools.views import board_plots, plots
@@ -278,7 +278,7 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
 

@@ -19,7 +19,7 @@ from strat_tools.cli.options import (
     paths_argument,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render, source_label
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -134,7 +134,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.cli.search import read_setups
     from strat_tools.stats.repeats import common_setups, setup_counts, setup_tally
 

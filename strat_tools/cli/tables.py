@@ -22,7 +22,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import count_of, message, progress_bar, render
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
@@ -77,7 +77,7 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    refuse_output_over_inputs(paths, out, folder=True)
+    check_output(paths, out, folder=True, create=True)
     from strat_tools.run.driver import export_dataset
 
     with progress_bar("exporting") as update:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import game_filter_options, rules_option, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message
 
 
@@ -82,7 +82,7 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
-    refuse_output_over_inputs(path, output)
+    check_output(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 

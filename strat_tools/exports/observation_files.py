@@ -32,8 +32,8 @@ from strat_tools.exports.observations import (
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.output import (
     OutputError,
+    check_output,
     read_marker,
-    refuse_overlap,
     verify_folder,
 )
 from strat_tools.io.sources import Paths, path_list
@@ -232,7 +232,7 @@ def export_observations(
     """
     started = time.perf_counter()
     inputs = path_list(paths)
-    refuse_overlap(inputs, directory)
+    check_output(directory, inputs, folder=True, create=True)
     run, seen = Run.of(run, jobs).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import glob
 import hashlib
 import io
 import json
@@ -37,7 +36,7 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,12 +137,20 @@ def atomic_output(path: PathArg) -> Iterator[IO[bytes]]:
     """
     kind = output_kind(path)
     if kind == "through":
-        with open(path, "ab") as handle:  # append: never truncate what we do not own
-            yield cast(IO[bytes], _Stream(handle))
+        try:
+            with open(path, "ab") as handle:  # append: never truncate what we do not own
+                yield cast(IO[bytes], _Stream(handle))
+        except OSError as exc:
+            if exc.filename is None and exc.errno in _WRITE_ERRNOS:
+                raise _write_error(path, exc) from exc
+            raise
         return
     target = Path(os.path.realpath(path))
     mode = _new_mode(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -151,9 +158,24 @@ def atomic_output(path: PathArg) -> Iterator[IO[bytes]]:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        ours = exc.filename in (tmp, os.fspath(target))
+        if not ours and not (exc.filename is None and exc.errno in _WRITE_ERRNOS):
+            raise  # about something else (an input read inside the block): its own message
+        raise _write_error(path, exc) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_WRITE_ERRNOS: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+"""Errors of a write itself (no file name attached): said about the output."""
+
+
+def _write_error(path: PathArg, exc: OSError) -> OutputError:
+    """A failed write, said about the path the caller gave, never the temporary file."""
+    return OutputError(f"cannot write {os.fspath(path)}: {exc.strerror or type(exc).__name__}")
 
 
 def write_file_atomically(path: PathArg, data: bytes) -> None:
@@ -174,96 +196,142 @@ class OutputOverInput(OutputError):
     mistake, refused before anything is read or written (the CLI exits 2)."""
 
 
+def check_output(
+    output: PathArg,
+    inputs: Iterable[PathArg] = (),
+    *,
+    folder: bool = False,
+    create: bool = False,
+) -> None:
+    """The one check every ``-o`` of every command makes before it reads anything: that
+    ``output`` is no input (:func:`refuse_overlap`, asked first) and can be written
+    (:func:`check_writable`). ``folder``: the output is a folder of files (else one file);
+    ``create``: missing folders on its way are created (else its parent must exist).
+    Raises :class:`OutputError` (or :class:`OutputOverInput`), naming ``output`` as given.
+
+    >>> check_output("/nowhere/r.html", ["data/"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    strat_tools.io.output.OutputError: cannot write /nowhere/r.html: the folder /nowhere ...
+    """
+    refuse_overlap(inputs, output, folder=folder)  # first: the user's mistake says so
+    check_writable(output, folder=folder, create=create)
+
+
+def check_writable(output: PathArg, *, folder: bool = False, create: bool = False) -> None:
+    """Raise :class:`OutputError`, naming ``output`` as given, unless it can be written:
+    a file output's folder exists and takes a new file (tried: a file is made there and
+    removed at once, so a read-only file system, ``/proc`` or a missing permission is found
+    before any work); a device or FIFO is written through, so it must be writable; a
+    folder, block device or socket is never written over. A folder output (``folder``) is
+    a folder, or new: then its parent must exist unless ``create`` (the nearest folder that
+    exists takes it); a symlink is never a folder output (:func:`refuse_folder_link`)."""
+    path = os.fspath(output)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a file on the way (not a folder), a loop of links
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"cannot write {path}: permission denied")
+        return
+    if folder:
+        refuse_folder_link(path)
+        if mode is not None and not stat.S_ISDIR(mode):
+            raise OutputError(f"{path} exists and is not a folder; name a folder")
+        if mode is not None:
+            _try_writing(path, path)
+            return
+    elif mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else _kind_name(mode)
+        raise OutputError(f"will not write over {path}: it is {what}, not a regular file")
+    real = Path(os.path.realpath(path))
+    parent = real.parent
+    if folder and create:
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+    if not parent.is_dir():
+        shown = os.path.dirname(path) if not os.path.islink(path) else os.fspath(parent)
+        what = "does not exist" if not parent.exists() else "is not a folder"
+        raise OutputError(f"cannot write {path}: the folder {shown or '.'} {what}")
+    _try_writing(parent, path)
+
+
+def _try_writing(folder: PathArg, path: str) -> None:
+    """Make a file in ``folder`` and remove it: the one test of "can I write here" that
+    also holds for root, read-only mounts and pseudo file systems."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".strat-tools-probe.", dir=folder)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise OutputError(f"cannot write {path}: {reason} (in the folder {folder})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
 def refuse_overlap(
     inputs: Iterable[PathArg],
     output: PathArg,
     *,
-    reads: Callable[[str], bool] | None = None,
+    folder: bool = False,
 ) -> None:
     """Raise :class:`OutputOverInput` when ``output`` is an input, holds one, or would
-    replace one: the one check every ``-o`` of every command makes before any work.
+    replace one: the one rule of every ``-o`` of every command.
 
-    ``output`` is refused when it is an input given (its real path, or the same file
-    through a hard link: same device and inode), when it is a folder holding an input, and
-    when it lies inside an input folder. ``reads`` narrows the last case for a file output
-    (a page, a figure): only a name the read would take (``reads(name)`` true: a record, a
-    zip, a table) is refused there, so ``report data/ -o data/report.html`` is fine while
-    ``view data/ -o data/a.xml`` is not. Without ``reads`` (folders, archives of records)
-    anything inside an input folder is refused.
+    Compared by real path (links followed) and by device and inode (hard links) with every
+    file and folder the inputs reach (:func:`strat_tools.io.sources.iter_reached`: the
+    paths given, the folders walked under them and the files there that reading takes,
+    also through symlinks inside an input folder). ``output`` is refused when it is one of
+    them, when it holds one (a folder output around an input), and when it lies inside a
+    folder read and reading that folder would take it: a folder output (``folder``), or a
+    file named as a record, a zip or a table. A page or a figure may go into an input
+    folder; replacing a file that is an input never.
 
     A glob is judged by the paths it matches; a path that does not exist overlaps nothing.
 
-    >>> refuse_overlap(["data/"], "data/tables")  # doctest: +ELLIPSIS
+    >>> refuse_overlap(["data/"], "data/tables", folder=True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input data/; ...
+    strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input folder ...
     """
-    given = [os.fspath(path) for path in inputs]
-    out = Path(os.path.realpath(output))
-    sources = [(path, source) for path in given for source in _input_paths(path)]
-    for path, source in sources:
-        _refuse_one(out, source, output, path, reads)
-    _refuse_hard_link(out, sources, output)
+    from strat_tools.io.sources import iter_reached, taken_by_reading
 
-
-def _refuse_one(
-    out: Path,
-    source: Path,
-    output: PathArg,
-    given: str,
-    reads: Callable[[str], bool] | None,
-) -> None:
     shown = os.fspath(output)
-    if out == source:
-        raise OutputOverInput(
-            f"the output {shown} is the input {given}: writing it would destroy the input; "
-            "write it elsewhere"
-        )
-    if source in out.parents and (reads is None or reads(out.name)):
-        raise OutputOverInput(
-            f"the output {shown} lies inside the input {given}; write it elsewhere"
-        )
-    if out in source.parents:
-        raise OutputOverInput(f"the output {shown} holds the input {given}; write it elsewhere")
-
-
-def _refuse_hard_link(out: Path, sources: Sequence[tuple[str, Path]], output: PathArg) -> None:
-    """An existing output file with more than one name may be an input under another name:
-    compare device and inode with every input file (folders walked only in that case)."""
+    out = Path(os.path.realpath(output))
     try:
         info = os.stat(out)
+        key: tuple[int, int] | None = (info.st_dev, info.st_ino)
     except OSError:
-        return
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
-        return
-    key = (info.st_dev, info.st_ino)
-    for given, source in sources:
-        for path in _files_of(source):
-            try:
-                other = os.stat(path)
-            except OSError:
-                continue
-            if (other.st_dev, other.st_ino) == key:
-                raise OutputOverInput(
-                    f"the output {os.fspath(output)} is the input {path} (the same file "
-                    f"through a link, from {given}); writing it would destroy the input; "
-                    "write it elsewhere"
-                )
+        key = None
+    taken = folder or taken_by_reading(out.name)
+    for reached in iter_reached(inputs):
+        real = Path(reached.path)
+        what = "input folder" if reached.folder else "input"
+        named = reached.given if reached.path == os.path.realpath(reached.given) else real
+        via = "" if named == reached.given else f" (reached from {reached.given})"
+        if real == out or (key is not None and _same_file(real, key)):
+            link = "" if real == out else " (the same file through a link)"
+            raise OutputOverInput(
+                f"the output {shown} is the {what} {named}{link}{via}: writing it would "
+                "destroy the input; write it elsewhere"
+            )
+        if reached.folder and taken and real in out.parents:
+            raise OutputOverInput(
+                f"the output {shown} lies inside the input folder {named}{via}, which reading "
+                "it takes; write it elsewhere"
+            )
+        if out in real.parents:
+            raise OutputOverInput(
+                f"the output {shown} holds the {what} {named}{via}; write it elsewhere"
+            )
 
 
-def _files_of(source: Path) -> Iterator[str]:
-    if not source.is_dir():
-        yield os.fspath(source)
-        return
-    for folder, _dirs, files in os.walk(source):
-        for name in files:
-            yield os.path.join(folder, name)
-
-
-def _input_paths(path: str) -> list[Path]:
-    """The real paths an input names: itself if it exists, else what it matches as a glob."""
-    if os.path.lexists(path):
-        return [Path(os.path.realpath(path))]
-    return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
+def _same_file(path: Path, key: tuple[int, int]) -> bool:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == key
 
 
 def refuse_folder_link(path: PathArg) -> None:
