@@ -278,6 +278,9 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report

@@ -67,6 +67,9 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(paths, out, folder=True, create=True)
     from strat_tools.exports.observation_files import export_observations
 

@@ -77,6 +77,9 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(paths, out, folder=True, create=True)
     from strat_tools.run.driver import export_dataset
 

@@ -82,6 +82,9 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
