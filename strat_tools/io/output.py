@@ -266,8 +266,10 @@ def _try_writing(folder: PathArg, path: str) -> None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise OutputError(f"cannot write {path}: {reason} (in the folder {folder})") from None
-    os.close(fd)
-    os.unlink(probe)
+    try:
+        os.close(fd)
+    finally:  # a Ctrl-C here leaves no probe behind
+        os.unlink(probe)
 
 
 def refuse_overlap(
