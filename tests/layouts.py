@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-from strat_tools.io.output import MARKER_NAME, file_digest
+from strat_tools.io.owned import MARKER_NAME, file_digest
 from strat_tools.tables.schemas import TABLE_NAMES
 
 

@@ -24,7 +24,7 @@ from layouts import part, to_old_layout, vouch
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.io import staging
-from strat_tools.io.output import MARKER_NAME
+from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, read_games

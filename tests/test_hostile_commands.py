@@ -21,7 +21,8 @@ The classes:
 - **bad --ids path**: the ``--ids`` file a FIFO, a link to ``/dev/zero``, missing or a
   folder: a usage error naming ``--ids`` (never a hang).
 - **output over input**: ``-o`` naming an input (the file, a symlink or a hard link to it,
-  a record inside the input folder, the input folder, the ``--ids`` file): refused with
+  a record inside the input folder, the input folder, the ``--ids`` file, the real file
+  behind a symlink inside the input folder): refused with
   exit 2 before anything is read or written; the inputs stay byte for byte.
 - **-o a symlink to a folder**: said to be one (not "exists and is not a folder").
 - **names that crash writers**: games named for a year no zip can date (2200, 9999), a zip
@@ -167,6 +168,7 @@ OVERLAPS = [
     "a record inside the input folder",
     "the input folder",
     "the --ids file",
+    "a file linked into the input folder",
 ]
 ID_PATHS = ["fifo", "dev_zero", "missing", "empty_dir"]
 
@@ -340,6 +342,12 @@ def output_over_input(command: str, case: str, _request: Any, tmp_path: Path) ->
     elif case == "a symlink to it":
         (tmp_path / ("link.png" if picture else "link.zip")).symlink_to(same)
         path, out = archive, str(tmp_path / ("link.png" if picture else "link.zip"))
+    elif case == "a file linked into the input folder":  # issue 39: compared by real file
+        real = tmp_path / "ext" / Path(same).name
+        real.parent.mkdir()
+        os.replace(same, real)
+        (data / real.name).symlink_to(real)
+        path, out = str(data / real.name) if command == "show" else str(data), str(real)
     elif case == "a hard link to it":
         os.link(same, tmp_path / ("hard.png" if picture else "hard.zip"))
         path, out = archive, str(tmp_path / ("hard.png" if picture else "hard.zip"))

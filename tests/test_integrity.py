@@ -37,7 +37,7 @@ from strat_tools.cli import main
 from strat_tools.core.records import UNREADABLE_CODE
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
-from strat_tools.io.output import MARKER_NAME
+from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import Skipped, expand
 from strat_tools.run.driver import read_games
 from strat_tools.tables.build import TABLE_NAMES

@@ -179,7 +179,7 @@ def run_length(command: str, folder: Path) -> float:
 
 def assert_complete(command: str, output: Path, said: str) -> None:
     """The output of a finished run: a page that ends, or a folder its marker vouches for."""
-    from strat_tools.io.output import read_marker, verify_folder
+    from strat_tools.io.owned import read_marker, verify_folder
 
     if command == "view":
         assert output.read_text(encoding="utf-8").rstrip().endswith("</html>"), said

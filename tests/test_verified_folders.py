@@ -2,7 +2,7 @@
 
 An export folder (the five tables) and an observation export (its games table and shards),
 in today's layout and in the one before it, each carry a marker listing every file with its
-size and SHA-256 (:func:`strat_tools.io.output.verify_folder`). One table of damage, each
+size and SHA-256 (:func:`strat_tools.io.owned.verify_folder`). One table of damage, each
 applied to a fresh copy of a good export of either kind, and every reader of that kind
 must refuse it with an error naming the file: a deleted file, one flipped byte, one file
 copied over another, an extra file the export did not write.

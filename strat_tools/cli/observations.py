@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import message
 
@@ -67,7 +67,10 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
-    refuse_output_over_inputs(paths, out, folder=True)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(paths, out, folder=True, create=True)
     from strat_tools.exports.observation_files import export_observations
 
     summary, _tally = read_through(

@@ -9,7 +9,6 @@ import click
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
-import pandas as pd
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
@@ -20,7 +19,7 @@ from strat_tools.cli.options import (
     paths_argument,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render, source_label
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -37,6 +36,8 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     fingerprint), then its board, indented."""
     encoded = ""
     if setup_format is not None:
+        import pandas as pd
+
         from strat_tools.setups.strings import setup_columns
 
         encoded = f" {setup_format}"
@@ -133,7 +134,7 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.cli.search import read_setups
     from strat_tools.stats.repeats import common_setups, setup_counts, setup_tally
 

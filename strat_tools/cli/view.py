@@ -16,7 +16,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message
 
 
@@ -89,7 +89,10 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
-    refuse_output_over_inputs(list(paths), output)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(list(paths), output)
     from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 

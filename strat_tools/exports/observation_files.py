@@ -32,12 +32,8 @@ from strat_tools.exports.observations import (
     iter_observations,
 )
 from strat_tools.formats.readers import NothingReadable
-from strat_tools.io.output import (
-    OutputError,
-    read_marker,
-    refuse_overlap,
-    verify_folder,
-)
+from strat_tools.io.output import OutputError, check_output
+from strat_tools.io.owned import read_marker, verify_folder
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
 from strat_tools.run.filters import GameFilter
@@ -247,7 +243,7 @@ def export_observations(
     """
     started = time.perf_counter()
     inputs = path_list(paths)
-    refuse_overlap(inputs, directory)
+    check_output(directory, inputs, folder=True, create=True)
     run, seen = Run.of(run, jobs).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
@@ -267,7 +263,7 @@ def export_observations(
 
 def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
     """The shards an export finished, in order, once the folder is checked against its
-    marker (:func:`~strat_tools.io.output.verify_folder`: the games table and every shard
+    marker (:func:`~strat_tools.io.owned.verify_folder`: the games table and every shard
     the marker lists or the folder holds, by size and SHA-256): a shard deleted, damaged,
     copied over another or added since is refused naming the file (``OutputError``), as is
     a folder whose export did not finish or that has no marker; one that holds no

@@ -26,7 +26,8 @@ from strat_tools.core.errors import InputError
 from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.records import SYNTHETIC_MARK, GameRecord
 from strat_tools.formats.gravon_fields import NAME_ESCAPED, xml_name_text
-from strat_tools.io.output import atomic_output, refuse_owned, write_file_atomically
+from strat_tools.io.output import atomic_output, write_file_atomically
+from strat_tools.io.owned import refuse_owned
 
 _DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _HEAD: Final = "<stratego>\n <game type={}>\n  \n"

@@ -316,6 +316,70 @@ def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterato
         yield from _expand_one(path, seen_dirs, sink)
 
 
+READ_SUFFIXES: Final = (".zip", ".parquet", ".csv", ".json")
+"""Besides the record suffixes, what reading a folder takes: archives of records and an
+exported dataset's tables and marker."""
+
+
+def taken_by_reading(name: str) -> bool:
+    """Whether reading a folder would take a file named ``name`` (a record, a zip, a table).
+
+    >>> taken_by_reading("a.xml"), taken_by_reading("games.parquet"), taken_by_reading("r.html")
+    (True, True, False)
+    """
+    return _is_game_name(name) or name.lower().endswith(READ_SUFFIXES)
+
+
+class Reached(NamedTuple):
+    """A file or folder that reading an input opens: its real path (links followed),
+    whether it is a folder, and the input given that reaches it."""
+
+    path: str
+    folder: bool
+    given: str
+
+
+def iter_reached(paths: Paths) -> Iterator[Reached]:
+    """Every file and folder that reading ``paths`` opens, by real path (links followed):
+    each path given (a glob: what it matches), every folder walked under a folder given
+    (each real folder once, as :func:`iter_units` walks them) and every file in those
+    folders that reading takes (:func:`taken_by_reading`). What "is this output an input?"
+    compares with; a path that does not exist reaches nothing. Reads no file.
+    """
+    seen_dirs: set[str] = set()
+    for given in iter_paths(paths):
+        if os.path.lexists(given):
+            matches = [given]
+        else:
+            matches = sorted(glob.glob(given, recursive=True)) if _GLOB_CHARS & set(given) else []
+        for path in matches:
+            if os.path.isdir(path):
+                yield from _reached_folder(path, given, seen_dirs)
+            elif os.path.exists(path):
+                yield Reached(os.path.realpath(path), False, given)
+
+
+def _reached_folder(folder: str, given: str, seen_dirs: set[str]) -> Iterator[Reached]:
+    real = os.path.realpath(folder)
+    if real in seen_dirs:
+        return
+    seen_dirs.add(real)
+    yield Reached(real, True, given)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()  # links followed
+        except OSError:
+            continue
+        if is_dir:
+            yield from _reached_folder(entry.path, given, seen_dirs)
+        elif taken_by_reading(entry.name) and os.path.exists(entry.path):
+            yield Reached(os.path.realpath(entry.path), False, given)
+
+
 def count_units(paths: Paths) -> int:
     """How many units :func:`iter_units` yields for ``paths``, without keeping them (a
     notebook's question: the driver sizes a progress bar from its own one expansion)."""

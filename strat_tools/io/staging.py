@@ -3,7 +3,7 @@
 A dataset export (:class:`strat_tools.tables.dataset_writer.DatasetWriter`) and an
 observation export (:class:`strat_tools.exports.observation_files.ShardWriter`) both write
 files of unknown size batch by batch into a folder they own
-(:class:`~strat_tools.io.output.OwnedFolder`); this is what they share: a staging folder
+(:class:`~strat_tools.io.owned.OwnedFolder`); this is what they share: a staging folder
 inside the target, the files moved in when complete with each one's size and SHA-256 in the
 marker written last, and clean-up on any error, a file that fails to close included.
 
@@ -18,7 +18,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from strat_tools.io.output import OwnedFolder, PathArg, file_digest
+from strat_tools.io.output import PathArg
+from strat_tools.io.owned import OwnedFolder, file_digest
 
 __all__ = ["StagedFolder"]
 
@@ -41,7 +42,7 @@ class StagedFolder:
     file moves in with one rename).
 
     :meth:`open` takes the lock, refuses a folder another kind of output owns (its marker
-    names it: :meth:`~strat_tools.io.output.OwnedFolder.check_kind`; ``kind`` is this one's,
+    names it: :meth:`~strat_tools.io.owned.OwnedFolder.check_kind`; ``kind`` is this one's,
     written in the marker) and one whose present files (``replaces()``: the names of this
     kind already there) this tool did not write, removes the staging folders
     of this kind that a killed export left (its process is gone; a running one's are left

@@ -39,6 +39,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools import stats
+from strat_tools.core.choices import REPORT_FORMATS
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import KINDS, Numbering, PieceKind, check_numbering, rank_label
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -62,7 +63,6 @@ from strat_tools.views.plots import PlacementRequest
 from strat_tools.views.setup_area import PIECE_ORDER, piece_label
 
 ReportFormat = Literal["html", "md"]
-REPORT_FORMATS: tuple[str, ...] = ("html", "md")
 
 __all__ = [
     "REPORT_FORMATS",

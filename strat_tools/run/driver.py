@@ -523,11 +523,11 @@ def export_dataset(
 
     >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
     """
-    from strat_tools.io.output import refuse_overlap
+    from strat_tools.io.output import check_output
     from strat_tools.tables.dataset import DatasetWriter
 
     started = time.perf_counter()
-    refuse_overlap(path_list(paths), directory)
+    check_output(directory, path_list(paths), folder=True, create=True)
     run, seen = Run.of(run, jobs).counting()
     batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:

@@ -15,7 +15,7 @@ either layout, and their check against the marker: :mod:`strat_tools.tables.layo
 removes the older layout's and the other format's files, and a folder holding a table twice
 is refused. Every file is written under a temporary name in the same folder and renamed into
 place only when complete. The folder is owned through
-:class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an
+:class:`strat_tools.io.owned.OwnedFolder`: one export at a time (a lock), only files an
 earlier export wrote are replaced, and a marker written last lists each part with its
 SHA-256, so a folder whose renames did not all happen, or mixed from two exports, or damaged,
 is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps

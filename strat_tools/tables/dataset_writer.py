@@ -8,7 +8,7 @@ table is a folder of its own, ``NAME/part-NNNNN.parquet`` (or ``.csv``), parts o
 reads that table and nothing else; each part is written into a staging folder inside the
 target and renamed into place only when complete (:class:`strat_tools.io.staging.StagedFolder`,
 the skeleton every streamed export shares). The folder is owned through
-:class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only files an earlier
+:class:`strat_tools.io.owned.OwnedFolder`: one export at a time (a lock), only files an earlier
 export wrote are replaced, and a marker written last lists each part with its size and
 SHA-256. CSV keeps nulls apart from empty strings: every non-null value is quoted, a null is an
 empty unquoted field; a text cell a spreadsheet would run as a formula gets a leading ``'``
@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from strat_tools.core.choices import TABLE_FORMATS
 from strat_tools.core.errors import OptionError
 from strat_tools.core.text import count_of, neutralise_csv_table
 from strat_tools.io.output import OutputError
@@ -50,8 +51,6 @@ __all__ = [
 ]
 
 Format = Literal["parquet", "csv"]
-TABLE_FORMATS: Final = ("parquet", "csv")
-"""Export formats."""
 
 
 INCOMPLETE_MARKER: Final = ".export-incomplete"

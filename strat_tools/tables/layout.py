@@ -9,7 +9,7 @@ games table alone), so each layout is read the same way everywhere.
 
 A folder with an export's marker is read only as that export wrote it: every file of a
 table (each part the marker lists, and anything else in a table's folder) is checked by
-size and SHA-256 (:func:`~strat_tools.io.output.verify_folder`), so a part missing,
+size and SHA-256 (:func:`~strat_tools.io.owned.verify_folder`), so a part missing,
 damaged, added or from another export is refused, naming it. A folder holding a table twice
 (two layouts, or two formats), game records beside the tables, or an observation export is
 refused with :class:`~strat_tools.core.errors.DatasetError`.
@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Final
 
 from strat_tools.core.errors import DatasetError
-from strat_tools.io.output import MARKER_NAME, Marker, OutputError, read_marker, verify_folder
+from strat_tools.io.output import OutputError
+from strat_tools.io.owned import MARKER_NAME, Marker, read_marker, verify_folder
 from strat_tools.io.sources import PathArg
 from strat_tools.tables.dataset_writer import INCOMPLETE_MARKER, TABLE_FORMATS, table_file_names
 from strat_tools.tables.schemas import TABLE_NAMES

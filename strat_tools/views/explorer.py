@@ -40,7 +40,7 @@ from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.core.text import printable, script_json
-from strat_tools.io.output import refuse_overlap, write_file_atomically
+from strat_tools.io.output import check_output, write_file_atomically
 from strat_tools.run.options import Run
 from strat_tools.setups.identity import OTHER, SQUARES
 from strat_tools.setups.patterns import PATTERN_GRAMMAR
@@ -203,7 +203,7 @@ def write_explorer(
     if variant not in ARMIES:
         raise OptionError(f"unknown variant {variant!r}; choose from {', '.join(ARMIES)}")
     names = path_list(paths)
-    refuse_overlap(names, output)
+    check_output(output, names)  # before reading: writable, and no input
     chosen = game_filter if game_filter is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
     games = read_selected(names, chosen, setups_only=True, run=run)

@@ -38,7 +38,8 @@ from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
-from strat_tools.engine.key_events import EVENT_KINDS, game_events
+from strat_tools.engine.event_kinds import EVENT_KINDS
+from strat_tools.engine.key_events import game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
