@@ -9,6 +9,8 @@ import click
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
+    from strat_tools.stats.value_rows import ValueRows
+    from strat_tools.stats.win_model import WinModel
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import (
@@ -109,25 +111,17 @@ def values(
     if model_path is not None and not calibrate:
         raise click.UsageError("--model is the win model --calibrate scores")
     refuse_output_over_inputs(list(paths), output)
+    from strat_tools.stats.win_model import load_win_model
+
+    model = load_win_model(model_path) if calibrate else None  # a bad file: before reading
+    rows = _rows(paths, variant, game_filter, rules, run)
     if fit or calibrate:
-        _win_model(paths, variant, fit, model_path, output, fmt, game_filter, rules, run)
+        _win_model(rows, paths, variant, model, output, fmt)
         return
-    from strat_tools.stats.piece_values import TooFewGames, piece_values
+    from strat_tools.stats.piece_values import TooFewGames, piece_value_table
 
     try:
-        table, _ = read_through(
-            paths,
-            run,
-            lambda run: piece_values(
-                list(paths),
-                secrecy=secrecy,
-                by=by,
-                variant=variant,
-                game_filter=game_filter,
-                rules=rules,
-                run=run,
-            ),
-        )
+        table = piece_value_table(rows, "secrecy" if secrecy else "material", by, variant=variant)
     except TooFewGames as exc:
         raise NoInput(str(exc)) from None
     if fmt == "table":
@@ -142,21 +136,12 @@ def values(
     render(table, fmt)
 
 
-def _win_model(
-    paths: tuple[str, ...],
-    variant: str,
-    fit: bool,
-    model_path: str | None,
-    output: str | None,
-    fmt: str,
-    game_filter: Any,
-    rules: str,
-    run: Run,
-) -> None:
+def _rows(
+    paths: tuple[str, ...], variant: str, game_filter: Any, rules: str, run: Run
+) -> ValueRows:
+    """The rows of the games (read in the workers); nothing readable stops here (exit 2)."""
     from strat_tools.stats.value_rows import read_value_rows
-    from strat_tools.stats.win_model import calibrate, fit_win_model, load_win_model
 
-    model = None if fit else load_win_model(model_path)  # a bad file stops before reading
     rows, _ = read_through(
         paths,
         run,
@@ -164,11 +149,35 @@ def _win_model(
             list(paths), variant=variant, rules=rules, game_filter=game_filter, run=run
         ),
     )
-    if rows.games < 2 or not len(rows.ply):
-        raise NoInput(f"too few decided {variant} games with rows in {' '.join(paths)}")
+    return rows
+
+
+def _win_model(
+    rows: ValueRows,
+    paths: tuple[str, ...],
+    variant: str,
+    model: WinModel | None,
+    output: str | None,
+    fmt: str,
+) -> None:
+    from strat_tools.stats.win_model import calibrate, fit_win_model
+
+    from strat_tools.stats.piece_values import MIN_GAMES
+
+    fit = model is None
+    games = len(set(rows.game.tolist()))
+    if games < MIN_GAMES:
+        raise NoInput(
+            f"the win model has {games:,} decided {variant} games with rows; at least "
+            f"{MIN_GAMES} are needed"
+        )
     if fit:
         assert output is not None
-        made = fit_win_model(rows, provenance={"variant": variant})
+        from pathlib import Path
+
+        inputs = sorted(Path(p).name for p in paths)
+        about = {"variant": variant, "fitted_by": "strat-tools values --fit", "inputs": inputs}
+        made = fit_win_model(rows, provenance=about)
         made.save(output)
         about = made.provenance
         message(
@@ -176,6 +185,7 @@ def _win_model(
             f"({', '.join(about['months']) or 'months not known'}): {output}"
         )
         record = {**about, "months": " ".join(about["months"]), "output": output}
+        record["inputs"] = " ".join(about["inputs"])
         render([record], fmt)
         return
     assert model is not None

@@ -18,7 +18,8 @@ opponent's. The scout stays whole: it is the unit.
 ``by="phase"`` fits the model apart in each band of :data:`PHASES`. A model refuses
 (:class:`TooFewGames`) when a feature is not zero in at least :data:`MIN_GAMES` games of its
 sample, or when the data separate the outcome: no value is printed that the data cannot
-carry.
+carry. A kind the variant's army has not (barrage has no colonel) is no feature of its
+model.
 
 The table has a row per piece (and per part, ``term``; the intercept last): ``value`` in
 log-odds with ``low`` and ``high``, ``relative`` (the value over the scout's, with a
@@ -35,7 +36,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.core.errors import StratToolsError
-from strat_tools.core.pieces import PieceKind
+from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.engine.material import MATERIAL_KINDS
 from strat_tools.io.sources import Paths
 from strat_tools.run.options import Run
@@ -109,7 +110,7 @@ def piece_value_table(
     blocks = []
     for phase, (first, last) in bands.items():
         sample = headline.subset((headline.ply >= first) & (headline.ply <= last))
-        design = _design(sample, model)
+        design = _design(sample, model, variant)
         label = f"the {model} model" + ("" if phase == "all" else f" ({phase})")
         _check_sample(design, label)
         try:
@@ -125,14 +126,21 @@ def piece_value_table(
     return out
 
 
-def _design(rows: ValueRows, model: str) -> Design:
+def _design(rows: ValueRows, model: str, variant: str) -> Design:
     view = mover_view(rows)
+    army = ARMIES.get(variant)
     index: dict[PieceKind, int] = {k: i for i, k in enumerate(MATERIAL_KINDS)}
     pieces: list[str] = []
     terms: list[str] = []
     columns: list[npt.NDArray[np.float64]] = []
     for kind in ORDER:
         i = index[kind]
+        if (
+            (army[kind] == 0)
+            if army is not None
+            else not (view.own[:, i].any() or view.opp[:, i].any())
+        ):
+            continue  # not in this variant's army
         diff = view.own[:, i] - view.opp[:, i]
         known = view.own_known[:, i] - view.opp_known[:, i]
         hidden = diff - known
@@ -205,14 +213,17 @@ def _table(design: Design, fit: LogitFit) -> pd.DataFrame:
     return out
 
 
-def _unit_column(design: Design) -> int:
-    return design.pieces.index(PieceKind.SCOUT.label)
+def _unit_column(design: Design) -> int | None:
+    label = PieceKind.SCOUT.label
+    return design.pieces.index(label) if label in design.pieces else None
 
 
 def _ratio(
-    b: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], unit: int
+    b: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], unit: int | None
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``b / b[unit]`` and its delta-method standard error."""
+    if unit is None:
+        return np.full(len(b), np.nan), np.full(len(b), np.nan)
     s = b[unit]
     ratio = b / s
     var = np.diag(cov) / s**2 + b**2 * cov[unit, unit] / s**4 - 2 * b * cov[:, unit] / s**3

@@ -185,13 +185,17 @@ class MoverView:
 def mover_view(rows: ValueRows) -> MoverView:
     """The rows from the side to move's chair: after an even ply red is to move."""
     n = len(MATERIAL_KINDS)
-    c = rows.counts.astype(np.float64)
+    c = rows.counts  # int8: each part is made a float array on its own (no 44-wide copy)
     red = (rows.ply % 2) == 0
     r = red[:, None]
-    own = np.where(r, c[:, :n], c[:, n : 2 * n])
-    opp = np.where(r, c[:, n : 2 * n], c[:, :n])
-    own_known = np.where(r, c[:, 2 * n : 3 * n], c[:, 3 * n :])
-    opp_known = np.where(r, c[:, 3 * n :], c[:, 2 * n : 3 * n])
+
+    def part(when_red: slice, when_blue: slice) -> npt.NDArray[np.float64]:
+        return np.where(r, c[:, when_red], c[:, when_blue]).astype(np.float64)
+
+    own = part(slice(0, n), slice(n, 2 * n))
+    opp = part(slice(n, 2 * n), slice(0, n))
+    own_known = part(slice(2 * n, 3 * n), slice(3 * n, 4 * n))
+    opp_known = part(slice(3 * n, 4 * n), slice(2 * n, 3 * n))
     winner_red = rows.winner[rows.game] == 1
     y = (winner_red == red).astype(np.float64)
     return MoverView(own, opp, own_known, opp_known, red, y)
