@@ -160,9 +160,8 @@ def _win_model(
     output: str | None,
     fmt: str,
 ) -> None:
-    from strat_tools.stats.win_model import calibrate, fit_win_model
-
     from strat_tools.stats.piece_values import MIN_GAMES
+    from strat_tools.stats.win_model import calibrate, fit_win_model
 
     fit = model is None
     games = len(set(rows.game.tolist()))
