@@ -24,8 +24,8 @@ their true identity, so two unseen pieces swapped change nothing in it.
 ((2, 44), [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0])
 >>> int(rows[0, 22 + 2]), int(rows[1, 22 + 2])  # red's scout moved 3 squares: blue knows it
 (0, 1)
->>> view_material(replay(record).knowledge(), 1, Side.RED)[11 + 2]  # blue: scout or flag unnamed
-np.float64(1.0)
+>>> float(view_material(replay(record).knowledge(), 1, Side.RED)[11 + 2])  # scout or flag?
+1.0
 """
 
 from __future__ import annotations
@@ -47,9 +47,9 @@ __all__ = [
     "MATERIAL_KINDS",
     "MATERIAL_WIDTH",
     "flags_standing",
-    "flags_standing_at",
     "material_rows",
     "view_material",
+    "view_materials",
 ]
 
 MATERIAL_KINDS: Final[tuple[PieceKind, ...]] = tuple(
@@ -97,23 +97,26 @@ def flags_standing(know: Knowledge) -> npt.NDArray[np.bool_]:
 def view_material(know: Knowledge, ply: int, side: Side | int) -> npt.NDArray[np.float64]:
     """The row of :func:`material_rows` after ``ply`` as ``side`` knew it (floats): the
     opponent's unidentified pieces counted by what is left unidentified, in proportion."""
-    row = material_rows(know, [ply])[0].astype(np.float64)
+    return np.asarray(view_materials(know, side, [ply])[0])
+
+
+def view_materials(
+    know: Knowledge, side: Side | int, plies: Sequence[int] | npt.ArrayLike | None = None
+) -> npt.NDArray[np.float64]:
+    """:func:`view_material` after each of ``plies`` (None: every ply, 0 the setup)."""
+    at = np.arange(know.plies + 1) if plies is None else np.asarray(plies, dtype=np.int64)
+    rows = material_rows(know, at).astype(np.float64)
     viewer = Side(int(side))
     theirs = slice(_N, 2 * _N) if viewer == Side.RED else slice(0, _N)
     their_known = slice(3 * _N, 4 * _N) if viewer == Side.RED else slice(2 * _N, 3 * _N)
-    known = row[their_known]
+    known = rows[:, their_known]
     # The pieces of theirs on the board that side cannot name: the counted ones less the
     # identified, and the flag while it stands (never identified, never counted).
-    standing = bool(flags_standing_at(know, ply))
-    unnamed = float(row[theirs].sum() - known.sum()) + (1.0 if standing else 0.0)
-    unseen = know.unseen[ply, viewer - 1].astype(np.float64)
-    pool = float(unseen.sum())
-    share = unseen[_KIND_INDEX] / pool if pool > 0 else np.zeros(_N)
-    row[theirs] = known + share * unnamed
-    return np.asarray(row, dtype=np.float64)
-
-
-def flags_standing_at(know: Knowledge, ply: int) -> bool:
-    """Whether both flags are on the board after ``ply``."""
-    board = know.boards[ply]
-    return bool((board == PieceKind.FLAG + 1).any() and (board == PieceKind.FLAG + 13).any())
+    flag = PieceKind.FLAG + (13 if viewer == Side.RED else 1)
+    standing = (know.boards[at] == flag).any(axis=1)
+    unnamed = rows[:, theirs].sum(axis=1) - known.sum(axis=1) + standing
+    unseen = know.unseen[at, viewer - 1].astype(np.float64)
+    pool = unseen.sum(axis=1, keepdims=True)
+    share = np.divide(unseen[:, _KIND_INDEX], pool, out=np.zeros((len(at), _N)), where=pool > 0)
+    rows[:, theirs] = known + share * unnamed[:, None]
+    return rows

@@ -39,7 +39,15 @@ if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
     from strat_tools.tables.build import GameIds
 
-__all__ = ["STEP", "MoverView", "ValueRows", "ValueRowsWork", "mover_view", "read_value_rows"]
+__all__ = [
+    "STEP",
+    "MoverView",
+    "ValueRows",
+    "ValueRowsWork",
+    "counts_view",
+    "mover_view",
+    "read_value_rows",
+]
 
 STEP: Final = 5
 """Rows are taken after every 5th ply (the headline model keeps every 10th)."""
@@ -184,9 +192,19 @@ class MoverView:
 
 def mover_view(rows: ValueRows) -> MoverView:
     """The rows from the side to move's chair: after an even ply red is to move."""
-    n = len(MATERIAL_KINDS)
-    c = rows.counts  # int8: each part is made a float array on its own (no 44-wide copy)
     red = (rows.ply % 2) == 0
+    winner_red = rows.winner[rows.game] == 1
+    return counts_view(rows.counts, rows.ply, (winner_red == red).astype(np.float64))
+
+
+def counts_view(
+    counts: npt.ArrayLike, ply: npt.ArrayLike, y: npt.ArrayLike | None = None
+) -> MoverView:
+    """Rows of 44 counts (``material_rows``, or a side's ``view_materials``) after ``ply``
+    seen from the side to move; ``y`` the outcomes (None: zeros)."""
+    n = len(MATERIAL_KINDS)
+    c = np.asarray(counts)  # int8 rows stay int8 until each part is made (no 44-wide copy)
+    red = (np.asarray(ply) % 2) == 0
     r = red[:, None]
 
     def part(when_red: slice, when_blue: slice) -> npt.NDArray[np.float64]:
@@ -196,6 +214,5 @@ def mover_view(rows: ValueRows) -> MoverView:
     opp = part(slice(n, 2 * n), slice(0, n))
     own_known = part(slice(2 * n, 3 * n), slice(3 * n, 4 * n))
     opp_known = part(slice(3 * n, 4 * n), slice(2 * n, 3 * n))
-    winner_red = rows.winner[rows.game] == 1
-    y = (winner_red == red).astype(np.float64)
-    return MoverView(own, opp, own_known, opp_known, red, y)
+    outcome = np.zeros(len(red)) if y is None else np.asarray(y, dtype=np.float64)
+    return MoverView(own, opp, own_known, opp_known, red, outcome)

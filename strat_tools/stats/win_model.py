@@ -37,7 +37,7 @@ import pandas as pd
 from strat_tools.core.errors import InputError
 from strat_tools.engine.material import MATERIAL_KINDS
 from strat_tools.stats.logit import fit_logit, predict_logit
-from strat_tools.stats.value_rows import MoverView, ValueRows, mover_view
+from strat_tools.stats.value_rows import MoverView, ValueRows, counts_view, mover_view
 
 __all__ = [
     "FEATURES",
@@ -46,6 +46,7 @@ __all__ = [
     "calibrate",
     "fit_win_model",
     "load_win_model",
+    "red_chances",
     "shipped_win_model",
     "win_features",
     "win_probability",
@@ -186,18 +187,18 @@ def shipped_win_model() -> WinModel:
 def win_probability(model: WinModel, counts: npt.ArrayLike, ply: int) -> float:
     """Red's chance of winning after ``ply`` from one row of 44 counts (``material_rows`` or
     a side's ``view_material``)."""
-    row = np.asarray(counts, dtype=np.float64)[None, :]
-    n = len(_KINDS)
-    red = ply % 2 == 0
-    own, opp = (row[:, :n], row[:, n : 2 * n]) if red else (row[:, n : 2 * n], row[:, :n])
-    own_k, opp_k = (
-        (row[:, 2 * n : 3 * n], row[:, 3 * n :])
-        if red
-        else (row[:, 3 * n :], row[:, 2 * n : 3 * n])
-    )
-    view = MoverView(own, opp, own_k, opp_k, np.array([red]), np.zeros(1))
-    p = float(model.predict(win_features(view, [ply]))[0])
-    return p if red else 1.0 - p
+    return float(red_chances(model, np.asarray(counts)[None, :], [ply])[0])
+
+
+def red_chances(
+    model: WinModel, counts: npt.ArrayLike, plies: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
+    """Red's chance of winning after each of ``plies``, from its row of 44 counts."""
+    ply = np.asarray(plies, dtype=np.int64)
+    view = counts_view(counts, ply)
+    red = view.red
+    p = model.predict(win_features(view, ply))
+    return np.asarray(np.where(red, p, 1.0 - p))
 
 
 def calibrate(model: WinModel, rows: ValueRows) -> tuple[pd.DataFrame, pd.DataFrame]:
