@@ -320,3 +320,34 @@ def test_values_equal_an_independent_fit_from_the_export_tables(gravon_dir: Path
         assert by_piece.value[name] == pytest.approx(theirs.params[j], abs=1e-6), name
         assert by_piece.se[name] == pytest.approx(theirs.bse[j], abs=1e-6), name
     assert by_piece.rows.iloc[0] == len(y) and by_piece.games.iloc[0] == len(np.unique(groups))
+
+
+# --- the report's section ---------------------------------------------------------------------
+
+
+def test_the_report_section_shows_values_secrecy_and_calibration(sample_rows: ValueRows) -> None:
+    from types import SimpleNamespace
+
+    from strat_tools.report.values import values_section
+    from strat_tools.views.document import Section, Table
+
+    section = Section("What a piece is worth", "values")
+    assert values_section(section, SimpleNamespace(values=sample_rows))  # type: ignore[arg-type]
+    tables = {b.caption: b.frame for b in section.blocks if isinstance(b, Table)}
+    assert list(tables) == [
+        "Piece values, classic (294 games, 7,709 rows)",
+        "Secrecy values, classic (294 games, 7,709 rows)",
+        "Win model scores (Brier, log-loss)",
+        "Reliability of the win model by predicted chance",
+    ]
+    marshal = tables["Piece values, classic (294 games, 7,709 rows)"].iloc[0]
+    assert marshal["piece"] == "marshal" and marshal["value"] == "1.964"
+    assert values_section(Section("x", "values"), SimpleNamespace(values=None)) is False  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_the_report_of_game_records_has_the_values_section() -> None:
+    from strat_tools.report.inputs import report_inputs_of_paths
+
+    inputs = report_inputs_of_paths([str(DATA)], jobs=1)
+    assert inputs.values is not None and inputs.values.games == 294

@@ -36,7 +36,7 @@ from strat_tools.run.driver import map_records
 from strat_tools.run.options import Run
 
 if TYPE_CHECKING:
-    from strat_tools.run.filters import GameFilter
+    from strat_tools.run.batch_work import Select
     from strat_tools.tables.build import GameIds
 
 __all__ = [
@@ -165,11 +165,13 @@ def read_value_rows(
     *,
     variant: str | None = DEFAULT_VARIANT,
     rules: str | None = "auto",
-    game_filter: GameFilter | None = None,
+    game_filter: Select | None = None,
     jobs: int | None = None,
     run: Run | None = None,
 ) -> ValueRows:
-    """The rows of every game under ``paths`` (read and replayed in the workers)."""
+    """The rows of every game under ``paths`` (read and replayed in the workers) that
+    ``game_filter`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
+    predicate) keeps."""
     work = ValueRowsWork(variant, rules)
     return ValueRows.join(map_records(work, paths, select=game_filter, jobs=jobs, run=run))
 
