@@ -30,9 +30,9 @@ from strat_tools.engine.material import (
     material_rows,
 )
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths
+from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
-from strat_tools.run.driver import map_records
+from strat_tools.run.driver import NothingReadable, map_records
 from strat_tools.run.options import Run
 
 if TYPE_CHECKING:
@@ -171,9 +171,15 @@ def read_value_rows(
 ) -> ValueRows:
     """The rows of every game under ``paths`` (read and replayed in the workers) that
     ``game_filter`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
-    predicate) keeps."""
+    predicate) keeps. :class:`~strat_tools.formats.readers.NothingReadable` when not one
+    input could be read."""
+    inputs = path_list(paths)
+    counted, seen = Run.of(run, jobs).counting()
     work = ValueRowsWork(variant, rules)
-    return ValueRows.join(map_records(work, paths, select=game_filter, jobs=jobs, run=run))
+    rows = ValueRows.join(map_records(work, inputs, select=game_filter, run=counted))
+    if not seen.readable and not seen.dropped:  # every input unreadable, or none
+        raise NothingReadable(inputs, seen.reasons)
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
