@@ -351,3 +351,15 @@ def test_the_report_of_game_records_has_the_values_section() -> None:
 
     inputs = report_inputs_of_paths([str(DATA)], jobs=1)
     assert inputs.values is not None and inputs.values.games == 294
+
+
+def test_calibrate_draws_the_reliability_plot_and_o_alone_is_refused(tmp_path: Path) -> None:
+    runner = CliRunner()
+    plot = tmp_path / "reliability.png"
+    drawn = runner.invoke(
+        main, ["values", str(DATA), "--jobs", "1", "--calibrate", "-o", str(plot)]
+    )
+    assert drawn.exit_code == 0, drawn.output
+    assert plot.read_bytes().startswith(b"\x89PNG")
+    alone = runner.invoke(main, ["values", str(DATA), "-o", str(tmp_path / "x.json")])
+    assert alone.exit_code == 2 and "-o is for --fit" in alone.stderr

@@ -92,8 +92,9 @@ def values(
     --secrecy splits each rank the data allow into "hidden" and "known" (what the
     opponent has identified). --fit fits the win model (every 5th ply; see docs/values.md)
     and writes it to -o; --calibrate scores a saved one (Brier, log-loss beside the base
-    rate and the material-only model, then (in the table format) a reliability table by
-    probability bin; the json records carry a 'brier' field). Associations, not causes.
+    rate and the material-only model, then in the table format a reliability table by
+    probability bin, and with -o its plot; the json records carry a 'brier' field).
+    Associations, not causes.
 
     \b
     Example:
@@ -106,8 +107,8 @@ def values(
         raise click.UsageError("--fit and --calibrate are two jobs: give one")
     if fit and output is None:
         raise click.UsageError("--fit writes the model to -o FILE.json")
-    if not fit and output is not None:
-        raise click.UsageError("-o is for --fit (the model file)")
+    if not (fit or calibrate) and output is not None:
+        raise click.UsageError("-o is for --fit (the model file) or --calibrate (a figure)")
     if model_path is not None and not calibrate:
         raise click.UsageError("--model is the win model --calibrate scores")
     refuse_output_over_inputs(list(paths), output)
@@ -190,6 +191,11 @@ def _win_model(
     assert model is not None
     scores, reliability = calibrate(model, rows)
     render(scores.round(4) if fmt == "table" else scores, fmt)
+    if output is not None:
+        from strat_tools.views.plots import reliability_figure, save_figure
+
+        save_figure(reliability_figure(reliability, scores), output)
+        message(f"Wrote {output}.")
     if fmt == "table":
         click.echo("\nreliability of the win model (its predictions by bin):")
         render(reliability.round(3), fmt)
