@@ -84,3 +84,43 @@ def test_a_swing_names_a_lost_piece_only_as_the_view_knew_it(view: str) -> None:
     swings = data["swings"][view]
     assert swings and all(text.startswith("red's chance ") for _, text in swings)
     assert all(isinstance(ply, int) and 1 <= ply <= data["plies"] for ply, _ in swings)
+
+
+def _silent_game(defender: str, other: str) -> GameRecord:
+    """Red's marshal walks up the A file and takes a blue piece that, under silent defense,
+    is never shown; blue's scout steps to and fro meanwhile."""
+    from strat_tools.core.pieces import letter_code
+
+    field = ["A"] * 100
+    for lake in (42, 43, 46, 47, 52, 53, 56, 57):
+        field[lake] = "_"
+    field[0], field[30], field[60], field[69] = "M", "L", defender, other
+    field[97], field[99] = "P", "Y"
+    setup = tuple(letter_code(c) for c in field)
+    return GameRecord(
+        "silent.xml",
+        variant="classicfree",
+        setup=setup,
+        sources=[30, 97, 40, 87, 50],
+        targets=[40, 87, 50, 97, 60],
+    )
+
+
+def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
+    """Blue has a sergeant and a lieutenant; red's marshal takes the sergeant in one game
+    and the lieutenant in the other, neither shown (silent defense): the truth differs
+    after the capture, red's view cannot."""
+    from strat_tools.core.board import Side
+    from strat_tools.engine.material import material_rows, view_materials
+    from strat_tools.stats.win_model import red_chances, shipped_win_model
+
+    knows = [replay(_silent_game(*d), "classic+silent").knowledge() for d in ("RS", "SR")]
+    assert all(k.plies == 5 for k in knows)
+    truths = [material_rows(k, range(6)) for k in knows]
+    assert truths[0][5].tolist() != truths[1][5].tolist()  # which one is left
+    views = [view_materials(k, Side.RED) for k in knows]
+    assert views[0].tolist() == views[1].tolist()
+    model = shipped_win_model()
+    chances = [red_chances(model, v, range(6)).tolist() for v in views]
+    assert chances[0] == chances[1]
+    assert red_chances(model, truths[0], range(6)).tolist() != chances[0]  # the truth knows
