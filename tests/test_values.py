@@ -363,3 +363,22 @@ def test_calibrate_draws_the_reliability_plot_and_o_alone_is_refused(tmp_path: P
     assert plot.read_bytes().startswith(b"\x89PNG")
     alone = runner.invoke(main, ["values", str(DATA), "-o", str(tmp_path / "x.json")])
     assert alone.exit_code == 2 and "-o is for --fit" in alone.stderr
+
+
+@pytest.mark.archive
+@pytest.mark.slow
+def test_the_readme_figures_are_what_the_library_computes(gravon_dir: Path) -> None:
+    """The 23 months: the headline values and the held-out score docs/values.md and the
+    README quote (fit on the zips strados2004-11..2014-6, whose games are dated up to July
+    2014, score on strados2014-7..11)."""
+    rows = read_value_rows([str(gravon_dir)])
+    table = piece_value_table(rows).set_index("piece")
+    assert (table.games.iloc[0], table.rows.iloc[0]) == (11_976, 397_454)
+    assert round(table.value["marshal"], 3) == 1.943 and round(table.low["marshal"], 3) == 1.802
+    assert round(table.value["scout"], 3) == 0.107
+    held = rows.month >= 201408
+    train = rows.subset(~held[rows.game])
+    scored = rows.subset(held[rows.game])
+    scores, _ = calibrate(fit_win_model(train), scored)
+    brier = dict(zip(scores.model, scores.brier.round(4), strict=True))
+    assert brier == {"win model": 0.1919, "material only": 0.1967, "base rate": 0.25}
