@@ -181,6 +181,7 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
         "view": ["-o", str(tmp_path / "v.html")],
         "openings": [],
         "explore": ["-o", str(tmp_path / "e.html")],
+        "values": [],
     }
     # generate, show and rules read no archive of games (show: one game of one file).
     unfiltered = {"generate", "show", "rules"}

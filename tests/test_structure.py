@@ -59,8 +59,9 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "formats", "engine", "run"),
     ),
     "stats": (
-        "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips",
-        ("core", "setups", "io", "tables", "run"),
+        "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips, "
+        "piece values and the win model",
+        ("core", "setups", "io", "engine", "tables", "run"),
     ),
     "views": (
         "heatmaps and plots, board pictures, setup boards, the document builder, the viewer",

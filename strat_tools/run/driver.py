@@ -97,6 +97,7 @@ __all__ = [
     "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
+    "NothingReadable",
     "RecordWork",
     "Run",
     "Select",

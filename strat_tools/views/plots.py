@@ -63,6 +63,7 @@ from strat_tools.views.charts import (
 )
 from strat_tools.views.charts import adjacency_figure as adjacency_figure
 from strat_tools.views.charts import game_length_histogram as game_length_histogram
+from strat_tools.views.charts import reliability_figure as reliability_figure
 from strat_tools.views.charts import win_rate_chart as win_rate_chart
 from strat_tools.views.setup_area import (
     PIECE_ORDER,

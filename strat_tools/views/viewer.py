@@ -47,6 +47,7 @@ from strat_tools.run.batch_work import failure_of
 from strat_tools.run.options import Run
 from strat_tools.setups.strings import format_setup
 from strat_tools.tables.game_ids import GameIds
+from strat_tools.views.chances import game_chances
 from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         return data
     know = result.knowledge()
     n = result.plies_replayed
+    data.update(game_chances(result, know))
     data.update(
         plies=n,
         field="".join(CODE_LETTERS[c] for c in record.setup),

@@ -242,6 +242,22 @@
     box.dataset.width = String(width);
   }
 
+  // Red's chance of winning in the chosen view, per ply (thousandths, computed when the page
+  // was built: a side's view used only what that side knew), up to the plies shown.
+  function drawChance() {
+    var game = games[state.game], series = game.chance ? game.chance[state.view] : null;
+    var text = $("chance-text"), box = $("chance-graph");
+    if (!series) { text.textContent = ""; box.replaceChildren(); delete boardEl.dataset.chance; return; }
+    var value = series[state.ply], upto = Math.min(shownUpTo(), series.length - 1);
+    var who = state.view === "all" ? "everything" : "as " + state.view + " saw it";
+    text.textContent = "Red's chance of winning (win model, " + who + "): " + Math.round(value / 10) + "%" +
+      " \u00B7 blue's " + Math.round((1000 - value) / 10) + "%";
+    boardEl.dataset.chance = String(value);
+    var width = Math.max(200, Math.min(boardEl.clientWidth || 540, 540));
+    box.replaceChildren(P.chanceGraph(series, state.ply, upto, [S.red, S.blue], width));
+    box.dataset.width = String(width);
+  }
+
   function copyOut() {
     var game = games[state.game], cache = state.cache, who = viewSide();
     $("position-string").value = game.field ? P.strados3(cache.boards[state.ply], cache.flags[state.ply], state.ply, who, F, LETTERS) : "";
@@ -345,7 +361,7 @@
 
   function fillLists() {
     var game = games[state.game], moves = $("moves"), events = $("events"), i, upto = shownUpTo();
-    moves.replaceChildren(); events.replaceChildren(); state.marked = []; state.listed = upto;
+    moves.replaceChildren(); events.replaceChildren(); state.marked = []; state.listed = upto + state.view;
     for (i = 0; i < upto; i++) {
       var li = document.createElement("li"), m = game.moves[i];
       li.textContent = (i % 2 === 0 ? (i / 2 + 1) + ". " : "") + sqName(Math.floor(m / 100)) +
@@ -355,11 +371,13 @@
       li.dataset.ply = String(i + 1);
       moves.appendChild(li);
     }
-    game.events.forEach(function (e) {
+    var swings = (game.swings && game.swings[state.view] || []).map(function (w) { return [w[0], "swing", w[1]]; });
+    game.events.concat(swings).sort(function (a, b) { return (a[1] === "end") - (b[1] === "end") || a[0] - b[0]; }).forEach(function (e) {
       if (e[1] === "battle" || e[0] > upto || (upto < game.plies && (e[1] === "end" || e[1] === "flag_captured"))) { return; }
       var li = document.createElement("li");
       li.textContent = (e[1] === "end" ? "end" : "ply " + e[0]) + ": " + e[2];
       li.dataset.ply = String(e[0]);
+      if (e[1] === "swing") { li.className = "swing"; }
       events.appendChild(li);
     });
   }
@@ -387,10 +405,10 @@
 
   function render() {
     var game = games[state.game], who = viewSide(), cache = state.cache;
-    if (state.listed !== shownUpTo()) { fillLists(); }
+    if (state.listed !== shownUpTo() + state.view) { fillLists(); }
     draw(); panels(); status(); highlight(); meta();
     if (game.field) { remainingPanel(); } else { $("remaining").replaceChildren(); }
-    drawGraph(); copyOut(); pieceInfo();
+    drawGraph(); drawChance(); copyOut(); pieceInfo();
     boardEl.dataset.flipped = String(flipped());
     boardEl.dataset.spoilers = String(state.spoilers);
     boardEl.dataset.ply = String(state.ply);
@@ -585,18 +603,20 @@
         if (item && item.dataset.ply) { go(parseInt(item.dataset.ply, 10)); }
       });
     });
-    $("graph").addEventListener("click", function (event) {
-      var box = $("graph").firstChild;
-      if (!box) { return; }
-      var rect = box.getBoundingClientRect(), width = parseFloat($("graph").dataset.width);
-      var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
-      go(Math.min(ply, shownUpTo()));
+    ["graph", "chance-graph"].forEach(function (id) {
+      $(id).addEventListener("click", function (event) {
+        var box = $(id).firstChild;
+        if (!box) { return; }
+        var rect = box.getBoundingClientRect(), width = parseFloat($(id).dataset.width);
+        var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
+        go(Math.min(ply, shownUpTo()));
+      });
     });
     $("game-filter").addEventListener("input", filterGames);
     $("game-filter").addEventListener("keydown", function (event) {
       if (event.key === "Enter" || event.key === "Escape") { event.preventDefault(); event.target.blur(); }
     });
-    window.addEventListener("resize", function () { drawGraph(); });
+    window.addEventListener("resize", function () { drawGraph(); drawChance(); });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", function () { readHash(); render(); });
     loadGame(0);
