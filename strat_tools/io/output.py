@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import glob
 import hashlib
 import io
 import json
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import IO, Any, Final, cast
 
 from strat_tools.core.errors import StratToolsError
+from strat_tools.io.walk import FILE, glob_paths, walk
 
 PathArg = str | os.PathLike[str]
 
@@ -254,16 +254,16 @@ def _files_of(source: Path) -> Iterator[str]:
     if not source.is_dir():
         yield os.fspath(source)
         return
-    for folder, _dirs, files in os.walk(source):
-        for name in files:
-            yield os.path.join(folder, name)
+    for entry in walk(os.fspath(source)):  # at any depth, each real folder once
+        if entry.kind == FILE:
+            yield entry.path
 
 
 def _input_paths(path: str) -> list[Path]:
     """The real paths an input names: itself if it exists, else what it matches as a glob."""
     if os.path.lexists(path):
         return [Path(os.path.realpath(path))]
-    return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
+    return [Path(os.path.realpath(p)) for p in glob_paths(path)]
 
 
 def refuse_folder_link(path: PathArg) -> None:

@@ -35,7 +35,6 @@ the format registry.
 
 from __future__ import annotations
 
-import glob
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -45,6 +44,7 @@ from types import TracebackType
 from typing import BinaryIO, Final, NamedTuple
 
 from strat_tools.core.record_formats import is_record_name, record_suffixes
+from strat_tools.io.walk import ERROR, REPEAT, glob_paths, walk
 from strat_tools.io.zipdir import ZipEntry, ZipError, read_directory, read_entry
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
@@ -245,26 +245,19 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
-    """Units under ``folder``, sorted by name, each real folder visited once."""
-    real = os.path.realpath(folder)
-    if real in seen_dirs:
-        reason = "folder already visited (symlink loop or repeat)"
-        skipped.append(Skipped(printable(folder), None, reason))
-        return
-    seen_dirs.add(real)
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as exc:
-        yield _unit(folder, None, f"cannot list folder: {_reason(exc)}")
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        if os.path.isdir(path):
-            yield from _walk(path, seen_dirs, skipped)
-        elif name.lower().endswith(".zip"):
+def _walk(folder: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]) -> Iterator[Unit]:
+    """Units under ``folder``, sorted by name, each real folder visited once, at any depth."""
+    for entry in walk(folder, seen_dirs):
+        path = entry.path
+        if entry.kind == REPEAT:
+            reason = "folder already visited (symlink loop or repeat)"
+            skipped.append(Skipped(printable(path), None, reason))
+        elif entry.kind == ERROR:
+            assert entry.error is not None
+            yield _unit(path, None, f"cannot list folder: {_reason(entry.error)}")
+        elif path.lower().endswith(".zip"):
             yield from _zip_units(path, skipped)
-        elif _is_game_name(name):
+        elif _is_game_name(os.path.basename(path)):
             yield _file_unit(path)
         else:
             skipped.append(Skipped(printable(path), None, _not_a_record(" or .zip")))
@@ -281,12 +274,14 @@ def _file_unit(path: str) -> Unit:
     return _unit(path)
 
 
-def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
+def _expand_one(
+    path: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]
+) -> Iterator[Unit]:
     if os.path.isdir(path):
         yield from _walk(path, seen_dirs, skipped)
     elif not os.path.lexists(path):
         if _GLOB_CHARS & set(path):
-            matches = sorted(glob.glob(path, recursive=True))
+            matches = glob_paths(path)
             if not matches:
                 yield _unit(path, None, "no file matches this pattern")
             for match in matches:
@@ -311,7 +306,7 @@ def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterato
     400
     """
     sink: list[Skipped] = [] if skipped is None else skipped
-    seen_dirs: set[str] = set()
+    seen_dirs: set[tuple[int, int]] = set()
     for path in iter_paths(paths):
         yield from _expand_one(path, seen_dirs, sink)
 
