@@ -145,16 +145,16 @@ def read_tally(
     game_filter: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
-    jobs: int | None = None,
     run: Run | None = None,
     from_table: bool = True,
 ) -> pd.DataFrame:
     """:func:`~strat_tools.stats.repeats.setup_tally` of :func:`read_outcomes` (the same
-    arguments), counted a batch at a time from the records: memory holds a row per distinct
-    setup, whatever the number of games (a game never spans two batches, so the counts,
-    ``games`` included, add up).
+    arguments; the number of processes in ``run``), counted a batch at a time from the
+    records: memory holds a row per distinct setup, whatever the number of games (a game
+    never spans two batches, so the counts, ``games`` included, add up).
 
-    >>> tally = read_tally(["data/"], jobs=1)
+    >>> from strat_tools.run.options import Run
+    >>> tally = read_tally(["data/"], run=Run.of(None, 1))
     >>> len(tally), int(tally["count"].sum())
     (606, 606)
     """
@@ -167,7 +167,7 @@ def read_tally(
         if found is not None:
             return setup_tally(found)
     pending: list[pd.DataFrame] = []
-    for outcomes in _batch_outcomes(paths, chosen, variant, jobs, run):
+    for outcomes in _batch_outcomes(paths, chosen, variant, None, run):
         pending.append(setup_tally(outcomes))
         if len(pending) >= MERGE_EVERY:
             pending = [add_tallies(pending)]
