@@ -50,7 +50,32 @@ def build_inputs(root: Path) -> dict[str, Path]:
     made["missing"] = place("missing", "classic-2014.4-404.xml")
     made["empty_file"] = place("empty_file", "classic-2014.4-405.xml")
     made["empty_file"].write_bytes(b"")
+    made["deep_folder"] = place("deep_folder", "games")
+    deep_folder(made["deep_folder"], DEEP)
     return made
+
+
+DEEP = 1100
+"""Levels of the deep folder: past Python's recursion limit (1,000), within PATH_MAX."""
+
+
+def deep_folder(top: Path, depth: int) -> Path:
+    """``top/d/d/.../d/classic-2014.4-17.xml``, ``depth`` folders below ``top`` (made one
+    level at a time through folder descriptors: ``os.makedirs`` itself recurses)."""
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    try:
+        for _ in range(depth):
+            os.mkdir("d", dir_fd=fd)
+            below = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = below
+        game = os.open("classic-2014.4-17.xml", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
+        with os.fdopen(game, "wb") as handle:
+            handle.write(GAME)
+    finally:
+        os.close(fd)
+    return top
 
 
 def huge_member_zip(path: Path, size: int) -> None:
@@ -93,13 +118,32 @@ def huge_member_zip(path: Path, size: int) -> None:
         assert archive.getinfo("classic-2014.4-9.xml").file_size == size
 
 
+def remove_deep_folder(top: Path) -> None:
+    """Remove what :func:`deep_folder` made, bottom up (``shutil.rmtree``, and so pytest's
+    own clean-up of old temporary folders, recurses and would end in a ``RecursionError``)."""
+    deepest = top
+    while (deepest / "d").is_dir():
+        deepest = deepest / "d"
+    for path in [deepest, *deepest.parents]:
+        for entry in path.iterdir():
+            if not entry.is_dir() or entry.is_symlink():
+                entry.unlink()
+        path.rmdir()
+        if path == top:
+            break
+
+
 def snapshot(root: Path) -> dict[str, tuple[str, str]]:
     """Every entry under ``root`` (symlinks not followed): its kind and its content's hash."""
     found: dict[str, tuple[str, str]] = {}
-    for folder, dirs, files in os.walk(os.fsencode(root)):
-        for name in dirs + files:
+    folders = [os.fsencode(root)]  # a stack, not os.walk: it recurses (Python 3.11)
+    while folders:
+        folder = folders.pop()
+        for name in os.listdir(folder):
             path = os.path.join(folder, name)
             mode = os.lstat(path).st_mode
+            if stat.S_ISDIR(mode):
+                folders.append(path)
             if stat.S_ISLNK(mode):
                 what = ("link", os.fsdecode(os.readlink(path)))
             elif stat.S_ISREG(mode):

@@ -12,7 +12,8 @@ The classes:
   ``/dev/zero`` (reading it would never end), a truncated zip, a zip whose members overlap
   (a zip bomb: gigabytes from kilobytes), a zip member declaring more than the 64 MiB a
   game file may have, a file name that is not UTF-8 (holding a good game: it is read), an
-  empty folder, folders named like a zip and a game file, an empty game file and a path
+  empty folder, folders named like a zip and a game file, an empty game file, a folder
+  1,100 levels deep with a good game at the bottom (it is read: no walk recurses) and a path
   that does not exist (``generate`` gets them as its ``-o``; ``rules`` takes no path: one
   is a usage error). The command ends without a traceback, with the documented exit code,
   says why on stderr, changes no input (the FIFO, the link and its device, the zips, the
@@ -40,13 +41,13 @@ import stat
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from hostile_paths import GAME, build_inputs, snapshot
+from hostile_paths import GAME, build_inputs, remove_deep_folder, snapshot
 
 from strat_tools.cli import main
 from strat_tools.formats.gsn import record_to_gsn
@@ -167,6 +168,7 @@ INPUTS = [
     "dir_like_xml",
     "missing",
     "empty_file",
+    "deep_folder",
 ]
 OVERLAPS = [
     "the input file",
@@ -179,7 +181,7 @@ OVERLAPS = [
 ]
 ID_PATHS = ["fifo", "dev_zero", "missing", "empty_dir"]
 
-READ_ONE_GOOD_GAME = {"non_utf8"}
+READ_ONE_GOOD_GAME = {"non_utf8", "deep_folder"}
 """Inputs that hold a readable game: every reading command reads it and succeeds."""
 UNREADABLE = {"fifo", "dev_zero", "truncated_zip", "zip_bomb", "huge_member", "missing"}
 """Inputs that name record files, none of them readable."""
@@ -271,6 +273,7 @@ def bad_path(command: str, kind: str, request: pytest.FixtureRequest, tmp_path: 
     if command == "generate":  # it writes to the path: a fresh set, the others' stays intact
         (tmp_path / "inputs").mkdir()
         inputs = build_inputs(tmp_path / "inputs")
+        request.addfinalizer(lambda: remove_deep_folder(inputs["deep_folder"]))
     path = inputs[kind]
     out = tmp_path / "out"
     out.mkdir()
@@ -516,9 +519,11 @@ def test_every_cell_is_run_or_says_why_not() -> None:
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """One set of bad paths for every reading command (they must leave it as it is)."""
-    return build_inputs(tmp_path_factory.mktemp("hostile"))
+    made = build_inputs(tmp_path_factory.mktemp("hostile"))
+    yield made
+    remove_deep_folder(made["deep_folder"])
 
 
 @pytest.fixture(scope="module")

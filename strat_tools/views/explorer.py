@@ -198,7 +198,7 @@ def write_explorer(
     from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.sources import path_list
     from strat_tools.run.filters import GameFilter
-    from strat_tools.run.selection import read_selected
+    from strat_tools.stats.setup_search import read_outcomes
 
     if variant not in ARMIES:
         raise OptionError(f"unknown variant {variant!r}; choose from {', '.join(ARMIES)}")
@@ -206,10 +206,9 @@ def write_explorer(
     check_output(output, names)  # before reading: writable, and no input
     chosen = game_filter if game_filter is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
-    games = read_selected(names, chosen, setups_only=True, run=run)
+    outcomes = read_outcomes(names, chosen, variant, run=run, from_table=False)  # streamed
     if not counted.readable and not counted.dropped:  # the reader's reasons, not "no setups"
         raise NothingReadable(names, counted.reasons)
-    outcomes = setup_outcomes(games, variant)
     if not len(outcomes):
         kept = f" ({chosen.describe()})" if chosen.active else ""
         raise InputError(f"no {variant} setups{kept} in {' '.join(names)}")

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_GAMES",
     "MAX_PAGE_BYTES",
+    "MAX_VIEW_PLIES",
     "ViewerSummary",
     "game_data",
     "notebook_html",
@@ -68,7 +69,14 @@ __all__ = [
 MAX_GAMES: Final = 500
 """Most games one page holds by default (a page stays quick to open)."""
 MAX_PAGE_BYTES: Final = 25_000_000
-"""Games stop being added once the page's game data would pass this many bytes."""
+"""The page's game data never passes this many bytes: a game that would take it past is
+left out (and said to be)."""
+MAX_VIEW_PLIES: Final = 100_000
+"""A game recorded with more plies than this is left out of the page before it is replayed
+(said to be, with its length): its page data would pass 2.5 MB (about 27 bytes a ply, a
+legal game of 1,000,000 plies made 27 MB) and its replay, boards and deltas in memory,
+would cost far more (1.4 GB for that game), where the longest archive game has a few
+thousand plies."""
 
 VIEWS: Final = ("all", "red", "blue")
 
@@ -243,16 +251,31 @@ class ViewerSummary:
     bytes: int = 0
     dropped: int = 0
     """Games the filters left out (not on the page, not counted in ``left_out``)."""
+    too_long: list[str] = field(default_factory=list)
+    """``id (N plies)`` of the games left out as too long for a page (:data:`MAX_VIEW_PLIES`,
+    or alone past :data:`MAX_PAGE_BYTES`); counted in ``left_out`` too."""
 
     def line(self) -> str:
         """One line for the user: ``'3 games in game.html (41 KB)'``."""
         count = len(self.games)
         text = f"{count_of(count, 'game')} in {self.path} ({self.bytes // 1024:,} KB)"
-        if self.left_out:
-            text += f"; {self.left_out:,} more left out (the page holds at most the first ones)"
+        if self.too_long:
+            text += f"; {too_long_note(self.too_long)}"
+        if self.left_out > len(self.too_long):
+            more = self.left_out - len(self.too_long)
+            text += f"; {more:,} more left out (the page holds at most the first ones)"
         if self.dropped:
             text += f"; {self.dropped:,} left out by the filters"
         return text
+
+
+def too_long_note(games: Sequence[str]) -> str:
+    """What the user reads about the games left out as too long for one page."""
+    shown = ", ".join(games[:3]) + (f" and {len(games) - 3:,} more" if len(games) > 3 else "")
+    return (
+        f"{count_of(len(games), 'game')} left out as too long for one page ({shown}; a page "
+        f"holds games of up to {MAX_VIEW_PLIES:,} plies and {MAX_PAGE_BYTES // 1_000_000} MB)"
+    )
 
 
 def _check_limit(limit: object) -> None:
@@ -278,7 +301,9 @@ class ViewerWork:
         out = []
         for record in records:
             failure = failure_of(record, self.code)
-            if failure is not None:
+            if record.plies > MAX_VIEW_PLIES:  # never replayed: bounded memory, a bounded page
+                data = {"id": printable(record.game_id), "too_long": record.plies}
+            elif failure is not None:
                 data = game_data(record, None)
                 data["end"] = printable(f"not replayed: {failure}")
             else:
@@ -350,6 +375,7 @@ def write_viewer(
     first = Selection(found.games.iloc[:limit], found.total, chosen)
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
+    too_long: list[str] = []
     size = 0
     # The run's ids (NAME#2 for a second file NAME), as the tables and the explorer say.
     where = [(unit.source, unit.member) for unit in first.units()]
@@ -358,11 +384,18 @@ def write_viewer(
         for game in batch:
             source, member = game.pop("unit")
             game["id"] = printable(named.get((source, member), str(game["id"])))
-            if size >= MAX_PAGE_BYTES:
+            length = 0 if "too_long" in game else len(_script_json(game))
+            if "too_long" in game or (not games and length > MAX_PAGE_BYTES):
+                plies = game.get("too_long", game.get("plies", 0))
+                too_long.append(f"{game['id']} ({plies:,} plies)")
                 left_out += 1
-                continue
-            size += len(_script_json(game))
-            games.append(game)
+            elif size + length > MAX_PAGE_BYTES:  # the bound holds, whatever the games
+                left_out += 1
+            else:
+                size += length
+                games.append(game)
+    if not games:
+        raise InputError(f"nothing to show: {too_long_note(too_long)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     build = view_command(names, game_filter)
@@ -372,7 +405,8 @@ def write_viewer(
     target = Path(output)
     data = text.encode("utf-8")
     write_file_atomically(target, data)
-    return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data), tally.dropped)
+    ids = [str(g["id"]) for g in games]
+    return ViewerSummary(target, ids, left_out, len(data), tally.dropped, too_long)
 
 
 def notebook_html(item: GameRecord | Replay, *, height: int = 900, spoilers: bool = True) -> str:
