@@ -8,6 +8,10 @@
   in a few seconds. The caches go to ``__pycache__`` folders, which git ignores.
 - The notebooks (``--nbmake``) run each in its own kernel and take tens of seconds: they are
   in the full tier (marked ``slow``).
+- A test that takes the real archive (the ``gravon_dir`` fixture, directly or through another
+  fixture) is marked ``archive`` and ``slow`` here, by its fixtures, not by hand: the fast
+  tier is then the same with the archive beside the project and without it, and stays within
+  its few minutes on a fresh clone next to ``../shared``; the full tier runs them all.
 """
 
 from __future__ import annotations
@@ -32,4 +36,7 @@ def _examples_run_from_the_root(request: pytest.FixtureRequest) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.slow)
+        if "gravon_dir" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.archive)
             item.add_marker(pytest.mark.slow)

@@ -6,6 +6,7 @@
 #
 #   bash scripts/lock.sh            # re-resolve everything to today's newest releases
 #   bash scripts/lock.sh --upgrade-package lxml   # move one package, keep the rest
+#   bash scripts/lock.sh --keep     # add what pyproject.toml newly asks for, move nothing else
 #
 # Then run `bash scripts/latest.sh`-style checks by installing it: `bash .ci/run` installs
 # exactly the lock. Uses uv (pinned in the dev extra); the file names no index and no host.
@@ -14,6 +15,7 @@ cd "$(dirname "$0")/.."
 uv=${UV:-$(command -v uv || echo .venv/bin/uv)}
 args=(--upgrade)
 if [ "$#" -gt 0 ]; then args=("$@"); fi
+if [ "${1:-}" = "--keep" ]; then args=("${@:2}"); fi
 "$uv" pip compile pyproject.toml scripts/build-requirements.in \
   --extra dev --extra dist --generate-hashes --universal --python-version 3.11 \
   --custom-compile-command "bash scripts/lock.sh" --quiet -o requirements.lock "${args[@]}"

@@ -24,23 +24,22 @@ from typing import TYPE_CHECKING, Any
 
 from strat_tools.core.startup import guard_startup
 
-guard_startup()  # before the heavy imports: Ctrl-C while the command line starts up
+guard_startup()  # before any other import: Ctrl-C while the command line starts up
 
-# Functions named like their modules are bound eagerly: a lazy name would be shadowed by
-# the submodule as soon as anything imports it (the import system sets it on the package).
-from strat_tools.engine.replay import replay  # noqa: E402 (after guard_startup)
-from strat_tools.exports.validate import validate  # noqa: E402
-
+# Every name is bound on first use, ``replay`` and ``validate`` too: they live in
+# ``engine.replay`` and ``exports.validate``, so no submodule of this package shares their
+# names and shadows them, and ``strat-tools --version`` need not import the engine (the
+# ``_SUBMODULES`` entries of the same names are never reached: ``_LAZY`` answers first).
 if TYPE_CHECKING:
     from strat_tools.core.errors import IllegalMove
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.position import Position
-    from strat_tools.engine.replay import Replay, board_at
+    from strat_tools.engine.replay import Replay, board_at, replay
     from strat_tools.engine.stepping import positions
     from strat_tools.exports.event_table import read_events
-    from strat_tools.exports.validate import ValidationReport
+    from strat_tools.exports.validate import ValidationReport, validate
     from strat_tools.formats.readers import parse_record, read_game, read_records
     from strat_tools.run.driver import read_games
     from strat_tools.tables.dataset import GameSet, read_dataset
@@ -72,6 +71,8 @@ _LAZY = {
     "get_rules": "core.rules",
     "rules_for": "core.rules",
     "ValidationReport": "exports.validate",
+    "replay": "engine.replay",
+    "validate": "exports.validate",
 }
 """Each public name and the module it lives in, imported on first use."""
 

@@ -65,3 +65,15 @@ def shared_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return folder
+
+
+@pytest.fixture(scope="session")
+def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,200 games: the shipped 400-game month under eight names (enough work to interrupt,
+    and 16 batches or more to stop early in)."""
+
+    def make(folder: Path) -> None:
+        for k in range(8):
+            shutil.copy(REPO / "data" / "strados2026-10.zip", folder / f"strados2026-{k}.zip")
+
+    return shared_once(tmp_path_factory, "many-games", make)

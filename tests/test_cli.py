@@ -126,7 +126,7 @@ def test_the_rules_commands_are_the_ones_expected() -> None:
     """A new command with --rules joins the test below by itself; this list is the check
     that the test is not empty."""
     expected = ["events", "export", "filter", "observations", "report", "show", "stats"]
-    assert rules_commands() == sorted([*expected, "validate", "view"])
+    assert rules_commands() == sorted([*expected, "validate", "values", "view"])
 
 
 @pytest.mark.parametrize("command", rules_commands())
@@ -146,6 +146,8 @@ def test_an_unknown_rule_set_is_refused_before_any_work(
         args += ["-o", str(tmp_path / "out" / f"out{suffix}")]
     if command == "show":
         args += ["--game", "1"]
+    if command == "values":  # its -o is the model --fit writes
+        args += ["--fit"]
     if command == "validate":
         args += ["--format", "json"]
     code, out, err = run(*args)

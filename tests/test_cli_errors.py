@@ -1,13 +1,21 @@
 """How a command ends (``cli/errors.py``): a broken pipe is a quiet exit 0 only when it is
-standard output's reader that went away (``| head``); any other broken pipe fails the run."""
+standard output's reader that went away (``| head``); any other broken pipe fails the run.
+A stop signal wins over a broken pipe (Ctrl-C on ``... 2>&1 | tee log``: 130), and a closed
+or broken stdout or stderr never changes what the run does or its exit code."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli.errors import EXIT_FAILED, library_errors
@@ -48,3 +56,157 @@ def test_stdout_is_gone_only_once_its_reader_closes() -> None:
     second = proc.stderr.readline().strip()
     proc.wait(timeout=30)
     assert (first, second) == (b"False", b"True")
+
+
+DATA = REPO / "data"
+INVALID = REPO / "tests" / "fixtures" / "gravon" / "bad_square.xml"
+ONE_GAME = REPO / "tests" / "fixtures" / "gravon" / "classic-2014.4-17.xml"
+TABLES = {"games", "setups", "moves", "diagnostics", "events"}
+
+
+def closing(*fds: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that closes ``fds`` in the child, as ``>&-`` and ``2>&-`` do."""
+
+    def close() -> None:
+        for fd in fds:
+            os.close(fd)
+
+    return close
+
+
+def run_with_closed(args: list[str], *fds: int) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "strat_tools", *args],
+        capture_output=True,
+        cwd=REPO,
+        preexec_fn=closing(*fds),
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "fds", "code"),
+    [
+        (["validate", str(DATA), "-q"], (1,), 0),
+        (["validate", str(INVALID)], (1,), 1),
+        (["validate", str(INVALID)], (2,), 1),
+        (["validate", str(INVALID)], (1, 2), 1),
+        (["events", str(DATA / "strados2026-10.zip"), "--kind", "end"], (1,), 0),
+        (["validate", "--no-such-option"], (2,), 2),
+    ],
+    ids=[
+        "validate >&-",
+        "invalid >&-",
+        "invalid 2>&-",
+        "invalid >&- 2>&-",
+        "events >&-",
+        "usage 2>&-",
+    ],
+)
+def test_a_closed_stream_leaves_the_exit_code_right(
+    args: list[str], fds: tuple[int, ...], code: int
+) -> None:
+    """``>&-`` is taken as ``>/dev/null``: the work is done and the exit code is its own (it
+    was a ``TypeError`` traceback, exit 1); messages to a closed stderr are dropped."""
+    run = run_with_closed(args, *fds)
+    assert run.returncode == code, run.stderr.decode()[-2000:]
+    assert b"Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize(
+    "fds",
+    [
+        pytest.param((2,), marks=pytest.mark.slow, id="2>&-"),
+        pytest.param((1, 2), marks=pytest.mark.slow, id=">&- 2>&-"),
+        pytest.param((0, 1, 2), id="all closed"),
+    ],
+)
+def test_an_export_with_closed_streams_writes_its_tables(
+    fds: tuple[int, ...], tmp_path: Path
+) -> None:
+    """A closed descriptor is never taken over by a file the run opens: the tables are
+    written whole (nothing meant for stdout lands in them) and read back."""
+    out = tmp_path / "tables"
+    run = run_with_closed(["export", str(ONE_GAME), "-o", str(out), "--jobs", "1"], *fds)
+    assert run.returncode == 0, run.stderr.decode()[-2000:]
+    assert {p.stem for p in out.glob("*.parquet")} == TABLES
+    import strat_tools as st
+
+    assert len(st.read_dataset(str(out)).games) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(["validate", str(INVALID), "--format", "csv"], 1), (["export", str(ONE_GAME), "-o"], 0)],
+    ids=["validate", "export"],
+)
+def test_a_broken_stderr_drops_the_messages_not_the_run(
+    args: list[str], code: int, tmp_path: Path
+) -> None:
+    """stderr's reader gone (``2> >(head -c0)``) while stdout is fine: the messages are lost,
+    the run is not (it was 'a pipe broke', then click's exit 1), and stdout has its data."""
+    out = tmp_path / "tables"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", *args, *([str(out)] if args[-1] == "-o" else [])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    proc.stderr.close()  # before the first message
+    data = proc.stdout.read()
+    assert proc.wait(timeout=300) == code
+    if args[0] == "export":
+        assert {p.stem for p in out.glob("*.parquet")} == TABLES
+    else:
+        assert data.startswith(b"source,") and b"bad_square.xml" in data
+
+
+def test_a_command_writing_a_file_finishes_it_when_stdout_has_no_reader(tmp_path: Path) -> None:
+    """``export ... -o DIR | head`` (stdout's reader gone before any work): the tables are
+    what it makes, so it makes them (a quiet stop would be exit 0 with nothing written)."""
+    out = tmp_path / "tables"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", "export", str(ONE_GAME), "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert {p.stem for p in out.glob("*.parquet")} == TABLES
+
+
+TEE_RUN = (
+    "trap 'true' INT; {python} -m strat_tools export {games} -o {out} --jobs 2 2>&1 "
+    "| tee {log} > /dev/null; echo ${{PIPESTATUS[0]}} > {code}"
+)
+"""A shell's ``export ... 2>&1 | tee log``; the shell itself survives Ctrl-C (a trap: its
+children keep the default SIGINT) to write down the command's exit code."""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("tee") is None, reason="bash, tee")
+@pytest.mark.parametrize("delay", [2.5, 3.5, 4.5])
+def test_ctrl_c_on_a_run_piped_to_tee_exits_130_though_the_pipe_broke_too(
+    delay: float, tmp_path: Path
+) -> None:
+    """Ctrl-C reaches the whole pipeline: tee dies, and stdout and stderr (one pipe) have no
+    reader any more. The stop signal wins: 130, temporary files removed (it was click's
+    broken-pipe exit 1 in 30 of 32 tries)."""
+    games = tmp_path / "many"
+    games.mkdir()
+    for k in range(8):
+        shutil.copy(DATA / "strados2026-10.zip", games / f"strados2026-{k}.zip")
+    out, code = tmp_path / "tables", tmp_path / "code"
+    script = TEE_RUN.format(
+        python=sys.executable, games=games, out=out, log=tmp_path / "log", code=code
+    )
+    shell = subprocess.Popen(["bash", "-c", script], cwd=REPO, start_new_session=True)
+    time.sleep(delay)  # a start-up guard, a pool forking, or a batch being worked
+    os.killpg(shell.pid, signal.SIGINT)  # the terminal's Ctrl-C: the whole process group
+    shell.wait(timeout=120)
+    assert code.read_text().strip() == "130"
+    assert not out.exists()

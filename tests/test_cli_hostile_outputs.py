@@ -95,7 +95,7 @@ def test_observations_accounts_for_every_input_of_a_hostile_folder(
     out = tmp_path / "obs"
     code, _, err = run("observations", str(hostile_folder), "-o", str(out), "--jobs", "1")
     assert code == 0, err
-    games = pq.read_table(out / "games.parquet").to_pylist()
+    games = pq.read_table(out / "games").to_pylist()
     assert len(games) == INPUTS
     assert sum(g["readable"] for g in games) == READABLE
     assert all(g["reason"] for g in games if not g["readable"])

@@ -33,7 +33,7 @@ def test_observations_writes_shards_and_reports_on_stderr(tmp_path: Path) -> Non
     assert "12 games (12 valid; 0 gave no rows" in result.stderr
     table = pq.read_table(out / "observations" / "part-00000.parquet")
     assert max(len(m) for m in table.column("last_moves").to_pylist()) == 2
-    assert pq.read_table(out / "games.parquet").num_rows == 12
+    assert pq.read_table(out / "games").num_rows == 12
 
 
 def test_no_valid_game_is_an_error(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_no_valid_game_is_an_error(tmp_path: Path) -> None:
     invalid.write_bytes((DATA.parent / "tests/fixtures/gravon/piece_on_lake.xml").read_bytes())
     result = CliRunner().invoke(main, ["observations", str(invalid), "-o", str(tmp_path / "o")])
     assert result.exit_code == 1
-    assert "no valid game" in result.stderr and "games.parquet" in result.stderr
+    assert "no valid game" in result.stderr and "/games/" in result.stderr
 
 
 def test_nothing_readable_is_a_usage_error_and_writes_nothing(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_nothing_readable_is_a_usage_error_and_writes_nothing(tmp_path: Path) ->
     result = CliRunner().invoke(main, ["observations", str(broken), "-o", str(tmp_path / "o")])
     assert result.exit_code == 2
     assert "nothing readable in" in result.stderr and "truncated" in result.stderr
-    assert not (tmp_path / "o" / "games.parquet").exists()
+    assert not (tmp_path / "o").exists()
 
 
 def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
@@ -91,6 +91,11 @@ def test_observations_never_replaces_or_removes_files_it_did_not_write(tmp_path:
     assert code == 3 and "was not written by strat-tools" in err, err
     assert (out / "games.parquet").read_text() == "someone else's table"
     (out / "games.parquet").unlink()
+    (out / "games").mkdir()  # the games table's folder: a stranger's file in it is kept too
+    (out / "games" / "theirs.parquet").write_text("someone else's table")
+    code, err = observe(str(games), "-o", str(out))
+    assert code == 3 and "theirs.parquet was not written by strat-tools" in err, err
+    (out / "games" / "theirs.parquet").unlink()
     code, err = observe(str(games), "-o", str(out))
     assert code == 0, err
     assert (out / "observations" / "notes.txt").read_text() == "mine"  # not ours: kept

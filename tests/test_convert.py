@@ -71,7 +71,7 @@ def test_every_command_takes_gsn_inputs(mixed_folder: Path, tmp_path: Path) -> N
         "export", str(mixed_folder), "-o", str(tmp_path / "t"), "--format", "csv", "--jobs", "1"
     )
     assert code == 0, err
-    games_csv = (tmp_path / "t" / "games.csv").read_text().splitlines()
+    games_csv = (tmp_path / "t" / "games" / "part-00000.csv").read_text().splitlines()
     assert len(games_csv) == 1 + 9
     code, out, err = run(
         "stats",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -18,11 +19,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from layouts import part, to_old_layout, vouch
 
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.io import staging
-from strat_tools.io.output import MARKER_NAME, OwnedFolder, file_digest
+from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, read_games
@@ -97,8 +99,9 @@ def test_export_then_read_back_gives_equal_frames(
     fixture_set: GameSet, tmp_path: Path, fmt: Any
 ) -> None:
     summary = fixture_set.export(tmp_path, fmt)
-    written = sorted(f"{name}.{fmt}" for name in TABLES)
-    assert sorted(os.listdir(tmp_path)) == sorted([*written, MARKER_NAME])
+    assert sorted(os.listdir(tmp_path)) == sorted([*TABLES, MARKER_NAME])
+    for name in TABLES:  # a folder per table, of one part here
+        assert os.listdir(tmp_path / name) == [f"part-00000.{fmt}"], name
     assert (summary.games, summary.valid, summary.invalid, summary.unchecked) == (4, 2, 2, 0)
     assert summary.rows == {"games": 4, "setups": 160, "moves": 7, "diagnostics": 4, "events": 7}
     back = read_dataset(tmp_path)
@@ -151,11 +154,15 @@ def test_a_failed_export_leaves_the_old_files_and_no_temporary_ones(
     fixture_set: GameSet, tmp_path: Path
 ) -> None:
     fixture_set.export(tmp_path)
-    before = {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)}
+
+    def files() -> dict[Path, bytes]:
+        return {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+
+    before = files()
     with pytest.raises(RuntimeError, match="crash"), DatasetWriter(tmp_path) as writer:
         writer.write(tables.empty_tables())
         raise RuntimeError("crash half way")
-    assert {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)} == before
+    assert files() == before
 
 
 def test_export_streams_batch_by_batch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,7 +173,7 @@ def test_export_streams_batch_by_batch(tmp_path: Path, monkeypatch: pytest.Monke
         [FIXTURES], tmp_path, jobs=1, on_batch=lambda t: written.append(t["games"].num_rows)
     )
     assert sum(written) == summary.games == 4 and len(written) == 4
-    assert pq.ParquetFile(tmp_path / "games.parquet").num_row_groups == 4
+    assert pq.ParquetFile(part(tmp_path, "games")).num_row_groups == 4
 
 
 def test_export_rejects_an_unknown_format(tmp_path: Path) -> None:
@@ -176,7 +183,7 @@ def test_export_rejects_an_unknown_format(tmp_path: Path) -> None:
 
 def test_read_dataset_names_a_missing_table(fixture_set: GameSet, tmp_path: Path) -> None:
     fixture_set.export(tmp_path)
-    (tmp_path / "moves.parquet").unlink()
+    shutil.rmtree(tmp_path / "moves")
     with pytest.raises(DatasetError, match="has no moves table"):
         read_dataset(tmp_path)
 
@@ -289,11 +296,14 @@ def test_export_command_errors(tmp_path: Path) -> None:
 def test_a_parquet_folder_per_table_is_read_too(fixture_set: GameSet, tmp_path: Path) -> None:
     # Dask and Spark write a table as a folder of part files: NAME/part-*.parquet.
     fixture_set.export(tmp_path)
-    games = pq.read_table(tmp_path / "games.parquet")
-    (tmp_path / "games.parquet").unlink()
-    (tmp_path / "games").mkdir()
-    pq.write_table(games.slice(0, 2), tmp_path / "games" / "part-0.parquet")
-    pq.write_table(games.slice(2), tmp_path / "games" / "part-1.parquet")
+    for name in TABLES:
+        whole = pq.read_table(part(tmp_path, name))
+        shutil.rmtree(tmp_path / name)
+        (tmp_path / name).mkdir()
+        pq.write_table(whole.slice(0, 2), tmp_path / name / "part-0.snappy.parquet")
+        pq.write_table(whole.slice(2), tmp_path / name / "part-1.snappy.parquet")
+        (tmp_path / name / "_SUCCESS").write_bytes(b"")  # what Spark leaves beside them
+    (tmp_path / MARKER_NAME).unlink()  # Dask and Spark write no marker
     assert_same(read_dataset(tmp_path), fixture_set)
 
 
@@ -388,9 +398,16 @@ def test_wide_tables_flush_by_bytes_long_before_the_row_bound(
 ) -> None:
     # games rows are wide: a long run must not buffer every game until 250,000 rows.
     monkeypatch.setattr(dataset_writer, "ROW_GROUP_BYTES", 1)
-    export_dataset([FIXTURES], tmp_path, jobs=1)
+    filled: Counter[str] = Counter()  # batches with rows, per table: a row group each
+    export_dataset(
+        [FIXTURES],
+        tmp_path,
+        jobs=1,
+        on_batch=lambda t: filled.update(name for name, table in t.items() if table.num_rows),
+    )
+    assert (filled["games"], filled["setups"]) == (4, 2)
     for name in ("games", "setups", "moves"):
-        assert pq.ParquetFile(tmp_path / f"{name}.parquet").num_row_groups == 4, name
+        assert pq.ParquetFile(part(tmp_path, name)).num_row_groups == filled[name], name
 
 
 def test_an_export_stopped_between_renames_is_refused(
@@ -421,17 +438,23 @@ def test_a_csv_export_over_a_parquet_export_is_what_is_read_back(
 ) -> None:
     GameSet(tables.empty_tables()).export(tmp_path, "parquet")
     fixture_set.export(tmp_path, "csv")
-    assert not list(tmp_path.glob("*.parquet"))
+    assert not list(tmp_path.rglob("*.parquet"))
     assert_same(read_dataset(tmp_path), fixture_set)
 
 
 def test_two_copies_of_a_table_are_refused(fixture_set: GameSet, tmp_path: Path) -> None:
-    fixture_set.export(tmp_path, "csv")
-    pq.write_table(fixture_set.tables["games"], tmp_path / "games.parquet")
+    new, old = tmp_path / "new", tmp_path / "old"
+    fixture_set.export(new, "csv")
+    pq.write_table(fixture_set.tables["games"], new / "games.parquet")
+    with pytest.raises(DatasetError, match=r"games table more than once \(games, games.parquet\)"):
+        read_dataset(new)
+    fixture_set.export(old)  # an older export's two formats
+    to_old_layout(old)
+    pq.write_table(fixture_set.tables["games"], old / "games.csv")
     with pytest.raises(
         DatasetError, match=r"games table more than once \(games.parquet, games.csv\)"
     ):
-        read_dataset(tmp_path)
+        read_dataset(old)
 
 
 def test_a_folder_of_records_named_games_is_not_a_dataset(tmp_path: Path) -> None:
@@ -451,7 +474,7 @@ def test_a_refused_dataset_is_an_error_message_on_the_command_line(
     from strat_tools.cli import main
 
     fixture_set.export(tmp_path)
-    (tmp_path / dataset.INCOMPLETE_MARKER).write_text("")
+    (tmp_path / dataset_writer.INCOMPLETE_MARKER).write_text("")
     result = CliRunner().invoke(main, ["stats", str(tmp_path)])
     assert result.exit_code == 3 and result.stderr.startswith("Error: an export into")
 
@@ -518,16 +541,12 @@ def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> 
     from strat_tools.tables.dataset import iter_dataset
 
     read_games([FIXTURES, ROOT / "data"], jobs=1).export(tmp_path)
-    setups = pq.read_table(tmp_path / "setups.parquet")
-    pq.write_table(
-        setups.take(list(range(setups.num_rows - 1, -1, -1))), tmp_path / "setups.parquet"
-    )
-    with pytest.raises(DatasetError, match=r"setups.parquet is not the file export run"):
+    setups = pq.read_table(part(tmp_path, "setups"))
+    pq.write_table(setups.take(list(range(setups.num_rows - 1, -1, -1))), part(tmp_path, "setups"))
+    with pytest.raises(DatasetError, match=r"part-00000.parquet is not the file export run"):
         list(iter_dataset(tmp_path, games_per_batch=50))
     # Even with a marker that vouches for the reordered file, the order is checked.
-    names = [f"{name}.parquet" for name in TABLES]
-    digests = {n: ((tmp_path / n).stat().st_size, file_digest(tmp_path / n)) for n in names}
-    OwnedFolder(tmp_path).commit(digests)
+    vouch(tmp_path)
     with pytest.raises(DatasetError, match=r"setups table .* not in the order of its games"):
         list(iter_dataset(tmp_path, games_per_batch=50))
 
@@ -537,7 +556,7 @@ def test_events_round_trip_and_an_export_of_an_export_keeps_them(
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     fixture_set.export(first)
-    assert "events.parquet" in (first / MARKER_NAME).read_text()
+    assert "events/part-00000.parquet" in (first / MARKER_NAME).read_text()
     summary = driver.export_dataset([first], second, jobs=1)
     assert summary.rows["events"] == fixture_set.tables["events"].num_rows == 7
     back = read_dataset(second)
@@ -550,7 +569,9 @@ def test_an_older_export_without_events_says_to_export_again(
     fixture_set: GameSet, tmp_path: Path
 ) -> None:
     fixture_set.export(tmp_path)
+    to_old_layout(tmp_path)  # the layout of the time
     (tmp_path / "events.parquet").unlink()
+    vouch(tmp_path)
     with pytest.raises(DatasetError, match=r"exported by an older strat-tools.*export it again"):
         read_dataset(tmp_path)
     with pytest.raises(DatasetError, match="older strat-tools"):
@@ -564,10 +585,9 @@ def test_an_older_moves_table_with_gravon_columns_says_to_export_again(
     old = pa.table(
         {"game_id": ["g"], "ply": [1], "side": ["red"], "source": ["A4"], "target": ["A5"]}
     )
+    to_old_layout(tmp_path)  # the layout of the time
     pq.write_table(old, tmp_path / "moves.parquet")
-    names = [f"{name}.parquet" for name in TABLES]
-    digests = {n: ((tmp_path / n).stat().st_size, file_digest(tmp_path / n)) for n in names}
-    OwnedFolder(tmp_path).commit(digests)  # a marker that vouches for the old file
+    vouch(tmp_path)  # a marker that vouches for the old file
     with pytest.raises(DatasetError, match=r"lacks the columns .*from_square.*export it again"):
         read_dataset(tmp_path)
 
@@ -581,17 +601,17 @@ def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path)
     out = tmp_path / "out"
     export_dataset(["tests/fixtures/tables/"], str(out), jobs=1)
     for name in TABLE_NAMES:
-        plain = pd.read_parquet(out / f"{name}.parquet")
+        plain = pd.read_parquet(out / name)
         expected = to_frame(empty_table(name)).dtypes
         assert plain.dtypes.astype(str).to_dict() == expected.astype(str).to_dict(), name
-    moves = pd.read_parquet(out / "moves.parquet")
+    moves = pd.read_parquet(out / "moves")
     assert moves["piece"].cat.ordered and str(moves["distance"].dtype) == "Int8"
     assert moves["distance"].isna().any()  # a bad square name: null, not NaN in a float
     battles = moves.dropna(subset=["defender"])
     assert (battles["piece"] > battles["defender"]).tolist() == [
         a > d for a, d in zip(battles["rank"], battles["defender_rank"], strict=True)
     ]
-    games = pd.read_parquet(out / "games.parquet")
+    games = pd.read_parquet(out / "games")
     assert str(games["result_type"].dtype) == "Int8" and games["result_type"].isna().any()
 
 

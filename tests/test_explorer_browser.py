@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import urllib.parse
 import zipfile
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 from browser import headless_chromium
 from click.testing import CliRunner
+from same_name_games import MEMBERS, SECOND, field_of, same_name_zips
 
 from strat_tools.cli import main
 from strat_tools.setups.patterns import Pattern, PatternError
@@ -99,6 +101,66 @@ def check_against_search(driver: Any, paths: str, variant: str = "classic") -> d
         if found[low] is not None:
             assert cells[column] == f"[{100 * found[low]:.1f}, {100 * found[high]:.1f}]"
     return now
+
+
+FREE = "........../........../........../"
+GRAMMAR: list[tuple[str, str | None]] = [
+    # (pattern, the back row search reads it as; None: search refuses it). One table for
+    # both parsers: `search`'s (setups/patterns.py) and the page's (typed into its box).
+    (FREE + "G.........", "9........."),  # G, the general
+    (FREE + "[10].........", "X........."),
+    (FREE + "[bomb, flag].........", "[BF]........."),
+    (FREE + "[bomb , miner].........", "[B3]........."),
+    (FREE + "[B,10].........", "[BX]........."),
+    (FREE + "[empty,bomb].........", "[_B]........."),
+    (FREE + "10 . . . . . . . . .", "X........."),
+    (FREE + "1.........", "S........."),
+    (FREE + "S9X.......", "S9X......."),
+    (FREE + "f b . . . . . . . .", "FB........"),
+    (FREE + "SCOUT marshal general . . . . . . .", "2X9......."),
+    (FREE + "empty . . . . . . . . .", "_........."),
+    (FREE + "!bomb . . . . . . . . .", "!B........."),
+    (FREE + "?*._#.....", "..._#....."),
+    (FREE + "[!FB].........", "[!BF]........."),
+    (FREE + "![FB].........", "[!BF]........."),
+    (FREE + "\u017f.........", "S........."),  # the long s: Python's upper() is S
+    (FREE + "constructor . . . . . . . . .", None),  # a prototype key is no square
+    (FREE + "__proto__ . . . . . . . . .", None),
+    (FREE + "toString . . . . . . . . .", None),
+    (FREE + "hasOwnProperty . . . . . . . . .", None),
+    (FREE + "[constructor].........", None),
+    (FREE + "[__proto__].........", None),
+    (FREE + "[bomb flag].........", None),
+    (FREE + "[G10].........", None),
+    (FREE + "!!B.........", None),
+    (FREE + "[!F!B].........", None),
+    (FREE + "[].........", None),
+    (FREE + "[!].........", None),
+    (FREE + "[,B].........", None),
+    (FREE + "[B.........", None),
+    (FREE + "B].........", None),
+    (FREE + "!..........", None),  # allows nothing
+    (FREE + "10X........", None),
+    (FREE + "B........", None),
+    (FREE + "B..........", None),
+    ("F/B", None),
+]
+
+
+def test_the_page_reads_patterns_as_search_does(driver: Any, sample_page: Path) -> None:
+    open_page(driver, sample_page)
+    box = driver.find_element("id", "pattern-text")
+    for pattern, back_row in GRAMMAR:
+        try:
+            searched: str | None = repr(Pattern.parse(pattern)).split("'")[1]
+        except PatternError:
+            searched = None
+        assert searched == (None if back_row is None else FREE + back_row), pattern
+        box.clear()
+        box.send_keys(pattern + "\n")
+        error = driver.find_element("id", "pattern-error").text
+        shown = driver.find_element("id", "matches").get_attribute("data-pattern")
+        assert (None if error else shown) == searched, (pattern, error)
 
 
 @pytest.mark.slow  # about 5 s: a search run after every click
@@ -200,6 +262,28 @@ def test_heatmap_and_most_played_setups(driver: Any, sample_page: Path) -> None:
     assert len(board) == 4 and board[3].split()[0] == "F"
 
 
+def test_mirror_matches_are_drawn_in_the_patterns_orientation(
+    driver: Any, sample_page: Path
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    corner = "........../........../B........./FB........"  # the flag pinned to A1
+    open_page(driver, sample_page, "#pattern=" + corner)
+    driver.find_element("id", "mirror").click()  # as a person asks for the mirror image
+    Select(driver.find_element("id", "heat-piece")).select_by_visible_text("flag")
+    # Every match holds the flag on A1 as the page draws it: none on K1, the mirror corner.
+    assert square(driver, 1, 10).find_element("css selector", ".heat").text == "F 0%"
+    args = ["search", str(DATA), "--pattern", corner, "--mirror", "--format", "json", "-j", "1"]
+    listed = json.loads(CliRunner().invoke(main, args).stdout)["setups"]
+    box = driver.find_element("id", "matches")
+    mirrored = sum(row["mirror"] for row in listed)
+    assert 0 < mirrored < len(listed) == int(box.get_attribute("data-count"))
+    assert int(box.get_attribute("data-mirrored")) == mirrored
+    assert f"{len(listed) - mirrored} as played, {mirrored} as its mirror image" in box.text
+    boards = driver.find_elements("css selector", "#top-setups > li .mini")
+    assert boards and all(b.text.split("\n")[3].split()[:2] == ["F", "B"] for b in boards)
+
+
 def test_an_empty_square_can_be_asked_where_the_army_leaves_some(
     driver: Any, tmp_path: Path
 ) -> None:
@@ -273,3 +357,52 @@ def test_a_game_link_opens_the_viewer_at_that_game(driver: Any, tmp_path: Path) 
     link.click()
     assert driver.find_element("id", "game-title").text == game
     assert driver.find_element("id", "board").get_attribute("data-view") == side
+
+
+@pytest.fixture(scope="module")
+def same_name_in_two_zips(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of :func:`same_name_games.same_name_zips` (NAME and NAME#2)."""
+    folder = tmp_path_factory.mktemp("same-name")
+    same_name_zips(folder)
+    return folder
+
+
+@pytest.mark.slow  # three page loads
+def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
+    driver: Any, same_name_in_two_zips: Path, tmp_path: Path
+) -> None:
+    from strat_tools.views.viewer import write_viewer
+
+    folder, second = same_name_in_two_zips, SECOND
+    page = tmp_path / "explore.html"
+    write_explorer(str(folder), page, jobs=1, viewer="game.html")
+    write_viewer(str(folder), tmp_path / "game.html", jobs=1)
+    write_explorer(str(folder), tmp_path / "first.html", jobs=1, viewer="one.html")
+    write_viewer(str(folder), tmp_path / "one.html", jobs=1, limit=1)  # holds only the first
+    open_page(driver, page)
+    link = driver.find_element("css selector", f'#top-setups .games a[data-game="{second}"]')
+    assert f"--game '{second}'" in link.get_attribute("title")
+    link.click()  # the second file of that name, spelled as the tables spell it
+    assert driver.find_element("id", "game-title").text == second
+    board = driver.find_element("id", "board")
+    assert board.get_attribute("data-field") == field_of(MEMBERS[1])
+    open_page(driver, tmp_path / "first.html")
+    driver.find_element("css selector", f'#top-setups .games a[data-game="{second}"]').click()
+    address = driver.current_url
+    missing = driver.find_element("id", "missing")
+    assert missing.is_displayed() and not board_shown(driver)
+    assert not driver.find_element("id", "game-title").is_displayed()  # no other game's name
+    assert "does not hold the game" in missing.text
+    assert driver.current_url == address and "game=classic-2026.10-1%232" in address
+    command = missing.find_element("css selector", "code").text
+    assert command.endswith(f"--game '{second}' -o game.html"), command
+    built = tmp_path / "built.html"
+    args = [*shlex.split(command)[2:-1], str(built)]  # the command the page names
+    assert CliRunner().invoke(main, ["view", *args]).exit_code == 0
+    assert f'"id":"{second}"' in built.read_text()
+    driver.find_element("id", "open-held").click()  # back to the game this page does hold
+    assert board_shown(driver) and "classic-2026.10-1%232" not in driver.current_url
+
+
+def board_shown(driver: Any) -> bool:
+    return bool(driver.find_element("id", "board").is_displayed())

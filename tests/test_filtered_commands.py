@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_selection import archive, run
+from selection_archive import archive, run
 
 from strat_tools.exports.convert import convert
 from strat_tools.exports.event_table import EventsWork, read_events
@@ -86,7 +86,7 @@ def test_observations_winner_narrows_games_and_rows(archive: Path, tmp_path: Pat
     out = tmp_path / "obs"
     code, _, err = run("observations", str(archive), "--winner", "red", "-o", str(out), "-j", "1")
     assert code == 0, err
-    games = pq.read_table(out / "games.parquet").to_pydict()
+    games = pq.read_table(out / "games").to_pydict()
     assert sorted(games["game_id"]) == sorted(red)
     rows = pq.read_table(out / "observations").to_pydict()
     assert set(rows["game_id"]) == set(red)
@@ -168,7 +168,7 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     assert "replay stopped at ply 1" in details and "unreadable: " in details
     summary = export_observations([str(bad_games)], tmp_path / "obs", game_filter=keep, jobs=1)
     assert (summary.games, summary.valid, summary.readable, summary.dropped) == (4, 2, 3, 1)
-    games = pq.read_table(tmp_path / "obs" / "games.parquet").to_pylist()
+    games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert sorted((g["status"], g["readable"]) for g in games) == [
         ("invalid", False),
         ("invalid", True),

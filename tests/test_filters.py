@@ -9,12 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from same_name_games import same_name_zips
 
 from strat_tools.formats.readers import read_records
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.run.driver import read_games
 from strat_tools.run.filters import FilterError, GameFilter, duplicate_mask, read_id_file
+from strat_tools.run.selection import select_games
 
 
 @pytest.fixture(scope="module")
@@ -128,6 +130,26 @@ def test_id_files(tmp_path: Path) -> None:
     with pytest.raises(FilterError, match="cannot read"):
         read_id_file(tmp_path / "missing.txt")
     assert GameFilter.parse(ids=read_id_file(path)).ids == {"classic-2014.5-1", "classic-2014.5-2"}
+
+
+@pytest.fixture()
+def same_name_in_two_zips(tmp_path: Path) -> list[str]:
+    """:func:`same_name_games.same_name_zips`: the run calls the second NAME#2."""
+    return [str(z) for z in same_name_zips(tmp_path)]
+
+
+def test_an_id_names_the_second_game_of_a_name_as_the_tables_do(
+    same_name_in_two_zips: list[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "ids.txt"
+    path.write_text("classic-2026.10-1#2  # the second; a comment follows a space\n")
+    assert read_id_file(path) == ["classic-2026.10-1#2"]
+    chosen = GameFilter.parse(ids=read_id_file(path))
+    found = select_games(same_name_in_two_zips, chosen, jobs=1)
+    assert found.game_ids == ["classic-2026.10-1#2"]
+    assert [Path(u.source).name for u in found.units()] == ["b.zip"]
+    both = select_games(same_name_in_two_zips, GameFilter.parse(ids=["classic-2026.10-1"]), jobs=1)
+    assert both.game_ids == ["classic-2026.10-1", "classic-2026.10-1#2"]  # the name: every game
 
 
 def test_an_id_file_with_a_byte_order_mark_keeps_its_first_id(tmp_path: Path) -> None:

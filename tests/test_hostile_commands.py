@@ -12,7 +12,8 @@ The classes:
   ``/dev/zero`` (reading it would never end), a truncated zip, a zip whose members overlap
   (a zip bomb: gigabytes from kilobytes), a zip member declaring more than the 64 MiB a
   game file may have, a file name that is not UTF-8 (holding a good game: it is read), an
-  empty folder, folders named like a zip and a game file, an empty game file and a path
+  empty folder, folders named like a zip and a game file, an empty game file, a folder
+  1,100 levels deep with a good game at the bottom (it is read: no walk recurses) and a path
   that does not exist (``generate`` gets them as its ``-o``; ``rules`` takes no path: one
   is a usage error). The command ends without a traceback, with the documented exit code,
   says why on stderr, changes no input (the FIFO, the link and its device, the zips, the
@@ -21,7 +22,8 @@ The classes:
 - **bad --ids path**: the ``--ids`` file a FIFO, a link to ``/dev/zero``, missing or a
   folder: a usage error naming ``--ids`` (never a hang).
 - **output over input**: ``-o`` naming an input (the file, a symlink or a hard link to it,
-  a record inside the input folder, the input folder, the ``--ids`` file): refused with
+  a record inside the input folder, the input folder, the ``--ids`` file, the real file
+  behind a symlink inside the input folder): refused with
   exit 2 before anything is read or written; the inputs stay byte for byte.
 - **-o a symlink to a folder**: said to be one (not "exists and is not a folder").
 - **names that crash writers**: games named for a year no zip can date (2200, 9999), a zip
@@ -39,13 +41,13 @@ import stat
 import subprocess
 import sys
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from hostile_paths import GAME, build_inputs, snapshot
+from hostile_paths import GAME, build_inputs, remove_deep_folder, snapshot
 
 from strat_tools.cli import main
 from strat_tools.formats.gsn import record_to_gsn
@@ -54,6 +56,8 @@ from strat_tools.formats.readers import parse_record
 GAME_FILE = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
 GSN = Path(__file__).parent / "fixtures" / "gsn"
 PATTERN = "........../........../........../F........."
+SAMPLE = Path(__file__).resolve().parent.parent / "data"
+"""The shipped sample: enough decided games for ``values``' models (a few test games are not)."""
 
 USAGE, FAILED = 2, 3
 
@@ -132,6 +136,11 @@ COMMANDS: dict[str, dict[str, list[str]]] = {
         "read": ["openings", "{path}", "--jobs", "1"],
         "pipe": ["openings", "{data}", "--format", "csv", "--jobs", "1"],
     },
+    "values": {
+        "read": ["values", "{path}", "--jobs", "1"],
+        "output": ["values", "{path}", "--fit", "-o", "{out}", "--jobs", "1"],
+        "pipe": ["values", str(SAMPLE), "--format", "csv", "--jobs", "1"],
+    },
     "explore": {
         "read": ["explore", "{path}", "-o", "{out}/explore.html", "--jobs", "1"],
         "output": ["explore", "{path}", "-o", "{out}", "--jobs", "1"],
@@ -159,6 +168,7 @@ INPUTS = [
     "dir_like_xml",
     "missing",
     "empty_file",
+    "deep_folder",
 ]
 OVERLAPS = [
     "the input file",
@@ -167,10 +177,11 @@ OVERLAPS = [
     "a record inside the input folder",
     "the input folder",
     "the --ids file",
+    "a file linked into the input folder",
 ]
 ID_PATHS = ["fifo", "dev_zero", "missing", "empty_dir"]
 
-READ_ONE_GOOD_GAME = {"non_utf8"}
+READ_ONE_GOOD_GAME = {"non_utf8", "deep_folder"}
 """Inputs that hold a readable game: every reading command reads it and succeeds."""
 UNREADABLE = {"fifo", "dev_zero", "truncated_zip", "zip_bomb", "huge_member", "missing"}
 """Inputs that name record files, none of them readable."""
@@ -179,6 +190,9 @@ EXPECTED: dict[tuple[str, str], int] = {
 }
 """Exit codes other than the rule of :func:`expected_exit`: ``validate`` reports each
 unreadable input as a finding, with its reason, on stdout (its data), and exits 1."""
+TOO_FEW_FOR_A_MODEL = {"values"}
+"""Commands that fit models: one good game is too few, a refusal with the reason (exit 2),
+never a model of nothing."""
 GENERATE_REFUSED = {"non_utf8", "dir_like_zip", "empty_file"}
 """``generate -o``: an existing file not named .zip (a folder is meant) and a folder named
 .zip cannot be written (exit 3); a device is written through, a regular file replaced, a
@@ -196,6 +210,8 @@ def expected_exit(command: str, kind: str) -> int:
         return USAGE
     if command == "generate":  # the path is its -o
         return FAILED if kind in GENERATE_REFUSED else 0
+    if command in TOO_FEW_FOR_A_MODEL:
+        return USAGE
     return 0 if kind in READ_ONE_GOOD_GAME else USAGE
 
 
@@ -257,6 +273,7 @@ def bad_path(command: str, kind: str, request: pytest.FixtureRequest, tmp_path: 
     if command == "generate":  # it writes to the path: a fresh set, the others' stays intact
         (tmp_path / "inputs").mkdir()
         inputs = build_inputs(tmp_path / "inputs")
+        request.addfinalizer(lambda: remove_deep_folder(inputs["deep_folder"]))
     path = inputs[kind]
     out = tmp_path / "out"
     out.mkdir()
@@ -340,6 +357,12 @@ def output_over_input(command: str, case: str, _request: Any, tmp_path: Path) ->
     elif case == "a symlink to it":
         (tmp_path / ("link.png" if picture else "link.zip")).symlink_to(same)
         path, out = archive, str(tmp_path / ("link.png" if picture else "link.zip"))
+    elif case == "a file linked into the input folder":  # issue 39: compared by real file
+        real = tmp_path / "ext" / Path(same).name
+        real.parent.mkdir()
+        os.replace(same, real)
+        (data / real.name).symlink_to(real)
+        path, out = str(data / real.name) if command == "show" else str(data), str(real)
     elif case == "a hard link to it":
         os.link(same, tmp_path / ("hard.png" if picture else "hard.zip"))
         path, out = archive, str(tmp_path / ("hard.png" if picture else "hard.zip"))
@@ -406,7 +429,7 @@ def names_that_crash_writers(command: str, _case: str, _request: Any, tmp_path: 
     out.mkdir()
     path = folder / "classic-2200.0-1.xml" if command == "show" else folder
     result = invoke([a.format(path=path, out=out) for a in COMMANDS[command]["read"]])
-    assert result.exit_code == 0, result.stderr[-1500:]
+    assert result.exit_code == (USAGE if command in TOO_FEW_FOR_A_MODEL else 0), result.stderr
     for raw in RAW:
         assert raw not in result.stdout + result.stderr, f"{raw!r} printed raw"
     for written in out.rglob("*"):
@@ -496,9 +519,11 @@ def test_every_cell_is_run_or_says_why_not() -> None:
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def inputs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     """One set of bad paths for every reading command (they must leave it as it is)."""
-    return build_inputs(tmp_path_factory.mktemp("hostile"))
+    made = build_inputs(tmp_path_factory.mktemp("hostile"))
+    yield made
+    remove_deep_folder(made["deep_folder"])
 
 
 @pytest.fixture(scope="module")

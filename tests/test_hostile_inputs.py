@@ -12,11 +12,11 @@ import subprocess
 import sys
 import tracemalloc
 import zipfile
-import zlib
 from pathlib import Path
 from typing import BinaryIO
 
 import pytest
+from hostile_paths import fifield_bomb
 
 import strat_tools as st
 from strat_tools.formats.readers import read_records, read_units
@@ -311,88 +311,6 @@ def test_work_is_linear_in_the_members_of_one_zip(
     # The directory is read once (not once per batch: that would be quadratic), and each
     # member once, with one seek.
     assert work == {"directories": 1, "entries": count, "members": count, "inflated": count}
-
-
-def fifield_bomb(path: Path, members: int, kernel_bytes: int) -> int:
-    """An overlapping zip bomb (D. Fifield, 2019): every member's deflate data runs through
-    the next member's quoted local header into one shared kernel of zeros. Returns the
-    bytes a reader that follows the directory would inflate."""
-    kernel = zlib.compressobj(9, zlib.DEFLATED, -15)
-    packed = kernel.compress(b"\0" * kernel_bytes) + kernel.flush()
-    names = [f"classic-2014.4-{i}.xml".encode() for i in range(members)]
-
-    def local(i: int, crc: int, compressed: int, size: int) -> bytes:
-        return (
-            struct.pack(
-                "<4s2B4HL2L2H",
-                b"PK\x03\x04",
-                20,
-                0,
-                0,
-                8,
-                0,
-                0,
-                crc,
-                compressed,
-                size,
-                len(names[i]),
-                0,
-            )
-            + names[i]
-        )
-
-    headers: list[bytes] = [b""] * members
-    sizes = [0] * members
-    crcs = [0] * members
-    compressed = [0] * members
-    tail_out = b"\0" * kernel_bytes
-    tail_packed = packed
-    for i in range(members - 1, -1, -1):
-        sizes[i], crcs[i], compressed[i] = len(tail_out), zlib.crc32(tail_out), len(tail_packed)
-        headers[i] = local(i, crcs[i], compressed[i], sizes[i])
-        if i:
-            quote = struct.pack("<BHH", 0, len(headers[i]), len(headers[i]) ^ 0xFFFF)
-            tail_out = headers[i] + tail_out
-            tail_packed = quote + headers[i] + tail_packed
-    body = bytearray()
-    offsets = []
-    for i in range(members):
-        offsets.append(len(body))
-        body += headers[i]
-        if i < members - 1:
-            body += struct.pack("<BHH", 0, len(headers[i + 1]), len(headers[i + 1]) ^ 0xFFFF)
-    body += packed
-    directory = b"".join(
-        struct.pack(
-            "<4s4B4HL2L5H2L",
-            b"PK\x01\x02",
-            20,
-            0,
-            20,
-            0,
-            0,
-            8,
-            0,
-            0,
-            crcs[i],
-            compressed[i],
-            sizes[i],
-            len(names[i]),
-            0,
-            0,
-            0,
-            0,
-            0,
-            offsets[i],
-        )
-        + names[i]
-        for i in range(members)
-    )
-    end = struct.pack(
-        "<4s4H2LH", b"PK\x05\x06", 0, 0, members, members, len(directory), len(body), 0
-    )
-    path.write_bytes(bytes(body) + directory + end)
-    return sum(sizes)
 
 
 def test_an_overlapping_zip_bomb_is_refused_with_bounded_work_and_memory(

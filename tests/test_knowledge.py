@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_replay import game, lightning
+from hand_games import game, lightning
 
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE

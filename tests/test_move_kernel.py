@@ -6,11 +6,16 @@ same loop run uncompiled) agrees with what numba compiled. Rule sets it does not
 
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-from test_move_scan import random_boards, reference_ids, rows_of
+from move_oracle import random_boards, reference_ids, rows_of
 
 from strat_tools.core.rules import get_rules
 from strat_tools.engine import move_kernel, movegen
@@ -109,7 +114,7 @@ def test_lightning_and_small_batches_stay_with_numpy(monkeypatch: pytest.MonkeyP
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the compiled loop was called")
 
-    monkeypatch.setattr(move_kernel, "kernel_ids", refuse)
+    monkeypatch.setattr(move_kernel, "compiled_ids", refuse)
     boards, sides = boards_and_sides(200, seed=5)
     offsets, ids = legal_ids(boards, sides, get_rules("ultimate-lightning"))
     assert rows_of(offsets, ids)[:10] == [
@@ -160,3 +165,128 @@ def test_every_ply_of_a_month_as_the_export_batches_it(
             assert offsets.tolist() == want[0].tolist() and ids.tolist() == want[1].tolist()
             plies += len(offsets) - 1
     assert plies > 250_000
+
+
+# --- a numba that fails falls back (issue 39 point 4) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        ImportError("Numba needs NumPy 2.3 or less. Got NumPy 2.4."),
+        EOFError("Ran out of input"),  # a cache index emptied
+        pickle.UnpicklingError("pickle data was truncated"),  # a cache index cut short
+        RuntimeError("a compile that fails"),
+    ],
+    ids=["import", "empty-cache-index", "cut-cache-index", "compile"],
+)
+def test_a_failing_numba_falls_back_to_numpy_with_one_warning(
+    monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    """Any failure of the compiled loop is caught where the library calls it: the NumPy
+    stages answer the same ids, one warning says why, and numba is not tried again."""
+    boards, sides = boards_and_sides(300, seed=11)
+    rules = get_rules("classic")
+    with monkeypatch.context() as numpy:
+        numpy_only(numpy)
+        want = legal_ids(boards, sides, rules)
+    tries: list[int] = []
+
+    def broken(*args: object, **kwargs: object) -> None:
+        tries.append(1)
+        raise failure
+
+    monkeypatch.setattr(move_kernel, "kernel_ids", broken)
+    monkeypatch.setattr(move_kernel, "available", lambda: not move_kernel._FAILED)
+    monkeypatch.setattr(move_kernel, "_FAILED", [])
+    with pytest.warns(
+        RuntimeWarning, match=f"compiled move generator failed.*{type(failure).__name__}"
+    ):
+        got = legal_ids(boards, sides, rules)
+    again = legal_ids(boards, sides, rules)
+    assert tries == [1]
+    for offsets, ids in (got, again):
+        assert offsets.tolist() == want[0].tolist() and ids.tolist() == want[1].tolist()
+
+
+SAMPLE = Path(__file__).parent.parent / "data" / "strados2026-10.zip"
+
+
+def observations_run(tmp_path: Path, name: str, site: Path, env: dict[str, str]) -> Path:
+    """``observations`` of :data:`SAMPLE`'s first 30 games in a fresh process whose
+    ``sitecustomize`` is ``site``'s: the output folder."""
+    games = tmp_path / "games.zip"
+    if not games.exists():
+        with zipfile.ZipFile(SAMPLE) as whole, zipfile.ZipFile(games, "w") as part:
+            for member in sorted(whole.namelist())[:30]:
+                part.writestr(member, whole.read(member))
+    out = tmp_path / name
+    path = os.pathsep.join([str(site), *sys.path])
+    command = ["observations", str(games), "-o", str(out), "--jobs", "1"]
+    done = subprocess.run(
+        [sys.executable, "-m", "strat_tools", *command],
+        env={**os.environ, "PYTHONPATH": path, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "30 valid" in done.stderr, done.stderr[-2000:]
+    (out / "stderr.txt").write_text(done.stderr)
+    return out
+
+
+def site(tmp_path: Path, name: str, code: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "sitecustomize.py").write_text(code)
+    return folder
+
+
+COMPILED_AT_ONCE = "import strat_tools.engine.movegen as m\nm.KERNEL_AFTER = 0\n"
+NO_NUMBA = "import sys\nsys.modules['numba'] = None  # find_spec says: not installed\n"
+
+
+def same_output(one: Path, other: Path) -> None:
+    for part in ("games.parquet", "observations/part-00000.parquet"):
+        assert (one / part).read_bytes() == (other / part).read_bytes(), part
+
+
+@pytest.mark.slow
+def test_observations_with_numba_unimportable_are_byte_for_byte_numpys(tmp_path: Path) -> None:
+    """numba installed but refusing to import (a NumPy too new for it: a package named
+    numba first on the path that raises ImportError, as numba's own check does): every game
+    stays valid and the shards are byte for byte those of a run without numba."""
+    plain = observations_run(tmp_path, "plain", site(tmp_path, "plain", NO_NUMBA), {})
+    poisoned = site(tmp_path, "poisoned", COMPILED_AT_ONCE)
+    (poisoned / "numba").mkdir()
+    (poisoned / "numba" / "__init__.py").write_text(
+        'raise ImportError("Numba needs NumPy 2.3 or less. Got NumPy 2.4.")\n'
+    )
+    broken = observations_run(tmp_path, "broken", poisoned, {})
+    assert "compiled move generator failed (ImportError" in (broken / "stderr.txt").read_text()
+    same_output(plain, broken)
+
+
+@needs_numba
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["emptied", "cut short"])
+def test_observations_with_a_damaged_numba_cache_are_byte_for_byte_numpys(
+    tmp_path: Path, damage: str
+) -> None:
+    """numba's cache index damaged (emptied: ``EOFError``; cut short: a pickle error) after a
+    run filled it: the next run warns, falls back, and writes the same bytes."""
+    plain = observations_run(tmp_path, "plain", site(tmp_path, "plain", NO_NUMBA), {})
+    cache = tmp_path / "numba-cache"
+    env = {"NUMBA_CACHE_DIR": str(cache)}
+    compiled = site(tmp_path, "compiled", COMPILED_AT_ONCE)
+    filled = observations_run(tmp_path, "filled", compiled, env)
+    indexes = list(cache.rglob("move_kernel*.nbi"))
+    assert indexes, "the first run left no cache index"
+    for index in indexes:
+        index.write_bytes(b"" if damage == "emptied" else index.read_bytes()[:20])
+    damaged = observations_run(tmp_path, "damaged", compiled, env)
+    assert "compiled move generator failed" in (damaged / "stderr.txt").read_text()
+    same_output(plain, filled)
+    same_output(plain, damaged)

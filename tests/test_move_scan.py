@@ -8,16 +8,15 @@ Python), one row the Python one; both must give the reference's ids."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
+from move_oracle import random_boards, reference_ids, rows_of
 
-from strat_tools.core.board import LAKES, Side, square_name
+from strat_tools.core.board import LAKES, square_name
 from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import LAKE, PieceKind
 from strat_tools.core.rules import get_rules
-from strat_tools.engine.actions import action_id, action_squares
+from strat_tools.engine.actions import action_squares
 from strat_tools.engine.move_scan import FAR, FREE, ONE, OPEN, move_classes
 from strat_tools.engine.move_tables import (
     EDGE_BITS,
@@ -31,19 +30,9 @@ from strat_tools.engine.move_tables import (
     STEPS,
 )
 from strat_tools.engine.movegen import legal_ids
-from strat_tools.engine.position import Position
 
 RED_SCOUT, BLUE_SCOUT = PieceKind.SCOUT + 1, PieceKind.SCOUT + 13
 RED_CAPTAIN, BLUE_CAPTAIN = PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13
-
-
-def reference_ids(board: list[int], side: int, rules: str) -> list[int]:
-    pos = Position(board, rules, Side(side))
-    return sorted(action_id(s, t, side) for s, t in pos.reference_pairs())
-
-
-def rows_of(offsets: np.ndarray, ids: np.ndarray) -> list[list[int]]:
-    return [ids[a:b].tolist() for a, b in itertools.pairwise(offsets)]
 
 
 def moves_from(board: list[int], side: int, rules: str, square: str) -> set[str]:
@@ -125,24 +114,6 @@ def test_no_step_crosses_a_rows_edge_or_runs_into_the_next_board() -> None:
     # Blue to move sees the board turned: the same pieces are the opponent's, no moves.
     offsets, _ = legal_ids([board] * 3, [1, 2, 1], get_rules("classic"))
     assert np.diff(offsets).tolist() == [6, 0, 6]
-
-
-def random_boards(count: int, seed: int) -> list[list[int]]:
-    """Crowded random boards: both sides' pieces of every kind, many scouts and captains
-    (next to edges, lakes and each other by chance), about a third of the squares empty."""
-    rng = np.random.default_rng(seed)
-    kinds = [k for k in range(12)] + [PieceKind.SCOUT] * 6 + [PieceKind.CAPTAIN] * 3
-    boards = []
-    for _ in range(count):
-        board = [0] * 100
-        for square in range(100):
-            if square in LAKES:
-                board[square] = LAKE
-            elif rng.random() < 0.62:
-                kind = int(rng.choice(kinds))
-                board[square] = kind + (1 if rng.random() < 0.5 else 13)
-        boards.append(board)
-    return boards
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ def test_hidden_truth_holds_the_pieces_the_mover_cannot_see() -> None:
 
 def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> None:
     summary = export_observations([DATA], tmp_path / "obs", jobs=1, shard_rows=40_000)
-    games = pq.read_table(tmp_path / "obs" / "games.parquet").to_pylist()
+    games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert summary.games == len(games) == 400 and summary.valid == 400
     table = read_observations(tmp_path / "obs")
     assert table.schema.equals(OBSERVATIONS_SCHEMA)

@@ -20,7 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.io.output import MARKER_NAME, OutputError, OwnedFolder, output_kind
+from strat_tools.io.output import OutputError, output_kind
+from strat_tools.io.owned import MARKER_NAME, OwnedFolder
 from strat_tools.tables.build import TABLE_NAMES
 from strat_tools.tables.dataset import DatasetError, read_dataset
 
@@ -149,13 +150,25 @@ def test_export_refuses_to_replace_tables_it_did_not_write(tmp_path: Path) -> No
     (other / "moves.parquet").symlink_to(theirs)
     code, _, err = export(str(TWO_BATTLES), "-o", str(other))
     assert code == 3 and "is not a regular file" in err, err
+    # Inside a table's folder too: a file the marker does not list is not ours to remove.
+    mine = tmp_path / "mine"
+    assert export(str(TWO_BATTLES), "-o", str(mine))[0] == 0
+    (mine / "moves" / "notes.txt").write_text("mine")
+    code, _, err = export(str(TWO_BATTLES), "-o", str(mine))
+    assert code == 3 and "notes.txt was not written by strat-tools export" in err, err
+    assert (mine / "moves" / "notes.txt").read_text() == "mine"
+    (mine / "moves" / "notes.txt").unlink()
+    shutil.rmtree(mine / "games")
+    (mine / "games").symlink_to(mine / "moves")
+    code, _, err = export(str(TWO_BATTLES), "-o", str(mine))
+    assert code == 3 and "games: it is not a folder" in err, err
 
 
 def test_export_replaces_its_own_tables_and_removes_its_other_format(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert export(str(TWO_BATTLES), "-o", str(out))[0] == 0
     assert export(str(TWO_BATTLES), "-o", str(out), "--format", "csv")[0] == 0
-    assert not list(out.glob("*.parquet")) and len(list(out.glob("*.csv"))) == len(TABLE_NAMES)
+    assert not list(out.rglob("*.parquet")) and len(list(out.glob("*/*.csv"))) == len(TABLE_NAMES)
     assert len(read_dataset(out)) == 1
 
 
@@ -172,8 +185,8 @@ def test_tables_mixed_from_two_exports_are_refused_on_reading(tmp_path: Path) ->
     one, two = tmp_path / "one", tmp_path / "two"
     assert export(str(TWO_BATTLES), "-o", str(one))[0] == 0
     assert export(str(DATA), "-o", str(two))[0] == 0
-    shutil.copy(two / "moves.parquet", one / "moves.parquet")
-    with pytest.raises(DatasetError, match=r"moves\.parquet is not the file export run"):
+    shutil.copy(two / "moves" / "part-00000.parquet", one / "moves" / "part-00000.parquet")
+    with pytest.raises(DatasetError, match=r"moves/part-00000\.parquet is not the file export"):
         read_dataset(one)
     code, _, err = run("stats", str(one), "--stat", "endings")
     assert code == 3 and "from another export" in err, err
@@ -219,7 +232,7 @@ def _flip(path: Path, offset: int, bit: int = 0) -> bytes:
 def test_a_flipped_bit_anywhere_makes_every_read_fail(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "out"
     assert export(str(DATA), "-o", str(out), "--format", fmt)[0] == 0
-    table = out / f"moves.{fmt}"
+    table = out / "moves" / f"part-00000.{fmt}"
     size = table.stat().st_size
     for trial in range(24):
         original = _flip(table, (trial * 7919 + 13) % size, trial % 8)
@@ -232,7 +245,7 @@ def test_a_flipped_bit_anywhere_makes_every_read_fail(tmp_path: Path, fmt: str) 
 def test_parquet_pages_carry_checksums_that_reading_verifies(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert export(str(DATA), "-o", str(out))[0] == 0
-    table = out / "moves.parquet"
+    table = out / "moves" / "part-00000.parquet"
     start = pq.ParquetFile(table).metadata.row_group(0).column(0).data_page_offset
     clean = pq.read_table(table)
     # Find a bit whose flip an unchecked read would swallow: the checksum must catch it.
@@ -295,10 +308,146 @@ def test_an_output_that_is_an_input_through_a_hard_link_is_refused(tmp_path: Pat
     twin = tmp_path / "elsewhere.html"
     os.link(first, twin)  # one file, two names: writing one replaces the other's bytes
     with pytest.raises(OutputOverInput, match=f"is the input {first}"):
-        refuse_overlap([records], twin, reads=lambda name: False)
+        refuse_overlap([records], twin)
     with pytest.raises(OutputOverInput, match="is the input"):
         refuse_overlap([first], twin)
-    refuse_overlap([records], tmp_path / "page.html", reads=lambda name: False)
-    refuse_overlap([records], records / "page.html", reads=lambda name: name.endswith(".xml"))
+    refuse_overlap([records], tmp_path / "page.html")
+    refuse_overlap([records], records / "page.html")  # a page beside the games: not read
     with pytest.raises(OutputOverInput, match="lies inside the input"):
-        refuse_overlap([records], records / "x.xml", reads=lambda name: name.endswith(".xml"))
+        refuse_overlap([records], records / "x.xml")  # a record there would be read next time
+    with pytest.raises(OutputOverInput, match="lies inside the input"):
+        refuse_overlap([records], records / "tables", folder=True)  # reading walks a folder
+
+
+def symlinked_archive(tmp_path: Path) -> tuple[Path, Path, bytes]:
+    """Issue 39, point 2: ``in/games.zip -> ../ext/games.zip``, a real archive of 3 games
+    reached through a symlink inside the input folder."""
+    inputs, ext = tmp_path / "in", tmp_path / "ext"
+    inputs.mkdir()
+    ext.mkdir()
+    archive = ext / "games.zip"
+    game = (TWO_BATTLES / sorted(p.name for p in TWO_BATTLES.iterdir())[0]).read_bytes()
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for number in (1, 2, 3):
+            zipped.writestr(f"classic-2014.4-{number}.xml", game)
+    (inputs / "games.zip").symlink_to("../ext/games.zip")
+    return inputs, archive, archive.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["view"],
+        ["report"],
+        ["explore"],
+        ["heatmap", "--piece", "flag"],
+        ["convert", "--to", "xml"],
+        ["filter", "--ids", "{ids}"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_an_archive_reached_through_a_symlink_in_an_input_folder_is_never_replaced(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Compared by real file, not by the names given: ``-o ext/games.zip`` is the archive
+    ``in/`` reads through its link, for every command that writes a file."""
+    inputs, archive, before = symlinked_archive(tmp_path)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("classic-2014.4-1\n", encoding="utf-8")
+    args = [a.format(ids=ids) for a in command]
+    code, _, err = run(args[0], str(inputs), *args[1:], "-o", str(archive), "--jobs", "1")
+    assert code == 2, err
+    assert f"the output {archive} is the input" in err and "write it elsewhere" in err, err
+    assert archive.read_bytes() == before
+    assert (inputs / "games.zip").is_symlink()
+
+
+@pytest.mark.parametrize("command", ["export", "observations", "filter"])
+def test_a_folder_output_holding_an_archive_reached_through_a_symlink_is_refused(
+    tmp_path: Path, command: str
+) -> None:
+    inputs, archive, before = symlinked_archive(tmp_path)
+    extra = ["--format", "parquet"] if command == "filter" else []
+    code, _, err = run(command, str(inputs), *extra, "-o", str(archive.parent), "--jobs", "1")
+    assert code == 2 and "holds the input" in err, err
+    assert sorted(p.name for p in archive.parent.iterdir()) == ["games.zip"]
+    assert archive.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["view", "report", "explore", "heatmap"])
+def test_a_page_goes_into_an_input_folder_under_one_rule_for_every_command(
+    tmp_path: Path, command: str
+) -> None:
+    """Issue 39, point 3: ``explore g -o g/explore.html`` was refused while ``report``,
+    ``view`` and ``heatmap`` wrote there; now one rule: a new page or figure inside an input
+    folder is fine (reading does not take it), a record name there never."""
+    games = tmp_path / "g"
+    shutil.copytree(TWO_BATTLES, games)
+    kept = {p.name: p.read_bytes() for p in games.iterdir()}
+    extra = ["--piece", "flag"] if command == "heatmap" else []
+    name = "figure.png" if command == "heatmap" else f"{command}.html"
+    code, _, err = run(command, str(games), *extra, "-o", str(games / name), "--jobs", "1")
+    assert code == 0, err
+    assert (games / name).stat().st_size > 0
+    assert {p.name: p.read_bytes() for p in games.iterdir() if p.name != name} == kept
+    if command != "heatmap":  # a figure's suffix is checked first
+        code, _, err = run(command, str(games), "-o", str(games / "x.xml"), "--jobs", "1")
+        assert code == 2 and "lies inside the input folder" in err, err
+        assert not (games / "x.xml").exists()
+
+
+MISSING_FOLDER_COMMANDS = [
+    ["report"],
+    ["heatmap", "--piece", "flag"],
+    ["view"],
+    ["explore"],
+    ["setups"],
+    ["convert", "--to", "xml"],
+    ["filter"],
+    ["generate", "-n", "2"],
+]
+
+
+@pytest.mark.parametrize("command", MISSING_FOLDER_COMMANDS, ids=lambda command: command[0])
+def test_an_output_in_a_missing_folder_stops_the_run_before_reading(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36: ``report ../gravon -o nodir/r.html`` computed for 31 s, then exited 3
+    naming a temporary file. The check comes before anything is read (reading would fail
+    the test) and names the path as given."""
+    import strat_tools.run.driver as driver
+    from strat_tools.io.sources import UnitReader
+
+    def no_reading(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("an input was read before the output was checked")
+
+    monkeypatch.setattr(driver, "iter_units", no_reading)  # no folder listed
+    monkeypatch.setattr(UnitReader, "read", no_reading)  # no file read
+    name = (
+        "out.png" if command[0] == "heatmap" else "out.zip" if command[0] == "convert" else "r.html"
+    )
+    if command[0] == "generate":
+        name = "games.zip"
+    out = f"nodir/{name}"
+    monkeypatch.chdir(tmp_path)
+    paths = [] if command[0] == "generate" else [str(DATA)]
+    code, _, err = run(command[0], *paths, *command[1:], "-o", out, "--jobs", "1")
+    assert code == 3, err
+    assert f"cannot write {out}: the folder nodir does not exist" in err, err
+    assert ".tmp" not in err
+    assert not (tmp_path / "nodir").exists()
+
+
+def test_a_failed_final_write_names_the_path_given_never_a_temporary_file(tmp_path: Path) -> None:
+    """``/proc`` takes no new file: the message names ``/proc/nope.png``, not
+    ``/proc/.nope.png.21chx75w.tmp`` (and the check finds it before any work)."""
+    from strat_tools.io.output import atomic_output
+
+    code, _, err = run("heatmap", str(DATA), "--piece", "flag", "-o", "/proc/nope.png")
+    assert code == 3 and "cannot write /proc/nope.png" in err and ".tmp" not in err, err
+    with (
+        pytest.raises(OutputError, match=r"^cannot write /proc/nope\.png: ") as caught,
+        atomic_output("/proc/nope.png") as handle,
+    ):
+        handle.write(b"x")
+    assert ".tmp" not in str(caught.value)

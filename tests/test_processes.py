@@ -1,5 +1,6 @@
 """Worker processes: they die with their parent (SIGKILL, SIGTERM), SIGTERM cleans up like
-Ctrl-C (exit 143, no temporary file left), and ``--jobs`` is capped at the cores.
+Ctrl-C (exit 143, no temporary file left), a signal ignored at start stays ignored in the run
+and its workers, and ``--jobs`` is capped at the cores.
 
 Real subprocesses and real signals; Linux only (``/proc`` lists a process's children).
 """
@@ -7,11 +8,11 @@ Real subprocesses and real signals; Linux only (``/proc`` lists a process's chil
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,15 +25,6 @@ DATA_ZIP = REPO / "data" / "strados2026-10.zip"
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/task").is_dir(), reason="needs Linux /proc to find the workers"
 )
-
-
-@pytest.fixture(scope="module")
-def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """3,200 games: the shipped 400-game month under eight names (enough work to interrupt)."""
-    folder = tmp_path_factory.mktemp("many")
-    for k in range(8):
-        shutil.copy(DATA_ZIP, folder / f"strados2026-{k}.zip")
-    return folder
 
 
 def children(pid: int) -> set[int]:
@@ -208,3 +200,43 @@ def test_a_worker_that_died_while_idle_is_a_worker_failure_not_a_broken_pipe() -
         wait_gone(set(pool.pids))
         with pytest.raises(WorkerFailure, match="killed by signal 9"):
             list(pool.imap(abs, range(-5, 5)))
+
+
+def ignoring(*signums: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that ignores ``signums``, as a shell does for a background job."""
+
+    def ignore() -> None:
+        for signum in signums:
+            signal.signal(signum, signal.SIG_IGN)
+
+    return ignore
+
+
+def ignored(pid: int, signum: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return bool(int(status.split("SigIgn:")[1].split()[0], 16) & (1 << (signum - 1)))
+
+
+@pytest.mark.skipif(available_cores() < 2, reason="a pool needs two cores (--jobs is capped)")
+def test_an_inherited_ignore_stays_in_the_run_and_its_workers() -> None:
+    """A background job of a script starts with SIGINT ignored (and ``nohup``-like callers
+    SIGTERM): the terminal's Ctrl-C must not kill it, as it does not kill a plain Python
+    program. The run and its workers keep the ignore, and the run finishes (exit 0)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", "validate", str(DATA_ZIP), "--jobs", "2", "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        preexec_fn=ignoring(signal.SIGINT, signal.SIGTERM),
+    )
+    workers = wait_for_workers(proc, 2)
+    for pid in (proc.pid, *workers):
+        assert ignored(pid, signal.SIGINT) and ignored(pid, signal.SIGTERM), pid
+        os.kill(pid, signal.SIGINT)  # the terminal's Ctrl-C reaches every one
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert b"400 games" in out

@@ -51,6 +51,19 @@ def test_an_id_naming_two_games_asks_for_the_member_path(same_name_in_two_folder
     assert read_game(same_name_in_two_folders, path).source == path
 
 
+def test_the_second_game_of_one_id_is_id_hash_2_as_the_tables_call_it(
+    same_name_in_two_folders: Path,
+) -> None:
+    ids = list(st.read_games(same_name_in_two_folders, setups_only=True, jobs=1).games["game_id"])
+    assert ids == ["classic-2014.4-17", "classic-2014.4-17#2"]
+    second = read_game(same_name_in_two_folders, ids[1])
+    assert Path(second.source).parent.name == "b"
+    with pytest.raises(InputError, match=r"no game classic-2014\.4-17#3 in "):
+        read_game(same_name_in_two_folders, "classic-2014.4-17#3")
+    shown = CliRunner().invoke(main, ["show", str(same_name_in_two_folders), "--game", ids[1]])
+    assert shown.exit_code == 0 and "result:" in shown.stdout
+
+
 def test_show_names_a_missing_or_ambiguous_game_with_exit_2(
     same_name_in_two_folders: Path,
 ) -> None:

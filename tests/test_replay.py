@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hand_games import EMPTY_BOARD, game, lightning, put
 
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
@@ -22,35 +23,6 @@ from strat_tools.engine.replay import (
     replay,
     show,
 )
-
-EMPTY_BOARD = """
-      A   B   C   D   E   F   G   H   I   K
-10   .   .   .   .   .   .   .   .   .   .
- 9   .   .   .   .   .   .   .   .   .   .
- 8   .   .   .   .   .   .   .   .   .   .
- 7   .   .   .   .   .   .   .   .   .   .
- 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 4   .   .   .   .   .   .   .   .   .   .
- 3   .   .   .   .   .   .   .   .   .   .
- 2   .   .   .   .   .   .   .   .   .   .
- 1   .   .   .   .   .   .   .   .   .   .
-"""
-
-
-def board(diagram: str) -> list[int]:
-    """A board from a diagram (pieces on an otherwise empty board)."""
-    return parse_board(diagram)
-
-
-def put(pieces: dict[str, str]) -> list[int]:
-    """An empty board with the given pieces: ``{'A1': 'rF', 'K10': 'bF'}``."""
-    codes = parse_board(EMPTY_BOARD)
-    labels = ["B", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "F"]
-    for name, text in pieces.items():
-        kind = labels.index(text[1:])
-        codes[parse_square(name)] = kind + (1 if text[0] == "r" else 13)
-    return codes
 
 
 def move(pos: Position, text: str) -> int:
@@ -129,33 +101,6 @@ def test_replay_of_hand_built_record_captures_flag() -> None:
 
 
 # -- hand-built games: one per rule -----------------------------------------------------
-
-BASE = {"A1": "rF", "K10": "bF", "K1": "r3", "A10": "b3"}
-"""Both flags and a spare movable piece each, so no game ends by accident."""
-
-
-def game(
-    pieces: dict[str, str],
-    moves: str,
-    *,
-    variant: str = "classic",
-    year: int = 2014,
-    result: tuple[int, int] | None = None,
-) -> GameRecord:
-    """A record from pieces on an empty board and moves like 'A4-A5 K7-K6'."""
-    setup = tuple(put({**BASE, **pieces}))
-    pairs = [tuple(parse_square(p) for p in m.split("-")) for m in moves.split()]
-    return GameRecord(
-        source="t.xml",
-        variant=variant,
-        year=year,
-        month=1,
-        setup=setup,
-        sources=[s for s, _ in pairs],
-        targets=[t for _, t in pairs],
-        lines=[10 + i for i in range(len(pairs))],
-        result=None if result is None else Result(*result),
-    )
 
 
 ILLEGAL = [
@@ -296,14 +241,6 @@ def test_show_marks_last_move_and_battle() -> None:
 
 
 # -- ultimate lightning ------------------------------------------------------------------
-
-
-def lightning(
-    pieces: dict[str, str], moves: str, rescues: dict[int, Rescue] | None = None
-) -> GameRecord:
-    record = game(pieces, moves, variant="ultimate lightning")
-    record.rescues = rescues or {}
-    return record
 
 
 def test_lightning_captain_moves_two_squares_and_may_turn() -> None:

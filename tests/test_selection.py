@@ -13,38 +13,22 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from selection_archive import archive, run
 
 from strat_tools.cli import main
 from strat_tools.exports.validate import validate
 from strat_tools.formats.readers import read_records
-from strat_tools.formats.xml_writer import write_games
-from strat_tools.generate.games import generate_games
 from strat_tools.run.driver import read_games
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.selection import filter_gameset, read_selected, select_games
 from strat_tools.tables.dataset import read_dataset
 
-
-@pytest.fixture(scope="module")
-def archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two monthly zips; the second holds a copy of the first zip's first game."""
-    folder = tmp_path_factory.mktemp("selection")
-    mix = {"classic": 3.0, "barrage": 1.0}
-    write_games(generate_games(40, variant=mix, seed=5, month=3), folder / "strados2026-2.zip")
-    first = next(iter(read_records([str(folder / "strados2026-2.zip")])))
-    first.month, first.number = 9, 4242
-    write_games([first], folder / "strados2026-8.zip")
-    return folder
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
+__all__ = ["archive"]  # the fixture, imported for these tests
 
 
 def members(path: Path) -> dict[str, bytes]:
-    with zipfile.ZipFile(path) as archive:
-        return {name: archive.read(name) for name in archive.namelist()}
+    with zipfile.ZipFile(path) as zipped:
+        return {name: zipped.read(name) for name in zipped.namelist()}
 
 
 def test_the_filtered_zip_revalidates_to_exactly_the_selected_games(
@@ -197,6 +181,7 @@ def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_pat
         "view": ["-o", str(tmp_path / "v.html")],
         "openings": [],
         "explore": ["-o", str(tmp_path / "e.html")],
+        "values": [],
     }
     # generate, show and rules read no archive of games (show: one game of one file).
     unfiltered = {"generate", "show", "rules"}

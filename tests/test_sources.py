@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostile_paths import DEEP, deep_folder, remove_deep_folder
 
+from strat_tools.io.output import OutputOverInput, refuse_overlap
 from strat_tools.io.sources import (
     Skipped,
     SourceError,
@@ -210,3 +212,22 @@ def test_unsafe_member_names(name: str, unsafe: bool) -> None:
 def test_unit_label() -> None:
     assert Unit("a.zip", "b.xml").label == "a.zip!b.xml"
     assert Unit("c.xml").label == "c.xml"
+
+
+def test_a_folder_deeper_than_the_recursion_limit_is_walked_globbed_and_checked(
+    tmp_path: Path,
+) -> None:
+    """Issue 39 point 6: every walk is a loop (sources, ``**`` globs, the output check's walk
+    for a hard link), so a folder 1,100 levels deep is read, never a ``RecursionError``."""
+    top = deep_folder(tmp_path / "games", DEEP)
+    try:
+        for given in (top, top / "**" / "*.xml"):
+            units = expand(given)
+            assert [u.source.split(os.sep).count("d") for u in units] == [DEEP], given
+            assert units[0].error is None
+        hard = tmp_path / "hard.zip"
+        os.link(units[0].source, hard)
+        with pytest.raises(OutputOverInput, match="is the input"):
+            refuse_overlap([top], hard)
+    finally:
+        remove_deep_folder(top)

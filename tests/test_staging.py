@@ -22,7 +22,8 @@ from click.testing import CliRunner
 
 from strat_tools.cli import main
 from strat_tools.exports import observation_files
-from strat_tools.io.output import MARKER_NAME, OutputError, OwnedFolder, read_marker
+from strat_tools.io.output import OutputError
+from strat_tools.io.owned import MARKER_NAME, OwnedFolder, read_marker
 from strat_tools.io.staging import StagedFolder
 from strat_tools.tables import dataset_writer
 

@@ -1,8 +1,15 @@
-"""What ``import strat_tools`` costs: the heavy libraries load on first use, not with the package.
+"""What starting costs: the heavy libraries load on first use, not with the package, and
+the command line builds and shows itself without any of them (issue 36).
 
 bench/compare.py found ``import strat_tools`` nine times slower (0.61 s of CPU against 0.07 s)
 after the floors became subpackages: ``strat_tools.formats`` re-exported the setup strings
 eagerly, and every reader import passes through it, so numpy and pandas came with the package.
+Issue 36 found every command paying for pandas at start (``--version`` 43 times a bare
+``python -c pass``): ``cli/openings.py`` imported it at the top, ``cli/events.py`` took the
+event kinds from the NumPy module that finds them, and ``--help`` of ``stats``, ``heatmap``,
+``report``, ``export`` and ``advice`` read their choices from the modules that do the work.
+Each check runs in a fresh interpreter and reads ``sys.modules``; the speed itself is
+measured by bench/bench_startup.py (no timing here).
 """
 
 from __future__ import annotations
@@ -13,7 +20,9 @@ import sys
 
 import pytest
 
-HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib")
+from strat_tools.cli import main
+
+HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "lxml")
 
 
 def loaded_after(statement: str) -> list[str]:
@@ -30,12 +39,40 @@ def loaded_after(statement: str) -> list[str]:
     return loaded
 
 
+def loaded_by_cli(runs: list[list[str]]) -> dict[str, list[str]]:
+    """For each ``strat-tools ARGS`` in ``runs``, run one after the other in one fresh
+    interpreter (each must exit 0 and show something): the heavy libraries in sys.modules
+    once it has finished, by its arguments (a library loaded stays loaded, so the first
+    run that loads it is the one named)."""
+    code = "\n".join(
+        [
+            "import contextlib, io, json, sys",
+            "from strat_tools.cli import main",
+            "found = {}",
+            f"for args in {runs!r}:",
+            "    shown = io.StringIO()",
+            "    with contextlib.redirect_stdout(shown):",
+            "        try:",
+            "            main(args, prog_name='strat-tools')",
+            "        except SystemExit as exc:",
+            "            assert not exc.code, (args, exc.code)",
+            "    assert shown.getvalue().strip(), args",
+            f"    found[' '.join(args)] = sorted(set({HEAVY!r}) & set(sys.modules))",
+            "print(json.dumps(found))",
+        ]
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    found: dict[str, list[str]] = json.loads(run.stdout)
+    return found
+
+
 @pytest.mark.parametrize(
     "statement",
     [
         "import strat_tools",
         "from strat_tools.formats.readers import read_records",
         "from strat_tools.exports.validate import validate",
+        "import strat_tools.cli",
     ],
 )
 def test_the_package_and_its_readers_load_no_heavy_library(statement: str) -> None:
@@ -45,3 +82,23 @@ def test_the_package_and_its_readers_load_no_heavy_library(statement: str) -> No
 def test_the_setup_strings_still_come_through_formats_when_asked_for() -> None:
     statement = "from strat_tools.formats import SETUP_FORMATS, format_setup, parse_setup"
     assert "numpy" in loaded_after(statement)
+
+
+def test_version_and_every_help_load_no_heavy_library() -> None:
+    """``--version``, ``--help`` and every registered command's ``--help`` (the list is the
+    CLI's own, so a new command is held too)."""
+    runs = [["--version"], ["--help"], *([name, "--help"] for name in sorted(main.commands))]
+    found = loaded_by_cli(runs)
+    assert list(found) == [" ".join(args) for args in runs]
+    assert {args: heavy for args, heavy in found.items() if heavy} == {}
+
+
+def test_the_light_statistics_list_is_the_registry() -> None:
+    """``stats --help`` lists the statistics from :mod:`strat_tools.core.choices` while the
+    registry is not loaded: the registry takes its names, order and help from there."""
+    from strat_tools import stats
+    from strat_tools.core.choices import SETUP_FEATURE_NAMES, STATISTIC_HELP
+
+    registered = {name: s.help for name, s in stats.STATISTICS.items() if name in STATISTIC_HELP}
+    assert list(registered.items()) == list(STATISTIC_HELP.items())
+    assert tuple(stats.SETUP_FEATURES) == SETUP_FEATURE_NAMES

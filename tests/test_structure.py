@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -58,8 +59,9 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "formats", "engine", "run"),
     ),
     "stats": (
-        "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips",
-        ("core", "setups", "io", "tables", "run"),
+        "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips, "
+        "piece values and the win model",
+        ("core", "setups", "io", "engine", "tables", "run"),
     ),
     "views": (
         "heatmaps and plots, board pictures, setup boards, the document builder, the viewer",
@@ -384,3 +386,35 @@ def test_the_package_packs_no_lines_by_hand() -> None:
         if "fmt: skip" in line or "fmt: off" in line
     ]
     assert skipped == []
+
+
+TIMERS = re.compile(r"\b(?:time\.)?(?:perf_counter|process_time|thread_time)(?:_ns)?\(")
+
+
+def test_no_test_measures_speed() -> None:
+    """Timing belongs in bench/: no test reads a speed clock (deadlines that bound a wait use
+    ``time.monotonic``, and subprocesses a ``timeout=``, as hang guards)."""
+    tests = Path(__file__).resolve().parent
+    timed = [
+        f"{path.name}:{number}"
+        for path in sorted(tests.rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if TIMERS.search(line) and path.name != "test_structure.py"
+    ]
+    assert not timed, timed
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in helper modules (hand_games.py, hostile_folder.py, ...), so a
+    test module can be moved, renamed or run alone without dragging another in."""
+    tests = Path(__file__).resolve().parent
+    found = []
+    for path in sorted(tests.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            found += [f"{path.name}: {name}" for name in names if name.startswith("test_")]
+    assert not found, found

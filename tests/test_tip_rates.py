@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_advice import BASE, frame, swap
+from advice_frames import BASE, frame, swap
 
 from strat_tools.setups import grid as setup_grid
 from strat_tools.setups import identity

@@ -4,6 +4,7 @@ recorded, the same as validating the records again, its files checked first."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -70,14 +71,13 @@ def test_rules_for_records_only_are_said_to_be_so(exported: Path) -> None:
 
 def test_a_damaged_dataset_is_refused_with_the_file_named(exported: Path, tmp_path: Path) -> None:
     damaged = tmp_path / "damaged"
-    damaged.mkdir()
-    for path in exported.iterdir():
-        (damaged / path.name).write_bytes(path.read_bytes())
-    data = bytearray((damaged / "diagnostics.parquet").read_bytes())
+    shutil.copytree(exported, damaged)
+    part = damaged / "diagnostics" / "part-00000.parquet"
+    data = bytearray(part.read_bytes())
     data[len(data) // 2] ^= 0xFF
-    (damaged / "diagnostics.parquet").write_bytes(bytes(data))
+    part.write_bytes(bytes(data))
     code, out, err = run("validate", str(damaged), "--format", "json")
-    assert code == 3 and "diagnostics.parquet" in err and "Traceback" not in err
+    assert code == 3 and "diagnostics/part-00000.parquet" in err and "Traceback" not in err
     assert "error" in json.loads(out)  # stdout stays one JSON document
 
 

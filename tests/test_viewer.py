@@ -10,13 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from test_replay import game, lightning
+from hand_games import game, lightning
+from same_name_games import same_name_zips
 
 import strat_tools as st
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue
 from strat_tools.engine.replay import board_at, replay
+from strat_tools.exports.validate import validate
+from strat_tools.views import viewer
 from strat_tools.views.svg import board_svg
 from strat_tools.views.viewer import (
     game_data,
@@ -89,9 +92,11 @@ def test_several_games_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "397 more left out" in summary.line()
     text = (tmp_path / "page.html").read_text()
     assert text.count('"plies":') == 3 and "397 more games were left out" in text
-    monkeypatch.setattr("strat_tools.views.viewer.MAX_PAGE_BYTES", 1)  # the page's byte bound
+    monkeypatch.setattr("strat_tools.views.viewer.MAX_PAGE_BYTES", 40_000)  # the byte bound
     bounded = write_viewer(SAMPLE, tmp_path / "small.html", limit=1000)
-    assert len(bounded.games) == 1 and bounded.left_out == 399
+    assert 1 < len(bounded.games) < 40 and bounded.left_out == 400 - len(bounded.games)
+    empty = len(viewer_html([]).encode())
+    assert bounded.bytes - empty <= 40_000 + 1_000  # the games (and title, note, commas)
 
 
 def test_a_game_without_moves_carries_no_changes() -> None:
@@ -118,6 +123,32 @@ def test_cli_view(tmp_path: Path) -> None:
     missing = runner.invoke(main, ["view", SAMPLE, "--game", "nope", "-o", str(out)])
     assert missing.exit_code == 2 and "no game nope" in missing.output  # a usage error
     assert runner.invoke(main, ["view", SAMPLE, "--limit", "0"]).exit_code == 2
+
+
+@pytest.fixture()
+def same_name_in_two_zips(tmp_path: Path) -> list[Path]:
+    """:func:`same_name_games.same_name_zips`: two games of one file name."""
+    return same_name_zips(tmp_path)
+
+
+def page_games(page: Path) -> list[dict[str, object]]:
+    found = re.search(r'id="viewer-games">(.*?)</script>', page.read_text(), re.S)
+    assert found is not None
+    return json.loads(found[1])  # type: ignore[no-any-return]
+
+
+def test_a_second_file_of_one_name_is_id_hash_2_as_in_the_tables(
+    same_name_in_two_zips: list[Path], tmp_path: Path
+) -> None:
+    zips = [str(z) for z in same_name_in_two_zips]
+    both, one = tmp_path / "both.html", tmp_path / "one.html"
+    assert CliRunner().invoke(main, ["view", *zips, "-o", str(both)]).exit_code == 0
+    ids = [g["id"] for g in page_games(both)]
+    assert ids == list(st.read_games(zips, setups_only=True, jobs=1).games["game_id"])
+    assert ids == ["classic-2026.10-1", "classic-2026.10-1#2"]
+    done = CliRunner().invoke(main, ["view", *zips, "--game", ids[1], "-o", str(one)])
+    assert done.exit_code == 0, done.output
+    assert [g["field"] for g in page_games(one)] == [page_games(both)[1]["field"]]
 
 
 def test_board_pictures_and_show_output(tmp_path: Path) -> None:
@@ -171,3 +202,109 @@ def test_ipython_shows_records_and_replays_as_viewers() -> None:
         assert shown["text/plain"].startswith(("<GameRecord", "<Replay"))
     shown, _ = shell.display_formatter.format(board_at(record, 3))
     assert shown["image/svg+xml"].startswith("<svg")
+
+
+# --- a page is bounded, and so is a game's memory (issue 39 point 7) ------------------------
+
+
+def circling_game(plies: int, name: str = "classic-2026.10-9001.xml") -> bytes:
+    """A legal game of ``plies`` plies: a sample setup whose A4 and K7 pieces leave the front
+    and each go round a 2x2 square of the open middle (never back and forth, so the
+    two-squares rule never stops them), red resigning at the end."""
+    import dataclasses
+    import zipfile
+
+    from strat_tools.core.records import Result
+    from strat_tools.formats.readers import parse_record
+    from strat_tools.formats.xml_writer import record_to_xml
+
+    with zipfile.ZipFile(Path(SAMPLE) / "strados2026-10.zip") as archive:
+        record = parse_record(archive.read("classic-2026.10-1.xml"), "x.zip", name)
+    rounds = {
+        1: [parse_square(s) for s in ("A4", "A5", "B5", "B6", "A6")],
+        2: [parse_square(s) for s in ("K7", "K6", "I6", "I5", "K5")],
+    }
+    sources, targets = [], []
+    for ply in range(plies):
+        start, *loop = rounds[1 + ply % 2]
+        step = ply // 2
+        here = start if step == 0 else loop[(step - 1) % 4]
+        sources.append(here)
+        targets.append(loop[step % 4])
+    long = dataclasses.replace(
+        record, member=name, sources=sources, targets=targets, lines=[], result=Result(3, 2)
+    )
+    return record_to_xml(long)
+
+
+def test_a_game_too_long_for_a_page_is_left_out_unreplayed_and_said_to_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A game of more plies than a page holds is never replayed (its replay would cost the
+    memory: 1.4 GB for a legal 1,000,000-ply game) and is named as left out; alone, it is a
+    clear error (exit 2), never a page past the bound."""
+    monkeypatch.setattr(viewer, "MAX_VIEW_PLIES", 500)
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "classic-2026.10-9001.xml").write_bytes(circling_game(2000))
+    (folder / "classic-2026.10-9002.xml").write_bytes(circling_game(400))
+    report = validate(str(folder), jobs=1)
+    assert "2 valid, 0 invalid" in report.summary.line(), report.summary.line()
+    summary = write_viewer(str(folder), tmp_path / "page.html", jobs=1)
+    assert summary.games == ["classic-2026.10-9002"]
+    assert summary.too_long == ["classic-2026.10-9001 (2,000 plies)"] and summary.left_out == 1
+    assert "1 game left out as too long for one page" in summary.line()
+    alone = CliRunner().invoke(
+        main, ["view", str(folder / "classic-2026.10-9001.xml"), "-o", str(tmp_path / "a.html")]
+    )
+    assert alone.exit_code == 2 and "too long for one page" in alone.stderr, alone.stderr
+    assert not (tmp_path / "a.html").exists()
+
+
+def test_the_page_bound_holds_even_for_the_first_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No game takes the page's data past :data:`MAX_PAGE_BYTES`: the old check let the
+    first game in whatever its size (a 27 MB page past the 25 MB bound)."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "classic-2026.10-9001.xml").write_bytes(circling_game(3000))
+    (folder / "classic-2026.10-9002.xml").write_bytes(circling_game(100))
+    (folder / "classic-2026.10-9003.xml").write_bytes(circling_game(2500))
+    monkeypatch.setattr(viewer, "MAX_PAGE_BYTES", 60_000)
+    summary = write_viewer(str(folder), tmp_path / "page.html", jobs=1)
+    assert summary.games == ["classic-2026.10-9002"], summary.line()
+    assert [t.split(" ")[0] for t in summary.too_long] == ["classic-2026.10-9001"]
+    assert summary.left_out == 2
+
+
+@pytest.mark.slow
+def test_viewing_a_legal_million_ply_game_is_bounded(tmp_path: Path) -> None:
+    """The longest game the rules allow is as long as anyone likes: a legal 1,000,000-ply
+    game (46 MB of XML) peaked at 1.47 GB and wrote a 27.5 MB page; now it is left out
+    before its replay: a clear error, exit 2, no page, a peak of a few hundred MB (reading
+    the file twice, the selecting pass and the page's)."""
+    from peak_memory import PEAK_MIB_CODE
+
+    game = tmp_path / "classic-2026.10-9001.xml"
+    game.write_bytes(circling_game(1_000_000))
+    runner = PEAK_MIB_CODE + (
+        "import sys\nfrom strat_tools.cli import main\n"
+        "try:\n    main(sys.argv[1:])\n"
+        "finally:\n    sys.stderr.write(f'PEAK {peak_mib()}\\n')\n"
+    )
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", runner, "view", str(game), "-o", str(tmp_path / "page.html")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "1,000,000 plies" in done.stderr
+    peak = float(done.stderr.split("PEAK ")[-1].split()[0])
+    assert peak < 600, peak
+    assert not (tmp_path / "page.html").exists()

@@ -27,6 +27,7 @@ from strat_tools.cli import (
     setups,
     tables,
     validate,
+    values,
     view,
 )
 
@@ -64,3 +65,4 @@ main.add_command(search.search)
 main.add_command(openings.openings)
 main.add_command(explore.explore)
 main.add_command(filter.filter_command)
+main.add_command(values.values)

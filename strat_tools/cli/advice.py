@@ -37,7 +37,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--view",
     default="tips",
     show_default=True,
-    type=LibraryChoice("strat_tools.stats.advice:VIEWS"),
+    type=LibraryChoice("strat_tools.core.choices:ADVICE_VIEWS"),
     help="tips: adoption, win rates and head-to-head per tip; periods: adoption per "
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",

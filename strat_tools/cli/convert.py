@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import archive_or_folder, check_output
 from strat_tools.cli.render import message, progress_bar
 from strat_tools.core.record_formats import format_names
 from strat_tools.core.text import printable
@@ -58,7 +58,6 @@ def convert(
       strat-tools convert ../gravon/strados2014-4.zip --to gsn -o gsn-2014-4.zip
       strat-tools convert old-games/ --to xml -o xml-games/
     """
-    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.exports.convert import convert as convert_records
     from strat_tools.exports.convert import writes_through
 
@@ -68,6 +67,7 @@ def convert(
             "device itself (it gets the zip)",
             param_hint="'-o'",
         )
+    check_output(paths, out, folder=archive_or_folder(out))
     with progress_bar("Converting") as update:
         report = convert_records(
             paths,

@@ -8,7 +8,7 @@ import click
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import format_option, rules_option
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render
 
 
@@ -64,9 +64,11 @@ def show(
       strat-tools show strados2014-5.zip --game classic-2014.5-2245 --numbering classic
       strat-tools show classic-2014.5-2245.xml --ply 40 -o board.png
     """
-    refuse_output_over_inputs(path, output)
-    from strat_tools.core.errors import InputError
     from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output, then the game
+    check_output(path, output)
+    from strat_tools.core.errors import InputError
     from strat_tools.core.text import printable_lines
     from strat_tools.engine.replay import replay
     from strat_tools.engine.replay import show as show_board
@@ -74,7 +76,6 @@ def show(
 
     if output is not None and not output.lower().endswith((".svg", ".png")):
         raise click.BadParameter("a board picture is .svg or .png", param_hint="-o")
-    check_rules(rules)  # the run starts here, before the game is read: refused now (exit 2)
     try:
         record = read_game(path, game_id)
     except SeveralGames as exc:  # members sharing a base name: the member path tells them apart

@@ -1,5 +1,6 @@
 """How a command ends: the exit codes, the library's errors as ``Error: ...`` (exit 2 or 3),
-Ctrl-C and SIGTERM (130, 143, temporary files removed) and a reader that goes away.
+Ctrl-C and SIGTERM (130, 143, temporary files removed) and a reader that goes away (a quiet
+exit 0, as soon as it goes: :class:`ReaderWatch`).
 """
 
 from __future__ import annotations
@@ -8,9 +9,11 @@ import functools
 import os
 import select
 import signal
+import stat
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Any, Final, TypeVar
 
 import click
@@ -48,56 +51,209 @@ class NoInput(click.ClickException):
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    ``NothingReadable`` and ``OutputOverInput`` (nothing ran: the paths are the mistake)
-    exit 2, as does a :class:`~strat_tools.core.errors.UsageError` (a choice refused before
-    any work, shown as click shows a bad option: ``Invalid value for '--rules': ...``).
+    ``NothingReadable``, ``OutputOverInput`` and ``OutputOfAnotherKind`` (nothing ran: the
+    paths are the mistake) exit 2, as does a :class:`~strat_tools.core.errors.UsageError`
+    (a choice refused before any work, shown as click shows a bad option: ``Invalid value
+    for '--rules': ...``).
     Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
-    ``IndexError`` is never hidden). Ctrl-C exits 130 and SIGTERM 143 once temporary files
-    are removed."""
+    ``IndexError`` is never hidden).
+
+    How a run is stopped, each once temporary files are removed: Ctrl-C exits 130 and
+    SIGTERM 143 (a signal ignored at start stays ignored); standard output's reader going
+    away (``| head``) ends the run quietly with exit 0, at once, whether or not anything was
+    being written (:class:`ReaderWatch`), unless the command writes a file
+    (:data:`FILE_OUTPUTS`): that one is finished, and only what it prints is dropped. A
+    stop signal wins over a broken pipe (Ctrl-C on ``... 2>&1 | tee log`` kills the reader
+    too: still 130), and a message to a broken or closed stderr is dropped, never a
+    failure."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from strat_tools.core.errors import StratToolsError, UsageError
-        from strat_tools.core.text import printable_lines
-        from strat_tools.formats.readers import NothingReadable
-        from strat_tools.io.output import OutputOverInput
-
-        main_thread = threading.current_thread() is threading.main_thread()
-        previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
-        previous_int = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
         try:
-            return func(*args, **kwargs)
-        except click.ClickException as exc:
-            if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
-                raise type(exc)(printable_lines(exc.message)) from None
-            raise
-        except BrokenPipeError as exc:
-            if not stdout_gone():  # another pipe (a worker's, a file system's): a failure
-                raise RunFailed(f"a pipe broke: {exc}") from exc
-            # the reader went away (| head): end quietly, exit 0
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # a silent exit
-            sys.exit(EXIT_OK)
+            try:
+                writes_a_file = any(kwargs.get(name) is not None for name in FILE_OUTPUTS)
+                with _stop_handlers(), ReaderWatch(active=not writes_a_file):
+                    return _library_call(func, *args, **kwargs)
+            except ReaderGone as gone:  # inside the outer try: a Ctrl-C now still exits 130
+                stop = _stop_behind(gone)
+                if stop is not None:
+                    raise stop from None
+                _silence_stdout()
+                sys.exit(EXIT_OK)
         except KeyboardInterrupt:
-            message("Interrupted.")
+            _ending("Interrupted.")
             sys.exit(EXIT_INTERRUPTED)
         except Terminated:
-            message("Terminated.")
+            _ending("Terminated.")
             sys.exit(EXIT_TERMINATED)
-        except UsageError as exc:
-            flag = f"'--{exc.option.replace('_', '-')}'" if exc.option else None
-            ctx = click.get_current_context(silent=True)
-            raise click.BadParameter(printable_lines(str(exc)), ctx, param_hint=flag) from None
-        except (NothingReadable, OutputOverInput) as exc:
-            raise NoInput(printable_lines(str(exc))) from None
-        except (StratToolsError, OSError) as exc:
-            raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
-        finally:
-            if main_thread and previous is not None:
-                signal.signal(signal.SIGTERM, previous)
-            if main_thread and previous_int is not None:
-                signal.signal(signal.SIGINT, previous_int)
 
     return wrapper  # type: ignore[return-value]
+
+
+FILE_OUTPUTS: Final = ("out", "output")
+"""The parameters that name a command's output file (``-o``). A command given one keeps
+going when stdout's reader goes away (the file is what it makes; the reader only misses
+its messages); one that prints its results stops."""
+
+
+def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    from strat_tools.core.errors import StratToolsError, UsageError
+    from strat_tools.core.text import printable_lines
+    from strat_tools.formats.readers import NothingReadable
+    from strat_tools.io.output import OutputOfAnotherKind, OutputOverInput
+
+    try:
+        result = func(*args, **kwargs)
+        with suppress(AttributeError, ValueError):  # none, or closed by the command
+            sys.stdout.flush()  # a reader gone after the last write: here, not at exit (120)
+        return result
+    except click.ClickException as exc:
+        if type(exc) in (click.ClickException, RunFailed, NoInput):  # names in messages
+            raise type(exc)(printable_lines(exc.message)) from None
+        raise
+    except BrokenPipeError as exc:
+        if stdout_gone():  # the reader went away (| head): a quiet end
+            if threading.current_thread() is threading.main_thread():
+                _one_clean_up(pipe_gone=True)  # the kernel's SIGPIPE, or the watch's, is late
+            raise ReaderGone from None
+        raise RunFailed(f"a pipe broke: {exc}") from exc  # a worker's, a file system's
+    except UsageError as exc:
+        flag = f"'--{exc.option.replace('_', '-')}'" if exc.option else None
+        ctx = click.get_current_context(silent=True)
+        raise click.BadParameter(printable_lines(str(exc)), ctx, param_hint=flag) from None
+    except (NothingReadable, OutputOverInput, OutputOfAnotherKind) as exc:
+        raise NoInput(printable_lines(str(exc))) from None
+    except (StratToolsError, OSError) as exc:
+        raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
+
+
+def _stop_behind(gone: BaseException) -> BaseException | None:
+    """The stop signal behind a quiet end, if one came: noted while the run was cleaning up
+    (:data:`_NOTED`), or the exception being handled when the pipe broke."""
+    if _NOTED:
+        return KeyboardInterrupt() if _NOTED[0] == signal.SIGINT else Terminated()
+    seen: BaseException | None = gone
+    while seen is not None:
+        if isinstance(seen, (KeyboardInterrupt, Terminated)):
+            return seen
+        seen = seen.__context__
+    return None
+
+
+def _ending(text: str) -> None:
+    """The last words of a stopped run: later stop signals are ignored (one clean-up, it is
+    done), stdout is silenced if its reader is gone, and the message is dropped if stderr
+    cannot take it."""
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(signum) is not signal.SIG_IGN:
+                signal.signal(signum, signal.SIG_IGN)
+    _silence_stdout()
+    message(text)
+
+
+def _silence_stdout() -> None:
+    """When stdout's reader is gone, point stdout at ``/dev/null``: the data still buffered
+    is dropped, not a ``BrokenPipeError`` (and exit 120) at interpreter exit."""
+    if stdout_gone():
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+class ReaderGone(BaseException):
+    """Raised in the main thread when standard output's reader went away, whatever it was
+    doing: the run stops (every ``finally`` and ``with`` cleans up) and ends quietly."""
+
+
+@contextmanager
+def _stop_handlers() -> Iterator[None]:
+    """While a command runs on the main thread: SIGINT raises ``KeyboardInterrupt``, SIGTERM
+    :class:`Terminated` (neither when ignored at start), SIGPIPE :class:`ReaderGone` when
+    it is stdout's reader that went away (else it stays without effect: the write that broke
+    raises ``BrokenPipeError``). The handlers found are put back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted: dict[int, Callable[[int, Any], None]] = {
+        signal.SIGINT: _interrupted,
+        signal.SIGTERM: _terminated,
+        signal.SIGPIPE: _pipe_broke,
+    }
+    previous: dict[int, Any] = {}
+    _NOTED.clear()
+    try:
+        for signum, handler in wanted.items():
+            if signum == signal.SIGPIPE or not startup.ignored_at_start(signum):
+                previous[signum] = signal.signal(signum, handler)
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+class ReaderWatch:
+    """While a command runs: a thread that waits (in ``poll``, no CPU) for standard output's
+    reader to go away, when stdout is a pipe, and then sends the main thread ``SIGPIPE``
+    (:class:`ReaderGone`): a command that has printed nothing yet (a statistic still being
+    computed, a table collected) stops as promptly as one caught writing. Without a pipe on
+    stdout, or off the main thread, it does nothing.
+
+    >>> with ReaderWatch() as watch:  # the doctest's stdout is no pipe
+    ...     watch.watching
+    False
+    """
+
+    def __init__(self, active: bool = True) -> None:
+        self.active = active
+        self.watching = False
+        self._wake: tuple[int, int] | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> ReaderWatch:
+        fd = _stdout_pipe() if self.active else None
+        if fd is None or threading.current_thread() is not threading.main_thread():
+            return self
+        if not hasattr(select, "poll") or not hasattr(signal, "pthread_kill"):
+            return self  # pragma: no cover - not on Linux
+        self._wake = os.pipe()
+        main = threading.main_thread().ident
+        self._thread = threading.Thread(
+            target=_watch_reader, args=(fd, self._wake[0], main), daemon=True
+        )
+        self._thread.start()
+        self.watching = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._wake is not None:
+            with suppress(OSError):
+                os.write(self._wake[1], b"x")
+            if self._thread is not None:
+                self._thread.join(5)
+            for fd in self._wake:
+                with suppress(OSError):
+                    os.close(fd)
+            self._wake = self._thread = None
+
+
+def _stdout_pipe() -> int | None:
+    try:
+        fd = sys.stdout.fileno()
+        return fd if stat.S_ISFIFO(os.fstat(fd).st_mode) else None
+    except (AttributeError, OSError, ValueError):  # replaced (a test runner), closed
+        return None
+
+
+def _watch_reader(fd: int, wake: int, main: int | None) -> None:
+    poller = select.poll()
+    poller.register(fd, 0)  # a pipe's write end reports POLLERR once it has no reader
+    poller.register(wake, select.POLLIN)
+    while True:
+        for ready, event in poller.poll():
+            if ready == wake or event & select.POLLNVAL:
+                return
+            if event & select.POLLERR and main is not None:
+                signal.pthread_kill(main, signal.SIGPIPE)
+                return
 
 
 def stdout_gone() -> bool:
@@ -146,11 +302,44 @@ def _terminated(signum: int, frame: Any) -> None:
         _resend_later(signum)
         return
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # one clean-up, however many signals
+    _one_clean_up(pipe_gone=False)
     raise Terminated
+
+
+_NOTED: Final[list[int]] = []
+"""Stop signals that came while a run was ending because stdout's reader went away: noted,
+not raised, so its clean-up finishes; the exit code is still theirs (130, 143)."""
+
+
+def _note(signum: int, frame: Any) -> None:
+    _NOTED.append(signum)
+
+
+def _one_clean_up(pipe_gone: bool) -> None:
+    """A run is ending: a reader going away now cannot interrupt its clean-up, and when it
+    is the reader's end (``pipe_gone``), neither can a stop signal (it is noted)."""
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if pipe_gone and signal.getsignal(signum) not in (signal.SIG_IGN, signal.SIG_DFL):
+            signal.signal(signum, _note)
+
+
+def _pipe_broke(signum: int, frame: Any) -> None:
+    if not stdout_gone():  # another pipe: its write raises BrokenPipeError
+        return
+    if _in_swallowing_frame(frame) or sys.exc_info()[1] is not None:
+        # An exception is being handled (a generator closing, a clean-up on its way out):
+        # one raised here would be lost, or printed as "Exception ignored". Once the run
+        # ends, the handler is gone and the signal with it.
+        _resend_later(signum)
+        return
+    _one_clean_up(pipe_gone=True)
+    raise ReaderGone
 
 
 def _interrupted(signum: int, frame: Any) -> None:
     if _in_swallowing_frame(frame):
         _resend_later(signum)
         return
+    _one_clean_up(pipe_gone=False)
     raise KeyboardInterrupt

@@ -19,7 +19,7 @@ from strat_tools.cli.options import (
 )
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import render_stream
-from strat_tools.engine.key_events import EVENT_KINDS
+from strat_tools.engine.event_kinds import EVENT_KINDS
 
 
 @click.command()
@@ -50,8 +50,9 @@ def events(
 
     Every game read has an 'end' row, also one that could not be read or replayed (it
     says why). Games the filters leave out have no rows; stderr says how many. Rows are
-    written batch by batch (csv, json, jsonl), so memory stays flat; the table format
-    collects them first.
+    written batch by batch in every format, so memory stays flat; the table's columns are
+    as wide as the rows so far need (or one block per row when the first batch's table
+    does not fit the terminal).
 
     \b
     Example:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import NoInput, library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import message
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -54,6 +54,8 @@ def explore(
     their games. The URL holds the pattern in the syntax of `search --pattern`
     (#pattern=........../........../........../F.........), so a link reopens it. One
     variant a page: classic unless --variant names another. The page needs no network.
+    Game links open --viewer: a `strat-tools view` page of the same PATHS and filters names
+    the games as this page does (each link's tooltip gives the command for its game).
 
     \b
     Example:
@@ -69,7 +71,7 @@ def explore(
             param_hint="'--variant'",
         )
     variant = next(iter(game_filter.variants)) if game_filter.variants else DEFAULT_VARIANT
-    refuse_output_over_inputs(list(paths), output)  # the --ids file too; before reading
+    check_output(list(paths), output)  # the --ids file too; before reading
     try:
         summary, _ = read_through(
             paths,

@@ -21,7 +21,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import count_of, message, source_label
 from strat_tools.core.pieces import ARMIES
@@ -61,7 +61,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--moves",
     "measure",
     default=None,
-    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_MEASURES"),
+    type=LibraryChoice("strat_tools.core.choices:TRAFFIC_MEASURES"),
     help="Draw the whole board from the moves instead (replays the games): squares "
     "the piece passed (path), moved to (target), or battles there (--piece all: any).",
 )
@@ -69,7 +69,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--view",
     default="board",
     show_default=True,
-    type=LibraryChoice("strat_tools.stats.traffic:TRAFFIC_VIEWS"),
+    type=LibraryChoice("strat_tools.core.choices:TRAFFIC_VIEWS"),
     help="With --moves: board (as red sees it) or owner (blue's moves turned 180°, "
     "so every mover plays up the board).",
 )
@@ -84,7 +84,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--scale",
     default="shared",
     show_default=True,
-    type=LibraryChoice("strat_tools.views.plots:PANEL_SCALES"),
+    type=LibraryChoice("strat_tools.core.choices:PANEL_SCALES"),
     help="Panel grids (--piece all, --by period etc.): one colour scale for all panels "
     "(shared, to compare them) or one per panel (per-panel, to see each one's pattern).",
 )
@@ -140,7 +140,7 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves path --view owner -o scouts.png
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
     from strat_tools.views import board_plots, plots
@@ -233,7 +233,7 @@ def heatmap(
     "--format",
     "fmt",
     default=None,
-    type=LibraryChoice("strat_tools.report.page:REPORT_FORMATS"),
+    type=LibraryChoice("strat_tools.core.choices:REPORT_FORMATS"),
     help="html or md (default: from the file suffix, .md for Markdown, else html).",
 )
 @click.option(
@@ -278,7 +278,10 @@ def report(
       strat-tools report tables/ -o report.md --title "Gravon 2013-2014"
       strat-tools report ../gravon/ -o report.html --numbering classic
     """
-    refuse_output_over_inputs(paths, out)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
 

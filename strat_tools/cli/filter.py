@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import archive_or_folder, check_output
 from strat_tools.cli.render import message, progress_bar
 
 
@@ -63,7 +63,6 @@ def filter_command(
       strat-tools filter ../gravon/ --winner red --ending flag_captured -o red-flags.zip
       strat-tools filter ../gravon/ --duplicates only -o dups/ --format parquet
     """
-    refuse_output_over_inputs(paths, out, folder=True)
     from strat_tools.core.rules import check_rules
     from strat_tools.core.text import printable
     from strat_tools.run.selection import export_selected, select_games, write_selected_records
@@ -72,7 +71,11 @@ def filter_command(
         raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")
     if fmt != "records" and out is not None and Path(out).suffix.lower() == ".zip":
         raise click.BadParameter("tables go into a folder, not a .zip", param_hint="'-o'")
-    check_rules(rules)  # the export's rules, refused before the selecting pass (exit 2)
+    check_rules(rules)  # the export's rules, refused before the output and the selecting pass
+    tables = fmt != "records"
+    check_output(
+        paths, out, folder=tables or (out is not None and archive_or_folder(out)), create=tables
+    )
     for note in game_filter.notes:
         message(f"Note: {note}")
     with progress_bar("selecting") as update:

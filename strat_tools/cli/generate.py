@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import run_options
+from strat_tools.cli.outputs import archive_or_folder, check_output
 from strat_tools.cli.render import count_of, message, progress_bar
 
 
@@ -78,6 +79,7 @@ def generate(
     """
     import time
 
+    check_output((), out, folder=archive_or_folder(out), create=True)  # before any work
     from strat_tools.formats.xml_writer import write_files
     from strat_tools.generate.games import generate_files, parse_period, parse_variant_mix
 

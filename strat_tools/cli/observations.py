@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, rules_option, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import message
 
@@ -24,7 +24,7 @@ from strat_tools.cli.render import message
     "out",
     required=True,
     type=click.Path(file_okay=False),
-    help="Folder for observations/part-NNNNN.parquet and games.parquet (created if needed).",
+    help="Folder for observations/part-NNNNN.parquet and games/ (created if needed).",
 )
 @click.option(
     "--last-moves",
@@ -58,7 +58,7 @@ def observations(
     One row per ply (zstd Parquet shards): the observation board with the hidden truth
     of every piece the mover could not identify, captures, two-squares counters, the
     last moves, the move played and every legal move as action ids, and the result.
-    games.parquet accounts for every game read: the rows it gave, or why none (games the
+    games/ accounts for every game read: the rows it gave, or why none (games the
     filters leave out are not in it; stderr says how many). Schema and encodings:
     docs/observations.md.
 
@@ -67,7 +67,10 @@ def observations(
       strat-tools observations data/ -o obs/
       strat-tools observations ../gravon/ -o obs/ --jobs 2
     """
-    refuse_output_over_inputs(paths, out, folder=True)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(paths, out, folder=True, create=True)
     from strat_tools.exports.observation_files import export_observations
 
     summary, _tally = read_through(
@@ -89,5 +92,5 @@ def observations(
     if not summary.valid and not summary.dropped:
         raise click.ClickException(
             f"no valid game in {' '.join(paths)}: nothing to observe "
-            f"(the reasons are in {out}/games.parquet)"
+            f"(the reasons are in {out}/games/)"
         )

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from strat_tools.run.options import Run
-import pandas as pd
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import format_option, game_filter_options, paths_argument, run_options
@@ -21,6 +22,8 @@ from strat_tools.core.records import DEFAULT_VARIANT
 
 def interval(low: Any, high: Any) -> str:
     """``[52.6, 66.4]``; ``n/a`` without one."""
+    import pandas as pd
+
     if pd.isna(low) or pd.isna(high):
         return "n/a"
     return f"[{percent(low)}, {percent(high)}]"
@@ -28,6 +31,8 @@ def interval(low: Any, high: Any) -> str:
 
 def text_table(lines: pd.DataFrame, side: str) -> pd.DataFrame:
     """The lines as the text table shows them (rates in percent, intervals in brackets)."""
+    import pandas as pd
+
     return pd.DataFrame(
         {
             "#": range(1, len(lines) + 1),

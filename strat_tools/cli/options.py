@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import click
 
-if TYPE_CHECKING:
-    pass
 from strat_tools.cli.render import OUTPUT_FORMATS, message
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,43 +36,58 @@ class LibraryChoice(click.Choice):  # type: ignore[type-arg]
     modules, and shows a statistic registered after import (a notebook's, a test's).
 
     ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
-    choices appended (``'all'``).
+    choices appended (``'all'``). A registry living in a heavy module (the statistics,
+    beside pandas) names its light twin as ``light``, a ``"module:NAME"`` of
+    :mod:`strat_tools.core.choices`: read while the heavy module is not loaded (``--help``,
+    option parsing), so building and showing the command loads no heavy library.
     """
 
-    def __init__(self, source: str, *extra: str) -> None:
+    def __init__(self, source: str, *extra: str, light: str | None = None) -> None:
         self.source = source
         self.extra = extra
+        self.light = light
         super().__init__((), case_sensitive=True)
 
     @property
     def choices(self) -> tuple[str, ...]:
-        import importlib
-
-        module, _, name = self.source.partition(":")
-        return (*getattr(importlib.import_module(module), name), *self.extra)
+        return (*registry_entries(self.source, self.light), *self.extra)
 
     @choices.setter
     def choices(self, value: Any) -> None:
         pass  # the registry is the one source
 
 
+def registry_entries(source: str, light: str | None = None) -> Any:
+    """The registry named ``"module:NAME"``; its ``light`` twin instead while that module
+    is not loaded (nothing heavy is imported for a name list)."""
+    import importlib
+    import sys
+
+    module, _, name = source.partition(":")
+    if light is not None and module not in sys.modules:
+        module, _, name = light.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 class RegistryOption(click.Option):
     """An option whose help ends with each registry entry's own help (``name: help; ...``),
-    read when the help is shown: the ``--stat`` help is the statistics' registry."""
+    read when the help is shown: the ``--stat`` help is the statistics' registry (or, while
+    it is not loaded, its light twin's ``name: help`` entries)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         choice = kwargs.get("type")
         assert isinstance(choice, LibraryChoice)
         self.registry = choice.source
+        self.light = choice.light
         super().__init__(*args, **kwargs)
 
     @property
     def help(self) -> str:
-        import importlib
-
-        module, _, name = self.registry.partition(":")
-        entries = getattr(importlib.import_module(module), name)
-        listed = "; ".join(f"{key}: {entry.help}" for key, entry in entries.items())
+        entries = registry_entries(self.registry, self.light)
+        listed = "; ".join(
+            f"{key}: {entry if isinstance(entry, str) else entry.help}"
+            for key, entry in entries.items()
+        )
         return f"{self._help_text} {listed}."
 
     @help.setter

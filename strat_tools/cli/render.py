@@ -10,7 +10,7 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -63,14 +63,11 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
 
 def render_stream(frames: Iterable[Any], fmt: str, out: Any = None) -> None:
     """:func:`render` of a stream of DataFrames (one a batch) as one output, written as
-    they come so memory stays flat: one CSV header, one JSON array, JSONL lines. The table
-    format needs every row to size its columns, so it collects them first."""
-    import pandas as pd
-
+    they come so memory stays flat: one CSV header, one JSON array, JSONL lines, and one
+    table (:func:`table_stream`)."""
     out = out or sys.stdout
     if fmt == "table":
-        parts = list(frames)
-        render(pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(), fmt, out)
+        table_stream(frames, out)
         return
     first = True
     for frame in frames:
@@ -89,6 +86,51 @@ def render_stream(frames: Iterable[Any], fmt: str, out: Any = None) -> None:
         first = False
     if fmt == "json":
         out.write("[]\n" if first else "\n]\n")
+
+
+def table_stream(frames: Iterable[Any], out: Any) -> None:
+    """The table format of a stream of DataFrames, written batch by batch (never collected):
+    the first batch with rows decides the layout. If its table fits :func:`table_width`,
+    the header is written once and every batch is aligned to the widest cell seen so far
+    (a later, wider cell widens its column from its batch on); if not, every row is a block
+    of ``column value`` pairs, as :func:`render` shows a wide table. One batch gives what
+    :func:`render` gives; no rows at all, ``(no rows)``.
+
+    >>> import pandas as pd
+    >>> table_stream([pd.DataFrame({"game": ["a-1"], "ply": [3]}),
+    ...               pd.DataFrame({"game": ["b-22"], "ply": [150]})], sys.stdout)
+    game  ply
+     a-1    3
+    b-22  150
+    """
+    import pandas as pd
+
+    from strat_tools.core.text import printable_lines
+
+    widths: dict[Any, int] | None = None
+    blocks = False
+    for frame in frames:
+        if not len(frame):
+            continue
+        shown = frame.astype(object).where(frame.notna(), "")  # <NA> of Int8 columns too
+        batch_widths = {
+            column: max(len(str(column)), *(len(str(value)) for value in shown[column]))
+            for column in shown.columns
+        }
+        first = widths is None
+        if widths is None:
+            blocks = sum(batch_widths.values()) + len(batch_widths) - 1 > table_width()
+            widths = {}
+        else:
+            out.write("\n\n" if blocks else "\n")
+        if blocks:
+            out.write(printable_lines(_records_text(frame, table_width())))
+            continue
+        widths = {c: max(w, widths.get(c, 0)) for c, w in batch_widths.items()}
+        with pd.option_context("display.width", 200, "display.max_columns", 50):
+            text = shown.to_string(index=False, header=first, col_space=widths)
+        out.write(printable_lines(text))
+    out.write("(no rows)\n" if widths is None else "\n")
 
 
 def _csv_text(value: Any) -> Any:
@@ -148,12 +190,16 @@ def message(text: str) -> None:
     """A message for the user, on stderr (control characters from names escaped)."""
     from strat_tools.core.text import printable_lines
 
-    click.echo(printable_lines(text), err=True)
+    with suppress(OSError, ValueError):  # stderr closed or its reader gone: dropped
+        click.echo(printable_lines(text), err=True)
 
 
 def stderr_is_terminal() -> bool:
     """Whether stderr is a terminal (a progress bar is drawn only there)."""
-    return sys.stderr.isatty()
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (OSError, ValueError):  # closed
+        return False
 
 
 class Bar:

@@ -57,27 +57,32 @@ def listing_lines(result: Any) -> list[str]:
     ]
 
 
-def read_setups(paths: Sequence[str], game_filter: Any, variant: Any, run: Run) -> Any:
-    """The setups ``search`` and ``setups`` look at: from a dataset folder's games table
-    when it answers alone (:mod:`strat_tools.stats.setup_search`: no progress bar, nothing to
-    wait for), else read from the records with a progress bar; nothing readable is a
-    usage error (exit 2), not an empty table."""
+def read_setups(
+    paths: Sequence[str], game_filter: Any, variant: Any, run: Run, *, tally: bool = False
+) -> Any:
+    """The setups ``search`` and ``setups`` look at (``tally``: as a tally, a row per
+    distinct setup, what ``setups`` needs): from a dataset folder's games table when it
+    answers alone (:mod:`strat_tools.stats.setup_search`: no progress bar, nothing to wait
+    for), else read from the records a batch at a time with a progress bar; nothing
+    readable is a usage error (exit 2), not an empty table."""
     from strat_tools.run.driver import dataset_folder
-    from strat_tools.stats.setup_search import folder_outcomes, read_outcomes
+    from strat_tools.stats.repeats import setup_tally
+    from strat_tools.stats.setup_search import folder_outcomes, read_outcomes, read_tally
 
     folder = dataset_folder(paths)  # the driver's one decision: a dataset folder alone
     if folder is not None:
         found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
-            return found
+            return setup_tally(found) if tally else found
     from strat_tools.run.driver import Tally
 
-    tally = Tally()
+    counts = Tally()
+    reader = read_tally if tally else read_outcomes
     with progress_bar("reading setups") as update:
-        counted = run.with_progress(update).with_tally(tally)
-        outcomes = read_outcomes(paths, game_filter, variant, run=counted, from_table=False)
-    require_readable(tally, paths)
-    return outcomes
+        counted = run.with_progress(update).with_tally(counts)
+        setups = reader(paths, game_filter, variant, run=counted, from_table=False)
+    require_readable(counts, paths)
+    return setups
 
 
 @click.command()

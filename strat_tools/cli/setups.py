@@ -9,7 +9,6 @@ import click
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
-import pandas as pd
 
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
@@ -20,7 +19,7 @@ from strat_tools.cli.options import (
     paths_argument,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render, source_label
 from strat_tools.core.records import DEFAULT_VARIANT
 
@@ -37,6 +36,8 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
     fingerprint), then its board, indented."""
     encoded = ""
     if setup_format is not None:
+        import pandas as pd
+
         from strat_tools.setups.strings import setup_columns
 
         encoded = f" {setup_format}"
@@ -133,9 +134,9 @@ def setups(
       strat-tools setups ../gravon/ --setup-format ataraxos --format csv
       strat-tools setups ../gravon/ --top 6 -o setups.png
     """
-    refuse_output_over_inputs(paths, out)
+    check_output(paths, out)
     from strat_tools.cli.search import read_setups
-    from strat_tools.stats.repeats import common_setups, setup_counts, setup_tally
+    from strat_tools.stats.repeats import common_setups, setup_counts
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter(
@@ -144,15 +145,14 @@ def setups(
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
-    outcomes = read_setups(paths, game_filter, variant, run)
-    tally = setup_tally(outcomes)  # counted once: the counts and the table both read it
+    tally = read_setups(paths, game_filter, variant, run, tally=True)  # a row per setup
     for _, row in setup_counts(tally).iterrows():
         message(
             f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "
             f"{row['mirror_distinct_setups']:,} counting a mirror image as the same; "
             f"{row['repeated']:,} setups were played more than once"
         )
-    if not len(outcomes):
+    if not len(tally):
         message(f"no {', '.join([variant] if isinstance(variant, str) else variant)} setups")
     table = common_setups(
         tally,
@@ -172,8 +172,9 @@ def setups(
         from strat_tools.views.setup_boards import common_setups_figure
 
         label = ", ".join([variant] if isinstance(variant, str) else variant)
+        setups_read = int(tally["count"].sum())
         title = (
-            f"Most played {label} setups of {len(outcomes):,} ({game_filter.describe()}; "
+            f"Most played {label} setups of {setups_read:,} ({game_filter.describe()}; "
             f"{source_label(paths)}); owner's view, back row at the bottom"
         )
         save_figure(common_setups_figure(table, title=title), out)

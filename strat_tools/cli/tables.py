@@ -22,7 +22,7 @@ from strat_tools.cli.options import (
     rules_option,
     run_options,
 )
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import count_of, message, progress_bar, render
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
@@ -41,7 +41,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 @click.option(
     "--format",
     "fmt",
-    type=LibraryChoice("strat_tools.tables.dataset:TABLE_FORMATS"),
+    type=LibraryChoice("strat_tools.core.choices:TABLE_FORMATS"),
     default="parquet",
     show_default=True,
     help="One NAME.parquet or NAME.csv file per table.",
@@ -77,7 +77,10 @@ def export(
       strat-tools export ../gravon/strados2014-*.zip -o tables/
       strat-tools export data/ -o tables-csv/ --format csv
     """
-    refuse_output_over_inputs(paths, out, folder=True)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(paths, out, folder=True, create=True)
     from strat_tools.run.driver import export_dataset
 
     with progress_bar("exporting") as update:
@@ -127,14 +130,16 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     default="flag",
     show_default=True,
     metavar="NAME",
-    type=LibraryChoice("strat_tools.stats:STATISTICS"),
+    type=LibraryChoice(
+        "strat_tools.stats:STATISTICS", light="strat_tools.core.choices:STATISTIC_HELP"
+    ),
     help="Statistic:",
 )
 @click.option(
     "--by",
     "by",
     multiple=True,
-    type=LibraryChoice("strat_tools.stats:GROUPINGS"),
+    type=LibraryChoice("strat_tools.core.choices:GROUPINGS"),
     help="Group by this column (repeatable).",
 )
 @click.option(
@@ -163,7 +168,7 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     "--feature",
     default="flag_back_row",
     show_default=True,
-    type=LibraryChoice("strat_tools.stats:SETUP_FEATURES"),
+    type=LibraryChoice("strat_tools.core.choices:SETUP_FEATURE_NAMES"),
     help="Setup feature for win-rate.",
 )
 @click.option(

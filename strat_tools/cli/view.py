@@ -10,19 +10,25 @@ if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import NoInput, library_errors
-from strat_tools.cli.options import game_filter_options, rules_option, run_options
-from strat_tools.cli.outputs import refuse_output_over_inputs
+from strat_tools.cli.options import (
+    game_filter_options,
+    paths_argument,
+    rules_option,
+    run_options,
+)
+from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message
 
 
 @click.command()
-@click.argument("path", metavar="PATH")
+@paths_argument
 @click.option(
     "--game",
     "game_id",
     default=None,
     metavar="ID",
-    help="Only this game (e.g. classic-2014.5-2245); default: every game in PATH.",
+    help="Only this game (e.g. classic-2014.5-2245; a second file of that name in PATHS is "
+    "classic-2014.5-2245#2, as the tables name it); default: every game in PATHS.",
 )
 @click.option(
     "-o",
@@ -56,7 +62,7 @@ from strat_tools.cli.render import message
 @run_options
 @library_errors
 def view(
-    path: str,
+    paths: tuple[str, ...],
     game_filter: Any,
     game_id: str | None,
     output: str,
@@ -72,8 +78,9 @@ def view(
     move or the material graph; jump to the next or previous battle (b, Shift+B) or key
     event (e, Shift+E); flip the board (f); replay the game as red or blue saw it; point at
     a piece for its history; copy the position (StraDos3) or a setup (owner encoding).
-    PATH may be a game file, a zip or a folder: several games get a game picker, and the
-    filters choose which (the first --limit of them). Open a ply and a view directly with
+    PATHS may be game files, zips or folders: several games get a game picker, and the
+    filters choose which (the first --limit of them). The same PATHS and filters as an
+    explorer page's give the games its links name. Open a ply and a view directly with
     #ply=40&view=blue after the file name (&spoilers=0 hides the result).
 
     \b
@@ -82,13 +89,16 @@ def view(
       strat-tools view games/ --limit 50 -o games.html
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
-    refuse_output_over_inputs(path, output)
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
+    check_output(list(paths), output)
     from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 
     try:
         summary = write_viewer(
-            path,
+            list(paths),
             output,
             game_id=game_id,
             game_filter=game_filter,

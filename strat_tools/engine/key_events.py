@@ -5,7 +5,8 @@ One definition, built for many games at once: an :class:`EventBatch` takes repla
 their per-ply movers, defenders and outcomes (:meth:`EventBatch.codes`: integer columns and
 one sentence per row, for the export's table); :func:`game_events` is a batch of one game
 as plain labels, for the viewer and the tests. The kinds are declared once, in
-:data:`EVENT_KINDS`; the CLI's ``events`` command, the viewer's "next event" and the docs
+:data:`~strat_tools.engine.event_kinds.EVENT_KINDS` (its own module, light enough for the
+command line's help); the CLI's ``events`` command, the viewer's "next event" and the docs
 take them from there.
 
 Every game gets an ``end`` row, also one that was not replayed (no setup, unreadable) or
@@ -45,6 +46,7 @@ from strat_tools.core.rules import (
     OUTCOME_LABELS,
 )
 from strat_tools.engine import event_words
+from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.event_words import VOCABULARY, sentences
 
 if TYPE_CHECKING:
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EVENT_COLUMNS",
-    "EVENT_KINDS",
     "EventBatch",
     "EventCodes",
     "end_row",
@@ -60,19 +61,6 @@ __all__ = [
     "game_events",
     "rescue_rows",
 ]
-
-EVENT_KINDS: Final[dict[str, str]] = {
-    "battle": "a piece attacked another: both squares, both ranks and the outcome",
-    "first_capture": "the first piece of the game removed from the board",
-    "marshal_lost": "a side lost its marshal",
-    "general_lost": "a side lost its general",
-    "spy_takes_marshal": "a spy attacked the marshal and took it",
-    "bomb_removed": "a bomb was taken off the board",
-    "rescue": "a piece reached the enemy back row and brought back a captured piece",
-    "flag_captured": "a flag was captured",
-    "end": "the game's end and its reason (or why the replay stopped)",
-}
-"""Every event kind and what it means; a ply's rows come in the order of :data:`_ORDER`."""
 
 EVENT_COLUMNS: Final = (
     "ply",

@@ -16,6 +16,14 @@ turn a corner (classic, barrage, duel, every Gravon period); the others (ultimat
 lightning) stay with the NumPy stages, as do small batches, where compiling and calling
 would cost more than the work. The two-squares bans are ``movegen``'s, removed afterwards.
 
+numba is an accelerator, never a requirement: :func:`compiled_ids` is the one way the
+library calls the compiled loop, and any failure of it (numba's import refused, by a NumPy
+too new for it or anything else; a compile error; a damaged cache index, an ``EOFError`` or
+a pickle error on loading; an error of the first call) is caught there, said once in a
+:class:`RuntimeWarning`, and answered by ``None``: the caller runs the NumPy stages, which
+give the same ids, and the process never tries numba again (:func:`available` is false
+from then on). So a broken numba costs speed, never a game.
+
 .. _numba: https://numba.pydata.org
 """
 
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import warnings
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -31,16 +40,54 @@ import numpy.typing as npt
 
 from strat_tools.engine.move_tables import RAY_LENGTH
 
-__all__ = ["MOST_MOVES", "available", "kernel_ids"]
+__all__ = ["MOST_MOVES", "available", "compiled_ids", "kernel_ids"]
 
 MOST_MOVES: Final = 400
 """At most this many moves in one position: a target square is entered by at most four
 pieces (the nearest one in each direction), so 100 squares take at most 400 moves."""
 
 
+_FAILED: list[str] = []
+"""Why the compiled loop failed in this process, once it has (then it is never tried again)."""
+
+
 def available() -> bool:
-    """Whether numba is installed (the ``fast`` extra), without importing it."""
-    return importlib.util.find_spec("numba") is not None
+    """Whether numba is installed (the ``fast`` extra), without importing it, and has not
+    failed in this process (:func:`compiled_ids`)."""
+    return not _FAILED and importlib.util.find_spec("numba") is not None
+
+
+def compiled_ids(
+    boards: npt.NDArray[np.uint8],
+    sides: npt.NDArray[np.uint8],
+    bits: npt.NDArray[np.uint8],
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]] | None:
+    """:func:`kernel_ids` through the compiled loop, or ``None`` when numba fails in any
+    way (its import, the compile, its cache, the call): then one :class:`RuntimeWarning`
+    says why, and :func:`available` is false for the rest of the process, so the caller
+    takes the NumPy stages now and from then on.
+
+    >>> _FAILED.append("numba refused in this example")
+    >>> board, side, bits = np.zeros((1, 100), np.uint8), np.ones(1, np.uint8), np.zeros((2, 256))
+    >>> compiled_ids(board, side, bits.astype(np.uint8))
+    >>> available()
+    False
+    >>> _FAILED.clear()
+    """
+    if _FAILED:
+        return None
+    try:
+        return kernel_ids(boards, sides, bits)
+    except Exception as exc:  # an accelerator that fails falls back: never a lost game
+        why = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+        _FAILED.append(why)
+        warnings.warn(
+            f"numba's compiled move generator failed ({why.splitlines()[0][:300]}); "
+            "using the NumPy stages instead (the same moves, slower)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
 
 
 def _scan(

@@ -22,7 +22,8 @@ time, and :func:`games_legal_ids` joins its games so that the sides alternate ov
 whole batch (the turn is fastest then). Where numba is installed (the ``fast`` extra), big
 batches of the rule sets it covers go through one compiled loop instead
 (:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray lengths, the same ids,
-twice as fast), once the process has generated :data:`KERNEL_AFTER` rows.
+twice as fast), once the process has generated :data:`KERNEL_AFTER` rows; if numba fails
+in any way, a warning says so and the NumPy stages answer, the same ids.
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
@@ -102,8 +103,10 @@ def legal_ids(
         return _in_chunks(board, side, rules, bans)
     classes = move_classes(rules)
     if n >= KERNEL_ROWS and not (classes.short or classes.captains) and _compiled_now(n):
-        offsets, ids = move_kernel.kernel_ids(board, side, classes.bits)
-        return _without(offsets, ids, bans, side) if bans else (offsets, ids)
+        compiled = move_kernel.compiled_ids(board, side, classes.bits)  # None: numba failed
+        if compiled is not None:
+            offsets, ids = compiled
+            return _without(offsets, ids, bans, side) if bans else (offsets, ids)
     cls = view_boards(classes.bits, board, side)
     movers, steps, far = candidates(cls)
     if bans:

@@ -40,7 +40,7 @@ from strat_tools.core.text import count_of
 from strat_tools.formats.gravon_fields import is_game_name
 from strat_tools.formats.readers import NothingReadable, resolve, unreadable_reason
 from strat_tools.formats.xml_writer import write_files
-from strat_tools.io.output import OutputError, atomic_folder, refuse_overlap
+from strat_tools.io.output import OutputError, atomic_folder, check_output, refuse_overlap
 from strat_tools.io.sources import Paths, Skipped, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
@@ -208,7 +208,7 @@ def _named_files(
     for batch in results:
         for item in batch:
             if item.source != checked:  # one check per file (a zip's members share it)
-                refuse_overlap([item.source], report.out)
+                refuse_overlap([item.source], report.out, folder=True)  # a zip is taken too
                 checked = item.source
             if isinstance(item, NotConverted):
                 report.failed.append(item)
@@ -264,7 +264,8 @@ def convert(
     through = writes_through(out_text.rstrip("/") or out_text)
     if through and out_text.endswith("/"):
         raise OutputError(f"cannot write a folder of games to {out_text}: it is a device")
-    refuse_overlap(inputs, out_text)
+    folder = not (through or (out_text.lower().endswith(".zip") and not os.path.isdir(out_text)))
+    check_output(out_text, inputs, folder=folder)
     report = ConvertReport(out=out_text, to=fmt.name)
     run, seen = Run.of(run, jobs).counting()
     results = map_records(

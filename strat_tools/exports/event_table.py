@@ -29,7 +29,8 @@ import pyarrow.compute as pc
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
-from strat_tools.engine.key_events import EVENT_KINDS, EventBatch
+from strat_tools.engine.event_kinds import EVENT_KINDS
+from strat_tools.engine.key_events import EventBatch
 from strat_tools.engine.replay import replay_safely
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, Unit, path_list

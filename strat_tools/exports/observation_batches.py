@@ -1,8 +1,8 @@
 """An observation export as batches of NumPy arrays, for any learning framework.
 
 :func:`observation_batches` iterates the shards an export finished
-(:func:`~strat_tools.exports.observation_files.observation_shards`), one shard at a time, and cuts
-the rows into batches of ``batch_size`` (only the last one shorter, unless ``drop_last``),
+(:func:`~strat_tools.exports.observation_files.observation_folder`), one shard at a time,
+and cuts the rows into batches of ``batch_size`` (only the last one shorter, unless ``drop_last``),
 each a ``dict`` of NumPy arrays named in :data:`FIELDS`: labels ``int64`` (what PyTorch's
 losses take), boards ``uint8``, masks ``bool``. Memory is bounded by one shard (at most
 ``--shard-rows`` rows) plus a batch, whatever the size of the export. NumPy arrays go
@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from strat_tools.core.errors import OptionError
 from strat_tools.engine.actions import ACTION_COUNT
 from strat_tools.engine.planes import hidden_truth, to_planes
-from strat_tools.exports.observation_files import export_file_names, observation_folder
+from strat_tools.exports.observation_files import observation_folder
 from strat_tools.exports.observations import LAST_MOVES, OBSERVATIONS_SCHEMA, boards_of
 
 __all__ = [
@@ -244,7 +244,8 @@ class ObservationBatches:
         self.last_moves = last_moves
         self.rank = rank
         self.world_size = world_size
-        self._folder, self._names = observation_folder(directory)
+        self._export = observation_folder(directory)
+        self._folder, self._names = self._export.folder, self._export.shards
         self.shards = [Path(directory) / name for name in self._names]
         self.columns = sorted({c for name in self.fields for c in _COLUMNS[name]})
         self._groups: list[list[int]] = []  # rows of each row group, shard by shard
@@ -312,7 +313,7 @@ class ObservationBatches:
         added: :meth:`~strat_tools.io.verified.VerifiedFolder.check`), each shard is read
         through the very file verified (the folder checked again before each), and each
         read confirmed before it is used."""
-        self._folder.check(export_file_names(self.directory, self._folder.marker))  # each epoch
+        self._export.check()  # each epoch
         part = self._part()
         worker, _workers, shared = _worker()
         rng = np.random.default_rng([self._seed, self.rank, worker, shared, self._epoch])
@@ -322,7 +323,7 @@ class ObservationBatches:
         for index in order:
             if not part[index]:
                 continue
-            self._folder.check(export_file_names(self.directory, self._folder.marker))
+            self._export.check()
             with self._folder.open(self._names[index]) as file:
                 shard = pq.ParquetFile(file.handle)
                 if self.shuffle:

@@ -21,21 +21,19 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.exports.observations import (
+    GAMES,
     GAMES_FILE,
     GAMES_SCHEMA,
     LAST_MOVES,
     OBSERVATIONS_SCHEMA,
+    OLD_GAMES_FILE,
     SHARD_ROWS,
     SHARDS,
     iter_observations,
 )
 from strat_tools.formats.readers import NothingReadable
-from strat_tools.io.output import (
-    Marker,
-    OutputError,
-    read_marker,
-    refuse_overlap,
-)
+from strat_tools.io.output import OutputError, check_output
+from strat_tools.io.owned import Marker, read_marker
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
 from strat_tools.io.verified import VerifiedFolder
@@ -44,14 +42,24 @@ from strat_tools.run.options import Run
 
 __all__ = [
     "SHARD_OPTIONS",
+    "ObservationExport",
     "ObservationsSummary",
     "ShardWriter",
     "export_file_names",
     "export_observations",
     "observation_folder",
+    "observation_games",
     "observation_shards",
     "read_observations",
 ]
+
+
+def _games_folder(directory: Path) -> list[str]:
+    """Everything in an export's games folder (checked or replaced as the export's own)."""
+    folder = directory / GAMES
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise OutputError(f"will not write into {folder}: it is not a folder")
+    return [f"{GAMES}/{p.name}" for p in sorted(folder.iterdir())] if folder.is_dir() else []
 
 
 def _shard_options() -> dict[str, Any]:
@@ -96,7 +104,7 @@ class ObservationsSummary:
     without: int = 0
     """Games that gave no rows (invalid, unreadable, or valid without moves)."""
     dropped: int = 0
-    """Games the filters left out (read, not in ``games.parquet``)."""
+    """Games the filters left out (read, not in the games table)."""
     observations: int = 0
     shards: list[str] = field(default_factory=list)
     bytes: int = 0
@@ -106,7 +114,7 @@ class ObservationsSummary:
         left_out = f"; {self.dropped:,} left out by the filters" if self.dropped else ""
         return (
             f"{self.games:,} games ({self.valid:,} valid; {self.without:,} gave no rows: "
-            f"see games.parquet for why{left_out}); wrote {self.observations:,} "
+            f"see {GAMES}/ for why{left_out}); wrote {self.observations:,} "
             f"observations in {len(self.shards):,} shard(s), {self.bytes / 1e6:,.1f} MB, to "
             f"{self.directory} in {self.seconds:.1f} s"
         )
@@ -118,10 +126,12 @@ class ShardWriter:
 
     ``directory`` is owned as an export folder is, through the skeleton every streamed
     export shares (:class:`~strat_tools.io.staging.StagedFolder`): one writer at a time (a
-    lock); ``games.parquet`` and ``observations/part-*.parquet`` already there are replaced
-    or removed only when the folder's marker says an earlier run wrote them (anything else
-    is refused, and other files are never touched); the marker, written last, lists each
-    file with its size and SHA-256.
+    lock); the games table (``games/part-00000.parquet``, or an older export's
+    ``games.parquet``) and ``observations/part-*.parquet`` already there are replaced or
+    removed only when the folder's marker says an earlier run wrote them (anything else is
+    refused, and other files are never touched); the marker, written last, lists each file
+    with its size and SHA-256. A folder another kind of output owns (a dataset export's) is
+    refused before anything is written.
 
     Used as a context manager: a clean exit commits, an exception (a full disk, a shard
     that fails to close) removes the staging folder and leaves ``directory`` as it was.
@@ -145,7 +155,7 @@ class ShardWriter:
         if shards.is_symlink() or (shards.exists() and not shards.is_dir()):
             raise OutputError(f"will not write into {shards}: it is not a folder")
         names = [f"{SHARDS}/{p.name}" for p in sorted(shards.glob("part-*.parquet"))]
-        return [GAMES_FILE, *names]
+        return [OLD_GAMES_FILE, *_games_folder(self.directory), *names]
 
     def __enter__(self) -> ShardWriter:
         self._stage.open()  # the lock: one writer per folder at a time
@@ -153,6 +163,7 @@ class ShardWriter:
         self._stage.closing(self._close_games)
         try:
             (self.staging / SHARDS).mkdir()
+            (self.staging / GAMES).mkdir()
             self._games = pq.ParquetWriter(
                 self.staging / GAMES_FILE, GAMES_SCHEMA, compression="zstd"
             )
@@ -225,17 +236,18 @@ def export_observations(
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
 ) -> ObservationsSummary:
     """Write the observations of every valid game under ``directory`` that ``game_filter``
-    keeps: shards ``observations/part-NNNNN.parquet`` and ``games.parquet`` (every game
-    read and kept, with the rows it gave or why none; the summary counts the games the
-    filter left out). Streams batch by batch; files move into place when complete.
-    Raises :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not
-    one input could be read.
+    keeps: shards ``observations/part-NNNNN.parquet`` and the games table
+    ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
+    gave or why none; the summary counts the games the filter left out). Streams batch by
+    batch; files move into place when complete. Raises
+    :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
+    input could be read.
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
     started = time.perf_counter()
     inputs = path_list(paths)
-    refuse_overlap(inputs, directory)
+    check_output(directory, inputs, folder=True, create=True)
     run, seen = Run.of(run, jobs).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
@@ -253,39 +265,84 @@ def export_observations(
     return writer.summary
 
 
+def _games_file(marker: Marker | None) -> str:
+    """The games table's file the export wrote: ``games/part-00000.parquet``, or an older
+    export's ``games.parquet`` when its marker lists that."""
+    return OLD_GAMES_FILE if marker is not None and OLD_GAMES_FILE in marker.files else GAMES_FILE
+
+
 def export_file_names(directory: str | os.PathLike[str], marker: Marker | None) -> list[str]:
     """Every file of the observation export in ``directory`` its readers check, relative to
-    it: ``games.parquet`` and each shard ``marker`` lists or the folder holds (the one
-    listing of a folder's shard files), in order."""
+    it, in order: the games table (everything in ``games/``, and the games file ``marker``
+    lists: ``games/part-00000.parquet``, or an older export's ``games.parquet``) and each
+    shard ``marker`` lists or the folder holds. The one listing of an observation folder's
+    files: checked when it is opened (:func:`observation_folder`) and each time a reader
+    comes back to it (:meth:`ObservationExport.check`)."""
+    root = Path(directory)
     listed = {name for name in marker.files if name.startswith(f"{SHARDS}/")} if marker else set()
-    present = {f"{SHARDS}/{p.name}" for p in (Path(directory) / SHARDS).glob("part-*.parquet")}
-    return [GAMES_FILE, *sorted(listed | present)]
+    present = {f"{SHARDS}/{p.name}" for p in (root / SHARDS).glob("part-*.parquet")}
+    beside = set(_games_folder(root)) | {_games_file(marker)}
+    return [*sorted(beside), *sorted(listed | present)]
 
 
-def observation_folder(directory: str | os.PathLike[str]) -> tuple[VerifiedFolder, list[str]]:
-    """The export in ``directory`` checked against its marker
-    (:class:`~strat_tools.io.verified.VerifiedFolder`: ``games.parquet`` and every shard the
-    marker lists or the folder holds, by size and SHA-256), with the names of the shards it
-    finished, in order. A shard deleted, damaged, copied over another or added since is
-    refused naming the file (``OutputError``), as is a folder whose export did not finish
-    or that has no marker; one that holds no ``observations/`` folder is not an export
-    (``InputError``). A reader that comes back to the folder calls
-    :meth:`~strat_tools.io.verified.VerifiedFolder.check` with :func:`export_file_names`
-    and reads each shard through :meth:`~strat_tools.io.verified.VerifiedFolder.open`."""
-    if not (Path(directory) / SHARDS).is_dir():
+@dataclass(frozen=True, slots=True)
+class ObservationExport:
+    """An observation export checked against its marker, held for reading: the folder as
+    verified (:class:`~strat_tools.io.verified.VerifiedFolder`), the name of its games
+    file and of the shards it finished, in order (relative to the folder). Read each
+    through :attr:`folder` (:meth:`~strat_tools.io.verified.VerifiedFolder.read` or
+    :meth:`~strat_tools.io.verified.VerifiedFolder.open`); a reader that comes back to the
+    folder calls :meth:`check` first. Picklable."""
+
+    directory: Path
+    folder: VerifiedFolder
+    games: str
+    shards: list[str]
+
+    def check(self) -> None:
+        """Raise :class:`~strat_tools.io.verified.FolderChanged` unless the folder still
+        holds the export verified (the same marker; no file of :func:`export_file_names`
+        changed, added or gone)."""
+        self.folder.check(export_file_names(self.directory, self.folder.marker))
+
+
+def observation_folder(directory: str | os.PathLike[str]) -> ObservationExport:
+    """The observation export in ``directory`` checked against its marker (every file of
+    :func:`export_file_names` by size and SHA-256). A shard deleted, damaged, copied over
+    another or added since is refused naming the file (``OutputError``), as is a folder
+    whose export did not finish, that has no marker or whose marker is another kind of
+    output's; one that holds no ``observations/`` folder is not an export
+    (``InputError``). Reads both layouts: the games table in ``games/`` (today's) or as
+    ``games.parquet`` (older exports)."""
+    root = Path(directory)
+    if not (root / SHARDS).is_dir():
         raise InputError(f"{directory} holds no {SHARDS}/ folder (not an export?)")
-    marker = read_marker(directory)
+    marker = read_marker(root)
     if marker is not None and not marker.complete:
         raise OutputError(f"an export into {directory} did not finish; run it again")
-    folder = VerifiedFolder(directory, export_file_names(directory, marker))
-    return folder, [name for name in sorted(folder.marker.files) if name.startswith(f"{SHARDS}/")]
+    if marker is not None and marker.output != "observations":
+        raise OutputError(
+            f"{directory} holds a strat-tools {marker.output} export, not observations"
+        )
+    folder = VerifiedFolder(root, export_file_names(root, marker))
+    shards = sorted(name for name in folder.marker.files if name.startswith(f"{SHARDS}/"))
+    return ObservationExport(root, folder, _games_file(folder.marker), shards)
 
 
 def observation_shards(directory: str | os.PathLike[str]) -> list[Path]:
     """The shards an export finished, in order, once the folder is checked against its
     marker (:func:`observation_folder`)."""
-    _folder, names = observation_folder(directory)
-    return [Path(directory) / name for name in names]
+    return [Path(directory) / name for name in observation_folder(directory).shards]
+
+
+def observation_games(directory: str | os.PathLike[str]) -> pa.Table:
+    """The games table of an observation export (every game read: status, rows written or
+    why none), once the folder is checked as :func:`observation_folder` checks it, read
+    through the very file checked; either layout."""
+    export = observation_folder(directory)
+    return export.folder.read(
+        export.games, lambda handle: pq.read_table(handle, page_checksum_verification=True)
+    )
 
 
 def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
@@ -295,12 +352,11 @@ def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
     (:func:`observation_folder`): a shard missing, damaged or not the export's is refused,
     naming it; each shard is read through the very file checked, and one written while it
     is read is refused too."""
-    folder, names = observation_folder(directory)
-    parts = []
-    for name in names:
-        with folder.open(name) as shard:
-            parts.append(pq.read_table(shard.handle, schema=OBSERVATIONS_SCHEMA))
-            shard.confirm()
+    export = observation_folder(directory)
+    parts = [
+        export.folder.read(name, lambda handle: pq.read_table(handle, schema=OBSERVATIONS_SCHEMA))
+        for name in export.shards
+    ]
     if not parts:
         return OBSERVATIONS_SCHEMA.empty_table()
     return pa.concat_tables(parts)

@@ -64,8 +64,13 @@ SHARD_ROWS: Final = 1_000_000
 """Default rows per Parquet shard of an export."""
 SHARDS: Final = "observations"
 """The sub-folder of an export that holds the observation shards."""
-GAMES_FILE: Final = "games.parquet"
-"""The games table of an export (every input, with the rows it gave or why none)."""
+GAMES: Final = "games"
+"""The sub-folder of an export that holds its games table (every input, with the rows it
+gave or why none), beside the shards' folder, so that reading either reads it alone."""
+GAMES_FILE: Final = f"{GAMES}/part-00000.parquet"
+"""The games table's one part (a row per game, so one part at any scale)."""
+OLD_GAMES_FILE: Final = "games.parquet"
+"""Where exports before the folder per table put the games table (still read)."""
 
 FAILED: Final = "internal.observations"
 """The error code of a game the observations step failed on (its ``games`` row says so)."""

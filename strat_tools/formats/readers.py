@@ -15,6 +15,7 @@ this module is the only reader code that imports ``checks.py``. It does not repl
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import import_module
@@ -182,8 +183,9 @@ def read_game(
     limit: int = MAX_GAME_BYTES,
 ) -> GameRecord:
     """The one game under ``paths`` that ``game`` names (its game id, its member path with
-    or without the record suffix, or its file name: :meth:`GameRecord.matches`); without
-    ``game``, the only game there. Reads the inputs once and keeps only the matches.
+    or without the record suffix, or its file name: :meth:`GameRecord.matches`; ``NAME#2``
+    the second game of that id, as the tables call it); without ``game``, the only game
+    there. Reads the inputs once and keeps only the matches.
 
     Raises :class:`~strat_tools.core.errors.InputError` (a usage error: exit 2 in the CLI) when
     no game matches, when several do (members of the same name in different folders: name
@@ -197,12 +199,19 @@ def read_game(
     found: list[GameRecord] = []
     reasons: list[str] = []
     readable = False
+    # NAME#k, as the tables name the k-th game called NAME in input order (GameIds).
+    numbered = re.fullmatch(r"(.+)#([2-9]|[1-9]\d+)", game) if game is not None else None
+    same: list[GameRecord] = []
     for record in read_records(names, check=check, fast=fast, limit=limit):
         readable |= record.readable
         if not record.readable and len(reasons) < 3:
             reasons.append(unreadable_reason(record))
         if game is None or record.matches(game):
             found.append(record)
+        elif numbered is not None and record.game_id == numbered[1]:
+            same.append(record)
+    if numbered is not None and not found and len(same) >= int(numbered[2]):
+        found = [same[int(numbered[2]) - 1]]
     where = " ".join(names)
     if not found or (not readable and game is None):
         if not readable:

@@ -27,6 +27,7 @@ from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.records import SYNTHETIC_MARK, GameRecord
 from strat_tools.formats.gravon_fields import NAME_ESCAPED, xml_name_text
 from strat_tools.io.output import atomic_output, write_file_atomically
+from strat_tools.io.owned import refuse_owned
 
 _DECLARATION: Final = '<?xml version="1.0" encoding="UTF-8"?>\n'
 _HEAD: Final = "<stratego>\n <game type={}>\n  \n"
@@ -218,7 +219,8 @@ def write_files(
 
     ``zip=None`` decides by the name: a path ending in ``.zip`` becomes one archive (written
     to a temporary file and renamed, so a failure leaves the old archive or none); a folder
-    gets one file each, each written atomically. Pairs are consumed as they come, so a
+    gets one file each, each written atomically (never into an export's folder:
+    :class:`~strat_tools.io.output.OutputOfAnotherKind`). Pairs are consumed as they come, so a
     million games need no list. Returns the number of files written; raises ``ValueError``
     when two files would get the same name.
     """
@@ -232,6 +234,7 @@ def write_files(
         return _write_zip(files, path)
     if path.exists() and not path.is_dir():
         raise InputError(f"{path} exists and is not a folder")
+    refuse_owned(path, "game files")  # an export's folder: its tables, not records
     return _write_folder(files, path)
 
 

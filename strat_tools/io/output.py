@@ -13,11 +13,9 @@ Every output file of the toolkit goes through this module:
   device, a socket) is refused with :class:`OutputError` before anything is written.
 - :func:`atomic_folder` builds a new folder beside its place and renames it in when complete
   (only over nothing or an empty folder).
-- :class:`OwnedFolder` is a folder of tables one export owns: a lock (``flock`` on the folder
-  itself, so no lock file is left behind; one writer at a time),
-  and a marker naming the files the run wrote and its run id, so files another program wrote
-  are never removed and a folder mixed from two runs is refused; :func:`verify_folder` is
-  the check every reader of one makes.
+- :class:`~strat_tools.io.owned.OwnedFolder` (its own module) is a folder of tables one
+  export owns, with its lock and marker; :func:`~strat_tools.io.owned.verify_folder` is the
+  check every reader of one makes.
 - :class:`~strat_tools.io.staging.StagedFolder` is the skeleton of every export streamed
   into such a folder (its own module).
 
@@ -27,30 +25,19 @@ This module knows files only: nothing about records, tables or their formats.
 from __future__ import annotations
 
 import errno
-import fcntl
-import glob
-import hashlib
 import io
-import json
 import os
 import shutil
 import stat
 import tempfile
-import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, cast
 
 from strat_tools.core.errors import StratToolsError
 
 PathArg = str | os.PathLike[str]
-
-MARKER_NAME: Final = ".strat-tools-export.json"
-"""The marker file of a folder written by ``strat-tools export``."""
-
-MARKER_KIND: Final = "strat-tools export"
 
 
 class OutputError(StratToolsError, ValueError):
@@ -138,12 +125,20 @@ def atomic_output(path: PathArg) -> Iterator[IO[bytes]]:
     """
     kind = output_kind(path)
     if kind == "through":
-        with open(path, "ab") as handle:  # append: never truncate what we do not own
-            yield cast(IO[bytes], _Stream(handle))
+        try:
+            with open(path, "ab") as handle:  # append: never truncate what we do not own
+                yield cast(IO[bytes], _Stream(handle))
+        except OSError as exc:
+            if exc.filename is None and exc.errno in _WRITE_ERRNOS:
+                raise _write_error(path, exc) from exc
+            raise
         return
     target = Path(os.path.realpath(path))
     mode = _new_mode(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -151,9 +146,24 @@ def atomic_output(path: PathArg) -> Iterator[IO[bytes]]:
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        ours = exc.filename in (tmp, os.fspath(target))
+        if not ours and not (exc.filename is None and exc.errno in _WRITE_ERRNOS):
+            raise  # about something else (an input read inside the block): its own message
+        raise _write_error(path, exc) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_WRITE_ERRNOS: Final = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
+"""Errors of a write itself (no file name attached): said about the output."""
+
+
+def _write_error(path: PathArg, exc: OSError) -> OutputError:
+    """A failed write, said about the path the caller gave, never the temporary file."""
+    return OutputError(f"cannot write {os.fspath(path)}: {exc.strerror or type(exc).__name__}")
 
 
 def write_file_atomically(path: PathArg, data: bytes) -> None:
@@ -174,96 +184,150 @@ class OutputOverInput(OutputError):
     mistake, refused before anything is read or written (the CLI exits 2)."""
 
 
+class OutputOfAnotherKind(OutputError):
+    """An output folder another kind of output owns (a dataset export's folder named as an
+    observation export's, or the other way round): the user's mistake, refused before
+    anything is written, the folder untouched (the CLI exits 2)."""
+
+
+def check_output(
+    output: PathArg,
+    inputs: Iterable[PathArg] = (),
+    *,
+    folder: bool = False,
+    create: bool = False,
+) -> None:
+    """The one check every ``-o`` of every command makes before it reads anything: that
+    ``output`` is no input (:func:`refuse_overlap`, asked first) and can be written
+    (:func:`check_writable`). ``folder``: the output is a folder of files (else one file);
+    ``create``: missing folders on its way are created (else its parent must exist).
+    Raises :class:`OutputError` (or :class:`OutputOverInput`), naming ``output`` as given.
+
+    >>> check_output("/nowhere/r.html", ["data/"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    strat_tools.io.output.OutputError: cannot write /nowhere/r.html: the folder /nowhere ...
+    """
+    refuse_overlap(inputs, output, folder=folder)  # first: the user's mistake says so
+    check_writable(output, folder=folder, create=create)
+
+
+def check_writable(output: PathArg, *, folder: bool = False, create: bool = False) -> None:
+    """Raise :class:`OutputError`, naming ``output`` as given, unless it can be written:
+    a file output's folder exists and takes a new file (tried: a file is made there and
+    removed at once, so a read-only file system, ``/proc`` or a missing permission is found
+    before any work); a device or FIFO is written through, so it must be writable; a
+    folder, block device or socket is never written over. A folder output (``folder``) is
+    a folder, or new: then its parent must exist unless ``create`` (the nearest folder that
+    exists takes it); a symlink is never a folder output (:func:`refuse_folder_link`)."""
+    path = os.fspath(output)
+    try:
+        mode: int | None = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as exc:  # a file on the way (not a folder), a loop of links
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if mode is not None and (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
+        if not os.access(path, os.W_OK):
+            raise OutputError(f"cannot write {path}: permission denied")
+        return
+    if folder:
+        refuse_folder_link(path)
+        if mode is not None and not stat.S_ISDIR(mode):
+            raise OutputError(f"{path} exists and is not a folder; name a folder")
+        if mode is not None:
+            _try_writing(path, path)
+            return
+    elif mode is not None and not stat.S_ISREG(mode):
+        what = "a folder" if stat.S_ISDIR(mode) else _kind_name(mode)
+        raise OutputError(f"will not write over {path}: it is {what}, not a regular file")
+    real = Path(os.path.realpath(path))
+    parent = real.parent
+    if folder and create:
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+    if not parent.is_dir():
+        shown = os.path.dirname(path) if not os.path.islink(path) else os.fspath(parent)
+        what = "does not exist" if not parent.exists() else "is not a folder"
+        raise OutputError(f"cannot write {path}: the folder {shown or '.'} {what}")
+    _try_writing(parent, path)
+
+
+def _try_writing(folder: PathArg, path: str) -> None:
+    """Make a file in ``folder`` and remove it: the one test of "can I write here" that
+    also holds for root, read-only mounts and pseudo file systems."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".strat-tools-probe.", dir=folder)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise OutputError(f"cannot write {path}: {reason} (in the folder {folder})") from None
+    try:
+        os.close(fd)
+    finally:  # a Ctrl-C here leaves no probe behind
+        os.unlink(probe)
+
+
 def refuse_overlap(
     inputs: Iterable[PathArg],
     output: PathArg,
     *,
-    reads: Callable[[str], bool] | None = None,
+    folder: bool = False,
 ) -> None:
     """Raise :class:`OutputOverInput` when ``output`` is an input, holds one, or would
-    replace one: the one check every ``-o`` of every command makes before any work.
+    replace one: the one rule of every ``-o`` of every command.
 
-    ``output`` is refused when it is an input given (its real path, or the same file
-    through a hard link: same device and inode), when it is a folder holding an input, and
-    when it lies inside an input folder. ``reads`` narrows the last case for a file output
-    (a page, a figure): only a name the read would take (``reads(name)`` true: a record, a
-    zip, a table) is refused there, so ``report data/ -o data/report.html`` is fine while
-    ``view data/ -o data/a.xml`` is not. Without ``reads`` (folders, archives of records)
-    anything inside an input folder is refused.
+    Compared by real path (links followed) and by device and inode (hard links) with every
+    file and folder the inputs reach (:func:`strat_tools.io.sources.iter_reached`: the
+    paths given, the folders walked under them and the files there that reading takes,
+    also through symlinks inside an input folder). ``output`` is refused when it is one of
+    them, when it holds one (a folder output around an input), and when it lies inside a
+    folder read and reading that folder would take it: a folder output (``folder``), or a
+    file named as a record, a zip or a table. A page or a figure may go into an input
+    folder; replacing a file that is an input never.
 
     A glob is judged by the paths it matches; a path that does not exist overlaps nothing.
 
-    >>> refuse_overlap(["data/"], "data/tables")  # doctest: +ELLIPSIS
+    >>> refuse_overlap(["data/"], "data/tables", folder=True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input data/; ...
+    strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input folder ...
     """
-    given = [os.fspath(path) for path in inputs]
-    out = Path(os.path.realpath(output))
-    sources = [(path, source) for path in given for source in _input_paths(path)]
-    for path, source in sources:
-        _refuse_one(out, source, output, path, reads)
-    _refuse_hard_link(out, sources, output)
+    from strat_tools.io.sources import iter_reached, taken_by_reading
 
-
-def _refuse_one(
-    out: Path,
-    source: Path,
-    output: PathArg,
-    given: str,
-    reads: Callable[[str], bool] | None,
-) -> None:
     shown = os.fspath(output)
-    if out == source:
-        raise OutputOverInput(
-            f"the output {shown} is the input {given}: writing it would destroy the input; "
-            "write it elsewhere"
-        )
-    if source in out.parents and (reads is None or reads(out.name)):
-        raise OutputOverInput(
-            f"the output {shown} lies inside the input {given}; write it elsewhere"
-        )
-    if out in source.parents:
-        raise OutputOverInput(f"the output {shown} holds the input {given}; write it elsewhere")
-
-
-def _refuse_hard_link(out: Path, sources: Sequence[tuple[str, Path]], output: PathArg) -> None:
-    """An existing output file with more than one name may be an input under another name:
-    compare device and inode with every input file (folders walked only in that case)."""
+    out = Path(os.path.realpath(output))
     try:
         info = os.stat(out)
+        key: tuple[int, int] | None = (info.st_dev, info.st_ino)
     except OSError:
-        return
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink < 2:
-        return
-    key = (info.st_dev, info.st_ino)
-    for given, source in sources:
-        for path in _files_of(source):
-            try:
-                other = os.stat(path)
-            except OSError:
-                continue
-            if (other.st_dev, other.st_ino) == key:
-                raise OutputOverInput(
-                    f"the output {os.fspath(output)} is the input {path} (the same file "
-                    f"through a link, from {given}); writing it would destroy the input; "
-                    "write it elsewhere"
-                )
+        key = None
+    taken = folder or taken_by_reading(out.name)
+    for reached in iter_reached(inputs):
+        real = Path(reached.path)
+        what = "input folder" if reached.folder else "input"
+        named = reached.given if reached.path == os.path.realpath(reached.given) else real
+        via = "" if named == reached.given else f" (reached from {reached.given})"
+        if real == out or (key is not None and _same_file(real, key)):
+            link = "" if real == out else " (the same file through a link)"
+            raise OutputOverInput(
+                f"the output {shown} is the {what} {named}{link}{via}: writing it would "
+                "destroy the input; write it elsewhere"
+            )
+        if reached.folder and taken and real in out.parents:
+            raise OutputOverInput(
+                f"the output {shown} lies inside the input folder {named}{via}, which reading "
+                "it takes; write it elsewhere"
+            )
+        if out in real.parents:
+            raise OutputOverInput(
+                f"the output {shown} holds the {what} {named}{via}; write it elsewhere"
+            )
 
 
-def _files_of(source: Path) -> Iterator[str]:
-    if not source.is_dir():
-        yield os.fspath(source)
-        return
-    for folder, _dirs, files in os.walk(source):
-        for name in files:
-            yield os.path.join(folder, name)
-
-
-def _input_paths(path: str) -> list[Path]:
-    """The real paths an input names: itself if it exists, else what it matches as a glob."""
-    if os.path.lexists(path):
-        return [Path(os.path.realpath(path))]
-    return [Path(os.path.realpath(p)) for p in glob.glob(path, recursive=True)]
+def _same_file(path: Path, key: tuple[int, int]) -> bool:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == key
 
 
 def refuse_folder_link(path: PathArg) -> None:
@@ -315,244 +379,3 @@ def atomic_folder(path: PathArg) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-# --- a folder of tables owned by one export ------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Marker:
-    """What the marker of an export folder says: the run id and the files it wrote."""
-
-    run_id: str
-    files: dict[str, tuple[int, str]]
-    """File name -> (size in bytes, SHA-256 in hex), as written."""
-    complete: bool = True
-    """False while the export puts its files in place (then the folder is not read)."""
-
-
-def new_run_id() -> str:
-    """A fresh run id (32 hex digits)."""
-    return uuid.uuid4().hex
-
-
-def file_digest(path: PathArg) -> str:
-    """The SHA-256 of a file, in hex, read in 1 MiB blocks."""
-    with open(path, "rb") as handle:
-        return _handle_digest(handle)
-
-
-def read_marker(directory: PathArg) -> Marker | None:
-    """The marker of ``directory``, or None when it has none; :class:`OutputError` when it
-    cannot be read (then the folder is not trusted)."""
-    path = Path(directory) / MARKER_NAME
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("kind") != MARKER_KIND:
-            raise ValueError("not a strat-tools export marker")
-        files = {str(k): (int(v["bytes"]), str(v["sha256"])) for k, v in data["files"].items()}
-        return Marker(str(data["run_id"]), files, bool(data.get("complete", False)))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"the export marker {path} cannot be read: {exc}") from exc
-
-
-@dataclass(frozen=True, slots=True)
-class FileStamp:
-    """What ``stat`` says of a file that changes whenever its bytes may have: the file
-    itself (device, inode: another file renamed over it), its size, and the times of its
-    last write and of its last change of any kind. ``ctime`` cannot be set back (``utime``
-    sets it to now), so a file written in place with its ``mtime`` restored still differs.
-    Two equal stamps mean the same bytes, a reader may trust one verified earlier."""
-
-    device: int
-    inode: int
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-
-    @classmethod
-    def of(cls, status: os.stat_result) -> FileStamp:
-        """The stamp of a ``stat`` or ``fstat`` result."""
-        return cls(
-            status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
-        )
-
-
-def trusted_marker(directory: PathArg) -> Marker:
-    """The marker of ``directory``, refused with :class:`OutputError` when there is none or
-    when its export stopped while putting files in place (the first check of
-    :func:`verify_folder`)."""
-    folder = Path(directory)
-    marker = read_marker(folder)
-    if marker is None:
-        raise OutputError(
-            f"{folder} has no export marker ({MARKER_NAME}): an export into it did not finish, "
-            "or it was not written by strat-tools export; run the export again"
-        )
-    if not marker.complete:
-        raise OutputError(
-            f"an export into {folder} stopped while putting its files in place, so its tables "
-            "may come from two different exports; run the export again"
-        )
-    return marker
-
-
-def verify_file(
-    directory: PathArg, marker: Marker, name: str, handle: IO[bytes] | None = None
-) -> FileStamp:
-    """Check that ``name`` in ``directory`` is the very file ``marker`` lists (size and
-    SHA-256), read through ``handle`` when given (an open file of it, left at its start),
-    and return its stamp: the bytes hashed are the bytes a reader of ``handle`` gets.
-    Raises :class:`OutputError` as :func:`verify_folder` does."""
-    path = Path(directory) / name
-    if name not in marker.files:
-        raise OutputError(
-            f"{path} is not part of the export that wrote {directory} (its marker does not "
-            "list it); move it away or run the export again"
-        )
-    size, digest = marker.files[name]
-    if handle is None and not os.path.lexists(path):
-        raise OutputError(
-            f"{path} is missing: the export that wrote {directory} listed it; run the export again"
-        )
-    try:
-        if handle is None:
-            with open(path, "rb") as opened:
-                return verify_file(directory, marker, name, opened)
-        stamp = FileStamp.of(os.fstat(handle.fileno()))
-        same = stamp.size == size and _handle_digest(handle) == digest
-    except OSError as exc:
-        raise OutputError(f"cannot read {path}: {exc}") from exc
-    if not same:
-        raise OutputError(
-            f"{path} is not the file export run {marker.run_id[:8]} wrote (changed, "
-            "damaged or from another export); run the export again"
-        )
-    return stamp
-
-
-def _handle_digest(handle: IO[bytes]) -> str:
-    """The SHA-256 of an open file from its start, in hex; the handle is left at its start."""
-    handle.seek(0)
-    digest = hashlib.sha256()
-    while block := handle.read(1 << 20):
-        digest.update(block)
-    handle.seek(0)
-    return digest.hexdigest()
-
-
-def verify_folder(directory: PathArg, names: Sequence[str]) -> Marker:
-    """Check that ``names`` in ``directory`` are the very files its marker lists (size and
-    SHA-256): one export's complete output, not a mix of two runs, not damaged since.
-    Raises :class:`OutputError` naming the first file that is not: one the marker does not
-    list (an extra file), one it lists that is gone, or one whose size or SHA-256 differs
-    (damaged, or another file copied over it).
-
-    The one check of every reader of an owned folder: a dataset folder
-    (:func:`strat_tools.tables.dataset.read_dataset` and its batches) and an observation
-    export (:func:`strat_tools.exports.observation_files.observation_shards`, behind every
-    reader of one). A reader passes every name it will read, and every name of its kind
-    the folder or the marker holds, so that nothing listed is skipped and nothing unlisted
-    is read. A reader that holds the folder open across reads keeps checking it:
-    :class:`strat_tools.io.verified.VerifiedFolder`."""
-    marker = trusted_marker(directory)
-    for name in names:
-        verify_file(directory, marker, name)
-    return marker
-
-
-class OwnedFolder:
-    """A folder one export writes into: locked for the run, marked when it is done.
-
-    Used as a context manager around the whole export. :meth:`check_replaceable` refuses a
-    folder holding files of the given names that this tool did not write (no marker lists
-    them) or that are not regular files; :meth:`commit` writes the marker last. Folders it
-    created are removed again on leaving if they are still empty (a run that failed before
-    writing anything leaves nothing behind).
-    """
-
-    def __init__(self, directory: PathArg) -> None:
-        self.directory = Path(directory)
-        self.run_id = new_run_id()
-        self._lock: int | None = None
-        self._created: list[Path] = []
-
-    def __enter__(self) -> OwnedFolder:
-        refuse_folder_link(self.directory)
-        if self.directory.exists() and not self.directory.is_dir():
-            raise OutputError(f"{self.directory} exists and is not a folder")
-        missing = self.directory.absolute()
-        while not os.path.lexists(missing) and missing != missing.parent:
-            self._created.append(missing)  # deepest first
-            missing = missing.parent
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise OutputError(
-                    f"another export is writing into {self.directory}; wait for it or choose "
-                    "another folder"
-                ) from None
-            raise
-        self._lock = fd
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._lock is not None:
-            os.close(self._lock)  # releases the flock
-            self._lock = None
-        for folder in self._created:  # rmdir removes only an empty folder
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-        self._created = []
-
-    def check_replaceable(self, names: Sequence[str]) -> list[str]:
-        """The names among ``names`` already present (to be replaced); raises
-        :class:`OutputError` when one is not a regular file or was not written by an export."""
-        marker = read_marker(self.directory)
-        owned = set(marker.files) if marker else set()
-        present = []
-        for name in names:
-            path = self.directory / name
-            if not os.path.lexists(path):
-                continue
-            if path.is_symlink() or not path.is_file():
-                raise OutputError(f"will not replace {path}: it is not a regular file")
-            if name not in owned:
-                raise OutputError(
-                    f"{path} was not written by strat-tools export (no export marker lists "
-                    "it); move it away or choose another folder"
-                )
-            present.append(name)
-        return present
-
-    def begin(self, names: Sequence[str]) -> None:
-        """Mark the folder unfinished before files are replaced, still owning the old files
-        and ``names``: a crash then leaves a folder that is refused as unfinished (never read
-        as a mix of two exports) and that the next export may overwrite."""
-        old = read_marker(self.directory)
-        files = dict(old.files) if old else {}
-        files.update({name: (0, "") for name in names if name not in files})
-        self._write_marker(files, complete=False)
-
-    def commit(self, digests: dict[str, tuple[int, str]]) -> None:
-        """Write the final marker: the run id and each file's size and SHA-256."""
-        self._write_marker(digests, complete=True)
-
-    def _write_marker(self, files: dict[str, tuple[int, str]], *, complete: bool) -> None:
-        data = {
-            "kind": MARKER_KIND,
-            "run_id": self.run_id,
-            "complete": complete,
-            "files": {name: {"bytes": n, "sha256": h} for name, (n, h) in files.items()},
-        }
-        write_file_atomically(
-            self.directory / MARKER_NAME, (json.dumps(data, indent=1) + "\n").encode()
-        )

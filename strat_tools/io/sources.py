@@ -35,7 +35,6 @@ the format registry.
 
 from __future__ import annotations
 
-import glob
 import os
 import stat
 from collections.abc import Iterable, Iterator
@@ -45,6 +44,7 @@ from types import TracebackType
 from typing import BinaryIO, Final, NamedTuple
 
 from strat_tools.core.record_formats import is_record_name, record_suffixes
+from strat_tools.io.walk import ERROR, REPEAT, glob_paths, walk
 from strat_tools.io.zipdir import ZipEntry, ZipError, read_directory, read_entry
 
 MAX_GAME_BYTES: Final = 64 * 1024 * 1024
@@ -245,26 +245,19 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _walk(folder: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
-    """Units under ``folder``, sorted by name, each real folder visited once."""
-    real = os.path.realpath(folder)
-    if real in seen_dirs:
-        reason = "folder already visited (symlink loop or repeat)"
-        skipped.append(Skipped(printable(folder), None, reason))
-        return
-    seen_dirs.add(real)
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError as exc:
-        yield _unit(folder, None, f"cannot list folder: {_reason(exc)}")
-        return
-    for name in names:
-        path = os.path.join(folder, name)
-        if os.path.isdir(path):
-            yield from _walk(path, seen_dirs, skipped)
-        elif name.lower().endswith(".zip"):
+def _walk(folder: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]) -> Iterator[Unit]:
+    """Units under ``folder``, sorted by name, each real folder visited once, at any depth."""
+    for entry in walk(folder, seen_dirs):
+        path = entry.path
+        if entry.kind == REPEAT:
+            reason = "folder already visited (symlink loop or repeat)"
+            skipped.append(Skipped(printable(path), None, reason))
+        elif entry.kind == ERROR:
+            assert entry.error is not None
+            yield _unit(path, None, f"cannot list folder: {_reason(entry.error)}")
+        elif path.lower().endswith(".zip"):
             yield from _zip_units(path, skipped)
-        elif _is_game_name(name):
+        elif _is_game_name(os.path.basename(path)):
             yield _file_unit(path)
         else:
             skipped.append(Skipped(printable(path), None, _not_a_record(" or .zip")))
@@ -281,12 +274,14 @@ def _file_unit(path: str) -> Unit:
     return _unit(path)
 
 
-def _expand_one(path: str, seen_dirs: set[str], skipped: list[Skipped]) -> Iterator[Unit]:
+def _expand_one(
+    path: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]
+) -> Iterator[Unit]:
     if os.path.isdir(path):
         yield from _walk(path, seen_dirs, skipped)
     elif not os.path.lexists(path):
         if _GLOB_CHARS & set(path):
-            matches = sorted(glob.glob(path, recursive=True))
+            matches = glob_paths(path)
             if not matches:
                 yield _unit(path, None, "no file matches this pattern")
             for match in matches:
@@ -311,9 +306,80 @@ def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterato
     400
     """
     sink: list[Skipped] = [] if skipped is None else skipped
-    seen_dirs: set[str] = set()
+    seen_dirs: set[tuple[int, int]] = set()
     for path in iter_paths(paths):
         yield from _expand_one(path, seen_dirs, sink)
+
+
+READ_SUFFIXES: Final = (".zip", ".parquet", ".csv", ".json")
+"""Besides the record suffixes, what reading a folder takes: archives of records and an
+exported dataset's tables and marker."""
+
+
+def taken_by_reading(name: str) -> bool:
+    """Whether reading a folder would take a file named ``name`` (a record, a zip, a table).
+
+    >>> taken_by_reading("a.xml"), taken_by_reading("games.parquet"), taken_by_reading("r.html")
+    (True, True, False)
+    """
+    return _is_game_name(name) or name.lower().endswith(READ_SUFFIXES)
+
+
+class Reached(NamedTuple):
+    """A file or folder that reading an input opens: its real path (links followed),
+    whether it is a folder, and the input given that reaches it."""
+
+    path: str
+    folder: bool
+    given: str
+
+
+def iter_reached(paths: Paths) -> Iterator[Reached]:
+    """Every file and folder that reading ``paths`` opens, by real path (links followed):
+    each path given (a glob: what it matches), every folder walked under a folder given
+    (each real folder once, as :func:`iter_units` walks them) and every file in those
+    folders that reading takes (:func:`taken_by_reading`). What "is this output an input?"
+    compares with; a path that does not exist reaches nothing. Reads no file.
+    """
+    seen_dirs: set[str] = set()
+    for given in iter_paths(paths):
+        if os.path.lexists(given):
+            matches = [given]
+        else:
+            matches = sorted(glob_paths(given)) if _GLOB_CHARS & set(given) else []
+        for path in matches:
+            if os.path.isdir(path):
+                yield from _reached_folder(path, given, seen_dirs)
+            elif os.path.exists(path):
+                yield Reached(os.path.realpath(path), False, given)
+
+
+def _reached_folder(folder: str, given: str, seen_dirs: set[str]) -> Iterator[Reached]:
+    """The folders and taken files under ``folder``, depth first, from a stack of listings
+    (never a recursive call: a folder of any depth, as :func:`strat_tools.io.walk.walk`)."""
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        real = os.path.realpath(current)
+        if real in seen_dirs:
+            continue
+        seen_dirs.add(real)
+        yield Reached(real, True, given)
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            continue
+        folders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # links followed
+            except OSError:
+                continue
+            if is_dir:
+                folders.append(entry.path)
+            elif taken_by_reading(entry.name) and os.path.exists(entry.path):
+                yield Reached(os.path.realpath(entry.path), False, given)
+        stack.extend(reversed(folders))
 
 
 def count_units(paths: Paths) -> int:

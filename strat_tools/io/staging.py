@@ -3,7 +3,7 @@
 A dataset export (:class:`strat_tools.tables.dataset_writer.DatasetWriter`) and an
 observation export (:class:`strat_tools.exports.observation_files.ShardWriter`) both write
 files of unknown size batch by batch into a folder they own
-(:class:`~strat_tools.io.output.OwnedFolder`); this is what they share: a staging folder
+(:class:`~strat_tools.io.owned.OwnedFolder`); this is what they share: a staging folder
 inside the target, the files moved in when complete with each one's size and SHA-256 in the
 marker written last, and clean-up on any error, a file that fails to close included.
 
@@ -18,7 +18,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from strat_tools.io.output import OwnedFolder, PathArg, file_digest
+from strat_tools.io.output import PathArg
+from strat_tools.io.owned import OwnedFolder, file_digest
 
 __all__ = ["StagedFolder"]
 
@@ -40,8 +41,10 @@ class StagedFolder:
     a staging folder ``.KIND.tmp-PID-XXXXXXXX`` inside it (the same file system, so each
     file moves in with one rename).
 
-    :meth:`open` takes the lock, refuses a folder whose present files (``replaces()``: the
-    names of this kind already there) this tool did not write, removes the staging folders
+    :meth:`open` takes the lock, refuses a folder another kind of output owns (its marker
+    names it: :meth:`~strat_tools.io.owned.OwnedFolder.check_kind`; ``kind`` is this one's,
+    written in the marker) and one whose present files (``replaces()``: the names of this
+    kind already there) this tool did not write, removes the staging folders
     of this kind that a killed export left (its process is gone; a running one's are left
     alone) and makes the staging folder. The writer writes its files under :attr:`staging`
     and registers how to close each (:meth:`closing`). :meth:`finish` ends the run, in
@@ -56,7 +59,7 @@ class StagedFolder:
     def __init__(self, directory: PathArg, kind: str, replaces: Callable[[], list[str]]) -> None:
         self.directory = Path(directory)
         self.kind = kind
-        self.owned = OwnedFolder(self.directory)
+        self.owned = OwnedFolder(self.directory, kind)
         self.staging = self.directory / f".{kind}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self._replaces = replaces
         self._closers: list[Callable[[], object]] = []
@@ -65,6 +68,7 @@ class StagedFolder:
         """Lock the folder, check what it holds, clear dead runs' staging, make ours."""
         self.owned.__enter__()
         try:
+            self.owned.check_kind()
             self.owned.check_replaceable(self._replaces())
             self._remove_stale_staging()
             self.staging.mkdir()
@@ -128,6 +132,7 @@ class StagedFolder:
             name: ((self.staging / name).stat().st_size, file_digest(self.staging / name))
             for name in names
         }
+        self.owned.check_kind()
         present = self.owned.check_replaceable(self._replaces())
         self.owned.begin(list(digests))
         for name in names:

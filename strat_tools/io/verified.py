@@ -1,11 +1,11 @@
 """An owned folder held open across reads: verified once, then re-checked on every read.
 
-:func:`~strat_tools.io.output.verify_folder` checks a folder against its marker (each
+:func:`~strat_tools.io.owned.verify_folder` checks a folder against its marker (each
 file's size and SHA-256) at one moment; a reader that comes back to the folder later (the
 next epoch of a training loop, the next batch of a stream) would read whatever is there
 by then: another export written into it, a file damaged in place. :class:`VerifiedFolder`
 is what such a reader holds instead. It verifies the files once and keeps each one's
-:class:`~strat_tools.io.output.FileStamp`; afterwards
+:class:`~strat_tools.io.owned.FileStamp`; afterwards
 
 - :meth:`VerifiedFolder.check` (each epoch) reads the marker again, which must list the
   same files, and compares each file's stamp with the one verified, hashing again only a
@@ -29,21 +29,22 @@ This module knows files only: nothing about tables or their formats.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
-from strat_tools.io.output import (
+from strat_tools.io.output import OutputError, PathArg
+from strat_tools.io.owned import (
     FileStamp,
     Marker,
-    OutputError,
-    PathArg,
     read_marker,
     trusted_marker,
     verify_file,
 )
 
 __all__ = ["FolderChanged", "VerifiedFile", "VerifiedFolder"]
+
+T = TypeVar("T")
 
 _AGAIN = "make the reader again (or export into another folder)"
 
@@ -89,9 +90,9 @@ class VerifiedFile:
 
 class VerifiedFolder:
     """An owned folder whose files ``names`` were checked against its marker (size and
-    SHA-256, :func:`~strat_tools.io.output.verify_file`), held for reading them again.
+    SHA-256, :func:`~strat_tools.io.owned.verify_file`), held for reading them again.
 
-    Refuses, as :func:`~strat_tools.io.output.verify_folder` does, a folder without a
+    Refuses, as :func:`~strat_tools.io.owned.verify_folder` does, a folder without a
     marker or whose export did not finish, and each name the marker does not list, that
     is missing, or whose size or SHA-256 differ. Picklable (a reader in another process
     keeps checking against what was verified here)."""
@@ -118,7 +119,12 @@ class VerifiedFolder:
             now = read_marker(self.directory)
         except OutputError as exc:
             raise FolderChanged(f"{exc}; {_AGAIN}") from None
-        if now is None or not now.complete or now.files != self.marker.files:
+        if (
+            now is None
+            or not now.complete
+            or now.files != self.marker.files
+            or now.output != self.marker.output
+        ):
             what = (
                 "its export marker is gone"
                 if now is None
@@ -165,6 +171,14 @@ class VerifiedFolder:
             handle.close()
             raise
         return VerifiedFile(path, handle, stamp)
+
+    def read(self, name: str, reader: Callable[[IO[bytes]], T]) -> T:
+        """What ``reader`` makes of file ``name`` read whole through :meth:`open` (the very
+        file verified), the read confirmed before it is returned."""
+        with self.open(name) as file:
+            made = reader(file.handle)
+            file.confirm()
+        return made
 
     def _verify_again(self, name: str, handle: IO[bytes] | None = None) -> FileStamp:
         try:

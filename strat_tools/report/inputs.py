@@ -12,7 +12,7 @@ more memory than that of a few. Draws nothing and writes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 import pandas as pd
@@ -20,13 +20,14 @@ import pandas as pd
 from strat_tools import stats
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.driver import Select, input_parts, reduce_batches
 from strat_tools.run.options import Run
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats import TableSet, advice, repeats
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
 from strat_tools.stats.tips import features_from_grid, setup_features
 from strat_tools.stats.traffic import Traffic, traffic_counts
+from strat_tools.stats.value_rows import ValueRows, read_value_rows
 from strat_tools.tables.dataset import empty_gameset
 from strat_tools.views.setup_area import PIECE_ORDER
 
@@ -165,6 +166,9 @@ class ReportInputs:
     entropy: pd.DataFrame
     setups: pd.DataFrame
     """One row per distinct setup (:func:`strat_tools.stats.repeats.setup_tally`)."""
+    values: ValueRows | None = None
+    """The piece-value rows of the decided classic games (read from game records only:
+    a second pass in the workers, with the replay's knowledge; None for a GameSet)."""
 
 
 class ReportCombiner:
@@ -258,7 +262,12 @@ def report_inputs_of_paths(
         run=run,
     ):
         combiner.add(part)
-    return combiner.result()
+    done = combiner.result()
+    if setups_only or any(part.folder is not None for part in input_parts(paths)):
+        return done  # the piece values need the replay's knowledge, from game records
+    quiet = Run.of(run, jobs).with_tally(None).with_progress(None)  # counted once, above
+    rows = read_value_rows(paths, rules=rules, game_filter=select, run=quiet)
+    return replace(done, values=rows)
 
 
 def _compact(frame: pd.DataFrame) -> pd.DataFrame:

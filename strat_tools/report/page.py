@@ -6,7 +6,8 @@ is one entry: its anchor, title, what it needs and the function that fills it): 
 (games per variant and period, validity, diagnostics by code), endings and game lengths,
 flag and bomb placement, all pieces, scout usage, repeated setups, win rates with Wilson 95%
 and clustered intervals, one section per registered statistic with a ``report`` title, and
-the rulebooks' setup tips put to the test. Ranks are written in either numbering
+the rulebooks' setup tips put to the test, and what pieces and secrecy are worth with the
+win model's score (:mod:`strat_tools.report.values`). Ranks are written in either numbering
 (``numbering='modern'``: 10 = marshal, 1 = spy; ``'classic'``: 1 = marshal, 9 = scout,
 S = spy) in the figures, the tables that list pieces and the captions; the report's opening
 line says which. Every table names its sample size; every figure is embedded as a base64 PNG
@@ -22,7 +23,7 @@ number of games needs no more memory than that of a few.
 
 >>> [entry.anchor for entry in REPORT_SECTIONS]  # doctest: +NORMALIZE_WHITESPACE
 ['corpus', 'endings', 'placement', 'pieces', 'scouts', 'repeats', 'wins', 'statistics',
- 'advice']
+ 'advice', 'values']
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools import stats
+from strat_tools.core.choices import REPORT_FORMATS
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import KINDS, Numbering, PieceKind, check_numbering, rank_label
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -54,6 +56,7 @@ from strat_tools.report.corpus import (
 )
 from strat_tools.report.inputs import ReportData, ReportInputs, report_inputs
 from strat_tools.report.setups import finding, repeated_setups_section
+from strat_tools.report.values import values_section
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL
 from strat_tools.stats.traffic import Traffic
 from strat_tools.views import board_plots, plots
@@ -62,7 +65,6 @@ from strat_tools.views.plots import PlacementRequest
 from strat_tools.views.setup_area import PIECE_ORDER, piece_label
 
 ReportFormat = Literal["html", "md"]
-REPORT_FORMATS: tuple[str, ...] = ("html", "md")
 
 __all__ = [
     "REPORT_FORMATS",
@@ -340,6 +342,10 @@ def _advice(section: Section, inputs: SectionInputs) -> bool:
     return advice_section(section, inputs.data, inputs.numbering)
 
 
+def _values(section: Section, inputs: SectionInputs) -> bool:
+    return values_section(section, inputs.data)
+
+
 REPORT_SECTIONS: Final[tuple[ReportSection, ...]] = (
     ReportSection("corpus", "The corpus", "games", _corpus),
     ReportSection("endings", "Endings and game lengths", "valid games", _endings),
@@ -352,6 +358,7 @@ REPORT_SECTIONS: Final[tuple[ReportSection, ...]] = (
         "statistics", "(one per registered statistic)", "setups", each=registered_sections
     ),
     ReportSection("advice", "What the rulebooks advise, tested", "setups", _advice),
+    ReportSection("values", "What a piece is worth, and who is winning", "valid games", _values),
 )
 """The report's sections in reading order (see :class:`ReportSection`)."""
 

@@ -97,6 +97,7 @@ __all__ = [
     "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
+    "NothingReadable",
     "RecordWork",
     "Run",
     "Select",
@@ -201,10 +202,13 @@ def kept_games(
     from strat_tools.run.filters import duplicate_mask
     from strat_tools.tables.schemas import SCHEMAS
 
-    need = list(dict.fromkeys([*columns, "game_fingerprint"]))
+    need = list(dict.fromkeys([*columns, "game_id", "game_fingerprint"]))
     batches = iter_tables(paths, setups_only=True, select=game_filter.per_game, run=run)
     parts = [batch["games"].select(need) for batch in batches]
     games = pa.concat_tables(parts) if parts else SCHEMAS["games"].empty_table().select(need)
+    if game_filter.shared_names and games.num_rows:  # NAME#2: now that the ids are the run's
+        ids = pd.Series(games.column("game_id").to_pylist(), dtype=object)
+        games = games.filter(pa.array(game_filter.listed(ids)))
     if game_filter.duplicates is not None and games.num_rows:
         fingerprints = pd.Series(games.column("game_fingerprint").to_pylist(), dtype=object)
         games = games.filter(pa.array(duplicate_mask(fingerprints, game_filter.duplicates)))
@@ -520,11 +524,11 @@ def export_dataset(
 
     >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
     """
-    from strat_tools.io.output import refuse_overlap
+    from strat_tools.io.output import check_output
     from strat_tools.tables.dataset import DatasetWriter
 
     started = time.perf_counter()
-    refuse_overlap(path_list(paths), directory)
+    check_output(directory, path_list(paths), folder=True, create=True)
     run, seen = Run.of(run, jobs).counting()
     batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:

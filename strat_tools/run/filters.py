@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -58,6 +59,7 @@ PATTERN_SIDES: Final = ("red", "blue", "both")
 either)."""
 
 _PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$", re.ASCII)
+_NUMBERED: Final = re.compile(r"(.+)#(\d+)")
 
 
 class FilterError(ValueError):
@@ -140,9 +142,13 @@ class GameFilter:
 
     @property
     def per_game(self) -> GameFilter | None:
-        """The part judged game by game (all but ``duplicates``), for the input driver's
-        ``select`` hook; ``None`` when that part keeps everything."""
-        part = replace(self, duplicates=None, notes=())
+        """The part judged game by game (all but ``duplicates``; an id ``NAME#2`` as every
+        game ``NAME``), for the input driver's ``select`` hook; ``None`` when that part keeps
+        everything."""
+        ids = self.ids
+        if ids is not None and self.shared_names:
+            ids = frozenset(i for i in ids if not _NUMBERED.fullmatch(i)) | self.shared_names
+        part = replace(self, duplicates=None, notes=(), ids=ids)
         return part if part.active else None
 
     def __call__(self, record: GameRecord) -> bool:
@@ -179,8 +185,52 @@ class GameFilter:
 
     @property
     def needs_all_games(self) -> bool:
-        """Whether judging a game needs the other games too (``duplicates``)."""
-        return self.duplicates is not None
+        """Whether judging a game needs the other games too (``duplicates``, or an id
+        ``NAME#2``: which game of a shared name is the second is known once all are read)."""
+        return self.duplicates is not None or bool(self.shared_names)
+
+    @cached_property
+    def shared_names(self) -> frozenset[str]:
+        """The names of the listed ids that name a later game of a shared name: ``NAME``
+        for ``NAME#2`` (the tables' id of the second game called ``NAME``, in input order)."""
+        return frozenset(m[1] for i in self.ids or () if (m := _NUMBERED.fullmatch(i)))
+
+    def listed(self, game_ids: pd.Series) -> npt.NDArray[np.bool_]:
+        """Which of the run's ``game_ids`` the ``ids`` name: the id itself (``NAME#2``), or
+        its file name (``NAME`` names every game of that name)."""
+        if self.ids is None:
+            return np.ones(len(game_ids), dtype=bool)
+        ids = game_ids.astype(str)
+        plain = ids.str.replace(r"#\d+$", "", regex=True)
+        return (ids.isin(self.ids) | plain.isin(self.ids)).to_numpy(dtype=bool)
+
+    def arguments(self) -> list[str]:
+        """The filter options that select the same games, for a command a page can name
+        (``strat-tools view PATHS ...``); ``--ids FILE`` stands for a listed set of ids.
+
+        >>> GameFilter.parse(variant="classic", period="2014-01:", winner="red").arguments()
+        ['--variant', 'classic', '--period', '2014-01:', '--winner', 'red']
+        """
+        args: list[str] = []
+        if self.variants:
+            args += ["--variant", ",".join(sorted(self.variants))]
+        for flag, bounds in (("--period", self.period), ("--plies", self.plies)):
+            if bounds:
+                args += [flag, ":".join("" if b is None else str(b) for b in bounds)]
+        if self.endings:
+            args += ["--ending", ",".join(str(t) for t in sorted(self.endings))]
+        if self.winner:
+            args += ["--winner", WINNER_NAMES[self.winner]]
+        if self.ids is not None:
+            args += ["--ids", "FILE"]
+        if self.pattern is not None:
+            flag = "--anywhere" if isinstance(self.pattern, AnywherePattern) else "--pattern"
+            args += [flag, "/".join(str(self.pattern).replace(" ", "").splitlines())]
+        if self.pattern_side:
+            args += ["--pattern-side", self.pattern_side]
+        if self.duplicates:
+            args += ["--duplicates", self.duplicates]
+        return args
 
     def describe(self) -> str:
         """A short line for titles and messages: what the filter keeps."""
@@ -269,8 +319,7 @@ class GameFilter:
             won = games["draw"] if name == "draw" else games["winner"] == name
             keep &= pd.Series(won).fillna(False).to_numpy(dtype=bool)
         if self.ids is not None:
-            plain = games["game_id"].astype(str).str.replace(r"#\d+$", "", regex=True)
-            keep &= plain.isin(self.ids).to_numpy(dtype=bool)
+            keep &= self.listed(games["game_id"])
         if self.pattern is not None:
             if setups is None and not self.strings_suffice(games):
                 raise ValueError("a pattern filter needs the setups table")
@@ -322,7 +371,8 @@ def duplicate_mask(fingerprints: pd.Series, duplicates: Duplicates) -> npt.NDArr
 
 
 def read_id_file(path: str | Path) -> list[str]:
-    """Game ids from a file, one a line (blank lines and ``#`` comments skipped; a trailing
+    """Game ids from a file, one a line (blank lines and ``#`` comments, at a line's start
+    or after a space, skipped: ``NAME#2`` is an id; a trailing
     ``.xml`` is dropped; a UTF-8 byte-order mark, as Windows editors write, is not part of
     the first id). Raises :class:`FilterError` when it cannot be read: only a regular
     file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
@@ -335,7 +385,8 @@ def read_id_file(path: str | Path) -> list[str]:
             text = handle.read(MAX_GAME_BYTES).decode("utf-8-sig")
     except (SourceError, OSError, UnicodeDecodeError) as exc:
         raise FilterError("--ids", f"cannot read {path}: {exc}") from None
-    ids = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+    # A comment starts a line or follows a space: NAME#2 is an id (the second game NAME).
+    ids = [re.split(r"(?:^|\s)#", line, maxsplit=1)[0].strip() for line in text.splitlines()]
     return [i for i in ids if i]
 
 

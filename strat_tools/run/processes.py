@@ -5,7 +5,8 @@
   the parent takes its workers along and no worker keeps the caller's pipes open); elsewhere
   a watchdog thread ends the worker when its parent process is gone. Workers ignore
   ``SIGINT``: Ctrl-C is the parent's to handle, which then stops them (no traceback per
-  worker).
+  worker). They ignore ``SIGPIPE`` too, as Python does (the parent's own handler for it is
+  the parent's), and a ``SIGTERM`` ignored at the parent's start stays ignored in them.
 - :func:`dask_worker_options` gives the workers of a Dask ``LocalCluster`` the same setup:
   each Nanny passes this module to its worker process as a *preload* (Dask's documented hook,
   run in the worker before it connects to the scheduler), whose :func:`dask_setup` calls
@@ -89,6 +90,8 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 def worker_init(parent_pid: int) -> None:
     """Make this worker die with process ``parent_pid`` (see the module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     if not _set_death_signal():  # pragma: no cover - not on Linux
         threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     if os.getppid() != parent_pid:  # the parent died before the death signal was set
@@ -139,7 +142,8 @@ def _worker_main(conn: Connection, parent_pid: int) -> None:
     """A worker's life: ``(func, item)`` in, ``(True, result)`` or ``(False, exception,
     traceback)`` out, until ``None`` or the end of the pipe."""
     worker_init(parent_pid)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's clean-up handler
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:  # ignored at start: stays
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's clean-up handler
     signal.pthread_sigmask(signal.SIG_SETMASK, set())  # blocked by the parent while forking
     while True:
         try:

@@ -71,6 +71,25 @@ _PIECE_HELP: Final = (
 )
 
 
+SPACES: Final = "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+"""The characters :meth:`str.strip`, :meth:`str.split` and ``\\s`` take for space."""
+
+PATTERN_GRAMMAR: Final = {
+    "symbols": _SYMBOL_BYTE,
+    "names": _NAME_BYTE,
+    "wildcards": "".join(sorted(_WILDCARDS)),
+    "drawn": ["_", *BOARD_SYMBOLS, "#"],
+    "all": ALL,
+    "spaces": SPACES,
+    "pieceHelp": _PIECE_HELP,
+}
+"""The grammar's tables as plain JSON, for a parser in another language (the explorer
+page's script reads them, so it accepts and refuses what :func:`parse_pattern` does):
+``symbols`` (upper-case symbol to setup byte), ``names`` (lower-case name to byte),
+``wildcards``, ``drawn`` (byte to the symbol ``str(pattern)`` writes), ``all`` (the mask of
+a wildcard), ``spaces`` (what Python counts as space) and the help for an unknown square."""
+
+
 class PatternError(ValueError):
     """A pattern that cannot be read; the message says where and what is expected."""
 

@@ -29,12 +29,12 @@ from typing import Final
 
 import pandas as pd
 
+from strat_tools.core.choices import GROUPINGS
 from strat_tools.core.pieces import parse_piece
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, parse_variant
 from strat_tools.stats.formulas import wilson
 from strat_tools.stats.frames import (
     CONTEXT_COLUMNS,
-    GROUPINGS,
     SETUP_COLS,
     SETUP_ROWS,
     By,

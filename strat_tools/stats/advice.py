@@ -24,6 +24,7 @@ from typing import Final
 
 import pandas as pd
 
+from strat_tools.core.choices import ADVICE_VIEWS
 from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
@@ -85,9 +86,8 @@ __all__ = [
     "tip_win_rates",
 ]
 
-VIEWS: Final = ("tips", "periods", "adjacency", "entropy", "catalogue")
-"""What :func:`advice_table` can show: per-tip summary, adoption by period, neighbour
-ratios, placement entropy, the tip texts."""
+VIEWS: Final = ADVICE_VIEWS
+"""What :func:`advice_table` can show (:data:`strat_tools.core.choices.ADVICE_VIEWS`)."""
 
 _VIEW_KEYS: Final = {
     "adjacency": ("variant", "piece_a", "piece_b"),

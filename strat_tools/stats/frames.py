@@ -15,12 +15,10 @@ from typing import Any, Final, Protocol
 import numpy as np
 import pandas as pd
 
+from strat_tools.core.choices import GROUPINGS
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.tables.schemas import SIDE_LABELS
-
-GROUPINGS: Final = ("variant", "period", "year", "side", "result", "won")
-"""The columns a statistic can be grouped ``by``."""
 
 CONTEXT_COLUMNS: Final = (
     "variant",

@@ -15,6 +15,7 @@ from typing import Any, Final
 
 import pandas as pd
 
+from strat_tools.core.choices import STATISTIC_HELP
 from strat_tools.core.errors import OptionError
 from strat_tools.stats.formulas import share_within
 from strat_tools.stats.frames import (
@@ -101,7 +102,7 @@ def _finish_lengths(values: pd.DataFrame, o: Options) -> pd.DataFrame:
 ENDINGS: Final = register(
     Statistic(
         "endings",
-        "how games end, with their lengths",
+        STATISTIC_HELP["endings"],
         game_values,
         _finish_endings,
         needs="games",
@@ -110,7 +111,7 @@ ENDINGS: Final = register(
 LENGTHS: Final = register(
     Statistic(
         "lengths",
-        "game length in plies: mean, median, p10, p90",
+        STATISTIC_HELP["lengths"],
         game_values,
         _finish_lengths,
         needs="games",
@@ -258,7 +259,7 @@ def _count_attacks(data: Data, o: Options) -> pd.DataFrame:
 SCOUTS: Final = register(
     Statistic(
         "scouts",
-        "how much scouts move: shares of moves, long moves, attacks",
+        STATISTIC_HELP["scouts"],
         _count_scouts,
         finish_scout_usage,
         needs="moves",
@@ -268,7 +269,7 @@ SCOUTS: Final = register(
 SCOUT_DISTANCES: Final = register(
     Statistic(
         "scout-distances",
-        "how far scouts go, in squares",
+        STATISTIC_HELP["scout-distances"],
         _count_distances,
         finish_distribution,
         needs="moves",
@@ -278,7 +279,7 @@ SCOUT_DISTANCES: Final = register(
 SCOUT_ATTACKS: Final = register(
     Statistic(
         "scout-attacks",
-        "what scouts attack, and how often they win",
+        STATISTIC_HELP["scout-attacks"],
         _count_attacks,
         finish_scout_attacks,
         needs="moves",
@@ -351,7 +352,7 @@ def _finish_first_scout(values: pd.DataFrame, o: Options) -> pd.DataFrame:
 FIRST_SCOUT: Final = register(
     Statistic(
         "first-scout",
-        "when each side first moves a scout",
+        STATISTIC_HELP["first-scout"],
         _count_first_scout,
         _finish_first_scout,
         needs="moves",
@@ -453,7 +454,7 @@ def _count_scouts_left(data: Data, o: Options) -> pd.DataFrame:
 SCOUTS_LEFT: Final = register(
     Statistic(
         "scouts-left",
-        "how many scouts each side still has at the end",
+        STATISTIC_HELP["scouts-left"],
         _count_scouts_left,
         finish_distribution,
         needs="moves",

@@ -29,9 +29,10 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
+from strat_tools.core.choices import GROUPINGS
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
-from strat_tools.stats.frames import GROUPINGS, TableSet, by_list, scope_variants
+from strat_tools.stats.frames import TableSet, by_list, scope_variants
 
 Needs = Literal["setups", "games", "moves"]
 """What a statistic reads: setups only (no replay needed), the games table, or the moves."""

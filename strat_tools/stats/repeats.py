@@ -90,6 +90,20 @@ def setup_outcomes(data: TableSet, variant: Variant = DEFAULT_VARIANT) -> SetupO
     return _outcomes(setup_array(data.setups), data.games, variant)
 
 
+def concat_outcomes(
+    parts: Sequence[SetupOutcomes], variant: Variant = DEFAULT_VARIANT
+) -> SetupOutcomes:
+    """The setups of several batches as one, in order (``variant`` only shapes the empty
+    answer): what a streamed read keeps, a setup's codes and its context, never a
+    batch's tables."""
+    if not parts:
+        from strat_tools.tables.dataset import empty_gameset
+
+        return setup_outcomes(empty_gameset(), variant)
+    codes = np.concatenate([part.codes for part in parts])
+    return SetupOutcomes(codes, pd.concat([part.frame for part in parts], ignore_index=True))
+
+
 def string_outcomes(games: pd.DataFrame, variant: Variant = DEFAULT_VARIANT) -> SetupOutcomes:
     """:func:`setup_outcomes` from a ``games`` frame alone, through its ``red_setup`` and
     ``blue_setup`` strings (no setups table): the same rows in the same order (game by

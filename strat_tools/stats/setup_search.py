@@ -14,8 +14,10 @@ over whole arrays. No record is read again, no setups table is touched, no worke
   answer (an older export, CSV, Parquet parts; classicfree setups, which have no 40-letter
   string);
 - :func:`read_outcomes`: the same for any paths: from the table when it can, else by
-  reading the records (:func:`strat_tools.run.selection.read_selected`). The answer is the
-  same either way (the tests compare them on the sample and on an archive month).
+  reading the records a batch at a time (:func:`strat_tools.run.driver.iter_tables`), each
+  batch's tables turned into its setups' codes and context at once and dropped, so memory
+  holds a few hundred bytes a setup, never a game's tables. The answer is the same either
+  way (the tests compare them on the sample and on an archive month).
 
 Imports stay light (pandas, pyarrow, NumPy): ``search`` and ``setups`` on a folder start
 no plotting library and no replay engine.
@@ -23,7 +25,7 @@ no plotting library and no replay engine.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -36,6 +38,8 @@ from strat_tools.tables.dataset import read_games_table
 from strat_tools.tables.schemas import to_frame
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from strat_tools.run.options import Run
 
 
@@ -114,8 +118,59 @@ def read_outcomes(
         found = folder_outcomes(folder, chosen, variant)
         if found is not None:
             return found
-    from strat_tools.run.selection import read_selected
-    from strat_tools.stats.repeats import setup_outcomes
+    from strat_tools.stats.repeats import concat_outcomes
 
-    games = read_selected(list(paths), chosen, setups_only=True, jobs=jobs, run=run)
-    return setup_outcomes(games, variant)
+    return concat_outcomes(list(_batch_outcomes(paths, chosen, variant, jobs, run)), variant)
+
+
+def _batch_outcomes(
+    paths: Sequence[str], chosen: GameFilter, variant: Variant, jobs: int | None, run: Run | None
+) -> Iterator[SetupOutcomes]:
+    """The setups of each batch of the records under ``paths``, in order, game ids unique
+    over the run: a batch's tables live only while its setups are taken from them."""
+    from strat_tools.run.driver import iter_tables
+    from strat_tools.stats.repeats import setup_outcomes
+    from strat_tools.tables.dataset import GameSet
+
+    for tables in iter_tables(list(paths), setups_only=True, select=chosen, jobs=jobs, run=run):
+        yield setup_outcomes(GameSet(tables), variant)
+
+
+MERGE_EVERY: Final = 16
+"""Batch tallies :func:`read_tally` holds before it adds them into one."""
+
+
+def read_tally(
+    paths: Sequence[str],
+    game_filter: GameFilter | None = None,
+    variant: Variant = DEFAULT_VARIANT,
+    *,
+    run: Run | None = None,
+    from_table: bool = True,
+) -> pd.DataFrame:
+    """:func:`~strat_tools.stats.repeats.setup_tally` of :func:`read_outcomes` (the same
+    arguments; the number of processes in ``run``), counted a batch at a time from the
+    records: memory holds a row per distinct setup, whatever the number of games (a game
+    never spans two batches, so the counts, ``games`` included, add up).
+
+    >>> from strat_tools.run.options import Run
+    >>> tally = read_tally(["data/"], run=Run.of(None, 1))
+    >>> len(tally), int(tally["count"].sum())
+    (606, 606)
+    """
+    from strat_tools.stats.repeats import add_tallies, concat_outcomes, setup_tally
+
+    chosen = game_filter if game_filter is not None else GameFilter()
+    folder = dataset_folder(paths) if from_table else None
+    if folder is not None:
+        found = folder_outcomes(folder, chosen, variant)
+        if found is not None:
+            return setup_tally(found)
+    pending: list[pd.DataFrame] = []
+    for outcomes in _batch_outcomes(paths, chosen, variant, None, run):
+        pending.append(setup_tally(outcomes))
+        if len(pending) >= MERGE_EVERY:
+            pending = [add_tallies(pending)]
+    if not pending:
+        return setup_tally(concat_outcomes([], variant))
+    return add_tallies(pending)

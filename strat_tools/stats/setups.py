@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.core.board import LAKES
+from strat_tools.core.choices import SETUP_FEATURE_NAMES, STATISTIC_HELP
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.stats.formulas import share
@@ -208,7 +209,7 @@ def _count_line(axis: str) -> Any:
 FLAG: Final = register(
     Statistic(
         "flag",
-        "the flag per square of the setup area",
+        STATISTIC_HELP["flag"],
         _count_piece("flag"),
         finish_share,
         additive=("count", "setups"),
@@ -217,7 +218,7 @@ FLAG: Final = register(
 BOMBS: Final = register(
     Statistic(
         "bombs",
-        "bombs per square of the setup area",
+        STATISTIC_HELP["bombs"],
         _count_piece("bomb"),
         finish_share,
         additive=("count", "setups"),
@@ -226,7 +227,7 @@ BOMBS: Final = register(
 PLACEMENT: Final = register(
     Statistic(
         "placement",
-        "--piece per square of the setup area",
+        STATISTIC_HELP["placement"],
         _count_piece(None),
         finish_share,
         additive=("count", "setups"),
@@ -236,7 +237,7 @@ PLACEMENT: Final = register(
 ROWS: Final = register(
     Statistic(
         "rows",
-        "--piece per row of the setup area",
+        STATISTIC_HELP["rows"],
         _count_line("row"),
         finish_share,
         additive=("count", "setups"),
@@ -246,7 +247,7 @@ ROWS: Final = register(
 COLUMNS: Final = register(
     Statistic(
         "columns",
-        "--piece per column of the setup area",
+        STATISTIC_HELP["columns"],
         _count_line("col"),
         finish_share,
         additive=("count", "setups"),
@@ -427,7 +428,7 @@ def _count_enclosure(data: Data, o: Options) -> pd.DataFrame:
 BOMBS_NEXT_TO_FLAG: Final = register(
     Statistic(
         "bombs-next-to-flag",
-        "how many bombs touch the flag (0..4)",
+        STATISTIC_HELP["bombs-next-to-flag"],
         _count_next_to_flag,
         finish_share,
         additive=("count", "setups"),
@@ -436,7 +437,7 @@ BOMBS_NEXT_TO_FLAG: Final = register(
 FLAG_ENCLOSED: Final = register(
     Statistic(
         "flag-enclosed",
-        "how often bombs, edges and lakes close the flag in",
+        STATISTIC_HELP["flag-enclosed"],
         _count_enclosure,
         _finish_enclosure,
         additive=("enclosed", "setups"),
@@ -467,14 +468,21 @@ def _feature_bombs_next_to_flag(s: pd.DataFrame) -> pd.Series:
     return s["bombs"]
 
 
-SETUP_FEATURES: Final[dict[str, Callable[[pd.DataFrame], pd.Series]]] = {
-    "flag_back_row": _feature_flag_back_row,
-    "flag_corner": _feature_flag_corner,
-    "flag_edge_column": _feature_flag_edge_column,
-    "flag_enclosed": _feature_flag_enclosed,
-    "bombs_next_to_flag": _feature_bombs_next_to_flag,
-}
-"""Setup features :func:`win_rate` can split by, computed from :func:`flag_surroundings`."""
+SETUP_FEATURES: Final[dict[str, Callable[[pd.DataFrame], pd.Series]]] = dict(
+    zip(
+        SETUP_FEATURE_NAMES,
+        (
+            _feature_flag_back_row,
+            _feature_flag_corner,
+            _feature_flag_edge_column,
+            _feature_flag_enclosed,
+            _feature_bombs_next_to_flag,
+        ),
+        strict=True,
+    )
+)
+"""Setup features :func:`win_rate` can split by, computed from :func:`flag_surroundings`
+(named in :data:`strat_tools.core.choices.SETUP_FEATURE_NAMES`)."""
 
 
 def win_rate_counts(
@@ -538,7 +546,7 @@ def _count_win_rate(data: Data, o: Options) -> pd.DataFrame:
 WIN_RATE: Final = register(
     Statistic(
         "win-rate",
-        "win rate of setups with and without --feature, Wilson 95% intervals",
+        STATISTIC_HELP["win-rate"],
         _count_win_rate,
         finish_win_rate,
         additive=("setups", "wins"),

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Final, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from strat_tools.core.board import parse_square
+from strat_tools.core.choices import TRAFFIC_MEASURES, TRAFFIC_VIEWS
 from strat_tools.core.errors import choice
 from strat_tools.io.sources import Paths
 from strat_tools.run.driver import Select, reduce_batches
@@ -27,10 +28,6 @@ from strat_tools.stats.frames import TableSet, move_frame
 
 TrafficMeasure = Literal["path", "target", "battle"]
 TrafficView = Literal["board", "owner"]
-TRAFFIC_MEASURES: Final = ("path", "target", "battle")
-"""What a traffic map counts: squares entered, end squares, or battles."""
-TRAFFIC_VIEWS: Final = ("board", "owner")
-"""As red sees the board, or each mover's own view (blue's moves turned 180 degrees)."""
 Variants = str | Sequence[str] | None
 
 

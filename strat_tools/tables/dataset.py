@@ -6,13 +6,17 @@ five tables into a folder (what :func:`strat_tools.run.driver.export_dataset` st
 identical tables, and :func:`iter_dataset` the same a batch of games at a time. Reading game
 records is the driver's (:mod:`strat_tools.run.driver`), which is also where ``read_games`` lives.
 
-A dataset folder holds one file per table: ``games``, ``setups``, ``moves``,
-``diagnostics``, ``events``, as ``NAME.parquet`` (one file each; a ``NAME/`` folder of Parquet
-files, as Dask or Spark write them, is read too) or ``NAME.csv``; an export removes the other
-format's tables, and a folder holding a table twice is refused. Every file is written under
-a temporary name in the same folder and renamed into place only when complete. The folder
-is owned through :class:`strat_tools.io.output.OwnedFolder`: one export at a time (a lock), only
-files an earlier export wrote are replaced, and a marker written last lists each file with its
+A dataset folder holds a folder per table: ``games/``, ``setups/``, ``moves/``,
+``diagnostics/``, ``events/``, each of parts ``part-NNNNN.parquet`` (or ``.csv``) of one
+schema, so that any Parquet client given a table's folder reads that table alone; folders of
+the older layout (``NAME.parquet`` or ``NAME.csv`` side by side) and ``NAME/`` folders of
+Parquet parts as Dask or Spark write them are read too (where each table's files are, in
+either layout, and their check against the marker: :mod:`strat_tools.tables.layout`). An export
+removes the older layout's and the other format's files, and a folder holding a table twice
+is refused. Every file is written under a temporary name in the same folder and renamed into
+place only when complete. The folder is owned through
+:class:`strat_tools.io.owned.OwnedFolder`: one export at a time (a lock), only files an
+earlier export wrote are replaced, and a marker written last lists each part with its
 SHA-256, so a folder whose renames did not all happen, or mixed from two exports, or damaged,
 is refused rather than read. Parquet pages carry checksums, verified on every read. CSV keeps
 nulls apart from empty strings: every non-null value is quoted, a null is an empty unquoted
@@ -28,8 +32,8 @@ This module knows no XML and no rules: it moves tables (see :mod:`strat_tools.ta
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from functools import cached_property
+from collections.abc import Generator, Iterator, Sequence
+from functools import cached_property, partial
 from pathlib import Path
 from typing import IO, Final
 
@@ -42,22 +46,15 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import DatasetError
 from strat_tools.core.text import restore_csv_table
-from strat_tools.io.output import MARKER_NAME, OutputError, verify_folder
-from strat_tools.io.output import read_marker as read_export_marker
 from strat_tools.io.sources import PathArg as PathArg
 from strat_tools.io.sources import Paths as Paths
-from strat_tools.io.verified import FolderChanged, VerifiedFile, VerifiedFolder
-from strat_tools.tables.dataset_writer import (
-    INCOMPLETE_MARKER,
-    DatasetWriter,
-    ExportSummary,
-    Format,
-    csv_schema,
-    table_file_names,
-)
+from strat_tools.io.verified import FolderChanged
 from strat_tools.tables.dataset_writer import (
     TABLE_FORMATS as TABLE_FORMATS,
 )
+from strat_tools.tables.dataset_writer import DatasetWriter, ExportSummary, Format, csv_schema
+from strat_tools.tables.layout import DatasetFiles, dataset_files, games_parts
+from strat_tools.tables.layout import is_dataset as is_dataset
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
 
 __all__ = [
@@ -151,10 +148,15 @@ class GameSet:
         head = escape(repr(self))
         return f"<p><code>{head}</code></p>" + (table.to_html() if len(table) else "")
 
-    def export(self, directory: PathArg, format: Format = "parquet") -> ExportSummary:
-        """Write the five tables under ``directory`` (atomically, file by file)."""
+    def export(
+        self, directory: PathArg, format: Format = "parquet", *, part_rows: int | None = None
+    ) -> ExportSummary:
+        """Write the five tables under ``directory``, a folder per table (atomically, file by
+        file); ``part_rows``: rows per part (default
+        :data:`~strat_tools.tables.dataset_writer.PART_ROWS`)."""
         started = time.perf_counter()
-        with DatasetWriter(directory, format) as writer:
+        bounds = {} if part_rows is None else {"part_rows": part_rows}
+        with DatasetWriter(directory, format, **bounds) as writer:
             writer.write(self.tables)
         return writer.summary(time.perf_counter() - started)
 
@@ -162,84 +164,55 @@ class GameSet:
 # --- reading -----------------------------------------------------------------------------
 
 
-def _table_file(directory: Path, name: str) -> Path | None:
-    """The file (or Parquet folder) holding table ``name`` in a dataset folder, if any.
-
-    At most one of ``NAME.parquet``, ``NAME/`` (Parquet parts, as Dask or Spark write them)
-    and ``NAME.csv`` may exist: two would leave it to chance which export is read.
-    """
-    found = [
-        candidate
-        for candidate in (
-            directory / f"{name}.parquet",
-            directory / name,
-            directory / f"{name}.csv",
-        )
-        if candidate.exists()
-    ]
-    if len(found) > 1:
-        names = ", ".join(p.name for p in found)
-        raise DatasetError(
-            f"{directory} holds the {name} table more than once ({names}); "
-            "remove the stale ones or export again"
-        )
-    return found[0] if found else None
-
-
-def is_dataset(path: PathArg) -> bool:
-    """Whether ``path`` is to be read as a dataset folder: it holds an export's marker or a
-    ``games`` table (reading then checks that it is one export's complete, intact output)."""
-    directory = Path(path)
-    if not directory.is_dir():
-        return False
-    if (directory / MARKER_NAME).exists() or (directory / INCOMPLETE_MARKER).exists():
-        return True
-    if (directory / "games.parquet").is_file() or (directory / "games.csv").is_file():
-        return True
-    # A games/ folder is a Parquet dataset only if it holds Parquet parts (not game records).
-    parts = directory / "games"
-    return parts.is_dir() and any(parts.glob("*.parquet"))
-
-
 def read_dataset(directory: PathArg) -> GameSet:
     """Read an exported dataset folder back: the same tables, typed by the schemas.
 
     >>> games = read_dataset("out/")  # doctest: +SKIP
     """
-    files, verified = _dataset_files(Path(directory))
-    return GameSet({name: _read_table(path, name, verified) for name, path in files.items()})
+    files = dataset_files(Path(directory))
+    return GameSet({name: _read_table(files, name) for name in files.tables})
 
 
 def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -> pa.Table | None:
     """The ``games`` table of an exported Parquet folder, read and checked on its own (its
-    marker says the export finished and lists this very file), for questions the games
+    marker says the export finished and lists these very parts), for questions the games
     table answers alone (setup searches through ``red_setup``/``blue_setup``). ``None``
-    when the folder cannot be read that way: no marker (Parquet parts), CSV, or an export
-    from before the setup strings; :func:`read_dataset` then reads it all. ``columns``:
-    read only those (the file is checked whole all the same).
+    when the folder cannot be read that way: no marker (Dask's or Spark's parts), CSV, or an
+    export from before the setup strings; :func:`read_dataset` then reads it all.
+    ``columns``: read only those (the parts are checked whole all the same).
     """
     folder = Path(directory)
-    path = folder / "games.parquet"
-    if (folder / INCOMPLETE_MARKER).exists() or not path.is_file() or not _has_marker(folder):
+    files = games_parts(folder)
+    if files is None or any(p.suffix != ".parquet" for p in files.tables["games"]):
         return None
+    parts = files.tables["games"]
     try:
-        if "red_setup" not in pq.read_schema(path).names:
+        if not parts or "red_setup" not in files.read(parts[0], _column_names):
             return None
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
-    _refuse_records_beside_tables(folder)
-    try:
-        verify_folder(folder, [path.name])
-    except OutputError as exc:
-        raise DatasetError(str(exc)) from None
-    try:
         # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset (half a
         # second), longer than the whole question takes.
         wanted = None if columns is None else list(columns)
-        table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=wanted)
-        return conform("games", table, wanted)
+        tables = [
+            conform(
+                "games",
+                files.read(p, partial(_read_columns, columns=wanted)),
+                wanted,
+            )
+            for p in parts
+        ]
+        return pa.concat_tables(tables)
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
-        raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
+        raise DatasetError(f"cannot read the games table from {folder}: {exc}") from exc
+
+
+def _column_names(source: Path | IO[bytes]) -> list[str]:
+    """The column names of a Parquet file (its footer alone is read)."""
+    return list(pq.ParquetFile(source).schema_arrow.names)
+
+
+def _read_columns(source: Path | IO[bytes], columns: list[str] | None) -> pa.Table:
+    """``columns`` of a Parquet file (all when None), pages checked."""
+    return pq.ParquetFile(source, page_checksum_verification=True).read(columns=columns)
 
 
 DATASET_BATCH_GAMES: Final = 500
@@ -253,12 +226,27 @@ def _parquet_file(path: Path | IO[bytes]) -> pq.ParquetFile:
     return pq.ParquetFile(path, page_checksum_verification=True, pre_buffer=False)
 
 
-class _RowStream:
-    """The rows of one Parquet table, handed out a run of games at a time."""
+def _batches(files: DatasetFiles, table: str, rows: int) -> Generator[pa.RecordBatch, None, None]:
+    """The record batches of a table's parts, one part open at a time: each part of a
+    folder with a marker read through the very file verified, each batch confirmed before
+    it is handed on (:class:`~strat_tools.io.verified.VerifiedFile`)."""
+    for path in files.tables[table]:
+        if files.verified is None:
+            yield from _parquet_file(path).iter_batches(batch_size=rows)
+            continue
+        with files.verified.open(files.name(path)) as file:
+            for batch in _parquet_file(file.handle).iter_batches(batch_size=rows):
+                file.confirm()
+                yield batch
 
-    def __init__(self, source: IO[bytes], name: str) -> None:
+
+class _RowStream:
+    """The rows of one Parquet table (its parts in order), handed out a run of games at a
+    time."""
+
+    def __init__(self, files: DatasetFiles, name: str) -> None:
         self.name = name
-        self._batches = _parquet_file(source).iter_batches(batch_size=65_536)
+        self._batches = _batches(files, name, 65_536)
         self._buffer: pa.Table | None = None
 
     def _fill(self) -> bool:
@@ -291,6 +279,10 @@ class _RowStream:
         """Whether every row has been handed out."""
         return not self._fill()
 
+    def close(self) -> None:
+        """Close the part being read."""
+        self._batches.close()
+
 
 def iter_dataset(
     directory: PathArg, games_per_batch: int | None = None
@@ -301,33 +293,41 @@ def iter_dataset(
     A game's rows in ``setups``, ``moves`` and ``diagnostics`` follow the order of the
     ``games`` table, as :func:`export_dataset` writes them; a folder whose tables are not in
     that order is refused with :class:`DatasetError` (read it whole with
-    :func:`read_dataset`). A dataset in CSV or in Parquet parts is read whole, then cut.
+    :func:`read_dataset`). A dataset in CSV is read whole, then cut.
     ``games_per_batch`` defaults to :data:`DATASET_BATCH_GAMES`.
+
+    The folder stays checked: each part is read through the very file verified against the
+    marker, each read confirmed, and before each batch is handed on the folder is checked
+    again (the same marker; no part changed, added or gone: a ``stat`` each), so another
+    export written into it, or a part damaged in place, stops the stream with
+    :class:`DatasetError` naming it.
     """
     games_per_batch = games_per_batch or DATASET_BATCH_GAMES
     folder = Path(directory)
-    files, verified = _dataset_files(folder)
-    if verified is None or not all(p.suffix == ".parquet" and p.is_file() for p in files.values()):
+    files = dataset_files(folder)
+    if not all(path.suffix == ".parquet" for paths in files.tables.values() for path in paths):
         yield from _cut(read_dataset(folder).tables, games_per_batch, folder)
         return
-    opened = {name: verified.open(path.name) for name, path in files.items()}
+    streams = [_RowStream(files, name) for name in TABLE_NAMES if name != "games"]
+    games_batches = _batches(files, "games", games_per_batch)
     try:
-        streams = [_RowStream(opened[name].handle, name) for name in TABLE_NAMES if name != "games"]
-        games_file = _parquet_file(opened["games"].handle)
-        for batch in games_file.iter_batches(batch_size=games_per_batch):
+        for batch in games_batches:
             games = conform("games", pa.Table.from_batches([batch]))
             ids = games.column("game_id").combine_chunks()
             tables = {"games": games, **{stream.name: stream.take(ids) for stream in streams}}
-            _still_verified(folder, verified, opened.values())
+            files.check()
             yield tables
         unread = [stream.name for stream in streams if not stream.exhausted()]
+    except DatasetError:
+        raise
+    except FolderChanged as exc:
+        raise DatasetError(str(exc)) from None
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, OSError) as exc:
-        if isinstance(exc, FolderChanged):
-            raise DatasetError(str(exc)) from None
         raise DatasetError(f"cannot read the dataset {folder}: {exc}") from exc
     finally:
-        for file in opened.values():
-            file.close()
+        games_batches.close()
+        for stream in streams:
+            stream.close()
     if unread:
         raise DatasetError(
             f"the {unread[0]} table of {folder} is not in the order of its games table (not "
@@ -362,86 +362,15 @@ def _cut(
         }
 
 
-def _dataset_files(folder: Path) -> tuple[dict[str, Path], VerifiedFolder | None]:
-    """Each table's file in a dataset folder, and the folder as verified against its marker
-    (None for Parquet parts, which carry none); :class:`DatasetError` when it is not one."""
-    if not folder.is_dir():
-        raise DatasetError(f"{folder} is not a folder")
-    if (folder / INCOMPLETE_MARKER).exists():
-        raise DatasetError(
-            f"an export into {folder} stopped while putting its files in place, so its tables "
-            "may come from two different exports; run the export again"
-        )
-    files = {}
-    for name in TABLE_NAMES:
-        path = _table_file(folder, name)
-        if path is None and name == "events" and "games" in files:
-            raise DatasetError(
-                f"{folder} has no events table: it was exported by an older strat-tools, whose "
-                "columns differ too (winners as Gravon's codes); export it again from the "
-                "game records"
-            )
-        if path is None:
-            raise DatasetError(
-                f"{folder} has no {name} table (expected {name}.parquet, {name}/ or {name}.csv)"
-            )
-        files[name] = path
-    _refuse_records_beside_tables(folder)
-    plain = [path.name for path in files.values() if path.is_file()]
-    if not plain and not _has_marker(folder):
-        return files, None  # Parts folders (Dask, Spark) carry no marker
-    try:  # single files must be one export's
-        return files, VerifiedFolder(folder, plain)
-    except OutputError as exc:
-        raise DatasetError(str(exc)) from None
+def _read_table(files: DatasetFiles, name: str) -> pa.Table:
+    """Table ``name`` from its parts (or its one file), typed by its schema; each part read
+    through the very file verified (:meth:`~strat_tools.tables.layout.DatasetFiles.read`)."""
+    return pa.concat_tables(
+        [files.read(path, partial(_read_part, path=path, name=name)) for path in files.tables[name]]
+    )
 
 
-def _still_verified(folder: Path, verified: VerifiedFolder, opened: Iterable[VerifiedFile]) -> None:
-    """Between two batches of a stream: the files read are the ones verified (each read
-    confirmed), and the folder still holds that export's tables, none changed or added
-    (:meth:`~strat_tools.io.verified.VerifiedFolder.check`)."""
-    for file in opened:
-        file.confirm()
-    present = [_table_file(folder, name) for name in TABLE_NAMES]
-    verified.check([path.name for path in present if path is not None and path.is_file()])
-
-
-def _has_marker(folder: Path) -> bool:
-    """Whether ``folder`` holds an export marker (a broken one counts: it is then refused)."""
-    try:
-        return read_export_marker(folder) is not None
-    except OutputError:
-        return True
-
-
-def _refuse_records_beside_tables(folder: Path) -> None:
-    """A folder holding an export's tables and game records too is neither: say so."""
-    tables = set(table_file_names())
-    for entry in folder.iterdir():
-        if entry.name in tables or entry.name.startswith("."):
-            continue
-        if entry.is_dir() or entry.suffix.lower() in (".xml", ".zip"):
-            raise DatasetError(
-                f"{folder} holds both an export's tables and game records ({entry.name}); "
-                "give the records themselves (for example a glob) or move the tables away"
-            )
-
-
-def _read_table(path: Path, name: str, verified: VerifiedFolder | None = None) -> pa.Table:
-    """Table ``name`` from ``path``; a single file of a verified folder is read through the
-    very file checked, the read confirmed."""
-    if verified is not None and path.is_file():
-        try:
-            with verified.open(path.name) as file:
-                table = _read_source(file.handle, path, name)
-                file.confirm()
-        except FolderChanged as exc:
-            raise DatasetError(str(exc)) from None
-        return table
-    return _read_source(path, path, name)
-
-
-def _read_source(source: Path | IO[bytes], path: Path, name: str) -> pa.Table:
+def _read_part(source: Path | IO[bytes], path: Path, name: str) -> pa.Table:
     try:
         if path.suffix == ".csv":
             columns = {f.name: f.type for f in csv_schema(SCHEMAS[name])}

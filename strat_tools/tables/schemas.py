@@ -51,8 +51,9 @@ import pyarrow.compute as pc
 from strat_tools.core.board import COLUMNS
 from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import VARIANTS, Severity, Status, Termination
+from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.event_words import EMPTY, VOCABULARY
-from strat_tools.engine.key_events import EVENT_KINDS, EventCodes
+from strat_tools.engine.key_events import EventCodes
 from strat_tools.setups.identity import (
     GAME_IDENTITY_COLUMNS,
     SETUP_STRING_COLUMNS,

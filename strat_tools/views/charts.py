@@ -14,7 +14,13 @@ from matplotlib.figure import Figure
 from strat_tools.core.pieces import Numbering
 from strat_tools.views.setup_area import LAKE_COLOUR, piece_title, text_colours
 
-__all__ = ["ADJACENCY_LIMIT", "adjacency_figure", "game_length_histogram", "win_rate_chart"]
+__all__ = [
+    "ADJACENCY_LIMIT",
+    "adjacency_figure",
+    "game_length_histogram",
+    "reliability_figure",
+    "win_rate_chart",
+]
 
 
 def game_length_histogram(games: pd.DataFrame, *, bin_width: int = 50) -> Figure:
@@ -116,4 +122,37 @@ def adjacency_figure(
     bar.ax.minorticks_off()  # a log axis labels 3×10⁰ and the like otherwise
     bar.ax.set_yticks(ticks, ["¼", "½", "1", "2", "4"])
     bar.set_label("observed / expected neighbour pairs (log scale; 1 = chance)")
+    return fig
+
+
+def reliability_figure(reliability: pd.DataFrame, scores: pd.DataFrame) -> Figure:
+    """The win model's reliability: per probability bin the mean predicted chance against
+    the observed share of wins (rows per bin written beside each point), the diagonal for a
+    perfect model, and the Brier scores of the model and its two baselines in the title."""
+    fig = Figure(figsize=(5.2, 5.0), layout="constrained")
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], color="#999", lw=0.8, ls="--", label="perfectly calibrated")
+    shown = reliability[reliability["rows"] > 0]
+    ax.plot(shown["predicted"], shown["observed"], "o-", color="#b22", label="win model")
+    columns = (shown[c].tolist() for c in ("rows", "predicted", "observed"))
+    for rows, x, y in zip(*columns, strict=True):
+        ax.annotate(
+            f"{int(rows):,}",
+            (float(x), float(y)),
+            textcoords="offset points",
+            xytext=(4, -10),
+            fontsize=7,
+            color="#555",
+        )
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted chance that the side to move wins (bin mean)")
+    ax.set_ylabel("observed share of wins")
+    brier = ", ".join(f"{r.model} {r.brier:.4f}" for r in scores.itertuples())
+    first = scores.iloc[0]
+    ax.set_title(
+        f"Reliability on {int(first.games):,} games, {int(first.rows):,} rows\nBrier: {brier}",
+        fontsize=9,
+    )
+    ax.legend(loc="upper left", fontsize=8)
     return fig

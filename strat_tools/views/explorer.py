@@ -40,12 +40,14 @@ from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.core.text import printable, script_json
-from strat_tools.io.output import refuse_overlap, write_file_atomically
+from strat_tools.io.output import check_output, write_file_atomically
 from strat_tools.run.options import Run
-from strat_tools.setups.identity import BOARD_SYMBOLS, OTHER, SQUARES
+from strat_tools.setups.identity import OTHER, SQUARES
+from strat_tools.setups.patterns import PATTERN_GRAMMAR
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import t_quantile_975
 from strat_tools.stats.repeats import SetupOutcomes, setup_outcomes
+from strat_tools.views.viewer import MAX_GAMES, view_command
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
@@ -118,12 +120,20 @@ def explorer_data(
 
 
 def explorer_html(
-    data: dict[str, Any], *, title: str = "Stratego setup explorer", viewer: str = "game.html"
+    data: dict[str, Any],
+    *,
+    title: str = "Stratego setup explorer",
+    viewer: str = "game.html",
+    build: str = "strat-tools view PATHS",
 ) -> str:
     """The page for ``data`` (from :func:`explorer_data`); game links go to ``viewer``
-    (a page written by ``strat-tools view``), as ``viewer#game=ID``."""
+    (a page written by ``strat-tools view``), as ``viewer#game=ID``; ``build`` is the
+    command that writes a viewer naming games as this page does
+    (:func:`~strat_tools.views.viewer.view_command`: the same paths and filters)."""
     config = {
-        "symbols": ["_", *BOARD_SYMBOLS],
+        "build": build,
+        "viewerGames": MAX_GAMES,
+        "grammar": PATTERN_GRAMMAR,
         "names": ["empty", *KIND_LABELS],
         "other": OTHER,
         "t975": [float(t) for t in t_quantile_975(np.arange(31))],
@@ -137,7 +147,7 @@ def explorer_html(
         f"{_asset('explorer.html')}"
         f'<script type="application/json" id="explorer-config">{script_json(config)}</script>'
         f'<script type="application/json" id="explorer-data">{script_json(data)}</script>'
-        f"<script>{_asset('explorer.js')}</script></body></html>\n"
+        f"<script>{_asset('shell.js')}\n{_asset('explorer.js')}</script></body></html>\n"
     )
 
 
@@ -188,24 +198,25 @@ def write_explorer(
     from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.sources import path_list
     from strat_tools.run.filters import GameFilter
-    from strat_tools.run.selection import read_selected
+    from strat_tools.stats.setup_search import read_outcomes
 
     if variant not in ARMIES:
         raise OptionError(f"unknown variant {variant!r}; choose from {', '.join(ARMIES)}")
     names = path_list(paths)
-    refuse_overlap(names, output)
+    check_output(output, names)  # before reading: writable, and no input
     chosen = game_filter if game_filter is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
-    games = read_selected(names, chosen, setups_only=True, run=run)
+    outcomes = read_outcomes(names, chosen, variant, run=run, from_table=False)  # streamed
     if not counted.readable and not counted.dropped:  # the reader's reasons, not "no setups"
         raise NothingReadable(names, counted.reasons)
-    outcomes = setup_outcomes(games, variant)
     if not len(outcomes):
         kept = f" ({chosen.describe()})" if chosen.active else ""
         raise InputError(f"no {variant} setups{kept} in {' '.join(names)}")
     source = printable(" ".join(names))  # names are data
     data = explorer_data(outcomes, variant, source=source)
-    page = explorer_html(data, title=f"Setup explorer: {variant}, {source}", viewer=viewer)
+    title = f"Setup explorer: {variant}, {source}"
+    build = view_command(names, game_filter)  # the same games, numbered the same way
+    page = explorer_html(data, title=title, viewer=viewer, build=build)
     target = Path(output)
     encoded = page.encode("utf-8")
     write_file_atomically(target, encoded)

@@ -46,6 +46,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
+from strat_tools.core.choices import PANEL_SCALES
 from strat_tools.core.errors import InputError, OptionError, choice
 from strat_tools.core.pieces import Numbering, PieceKind
 from strat_tools.core.text import count_of
@@ -62,6 +63,7 @@ from strat_tools.views.charts import (
 )
 from strat_tools.views.charts import adjacency_figure as adjacency_figure
 from strat_tools.views.charts import game_length_histogram as game_length_histogram
+from strat_tools.views.charts import reliability_figure as reliability_figure
 from strat_tools.views.charts import win_rate_chart as win_rate_chart
 from strat_tools.views.setup_area import (
     PIECE_ORDER,
@@ -135,10 +137,6 @@ def placement_heatmap(
 
 
 PanelScale = Literal["shared", "per-panel"]
-PANEL_SCALES: Final = ("shared", "per-panel")
-"""Colour scales of a panel grid: one for all panels (compare panels), or one per panel
-(see each panel's pattern, however few setups it has compared with the others)."""
-
 MIN_PANEL_SETUPS: Final = 50
 """Panels counting fewer setups are drawn as "too few (n = K)": at 50 setups one setup is
 already 2 percentage points of a square, so a smaller panel shows mostly noise."""

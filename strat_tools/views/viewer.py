@@ -20,6 +20,7 @@ element and the script inserts them as text only.
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -37,13 +38,16 @@ from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
-from strat_tools.engine.key_events import EVENT_KINDS, game_events
+from strat_tools.engine.event_kinds import EVENT_KINDS
+from strat_tools.engine.key_events import game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.options import Run
 from strat_tools.setups.strings import format_setup
+from strat_tools.tables.game_ids import GameIds
+from strat_tools.views.chances import game_chances
 from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
@@ -53,9 +57,11 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_GAMES",
     "MAX_PAGE_BYTES",
+    "MAX_VIEW_PLIES",
     "ViewerSummary",
     "game_data",
     "notebook_html",
+    "view_command",
     "viewer_html",
     "write_viewer",
 ]
@@ -63,7 +69,14 @@ __all__ = [
 MAX_GAMES: Final = 500
 """Most games one page holds by default (a page stays quick to open)."""
 MAX_PAGE_BYTES: Final = 25_000_000
-"""Games stop being added once the page's game data would pass this many bytes."""
+"""The page's game data never passes this many bytes: a game that would take it past is
+left out (and said to be)."""
+MAX_VIEW_PLIES: Final = 100_000
+"""A game recorded with more plies than this is left out of the page before it is replayed
+(said to be, with its length): its page data would pass 2.5 MB (about 27 bytes a ply, a
+legal game of 1,000,000 plies made 27 MB) and its replay, boards and deltas in memory,
+would cost far more (1.4 GB for that game), where the longest archive game has a few
+thousand plies."""
 
 VIEWS: Final = ("all", "red", "blue")
 
@@ -115,6 +128,7 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         return data
     know = result.knowledge()
     n = result.plies_replayed
+    data.update(game_chances(result, know))
     data.update(
         plies=n,
         field="".join(CODE_LETTERS[c] for c in record.setup),
@@ -153,22 +167,26 @@ def _owner_setup(setup: Sequence[int], side: Side) -> str:
 
 
 def page_keys(ids: Sequence[str]) -> list[str]:
-    """A key per game, unique on one page, for the page's own links: the game id, and for
-    a second game of the same id ``id~2`` (then ``~3`` ...), so a link opens that game.
+    """A unique id per game on one page, spelled as the tables spell a second game of the
+    same name (``NAME#2``, then ``#3``: :class:`~strat_tools.tables.game_ids.GameIds`), so
+    a link opens that game and ``view --game NAME#2`` builds a page of it.
 
-    >>> page_keys(["a", "b", "a", "a~2"])
-    ['a', 'b', 'a~2', 'a~2~2']
+    >>> page_keys(["a", "b", "a", "a#2"])
+    ['a', 'b', 'a#2', 'a#2#2']
     """
-    keys: list[str] = []
-    taken: set[str] = set()
-    for game_id in ids:
-        key, n = game_id, 1
-        while key in taken:
-            n += 1
-            key = f"{game_id}~{n}"
-        taken.add(key)
-        keys.append(key)
-    return keys
+    claimed = GameIds()
+    return [claimed.claim(game_id) for game_id in ids]
+
+
+def view_command(paths: Sequence[str], game_filter: GameFilter | None = None) -> str:
+    """The shell command that writes a viewer of the games of ``paths`` that ``game_filter``
+    keeps, numbered as the run numbers them (add ``--game ID`` for one game).
+
+    >>> view_command(["a b.zip"])
+    "strat-tools view 'a b.zip'"
+    """
+    args = game_filter.arguments() if game_filter is not None else []
+    return shlex.join(["strat-tools", "view", *(printable(p) for p in paths), *args])
 
 
 def _asset(name: str) -> str:
@@ -182,12 +200,14 @@ def viewer_html(
     numbering: str = "modern",
     note: str = "",
     spoilers: bool = True,
+    build: str = "",
 ) -> str:
     """The page for ``games`` (each from :func:`game_data`); ``spoilers=False`` keeps the
     result and the events that give the outcome away hidden until the last ply (the page's
-    ``#spoilers=0`` does the same)."""
-    keys = page_keys([str(game["id"]) for game in games])
-    games = [{**game, "key": key} for game, key in zip(games, keys, strict=True)]
+    ``#spoilers=0`` does the same). A link to a game the page lacks says so, naming
+    ``build`` (the command that made the page, without ``--game``) with ``--game ID``."""
+    keys = page_keys([str(game["id"]) for game in games])  # unique already from a run
+    games = [{**game, "id": key} for game, key in zip(games, keys, strict=True)]
     config = {
         "kinds": list(KIND_LABELS),
         "spoilers": bool(spoilers),
@@ -206,6 +226,7 @@ def viewer_html(
         "views": list(VIEWS),
         "lakes": sorted(LAKES),
         "note": note,
+        "build": build,
     }
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -214,7 +235,7 @@ def viewer_html(
         f"{_asset('viewer.html')}"
         f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
         f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
-        f"<script>{_asset('viewer_parts.js')}</script>"
+        f"<script>{_asset('shell.js')}\n{_asset('viewer_parts.js')}</script>"
         f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
@@ -230,16 +251,31 @@ class ViewerSummary:
     bytes: int = 0
     dropped: int = 0
     """Games the filters left out (not on the page, not counted in ``left_out``)."""
+    too_long: list[str] = field(default_factory=list)
+    """``id (N plies)`` of the games left out as too long for a page (:data:`MAX_VIEW_PLIES`,
+    or alone past :data:`MAX_PAGE_BYTES`); counted in ``left_out`` too."""
 
     def line(self) -> str:
         """One line for the user: ``'3 games in game.html (41 KB)'``."""
         count = len(self.games)
         text = f"{count_of(count, 'game')} in {self.path} ({self.bytes // 1024:,} KB)"
-        if self.left_out:
-            text += f"; {self.left_out:,} more left out (the page holds at most the first ones)"
+        if self.too_long:
+            text += f"; {too_long_note(self.too_long)}"
+        if self.left_out > len(self.too_long):
+            more = self.left_out - len(self.too_long)
+            text += f"; {more:,} more left out (the page holds at most the first ones)"
         if self.dropped:
             text += f"; {self.dropped:,} left out by the filters"
         return text
+
+
+def too_long_note(games: Sequence[str]) -> str:
+    """What the user reads about the games left out as too long for one page."""
+    shown = ", ".join(games[:3]) + (f" and {len(games) - 3:,} more" if len(games) > 3 else "")
+    return (
+        f"{count_of(len(games), 'game')} left out as too long for one page ({shown}; a page "
+        f"holds games of up to {MAX_VIEW_PLIES:,} plies and {MAX_PAGE_BYTES // 1_000_000} MB)"
+    )
 
 
 def _check_limit(limit: object) -> None:
@@ -265,7 +301,9 @@ class ViewerWork:
         out = []
         for record in records:
             failure = failure_of(record, self.code)
-            if failure is not None:
+            if record.plies > MAX_VIEW_PLIES:  # never replayed: bounded memory, a bounded page
+                data = {"id": printable(record.game_id), "too_long": record.plies}
+            elif failure is not None:
                 data = game_data(record, None)
                 data["end"] = printable(f"not replayed: {failure}")
             else:
@@ -274,6 +312,7 @@ class ViewerWork:
                     replay_safely(record, resolve_rules(self.rules, record)) if replayed else None
                 )
                 data = game_data(record, result)
+            data["unit"] = [record.source, record.member]  # where: named by the selection
             out.append(data)
         return out
 
@@ -319,7 +358,7 @@ def write_viewer(
     check_rules(rules)  # before the selecting pass: the driver's own check comes after it
     names = path_list(paths)
     chosen = game_filter if game_filter is not None else GameFilter()
-    if game_id is not None:
+    if game_id is not None:  # NAME#2, the second game NAME, as the filter reads --ids
         wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
@@ -327,6 +366,8 @@ def write_viewer(
     found = select_games(names, chosen, run=run.with_tally(tally))
     if not tally.readable and not tally.dropped:
         raise NothingReadable(names, tally.reasons)
+    if game_id is not None:  # the id itself, not every game of that file name
+        found = Selection(found.games[found.games["game_id"] == game_id], found.total, chosen)
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
         kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
@@ -334,21 +375,38 @@ def write_viewer(
     first = Selection(found.games.iloc[:limit], found.total, chosen)
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
+    too_long: list[str] = []
     size = 0
+    # The run's ids (NAME#2 for a second file NAME), as the tables and the explorer say.
+    where = [(unit.source, unit.member) for unit in first.units()]
+    named = dict(zip(where, first.game_ids, strict=True))
     for batch in map_records(ViewerWork(rules), names, select=first.select, run=run):
         for game in batch:
-            if size >= MAX_PAGE_BYTES:
+            source, member = game.pop("unit")
+            game["id"] = printable(named.get((source, member), str(game["id"])))
+            length = 0 if "too_long" in game else len(_script_json(game))
+            if "too_long" in game or (not games and length > MAX_PAGE_BYTES):
+                plies = game.get("too_long", game.get("plies", 0))
+                too_long.append(f"{game['id']} ({plies:,} plies)")
                 left_out += 1
-                continue
-            size += len(_script_json(game))
-            games.append(game)
+            elif size + length > MAX_PAGE_BYTES:  # the bound holds, whatever the games
+                left_out += 1
+            else:
+                size += length
+                games.append(game)
+    if not games:
+        raise InputError(f"nothing to show: {too_long_note(too_long)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
-    text = viewer_html(games, title=str(title), numbering=numbering, note=note, spoilers=spoilers)
+    build = view_command(names, game_filter)
+    text = viewer_html(
+        games, title=str(title), numbering=numbering, note=note, spoilers=spoilers, build=build
+    )
     target = Path(output)
     data = text.encode("utf-8")
     write_file_atomically(target, data)
-    return ViewerSummary(target, [str(g["id"]) for g in games], left_out, len(data), tally.dropped)
+    ids = [str(g["id"]) for g in games]
+    return ViewerSummary(target, ids, left_out, len(data), tally.dropped, too_long)
 
 
 def notebook_html(item: GameRecord | Replay, *, height: int = 900, spoilers: bool = True) -> str:

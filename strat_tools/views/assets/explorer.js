@@ -4,8 +4,8 @@
   // indices: owner_row * 10 + col, owner_row 0 the back row, col 0 the owner's left.
   var CONFIG = JSON.parse(document.getElementById("explorer-config").textContent);
   var DATA = JSON.parse(document.getElementById("explorer-data").textContent);
-  var SQUARES = 40, KINDS = CONFIG.other + 1, ALL = (1 << KINDS) - 1;
-  var SYMBOLS = CONFIG.symbols.concat(["#"]);   // byte -> symbol (0 "_", 13 "#")
+  var SQUARES = 40, KINDS = CONFIG.other + 1, ALL = CONFIG.grammar.all;
+  var SYMBOLS = CONFIG.grammar.drawn;           // byte -> symbol (0 "_", 13 "#")
   var NAMES = CONFIG.names.concat(["other"]);
   var PIECES = [12, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];  // flag, bomb, spy, 2..9, marshal
   var $ = function (id) { return document.getElementById(id); };
@@ -31,56 +31,133 @@
   var MIRROR = [];
   for (var m = 0; m < SQUARES; m++) { MIRROR.push(Math.floor(m / 10) * 10 + 9 - (m % 10)); }
 
-  // ---- patterns: the syntax of strat_tools/setups/patterns.py ------------------------------
-  var SYMBOL_BYTE = { "1": 2, "10": 11, "_": 0 };
-  for (var b = 0; b < 13; b++) { if (b > 0) { SYMBOL_BYTE[SYMBOLS[b]] = b; } }
-  var NAME_BYTE = { empty: 0 };
-  for (var k = 1; k < 13; k++) { NAME_BYTE[NAMES[k]] = k; }
+  // ---- patterns: the grammar of strat_tools/setups/patterns.py, from its own tables -------
+  // A line-by-line port of Pattern.parse, driven by PATTERN_GRAMMAR (CONFIG.grammar): the
+  // page accepts and refuses what `search --pattern` does (tests/test_explorer_browser.py
+  // runs one table of patterns through both). Lookups are Maps: no prototype keys.
+  var G = CONFIG.grammar;
+  var SYMBOL_BYTE = new Map(Object.keys(G.symbols).map(function (k) { return [k, G.symbols[k]]; }));
+  var NAME_BYTE = new Map(Object.keys(G.names).map(function (k) { return [k, G.names[k]]; }));
+  var SPACE = new Set(Array.from(G.spaces));
+  function isSpace(ch) { return SPACE.has(ch); }
+  function strip(text) {           // str.strip(), by code points
+    var chars = Array.from(text), a = 0, b = chars.length;
+    while (a < b && isSpace(chars[a])) { a++; }
+    while (b > a && isSpace(chars[b - 1])) { b--; }
+    return chars.slice(a, b).join("");
+  }
+  function hasSpace(text) { return Array.from(text).some(isSpace); }
+  function splitSpace(text) {      // str.split()
+    var out = [], word = "";
+    Array.from(text).forEach(function (ch) {
+      if (isSpace(ch)) { if (word) { out.push(word); } word = ""; } else { word += ch; }
+    });
+    if (word) { out.push(word); }
+    return out;
+  }
+  function lower(text) { return text.toLowerCase(); }
+  function upper(text) { return text.toUpperCase(); }
+  function quoted(text) { return "'" + text + "'"; }
+  function countOf(text, ch) { return text.split(ch).length - 1; }
+  function PatternError(message) { this.message = message; }
 
   function tokenMask(token) {
-    var text = token.trim().toLowerCase();
-    if (text.charAt(0) === "!") { return ALL & ~tokenMask(text.slice(1)); }
-    if (text === "." || text === "?" || text === "*") { return ALL; }
-    if (text.charAt(0) === "[" && text.charAt(text.length - 1) === "]") {
-      var inner = text.slice(1, -1), negated = false;
-      if (inner.charAt(0) === "!") { negated = true; inner = inner.slice(1); }
-      if (!inner) { throw new Error("an empty set [] allows nothing"); }
-      var parts = inner.indexOf(",") >= 0 || NAME_BYTE[inner] !== undefined ?
-        inner.split(",") : inner.split("");
-      var mask = 0;
-      parts.forEach(function (part) { mask |= tokenMask(part); });
-      return negated ? ALL & ~mask : mask;
+    var text = lower(strip(token));
+    if (!text) { throw new PatternError("an empty square: write . for anything"); }
+    if (text.charAt(0) === "!") {
+      var rest = strip(token).slice(1);
+      if (!rest) {
+        throw new PatternError("'!' must stand before a square's piece or set (!B: not a bomb, " +
+          "[!FB]: neither flag nor bomb)");
+      }
+      if (rest.charAt(0) === "!") { throw new PatternError(quoted(token) + ": negate a square once (!B: not a bomb)"); }
+      return G.all & ~tokenMask(rest);
     }
-    var code = SYMBOL_BYTE[text.toUpperCase()];
-    if (code === undefined) { code = NAME_BYTE[text]; }
-    if (code === undefined) {
-      throw new Error("unknown square '" + token + "': use . for anything, _ for empty, " +
-        "B S 2-9 X F (X the marshal, S the spy), a name, [..] or !");
+    if (Array.from(text).length === 1 && G.wildcards.indexOf(text) >= 0) { return G.all; }
+    if (text.charAt(0) === "[") { return setOfMask(strip(token)); }
+    if (text.indexOf("[") >= 0 || text.indexOf("]") >= 0) {
+      throw new PatternError(quoted(token) + ": a set is written [..] around its pieces, e.g. [B3]");
     }
+    var code = SYMBOL_BYTE.has(upper(text)) ? SYMBOL_BYTE.get(upper(text)) : NAME_BYTE.get(text);
+    if (code === undefined) { throw new PatternError("unknown square " + quoted(token) + ": " + G.pieceHelp); }
     return 1 << code;
   }
 
-  function rowTokens(row) {
-    var text = row.trim();
-    if (/[ \t]/.test(text)) { return text.split(/\s+/); }
-    return text.match(/!?\[[^\]]*\]|!?./g) || [];
+  function setOfMask(token) {
+    var text = token;
+    if (text.charAt(text.length - 1) !== "]" || countOf(text, "]") !== 1 || countOf(text, "[") !== 1) {
+      throw new PatternError(quoted(token) + ": a set opens with [ and closes with one ], e.g. [B3]");
+    }
+    var inner = strip(text.slice(1, -1)), negated = inner.charAt(0) === "!";
+    if (negated) { inner = strip(inner.slice(1)); }
+    if (inner.indexOf("!") >= 0) {
+      throw new PatternError(quoted(token) + ": '!' may only open a set, and negates all of it " +
+        "([!FB]: neither flag nor bomb)");
+    }
+    if (!inner) { throw new PatternError(quoted(token) + ": an empty set allows nothing"); }
+    var parts;
+    if (inner.indexOf(",") >= 0 || NAME_BYTE.has(lower(inner)) || inner === "10") {
+      parts = inner.split(",").map(strip);
+    } else {
+      parts = Array.from(inner).filter(function (ch) { return !isSpace(ch); });
+    }
+    if (!parts.every(Boolean)) { throw new PatternError(quoted(token) + ": an empty name between commas"); }
+    var mask = 0;
+    parts.forEach(function (part) {
+      try { mask |= tokenMask(part); } catch (err) {
+        if (err instanceof PatternError) { throw new PatternError("in the set " + quoted(token) + ": " + err.message); }
+        throw err;
+      }
+    });
+    return negated ? G.all & ~mask : mask;
   }
 
-  function parsePattern(text) {
-    var lines = text.trim().split(/[\/\n]/).filter(function (r) { return r.trim(); });
-    if (lines.length !== 4) {
-      throw new Error("a pattern has 4 rows (front row first, back row last), got " + lines.length);
+  function rowTokens(row, at) {
+    var text = strip(row);
+    if (!text) { throw new PatternError("row " + at + " of the pattern is empty"); }
+    // Spaces inside a set do not split it: "[bomb, miner]" is one square.
+    text = text.replace(/\[[^\[\]]*\]/g, function (set) {
+      return Array.from(set).filter(function (ch) { return !isSpace(ch); }).join("");
+    });
+    if (hasSpace(text)) { return splitSpace(text); }
+    var chars = Array.from(text), tokens = [], i = 0;
+    while (i < chars.length) {
+      var start = i;
+      while (i < chars.length && chars[i] === "!") { i++; }
+      if (i < chars.length && chars[i] === "[") {
+        var close = chars.indexOf("]", i);
+        if (close < 0) { throw new PatternError("row " + at + ": a set opened with [ is not closed with ]"); }
+        i = close + 1;
+      } else if (i < chars.length) { i++; }
+      tokens.push(chars.slice(start, i).join(""));
     }
-    var masks = new Array(SQUARES);
+    return tokens;
+  }
+
+  function splitRows(text) { return strip(text).split(/[\/\n]/).filter(function (r) { return strip(r); }); }
+
+  function parsePattern(text) {
+    var lines = splitRows(text);
+    if (lines.length !== 4) {
+      throw new PatternError("a pattern has 4 rows (front row first, back row last), got " + lines.length);
+    }
+    var masks = new Array(SQUARES).fill(0);
     lines.forEach(function (line, at) {
-      var tokens = rowTokens(line);
+      var tokens = rowTokens(line, at + 1);
       if (tokens.length !== 10) {
-        throw new Error("row " + (at + 1) + " of the pattern has " + tokens.length + " squares, not 10");
+        throw new PatternError("row " + (at + 1) + " of the pattern has " + tokens.length + " squares, not 10");
       }
-      tokens.forEach(function (token, col) { masks[(3 - at) * 10 + col] = tokenMask(token); });
+      tokens.forEach(function (token, col) {
+        try { masks[(3 - at) * 10 + col] = tokenMask(token); } catch (err) {
+          if (err instanceof PatternError) {
+            throw new PatternError("row " + (at + 1) + ", square " + (col + 1) + ": " + err.message);
+          }
+          throw err;
+        }
+      });
     });
     if (masks.some(function (mask) { return !mask; })) {
-      throw new Error("the pattern allows nothing on some square");
+      throw new PatternError("the pattern allows nothing on some square");
     }
     return masks;
   }
@@ -138,7 +215,8 @@
   }
 
   // ---- matching and counting (typed arrays, one pass a constrained square) ----------
-  function matchInto(masks, hit) {
+  // hit[s]: 1 when setup s matches the pattern as played, 2 when only its mirror image does.
+  function matchInto(masks, hit, mark) {
     var alive = new Uint8Array(N).fill(1);
     for (var sq = 0; sq < SQUARES; sq++) {
       var mask = masks[sq];
@@ -148,15 +226,19 @@
         if (alive[s] && !(mask >> codes[base + s] & 1)) { alive[s] = 0; }
       }
     }
-    for (var t = 0; t < N; t++) { hit[t] |= alive[t]; }
+    for (var t = 0; t < N; t++) { if (alive[t] && !hit[t]) { hit[t] = mark; } }
   }
 
   function matches(masks, mirror) {
     var hit = new Uint8Array(N);
-    matchInto(masks, hit);
-    if (mirror) { matchInto(masks.map(function (_, sq) { return masks[MIRROR[sq]]; }), hit); }
+    matchInto(masks, hit, 1);
+    if (mirror) { matchInto(masks.map(function (_, sq) { return masks[MIRROR[sq]]; }), hit, 2); }
     return hit;
   }
+
+  // Square sq of setup s as the pattern sees it: a mirror-image match is drawn mirrored,
+  // in the pattern's orientation.
+  function codeAt(s, sq, hit) { return rowCodes[s * SQUARES + (hit === 2 ? MIRROR[sq] : sq)]; }
 
   var T975 = CONFIG.t975;
   function tQuantile(df) {
@@ -201,7 +283,7 @@
       return { setups: 0, distinct: 0, games: 0, wins: 0, draws: 0, losses: 0,
         n: new Float64Array(CLUSTERS), y: new Float64Array(CLUSTERS), seen: new Uint8Array(GAMES.length) };
     });
-    var heat = new Float64Array(SQUARES * KINDS);
+    var heat = new Float64Array(SQUARES * KINDS), mirrored = 0;
     for (var s = 0; s < N; s++) {
       var grp = groups[hit[s] ? 0 : 1], w = counts[s];
       grp.setups += w; grp.distinct += 1;
@@ -212,12 +294,12 @@
         if (!grp.seen[game]) { grp.seen[game] = 1; grp.games++; }
       }
       if (hit[s]) {
-        var at = s * SQUARES;
-        for (var sq = 0; sq < SQUARES; sq++) { heat[sq * KINDS + rowCodes[at + sq]] += w; }
+        if (hit[s] === 2) { mirrored += w; }
+        for (var sq = 0; sq < SQUARES; sq++) { heat[sq * KINDS + codeAt(s, sq, hit[s])] += w; }
       }
     }
     groups.forEach(function (grp) { summarise(grp, grp.n, grp.y); });
-    return { matching: groups[0], rest: groups[1], heat: heat };
+    return { matching: groups[0], rest: groups[1], heat: heat, mirrored: mirrored };
   }
 
   function twoProportionZ(k1, n1, k2, n2) {
@@ -348,7 +430,7 @@
     if (key === "Escape") { state.selected = -1; render(); return; }
     // Shift+2 types "@" on many keyboards: read digits and letters from the key's place.
     var typed = /^(Digit|Key)./.test(event.code || "") ? event.code.slice(-1) : key;
-    var code = key.length === 1 ? SYMBOL_BYTE[typed.toUpperCase()] : undefined;
+    var code = key.length === 1 ? SYMBOL_BYTE.get(typed.toUpperCase()) : undefined;
     if (code !== undefined && code > 0 && !event.ctrlKey && !event.metaKey && !event.altKey) {
       $("negate").checked = negated(state.masks[sq]);
       choose(code, event.shiftKey);
@@ -366,7 +448,7 @@
   }
 
   function readHash() {
-    var params = {};
+    var params = Object.create(null);  // a key from the URL is data, never a prototype's
     location.hash.replace(/^#/, "").split("&").forEach(function (part) {
       var at = part.indexOf("=");
       if (at > 0) {
@@ -435,7 +517,7 @@
       ", column " + (sel % 10 + 1) + ": " + (state.masks[sel] === ALL ? "anything" : maskText(state.masks[sel]));
     var selMask = sel < 0 ? ALL : state.masks[sel], neg = negated(selMask);
     Array.prototype.forEach.call($("palette-pieces").children, function (button) {
-      var code = SYMBOL_BYTE[button.dataset.piece];
+      var code = SYMBOL_BYTE.get(button.dataset.piece);
       var on = selMask !== ALL && (neg ? !(selMask >> code & 1) : !!(selMask >> code & 1));
       button.classList.toggle("on", on);
       button.classList.toggle("neg", on && neg);
@@ -450,15 +532,17 @@
     return tr;
   }
 
-  function miniBoard(s) {
+  function miniBoard(s, hit) {
     var lines = [];
     for (var row = 3; row >= 0; row--) {
       var parts = [];
-      for (var col = 0; col < 10; col++) { parts.push(SYMBOLS[rowCodes[s * SQUARES + row * 10 + col]]); }
+      for (var col = 0; col < 10; col++) { parts.push(SYMBOLS[codeAt(s, row * 10 + col, hit)]); }
       lines.push(parts.join(" "));
     }
     return lines.join("\n");
   }
+
+  var shellWord = StratShellWord;  // shell.js
 
   function gameLinks(s, box, limit) {
     box.textContent = "";
@@ -469,7 +553,7 @@
       var link = el("a", "", id);
       link.href = CONFIG.viewer + "#ply=0&game=" + encodeURIComponent(id) + "&view=" + side;
       link.rel = "noopener";
-      link.title = side + ", " + outcome + " (strat-tools view PATHS --game " + id + ")";
+      link.title = side + ", " + outcome + " (" + CONFIG.build + " --game " + shellWord(id) + ")";
       link.dataset.game = id;
       box.appendChild(link);
     }
@@ -487,13 +571,16 @@
     box.dataset.count = String(mt.setups);
     box.dataset.distinct = String(mt.distinct);
     box.dataset.games = String(mt.games);
+    box.dataset.mirrored = String(result.mirrored);
     box.dataset.pattern = text;
     box.dataset.ms = result.ms.toFixed(2);
     box.textContent = "";
     box.appendChild(el("strong", "", num(mt.setups)));
     box.appendChild(document.createTextNode(" of " + num(DATA.setups) + " " + DATA.variant +
       " setups match (" + num(mt.distinct) + " distinct, in " + num(mt.games) + " games)" +
-      (state.mirror ? ", the pattern or its mirror image" : "") + "; answered in " +
+      (state.mirror ? ", the pattern or its mirror image: " + num(mt.setups - result.mirrored) +
+        " as played, " + num(result.mirrored) + " as its mirror image (drawn in the pattern's " +
+        "orientation)" : "") + "; answered in " +
       result.ms.toFixed(1) + " ms"));
     var why = impossible(state.masks);
     if (why) { box.appendChild(el("div", "note", "The pattern can never match: " + why)); }
@@ -519,8 +606,12 @@
       meta.appendChild(document.createTextNode(": " + num(counts[s]) + (counts[s] === 1 ? " setup, " : " setups, ") + wins[s] + " won, " +
         draws[s] + " drawn, " + losses[s] + " lost" +
         (decided ? "; win rate " + pct(wins[s] / decided) + "% " + interval(wilson(wins[s], decided, 1.96)) : "")));
+      if (result.hit[s] === 2) {
+        item.dataset.mirror = "1";
+        meta.appendChild(document.createTextNode(" (matched as its mirror image: drawn mirrored)"));
+      }
       item.appendChild(meta);
-      item.appendChild(el("div", "mini", miniBoard(s)));
+      item.appendChild(el("div", "mini", miniBoard(s, result.hit[s])));
       var games = el("div", "games");
       gameLinks(s, games, 12);
       item.appendChild(games);
@@ -537,6 +628,9 @@
     renderResults();
   }
 
+  $("viewer-build").textContent = CONFIG.build + " -o " + shellWord(CONFIG.viewer);
+  $("viewer-name").textContent = CONFIG.viewer;
+  $("viewer-max").textContent = num(CONFIG.viewerGames);
   $("source").textContent = (DATA.source ? DATA.source + " \u00B7 " : "") + num(DATA.setups) + " " +
     DATA.variant + " setups, " + num(N) + " distinct, " + num(GAMES.length) + " games";
   buildBoard();

@@ -9,7 +9,7 @@
   var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
   var KINDS = config.kinds, P = StratViewerParts;
   var VIEWS = config.views;
-  var state = { game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
+  var state = { missing: null, game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
     flip: false, spoilers: config.spoilers, info: -1 };
   var $ = function (id) { return document.getElementById(id); };
   var boardEl = $("board");
@@ -242,6 +242,22 @@
     box.dataset.width = String(width);
   }
 
+  // Red's chance of winning in the chosen view, per ply (thousandths, computed when the page
+  // was built: a side's view used only what that side knew), up to the plies shown.
+  function drawChance() {
+    var game = games[state.game], series = game.chance ? game.chance[state.view] : null;
+    var text = $("chance-text"), box = $("chance-graph");
+    if (!series) { text.textContent = ""; box.replaceChildren(); delete boardEl.dataset.chance; return; }
+    var value = series[state.ply], upto = Math.min(shownUpTo(), series.length - 1);
+    var who = state.view === "all" ? "everything" : "as " + state.view + " saw it";
+    text.textContent = "Red's chance of winning (win model, " + who + "): " + Math.round(value / 10) + "%" +
+      " \u00B7 blue's " + Math.round((1000 - value) / 10) + "%";
+    boardEl.dataset.chance = String(value);
+    var width = Math.max(200, Math.min(boardEl.clientWidth || 540, 540));
+    box.replaceChildren(P.chanceGraph(series, state.ply, upto, [S.red, S.blue], width));
+    box.dataset.width = String(width);
+  }
+
   function copyOut() {
     var game = games[state.game], cache = state.cache, who = viewSide();
     $("position-string").value = game.field ? P.strados3(cache.boards[state.ply], cache.flags[state.ply], state.ply, who, F, LETTERS) : "";
@@ -345,7 +361,7 @@
 
   function fillLists() {
     var game = games[state.game], moves = $("moves"), events = $("events"), i, upto = shownUpTo();
-    moves.replaceChildren(); events.replaceChildren(); state.marked = []; state.listed = upto;
+    moves.replaceChildren(); events.replaceChildren(); state.marked = []; state.listed = upto + state.view;
     for (i = 0; i < upto; i++) {
       var li = document.createElement("li"), m = game.moves[i];
       li.textContent = (i % 2 === 0 ? (i / 2 + 1) + ". " : "") + sqName(Math.floor(m / 100)) +
@@ -355,11 +371,13 @@
       li.dataset.ply = String(i + 1);
       moves.appendChild(li);
     }
-    game.events.forEach(function (e) {
+    var swings = (game.swings && game.swings[state.view] || []).map(function (w) { return [w[0], "swing", w[1]]; });
+    game.events.concat(swings).sort(function (a, b) { return (a[1] === "end") - (b[1] === "end") || a[0] - b[0]; }).forEach(function (e) {
       if (e[1] === "battle" || e[0] > upto || (upto < game.plies && (e[1] === "end" || e[1] === "flag_captured"))) { return; }
       var li = document.createElement("li");
       li.textContent = (e[1] === "end" ? "end" : "ply " + e[0]) + ": " + e[2];
       li.dataset.ply = String(e[0]);
+      if (e[1] === "swing") { li.className = "swing"; }
       events.appendChild(li);
     });
   }
@@ -387,10 +405,10 @@
 
   function render() {
     var game = games[state.game], who = viewSide(), cache = state.cache;
-    if (state.listed !== shownUpTo()) { fillLists(); }
+    if (state.listed !== shownUpTo() + state.view) { fillLists(); }
     draw(); panels(); status(); highlight(); meta();
     if (game.field) { remainingPanel(); } else { $("remaining").replaceChildren(); }
-    drawGraph(); copyOut(); pieceInfo();
+    drawGraph(); drawChance(); copyOut(); pieceInfo();
     boardEl.dataset.flipped = String(flipped());
     boardEl.dataset.spoilers = String(state.spoilers);
     boardEl.dataset.ply = String(state.ply);
@@ -402,6 +420,7 @@
       delete boardEl.dataset.known;
     }
     document.querySelectorAll('input[name="view"]').forEach(function (r) { r.checked = r.value === state.view; });
+    showMissing();
     writeHash();
   }
 
@@ -447,6 +466,7 @@
 
   function loadGame(index) {
     stop();
+    state.missing = null;
     state.game = index;
     state.cache = build(games[index]);
     state.ply = 0;
@@ -460,15 +480,17 @@
   function decode(text) { try { return decodeURIComponent(text); } catch (err) { return text; } }
 
   function readHash() {
-    var params = {}, parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
+    var params = Object.create(null), parts = location.hash.replace(/^#/, "").split("&"), i, found = -1;
     parts.forEach(function (part) {
       var at = part.indexOf("=");
       if (at > 0) { params[decode(part.slice(0, at))] = decode(part.slice(at + 1)); }
     });
+    state.missing = null;
     if (params.game !== undefined) {
-      for (i = 0; i < games.length && found < 0; i++) { if (games[i].key === params.game) { found = i; } }
       for (i = 0; i < games.length && found < 0; i++) { if (games[i].id === params.game) { found = i; } }
-      if (found >= 0 && found !== state.game) { loadGame(found); }
+      // Never another game in its place: the page says it lacks this one (showMissing).
+      if (found < 0) { state.missing = params.game; return; }
+      if (found !== state.game) { loadGame(found); }
     }
     if (params.spoilers !== undefined) { state.spoilers = params.spoilers !== "0"; }
     state.flip = params.flip === "1";
@@ -477,10 +499,39 @@
       Math.min(parseInt(params.ply, 10), games[state.game].plies) : 0;
   }
 
+  var shellWord = StratShellWord;  // shell.js
+
+  // A link to a game this page does not hold: say so, with the command that builds a page
+  // that does; the link's address stays as it was.
+  function showMissing() {
+    var box = $("missing"), id = state.missing;
+    box.hidden = id === null;
+    ["game-title", "game-meta"].forEach(function (name) { $(name).hidden = id !== null; });
+    document.querySelector("main").hidden = id !== null;
+    if (id === null) { return; }
+    box.dataset.game = id;
+    box.replaceChildren();
+    box.appendChild(document.createTextNode("This page does not hold the game " + JSON.stringify(id) +
+      " (it holds " + games.length + (games.length === 1 ? " game" : " games") +
+      "). A page that does, from this page's inputs: "));
+    var code = document.createElement("code");
+    code.textContent = (config.build || "strat-tools view PATHS") + " --game " + shellWord(id) + " -o game.html";
+    box.appendChild(code);
+    box.appendChild(document.createTextNode(" (if the link came from a page built from other paths or " +
+      "filters, give those). "));
+    var open = document.createElement("button");
+    open.type = "button";
+    open.id = "open-held";
+    open.textContent = games.length === 1 ? "show this page's game" : "show this page's games";
+    open.addEventListener("click", function () { loadGame(state.game); render(); });
+    box.appendChild(open);
+  }
+
   function writeHash() {
+    if (state.missing !== null) { return; }
     var hash = "#ply=" + state.ply + (state.view !== "all" ? "&view=" + state.view : "") +
       (state.flip ? "&flip=1" : "") + (state.spoilers === config.spoilers ? "" : "&spoilers=" + (state.spoilers ? "1" : "0")) +
-      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].key) : "");
+      (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].id) : "");
     if (location.hash === hash) { return; }
     // Jupyter's sandboxed srcdoc frame refuses a new address: the state stays in the page.
     try { history.replaceState(null, "", hash); } catch (err) { state.unlinked = true; }
@@ -552,18 +603,20 @@
         if (item && item.dataset.ply) { go(parseInt(item.dataset.ply, 10)); }
       });
     });
-    $("graph").addEventListener("click", function (event) {
-      var box = $("graph").firstChild;
-      if (!box) { return; }
-      var rect = box.getBoundingClientRect(), width = parseFloat($("graph").dataset.width);
-      var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
-      go(Math.min(ply, shownUpTo()));
+    ["graph", "chance-graph"].forEach(function (id) {
+      $(id).addEventListener("click", function (event) {
+        var box = $(id).firstChild;
+        if (!box) { return; }
+        var rect = box.getBoundingClientRect(), width = parseFloat($(id).dataset.width);
+        var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
+        go(Math.min(ply, shownUpTo()));
+      });
     });
     $("game-filter").addEventListener("input", filterGames);
     $("game-filter").addEventListener("keydown", function (event) {
       if (event.key === "Enter" || event.key === "Escape") { event.preventDefault(); event.target.blur(); }
     });
-    window.addEventListener("resize", function () { drawGraph(); });
+    window.addEventListener("resize", function () { drawGraph(); drawChance(); });
     document.addEventListener("keydown", onKey);
     window.addEventListener("hashchange", function () { readHash(); render(); });
     loadGame(0);

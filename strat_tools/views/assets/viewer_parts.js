@@ -129,11 +129,30 @@ var StratViewerParts = (function () {
     return svg;
   }
 
+  // Red's chance of winning (thousandths per ply) up to ply `upto`, the 50% line, the shown
+  // ply as a line; the area above the curve is blue's chance.
+  function chanceGraph(series, ply, upto, colours, width) {
+    var height = 64, pad = 4, n = series.length - 1, svg, i, x, path = "";
+    svg = el("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img" });
+    svg.appendChild(el("rect", { x: 0, y: 0, width: width, height: height, fill: "#fffdf6", stroke: "#ccc" }));
+    function px(p) { return pad + (n > 0 ? p / n : 0) * (width - 2 * pad); }
+    function py(v) { return pad + (1 - v / 1000) * (height - 2 * pad); }
+    svg.appendChild(el("line", { x1: pad, x2: width - pad, y1: py(500), y2: py(500), stroke: "#bbb", "stroke-dasharray": "2 2" }));
+    for (i = 0; i <= Math.min(upto, n); i++) { path += (i ? " L" : "M") + px(i).toFixed(1) + " " + py(series[i]).toFixed(1); }
+    svg.appendChild(el("path", { d: path, fill: "none", stroke: colours[0], "stroke-width": 2, "class": "chance" }));
+    var label = el("text", { x: pad + 2, y: 12, "font-size": 10, fill: "#555" });
+    label.textContent = "red's chance (50% dashed)";
+    svg.appendChild(label);
+    x = px(ply);
+    svg.appendChild(el("line", { x1: x, x2: x, y1: 0, y2: height, stroke: "#222", "stroke-width": 1, "stroke-dasharray": "3 2", "class": "at" }));
+    return svg;
+  }
+
   function plyAt(offsetX, width, plies) {
     var pad = 4;
     return Math.max(0, Math.min(plies, Math.round((offsetX - pad) / (width - 2 * pad) * plies)));
   }
 
   return { remaining: remaining, identified: identified, strados3: strados3, track: track,
-    material: material, graph: graph, plyAt: plyAt, side: side, kind: kind };
+    material: material, graph: graph, chanceGraph: chanceGraph, plyAt: plyAt, side: side, kind: kind };
 }());
