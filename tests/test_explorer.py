@@ -88,7 +88,7 @@ def test_explore_writes_one_self_contained_page(tmp_path: Path) -> None:
     out = tmp_path / "explore.html"
     code, _, err = run("explore", str(DATA), "-o", str(out), "--jobs", "1")
     assert code == 0, err
-    assert "606 classic setups (606 distinct) of 303 games" in err and "synthetic" in err
+    assert "606 classic setups (606 distinct as drawn) of 303 games" in err and "synthetic" in err
     page = out.read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing from the network
     assert (

@@ -9,7 +9,7 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, rules_option, run_options
 from strat_tools.cli.outputs import refuse_output_over_inputs
 from strat_tools.cli.render import message
@@ -83,21 +83,17 @@ def view(
       strat-tools view strados2014-5.zip --variant duell --plies 100: -o duell.html
     """
     refuse_output_over_inputs(path, output)
-    from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 
-    try:
-        summary = write_viewer(
-            path,
-            output,
-            game_id=game_id,
-            game_filter=game_filter,
-            rules=rules,
-            run=run,
-            numbering=numbering,
-            limit=limit or MAX_GAMES,
-            spoilers=not no_spoilers,
-        )
-    except InputError as exc:  # no such game, nothing readable: the user's mistake (exit 2)
-        raise NoInput(str(exc)) from None
+    summary = write_viewer(
+        path,
+        output,
+        game_id=game_id,
+        game_filter=game_filter,
+        rules=rules,
+        run=run,
+        numbering=numbering,
+        limit=limit or MAX_GAMES,
+        spoilers=not no_spoilers,
+    )
     message(summary.line())

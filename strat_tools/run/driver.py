@@ -63,7 +63,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import NothingToRead
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules
 from strat_tools.formats.readers import NothingReadable
@@ -231,12 +231,12 @@ def input_parts(
     (``skipped`` collects what is not a game file). The units stream, expanded as the work
     reaches them, unless ``run.progress`` is a :class:`SizedProgress`: then they are listed
     here and its ``start`` is told how many. ``datasets=False``: a dataset folder among
-    the paths is refused (:class:`InputError`), for work on game records only."""
+    the paths is refused (:class:`NothingToRead`), for work on game records only."""
     runs: list[tuple[str | None, list[str]]] = []  # (dataset folder, or None and records)
     for path in path_list(paths):
         if os.path.isdir(path) and _is_dataset(path):
             if not datasets:
-                raise InputError(
+                raise NothingToRead(
                     f"{path} is an exported dataset folder; this reads game records "
                     "(the files, folders or zips it was exported from)"
                 )
@@ -403,7 +403,7 @@ def map_games(
     binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
     folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
     place (validate's recorded verdicts), and without it such a folder is refused
-    (:class:`InputError`)."""
+    (:class:`NothingToRead`)."""
     inputs = path_list(paths)
     run = Run.of(run, jobs)
     parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
@@ -437,7 +437,7 @@ def map_records(
     ``work``'s own invalid entry for a :func:`~strat_tools.run.batch_work.stand_in`, named
     in ``tally.failures``); game ids made unique over the run by ``work.renumber``;
     ``tally`` counts every game read (kept, readable, dropped by ``select``, failed). Game
-    records only: an exported dataset folder is refused (:class:`InputError`).
+    records only: an exported dataset folder is refused (:class:`NothingToRead`).
     """
     check_rules(work.rules)
     return _map_records(work, path_list(paths), select, Run.of(run, jobs), skipped, max_batch)
@@ -483,22 +483,29 @@ def read_games(
     (None: every core); ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask,
     progress, tally.
 
+    Paths that hold no game record at all (a glob matching nothing, a missing folder, only
+    broken files) raise :class:`~strat_tools.formats.readers.NothingReadable`, and games
+    read of which ``select`` kept none :class:`~strat_tools.core.errors.NothingKept`: the
+    errors the CLI reports with exit status 2, never an empty set that later gives zeros.
+
     >>> import strat_tools as st
     >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
     >>> games.setups.query("piece == 'flag'").row.value_counts()  # doctest: +SKIP
+    >>> try:
+    ...     st.read_games("nowhere-*.zip")
+    ... except NothingReadable as exc:
+    ...     print(exc)
+    nothing readable in nowhere-*.zip: no file matches this pattern
     """
     from strat_tools.tables.build import concat_tables
     from strat_tools.tables.dataset import GameSet
 
-    parts = iter_tables(
-        paths,
-        setups_only=setups_only,
-        rules=rules,
-        select=select,
-        jobs=jobs,
-        run=run,
-    )
-    return GameSet(concat_tables(parts))
+    run, seen = Run.of(run, jobs).counting()
+    parts = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
+    games = GameSet(concat_tables(parts))
+    if not seen.readable:
+        seen.require(path_list(paths), select)
+    return games
 
 
 def export_dataset(
@@ -532,7 +539,9 @@ def export_dataset(
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
-        if not seen.readable:  # raised inside: nothing is put in place
+        if not seen.games:  # raised inside: nothing is put in place
+            seen.require(path_list(paths), select)
+        if not seen.readable:
             raise NothingReadable(path_list(paths), seen.reasons)
     summary = writer.summary(time.perf_counter() - started)
     summary.dropped = seen.dropped

@@ -221,16 +221,16 @@ def read_games_table(directory: PathArg, columns: Sequence[str] | None = None) -
     path = folder / "games.parquet"
     if (folder / INCOMPLETE_MARKER).exists() or not path.is_file() or not _has_marker(folder):
         return None
+    _refuse_records_beside_tables(folder)
+    try:  # first: a damaged file says so as every read of the folder does
+        verify_folder(folder, [path.name])
+    except OutputError as exc:
+        raise DatasetError(str(exc)) from None
     try:
         if "red_setup" not in pq.read_schema(path).names:
             return None
     except (pa.ArrowInvalid, OSError) as exc:
         raise DatasetError(f"cannot read the games table from {path}: {exc}") from exc
-    _refuse_records_beside_tables(folder)
-    try:
-        verify_folder(folder, [path.name])
-    except OutputError as exc:
-        raise DatasetError(str(exc)) from None
     try:
         # ParquetFile, not pq.read_table: the latter imports pyarrow.dataset (half a
         # second), longer than the whole question takes.

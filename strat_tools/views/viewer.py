@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import LAKES, Side
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import NothingToRead
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
@@ -300,7 +300,7 @@ def write_viewer(
     """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
     atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
-    ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.InputError` when
+    ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
     no game is found
     (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
 
@@ -325,12 +325,14 @@ def write_viewer(
     tally = Tally()
     run = Run.of(run, jobs)
     found = select_games(names, chosen, run=run.with_tally(tally))
-    if not tally.readable and not tally.dropped:
+    if game_id is None:
+        tally.require(names, chosen)  # nothing readable, or the filters kept none
+    elif not tally.readable and not tally.dropped:
         raise NothingReadable(names, tally.reasons)
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
         kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
-        raise InputError(f"{which}{kept} in {' '.join(names)}")
+        raise NothingToRead(f"{which}{kept} in {' '.join(names)}")
     first = Selection(found.games.iloc[:limit], found.total, chosen)
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []

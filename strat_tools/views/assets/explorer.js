@@ -492,7 +492,7 @@
     box.textContent = "";
     box.appendChild(el("strong", "", num(mt.setups)));
     box.appendChild(document.createTextNode(" of " + num(DATA.setups) + " " + DATA.variant +
-      " setups match (" + num(mt.distinct) + " distinct, in " + num(mt.games) + " games)" +
+      " setups match (" + num(mt.distinct) + " distinct as drawn, in " + num(mt.games) + " games)" +
       (state.mirror ? ", the pattern or its mirror image" : "") + "; answered in " +
       result.ms.toFixed(1) + " ms"));
     var why = impossible(state.masks);
@@ -538,7 +538,7 @@
   }
 
   $("source").textContent = (DATA.source ? DATA.source + " \u00B7 " : "") + num(DATA.setups) + " " +
-    DATA.variant + " setups, " + num(N) + " distinct, " + num(GAMES.length) + " games";
+    DATA.variant + " setups, " + num(N) + " distinct as drawn, " + num(GAMES.length) + " games";
   buildBoard();
   buildPalette();
   readHash();
