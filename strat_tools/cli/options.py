@@ -90,7 +90,8 @@ def jobs_option(func: F) -> F:
         type=click.IntRange(min=1),
         default=None,
         callback=_cap_jobs,
-        help="Worker processes, split by file and zip member (default and most: all cores).",
+        help="Worker processes, split by file and zip member (default and most: all cores; "
+        "an export folder: one process unless given).",
     )(func)
 
 

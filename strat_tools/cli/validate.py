@@ -89,6 +89,7 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
+    from strat_tools.io.sources import matches_nothing
     from strat_tools.run.driver import Tally, input_parts
 
     summary = Summary()
@@ -137,7 +138,10 @@ def _run_validate(
                     out.write(head + json.dumps(verdict.to_dict()))
                 elif fmt == "csv":
                     writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
-        if not tally.readable:  # nothing readable, or the filters kept none: exit 2, as anywhere
+        # Paths naming nothing, or filters keeping none: exit 2, as in every command. An
+        # input that exists but cannot be read is validate's finding (exit 1, on stdout).
+        kept_none = bool(tally.dropped) and not tally.games
+        if not tally.readable and (kept_none or all(map(matches_nothing, paths))):
             tally.require(paths, select)
     except BaseException as exc:
         # stdout stays one valid JSON document, marked as failed; a usage error (a rule set

@@ -72,8 +72,8 @@ def tip_tables(summary: pd.DataFrame, variant: str) -> list[tuple[str, pd.DataFr
     decided = int((rows["n_follow"] + rows["n_other"]).max())
     rates = (
         f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
-        f"setups, {distinct:,} distinct; {decided:,} of them in decided games; ci: Wilson "
-        "95%, cluster ci: counting each distinct setup once)"
+        f"setups, {distinct:,} distinct up to a mirror image; {decided:,} of them in decided "
+        "games; ci: Wilson 95%, cluster ci: counting a setup and its mirror image once)"
     )
     duels = int(rows["h2h_games"].max())
     head_to_head = (

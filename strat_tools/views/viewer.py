@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import LAKES, Side
-from strat_tools.core.errors import NothingToRead
+from strat_tools.core.errors import NothingKept, NothingToRead
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
@@ -308,7 +308,6 @@ def write_viewer(
     """
     from dataclasses import replace
 
-    from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.sources import path_list
     from strat_tools.run.driver import map_records
     from strat_tools.run.filters import GameFilter
@@ -324,11 +323,14 @@ def write_viewer(
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
     run = Run.of(run, jobs)
-    found = select_games(names, chosen, run=run.with_tally(tally))
-    if game_id is None:
-        tally.require(names, chosen)  # nothing readable, or the filters kept none
-    elif not tally.readable and not tally.dropped:
-        raise NothingReadable(names, tally.reasons)
+    try:  # nothing readable, or the filters kept none: as every command says it
+        found = select_games(names, chosen, run=run.with_tally(tally))
+    except NothingKept:
+        if game_id is None:
+            raise
+        import pandas as pd
+
+        found = Selection(pd.DataFrame(), tally.dropped, chosen)  # no such game: said below
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
         kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
