@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from strat_tools.core.text import restore_csv_cell
 from strat_tools.formats.readers import NothingReadable
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
-from strat_tools.run.driver import export_dataset, read_games
+from strat_tools.run.driver import export_dataset, read_games, reduce_batches
 from strat_tools.run.filters import GameFilter
 
 GAMES = 30
@@ -281,3 +282,22 @@ def test_a_board_in_csv_keeps_its_line_breaks_as_json_does(inputs: dict[str, Pat
     cells = list(csv.DictReader(io.StringIO(run(*args, "csv")[1])))
     assert "\n" in rows[0]["board"]
     assert [c["board"] for c in cells] == [r["board"] for r in rows]
+
+
+def pid_of(batch: Any) -> int:
+    """The process a batch is reduced in."""
+    return os.getpid()
+
+
+def test_an_export_folder_is_reduced_in_one_process_unless_jobs_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its tables are read already: shipping each batch to a worker costs more than the
+    reduction, so the default ``--jobs`` for an export folder is one process."""
+    from strat_tools.tables import dataset
+
+    folder = tmp_path / "d"
+    export_dataset(["data/"], folder, setups_only=True, jobs=1)
+    monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 100)  # 400 games: four batches
+    pids = list(reduce_batches(pid_of, [str(folder)], setups_only=True))
+    assert len(pids) > 1 and set(pids) == {os.getpid()}

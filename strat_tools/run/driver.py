@@ -352,9 +352,13 @@ def reduce_batches(
     ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
     one) and should return something small: counts, a few values a game. A game it raises
     on is contained (see the module's docstring). ``progress`` counts record files only.
+    When the last batch is in and not one game was readable, or the filters kept none, it
+    raises what the CLI reports with exit 2 (:meth:`~strat_tools.run.tally.Tally.require`),
+    so a statistic of nothing is an error, never zeros.
     """
     check_rules(rules)
-    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, Run.of(run, jobs))
+    run, _ = Run.of(run, jobs).counting()
+    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, run)
 
 
 def _reduce_batches(
@@ -367,7 +371,7 @@ def _reduce_batches(
 ) -> Iterator[T]:
     from strat_tools.tables.dataset import iter_dataset
 
-    select = select_step(inputs, select, run)
+    asked, select = select, select_step(inputs, select, run)
     for part in input_parts(inputs, run):
         batches: Iterator[tuple[T, Tally]]
         if part.folder is not None:
@@ -386,6 +390,8 @@ def _reduce_batches(
             if run.tally is not None:
                 run.tally.add(batch_tally)
             yield reduced
+    if run.tally is not None and not run.tally.readable:
+        run.tally.require(inputs, asked)
 
 
 def folder_run(run: Run) -> Run:
