@@ -228,6 +228,6 @@ def finding(feature: str, table: pd.DataFrame) -> str | None:
     if found == intervals.NO_LONGER_HOLDS:
         return (
             f"{name}: {gap}; the plain intervals do not overlap, but the clustered ones do: "
-            "once repeated setups count once, the gap no longer holds."
+            "no clear difference once repeated setups count once."
         )
     return f"{name}: {gap}; the intervals overlap, so the gap may be chance."
