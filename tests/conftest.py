@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar, cast
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+T = TypeVar("T")
 
 
 def archive_path() -> Path:
@@ -65,6 +68,20 @@ def shared_once(factory: pytest.TempPathFactory, name: str, make: Callable[[Path
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     return folder
+
+
+def shared_value(factory: pytest.TempPathFactory, name: str, make: Callable[[], T]) -> T:
+    """``make()`` computed once per test session for every pytest-xdist worker (through
+    :func:`shared_once`, pickled to the session's common folder) and loaded by each: a
+    whole-archive fixture (every game replayed, say) is then paid once per run, not once per
+    worker that happens to run one of its tests."""
+
+    def store(folder: Path) -> None:
+        with open(folder / "value.pickle", "wb") as handle:
+            pickle.dump(make(), handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+    with open(shared_once(factory, name, store) / "value.pickle", "rb") as handle:
+        return cast(T, pickle.load(handle))
 
 
 @pytest.fixture(scope="session")

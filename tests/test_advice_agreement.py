@@ -276,7 +276,8 @@ def test_the_verdicts_the_readme_and_the_docs_name_are_the_code_s() -> None:
 
     root = SAMPLE.parent
     readme = " ".join((root / "README.md").read_text().split())
-    assert f"the three verdicts, `{VERDICTS[0]}`, `{VERDICTS[1]}` and `{VERDICTS[2]}`" in readme
+    four = f"`{VERDICTS[0]}`, `{VERDICTS[1]}`, `{VERDICTS[2]}` and `{VERDICTS[3]}`"
+    assert f"the four verdicts, {four}" in readme
     docs = " ".join((root / "docs" / "advice.md").read_text().split())
     for word in VERDICTS:
         assert f"`{word}`" in docs

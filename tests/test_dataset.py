@@ -23,14 +23,16 @@ from layouts import part, to_old_layout, vouch
 
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
+from strat_tools.formats.readers import NothingReadable
 from strat_tools.io import staging
 from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
-from strat_tools.run.driver import export_dataset, read_games
+from strat_tools.run.driver import export_dataset, iter_tables, read_games
 from strat_tools.run.options import Run
 from strat_tools.tables import build as tables
 from strat_tools.tables import dataset, dataset_writer
+from strat_tools.tables.build import concat_tables
 from strat_tools.tables.dataset import (
     DatasetError,
     DatasetWriter,
@@ -67,12 +69,17 @@ def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) ->
     ]
 
 
-def test_a_missing_path_is_an_unreadable_input_not_a_game_nor_an_exception() -> None:
-    games = read_games(FIXTURES / "nowhere.zip", jobs=1)
+def test_a_missing_path_is_an_unreadable_input_and_read_games_says_so_as_the_cli() -> None:
+    """In the batches it is an unreadable input, not a game nor an exception; ``read_games``
+    raises what the CLI reports with exit 2, never an empty set (issue 36)."""
+    batches = list(iter_tables(str(FIXTURES / "nowhere.zip"), jobs=1))
+    games = GameSet(concat_tables(batches))
     assert list(games.games["status"]) == ["unreadable"]
     assert len(games.diagnostics) == 1
     assert (games.counts()["games"], games.counts()["unreadable"]) == (0, 1)
     assert repr(games).startswith("<GameSet 0 games: 0 valid, 0 invalid, 0 unchecked, 1 unreadable")
+    with pytest.raises(NothingReadable, match=r"nowhere\.zip: no such file or folder"):
+        read_games(FIXTURES / "nowhere.zip", jobs=1)
 
 
 def test_repr_and_counts_account_for_every_game(fixture_set: GameSet) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import shared_value
 from strat_tools.core.pieces import CODE_KIND, PieceKind
 from strat_tools.core.records import GameRecord, Status, Termination
 from strat_tools.engine.replay import Replay, replay
@@ -33,8 +34,13 @@ FALLBACK_GAMES = {
 
 
 @pytest.fixture(scope="module")
-def replays(gravon_dir: Path) -> list[Replay]:
-    return [replay(record) for record in read_records([str(gravon_dir)])]
+def replays(gravon_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Replay]:
+    """Every archive game replayed, once per run (shared by the xdist workers)."""
+    return shared_value(
+        tmp_path_factory,
+        "archive-replays",
+        lambda: [replay(record) for record in read_records([str(gravon_dir)])],
+    )
 
 
 def test_every_game_is_valid(replays: list[Replay]) -> None:

@@ -88,7 +88,7 @@ def test_explore_writes_one_self_contained_page(tmp_path: Path) -> None:
     out = tmp_path / "explore.html"
     code, _, err = run("explore", str(DATA), "-o", str(out), "--jobs", "1")
     assert code == 0, err
-    assert "606 classic setups (606 distinct) of 303 games" in err and "synthetic" in err
+    assert "606 classic setups (606 distinct as drawn) of 303 games" in err and "synthetic" in err
     page = out.read_text(encoding="utf-8")
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing from the network
     assert (
@@ -113,7 +113,7 @@ def test_explore_errors_are_clean(tmp_path: Path) -> None:
     code, _, err = run(
         "explore", str(target), "--variant", "barrage", "-o", str(tmp_path / "x.html")
     )
-    assert code == 2 and "no barrage setups" in err
+    assert code == 2 and "1 game read in " in err and "the filters (barrage) kept none" in err
     code, _, err = run("explore", str(tmp_path / "missing"), "-o", str(tmp_path / "x.html"))
     assert code == 2
     code, _, err = run("explore", str(DATA), "--pattern", "F/B", "-o", str(tmp_path / "x.html"))

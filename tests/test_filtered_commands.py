@@ -141,7 +141,9 @@ def test_view_variant_puts_only_those_games_on_the_page(tmp_path: Path) -> None:
     assert [g["id"] for g in page_games(page)] == duell[:3]
     assert "17 more left out" in err
     code, _, err = run("view", "data/", "--variant", "ultimate lightning", "-o", str(page))
-    assert code == 2 and "no game records (ultimate lightning)" in err
+    assert (
+        code == 2 and "400 games read in data/; the filters (ultimate lightning) kept none" in err
+    )
 
 
 @pytest.fixture()

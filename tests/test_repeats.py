@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from conftest import shared_value
 from strat_tools.run.driver import read_games
 from strat_tools.stats.repeats import (
     common_setups,
@@ -39,8 +40,16 @@ def mirrored(setup: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def raw_classic(gravon_dir: Path) -> list[tuple[str, str]]:
-    """(owner-view setup in red letters, result for its owner) of every classic setup."""
+def raw_classic(
+    gravon_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> list[tuple[str, str]]:
+    """(owner-view setup in red letters, result for its owner) of every classic setup, read
+    once per run."""
+    return shared_value(tmp_path_factory, "raw-classic", lambda: read_raw_classic(gravon_dir))
+
+
+def read_raw_classic(gravon_dir: Path) -> list[tuple[str, str]]:
+    """The raw files' classic setups and results, by regular expression (no reader)."""
     found = []
     for path in sorted(gravon_dir.glob("*.zip")):
         with zipfile.ZipFile(path) as archive:
@@ -59,8 +68,12 @@ def raw_classic(gravon_dir: Path) -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def archive_outcomes(gravon_dir: Path) -> Any:
-    return setup_outcomes(read_games([str(gravon_dir)], setups_only=True, jobs=1))
+def archive_outcomes(gravon_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    return shared_value(
+        tmp_path_factory,
+        "archive-outcomes",
+        lambda: setup_outcomes(read_games([str(gravon_dir)], setups_only=True, jobs=1)),
+    )
 
 
 @pytest.mark.slow

@@ -100,10 +100,16 @@ def test_worker_processes_give_the_same_table(whole: Any) -> None:
     pd.testing.assert_frame_equal(got, expected)
 
 
-def test_no_games_gives_the_statistic_of_an_empty_set(tmp_path: Path) -> None:
-    got = compute_streaming("flag", [tmp_path], jobs=1)
-    expected = stats.compute("flag", read_games([tmp_path], setups_only=True, jobs=1))
-    pd.testing.assert_frame_equal(got, expected)
+def test_no_games_is_the_error_the_cli_reports_never_a_statistic_of_zeros(
+    tmp_path: Path,
+) -> None:
+    """An empty folder: both ways in raise what the CLI shows with exit 2 (issue 36)."""
+    from strat_tools.formats.readers import NothingReadable
+
+    with pytest.raises(NothingReadable, match="no game records found"):
+        compute_streaming("flag", [tmp_path], jobs=1)
+    with pytest.raises(NothingReadable, match="no game records found"):
+        read_games([tmp_path], setups_only=True, jobs=1)
 
 
 def test_an_unknown_statistic_or_grouping_is_refused_before_any_work() -> None:

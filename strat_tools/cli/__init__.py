@@ -32,7 +32,44 @@ from strat_tools.cli import (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class Commands(click.Group):
+    """The command group, refusing an option given twice that takes one value: never
+    silently keeping the last (options that take several values are repeated or take
+    commas, :func:`~strat_tools.cli.options.list_option`)."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            once_only(command, rest)
+        return name, command, rest
+
+
+def once_only(command: click.Command, args: list[str]) -> None:
+    """A usage error (exit 2) when ``args`` give one of ``command``'s single-valued options
+    more than once (``--period A --period B``: which one was meant?)."""
+    tokens = args[: args.index("--")] if "--" in args else args
+    for param in command.params:
+        if not isinstance(param, click.Option) or param.multiple or param.is_flag or param.count:
+            continue
+        given = [
+            token
+            for token in tokens
+            for opt in param.opts
+            if token == opt
+            or (opt.startswith("--") and token.startswith(opt + "="))
+            or (not opt.startswith("--") and len(opt) == 2 and token.startswith(opt))
+        ]
+        if len(given) > 1:
+            flag = max(param.opts, key=len)
+            raise click.UsageError(f"{flag} was given {len(given)} times; give it once")
+
+
+@click.group(
+    cls=Commands,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, prog_name="strat-tools")
 def main() -> None:
     """Read, replay, validate and analyse Stratego game records (Gravon XML and .gsn).

@@ -42,7 +42,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "month; adjacency: kinds side by side against chance; entropy: how predictable "
     "each kind's square is; catalogue: the tips' source sentences and definitions.",
 )
-@format_option(("table", "csv", "json"))
+@format_option()
 @game_filter_options_but("--variant")
 @run_options
 @library_errors
@@ -54,8 +54,9 @@ def advice(
     For each tip of the seed rule texts (flag sealed by bombs, decoy corner, few front-row
     bombs, spy next to the general, ...): the share of setups that follow it, the win rate
     of those that do and of the rest, each with its clustered 95% interval (every distinct
-    setup, up to its mirror image, counts once), and a verdict: the gap holds, no longer
-    holds once repeated setups count once, or is not significant. That is the table;
+    setup, up to its mirror image, counts once), and a verdict that says the direction:
+    followers win more, followers win less (with the clustered intervals too), no clear
+    difference once repeated setups count once, or no clear difference. That is the table;
     --format json (or csv) gives the full record of each tip: every count, the Wilson and
     the clustered intervals, the difference and the head-to-head games. Draws are left
     out; invalid games too. See docs/advice.md for the definitions and what such a
@@ -86,8 +87,8 @@ def advice(
 
         render(tip_digest(table), fmt)
         message(
-            "Win rates of decided games with clustered 95% intervals (each distinct setup "
-            "counted once); every count and both intervals: --format json or csv."
+            "Win rates of decided games with clustered 95% intervals (a setup and its mirror "
+            "image counted once); every count and both intervals: --format json or csv."
         )
         return
     render(table.round(3) if fmt == "table" else table, fmt)

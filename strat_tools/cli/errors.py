@@ -26,7 +26,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK = 0  # the run finished and found nothing wrong
 EXIT_INVALID = 1  # the run finished and found invalid games (validate)
 EXIT_USAGE = 2
-"""A usage error: an unknown option, name or choice, a path with no games (nothing ran)."""
+"""A usage error: an unknown option, name or choice, a path with no games, an exported
+dataset folder where game records are needed, filters keeping no game (nothing ran)."""
 EXIT_FAILED = 3
 """The run failed (a library error, an output that cannot be written): no complete result."""
 EXIT_INTERRUPTED = startup.EXIT_INTERRUPTED
@@ -51,10 +52,11 @@ class NoInput(click.ClickException):
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
     errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    ``NothingReadable``, ``OutputOverInput`` and ``OutputOfAnotherKind`` (nothing ran: the
-    paths are the mistake) exit 2, as does a :class:`~strat_tools.core.errors.UsageError`
-    (a choice refused before any work, shown as click shows a bad option: ``Invalid value
-    for '--rules': ...``).
+    a :class:`~strat_tools.core.errors.NothingToRead` (a path matching nothing, an exported
+    dataset folder where records are needed, filters keeping no game), ``OutputOverInput``
+    and ``OutputOfAnotherKind`` (nothing ran: the paths are the mistake) exit 2, as does a
+    :class:`~strat_tools.core.errors.UsageError` (a choice refused before any work, shown as
+    click shows a bad option: ``Invalid value for '--rules': ...``).
     Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
     ``IndexError`` is never hidden).
 
@@ -97,9 +99,8 @@ its messages); one that prints its results stops."""
 
 
 def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    from strat_tools.core.errors import StratToolsError, UsageError
+    from strat_tools.core.errors import NothingToRead, StratToolsError, UsageError
     from strat_tools.core.text import printable_lines
-    from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.output import OutputOfAnotherKind, OutputOverInput
 
     try:
@@ -121,7 +122,7 @@ def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         flag = f"'--{exc.option.replace('_', '-')}'" if exc.option else None
         ctx = click.get_current_context(silent=True)
         raise click.BadParameter(printable_lines(str(exc)), ctx, param_hint=flag) from None
-    except (NothingReadable, OutputOverInput, OutputOfAnotherKind) as exc:
+    except (NothingToRead, OutputOverInput, OutputOfAnotherKind) as exc:
         raise NoInput(printable_lines(str(exc))) from None
     except (StratToolsError, OSError) as exc:
         raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc

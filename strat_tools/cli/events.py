@@ -13,6 +13,7 @@ from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
     format_option,
     game_filter_options,
+    list_option,
     paths_argument,
     rules_option,
     run_options,
@@ -24,12 +25,11 @@ from strat_tools.engine.event_kinds import EVENT_KINDS
 
 @click.command()
 @paths_argument
-@click.option(
+@list_option(
     "--kind",
     "kinds",
-    multiple=True,
-    type=click.Choice(list(EVENT_KINDS)),
-    help="Only events of this kind (repeat for several). Default: all.",
+    item=click.Choice(list(EVENT_KINDS)),
+    help="Only events of these kinds (repeat or commas). Default: all.",
 )
 @format_option()
 @game_filter_options

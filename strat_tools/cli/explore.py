@@ -9,7 +9,7 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import game_filter_options, paths_argument, run_options
 from strat_tools.cli.outputs import check_output
 from strat_tools.cli.reading import read_through
@@ -62,7 +62,6 @@ def explore(
       strat-tools explore ../gravon/ -o explore.html
       strat-tools explore ../gravon/ --variant barrage --period 2014-01:2014-06 -o b.html
     """
-    from strat_tools.core.errors import InputError
     from strat_tools.views.explorer import write_explorer
 
     if game_filter.variants and len(game_filter.variants) > 1:
@@ -72,20 +71,17 @@ def explore(
         )
     variant = next(iter(game_filter.variants)) if game_filter.variants else DEFAULT_VARIANT
     check_output(list(paths), output)  # the --ids file too; before reading
-    try:
-        summary, _ = read_through(
-            paths,
-            run,
-            lambda run: write_explorer(
-                list(paths),
-                output,
-                variant=variant,
-                game_filter=game_filter,
-                viewer=viewer,
-                run=run,
-            ),
-            label="reading setups",
-        )
-    except InputError as exc:  # nothing of that variant: the user's mistake (exit 2)
-        raise NoInput(str(exc)) from None
+    summary, _ = read_through(  # nothing of that variant: NothingToRead, exit 2
+        paths,
+        run,
+        lambda run: write_explorer(
+            list(paths),
+            output,
+            variant=variant,
+            game_filter=game_filter,
+            viewer=viewer,
+            run=run,
+        ),
+        label="reading setups",
+    )
     message(summary.line(filters=False))  # read_through has said what the filters left out

@@ -79,7 +79,7 @@ def text_table(lines: pd.DataFrame, side: str) -> pd.DataFrame:
     help="How many lines (0: every one).",
 )
 @game_filter_options
-@format_option(("text", "csv", "json"), default="text")
+@format_option()
 @run_options
 @library_errors
 def openings(
@@ -100,7 +100,7 @@ def openings(
     one side among the decided games with the plain (Wilson) 95% interval and the one
     clustered by that side's setup (one player may open the same way a hundred times).
     Classic unless --variant names another; only valid games count. --format json gives
-    the lines as a tree of moves.
+    the lines as a tree of moves; csv and jsonl one row per line.
 
     \b
     Example:
@@ -138,8 +138,8 @@ def openings(
         click.echo(json.dumps(found.tree(), indent=2))
         return
     lines = found.lines
-    if fmt == "csv":
-        render(lines, "csv")
+    if fmt in ("csv", "jsonl"):  # one row per line of moves
+        render(lines, fmt)
         return
     listed = f"the {top} most played" if top else "every one"
     plies = "1 ply" if depth == 1 else f"{depth} plies"

@@ -103,7 +103,8 @@ def jobs_option(func: F) -> F:
         type=click.IntRange(min=1),
         default=None,
         callback=_cap_jobs,
-        help="Worker processes, split by file and zip member (default and most: all cores).",
+        help="Worker processes, split by file and zip member (default and most: all cores; "
+        "an export folder: one process unless given).",
     )(func)
 
 
@@ -155,19 +156,39 @@ def run_options(func: F) -> F:
     return jobs_option(dask_options(wrapper))  # type: ignore[return-value]
 
 
+FORMAT_ALIASES: Final = {"text": "table"}
+"""Older names of the output formats, still accepted (``validate`` and ``openings`` once
+called the table format ``text``)."""
+
+
+class FormatChoice(click.Choice):  # type: ignore[type-arg]
+    """The ``--format`` names, with the :data:`FORMAT_ALIASES` accepted and given on as the
+    format they name (the help and the error list the names only).
+
+    >>> FormatChoice(["table", "csv"]).convert("text", None, None)
+    'table'
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        name = FORMAT_ALIASES.get(value, value) if isinstance(value, str) else value
+        return super().convert(name if name in self.choices else value, param, ctx)
+
+
 def format_option(
     choices: Sequence[str] = OUTPUT_FORMATS, default: str = "table"
 ) -> Callable[[F], F]:
-    """``--format`` with the given choices."""
+    """``--format`` with the given choices: every command that prints records takes the
+    same four, :data:`~strat_tools.cli.render.OUTPUT_FORMATS` (``table``, ``csv``, ``json``,
+    ``jsonl``)."""
 
     def decorate(func: F) -> F:
         return click.option(
             "--format",
             "fmt",
-            type=click.Choice(list(choices)),
+            type=FormatChoice(list(choices)),
             default=default,
             show_default=True,
-            help="Output format.",
+            help="Output format ('text' is the older name of 'table').",
         )(func)
 
     return decorate
@@ -180,6 +201,9 @@ def paths_argument(func: F) -> F:
 
 IDS_FILE_KEY: Final = "strat_tools.ids_file"
 """Where the game filters keep the ``--ids`` file, an input too (``cli/outputs.py``)."""
+GAME_FILTER_KEY: Final = "strat_tools.game_filter"
+"""Where the game filters keep the command's one checked filter, so a run that kept no game
+says what the filters asked (:func:`strat_tools.cli.reading.require_readable`)."""
 
 
 class PieceName(click.ParamType[str]):
@@ -223,11 +247,46 @@ class VariantName(click.ParamType[str]):
             self.fail(str(exc), param, ctx)
 
 
+class Listed(click.ParamType):  # type: ignore[type-arg]
+    """One syntax for an option that takes several values, in every command: repeat it or
+    give the values with commas (``--variant classic,barrage`` = ``--variant classic
+    --variant barrage``); each value is checked by ``item``. Give it to
+    :func:`list_option`, whose callback joins the repeats (in order, once each).
+
+    >>> Listed(click.Choice(["a", "b"])).convert("a, b", None, None)
+    ('a', 'b')
+    """
+
+    def __init__(self, item: click.ParamType[Any]) -> None:
+        self.item = item
+        self.name = item.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        parts = [part.strip() for part in str(value).split(",")]
+        return tuple(self.item.convert(part, param, ctx) for part in parts if part)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str | None:
+        return self.item.get_metavar(param, ctx)
+
+
+def _joined(ctx: click.Context, param: click.Parameter, value: Any) -> tuple[Any, ...]:
+    """The values of a repeated :class:`Listed` option, flattened, each once, in order."""
+    return tuple(dict.fromkeys(item for group in value or () for item in group))
+
+
+def list_option(*decls: str, item: click.ParamType[Any], **kwargs: Any) -> Callable[[F], F]:
+    """A ``click.option`` taking several values the one way (:class:`Listed`): repeated or
+    with commas; the command gets them as one tuple."""
+    return click.option(*decls, multiple=True, type=Listed(item), callback=_joined, **kwargs)
+
+
 FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 FILTER_OPTIONS = (
-    ("--variant", "variant", "NAME[,NAME]", "Only games of these variants."),
+    ("--variant", "variant", "NAME[,NAME]", "Only games of these variants (repeat or commas)."),
     ("--period", "period", "FROM:TO", "Only these months: 2014-01:2014-06, 2014-01: or :2014-06."),
     ("--plies", "plies", "MIN:MAX", "Only games with this many moves: 40:200, 40: or :200."),
     ("--ending", "ending", "TYPE", "Only this ending: Gravon result type or name (resigned ...)."),
@@ -256,15 +315,20 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             values = {name: kwargs.pop(name) for _, name, _, _ in options}
+            if values.get("variant") is not None:  # repeated or with commas: one list
+                values["variant"] = ",".join(values["variant"]) or None
             click.get_current_context().meta[IDS_FILE_KEY] = values.get("ids_file")
             kwargs["game_filter"] = parse_game_filter(values, kwargs.get("mirror", False))
+            click.get_current_context().meta[GAME_FILTER_KEY] = kwargs["game_filter"]
             return func(*args, **kwargs)
 
         decorated: Any = wrapper
         for flag, name, metavar, text in reversed(options):
-            decorated = click.option(flag, name, default=None, metavar=metavar, help=text)(
-                decorated
-            )
+            if name == "variant":  # the one filter taking several values
+                option = list_option(flag, name, item=VariantName(), metavar=metavar, help=text)
+            else:
+                option = click.option(flag, name, default=None, metavar=metavar, help=text)
+            decorated = option(decorated)
         return decorated  # type: ignore[no-any-return]
 
     return decorate

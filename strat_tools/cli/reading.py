@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
-from strat_tools.cli.errors import NoInput
 from strat_tools.cli.render import message, progress_bar, synthetic_note
 
 T = TypeVar("T")
@@ -53,9 +52,15 @@ def read_through(
 
 
 def require_readable(tally: Any, paths: Sequence[str]) -> None:
-    """Stop with the reader's own reason when not one input could be read (``tally``: what
-    a streamed pass read, :class:`strat_tools.run.driver.Tally`)."""
-    if tally.readable:
-        return
-    detail = "; ".join(tally.reasons) or "no game records found"
-    raise NoInput(f"nothing readable in {' '.join(paths)}: {detail}")
+    """Stop with the reader's own reason when not one input could be read, or with the
+    count of games read when the filters kept none (``tally``: what a streamed pass read,
+    :meth:`strat_tools.run.tally.Tally.require`, the one wording in every command)."""
+    import click
+
+    from strat_tools.cli.options import GAME_FILTER_KEY
+    from strat_tools.formats.readers import NothingReadable
+
+    ctx = click.get_current_context(silent=True)
+    tally.require(paths, ctx.meta.get(GAME_FILTER_KEY) if ctx is not None else None)
+    if not tally.readable:  # kept games, none readable
+        raise NothingReadable(paths, tally.reasons)

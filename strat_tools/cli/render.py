@@ -26,7 +26,8 @@ def render(data: Any, fmt: str, out: Any = None) -> None:
     """Write a DataFrame, a list of dicts or a dict to ``out`` (stdout) in ``fmt``.
 
     Text from files is data: the table and CSV formats show control characters escaped
-    (:func:`strat_tools.core.text.printable`), CSV defuses formula cells
+    (:func:`strat_tools.core.text.printable`; CSV keeps line breaks, in quoted cells, so
+    its cells equal the JSON values), CSV defuses formula cells
     (:func:`strat_tools.core.text.csv_cell`), JSON escapes them by its own rules.
     """
     import pandas as pd
@@ -134,10 +135,12 @@ def table_stream(frames: Iterable[Any], out: Any) -> None:
 
 
 def _csv_text(value: Any) -> Any:
-    """A CSV cell of text from files: control characters escaped, formulas defused."""
-    from strat_tools.core.text import csv_cell, printable
+    """A CSV cell of text from files: control characters escaped but line breaks kept (a
+    quoted CSV cell holds them, so a board's cell equals its JSON value), formulas
+    defused (:func:`strat_tools.core.text.restore_csv_cell` undoes that)."""
+    from strat_tools.core.text import csv_cell, printable_lines
 
-    return csv_cell(printable(value) if isinstance(value, str) else value)
+    return csv_cell(printable_lines(value) if isinstance(value, str) else value)
 
 
 def table_width() -> int:

@@ -117,7 +117,7 @@ def read_setups(
     is_flag=True,
     help="Also list the matching setups: game id, side, as drawn or mirror image.",
 )
-@format_option(("table", "csv", "json"))
+@format_option()
 @run_options
 @library_errors
 def search(
@@ -136,9 +136,10 @@ def search(
 
     The pattern is a setup as its owner sees it from their seat: the front row first, the
     back row last, each row left to right. Prints the pattern back as read, then the
-    matching setups and the rest: counts, distinct setups, games, wins/draws/losses, win
-    rate with plain and clustered 95% intervals and the score's z against an even 0.5
-    (as rhalbersma/gravon reports), and the z of matching against the rest.
+    matching setups and the rest: counts, distinct setups (as drawn) and distinct up to a
+    mirror image, games, wins/draws/losses, win rate with plain and clustered 95%
+    intervals and the score's z against an even 0.5 (as rhalbersma/gravon reports), and
+    the z of matching against the rest.
 
     \b
     Example:
@@ -171,8 +172,8 @@ def search(
     if fmt == "json":
         click.echo(json.dumps(search_record(result), indent=2))
         return
-    if fmt == "csv":
-        render(result.summary.assign(variant=result.variant, z=result.z), "csv")
+    if fmt in ("csv", "jsonl"):  # one row per side of the comparison, as json's two
+        render(result.summary.assign(variant=result.variant, z=result.z), fmt)
         return
     kind = "pattern anywhere" if anywhere_pattern is not None else "pattern"
     click.echo(f"{kind} ({'or its mirror, ' if mirror else ''}front row first):")

@@ -55,7 +55,10 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
         f"seen {row['first_period']} to {row['last_period']}"
     )
     if row["distinct_setups"] > 1:
-        head += f"; {row['distinct_setups']} distinct setups in the group"
+        head += (
+            f"; {row['distinct_setups']} distinct setups in the group "
+            f"({row['mirror_distinct_setups']} distinct up to a mirror image)"
+        )
     board = "\n".join("    " + line for line in str(row["board"]).splitlines())
     return f"{head}\n{board}\n"
 

@@ -18,6 +18,7 @@ from strat_tools.cli.options import (
     format_option,
     game_filter_options,
     game_filter_options_but,
+    list_option,
     paths_argument,
     rules_option,
     run_options,
@@ -135,21 +136,19 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     ),
     help="Statistic:",
 )
-@click.option(
+@list_option(
     "--by",
     "by",
-    multiple=True,
-    type=LibraryChoice("strat_tools.core.choices:GROUPINGS"),
-    help="Group by this column (repeatable).",
+    item=LibraryChoice("strat_tools.core.choices:GROUPINGS"),
+    help="Group by these columns (repeat or commas).",
 )
-@click.option(
+@list_option(
     "--variant",
     "variants",
-    multiple=True,
-    type=VariantName([*VARIANTS, ALL_VARIANTS]),
-    metavar="VARIANT",
-    help=f"Variants to count, each apart: a variant column in every table (repeatable; "
-    f"default {DEFAULT_VARIANT}; '{ALL_VARIANTS}': every one, as does --by variant).",
+    item=VariantName([*VARIANTS, ALL_VARIANTS]),
+    metavar="NAME[,NAME]",
+    help=f"Variants to count, each apart: a variant column in every table (repeat or "
+    f"commas; default {DEFAULT_VARIANT}; '{ALL_VARIANTS}': every one, as does --by variant).",
 )
 @click.option(
     "--pool-variants",

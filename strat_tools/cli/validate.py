@@ -24,10 +24,10 @@ from strat_tools.cli.render import message, progress_bar, synthetic_note
 
 @click.command()
 @paths_argument
-@format_option(("text", "json", "jsonl", "csv"), default="text")
+@format_option()
 @rules_option
 @run_options
-@click.option("--quiet", "-q", is_flag=True, help="Print only the summary (text format).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary (table format).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print info diagnostics (repairs).")
 @game_filter_options
 @library_errors
@@ -89,6 +89,7 @@ def _run_validate(
         iter_verdicts,
         problem_lines,
     )
+    from strat_tools.io.sources import matches_nothing
     from strat_tools.run.driver import Tally, input_parts
 
     summary = Summary()
@@ -127,7 +128,7 @@ def _run_validate(
             ):
                 begin()
                 summary.add(verdict)
-                if fmt == "text" and not quiet:
+                if fmt == "table" and not quiet:
                     lines = problem_lines(verdict, verbose=verbose)
                     out.writelines(printable_lines(line) + "\n" for line in lines)
                 elif fmt == "jsonl":
@@ -137,6 +138,11 @@ def _run_validate(
                     out.write(head + json.dumps(verdict.to_dict()))
                 elif fmt == "csv":
                     writer.writerows([csv_cell(c) for c in row] for row in csv_rows(verdict))
+        # Paths naming nothing, or filters keeping none: exit 2, as in every command. An
+        # input that exists but cannot be read is validate's finding (exit 1, on stdout).
+        kept_none = bool(tally.dropped) and not tally.games
+        if not tally.readable and (kept_none or all(map(matches_nothing, paths))):
+            tally.require(paths, select)
     except BaseException as exc:
         # stdout stays one valid JSON document, marked as failed; a usage error (a rule set
         # refused before any work) leaves it empty, as no game records at all does
@@ -152,7 +158,7 @@ def _run_validate(
         # Every command says when games are synthetic; here the summary says how many.
         totals = {**summary.to_dict(), "synthetic": tally.synthetic}
         out.write('\n], "summary": ' + json.dumps(totals) + "}\n")
-    elif fmt == "text":
+    elif fmt == "table":
         if not quiet:
             for entry in summary.skipped:
                 where = entry.source + (f"!{entry.member}" if entry.member else "")

@@ -9,7 +9,7 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.errors import NoInput, library_errors
+from strat_tools.cli.errors import library_errors
 from strat_tools.cli.options import (
     game_filter_options,
     paths_argument,
@@ -93,21 +93,17 @@ def view(
 
     check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(list(paths), output)
-    from strat_tools.core.errors import InputError
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
 
-    try:
-        summary = write_viewer(
-            list(paths),
-            output,
-            game_id=game_id,
-            game_filter=game_filter,
-            rules=rules,
-            run=run,
-            numbering=numbering,
-            limit=limit or MAX_GAMES,
-            spoilers=not no_spoilers,
-        )
-    except InputError as exc:  # no such game, nothing readable: the user's mistake (exit 2)
-        raise NoInput(str(exc)) from None
+    summary = write_viewer(  # no such game, nothing readable: NothingToRead, exit 2
+        list(paths),
+        output,
+        game_id=game_id,
+        game_filter=game_filter,
+        rules=rules,
+        run=run,
+        numbering=numbering,
+        limit=limit or MAX_GAMES,
+        spoilers=not no_spoilers,
+    )
     message(summary.line())

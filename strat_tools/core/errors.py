@@ -3,7 +3,8 @@
 Every error the library raises on purpose, about the input or about a choice the caller
 made, is a :class:`StratToolsError`; the CLI turns these (and only these, plus OS errors
 about the files it was given) into ``Error: ...`` with exit status 3, a
-:class:`UsageError` (a choice refused before any work) into exit status 2. Anything else is a
+:class:`UsageError` (a choice refused before any work) and a :class:`NothingToRead` (the
+paths or filters left nothing to read) into exit status 2. Anything else is a
 bug and keeps its traceback. Bad games are never errors: they are data (diagnostics).
 
 The subclasses also derive from the builtin a caller would have caught before
@@ -14,6 +15,8 @@ True
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 
 class StratToolsError(Exception):
@@ -42,6 +45,30 @@ class UsageError(OptionError):
 
 class InputError(StratToolsError, ValueError):
     """The inputs as a whole cannot be used (nothing readable, the wrong kind of input)."""
+
+
+class NothingToRead(InputError):
+    """The paths given hold nothing this work can use: no game records at all (a path or
+    glob matching nothing, only broken files), an exported dataset folder where game
+    records are needed, no game of the name asked for, or games the filters all left out.
+    Nothing ran: the paths (or the filters) are the mistake, so every command shows it as a
+    usage error (exit status 2), however far the reading got. A damaged dataset folder is
+    not this (:class:`DatasetError`: the run failed, exit status 3)."""
+
+
+class NothingKept(NothingToRead):
+    """Games were read, and the filters kept none of them; ``read`` counts them.
+
+    >>> str(NothingKept(["g.zip"], 30, "periods 1999-01 to 1999-02"))
+    '30 games read in g.zip; the filters (periods 1999-01 to 1999-02) kept none'
+    """
+
+    def __init__(self, paths: Iterable[str], read: int, filters: str = "") -> None:
+        from strat_tools.core.text import count_of
+
+        self.read = read
+        which = f"the filters ({filters})" if filters else "the filters"
+        super().__init__(f"{count_of(read, 'game')} read in {' '.join(paths)}; {which} kept none")
 
 
 class DatasetError(InputError):

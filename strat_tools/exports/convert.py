@@ -199,6 +199,7 @@ def _named_files(
     report: ConvertReport,
     tally: Tally,
     inputs: list[str],
+    game_filter: GameFilter | None,
 ) -> Iterator[tuple[str, bytes]]:
     """The files to write, in order; failures, repeated names and bad names go to
     ``report``; :class:`~strat_tools.formats.readers.NothingReadable` (before anything is put in
@@ -221,6 +222,8 @@ def _named_files(
             seen.add(name)
             report.written += 1
             yield name, item.data
+    if not report.written and not tally.games:
+        tally.require(inputs, game_filter)  # the filters kept none: nothing put in place
     failures = report.failed
     unreadable = all(f.reason.startswith(UNREADABLE) for f in failures)
     if unreadable and not report.written and not tally.dropped:
@@ -271,7 +274,7 @@ def convert(
     results = map_records(
         ConvertWork(fmt.name), inputs, select=game_filter, run=run, skipped=report.skipped
     )
-    files = _named_files(results, report, seen, inputs)
+    files = _named_files(results, report, seen, inputs, game_filter)
     out_path = Path(out_text)
     if through or (out_path.suffix.lower() == ".zip" and not out_path.is_dir()):
         write_files(files, out_path, zip=True)  # through output.atomic_output

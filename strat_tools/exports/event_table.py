@@ -32,7 +32,6 @@ from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import EventBatch
 from strat_tools.engine.replay import replay_safely
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, Unit, path_list
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
@@ -120,11 +119,10 @@ def iter_events(
         if wanted is not None:
             table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)
-        if seen.readable or seen.dropped:
+        if seen.readable or (seen.dropped and seen.games):
             yield from held
             held.clear()
-    if not seen.readable and not seen.dropped:  # every input unreadable, or none
-        raise NothingReadable(inputs, seen.reasons)
+    seen.require(inputs, game_filter)  # every input unreadable, or none, or none kept
 
 
 def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:

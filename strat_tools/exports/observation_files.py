@@ -31,7 +31,6 @@ from strat_tools.exports.observations import (
     SHARDS,
     iter_observations,
 )
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.output import OutputError, check_output
 from strat_tools.io.owned import Marker, read_marker
 from strat_tools.io.sources import Paths, path_list
@@ -257,10 +256,8 @@ def export_observations(
             if on_batch is not None:
                 on_batch(tables)
         writer.summary.dropped = seen.dropped
-        if (
-            not writer.summary.readable and not seen.dropped
-        ):  # raised inside: nothing is put in place
-            raise NothingReadable(inputs, writer.summary.unreadable_reasons)
+        if not writer.summary.readable:  # raised inside: nothing is put in place
+            seen.require(inputs, game_filter)  # the reader's reasons, as every command's
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
 

@@ -22,7 +22,7 @@ from importlib import import_module
 from typing import Protocol, cast
 
 from strat_tools.core.checks import check_record
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import InputError, NothingToRead
 from strat_tools.core.record_formats import (
     FORMATS,
     Parsed,
@@ -255,7 +255,7 @@ class SeveralGames(InputError):
         return f" named {self.game}" if self.game is not None else ""
 
 
-class NothingReadable(InputError):
+class NothingReadable(NothingToRead):
     """Not one input held a readable game record (a missing path, no game files, only
     broken ones): nothing ran, so commands treat it as a usage error (exit 2).
 

@@ -274,6 +274,18 @@ def _file_unit(path: str) -> Unit:
     return _unit(path)
 
 
+def matches_nothing(path: str) -> bool:
+    """Whether ``path`` names nothing at all: no such file or folder, or a glob matching no
+    file (the one user's mistake about a path that every command reports alike, exit 2).
+
+    >>> matches_nothing("data/"), matches_nothing("nowhere-*.zip"), matches_nothing("nope.xml")
+    (False, True, True)
+    """
+    if os.path.lexists(path):
+        return False
+    return not (_GLOB_CHARS & set(path)) or not glob_paths(path)
+
+
 def _expand_one(
     path: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]
 ) -> Iterator[Unit]:

@@ -71,9 +71,11 @@ def advice_section(section: Section, data: ReportInputs, numbering: Numbering) -
         )
     section.text(
         "Per tip: share = followed / setups where the tip applies; follow and other = the "
-        "setups following the tip and the rest: n setups (in decided games), distinct ones, "
-        "win rate, Wilson 95% interval (ci) and the clustered one (cluster ci, counting a "
-        "distinct setup once); verdict: whether the gap holds once repeats count once. The "
+        "setups following the tip and the rest: n setups (in decided games), distinct ones "
+        "up to a mirror image, win rate, Wilson 95% interval (ci) and the clustered one "
+        "(cluster ci, counting a setup and its mirror image once); verdict: followers win "
+        "more, followers win less (both with the clustered intervals too), no clear "
+        "difference once repeats count once, or no clear difference. The "
         "second table pits followers against the rest in the same game (head to head)."
     )
     for variant in shown:

@@ -72,8 +72,8 @@ def tip_tables(summary: pd.DataFrame, variant: str) -> list[tuple[str, pd.DataFr
     decided = int((rows["n_follow"] + rows["n_other"]).max())
     rates = (
         f"Tips followed and win rates, {variant}, most followed first (n = {setups:,} "
-        f"setups, {distinct:,} distinct; {decided:,} of them in decided games; ci: Wilson "
-        "95%, cluster ci: counting each distinct setup once)"
+        f"setups, {distinct:,} distinct up to a mirror image; {decided:,} of them in decided "
+        "games; ci: Wilson 95%, cluster ci: counting a setup and its mirror image once)"
     )
     duels = int(rows["h2h_games"].max())
     head_to_head = (
@@ -103,24 +103,27 @@ def _interval(rows: pd.DataFrame, low: str, high: str) -> pd.Series:
 
 
 def tip_findings(summary: pd.DataFrame, variant: str) -> str:
-    """Which tips' win-rate gaps hold with the clustered intervals too, and which no longer
-    hold once repeated setups count once (from the summary's ``verdict``), in words.
+    """Which tips' followers win more, and which win less, than the rest with the clustered
+    intervals too, and which gaps are no clear difference once repeated setups count once
+    (from the summary's ``verdict``), in words.
 
-    >>> summary = pd.DataFrame({"variant": ["classic"] * 3, "title": ["A", "B", "C"],
-    ...     "verdict": ["holds", "no longer holds", "not significant"]})
+    >>> summary = pd.DataFrame({"variant": ["classic"] * 4, "title": ["A", "B", "C", "D"],
+    ...     "verdict": ["followers win more", "followers win less",
+    ...                 "no clear difference once repeats count once", "no clear difference"]})
     >>> tip_findings(summary, "classic")
-    'Findings, classic: the gap between followers and the rest holds with the clustered \
-intervals too for A; it no longer holds once repeated setups count once for B; for the \
-other 1 tip the intervals overlap (the gap may be chance).'
+    'Findings, classic: followers win more than the rest, with the clustered intervals too, \
+for A; followers win less for B; no clear difference once repeated setups count once for C; \
+for the other 1 tip the intervals overlap (the gap may be chance).'
     """
     rows = summary[summary["variant"] == variant]
     named = {
         found: [str(title) for title in rows.loc[rows["verdict"] == found, "title"]]
         for found in intervals.VERDICTS
     }
-    holds, lost = named[intervals.HOLDS], named[intervals.NO_LONGER_HOLDS]
+    more, less = named[intervals.WIN_MORE], named[intervals.WIN_LESS]
+    lost = named[intervals.NO_LONGER_HOLDS]
     chance = len(named[intervals.NOT_SIGNIFICANT])
-    if not holds and not lost:
+    if not more and not less and not lost:
         if not chance:
             return (
                 f"Findings, {variant}: no tip could be compared (no decided games on both sides)."
@@ -130,13 +133,16 @@ other 1 tip the intervals overlap (the gap may be chance).'
             "the rest overlap, so no gap stands out from chance."
         )
     parts = []
-    if holds:
+    if more:
         parts.append(
-            "the gap between followers and the rest holds with the clustered intervals too for "
-            + ", ".join(holds)
+            "followers win more than the rest, with the clustered intervals too, for "
+            + ", ".join(more)
         )
+    if less:
+        than = "" if more else " than the rest, with the clustered intervals too,"
+        parts.append(f"followers win less{than} for " + ", ".join(less))
     if lost:
-        parts.append("it no longer holds once repeated setups count once for " + ", ".join(lost))
+        parts.append("no clear difference once repeated setups count once for " + ", ".join(lost))
     if chance:
         parts.append(
             f"for the other {count_of(chance, 'tip')} the intervals overlap (the gap may be chance)"
@@ -188,16 +194,18 @@ def repeated_setups_section(section: Section, data: ReportInputs, variant: str) 
 
 
 def verdict(table: pd.DataFrame) -> str | None:
-    """Whether a feature's yes/no gap holds: one of :data:`~strat_tools.stats.intervals.VERDICTS`
-    (``holds``: with the clustered intervals too; ``no longer holds``: only while repeated
-    setups count as independent; ``not significant``), or None without exactly two rows
-    (no, then yes) with intervals. What the report and the notebook test, not the sentence.
+    """Whether a feature's yes/no gap holds, and which way: one of
+    :data:`~strat_tools.stats.intervals.VERDICTS` (``followers win more`` or ``followers win
+    less``: the setups with the feature, with the clustered intervals too; ``no clear
+    difference once repeats count once``: only while repeated setups count as independent;
+    ``no clear difference``), or None without exactly two rows (no, then yes) with
+    intervals. What the report and the notebook test, not the sentence.
 
     >>> rows = pd.DataFrame({"win_rate": [0.4, 0.6], "ci_low": [0.35, 0.55],
     ...                      "ci_high": [0.45, 0.65], "cluster_ci_low": [0.3, 0.44],
     ...                      "cluster_ci_high": [0.5, 0.76]})
     >>> verdict(rows)
-    'no longer holds'
+    'no clear difference once repeats count once'
     """
     if len(table) != 2:
         return None
@@ -214,11 +222,12 @@ def finding(feature: str, table: pd.DataFrame) -> str | None:
     no, yes = table.iloc[0], table.iloc[1]
     name = feature.replace("_", " ")
     gap = f"{yes['win_rate']:.1%} with, {no['win_rate']:.1%} without"
-    if found == intervals.HOLDS:
-        return f"{name}: {gap}; the gap holds with the clustered intervals too."
+    if found in intervals.HOLDS:
+        way = "more" if found == intervals.WIN_MORE else "less"
+        return f"{name}: {gap}; setups with it win {way}, with the clustered intervals too."
     if found == intervals.NO_LONGER_HOLDS:
         return (
             f"{name}: {gap}; the plain intervals do not overlap, but the clustered ones do: "
-            "once repeated setups count once, the gap no longer holds."
+            "no clear difference once repeated setups count once."
         )
     return f"{name}: {gap}; the intervals overlap, so the gap may be chance."

@@ -309,9 +309,8 @@ def map_units(
     tally = Tally()
     out = []
     for record in selected(read_units(units), select, tally):
-        tally.synthetic += record.synthetic  # so that validate says so, as every command
+        tally.count_record(record)  # readable or not, as every command counts
         out.append(per_game(record))
-    tally.games = tally.readable = len(out)
     return out, tally
 
 

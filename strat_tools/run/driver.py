@@ -60,10 +60,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import NothingToRead
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules
 from strat_tools.formats.readers import NothingReadable
@@ -235,12 +236,12 @@ def input_parts(
     (``skipped`` collects what is not a game file). The units stream, expanded as the work
     reaches them, unless ``run.progress`` is a :class:`SizedProgress`: then they are listed
     here and its ``start`` is told how many. ``datasets=False``: a dataset folder among
-    the paths is refused (:class:`InputError`), for work on game records only."""
+    the paths is refused (:class:`NothingToRead`), for work on game records only."""
     runs: list[tuple[str | None, list[str]]] = []  # (dataset folder, or None and records)
     for path in path_list(paths):
         if os.path.isdir(path) and _is_dataset(path):
             if not datasets:
-                raise InputError(
+                raise NothingToRead(
                     f"{path} is an exported dataset folder; this reads game records "
                     "(the files, folders or zips it was exported from)"
                 )
@@ -355,9 +356,13 @@ def reduce_batches(
     ``reduce`` must be picklable (a module-level function or a ``functools.partial`` of
     one) and should return something small: counts, a few values a game. A game it raises
     on is contained (see the module's docstring). ``progress`` counts record files only.
+    When the last batch is in and not one game was readable, or the filters kept none, it
+    raises what the CLI reports with exit 2 (:meth:`~strat_tools.run.tally.Tally.require`),
+    so a statistic of nothing is an error, never zeros.
     """
     check_rules(rules)
-    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, Run.of(run, jobs))
+    run, _ = Run.of(run, jobs).counting()
+    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, run)
 
 
 def _reduce_batches(
@@ -370,12 +375,12 @@ def _reduce_batches(
 ) -> Iterator[T]:
     from strat_tools.tables.dataset import iter_dataset
 
-    select = select_step(inputs, select, run)
+    asked, select = select, select_step(inputs, select, run)
     for part in input_parts(inputs, run):
         batches: Iterator[tuple[T, Tally]]
         if part.folder is not None:
             on_tables = partial(reduce_tables, reduce=reduce, select=select)
-            folder = run.with_progress(None)  # progress counts record files only
+            folder = folder_run(run).with_progress(None)  # progress counts record files only
             tables = iter_dataset(part.folder)
             batches = map_batches(on_tables, tables, run=folder, batch_size=1)
         else:
@@ -389,6 +394,23 @@ def _reduce_batches(
             if run.tally is not None:
                 run.tally.add(batch_tally)
             yield reduced
+    if run.tally is not None and not run.tally.readable:
+        run.tally.require(inputs, asked)
+
+
+def folder_run(run: Run) -> Run:
+    """``run`` for reducing an exported dataset folder's batches: in this process unless
+    ``jobs`` (or Dask) was asked for. Its tables are read already; shipping each batch to a
+    worker costs more than the reduction (issue 36 timed an export of the archive at 5.8 s
+    with the default two workers against 2.9 s in one process), so the default is chosen
+    by the work.
+
+    >>> folder_run(Run()).jobs, folder_run(Run(jobs=4)).jobs
+    (1, 4)
+    """
+    if run.jobs is not None or run.on_dask:
+        return run
+    return replace(run, jobs=1)
 
 
 def map_games(
@@ -407,7 +429,7 @@ def map_games(
     binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
     folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
     place (validate's recorded verdicts), and without it such a folder is refused
-    (:class:`InputError`)."""
+    (:class:`NothingToRead`)."""
     inputs = path_list(paths)
     run = Run.of(run, jobs)
     parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
@@ -441,7 +463,7 @@ def map_records(
     ``work``'s own invalid entry for a :func:`~strat_tools.run.batch_work.stand_in`, named
     in ``tally.failures``); game ids made unique over the run by ``work.renumber``;
     ``tally`` counts every game read (kept, readable, dropped by ``select``, failed). Game
-    records only: an exported dataset folder is refused (:class:`InputError`).
+    records only: an exported dataset folder is refused (:class:`NothingToRead`).
     """
     check_rules(work.rules)
     return _map_records(work, path_list(paths), select, Run.of(run, jobs), skipped, max_batch)
@@ -487,22 +509,29 @@ def read_games(
     (None: every core); ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask,
     progress, tally.
 
+    Paths that hold no game record at all (a glob matching nothing, a missing folder, only
+    broken files) raise :class:`~strat_tools.formats.readers.NothingReadable`, and games
+    read of which ``select`` kept none :class:`~strat_tools.core.errors.NothingKept`: the
+    errors the CLI reports with exit status 2, never an empty set that later gives zeros.
+
     >>> import strat_tools as st
     >>> games = st.read_games("strados2014-*.zip")  # doctest: +SKIP
     >>> games.setups.query("piece == 'flag'").row.value_counts()  # doctest: +SKIP
+    >>> try:
+    ...     st.read_games("nowhere-*.zip")
+    ... except NothingReadable as exc:
+    ...     print(exc)
+    nothing readable in nowhere-*.zip: no file matches this pattern
     """
     from strat_tools.tables.build import concat_tables
     from strat_tools.tables.dataset import GameSet
 
-    parts = iter_tables(
-        paths,
-        setups_only=setups_only,
-        rules=rules,
-        select=select,
-        jobs=jobs,
-        run=run,
-    )
-    return GameSet(concat_tables(parts))
+    run, seen = Run.of(run, jobs).counting()
+    parts = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
+    games = GameSet(concat_tables(parts))
+    if not seen.readable:
+        seen.require(path_list(paths), select)
+    return games
 
 
 def export_dataset(
@@ -536,7 +565,9 @@ def export_dataset(
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
-        if not seen.readable:  # raised inside: nothing is put in place
+        if not seen.games:  # raised inside: nothing is put in place
+            seen.require(path_list(paths), select)
+        if not seen.readable:
             raise NothingReadable(path_list(paths), seen.reasons)
     summary = writer.summary(time.perf_counter() - started)
     summary.dropped = seen.dropped

@@ -33,7 +33,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.core.errors import RunError
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
 from strat_tools.run.driver import (
     Select,
@@ -174,8 +173,7 @@ def select_games(
     run, tally = Run.of(run, jobs).counting()
     inputs = path_list(paths)
     games = to_frame(kept_games(inputs, game_filter, KEPT_COLUMNS, run=run))
-    if not tally.readable and not tally.dropped:
-        raise NothingReadable(inputs, tally.reasons)
+    tally.require(inputs, game_filter)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
 
 

@@ -13,6 +13,7 @@ of it on stderr (:func:`strat_tools.cli.reading.read_through`); nothing here rea
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
@@ -81,6 +82,32 @@ class Tally:
         """Keep one more reason an input could not be read (the first few, once each)."""
         if len(self.reasons) < MAX_REASONS and text not in self.reasons:
             self.reasons.append(text)
+
+    def require(self, paths: Iterable[str], select: object = None) -> None:
+        """Stop a run that has nothing to show, the same way in every command: not one
+        input readable (and no filter left a game out) is
+        :class:`~strat_tools.formats.readers.NothingReadable` with the reader's reasons;
+        games read and the filters keeping none is
+        :class:`~strat_tools.core.errors.NothingKept`, counting the games read and saying
+        what ``select`` asks when it is a :class:`~strat_tools.run.filters.GameFilter`.
+
+        >>> from strat_tools.run.filters import GameFilter
+        >>> Tally(games=0, dropped=30).require(["g.zip"], GameFilter.parse(variant="duell"))
+        Traceback (most recent call last):
+        ...
+        strat_tools.core.errors.NothingKept: 30 games read in g.zip; the filters (duell) kept none
+        """
+        from strat_tools.core.errors import NothingKept
+        from strat_tools.formats.readers import NothingReadable
+        from strat_tools.run.filters import GameFilter
+
+        if self.readable or (self.dropped and self.games):  # kept games, unreadable: shown
+            return
+        if self.dropped:
+            chosen = isinstance(select, GameFilter) and select.active
+            filters = select.describe() if isinstance(select, GameFilter) and chosen else ""
+            raise NothingKept(list(paths), self.dropped, filters)
+        raise NothingReadable(list(paths), self.reasons)
 
     def fail(self, message: str) -> None:
         """Count one game a per-game step failed on (``message`` names it and the error)."""

@@ -6,12 +6,15 @@ side (``A`` empty, ``B`` bomb, ``C`` spy, ``D`` scout ... ``L`` marshal, ``M`` f
 - ``owner``: the setup as its owner sees it, back row first, each row left to right from
   the owner's seat (red: field ``[0:40]``; blue: field ``[60:100]`` reversed, a 180-degree
   turn). This is the order Ataraxos places an arrangement in (its entry ``j`` goes to
-  square ``j`` for red and ``99 - j`` for blue).
+  square ``j`` for red and ``99 - j`` for blue), so it is the string Ataraxos's Python
+  API takes as it is: ``custom_arrs`` and ``initial_boards_to_arrangements`` (issue 36
+  found 1,776 of 1,776 setups load the owner's way up from their ``owner`` strings).
 - ``ataraxos``: a line of the human setups Ataraxos ships (``src/env/inits/
   full_human_inits.dat``), which is the ``owner`` string reversed: front row first, each
   row right to left from the owner's seat (for blue, exactly field ``[60:100]``). Ataraxos
-  reverses each line when it compiles them in, so the string stands on its own squares for
-  both colours.
+  reverses each line when it compiles them in (``produce_inits.py``), so the string stands
+  on its own squares for both colours: for the ``.dat`` files only; its Python entry
+  points take the ``owner`` string (above).
 - ``stratego_env``: a string for stratego_env's ``create_initial_positions_from_human_data``,
   which, unlike Ataraxos, does not treat its two players alike: it reverses player 1's rows
   once more than player 2's. So the string depends on the colour (player 1 is red, rows
@@ -88,12 +91,14 @@ SETUP_FORMATS: Final[dict[str, SetupFormat]] = {
     for f in (
         SetupFormat(
             "owner",
-            "owner's view: back row first, left to right from the owner's seat",
+            "owner's view: back row first, left to right from the owner's seat (also what "
+            "Ataraxos's Python API takes: custom_arrs, initial_boards_to_arrangements)",
             _owner_squares,
         ),
         SetupFormat(
             "ataraxos",
-            "Ataraxos human_inits.dat line: the owner's view reversed (front row first)",
+            "a line of Ataraxos's human_inits.dat files: the owner's view reversed (front row "
+            "first); its Python API takes the owner string instead",
             _ataraxos_squares,
         ),
         SetupFormat(

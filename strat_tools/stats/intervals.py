@@ -231,28 +231,36 @@ def score_z(wins: float, draws: float, games: float) -> float:
     return float(games * (score - 0.5) / np.sqrt(games * 0.25))
 
 
-HOLDS: Final = "holds"
-NO_LONGER_HOLDS: Final = "no longer holds"
-NOT_SIGNIFICANT: Final = "not significant"
-VERDICTS: Final = (HOLDS, NO_LONGER_HOLDS, NOT_SIGNIFICANT)
-"""What :func:`gap_verdicts` says of a gap between two win rates."""
+WIN_MORE: Final = "followers win more"
+WIN_LESS: Final = "followers win less"
+HOLDS: Final = (WIN_MORE, WIN_LESS)
+"""The verdicts of a gap that holds, each saying its direction."""
+NO_LONGER_HOLDS: Final = "no clear difference once repeats count once"
+NOT_SIGNIFICANT: Final = "no clear difference"
+VERDICTS: Final = (WIN_MORE, WIN_LESS, NO_LONGER_HOLDS, NOT_SIGNIFICANT)
+"""What :func:`gap_verdicts` says of a gap between two win rates, in the words a player
+reads: the followers (of a tip, or the setups with a feature) against the rest."""
 
 
 def gap_verdicts(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
-    """Per row, whether the gap between two win rates holds: ``a`` and ``b`` have the
-    columns ``ci_low``, ``ci_high``, ``cluster_ci_low``, ``cluster_ci_high`` (row for row).
+    """Per row, whether the gap between two win rates holds, and which way: ``a`` (the
+    followers) and ``b`` (the rest) have the columns ``ci_low``, ``ci_high``,
+    ``cluster_ci_low``, ``cluster_ci_high`` (row for row).
 
-    :data:`HOLDS` when neither the plain nor the clustered intervals overlap,
-    :data:`NO_LONGER_HOLDS` when the plain ones do not overlap but the clustered ones do
-    (the gap rests on repeated setups counted as independent), :data:`NOT_SIGNIFICANT`
-    when the plain intervals overlap; NA where a side has no interval.
+    :data:`WIN_MORE` (``a`` above ``b``) or :data:`WIN_LESS` (below) when neither the
+    plain nor the clustered intervals overlap, :data:`NO_LONGER_HOLDS` when the plain ones
+    do not overlap but the clustered ones do (the gap rests on repeated setups counted as
+    independent), :data:`NOT_SIGNIFICANT` when the plain intervals overlap; NA where a side
+    has no interval.
 
-    >>> a = pd.DataFrame({"ci_low": [0.6, 0.6, 0.4], "ci_high": [0.7, 0.7, 0.6],
-    ...                   "cluster_ci_low": [0.58, 0.5, 0.3], "cluster_ci_high": [0.72, 0.8, 0.7]})
-    >>> b = pd.DataFrame({"ci_low": [0.4] * 3, "ci_high": [0.5] * 3,
-    ...                   "cluster_ci_low": [0.38] * 3, "cluster_ci_high": [0.55] * 3})
-    >>> gap_verdicts(a, b).tolist()
-    ['holds', 'no longer holds', 'not significant']
+    >>> a = pd.DataFrame({"ci_low": [0.6, 0.3, 0.6, 0.4], "ci_high": [0.7, 0.35, 0.7, 0.6],
+    ...                   "cluster_ci_low": [0.58, 0.28, 0.5, 0.3],
+    ...                   "cluster_ci_high": [0.72, 0.36, 0.8, 0.7]})
+    >>> b = pd.DataFrame({"ci_low": [0.4] * 4, "ci_high": [0.5] * 4,
+    ...                   "cluster_ci_low": [0.38] * 4, "cluster_ci_high": [0.55] * 4})
+    >>> gap_verdicts(a, b).tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ['followers win more', 'followers win less', 'no clear difference once repeats count
+    once', 'no clear difference']
     """
 
     def apart(low: str, high: str) -> npt.NDArray[np.bool_]:
@@ -262,7 +270,9 @@ def gap_verdicts(a: pd.DataFrame, b: pd.DataFrame) -> pd.Series:
         )
 
     plain, clustered = apart("ci_low", "ci_high"), apart("cluster_ci_low", "cluster_ci_high")
-    verdict = np.where(plain, np.where(clustered, HOLDS, NO_LONGER_HOLDS), NOT_SIGNIFICANT)
+    above = a["ci_low"].to_numpy(np.float64) > b["ci_high"].to_numpy(np.float64)
+    held = np.where(above, WIN_MORE, WIN_LESS)
+    verdict = np.where(plain, np.where(clustered, held, NO_LONGER_HOLDS), NOT_SIGNIFICANT)
     known = np.ones(len(a), dtype=np.bool_)
     for frame in (a, b):
         for column in ("ci_low", "ci_high", "cluster_ci_low", "cluster_ci_high"):

@@ -227,7 +227,8 @@ def _summarise(tally: pd.DataFrame, group: str) -> pd.DataFrame:
     grouped = ordered.groupby(group, sort=False)
     how = dict.fromkeys(TALLY_COUNTS, "sum") | {"first_period": "min", "last_period": "max"}
     table = grouped.agg(how | {"variant": "first", "setup": "first"})
-    table["distinct_setups"] = grouped["mirror_fingerprint"].nunique()
+    table["distinct_setups"] = grouped["fingerprint"].nunique()  # as drawn
+    table["mirror_distinct_setups"] = grouped["mirror_fingerprint"].nunique()  # up to a mirror
     clusters = ordered.assign(setups=ordered["wins"] + ordered["losses"])
     clusters = clusters.loc[clusters["setups"] > 0]
     per = clusters.groupby([group, "mirror_fingerprint"], sort=True)[["setups", "wins"]].sum()
@@ -254,7 +255,8 @@ def common_setups(
     (setups), ``games`` (summed over the row's setups: a game whose two sides both played
     one of a group's setups counts twice), ``wins``/``draws``/``losses``, ``win_rate`` of
     the decided ones with ``ci_low``/``ci_high`` and ``cluster_ci_low``/``cluster_ci_high``,
-    ``distinct_setups`` (mirror-distinct setups in the row: 1 unless ``near``),
+    ``distinct_setups`` (distinct setups in the row, as drawn: 1 unless ``mirror`` or
+    ``near``) and ``mirror_distinct_setups`` (distinct up to a mirror image: 1 unless ``near``),
     ``first_period``/``last_period``, ``variant``, ``setup`` (the most played member as 40
     red letters, back row first) and ``board`` (its 4x10 drawing). ``top=0`` lists every
     one. ``data`` may be a tally (:func:`setup_tally`) of any number of batches.
@@ -298,7 +300,8 @@ def common_setups(
             table[encoded] = pd.array(strings, dtype="string")
             columns.append(encoded)
     columns += [*TALLY_COUNTS, "win_rate", "ci_low", "ci_high"]
-    columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "first_period"]
+    columns += ["cluster_ci_low", "cluster_ci_high", "distinct_setups", "mirror_distinct_setups"]
+    columns += ["first_period"]
     return table[[*columns, "last_period", "variant", "setup", "board"]].reset_index(drop=True)
 
 
@@ -340,7 +343,8 @@ def _near_groups(
 class SearchResult:
     """What :func:`search_setups` found.
 
-    ``summary`` has two rows, ``matching`` and ``rest``: setups, distinct setups, games,
+    ``summary`` has two rows, ``matching`` and ``rest``: setups, ``distinct_setups`` (as
+    drawn) and ``mirror_distinct_setups`` (distinct up to a mirror image), games,
     wins/draws/losses, win rate with both intervals, and ``score_z`` (rhalbersma/gravon's
     z of the score against an even 0.5); ``z`` compares the two win rates. ``matches`` has
     one row per matching setup: :data:`OUTCOME_COLUMNS` and ``mirror`` (true when only the
@@ -411,12 +415,13 @@ def _names(column: pd.Series) -> list[str]:
 def _match_summary(frame: pd.DataFrame, hit: np.ndarray[Any, np.dtype[np.bool_]]) -> pd.DataFrame:
     """:class:`SearchResult`'s summary, indexed ``matching`` and ``rest``, but ``score_z``:
     setups, games (a game whose two setups both match is one game), wins, draws, losses,
-    distinct setups (mirror-distinct) and both win-rate intervals (clusters: mirror
-    fingerprints). Counted with whole-array sums over the outcome rows, not a tally of
-    distinct setups (the numbers are the same)."""
+    distinct setups (as drawn, and up to a mirror image) and both win-rate intervals
+    (clusters: mirror fingerprints). Counted with whole-array sums over the outcome rows,
+    not a tally of distinct setups (the numbers are the same)."""
     result = frame["result"].to_numpy(dtype=object, na_value="")
     won, drew, lost = (result == value for value in ("win", "draw", "loss"))
     cluster, clusters = pd.factorize(frame["mirror_fingerprint"].to_numpy(dtype=object))
+    drawn, _ = pd.factorize(frame["fingerprint"].to_numpy(dtype=object))
     game, _ = pd.factorize(frame["game_id"].to_numpy(dtype=object))
     rows, per = [], []
     for name, rows_of in (("matching", hit), ("rest", ~hit)):
@@ -442,7 +447,8 @@ def _match_summary(frame: pd.DataFrame, hit: np.ndarray[Any, np.dtype[np.bool_]]
                 "wins": int((rows_of & won).sum()),
                 "draws": int((rows_of & drew).sum()),
                 "losses": int((rows_of & lost).sum()),
-                "distinct_setups": len(np.unique(cluster[rows_of])),
+                "distinct_setups": len(np.unique(drawn[rows_of])),  # as drawn
+                "mirror_distinct_setups": len(np.unique(cluster[rows_of])),  # up to a mirror
             }
         )
     table = pd.DataFrame(rows).set_index("match")

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
+from strat_tools.core.errors import NothingKept
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.run.driver import dataset_folder
 from strat_tools.run.filters import GameFilter
@@ -81,6 +82,8 @@ def folder_outcomes(
         keep = replace(chosen, pattern=None).mask(games)
         if chosen.pattern is not None:
             keep &= chosen.string_hits(games)
+        if len(games) and not keep.any():  # as a read of the records says it
+            raise NothingKept([path], len(games), chosen.describe())
         games = games.loc[keep].reset_index(drop=True)
     return string_outcomes(games, variant)
 

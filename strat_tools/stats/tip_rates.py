@@ -15,7 +15,8 @@ finished from those counts (:func:`tip_summary_from_counts`):
   ``low_*``/``high_*`` and the clustered one ``cluster_ci_low_*``/``cluster_ci_high_*``
   (:func:`strat_tools.stats.intervals.win_rates_of_clusters`, the one clustered interval),
   their ``difference`` and its ``verdict`` (:func:`~strat_tools.stats.intervals.gap_verdicts`:
-  holds / no longer holds / not significant);
+  followers win more / followers win less / no clear difference once repeats count once /
+  no clear difference);
 - head-to-head: games where exactly one side follows, clustered by the follower's setup.
 
 :func:`tip_adoption`, :func:`tip_win_rates` and :func:`tip_head_to_head` are columns of that
@@ -283,10 +284,10 @@ def tip_digest(summary: pd.DataFrame) -> pd.DataFrame:
     ...     "share": [0.508], "rate_follow": [0.556], "cluster_ci_low_follow": [0.498],
     ...     "cluster_ci_high_follow": [0.611], "rate_other": [0.443],
     ...     "cluster_ci_low_other": [0.387], "cluster_ci_high_other": [0.501],
-    ...     "verdict": ["not significant"]})
+    ...     "verdict": ["no clear difference"]})
     >>> tip_digest(summary).iloc[0].tolist()
     ['classic', 'flag_bombed_in', '50.8%', '55.6% (49.8–61.1%)', '44.3% (38.7–50.1%)', \
-'not significant']
+'no clear difference']
     """
 
     def rates(side: str) -> list[str]:

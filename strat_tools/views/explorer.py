@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import pandas as pd
 
-from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.errors import NothingToRead, UsageError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.core.text import printable, script_json
@@ -170,7 +170,7 @@ class ExplorerSummary:
     def line(self, *, filters: bool = True) -> str:
         """One line for the user (``filters``: with the games the filters left out)."""
         text = (
-            f"{self.setups:,} {self.variant} setups ({self.distinct:,} distinct) of "
+            f"{self.setups:,} {self.variant} setups ({self.distinct:,} distinct as drawn) of "
             f"{self.games:,} games in {self.path} ({self.bytes // 1024:,} KB)"
         )
         dropped = f"; {self.dropped:,} games left out by the filters"
@@ -189,29 +189,30 @@ def write_explorer(
 ) -> ExplorerSummary:
     """Read the setups under ``paths`` (setups only, no replay; ``game_filter`` applies),
     and write the explorer of their ``variant`` setups to ``output`` atomically (never
-    over or into an input). Raises :class:`~strat_tools.core.errors.InputError` when there is
+    over or into an input). Raises :class:`~strat_tools.core.errors.NothingToRead` when there is
     no such setup (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could
     be read).
 
     >>> write_explorer("data/", "explore.html")  # doctest: +SKIP
     """
-    from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.sources import path_list
     from strat_tools.run.filters import GameFilter
     from strat_tools.stats.setup_search import read_outcomes
 
     if variant not in ARMIES:
-        raise OptionError(f"unknown variant {variant!r}; choose from {', '.join(ARMIES)}")
+        raise UsageError(
+            f"unknown variant {variant!r}; the explorer shows {', '.join(ARMIES)}",
+            option="variant",
+        )
     names = path_list(paths)
     check_output(output, names)  # before reading: writable, and no input
     chosen = game_filter if game_filter is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
     outcomes = read_outcomes(names, chosen, variant, run=run, from_table=False)  # streamed
-    if not counted.readable and not counted.dropped:  # the reader's reasons, not "no setups"
-        raise NothingReadable(names, counted.reasons)
+    counted.require(names, chosen)  # the reader's reasons, or the filters kept none
     if not len(outcomes):
         kept = f" ({chosen.describe()})" if chosen.active else ""
-        raise InputError(f"no {variant} setups{kept} in {' '.join(names)}")
+        raise NothingToRead(f"no {variant} setups{kept} in {' '.join(names)}")
     source = printable(" ".join(names))  # names are data
     data = explorer_data(outcomes, variant, source=source)
     title = f"Setup explorer: {variant}, {source}"

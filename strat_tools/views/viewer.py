@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import LAKES, Side
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import NothingKept, NothingToRead
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
@@ -339,7 +339,7 @@ def write_viewer(
     """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
     atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
-    ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.InputError` when
+    ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
     no game is found
     (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
 
@@ -347,7 +347,6 @@ def write_viewer(
     """
     from dataclasses import replace
 
-    from strat_tools.formats.readers import NothingReadable
     from strat_tools.io.sources import path_list
     from strat_tools.run.driver import map_records
     from strat_tools.run.filters import GameFilter
@@ -363,15 +362,20 @@ def write_viewer(
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
     run = Run.of(run, jobs)
-    found = select_games(names, chosen, run=run.with_tally(tally))
-    if not tally.readable and not tally.dropped:
-        raise NothingReadable(names, tally.reasons)
-    if game_id is not None:  # the id itself, not every game of that file name
+    try:  # nothing readable, or the filters kept none: as every command says it
+        found = select_games(names, chosen, run=run.with_tally(tally))
+    except NothingKept:
+        if game_id is None:
+            raise
+        import pandas as pd
+
+        found = Selection(pd.DataFrame(), tally.dropped, chosen)  # no such game: said below
+    if game_id is not None and len(found.games):  # the id itself, not every game of the name
         found = Selection(found.games[found.games["game_id"] == game_id], found.total, chosen)
     if not len(found.games):
         which = f"no game {game_id}" if game_id else "no game records"
         kept = f" ({chosen.describe()})" if chosen.active and not game_id else ""
-        raise InputError(f"{which}{kept} in {' '.join(names)}")
+        raise NothingToRead(f"{which}{kept} in {' '.join(names)}")
     first = Selection(found.games.iloc[:limit], found.total, chosen)
     left_out = len(found.games) - len(first.games)
     games: list[dict[str, Any]] = []
@@ -395,7 +399,7 @@ def write_viewer(
                 size += length
                 games.append(game)
     if not games:
-        raise InputError(f"nothing to show: {too_long_note(too_long)}")
+        raise NothingToRead(f"nothing to show: {too_long_note(too_long)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
     build = view_command(names, game_filter)

@@ -577,7 +577,7 @@
     box.textContent = "";
     box.appendChild(el("strong", "", num(mt.setups)));
     box.appendChild(document.createTextNode(" of " + num(DATA.setups) + " " + DATA.variant +
-      " setups match (" + num(mt.distinct) + " distinct, in " + num(mt.games) + " games)" +
+      " setups match (" + num(mt.distinct) + " distinct as drawn, in " + num(mt.games) + " games)" +
       (state.mirror ? ", the pattern or its mirror image: " + num(mt.setups - result.mirrored) +
         " as played, " + num(result.mirrored) + " as its mirror image (drawn in the pattern's " +
         "orientation)" : "") + "; answered in " +
@@ -632,7 +632,7 @@
   $("viewer-name").textContent = CONFIG.viewer;
   $("viewer-max").textContent = num(CONFIG.viewerGames);
   $("source").textContent = (DATA.source ? DATA.source + " \u00B7 " : "") + num(DATA.setups) + " " +
-    DATA.variant + " setups, " + num(N) + " distinct, " + num(GAMES.length) + " games";
+    DATA.variant + " setups, " + num(N) + " distinct as drawn, " + num(GAMES.length) + " games";
   buildBoard();
   buildPalette();
   readHash();
