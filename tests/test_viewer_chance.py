@@ -3,26 +3,14 @@ red's view nothing blue kept hidden can move it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from long_classic_game import sample_game
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.knowledge import KNOWN
 from strat_tools.engine.replay import replay
-from strat_tools.formats.readers import read_records
 from strat_tools.views.viewer import game_data
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-def sample_game(min_plies: int = 120) -> GameRecord:
-    """The first long decided classic game of the shipped sample."""
-    for record in read_records([DATA]):
-        if record.variant == "classic" and record.plies >= min_plies:
-            return record
-    raise AssertionError("no long classic game in data/")
 
 
 def untouched_blue_pair(record: GameRecord) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from browser import headless_chromium
-from test_viewer_chance import DATA, sample_game
+from long_classic_game import DATA, sample_game
 
 from strat_tools.engine.replay import replay
 from strat_tools.views.viewer import game_data, write_viewer
