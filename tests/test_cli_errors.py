@@ -129,7 +129,7 @@ def test_an_export_with_closed_streams_writes_its_tables(
     out = tmp_path / "tables"
     run = run_with_closed(["export", str(ONE_GAME), "-o", str(out), "--jobs", "1"], *fds)
     assert run.returncode == 0, run.stderr.decode()[-2000:]
-    assert {p.stem for p in out.glob("*.parquet")} == TABLES
+    assert {p.parent.name for p in out.glob("*/part-*.parquet")} == TABLES
     import strat_tools as st
 
     assert len(st.read_dataset(str(out)).games) == 1
@@ -157,7 +157,7 @@ def test_a_broken_stderr_drops_the_messages_not_the_run(
     data = proc.stdout.read()
     assert proc.wait(timeout=300) == code
     if args[0] == "export":
-        assert {p.stem for p in out.glob("*.parquet")} == TABLES
+        assert {p.parent.name for p in out.glob("*/part-*.parquet")} == TABLES
     else:
         assert data.startswith(b"source,") and b"bad_square.xml" in data
 
@@ -176,7 +176,7 @@ def test_a_command_writing_a_file_finishes_it_when_stdout_has_no_reader(tmp_path
     proc.stdout.close()
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err.decode()[-2000:]
-    assert {p.stem for p in out.glob("*.parquet")} == TABLES
+    assert {p.parent.name for p in out.glob("*/part-*.parquet")} == TABLES
 
 
 TEE_RUN = (
