@@ -40,7 +40,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     write_games(generate_games(GAMES, variant={"classic": 2.0, "barrage": 1.0}, seed=1), archive)
     export_dataset([str(archive)], folder / "ds", jobs=1)
     shutil.copytree(folder / "ds", folder / "damaged")
-    games = folder / "damaged" / "games.parquet"
+    games = folder / "damaged" / "games" / "part-00000.parquet"
     games.write_bytes(games.read_bytes()[:300])
     return {"zip": archive, "ds": folder / "ds", "damaged": folder / "damaged"}
 
@@ -113,7 +113,7 @@ def mistake(name: str, inputs: dict[str, Path]) -> tuple[list[str], int, str]:
         "a damaged export folder": (
             [str(inputs["damaged"])],
             3,
-            f"Error: {inputs['damaged'] / 'games.parquet'} is not the file export run ",
+            f"Error: {inputs['damaged'] / 'games/part-00000.parquet'} is not the file export run ",
         ),
         "filters keeping no game": (
             [zip_path, *KEEPS_NONE],

@@ -111,6 +111,9 @@ def values(
         raise click.UsageError("-o is for --fit (the model file) or --calibrate (a figure)")
     if model_path is not None and not calibrate:
         raise click.UsageError("--model is the win model --calibrate scores")
+    from strat_tools.core.rules import check_rules
+
+    check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(list(paths), output)
     from strat_tools.stats.win_model import load_win_model
 
