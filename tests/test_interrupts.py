@@ -78,6 +78,20 @@ def wait_until_guarded(pid: int) -> None:
     pytest.fail(f"process {pid} did not start within {HANG:.0f} s")
 
 
+def start(command: str, folder: Path, output: int, **env: str) -> subprocess.Popen[bytes]:
+    """``command`` run in ``folder`` in its own process group (a Ctrl-C sent to the group
+    reaches it and its workers only), stdout and stderr to ``output``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "strat_tools", *COMMANDS[command]],
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=output,
+        stderr=output,
+        env={**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg", **env},
+        start_new_session=True,
+    )
+
+
 def interrupt_once(command: str, seed: int, folder: Path, span: float = 5.0) -> bool:
     """One try; whether it interrupted the run (ended with the signal's documented code).
 
@@ -90,15 +104,7 @@ def interrupt_once(command: str, seed: int, folder: Path, span: float = 5.0) -> 
     delay = rng.uniform(0.2, max(span, 0.3))
     tmpdir = folder / "tmp"
     tmpdir.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "strat_tools", *COMMANDS[command]],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(tmpdir), "MPLBACKEND": "Agg"},
-        start_new_session=True,  # its own group: a Ctrl-C reaches it and its workers only
-    )
+    proc = start(command, folder, subprocess.PIPE, TMPDIR=str(tmpdir))
     assert proc.stdout is not None
     what = f"{command} seed {seed}: {how} after {delay:.2f} s"
     try:
@@ -163,18 +169,11 @@ def run_length(command: str, folder: Path) -> float:
     """Seconds one uninterrupted run takes here, from its handlers being in place to its end
     (to spread the tries' moments over it; never asserted on)."""
     folder.mkdir()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "strat_tools", *COMMANDS[command]],
-        cwd=folder,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "PYTHONPATH": str(REPO), "MPLBACKEND": "Agg"},
-    )
+    proc = start(command, folder, subprocess.DEVNULL)
     wait_until_guarded(proc.pid)
-    start = time.monotonic()
+    began = time.monotonic()
     assert proc.wait(timeout=HANG) in (0, 1)
-    return time.monotonic() - start
+    return time.monotonic() - began
 
 
 def assert_complete(command: str, output: Path, said: str) -> None:
