@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
-from strat_tools.core.board import LAKES, RAYS
+from strat_tools.core.board import LAKES, RAYS, Side
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
 from strat_tools.engine.position import ADJACENT_ROWS
 
@@ -347,7 +347,7 @@ def play_span(
         last = start + 1 + (played - 2) // 2 * 2
         length = b_cnt if b_next == last + 2 else 1
         _store_chain(pos, b, sources[last], targets[last], length, b_lo, b_hi, b_path)
-    pos.side = a if played % 2 == 0 else b
+    pos.side = Side(a if played % 2 == 0 else b)
     pos.plies += played
     return index
 

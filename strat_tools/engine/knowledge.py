@@ -43,7 +43,7 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -51,11 +51,47 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
+from strat_tools.core.records import GameRecord
+from strat_tools.core.rules import (
+    OUTCOME_ATTACKER,
+    OUTCOME_BOTH,
+    OUTCOME_DEFENDER,
+    OUTCOME_FLAG,
+    RuleSet,
+)
 from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 
-if TYPE_CHECKING:
-    from strat_tools.engine.replay import Replay
+
+class Replayed(Protocol):
+    """What :func:`knowledge` reads of a :class:`~strat_tools.engine.replay.Replay`."""
+
+    @property
+    def record(self) -> GameRecord: ...
+
+    @property
+    def rules(self) -> RuleSet: ...
+
+    @property
+    def plies_replayed(self) -> int: ...
+
+    @property
+    def movers(self) -> list[int]: ...
+
+    @property
+    def defenders(self) -> list[int]: ...
+
+    @property
+    def outcomes(self) -> list[int]: ...
+
+    @property
+    def distances(self) -> list[int]: ...
+
+    @property
+    def revealed(self) -> list[int]: ...
+
+    @property
+    def rescued(self) -> dict[int, int]: ...
+
 
 __all__ = [
     "KNOWN",
@@ -148,7 +184,7 @@ _SIDE_OF: Final = np.array([*CODE_SIDE, 0], dtype=np.uint8)
 _LETTERS: Final = bytes.maketrans(bytes(range(27)), (CODE_LETTERS + UNKNOWN_LETTER).encode("ascii"))
 
 
-def knowledge(result: Replay) -> Knowledge:
+def knowledge(result: Replayed) -> Knowledge:
     """Every ply's board and knowledge of a replayed game, in one pass over its plies.
 
     Covers the plies the replay played (``result.plies_replayed``); a record without a
@@ -260,7 +296,7 @@ def _capture(code: int, bits: int, captured: bytearray, hidden: list[int]) -> No
         hidden[slot] += 1
 
 
-def _proving_distance(result: Replay) -> int:
+def _proving_distance(result: Replayed) -> int:
     """The shortest straight move only a scout can make under the replay's rules: one
     square more than the longest reach of any other movable kind."""
     steps = result.rules.steps
