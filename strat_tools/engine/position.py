@@ -209,7 +209,8 @@ class Position(ReferenceMoves):
         return other
 
     def _key(self) -> tuple[object, ...]:
-        """The position and its rule state: what ``==`` and ``hash`` compare."""
+        """The position and its rule state: what ``==`` and ``hash`` compare (not the
+        pieces captured: a StraDos3 string counts every piece missing from the army)."""
         return (
             bytes(self.board),
             int(self.side),
@@ -221,11 +222,8 @@ class Position(ReferenceMoves):
             tuple(self.rep_lo),
             tuple(self.rep_hi),
             tuple(self.rep_path),
-            tuple(sorted(self.captured[1])),
-            tuple(sorted(self.captured[2])),
             tuple(self.rescued),
             frozenset(self.rescuers),
-            self.declared,
         )
 
     def __eq__(self, other: object) -> bool:
