@@ -220,3 +220,29 @@ def test_board_at_takes_the_two_squares_fallback(gravon_dir: Path, tmp_path: Pat
     record = st.read_game(path)
     pos = st.board_at(record, None, "gravon-2013")
     assert pos.plies == record.plies == 652 and pos.rules.name == "gravon-2013+limit5"
+
+
+def test_a_pushed_position_knows_what_the_export_observes() -> None:
+    """Every ply of sample games: the knowledge kept as moves are pushed is the replay's,
+    and the observation board and planes are the export's."""
+    from strat_tools.engine.planes import to_planes
+    from strat_tools.exports.observations import observe
+
+    checked = 0
+    for record in itertools.islice(read_records([DATA]), 12):
+        result = st.replay(record)
+        if result.status is not Status.VALID or not result.plies_replayed:
+            continue
+        know = result.knowledge()
+        exported = observe(result, record.game_id).column("board").to_pylist()
+        board = Position(record.setup or (), result.rules)
+        for ply, move in enumerate(record.moves[: result.plies_replayed]):
+            mine = board.knowledge()
+            assert (mine.flags[-1] == know.flags[ply]).all(), (record.game_id, ply)
+            assert (mine.unseen[-1] == know.unseen[ply]).all(), (record.game_id, ply)
+            observation = board.observation()
+            assert observation.tobytes() == bytes(exported[ply]), (record.game_id, ply)
+            assert to_planes(observation[None]).shape[0] == 1
+            board.push(move)
+        checked += 1
+    assert checked > 5

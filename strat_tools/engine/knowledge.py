@@ -26,7 +26,7 @@ Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it i
 for every ply of every game. It knows no XML and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
->>> from strat_tools.core.records import GameRecord
+>>> from strat_tools.core.records import GameRecord, Rescue
 >>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
@@ -42,7 +42,8 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Final, Protocol
 
 import numpy as np
@@ -51,7 +52,7 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.core.records import GameRecord
+from strat_tools.core.records import GameRecord, Rescue
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -59,7 +60,7 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     RuleSet,
 )
-from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
+from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 
 
 class Replayed(Protocol):
@@ -303,3 +304,50 @@ def _proving_distance(result: Replayed) -> int:
     scout = CODE_KIND[SCOUT_CODES[0]]
     others = [s for kind, s in enumerate(steps) if kind != scout]
     return max(others) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Pushed:
+    """A game as pushed on a position (what :func:`knowledge` reads of a replay)."""
+
+    record: GameRecord
+    rules: RuleSet
+    plies_replayed: int
+    movers: list[int] = field(default_factory=list)
+    defenders: list[int] = field(default_factory=list)
+    outcomes: list[int] = field(default_factory=list)
+    distances: list[int] = field(default_factory=list)
+    revealed: list[int] = field(default_factory=list)
+    rescued: dict[int, int] = field(default_factory=dict)
+
+
+def pushed_knowledge(
+    start: Sequence[int],
+    rules: RuleSet,
+    moves: Sequence[tuple[int, int, tuple[int, int] | None]],
+    events: Sequence[tuple[int, int, int, int, int]],
+) -> Knowledge:
+    """:func:`knowledge` of the moves pushed on a position from ``start``: ``moves``
+    (source, target, rescue) and, per move, (mover, defender, outcome, distance, revealed)
+    as the replay keeps them. What :meth:`Position.knowledge
+    <strat_tools.engine.position.Position.knowledge>` gives."""
+    rescues = {
+        ply: Rescue(rescue[0], None, "", "")
+        for ply, (_, _, rescue) in enumerate(moves, 1)
+        if rescue is not None
+    }
+    record = GameRecord(
+        "position",
+        setup=tuple(start),
+        sources=[m[0] for m in moves],
+        targets=[m[1] for m in moves],
+        rescues=rescues,
+    )
+    movers, defenders, outcomes, distances, revealed = (
+        [event[i] for event in events] for i in range(5)
+    )
+    rescued = {ply: rescue[1] for ply, (_, _, rescue) in enumerate(moves, 1) if rescue}
+    played = Pushed(
+        record, rules, len(moves), movers, defenders, outcomes, distances, revealed, rescued
+    )
+    return knowledge(played)

@@ -158,6 +158,9 @@ class History(NamedTuple):
     rescuers: frozenset[int]
     winner: int
     plies: int
+    event: tuple[int, int, int, int, int]
+    """What the move did, as a replay keeps it: mover, defender, outcome, distance and
+    revealed bits (:class:`~strat_tools.engine.replay.Replay`)."""
     previous: History | None
 
 

@@ -1,17 +1,12 @@
-"""A Stratego position that knows the rules: move legality, battles, repetition, rescue.
+"""A Stratego position that knows the rules, in python-chess's shape (docs/position.md).
 
 :class:`Position` holds a flat 100-int board (codes from ``pieces.py``), the side to move,
-each side's two-squares (repetition) state, captured pieces and rescues. It checks a move
-completely (:meth:`Position.illegal_reason`), plays it (:meth:`Position.push`), and lists
-legal moves. The replay engine (``replay.py``) runs a faster loop over the same state and
-falls back to this class for anything unusual, so the rules live here once.
-
-The stepping API: :meth:`Position.legal_moves` (``"B4-B5"`` strings, from the vectorised
-generator in ``movegen.py``), :meth:`Position.push` / :meth:`Position.pop`,
-:meth:`Position.copy`, :meth:`Position.strados3` / :meth:`Position.from_strados3`.
-
-The line and rule tables (:data:`DISTANCE`, :data:`PATH`, :data:`STEP`, :func:`rule_tables`)
-live in ``engine/rule_tables.py``, indexed by ``source * 100 + target`` for the hot loops.
+each side's two-squares state, captures and rescues. ``legal_moves`` (a view of
+:class:`~strat_tools.engine.moves.Move`), ``push`` (checked, recorded, returns a
+:class:`~strat_tools.engine.moves.Battle`), ``pop``, ``peek``, ``move_stack``, ``copy``,
+``outcome``, ``==``, ``knowledge`` and the StraDos3 strings. The replay's hot loop
+(``hotloop.py``) runs a faster loop over the same state and falls back to this class for
+anything unusual, so the rules live here once; the line tables are ``rule_tables.py``'s.
 
 This module knows no XML and no game records; it does not check armies or setups.
 """
@@ -20,6 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Final
+
+import numpy as np
+import numpy.typing as npt
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.errors import IllegalMove
@@ -44,6 +42,7 @@ from strat_tools.core.rules import (
 )
 from strat_tools.engine.board_check import position_winner
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.knowledge import Knowledge, pushed_knowledge
 from strat_tools.engine.movegen import position_pairs
 from strat_tools.engine.moves import (
     Battle,
@@ -53,7 +52,8 @@ from strat_tools.engine.moves import (
     decode_rescue_piece,
 )
 from strat_tools.engine.outcome import Outcome, board_ending
-from strat_tools.engine.reference_moves import ReferenceMoves
+from strat_tools.engine.planes import encode_boards
+from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
 from strat_tools.engine.rule_tables import (
     ADJACENT_ROWS,
     CAPTAIN_CODES,
@@ -317,33 +317,6 @@ class Position(ReferenceMoves):
             )
         return distance
 
-    def _check_path(self, source: int, target: int, piece: int) -> int:
-        """Geometry: straight, lake-free, within the piece's reach, nothing in between."""
-        board = self.board
-        key = source * 100 + target
-        distance = DISTANCE[key]
-        if distance == 0:
-            if source == target:
-                raise IllegalMove("rule.distance", "the piece does not move")
-            if self._captain_turn(source, target, piece):
-                return 2
-            if source // 10 == target // 10 or source % 10 == target % 10:
-                raise IllegalMove("rule.lake", "the move crosses a lake")
-            raise IllegalMove("rule.diagonal", "not a straight orthogonal move")
-        if distance > self.steps[piece]:
-            raise IllegalMove(
-                "rule.distance",
-                f"a {CODE_KIND_LABEL[piece]} moves at most {self.steps[piece]} square(s), "
-                f"not {distance}",
-            )
-        for square in PATH[key]:
-            if board[square] != EMPTY:
-                code = "rule.scout_path" if piece in SCOUT_CODES else "rule.path"
-                raise IllegalMove(
-                    code, f"{square_name(square)} on the way holds a {piece_name(board[square])}"
-                )
-        return distance
-
     # -- playing ----------------------------------------------------------------------
 
     def push(self, move: object, target: object = None, rescue: object = None) -> Battle:
@@ -371,9 +344,16 @@ class Position(ReferenceMoves):
         if self.declared is not None:
             raise IllegalMove("rule.after_end", f"the game already ended: {self.declared}")
         source, target_square = found.source, found.target
-        self.check(source, target_square)
+        distance = self.check(source, target_square)
         if found.rescue is not None:
             self.check_rescue(source, target_square, *found.rescue)
+        piece, defender = self.board[source], self.board[target_square]
+        shown = 0
+        if defender:
+            shown = 1 if self.rules.silent_defense and piece not in SCOUT_CODES else 3
+        elif distance > 1:
+            shown = 1
+        outcome = self.battle[piece * 26 + defender] if defender else 0
         self.history = History(
             found,
             self.board[:],
@@ -385,6 +365,7 @@ class Position(ReferenceMoves):
             frozenset(self.rescuers),
             self.winner,
             self.plies,
+            (piece, defender, outcome, distance, shown),
             self.history,
         )
         return BATTLES[play_known(self, source, target_square, found.rescue)]
@@ -415,16 +396,36 @@ class Position(ReferenceMoves):
             raise IndexError("no move was pushed")
         return self.history.move
 
+    def _stack(self) -> list[History]:
+        entries: list[History] = []
+        entry = self.history
+        while entry is not None:
+            entries.append(entry)
+            entry = entry.previous
+        entries.reverse()
+        return entries
+
     @property
     def move_stack(self) -> list[Move]:
         """Every move pushed, oldest first (a replayed game's positions: every move)."""
-        moves: list[Move] = []
-        entry = self.history
-        while entry is not None:
-            moves.append(entry.move)
-            entry = entry.previous
-        moves.reverse()
-        return moves
+        return [entry.move for entry in self._stack()]
+
+    def knowledge(self) -> Knowledge:
+        """What each side knows after the moves pushed (from the oldest position on the
+        move stack: a replayed game's setup): the knowledge model of ``engine/knowledge.py``,
+        row ``-1`` this position, equal to the replay's ``knowledge()`` at this ply.
+        ``know.known_board(-1, side)`` is what ``side`` sees."""
+        entries = self._stack()
+        start = entries[0].board if entries else self.board
+        moves = [(e.move.source, e.move.target, e.move.rescue) for e in entries]
+        return pushed_knowledge(start, self.rules, moves, [e.event for e in entries])
+
+    def observation(self) -> npt.NDArray[np.uint8]:
+        """The side to move's observation board (100 bytes, its view) as the observation
+        export writes it for this ply; ``to_planes(pos.observation()[None])`` its planes."""
+        know = self.knowledge()
+        boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
+        return np.asarray(boards[0], dtype=np.uint8)
 
     def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
         """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
@@ -533,8 +534,6 @@ class Position(ReferenceMoves):
 
 
 SQUARE_NAMES: Final = tuple(square_name(s) for s in range(100))
-CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE_KIND)
-"""Kind label per board code ('' for empty and lake)."""
 
 
 def play_known(

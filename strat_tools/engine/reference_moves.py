@@ -1,6 +1,7 @@
-"""The pure-Python move search of a :class:`~strat_tools.engine.position.Position`: whether
-a side can move (the end of a game, ``engine/outcome.py``) and every legal move square by
-square, the reference the vectorised generator (``movegen.py``) is tested against.
+"""The geometry and pure-Python move search of a :class:`~strat_tools.engine.position.Position`:
+a move's path (straight, lake-free, within reach, nothing in between, a captain's turn),
+whether a side can move (the end of a game, ``engine/outcome.py``) and every legal move
+square by square, the reference the vectorised generator (``movegen.py``) is tested against.
 
 :class:`ReferenceMoves` is the part of :class:`Position` that searches; the position's
 state and its rules (:meth:`Position.repetition`) stay in ``position.py``.
@@ -10,12 +11,18 @@ This module knows no XML and no game records.
 
 from __future__ import annotations
 
-from strat_tools.core.board import LAKES, RAYS, Side
-from strat_tools.core.pieces import CODE_SIDE, EMPTY
-from strat_tools.core.rules import RuleSet
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, RuleTables
+from typing import Final
 
-__all__ = ["ReferenceMoves"]
+from strat_tools.core.board import LAKES, RAYS, Side, square_name
+from strat_tools.core.errors import IllegalMove
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind, piece_name
+from strat_tools.core.rules import RuleSet
+from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, PATH, SCOUT_CODES, RuleTables
+
+__all__ = ["CODE_KIND_LABEL", "ReferenceMoves"]
+
+CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE_KIND)
+"""Kind label per board code ('' for empty and lake)."""
 
 
 class ReferenceMoves:
@@ -36,6 +43,33 @@ class ReferenceMoves:
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
         """(count, lo, hi) of the mover's chain after this move (``Position`` defines it)."""
         raise NotImplementedError
+
+    def _check_path(self, source: int, target: int, piece: int) -> int:
+        """Geometry: straight, lake-free, within the piece's reach, nothing in between."""
+        board = self.board
+        key = source * 100 + target
+        distance = DISTANCE[key]
+        if distance == 0:
+            if source == target:
+                raise IllegalMove("rule.distance", "the piece does not move")
+            if self._captain_turn(source, target, piece):
+                return 2
+            if source // 10 == target // 10 or source % 10 == target % 10:
+                raise IllegalMove("rule.lake", "the move crosses a lake")
+            raise IllegalMove("rule.diagonal", "not a straight orthogonal move")
+        if distance > self.steps[piece]:
+            raise IllegalMove(
+                "rule.distance",
+                f"a {CODE_KIND_LABEL[piece]} moves at most {self.steps[piece]} square(s), "
+                f"not {distance}",
+            )
+        for square in PATH[key]:
+            if board[square] != EMPTY:
+                code = "rule.scout_path" if piece in SCOUT_CODES else "rule.path"
+                raise IllegalMove(
+                    code, f"{square_name(square)} on the way holds a {piece_name(board[square])}"
+                )
+        return distance
 
     def _captain_turn(self, source: int, target: int, piece: int) -> bool:
         """Whether a two-step captain move turning a corner is legal here."""
