@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 import strat_tools as st
-from strat_tools.core.diagrams import parse_board
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.records import GameRecord, Status, Termination
 from strat_tools.engine.board_check import PositionError
@@ -21,7 +20,7 @@ from strat_tools.engine.position import Position
 from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, to_strados3
 from strat_tools.engine.yorktown import strados3_at
 from strat_tools.formats.readers import read_records
-from tests.test_scout_chain import record_with
+from tests.hand_games import put, scout_chain_game
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 GAME = Path(__file__).resolve().parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
@@ -121,50 +120,32 @@ def test_wrong_arguments_say_what_was_expected() -> None:
         assert isinstance(info.value, StratToolsError)
 
 
-EMPTY_BOARD = """\
-      A   B   C   D   E   F   G   H   I   K
-10  b3   .   .   .   .   .   .   .   .  bF
- 9   .   .   .   .   .   .   .   .   .   .
- 8   .   .   .   .   .   .   .   .   .   .
- 7   .   .   .   .   .   .   .   .   .   .
- 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 4   .   .   .   .   .   .   .   .   .   .
- 3   .   .   .   .   .   .   .   .   .   .
- 2   .   .   .   .   .   .   .   .   .   .
- 1  rF   .   .   .  r5   .   .   .   .  r3"""
-
-
-def strados3(diagram: str, side: int = 1, plies: int = 0) -> str:
-    return to_strados3(parse_board(diagram), side, plies)
+def start() -> list[int]:
+    """Five pieces on an otherwise empty board: red's flag, a 5 and a 3; blue's flag, a 3."""
+    return put({"A1": "rF", "E1": "r5", "K1": "r3", "A10": "b3", "K10": "bF"})
 
 
 def test_impossible_boards_are_refused_with_what_is_wrong() -> None:
-    assert len(Position.from_strados3(strados3(EMPTY_BOARD)).legal_moves) == 5
-    row5 = " 5   .   .  ~~  ~~   .   .  ~~  ~~   .   ."
+    assert len(Position.from_strados3(to_strados3(start(), 1, 0)).legal_moves) == 5
     cases = {
-        "G5 is a lake, but it holds a red scout": EMPTY_BOARD.replace(
-            row5, " 5   .   .  ~~  ~~   .   .  r2  ~~   .   ."
-        ),
-        "C5 is a lake, but it is empty": EMPTY_BOARD.replace(
-            row5, " 5   .   .   .  ~~   .   .  ~~  ~~   .   ."
-        ),
-        "F1 is no lake": EMPTY_BOARD.replace(
-            " 1  rF   .   .   .  r5   . ", " 1  rF   .   .   .  r5  ~~ "
-        ),
-        "red has 2 flags": EMPTY_BOARD.replace(" 1  rF   .   . ", " 1  rF  rF   . "),
-        "red has no flag": EMPTY_BOARD.replace(" 1  rF ", " 1   . "),
+        "G5 is a lake, but it holds a red scout": (46, 3),
+        "C5 is a lake, but it is empty": (42, 0),
+        "F1 is no lake": (5, 25),
+        "red has 2 flags": (1, 12),
+        "red has no flag": (0, 0),
     }
-    for message, diagram in cases.items():
+    for message, (square, code) in cases.items():
+        board = start()
+        board[square] = code
         with pytest.raises(PositionError, match=message):
-            Position.from_strados3(strados3(diagram))
+            Position.from_strados3(to_strados3(board, 1, 0))
     crowded = "C" * 42 + EMPTY_FIELD[42:99] + "Y"
     with pytest.raises(PositionError, match="red has 42 pieces; an army has at most 40"):
         Position.from_strados3(crowded + " r 0", "classic")
 
 
 def test_a_finished_games_string_reads_back_finished() -> None:
-    pos = Position.from_strados3(strados3(EMPTY_BOARD))
+    pos = Position.from_strados3(to_strados3(start(), 1, 0))
     for move in ("E1-E2", "A10-A9", "E2-E3", "A9-A8"):
         pos.push(move)
     captured = pos.copy()
@@ -189,7 +170,7 @@ def test_the_exact_round_trip_keeps_a_scout_chains_squares() -> None:
     """classic-2006.7-357 (rebuilt in test_scout_chain.py): read back before any ply and
     played on, the position equals the game at every later ply; the scout at C9 may then
     not move back along row 9 (the 5-move limit and the scout clause)."""
-    record = record_with("C9-C8")
+    record = scout_chain_game("C9-C8")
     steps = list(st.positions(record, "gravon-2004"))
     for start, pos in enumerate(steps):
         again = Position.from_strados3(pos.strados3(exact=True), "gravon-2004")

@@ -18,31 +18,14 @@ board shows none (a resignation, a clock).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
 
-from strat_tools.core.records import GameRecord, RecordError
-from strat_tools.core.rules import RuleSet
+from strat_tools.core.records import RecordError
+from strat_tools.engine.knowledge import Replayed
 from strat_tools.engine.moves import MoveError
 from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position
 
-__all__ = ["Replayed", "position_of", "walk"]
-
-
-class Replayed(Protocol):
-    """What stepping needs of a :class:`~strat_tools.engine.replay.Replay`."""
-
-    @property
-    def record(self) -> GameRecord: ...
-
-    @property
-    def rules(self) -> RuleSet: ...
-
-    @property
-    def plies_replayed(self) -> int: ...
-
-    @property
-    def rescued(self) -> dict[int, int]: ...
+__all__ = ["position_of", "walk"]
 
 
 def walk(result: Replayed, upto: int | None = None) -> Iterator[Position]:
