@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -60,39 +60,8 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     RuleSet,
 )
+from strat_tools.engine.replayed import Replayed
 from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
-
-
-class Replayed(Protocol):
-    """What :func:`knowledge` reads of a :class:`~strat_tools.engine.replay.Replay`."""
-
-    @property
-    def record(self) -> GameRecord: ...
-
-    @property
-    def rules(self) -> RuleSet: ...
-
-    @property
-    def plies_replayed(self) -> int: ...
-
-    @property
-    def movers(self) -> list[int]: ...
-
-    @property
-    def defenders(self) -> list[int]: ...
-
-    @property
-    def outcomes(self) -> list[int]: ...
-
-    @property
-    def distances(self) -> list[int]: ...
-
-    @property
-    def revealed(self) -> list[int]: ...
-
-    @property
-    def rescued(self) -> dict[int, int]: ...
-
 
 __all__ = [
     "KNOWN",

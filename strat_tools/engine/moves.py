@@ -18,7 +18,6 @@ from typing import Final, NamedTuple, overload
 
 from strat_tools.core.board import Side, Square, parse_square, square_name
 from strat_tools.core.errors import StratToolsError
-from strat_tools.engine.mover_view import view_square
 
 __all__ = ["Battle", "History", "LegalMoves", "Move", "MoveError", "decode_rescue_piece"]
 
@@ -80,6 +79,8 @@ class Move(NamedTuple):
 
     def action(self, side: Side | int) -> int:
         """Our action id of this move made by ``side`` (the mover's view)."""
+        from strat_tools.engine.mover_view import view_square  # numpy: on first use
+
         return view_square(self.source, side) * 100 + view_square(self.target, side)
 
     @classmethod
@@ -87,6 +88,8 @@ class Move(NamedTuple):
         """The move ``side`` makes with action id ``action`` (0..9999)."""
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < 10_000:
             raise MoveError(f"an action id is an int 0..9999, got {action!r}")
+        from strat_tools.engine.mover_view import view_square
+
         source, target = divmod(action, 100)
         return cls(view_square(source, side), view_square(target, side))
 

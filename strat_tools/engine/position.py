@@ -14,10 +14,7 @@ This module knows no XML and no game records; it does not check armies or setups
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Final
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.errors import IllegalMove
@@ -42,8 +39,6 @@ from strat_tools.core.rules import (
 )
 from strat_tools.engine.board_check import position_winner
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.knowledge import Knowledge, pushed_knowledge
-from strat_tools.engine.movegen import position_pairs
 from strat_tools.engine.moves import (
     Battle,
     History,
@@ -52,7 +47,6 @@ from strat_tools.engine.moves import (
     decode_rescue_piece,
 )
 from strat_tools.engine.outcome import Outcome, board_ending
-from strat_tools.engine.planes import encode_boards
 from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
 from strat_tools.engine.rule_tables import (
     ADJACENT_ROWS,
@@ -70,6 +64,12 @@ from strat_tools.engine.rule_tables import (
     RuleTables,
     rule_tables,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "ADJACENT_ROWS",
@@ -211,20 +211,10 @@ class Position(ReferenceMoves):
     def _key(self) -> tuple[object, ...]:
         """The position and its rule state: what ``==`` and ``hash`` compare (not the
         pieces captured: a StraDos3 string counts every piece missing from the army)."""
-        return (
-            bytes(self.board),
-            int(self.side),
-            self.plies,
-            self.winner,
-            self.rules,
-            tuple(self.rep_key),
-            tuple(self.rep_count),
-            tuple(self.rep_lo),
-            tuple(self.rep_hi),
-            tuple(self.rep_path),
-            tuple(self.rescued),
-            frozenset(self.rescuers),
-        )
+        chains = (self.rep_key, self.rep_count, self.rep_lo, self.rep_hi, self.rescued)
+        head = (bytes(self.board), int(self.side), self.plies, self.winner, self.rules)
+        state = (*(tuple(c) for c in chains), tuple(self.rep_path), frozenset(self.rescuers))
+        return (*head, *state)
 
     def __eq__(self, other: object) -> bool:
         """Same board, side to move, plies and rule state (the move stack is not compared,
@@ -415,6 +405,8 @@ class Position(ReferenceMoves):
         move stack: a replayed game's setup): the knowledge model of ``engine/knowledge.py``,
         row ``-1`` this position, equal to the replay's ``knowledge()`` at this ply.
         ``know.known_board(-1, side)`` is what ``side`` sees."""
+        from strat_tools.engine.knowledge import pushed_knowledge
+
         entries = self._stack()
         start = entries[0].board if entries else self.board
         moves = [(e.move.source, e.move.target, e.move.rescue) for e in entries]
@@ -423,6 +415,10 @@ class Position(ReferenceMoves):
     def observation(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board (100 bytes, its view) as the observation
         export writes it for this ply; ``to_planes(pos.observation()[None])`` its planes."""
+        import numpy as np
+
+        from strat_tools.engine.planes import encode_boards
+
         know = self.knowledge()
         boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
         return np.asarray(boards[0], dtype=np.uint8)
@@ -467,6 +463,8 @@ class Position(ReferenceMoves):
     def legal_pairs(self) -> list[tuple[int, int]]:
         """:meth:`legal_moves` as (source, target) squares, from the library's one move
         generator (:func:`~strat_tools.engine.movegen.legal_ids`)."""
+        from strat_tools.engine.movegen import position_pairs  # numpy: on first use
+
         return position_pairs(self)
 
     def strados3(self, *, exact: bool = False) -> str:

@@ -22,6 +22,7 @@ check armies or setups (``checks.py`` does).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.checks import consistency_problem, require_consistent
@@ -40,11 +41,13 @@ from strat_tools.core.records import (
 from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
-from strat_tools.engine.knowledge import Knowledge, knowledge
 from strat_tools.engine.moves import MoveError, decode_rescue_piece
 from strat_tools.engine.outcome import board_ending
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position, play_known
 from strat_tools.engine.steps import position_of
+
+if TYPE_CHECKING:
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "OUTCOME_LABELS",
@@ -111,6 +114,8 @@ class Replay:
     def knowledge(self) -> Knowledge:
         """Every ply's board and what each side knew of the other's pieces (computed on
         each call, in one pass: keep the result). See ``engine/knowledge.py``."""
+        from strat_tools.engine.knowledge import knowledge
+
         return knowledge(self)
 
     def position(self, ply: int) -> Position:

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from strat_tools.core.records import RecordError
-from strat_tools.engine.knowledge import Replayed
 from strat_tools.engine.moves import MoveError
 from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position
+from strat_tools.engine.replayed import Replayed
 
 __all__ = ["position_of", "walk"]
 
