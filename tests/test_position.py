@@ -87,6 +87,9 @@ def test_one_ply_convention_over_the_sample() -> None:
             text = parse_strados3(strados3_at(result, n, know=know))
             assert (list(text.board), text.side, text.plies) == (pos.board, pos.side, n)
             assert pos.plies == n == len(pos.move_stack)
+            if n:  # board_at's position takes its moves back (it used to raise IndexError)
+                assert pos.copy().pop() == walked[n].peek() and pos.pop() is not None
+                assert pos == walked[n - 1]
         checked += 1
     assert checked > 20
 

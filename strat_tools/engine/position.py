@@ -137,7 +137,7 @@ class Position(ReferenceMoves):
     ) -> None:
         check_board(setup)
         self.board: list[int] = list(setup)
-        self.side: Side = Side(side)
+        self.side: Side = Side.RED if side == Side.RED else Side(side)  # no enum call
         self.rules = get_rules(rules)
         tables = self.tables = rule_tables(self.rules)
         self.battle, self.steps, self.spans, self.limit = (
