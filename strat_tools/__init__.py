@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
+    from strat_tools.engine.moves import Battle, Move
+    from strat_tools.engine.outcome import Outcome
     from strat_tools.engine.position import Position
     from strat_tools.engine.replay import Replay, board_at, replay
     from strat_tools.engine.stepping import positions
@@ -52,6 +54,9 @@ _LAZY = {
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
+    "Move": "engine.moves",
+    "Battle": "engine.moves",
+    "Outcome": "engine.outcome",
     "IllegalMove": "core.errors",
     "positions": "engine.stepping",
     "board_at": "engine.replay",
@@ -127,10 +132,13 @@ _SUBMODULES = {
 
 __all__ = [
     "RULESETS",
+    "Battle",
     "GameRecord",
     "GameSet",
     "IllegalMove",
     "Knowledge",
+    "Move",
+    "Outcome",
     "Position",
     "Replay",
     "RuleSet",

@@ -73,3 +73,52 @@ def lightning(
     record = game(pieces, moves, variant="ultimate lightning")
     record.rescues = rescues or {}
     return record
+
+
+SETUP = """\
+      A   B   C   D   E   F   G   H   I   K
+10  b3   .   .   .   .   .   .   .   .  bF
+ 9   .   .   .   .   .   .   .   .  b2   .
+ 8   .   .   .   .   .   .   .   .   .   .
+ 7   .   .   .   .   .   .   .   .   .   .
+ 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 4   .   .   .   .   .   .   .   .   .   .
+ 3   .   .   .   .   .   .   .   .   .   .
+ 2   .   .   .   .   .   .   .   .   .   .
+ 1  rF   .   .   .  r5   .   .   .   .  r3"""
+
+RED = ["E1-E2", "E2-E3", "E3-E4", "E4-F4", "F4-F3", "F3-F2", "F2-F1", "F1-G1", "G1-G2"]
+"""Red's piece walks on without ever going back (no chain of its own)."""
+BLUE = ["I9-E9", "E9-H9", "H9-B9", "B9-H9", "H9-C9", "C9-D9", "D9-C9"]
+"""Blue's scout, as at plies 404-416 of the referee's game."""
+
+BEFORE_THE_NEXT_MOVE = """\
+      A   B   C   D   E   F   G   H   I   K
+10  b3   .   .   .   .   .   .   .   .  bF
+ 9   .   .  b2   .   .   .   .   .   .   .
+ 8   .   .   .   .   .   .   .   .   .   .
+ 7   .   .   .   .   .   .   .   .   .   .
+ 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
+ 4   .   .   .   .   .   .   .   .   .   .
+ 3   .   .   .   .   .   .   .   .   .   .
+ 2   .   .   .   .   .   .   .   .   .   .
+ 1  rF   .   .   .   .   .  r5   .   .  r3"""
+
+
+def scout_chain_game(blue_next: str) -> GameRecord:
+    """classic-2006.7-357 rebuilt (tests/test_scout_chain.py): the scout's seven moves,
+    then ``blue_next``, then one red move."""
+    plies = [m for pair in zip(RED, [*BLUE, blue_next], strict=False) for m in pair] + RED[8:]
+    pairs = [tuple(parse_square(s) for s in p.split("-")) for p in plies]
+    return GameRecord(
+        source="classic-2006.7-357.xml",
+        variant="classic",
+        year=2006,
+        month=7,
+        setup=tuple(parse_board(SETUP)),
+        sources=[s for s, _ in pairs],
+        targets=[t for _, t in pairs],
+        lines=[10 + i for i in range(len(pairs))],
+    )

@@ -166,14 +166,14 @@ def test_knowledge_follows_pieces_and_battles() -> None:
     position = _position(FIGHT)
     know = Knowledge()
     e6, e7, e5 = parse_square("E6"), parse_square("E7"), parse_square("E5")
-    position.apply(e6, e5)
+    position.push(e6, e5)
     know.observe(e6, e5, 0, 0, position.board)
     assert know.moved[e5] and not know.revealed[e5] and not know.moved[e6]
-    position.apply(parse_square("K7"), parse_square("K6"))
-    position.apply(e5, e6)
-    position.apply(parse_square("K6"), parse_square("K7"))
+    position.push(parse_square("K7"), parse_square("K6"))
+    position.push(e5, e6)
+    position.push(parse_square("K6"), parse_square("K7"))
     defender = position.board[e7]
-    outcome = position.apply(e6, e7)
+    outcome = position.push(e6, e7)
     know.observe(e6, e7, defender, outcome, position.board)
     assert know.revealed[e7] and know.moved[e7]
 

@@ -14,7 +14,7 @@ from strat_tools.core.records import GameRecord
 from strat_tools.engine.actions import action_id, view_square
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
-from strat_tools.engine.position import DISTANCE, Position
+from strat_tools.engine.position import DISTANCE, Position, play_known
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observations import (
@@ -219,7 +219,7 @@ def _track(pos, record, result, index, piece_at, shown_at) -> None:  # type: ign
     rescue = None
     if index + 1 in result.rescued:
         rescue = (record.rescues[index + 1].square, result.rescued[index + 1])
-    pos.apply(source, target, rescue)
+    play_known(pos, source, target, rescue)
     piece_at.pop(target, None)
     if pos.board[target] and CODE_SIDE[pos.board[target]]:
         piece_at[target] = mover if pos.board[target] == result.movers[index] else defender

@@ -13,65 +13,18 @@ restart the count at H9-C9 (a chain of 3) once the first two moves stopped shari
 from __future__ import annotations
 
 from strat_tools.core.board import parse_square, square_name
-from strat_tools.core.diagrams import parse_board
-from strat_tools.core.records import GameRecord, Status
+from strat_tools.core.records import Status
 from strat_tools.engine.actions import legal_actions
 from strat_tools.engine.chains import scout_chain
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observations import observe
-
-SETUP = """\
-      A   B   C   D   E   F   G   H   I   K
-10  b3   .   .   .   .   .   .   .   .  bF
- 9   .   .   .   .   .   .   .   .  b2   .
- 8   .   .   .   .   .   .   .   .   .   .
- 7   .   .   .   .   .   .   .   .   .   .
- 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 4   .   .   .   .   .   .   .   .   .   .
- 3   .   .   .   .   .   .   .   .   .   .
- 2   .   .   .   .   .   .   .   .   .   .
- 1  rF   .   .   .  r5   .   .   .   .  r3"""
-
-RED = ["E1-E2", "E2-E3", "E3-E4", "E4-F4", "F4-F3", "F3-F2", "F2-F1", "F1-G1", "G1-G2"]
-"""Red's piece walks on without ever going back (no chain of its own)."""
-BLUE = ["I9-E9", "E9-H9", "H9-B9", "B9-H9", "H9-C9", "C9-D9", "D9-C9"]
-"""Blue's scout, as at plies 404-416 of the referee's game."""
-
-BEFORE_THE_NEXT_MOVE = """\
-      A   B   C   D   E   F   G   H   I   K
-10  b3   .   .   .   .   .   .   .   .  bF
- 9   .   .  b2   .   .   .   .   .   .   .
- 8   .   .   .   .   .   .   .   .   .   .
- 7   .   .   .   .   .   .   .   .   .   .
- 6   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 5   .   .  ~~  ~~   .   .  ~~  ~~   .   .
- 4   .   .   .   .   .   .   .   .   .   .
- 3   .   .   .   .   .   .   .   .   .   .
- 2   .   .   .   .   .   .   .   .   .   .
- 1  rF   .   .   .   .   .  r5   .   .  r3"""
-
-
-def record_with(blue_next: str) -> GameRecord:
-    """The rebuilt game: the scout's seven moves, then ``blue_next``, then one red move."""
-    plies = [m for pair in zip(RED, [*BLUE, blue_next], strict=False) for m in pair] + RED[8:]
-    pairs = [tuple(parse_square(s) for s in p.split("-")) for p in plies]
-    return GameRecord(
-        source="classic-2006.7-357.xml",
-        variant="classic",
-        year=2006,
-        month=7,
-        setup=tuple(parse_board(SETUP)),
-        sources=[s for s, _ in pairs],
-        targets=[t for _, t in pairs],
-        lines=[10 + i for i in range(len(pairs))],
-    )
+from tests.hand_games import BEFORE_THE_NEXT_MOVE, scout_chain_game
 
 
 def test_the_scout_chain_after_a_break_counts_its_five_latest_moves() -> None:
-    record = record_with("C9-C8")
+    record = scout_chain_game("C9-C8")
     pos = Position(record.setup or (), "gravon-2004")
     for source, target in zip(record.sources[:15], record.targets[:15], strict=True):
         pos.push(source, target)
@@ -87,12 +40,12 @@ def test_the_scout_chain_after_a_break_counts_its_five_latest_moves() -> None:
 
 
 def test_the_game_stays_valid_and_the_sixth_move_is_refused_fast_and_slow() -> None:
-    assert replay(record_with("C9-C8"), "gravon-2004").status is Status.VALID
+    assert replay(scout_chain_game("C9-C8"), "gravon-2004").status is Status.VALID
     for target in ("D9", "E9", "K9"):
-        result = replay(record_with(f"C9-{target}"), "gravon-2004")
+        result = replay(scout_chain_game(f"C9-{target}"), "gravon-2004")
         assert [(d.code, d.ply) for d in result.diagnostics] == [("rule.two_squares", 16)]
         # The hot loop stops at the same ply the slow path refuses.
-        record = record_with(f"C9-{target}")
+        record = scout_chain_game(f"C9-{target}")
         pos = Position(record.setup or (), "gravon-2004")
         n = record.plies
         columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
@@ -101,7 +54,7 @@ def test_the_game_stays_valid_and_the_sixth_move_is_refused_fast_and_slow() -> N
 
 
 def test_the_observation_counters_say_five() -> None:
-    rows = observe(replay(record_with("C9-C8"), "gravon-2004"), "g").to_pylist()
+    rows = observe(replay(scout_chain_game("C9-C8"), "gravon-2004"), "g").to_pylist()
     counters = [(r["ply"], r["own_repetition"], r["opponent_repetition"]) for r in rows]
     # Before blue's ply 16 blue's chain is 5; before red's ply 17 it is blue's C9-C8: 1.
     assert counters[13:17] == [(14, 4, 1), (15, 1, 5), (16, 5, 1), (17, 1, 1)]

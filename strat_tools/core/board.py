@@ -28,7 +28,14 @@ IS_LAKE: Final = tuple(sq in LAKES for sq in SQUARES)
 
 
 class Side(IntEnum):
-    """A player. The value is the Gravon player id (1 red, 2 blue)."""
+    """A player: the one side type of the API (``Position.side``, ``Outcome.winner``). The
+    value is the Gravon player id (1 red, 2 blue). Its encodings elsewhere: the tables'
+    strings are :attr:`label` (``'red'``, ``'blue'``), the observation batches' 0/1 are
+    :attr:`index` (``side - 1``); :meth:`of` reads any of them back.
+
+    >>> Side.of("blue"), Side.of(0), Side.BLUE.index, Side.RED.label
+    (<Side.BLUE: 2>, <Side.RED: 1>, 1, 'red')
+    """
 
     RED = 1
     BLUE = 2
@@ -42,6 +49,23 @@ class Side(IntEnum):
     def label(self) -> str:
         """``'red'`` or ``'blue'``."""
         return self.name.lower()
+
+    @property
+    def index(self) -> int:
+        """0 for red, 1 for blue: the observation batches' encoding."""
+        return int(self) - 1
+
+    @classmethod
+    def of(cls, value: object) -> Side:
+        """The side a table's string (``'red'``) or a batch's index (0, 1) names;
+        ``ValueError`` for anything else (a Side is itself)."""
+        if isinstance(value, Side):
+            return value
+        if isinstance(value, str) and value.lower() in ("red", "blue"):
+            return cls[value.upper()]
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+            return cls(value + 1)
+        raise ValueError(f"a side is 'red', 'blue', 0 or 1 (or a Side), got {value!r}")
 
 
 def square_name(square: Square, *, gravon: bool = False) -> str:

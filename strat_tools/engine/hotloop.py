@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Final
 
 from strat_tools.core.board import LAKES, RAYS
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.position import ADJACENT_ROWS
+from strat_tools.engine.position import ADJACENT_ROWS, OTHER_SIDE
 
 if TYPE_CHECKING:
     from strat_tools.engine.position import Position
@@ -99,7 +99,7 @@ def play_span(
     board, steps, limit = pos.board, pos.steps, pos.limit
     tables = pos.tables
     battle = tables.battle_rows
-    a = pos.side
+    a = int(pos.side)
     b = 3 - a
     one_a, one_b = tables.one_step[a], tables.one_step[b]
     kind_a, kind_b = tables.reach_kind[a], tables.reach_kind[b]
@@ -347,7 +347,7 @@ def play_span(
         last = start + 1 + (played - 2) // 2 * 2
         length = b_cnt if b_next == last + 2 else 1
         _store_chain(pos, b, sources[last], targets[last], length, b_lo, b_hi, b_path)
-    pos.side = a if played % 2 == 0 else b
+    pos.side = OTHER_SIDE[b] if played % 2 == 0 else OTHER_SIDE[a]  # a Side, no enum call
     pos.plies += played
     return index
 

@@ -26,7 +26,7 @@ Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it i
 for every ply of every game. It knows no XML and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
->>> from strat_tools.core.records import GameRecord
+>>> from strat_tools.core.records import GameRecord, Rescue
 >>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
@@ -42,8 +42,9 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
@@ -51,11 +52,16 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
-from strat_tools.engine.position import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
-
-if TYPE_CHECKING:
-    from strat_tools.engine.replay import Replay
+from strat_tools.core.records import GameRecord, Rescue
+from strat_tools.core.rules import (
+    OUTCOME_ATTACKER,
+    OUTCOME_BOTH,
+    OUTCOME_DEFENDER,
+    OUTCOME_FLAG,
+    RuleSet,
+)
+from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 
 __all__ = [
     "KNOWN",
@@ -148,7 +154,7 @@ _SIDE_OF: Final = np.array([*CODE_SIDE, 0], dtype=np.uint8)
 _LETTERS: Final = bytes.maketrans(bytes(range(27)), (CODE_LETTERS + UNKNOWN_LETTER).encode("ascii"))
 
 
-def knowledge(result: Replay) -> Knowledge:
+def knowledge(result: Replayed) -> Knowledge:
     """Every ply's board and knowledge of a replayed game, in one pass over its plies.
 
     Covers the plies the replay played (``result.plies_replayed``); a record without a
@@ -260,10 +266,57 @@ def _capture(code: int, bits: int, captured: bytearray, hidden: list[int]) -> No
         hidden[slot] += 1
 
 
-def _proving_distance(result: Replay) -> int:
+def _proving_distance(result: Replayed) -> int:
     """The shortest straight move only a scout can make under the replay's rules: one
     square more than the longest reach of any other movable kind."""
     steps = result.rules.steps
     scout = CODE_KIND[SCOUT_CODES[0]]
     others = [s for kind, s in enumerate(steps) if kind != scout]
     return max(others) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Pushed:
+    """A game as pushed on a position (what :func:`knowledge` reads of a replay)."""
+
+    record: GameRecord
+    rules: RuleSet
+    plies_replayed: int
+    movers: list[int] = field(default_factory=list)
+    defenders: list[int] = field(default_factory=list)
+    outcomes: list[int] = field(default_factory=list)
+    distances: list[int] = field(default_factory=list)
+    revealed: list[int] = field(default_factory=list)
+    rescued: dict[int, int] = field(default_factory=dict)
+
+
+def pushed_knowledge(
+    start: Sequence[int],
+    rules: RuleSet,
+    moves: Sequence[tuple[int, int, tuple[int, int] | None]],
+    events: Sequence[tuple[int, int, int, int, int]],
+) -> Knowledge:
+    """:func:`knowledge` of the moves pushed on a position from ``start``: ``moves``
+    (source, target, rescue) and, per move, (mover, defender, outcome, distance, revealed)
+    as the replay keeps them. What :meth:`Position.knowledge
+    <strat_tools.engine.position.Position.knowledge>` gives."""
+    rescues = {
+        ply: Rescue(rescue[0], None, "", "")
+        for ply, (_, _, rescue) in enumerate(moves, 1)
+        if rescue is not None
+    }
+    record = GameRecord(
+        "position",
+        setup=tuple(start),
+        sources=[m[0] for m in moves],
+        targets=[m[1] for m in moves],
+        rescues=rescues,
+    )
+    movers, defenders, outcomes, distances, revealed = (
+        [event[i] for event in events] for i in range(5)
+    )
+    rescued = {ply: rescue[1] for ply, (_, _, rescue) in enumerate(moves, 1) if rescue}
+    played = Pushed(
+        record, rules, len(moves), movers, defenders, outcomes, distances, revealed, rescued
+    )
+    return knowledge(played)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -59,8 +59,33 @@ from strat_tools.engine.move_tables import DIAGONAL, NIBBLE_CODE, PAD, STEPS
 from strat_tools.engine.mover_view import view_boards, view_keys
 from strat_tools.engine.rule_tables import rule_tables
 
-if TYPE_CHECKING:
-    from strat_tools.engine.position import Position
+
+class PositionState(Protocol):
+    """What the one-position calls read of a :class:`~strat_tools.engine.position.Position`
+    (a type only: the position imports this module, not the other way round)."""
+
+    @property
+    def board(self) -> list[int]: ...
+
+    @property
+    def side(self) -> int: ...
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def rules(self) -> RuleSet: ...
+
+    @property
+    def winner(self) -> int: ...
+
+    @property
+    def rep_key(self) -> list[int]: ...
+
+    @property
+    def rep_count(self) -> list[int]: ...
+
+    def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]: ...
 
 
 def legal_ids(
@@ -339,7 +364,7 @@ def _without(
     return kept, np.concatenate([ids[a + 1 : b] for a, b in itertools.pairwise(bounds)])
 
 
-def repetition_bans(pos: Position) -> list[int]:
+def repetition_bans(pos: PositionState) -> list[int]:
     """The moves (``source * 100 + target``, Gravon squares) of the side to move that only
     the two-squares rule forbids in ``pos``: none unless its last-moved piece's chain is at
     the limit (or the limit is below 2); then :meth:`Position.repetition` judges each
@@ -363,7 +388,7 @@ def repetition_bans(pos: Position) -> list[int]:
     ]
 
 
-def position_ids(pos: Position) -> npt.NDArray[np.int16]:
+def position_ids(pos: PositionState) -> npt.NDArray[np.int16]:
     """Our ids of every legal move of ``pos`` (the side to move's view), ascending; none
     once the flag fell."""
     if pos.winner:
@@ -373,7 +398,7 @@ def position_ids(pos: Position) -> npt.NDArray[np.int16]:
     return legal_ids(board, np.full(1, pos.side, np.uint8), pos.rules, bans)[1]
 
 
-def position_pairs(pos: Position) -> list[tuple[int, int]]:
+def position_pairs(pos: PositionState) -> list[tuple[int, int]]:
     """Every legal ``(source, target)`` of ``pos`` in Gravon squares, ascending."""
     keys = position_ids(pos).astype(np.int64)
     if pos.side == 2:

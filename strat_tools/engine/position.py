@@ -1,17 +1,12 @@
-"""A Stratego position that knows the rules: move legality, battles, repetition, rescue.
+"""A Stratego position that knows the rules, in python-chess's shape (docs/position.md).
 
 :class:`Position` holds a flat 100-int board (codes from ``pieces.py``), the side to move,
-each side's two-squares (repetition) state, captured pieces and rescues. It checks a move
-completely (:meth:`Position.illegal_reason`), plays it (:meth:`Position.push`), and lists
-legal moves. The replay engine (``replay.py``) runs a faster loop over the same state and
-falls back to this class for anything unusual, so the rules live here once.
-
-The stepping API: :meth:`Position.legal_moves` (``"B4-B5"`` strings, from the vectorised
-generator in ``movegen.py``), :meth:`Position.push` / :meth:`Position.pop`,
-:meth:`Position.copy`, :meth:`Position.strados3` / :meth:`Position.from_strados3`.
-
-The line and rule tables (:data:`DISTANCE`, :data:`PATH`, :data:`STEP`, :func:`rule_tables`)
-live in ``engine/rule_tables.py``, indexed by ``source * 100 + target`` for the hot loops.
+each side's two-squares state, captures and rescues. ``legal_moves`` (a view of
+:class:`~strat_tools.engine.moves.Move`), ``push`` (checked, recorded, returns a
+:class:`~strat_tools.engine.moves.Battle`), ``pop``, ``peek``, ``move_stack``, ``copy``,
+``outcome``, ``==``, ``knowledge`` and the StraDos3 strings. The replay's hot loop
+(``hotloop.py``) runs a faster loop over the same state and falls back to this class for
+anything unusual, so the rules live here once; the line tables are ``rule_tables.py``'s.
 
 This module knows no XML and no game records; it does not check armies or setups.
 """
@@ -19,9 +14,9 @@ This module knows no XML and no game records; it does not check armies or setups
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
-from strat_tools.core.board import LAKES, RAYS, Side, square_name
+from strat_tools.core.board import Side, square_name
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import (
     CODE_KIND,
@@ -32,6 +27,7 @@ from strat_tools.core.pieces import (
     check_board,
     piece_name,
 )
+from strat_tools.core.records import Move as RecordMove
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -41,7 +37,17 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
+from strat_tools.engine.board_check import position_winner
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.moves import (
+    Battle,
+    History,
+    LegalMoves,
+    Move,
+    decode_rescue_piece,
+)
+from strat_tools.engine.outcome import Outcome, board_ending
+from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
 from strat_tools.engine.rule_tables import (
     ADJACENT_ROWS,
     CAPTAIN_CODES,
@@ -59,23 +65,11 @@ from strat_tools.engine.rule_tables import (
     rule_tables,
 )
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-class History(NamedTuple):
-    """The state before one :meth:`Position.push`, and the history before that."""
-
-    move: str
-    board: list[int]
-    side: int
-    chains: tuple[list[int], list[int], list[int], list[int]]
-    paths: list[tuple[int, ...]]
-    """Each side's scout-chain squares (:attr:`Position.rep_path`)."""
-    captured: tuple[list[int], list[int], list[int]]
-    rescued: list[int]
-    rescuers: frozenset[int]
-    winner: int
-    plies: int
-    previous: History | None
-
+    from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
     "ADJACENT_ROWS",
@@ -90,28 +84,33 @@ __all__ = [
     "REACH_ONE",
     "SCOUT_CODES",
     "STEP",
+    "Battle",
     "IllegalMove",
+    "Move",
+    "Outcome",
     "Position",
     "RuleTables",
     "rule_tables",
 ]
 
 
-class Position:
+class Position(ReferenceMoves):
     """A board, the side to move and the rule state (repetition, captures, rescues).
 
-    >>> from strat_tools.core.board import parse_square
     >>> from strat_tools.formats.readers import read_records
     >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
     >>> pos = Position(record.setup, 'gravon-2013')
-    >>> pos.push(parse_square('I4'), parse_square('I5'))  # a plain move: no battle
-    0
+    >>> pos.push("I4-I5")  # a plain move: no battle
+    <Battle.NONE: 0>
+    >>> pos.peek(), pos.move_stack, pos.outcome()
+    (Move(source=38, target=48, rescue=None), [Move(source=38, target=48, rescue=None)], None)
     """
 
     __slots__ = (
         "battle",
         "board",
         "captured",
+        "declared",
         "history",
         "limit",
         "plies",
@@ -138,7 +137,7 @@ class Position:
     ) -> None:
         check_board(setup)
         self.board: list[int] = list(setup)
-        self.side: int = int(side)
+        self.side: Side = Side.RED if side == Side.RED else Side(side)  # no enum call
         self.rules = get_rules(rules)
         tables = self.tables = rule_tables(self.rules)
         self.battle, self.steps, self.spans, self.limit = (
@@ -170,6 +169,9 @@ class Position:
         """Plies played since the setup (or since the position a StraDos3 string gave)."""
         self.history: History | None = None
         """What :meth:`pop` restores: the state before each :meth:`push` (shared by copies)."""
+        self.declared: Outcome | None = None
+        """An ending the board does not show (a resignation, a clock): the record's, on a
+        replayed game's last position (:func:`~strat_tools.engine.steps.walk`)."""
 
     # -- inspection -------------------------------------------------------------------
 
@@ -203,7 +205,38 @@ class Position:
         other.winner = self.winner
         other.plies = self.plies
         other.history = self.history
+        other.declared = self.declared
         return other
+
+    def _key(self) -> tuple[object, ...]:
+        """The position and its rule state: what ``==`` and ``hash`` compare (not the
+        pieces captured: a StraDos3 string counts every piece missing from the army)."""
+        chains = (self.rep_key, self.rep_count, self.rep_lo, self.rep_hi, self.rescued)
+        head = (bytes(self.board), int(self.side), self.plies, self.winner, self.rules)
+        state = (*(tuple(c) for c in chains), tuple(self.rep_path), frozenset(self.rescuers))
+        return (*head, *state)
+
+    def __eq__(self, other: object) -> bool:
+        """Same board, side to move, plies and rule state (the move stack is not compared,
+        as in python-chess)."""
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    # -- the end of the game ----------------------------------------------------------
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (:func:`~strat_tools.engine.outcome.board_ending`, else the
+        record's ending a replayed game's last position carries), ``None`` while it goes on."""
+        ending = board_ending(self)
+        return ending if ending is not None else self.declared
+
+    def is_game_over(self) -> bool:
+        """Whether :meth:`outcome` names an ending."""
+        return self.outcome() is not None
 
     # -- repetition -------------------------------------------------------------------
 
@@ -274,69 +307,45 @@ class Position:
             )
         return distance
 
-    def _check_path(self, source: int, target: int, piece: int) -> int:
-        """Geometry: straight, lake-free, within the piece's reach, nothing in between."""
-        board = self.board
-        key = source * 100 + target
-        distance = DISTANCE[key]
-        if distance == 0:
-            if source == target:
-                raise IllegalMove("rule.distance", "the piece does not move")
-            if self._captain_turn(source, target, piece):
-                return 2
-            if source // 10 == target // 10 or source % 10 == target % 10:
-                raise IllegalMove("rule.lake", "the move crosses a lake")
-            raise IllegalMove("rule.diagonal", "not a straight orthogonal move")
-        if distance > self.steps[piece]:
-            raise IllegalMove(
-                "rule.distance",
-                f"a {CODE_KIND_LABEL[piece]} moves at most {self.steps[piece]} square(s), "
-                f"not {distance}",
-            )
-        for square in PATH[key]:
-            if board[square] != EMPTY:
-                code = "rule.scout_path" if piece in SCOUT_CODES else "rule.path"
-                raise IllegalMove(
-                    code, f"{square_name(square)} on the way holds a {piece_name(board[square])}"
-                )
-        return distance
-
-    def _captain_turn(self, source: int, target: int, piece: int) -> bool:
-        """Whether a two-step captain move turning a corner is legal here."""
-        if piece not in CAPTAIN_CODES or self.steps[piece] < 2 or not self.rules.captain_turns:
-            return False
-        if abs(source // 10 - target // 10) != 1 or abs(source % 10 - target % 10) != 1:
-            return False
-        corners = (source // 10 * 10 + target % 10, target // 10 * 10 + source % 10)
-        return any(self.board[c] == EMPTY for c in corners)
-
     # -- playing ----------------------------------------------------------------------
 
-    def push(
-        self, move: str | int, target: int | None = None, rescue: tuple[int, int] | None = None
-    ) -> int:
-        """Play a move after checking it; returns the battle outcome code (0 = no battle).
+    def push(self, move: object, target: object = None, rescue: object = None) -> Battle:
+        """Check a move, play it and record it (:meth:`pop` takes it back); returns the
+        battle it started (:attr:`Battle.NONE` for none).
 
-        ``move`` is ``"B4-B5"`` (square names, ``K10`` or Gravon's ``K:``) or a source
-        square with ``target``; ``rescue`` is ``(square, piece code)`` for a rescue made with
-        this move. Raises :class:`~strat_tools.core.errors.IllegalMove` (a ``ValueError``) naming
-        the rule if the move is not legal; :meth:`pop` takes a pushed move back.
+        ``move`` is a :class:`~strat_tools.engine.moves.Move`, its text (``"B4-B5"``,
+        ``"I4×I7"``, ``K10`` or Gravon's ``K:``), a record's move, or a source square with
+        ``target``; ``rescue`` is ``(square, board code)`` for a rescue made with this move.
+        Raises :class:`~strat_tools.core.errors.IllegalMove` (a ``ValueError``) naming the
+        rule if the move is not legal, :class:`~strat_tools.engine.moves.MoveError` saying
+        what was expected if it is no move.
         """
-        if isinstance(move, str):
-            if target is not None:
-                raise TypeError("give a move as 'B4-B5' or as two squares, not both")
-            from strat_tools.engine.strados3 import move_squares
-
-            source, target = move_squares(move)
-        elif target is None:
-            raise TypeError("a move given as a source square needs its target square")
+        if isinstance(move, RecordMove) and target is None and rescue is None:
+            found = Move.of(move.source, move.target)
+            if move.rescue is not None:
+                if move.rescue.square is None:
+                    raise IllegalMove(
+                        "rule.rescue", f"unreadable rescue square {move.rescue.raw_field!r}"
+                    )
+                code = decode_rescue_piece(move.rescue.piece, self.side)
+                found = Move.of(found, rescue=(move.rescue.square, code))
         else:
-            source = move
-        self.check(source, target)
-        if rescue is not None:
-            self.check_rescue(source, target, *rescue)
+            found = Move.of(move, target, rescue)
+        if self.declared is not None:
+            raise IllegalMove("rule.after_end", f"the game already ended: {self.declared}")
+        source, target_square = found.source, found.target
+        distance = self.check(source, target_square)
+        if found.rescue is not None:
+            self.check_rescue(source, target_square, *found.rescue)
+        piece, defender = self.board[source], self.board[target_square]
+        shown = 0
+        if defender:
+            shown = 1 if self.rules.silent_defense and piece not in SCOUT_CODES else 3
+        elif distance > 1:
+            shown = 1
+        outcome = self.battle[piece * 26 + defender] if defender else 0
         self.history = History(
-            f"{SQUARE_NAMES[source]}-{SQUARE_NAMES[target]}",
+            found,
             self.board[:],
             self.side,
             (self.rep_key[:], self.rep_count[:], self.rep_lo[:], self.rep_hi[:]),
@@ -346,13 +355,14 @@ class Position:
             frozenset(self.rescuers),
             self.winner,
             self.plies,
+            (piece, defender, outcome, distance, shown),
             self.history,
         )
-        return self.apply(source, target, rescue)
+        return BATTLES[play_known(self, source, target_square, found.rescue)]
 
-    def pop(self) -> str:
+    def pop(self) -> Move:
         """Take back the last :meth:`push` (of this position or of the one it was copied
-        from); returns that move, ``"B4-B5"``. ``IndexError`` when there is none."""
+        from); returns that move. ``IndexError`` when there is none."""
         last = self.history
         if last is None:
             raise IndexError("no move to take back: nothing was pushed")
@@ -367,52 +377,51 @@ class Position:
         self.rep_path = last.paths[:]
         self.captured = (last.captured[0][:], last.captured[1][:], last.captured[2][:])
         self.rescued, self.rescuers = last.rescued[:], set(last.rescuers)
+        self.declared = None
         return last.move
 
-    def apply(self, source: int, target: int, rescue: tuple[int, int] | None = None) -> int:
-        """Play a move that is known to be legal; returns the battle outcome code."""
-        board, side = self.board, self.side
-        count, lo, hi = self.repetition(source, target)
-        self.rep_key[side], self.rep_count[side] = source * 100 + target, count
-        self.rep_lo[side], self.rep_hi[side] = lo, hi
-        if count == 1:
-            self.rep_path[side] = (source, target)
-        else:
-            kept = min(count, CHAIN_KEPT - 1)
-            self.rep_path[side] = (*self.rep_path[side][-kept:], target)
-        piece, defender = board[source], board[target]
-        outcome = OUTCOME_NONE
-        board[source] = EMPTY
-        if defender == EMPTY:
-            board[target] = piece
-        else:
-            outcome = self.battle[piece * 26 + defender]
-            other = 3 - side
-            if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
-                board[target] = piece
-                self.captured[other].append(defender)
-                if outcome == OUTCOME_FLAG:
-                    self.winner = side
-            elif outcome == OUTCOME_DEFENDER:
-                self.captured[side].append(piece)
-            else:
-                board[target] = EMPTY
-                self.captured[side].append(piece)
-                self.captured[other].append(defender)
-        rescuers = self.rescuers
-        if rescuers:
-            # Follow the pieces that rescued: a piece may rescue only once.
-            moved = source in rescuers
-            rescuers.discard(source)
-            if board[target] != defender:
-                rescuers.discard(target)
-            if moved and board[target] == piece:
-                rescuers.add(target)
-        if rescue is not None:
-            self._apply_rescue(target, *rescue)
-        self.side = 3 - side
-        self.plies += 1
-        return outcome
+    def peek(self) -> Move:
+        """The last move pushed (``IndexError`` when there is none)."""
+        if self.history is None:
+            raise IndexError("no move was pushed")
+        return self.history.move
+
+    def _stack(self) -> list[History]:
+        entries: list[History] = []
+        entry = self.history
+        while entry is not None:
+            entries.append(entry)
+            entry = entry.previous
+        entries.reverse()
+        return entries
+
+    @property
+    def move_stack(self) -> list[Move]:
+        """Every move pushed, oldest first (a replayed game's positions: every move)."""
+        return [entry.move for entry in self._stack()]
+
+    def knowledge(self) -> Knowledge:
+        """What each side knows after the moves pushed (from the oldest position on the
+        move stack: a replayed game's setup): the knowledge model of ``engine/knowledge.py``,
+        row ``-1`` this position, equal to the replay's ``knowledge()`` at this ply.
+        ``know.known_board(-1, side)`` is what ``side`` sees."""
+        from strat_tools.engine.knowledge import pushed_knowledge
+
+        entries = self._stack()
+        start = entries[0].board if entries else self.board
+        moves = [(e.move.source, e.move.target, e.move.rescue) for e in entries]
+        return pushed_knowledge(start, self.rules, moves, [e.event for e in entries])
+
+    def observation(self) -> npt.NDArray[np.uint8]:
+        """The side to move's observation board (100 bytes, its view) as the observation
+        export writes it for this ply; ``to_planes(pos.observation()[None])`` its planes."""
+        import numpy as np
+
+        from strat_tools.engine.planes import encode_boards
+
+        know = self.knowledge()
+        boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
+        return np.asarray(boards[0], dtype=np.uint8)
 
     def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
         """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
@@ -439,43 +448,41 @@ class Position:
         if self.battle[piece * 26 + board[target]] in (OUTCOME_DEFENDER, OUTCOME_BOTH):
             raise IllegalMove("rule.rescue", "the rescuing piece did not survive its attack")
 
-    def _apply_rescue(self, rescuer_square: int, square: int, code: int) -> None:
-        side = self.side
-        self.board[square] = code
-        self.captured[side].remove(code)
-        self.rescued[side] += 1
-        self.rescuers.add(rescuer_square)
-
     # -- move generation --------------------------------------------------------------
 
-    def legal_moves(self) -> list[str]:
-        """Every legal move of the side to move, ``"B4-B5"``, under the rule set (reach,
-        lakes, the two-squares limit and scout clause, turning captains); in square order."""
-        return [f"{SQUARE_NAMES[s]}-{SQUARE_NAMES[t]}" for s, t in self.legal_pairs()]
+    @property
+    def legal_moves(self) -> LegalMoves:
+        """Every legal move of the side to move under the rule set (reach, lakes, the
+        two-squares limit and scout clause, turning captains), in square order: a sequence
+        of :class:`~strat_tools.engine.moves.Move` (``len``, ``in``, iteration), none once
+        the game is over."""
+        if self.declared is not None:
+            return LegalMoves(())
+        return LegalMoves(self.legal_pairs())
 
     def legal_pairs(self) -> list[tuple[int, int]]:
         """:meth:`legal_moves` as (source, target) squares, from the library's one move
         generator (:func:`~strat_tools.engine.movegen.legal_ids`)."""
-        from strat_tools.engine.movegen import position_pairs
+        from strat_tools.engine.movegen import position_pairs  # numpy: on first use
 
         return position_pairs(self)
 
-    def reference_pairs(self) -> list[tuple[int, int]]:
-        """:meth:`legal_pairs` found square by square in pure Python: the reference the
-        vectorised generator is tested against (tests/test_movegen.py)."""
-        if self.winner:
-            return []
-        return list(self._moves(first_only=False))
+    def strados3(self, *, exact: bool = False) -> str:
+        """The position as a StraDos3 string. By default OpenSpiel yorktown's three parts
+        (field, side to move, plies; :mod:`strat_tools.engine.strados3`), the string its
+        loader takes. ``exact=True`` adds the rule state, each side's two-squares chain with
+        every square a scout's chain passed over, so that :meth:`from_strados3` gives back a
+        position equal to this one (rescues made are not kept: ultimate lightning only).
 
-    def strados3(self, *, rule_state: bool = True) -> str:
-        """The position as a StraDos3 string: OpenSpiel yorktown's three parts (field, side
-        to move, plies; :mod:`strat_tools.engine.strados3`), then, unless
-        ``rule_state=False``, each side's two-squares chain, so that :meth:`from_strados3`
-        gives back a position with the same legal moves (rescues made are not kept)."""
+        >>> from strat_tools.engine.strados3 import EMPTY_FIELD
+        >>> pos = Position.from_strados3(EMPTY_FIELD.replace("A", "M", 1)[:-1] + "Y r 0")
+        >>> pos.strados3(exact=True)[-6:], pos.strados3()[-4:], len(pos.legal_moves)
+        (' r 0 -', ' r 0', 0)
+        """
         from strat_tools.engine.strados3 import chains_text, to_strados3
 
         text = to_strados3(self.board, self.side, self.plies)
-        if not rule_state:
+        if not exact:
             return text
         chains = [
             (self.rep_key[s], self.rep_count[s], self.rep_lo[s], self.rep_hi[s])
@@ -483,116 +490,106 @@ class Position:
             else None
             for s in (1, 2)
         ]
-        return f"{text} {chains_text(chains)}"
+        return f"{text} {chains_text(chains, self.rep_path[1:])}"
 
     @classmethod
     def from_strados3(cls, text: str, rules: RuleSet | str = "gravon-2013") -> Position:
-        """The position of a StraDos3 string (three parts, or four as :meth:`strados3`
-        writes them) under ``rules``; pieces missing from the rule set's army count as
-        captured. ``ValueError`` saying what is wrong otherwise.
-
-        >>> pos = Position.from_strados3("M" + "A" * 98 + "Y r 0")
-        >>> pos.legal_moves(), Position.from_strados3(pos.strados3()).strados3()[-6:]
-        ([], ' r 0 -')
-        """
+        """The position of a StraDos3 string (three parts, or four as
+        ``strados3(exact=True)`` writes them) under ``rules``; pieces missing from the rule
+        set's army count as captured, and a board whose flag was just captured is a finished
+        game. :class:`~strat_tools.engine.board_check.PositionError` (a ``ValueError``)
+        naming what is wrong for a string that is no position or a board no game reaches
+        (a piece on a lake, two flags, 41 pieces of a side...)."""
+        from strat_tools.engine.board_check import PositionError
         from strat_tools.engine.strados3 import parse_chains, parse_strados3
 
+        if not isinstance(text, str):
+            raise PositionError(f"a StraDos3 string is text, got {type(text).__name__}")
         parts = text.strip().split(" ")
-        state = parse_strados3(" ".join(parts[:3]))
-        if len(parts) > 4:
-            raise ValueError(f"a StraDos3 string has 3 or 4 parts, got {len(parts)}")
+        if len(parts) not in (3, 4):
+            raise PositionError(f"a StraDos3 string has 3 or 4 parts, got {len(parts)}")
+        try:
+            state = parse_strados3(" ".join(parts[:3]))
+            chains = parse_chains(parts[3]) if len(parts) == 4 else [None, None]
+        except ValueError as exc:
+            raise PositionError(str(exc)) from None
         if -1 in state.board:
-            raise ValueError("a position to play needs every piece: this string has '?'")
+            raise PositionError("a position to play needs every piece: this string has '?'")
         board = list(state.board)
-        pos = cls(board, rules, state.side)
-        pos.plies = state.plies
-        for side, chain in enumerate(parse_chains(parts[3]) if len(parts) == 4 else [], 1):
-            if chain is not None:
+        ruleset = get_rules(rules)
+        winner = position_winner(board, state.side, state.plies, ruleset.army)
+        pos = cls(board, ruleset, state.side)
+        pos.plies, pos.winner = state.plies, winner
+        for side, found in enumerate(chains, 1):
+            if found is not None:
+                chain, pos.rep_path[side] = found
                 pos.rep_key[side], pos.rep_count[side], pos.rep_lo[side], pos.rep_hi[side] = chain
-                pos.rep_path[side] = (chain[0] // 100, chain[0] % 100)  # the last move only
         army = pos.rules.army or ()
         for code in range(1, 25) if army else ():
             missing = army[CODE_KIND[code]] - board.count(code)
             pos.captured[CODE_SIDE[code]].extend([code] * max(0, missing))
         return pos
 
-    def has_legal_move(self, side: int | None = None) -> bool:
-        """Whether ``side`` (default: the side to move) could move now."""
-        if self.winner:
-            return False
-        if side is None or side == self.side:
-            return self._any_move()
-        saved = self.side
-        self.side = side
-        try:
-            return self._any_move()
-        finally:
-            self.side = saved
-
-    def _any_move(self) -> bool:
-        """Whether the side to move has a legal move: first a quick look at the first square
-        of each piece's four lines (enough in almost every position), then the full search."""
-        board, side, steps, limit = self.board, self.side, self.steps, self.limit
-        own = self.tables.own[side]
-        last = self.rep_key[side]
-        moved_last = last % 100 if last >= 0 else -1
-        for source in range(100):
-            piece = board[source]
-            if not own[piece] or not steps[piece]:
-                continue
-            for ray in RAYS[source]:
-                if ray and not own[board[ray[0]]]:
-                    count = 1 if source != moved_last else self.repetition(source, ray[0])[0]
-                    if count <= limit:
-                        return True
-        return bool(self._moves(first_only=True))
-
-    def _moves(self, *, first_only: bool) -> list[tuple[int, int]]:
-        board, side, steps = self.board, self.side, self.steps
-        limit = self.limit
-        found: list[tuple[int, int]] = []
-        for source in range(100):
-            piece = board[source]
-            if CODE_SIDE[piece] != side or steps[piece] == 0:
-                continue
-            for target in self._reach(source, piece):
-                if self.repetition(source, target)[0] <= limit:
-                    found.append((source, target))
-                    if first_only:
-                        return found
-        return found
-
-    def _reach(self, source: int, piece: int) -> list[int]:
-        """Targets the piece's movement allows (ignoring repetition)."""
-        board, side = self.board, self.side
-        reach = self.steps[piece]
-        out: list[int] = []
-        for ray in RAYS[source]:
-            for travelled, square in enumerate(ray, 1):
-                if travelled > reach:
-                    break
-                occupant = board[square]
-                if occupant == EMPTY:
-                    out.append(square)
-                    continue
-                if CODE_SIDE[occupant] != side:
-                    out.append(square)
-                break
-        if reach >= 2 and piece in CAPTAIN_CODES and self.rules.captain_turns:
-            row, col = divmod(source, 10)
-            for dr in (-1, 1):
-                for dc in (-1, 1):
-                    if 0 <= row + dr < 10 and 0 <= col + dc < 10:
-                        target = (row + dr) * 10 + col + dc
-                        if (
-                            target not in LAKES
-                            and CODE_SIDE[board[target]] != side
-                            and (self._captain_turn(source, target, piece))
-                        ):
-                            out.append(target)
-        return out
-
 
 SQUARE_NAMES: Final = tuple(square_name(s) for s in range(100))
-CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE_KIND)
-"""Kind label per board code ('' for empty and lake)."""
+
+
+def play_known(
+    pos: Position, source: int, target: int, rescue: tuple[int, int] | None = None
+) -> int:
+    """Play a move known to be legal on ``pos`` without recording it; returns the battle
+    outcome code. The engine's own loops use it (the replay's slow ply, the generator, the
+    observation export), which check or generate every move themselves; a caller steps
+    with :meth:`Position.push`, which checks and records (and calls this)."""
+    board, side = pos.board, pos.side
+    count, lo, hi = pos.repetition(source, target)
+    pos.rep_key[side], pos.rep_count[side] = source * 100 + target, count
+    pos.rep_lo[side], pos.rep_hi[side] = lo, hi
+    if count == 1:
+        pos.rep_path[side] = (source, target)
+    else:
+        kept = min(count, CHAIN_KEPT - 1)
+        pos.rep_path[side] = (*pos.rep_path[side][-kept:], target)
+    piece, defender = board[source], board[target]
+    outcome = OUTCOME_NONE
+    board[source] = EMPTY
+    if defender == EMPTY:
+        board[target] = piece
+    else:
+        outcome = pos.battle[piece * 26 + defender]
+        other = 3 - side
+        if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+            board[target] = piece
+            pos.captured[other].append(defender)
+            if outcome == OUTCOME_FLAG:
+                pos.winner = side
+        elif outcome == OUTCOME_DEFENDER:
+            pos.captured[side].append(piece)
+        else:
+            board[target] = EMPTY
+            pos.captured[side].append(piece)
+            pos.captured[other].append(defender)
+    rescuers = pos.rescuers
+    if rescuers:
+        # Follow the pieces that rescued: a piece may rescue only once.
+        moved = source in rescuers
+        rescuers.discard(source)
+        if board[target] != defender:
+            rescuers.discard(target)
+        if moved and board[target] == piece:
+            rescuers.add(target)
+    if rescue is not None:
+        square, code = rescue
+        board[square] = code
+        pos.captured[side].remove(code)
+        pos.rescued[side] += 1
+        rescuers.add(target)
+    pos.side = OTHER_SIDE[side]
+    pos.plies += 1
+    return outcome
+
+
+OTHER_SIDE: Final = (Side.RED, Side.BLUE, Side.RED)
+"""The opponent of side 1 or 2 (index 0 unused)."""
+BATTLES: Final = tuple(Battle)
+"""Battle per outcome code."""

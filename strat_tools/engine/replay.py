@@ -41,7 +41,10 @@ from strat_tools.core.records import (
 from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
-from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position
+from strat_tools.engine.moves import MoveError, decode_rescue_piece
+from strat_tools.engine.outcome import board_ending
+from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position, play_known
+from strat_tools.engine.steps import position_of
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
@@ -116,25 +119,10 @@ class Replay:
         return knowledge(self)
 
     def position(self, ply: int) -> Position:
-        """The :class:`Position` before ``ply`` (1: the setup; ``plies_replayed + 1``: after
-        the last replayed move), under the replay's rules: see
-        :mod:`strat_tools.engine.stepping`."""
-        from strat_tools.engine.steps import position_of
-
+        """The :class:`Position` after ``ply`` plies (0: the setup; ``plies_replayed``:
+        after the last replayed move), under the replay's rules, with the moves before it
+        on its move stack: the one ply convention of :mod:`strat_tools.engine.steps`."""
         return position_of(self, ply)
-
-
-def decode_rescue_piece(raw: int | None, side: int) -> int:
-    """The board code of the piece a Gravon ``rescuepiece`` number names (-1 if unknown).
-
-    ``rescuepiece`` is a board code (1..24, the field letter minus 'A') whose kind is the
-    rescued piece's; its colour is unreliable (blue's rescues are written in red codes more
-    often than not), so the colour comes from the rescuing ``side``. See
-    docs/rules-findings.md.
-    """
-    if raw is None or not 1 <= raw <= 24:
-        return -1
-    return (raw - 1) % 12 + (1 if side == Side.RED else 13)
 
 
 def replay(record: GameRecord, rules: RuleSet | str | None = None) -> Replay:
@@ -413,7 +401,7 @@ def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
         out.diagnostics.append(_illegal(record, pos, index, exc))
         return False
     piece, defender, side = pos.board[source], pos.board[target], pos.side
-    outcome = pos.apply(source, target, rescue)
+    outcome = play_known(pos, source, target, rescue)
     out.movers[index], out.chains[index] = piece, pos.rep_count[side]
     out.defenders[index], out.outcomes[index], out.distances[index] = defender, outcome, distance
     if defender:
@@ -452,17 +440,15 @@ def _illegal(record: GameRecord, pos: Position, index: int, exc: IllegalMove) ->
 
 def _judge_ending(record: GameRecord, pos: Position, out: Replay, *, complete: bool) -> None:
     """Infer the ending from the board and, for a complete replay, check the result."""
+    ending = board_ending(pos)
     red_stuck = blue_stuck = False
-    if pos.winner:
-        out.termination, out.winner = Termination.FLAG_CAPTURED, pos.winner
-    else:
-        red_stuck = not pos.has_legal_move(Side.RED)
-        blue_stuck = not pos.has_legal_move(Side.BLUE)
-        if red_stuck and blue_stuck:
-            out.termination, out.winner = Termination.BOTH_NO_MOVES, 3
-        elif red_stuck or blue_stuck:
-            out.termination = Termination.NO_MOVES
-            out.winner = Side.BLUE if red_stuck else Side.RED
+    if ending is not None:
+        out.termination = ending.termination
+        out.winner = 3 if ending.winner is None else int(ending.winner)
+        if ending.termination is Termination.BOTH_NO_MOVES:
+            red_stuck = blue_stuck = True
+        elif ending.termination is Termination.NO_MOVES:
+            red_stuck, blue_stuck = ending.winner is Side.BLUE, ending.winner is Side.RED
     stuck = {Side.RED: red_stuck, Side.BLUE: blue_stuck}
     if complete and record.result is not None:
         for code, message in _result_problems(record, pos, stuck):
@@ -543,22 +529,21 @@ def _said(rtype: int | None, winner: int | None) -> str:
 def board_at(
     record: GameRecord, ply: int | None = None, rules: RuleSet | str | None = None
 ) -> Position:
-    """The position after ``ply`` moves (all of them if None), replaying up to there.
+    """The position after ``ply`` plies (all of them if None; the one ply convention of
+    :mod:`strat_tools.engine.steps`): :func:`replay` under ``rules`` (so with the rule
+    set's two-squares fallback, as ``show`` and ``positions`` take it), then
+    :meth:`Replay.position`, with the moves before it on its move stack.
 
     Stops early at an illegal move; raises :class:`~strat_tools.core.records.RecordError` (a
     ``ValueError``) when the record has no setup.
     """
     if record.setup is None:
         raise RecordError(f"{record.game_id}: the record has no setup to show")
-    require_consistent(record)
-    upto = record.plies if ply is None else max(0, min(ply, record.plies))
-    ruleset = resolve_rules(rules, record)
-    pos = Position(record.setup, ruleset)
-    out = Replay(record, ruleset)
-    out.movers, out.defenders, out.outcomes = [0] * upto, [0] * upto, [0] * upto
-    out.distances, out.revealed, out.chains = [1] * upto, [0] * upto, [1] * upto
-    _play_all(record, pos, out, upto)
-    return pos
+    if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int)):
+        raise MoveError(f"a ply is an int, got {ply!r}")
+    result = replay(record, rules)
+    upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
+    return result.position(upto)
 
 
 def show(
@@ -571,7 +556,7 @@ def show(
     """The board after ``ply`` as text with the last move (and any battle) marked."""
     result = replay(record, rules)
     upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
-    pos = board_at(record, upto, rules)
+    pos = result.position(upto)
     last = None
     caption = [f"{record.game_id}  ply {upto}/{record.plies}  rules {result.rules.name}"]
     if upto:

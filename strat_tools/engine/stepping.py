@@ -1,5 +1,6 @@
 """Step through a game yourself, as python-chess users do: :func:`positions` yields the
-:class:`~strat_tools.engine.position.Position` before every ply of a record.
+:class:`~strat_tools.engine.position.Position` after 0, 1, ... every ply of a record
+(docs/position.md).
 
 Each position knows the game's rule set (the one its replay used: the two-squares limit of
 its period, the scout clause, the options), so :meth:`Position.legal_moves` lists exactly
@@ -10,9 +11,10 @@ takes moves back, through every ply before it::
     import strat_tools as st
     record = st.read_game("game.xml")
     for pos in st.positions(record):
-        print(pos.plies + 1, pos.legal_moves())
+        print(pos.plies, list(pos.legal_moves), pos.outcome())
 
-:meth:`Replay.position <strat_tools.engine.replay.Replay.position>` gives one ply's position.
+:meth:`Replay.position <strat_tools.engine.replay.Replay.position>` gives one of them: the
+``n``-th element of ``positions(r)`` is ``Replay.position(n)`` is ``board_at(r, n)``.
 
 This module knows no XML (the readers do); the rules are the engine's.
 """
@@ -31,8 +33,10 @@ __all__ = ["positions", "walk"]
 
 
 def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterator[Position]:
-    """The position before each ply of ``record`` (ply 1 first: the setup, red to move),
-    each its own copy, with every earlier move on its :meth:`~Position.pop` history.
+    """The position after each ply of ``record`` (position 0 first: the setup, red to move;
+    the last: after the last replayed move), each its own copy, with every earlier move on
+    its move stack. The last position of a complete replay carries the record's ending when
+    the board shows none: ``outcome()`` is then the record's result.
 
     Replays the record first (``rules`` as :func:`~strat_tools.engine.replay.replay` takes
     them; ``None`` picks the game's own) and stops before the first illegal move. A record
@@ -41,7 +45,7 @@ def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterato
     >>> from strat_tools.formats.readers import read_game
     >>> record = read_game("tests/fixtures/gravon/classic-2014.4-17.xml")
     >>> first = next(positions(record))
-    >>> first.plies, len(first.legal_moves()), first.legal_moves()[0]
+    >>> first.plies, len(first.legal_moves), str(first.legal_moves[0])
     (0, 6, 'A4-A5')
     """
     result = replay(record, rules)

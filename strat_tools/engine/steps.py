@@ -1,25 +1,36 @@
-"""The positions of a replayed game, one per ply: what :func:`strat_tools.engine.stepping.positions`
-and :meth:`Replay.position <strat_tools.engine.replay.Replay.position>` yield.
+"""The positions of a replayed game, one per ply: what
+:func:`strat_tools.engine.stepping.positions`, :meth:`Replay.position
+<strat_tools.engine.replay.Replay.position>` and :func:`~strat_tools.engine.replay.board_at`
+give.
 
-This module knows no XML and replays nothing: it plays a replay's moves again on a
-:class:`~strat_tools.engine.position.Position`.
+**The ply convention** (docs/position.md): position ``n`` is the position *after* ``n``
+plies (0: the setup, red to move); ply ``n`` is the ``n``-th move, the one that leads from
+position ``n - 1`` to position ``n``. ``board_at(r, n)``, ``positions(r)[n]``,
+``Replay.position(n)``, ``strados3_at(r, n)``, the viewer's ``#ply=n`` and the tables'
+``ply`` all count this way.
+
+This module knows no XML and replays nothing: it pushes a replay's moves again on a
+:class:`~strat_tools.engine.position.Position`, so every position has the earlier moves on
+its move stack, and the last one of a complete replay carries the record's ending when the
+board shows none (a resignation, a clock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from strat_tools.core.records import RecordError
+from strat_tools.engine.moves import MoveError
+from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position
+from strat_tools.engine.replayed import Replayed
 
-if TYPE_CHECKING:
-    from strat_tools.engine.replay import Replay
+__all__ = ["position_of", "walk"]
 
 
-def walk(result: Replay, upto: int | None = None) -> Iterator[Position]:
-    """The positions before the first ``upto`` replayed plies of ``result`` (all of them
-    if None): :func:`positions` of an existing replay."""
+def walk(result: Replayed, upto: int | None = None) -> Iterator[Position]:
+    """The positions after 0, 1, ... ``upto`` plies of ``result`` (every replayed ply if
+    None, ``upto`` capped at the plies replayed), each its own copy."""
     record = result.record
     if record.setup is None:
         raise RecordError(f"{record.game_id}: the record has no setup to step through")
@@ -33,15 +44,21 @@ def walk(result: Replay, upto: int | None = None) -> Iterator[Position]:
             assert square is not None  # the replay played this rescue
             rescue = (square, result.rescued[index + 1])
         pos.push(record.sources[index], record.targets[index], rescue)
-    if upto is not None and upto > n:
-        yield pos
+    if n == record.plies and record.result is not None and board_ending(pos) is None:
+        pos.declared = Outcome.of_result(record.result)
+    yield pos
 
 
-def position_of(result: Replay, ply: int) -> Position:
-    """The position before ``ply`` of a replayed game (1: the setup; ``plies_replayed +
-    1``: after its last replayed move); ``ValueError`` for any other ply."""
-    last = result.plies_replayed + 1
-    if not 1 <= ply <= last:
-        raise ValueError(f"ply must be 1..{last} (the positions this replay reached), got {ply}")
+def position_of(result: Replayed, ply: int) -> Position:
+    """The position after ``ply`` plies of a replayed game (0: the setup; ``plies_replayed``:
+    after its last replayed move); :class:`~strat_tools.engine.moves.MoveError` (a
+    ``ValueError``) for any other ply."""
+    last = result.plies_replayed
+    if isinstance(ply, bool) or not isinstance(ply, int):
+        raise MoveError(f"a ply is an int 0..{last}, got {ply!r}")
+    if not 0 <= ply <= last:
+        raise MoveError(
+            f"ply must be 0..{last} (the positions after each ply this replay reached), got {ply}"
+        )
     *_, pos = walk(result, ply)
     return pos

@@ -6,11 +6,12 @@ field string, index = Gravon square, ``A`` empty, ``_`` lake, ``B``-``M`` red, `
 blue, a revealed piece in lower case, an unseen one ``?``), the side to move (``r``/``b``)
 and the plies played; :mod:`strat_tools.engine.yorktown` says where it comes from.
 
-OpenSpiel's string has no rule state, but the two-squares rule needs one: so
-:meth:`~strat_tools.engine.position.Position.strados3` may add a fourth part,
+OpenSpiel's string has no rule state (its loader refuses a fourth part), but the
+two-squares rule needs one: so ``Position.strados3(exact=True)`` adds a fourth part,
 :func:`chains_text`, each side's last move and how many moves in a row its piece has gone
 back and forth: ``r:B4-B5x2,b:I7-I6x1`` (a scout under the scout clause adds its shared
-span, ``@B5-B7``; ``-`` when neither side has moved yet).
+span, ``@B5-B7``, and a chain longer than its last move its squares, ``/B5.B7.B5``; ``-``
+when neither side has moved yet).
 
 This module converts text: it knows no rules and replays nothing.
 """
@@ -20,13 +21,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final, NamedTuple
 
-from strat_tools.core.board import Side, parse_square, square_name
+from strat_tools.core.board import LAKES, Side, parse_square, square_name
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
 
 UNKNOWN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
 
 SIDE_LETTERS: Final = {Side.RED: "r", Side.BLUE: "b"}
+
+EMPTY_FIELD: Final = "".join("_" if square in LAKES else "A" for square in range(100))
+"""The field of an empty board: every square ``A`` but the eight lakes ``_``."""
 
 
 class StraDos3(NamedTuple):
@@ -111,13 +115,20 @@ Chain = tuple[int, int, int, int]
 low and high square (as :class:`~strat_tools.engine.position.Position` keeps them)."""
 
 
-def chains_text(chains: Sequence[Chain | None]) -> str:
-    """The fourth part: red's then blue's chain (``None``: that side has not moved).
+def chains_text(
+    chains: Sequence[Chain | None], paths: Sequence[Sequence[int]] | None = None
+) -> str:
+    """The fourth part: red's then blue's chain (``None``: that side has not moved); with
+    ``paths`` (each side's chain squares, oldest first), a chain whose squares are not
+    just its last move's adds them after ``/``, so that a scout's chain is recounted over
+    the same squares when it breaks (the exact round trip).
 
     >>> chains_text([(3141, 2, 31, 41), None])
     'r:B4-B5x2'
     >>> chains_text([(3171, 3, 51, 61), None])
     'r:B4-B8x3@B6-B7'
+    >>> chains_text([(3171, 3, 51, 61), None], [(61, 31, 71), ()])
+    'r:B4-B8x3@B6-B7/B7.B4.B8'
     """
     parts = []
     for side, chain in zip((Side.RED, Side.BLUE), chains, strict=True):
@@ -128,22 +139,27 @@ def chains_text(chains: Sequence[Chain | None]) -> str:
         text = f"{SIDE_LETTERS[side]}:{square_name(source)}-{square_name(target)}x{count}"
         if (low, high) != (min(source, target), max(source, target)):
             text += f"@{square_name(low)}-{square_name(high)}"
+        path = tuple(paths[side - 1]) if paths is not None else ()
+        if path and path != (source, target):
+            text += "/" + ".".join(square_name(s) for s in path)
         parts.append(text)
     return ",".join(parts) or "-"
 
 
-def parse_chains(text: str) -> list[Chain | None]:
-    """Red's and blue's chain from a fourth part; ``ValueError`` saying what is wrong.
+def parse_chains(text: str) -> list[tuple[Chain, tuple[int, ...]] | None]:
+    """Red's and blue's chain from a fourth part, each with its squares (the last move's
+    when the part does not list them); ``ValueError`` saying what is wrong.
 
-    >>> parse_chains("r:B4-B8x3@B6-B7,b:I7-I6x1")
-    [(3171, 3, 51, 61), (6858, 1, 58, 68)]
+    >>> parse_chains("r:B4-B8x3@B6-B7/B7.B4.B8,b:I7-I6x1")
+    [((3171, 3, 51, 61), (61, 31, 71)), ((6858, 1, 58, 68), (68, 58))]
     """
-    chains: list[Chain | None] = [None, None]
+    chains: list[tuple[Chain, tuple[int, ...]] | None] = [None, None]
     if text == "-":
         return chains
     sides = {letter: side for side, letter in SIDE_LETTERS.items()}
     for part in text.split(","):
         letter, _, rest = part.partition(":")
+        rest, _, path_text = rest.partition("/")
         move, _, count_text = rest.partition("x")
         count_text, _, span = count_text.partition("@")
         if (
@@ -155,7 +171,14 @@ def parse_chains(text: str) -> list[Chain | None]:
         source, target = move_squares(move)
         low, high = move_squares(span) if span else (source, target)
         low, high = min(low, high), max(low, high)
-        chains[sides[letter] - 1] = (source * 100 + target, int(count_text), low, high)
+        try:
+            path = tuple(parse_square(s) for s in path_text.split(".")) if path_text else ()
+        except ValueError:
+            raise ValueError(f"a chain's squares read like /B7.B4.B8, got {part!r}") from None
+        if path and (len(path) < 2 or path[-2:] != (source, target)):
+            raise ValueError(f"a chain's squares end with its last move, got {part!r}")
+        chain = (source * 100 + target, int(count_text), low, high)
+        chains[sides[letter] - 1] = (chain, path or (source, target))
     return chains
 
 

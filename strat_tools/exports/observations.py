@@ -46,7 +46,7 @@ from strat_tools.engine.movegen import (
 )
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.engine.position import Position
+from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.engine.rule_tables import rule_tables
 from strat_tools.io.sources import Paths, path_list
@@ -427,7 +427,7 @@ def _scout_bans(result: Replay, plies: list[int]) -> list[tuple[int, int]]:
                 square = rescues[index + 1].square
                 assert square is not None
                 rescue = (square, rescued[index + 1])
-            pos.apply(record.sources[index], record.targets[index], rescue)
+            play_known(pos, record.sources[index], record.targets[index], rescue)
             index += 1
         bans += [(ply, key) for key in repetition_bans(pos)]
     return bans

@@ -23,11 +23,10 @@ from strat_tools.core.rules import (
     OUTCOME_BOTH,
     OUTCOME_DEFENDER,
     OUTCOME_FLAG,
-    OUTCOME_NONE,
     RuleSet,
 )
-from strat_tools.engine.position import DISTANCE
-from strat_tools.engine.replay import Position
+from strat_tools.engine.outcome import board_ending
+from strat_tools.engine.position import DISTANCE, Position, play_known
 
 B, FL = PieceKind.BOMB, PieceKind.FLAG
 
@@ -282,20 +281,11 @@ def _resigns(board: list[int], side: int, policy: Policy, rng: random.Random) ->
     return own < policy.resign_below * _army_worth(board, 3 - side, policy.values)
 
 
-def _ending(position: Position, mover: int, outcome: int) -> Result | None:
-    """Gravon's check after every move: flag taken, or a player (or both) unable to move."""
-    if outcome == OUTCOME_FLAG:
-        return Result(int(Termination.FLAG_CAPTURED), mover)
-    other = 3 - mover
-    other_can = position.has_legal_move(other)
-    mover_can = position.has_legal_move(mover)
-    if not other_can and not mover_can:
-        return Result(int(Termination.BOTH_NO_MOVES), 3)
-    if not other_can:
-        return Result(int(Termination.NO_MOVES), mover)
-    if not mover_can:
-        return Result(int(Termination.NO_MOVES), other)
-    return None
+def _ending(position: Position) -> Result | None:
+    """Gravon's check after every move (flag taken, a player or both unable to move): the
+    engine's one statement of the end of a game, as a record's result."""
+    ending = board_ending(position)
+    return None if ending is None else ending.result
 
 
 def _cap_result(position: Position, values: Sequence[float]) -> Result:
@@ -331,7 +321,7 @@ def play_game(
     know = Knowledge()
     sources: list[int] = []
     targets: list[int] = []
-    start = _ending(position, 2, OUTCOME_NONE)  # a setup may leave a side without a move
+    start = _ending(position)  # a setup may leave a side without a move
     if start is not None:
         return sources, targets, start
     quiet = 0
@@ -342,12 +332,12 @@ def play_game(
         moves = position.reference_pairs()
         source, target = choose_move(position, know, moves, rng, policy, len(sources))
         defender = position.board[target]
-        outcome = position.apply(source, target)
+        outcome = play_known(position, source, target)
         know.observe(source, target, defender, outcome, position.board)
         sources.append(source)
         targets.append(target)
         quiet = 0 if defender != EMPTY else quiet + 1
-        result = _ending(position, mover, outcome)
+        result = _ending(position)
         if result is not None:
             return sources, targets, result
     return sources, targets, _cap_result(position, policy.values)
