@@ -24,7 +24,7 @@ from strat_tools.engine.actions import (
 )
 from strat_tools.engine.movegen import legal_ids
 from strat_tools.engine.mover_view import view_keys
-from strat_tools.engine.position import Position
+from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observations import two_squares_bans
 from strat_tools.formats.readers import read_units
@@ -173,7 +173,7 @@ def _walk(record, result):  # type: ignore[no-untyped-def]
         rescue = None
         if index + 1 in result.rescued:
             rescue = (record.rescues[index + 1].square, result.rescued[index + 1])
-        pos.apply(record.sources[index], record.targets[index], rescue)
+        play_known(pos, record.sources[index], record.targets[index], rescue)
 
 
 @pytest.mark.slow

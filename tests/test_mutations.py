@@ -15,7 +15,7 @@ from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind
 from strat_tools.core.records import GameRecord, Rescue, Result, Status
 from strat_tools.core.rules import resolve_rules
-from strat_tools.engine.position import CAPTAIN_CODES, SCOUT_CODES, Position
+from strat_tools.engine.position import CAPTAIN_CODES, SCOUT_CODES, Position, play_known
 from strat_tools.engine.replay import board_at, replay
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import expand
@@ -171,7 +171,7 @@ def positions(record: GameRecord) -> Iterator[tuple[int, Position]]:
         placed = None
         if rescue is not None and rescue.square is not None and rescue.piece is not None:
             placed = (rescue.square, (rescue.piece - 1) % 12 + (1 if pos.side == 1 else 13))
-        pos.apply(record.sources[index], record.targets[index], placed)
+        play_known(pos, record.sources[index], record.targets[index], placed)
         if pos.winner:
             return
 
