@@ -249,7 +249,7 @@ NO_NUMBA = "import sys\nsys.modules['numba'] = None  # find_spec says: not insta
 
 
 def same_output(one: Path, other: Path) -> None:
-    for part in ("games.parquet", "observations/part-00000.parquet"):
+    for part in ("games/part-00000.parquet", "observations/part-00000.parquet"):
         assert (one / part).read_bytes() == (other / part).read_bytes(), part
 
 
