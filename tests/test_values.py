@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -342,7 +343,15 @@ def test_the_report_section_shows_values_secrecy_and_calibration(sample_rows: Va
     ]
     marshal = tables["Piece values, classic (294 games, 7,709 rows)"].iloc[0]
     assert marshal["piece"] == "marshal" and marshal["value"] == "1.964"
-    assert values_section(Section("x", "values"), SimpleNamespace(values=None)) is False  # type: ignore[arg-type]
+    # From tables: said where there are classic games, left out where there are none.
+    classic, duell = (pd.DataFrame({"variant": [v]}) for v in ("classic", "duell"))
+    told = Section("x", "values")
+    absent = "the reason"
+    assert values_section(told, SimpleNamespace(values=None, games=classic, values_absent=absent))  # type: ignore[arg-type]
+    assert told.blocks[-1] == "No piece values here: the reason."
+    gone = Section("x", "values")
+    assert not values_section(gone, SimpleNamespace(values=None, games=duell, values_absent=absent))  # type: ignore[arg-type]
+    assert gone.blocks == []
 
 
 @pytest.mark.slow

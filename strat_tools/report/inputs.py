@@ -34,6 +34,16 @@ from strat_tools.views.setup_area import PIECE_ORDER
 ReportData = TableSet
 """What a report reads: a :class:`~strat_tools.tables.dataset.GameSet` or anything alike."""
 
+NO_VALUES_FROM_TABLES: Final = (
+    "the piece values need what each side knew at every ply, which only a replay of the "
+    "game records gives, and this report was made from tables (a GameSet or an exported "
+    "dataset); make it from the records (`strat-tools report PATHS`, or "
+    "`st.report.write_report(PATHS, ...)`) for this section"
+)
+NO_VALUES_FROM_SETUPS: Final = (
+    "the piece values need the replay, which a setups-only report leaves out"
+)
+
 
 GAME_COLUMNS: tuple[str, ...] = (
     "source",
@@ -169,6 +179,8 @@ class ReportInputs:
     values: ValueRows | None = None
     """The piece-value rows of the decided classic games (read from game records only:
     a second pass in the workers, with the replay's knowledge; None for a GameSet)."""
+    values_absent: str = NO_VALUES_FROM_TABLES
+    """Why :attr:`values` is None, in the report's words."""
 
 
 class ReportCombiner:
@@ -230,10 +242,13 @@ class ReportCombiner:
         )
 
 
-def report_inputs(data: ReportData | ReportInputs) -> ReportInputs:
-    """The report's inputs from a GameSet (all of it as one batch)."""
+def report_inputs(data: ReportData | ReportInputs | Paths) -> ReportInputs:
+    """The report's inputs from a GameSet (all of it as one batch), or from paths of game
+    records or an exported dataset (:func:`report_inputs_of_paths`, every core)."""
     if isinstance(data, ReportInputs):
         return data
+    if not hasattr(data, "games"):
+        return report_inputs_of_paths(data)
     combiner = ReportCombiner()
     combiner.add(reduce_report(data))
     return combiner.result()
@@ -250,7 +265,8 @@ def report_inputs_of_paths(
 ) -> ReportInputs:
     """The report's inputs from game records, reduced batch by batch where they are read:
     memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
-    setup and moves. Equal to ``report_inputs(read_games(paths))``."""
+    setup and moves. Equal to ``report_inputs(read_games(paths))`` but for the piece values,
+    which a GameSet cannot give (:data:`NO_VALUES_FROM_TABLES`)."""
     combiner = ReportCombiner()
     for part in reduce_batches(
         reduce_report,
@@ -263,7 +279,9 @@ def report_inputs_of_paths(
     ):
         combiner.add(part)
     done = combiner.result()
-    if setups_only or any(part.folder is not None for part in input_parts(paths)):
+    if setups_only:
+        return replace(done, values_absent=NO_VALUES_FROM_SETUPS)
+    if any(part.folder is not None for part in input_parts(paths)):
         return done  # the piece values need the replay's knowledge, from game records
     quiet = Run.of(run, jobs).with_tally(None).with_progress(None)  # counted once, above
     rows = read_value_rows(paths, rules=rules, game_filter=select, run=quiet)

@@ -46,6 +46,7 @@ from strat_tools.core.pieces import KINDS, Numbering, PieceKind, check_numbering
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.core.text import count_of
 from strat_tools.io.output import write_file_atomically
+from strat_tools.io.sources import Paths
 from strat_tools.report.advice import advice_section
 from strat_tools.report.corpus import (
     by_variant_size,
@@ -377,15 +378,15 @@ def _main_variant(games: pd.DataFrame) -> str | None:
 
 
 def build_sections(
-    source: ReportData | ReportInputs, numbering: Numbering = "modern"
+    source: ReportData | ReportInputs | Paths, numbering: Numbering = "modern"
 ) -> list[Section]:
     """Every section of the report, in reading order (:data:`REPORT_SECTIONS`), ranks in
-    ``numbering``; ``source`` is a GameSet or the inputs already reduced
-    (:func:`strat_tools.report.inputs.report_inputs_of_paths`)."""
+    ``numbering``; ``source`` is a GameSet, the inputs already reduced
+    (:func:`strat_tools.report.inputs.report_inputs_of_paths`) or the paths to reduce."""
     check_numbering(numbering)
-    if len(source.games) == 0:
-        raise InputError("no games to report on")
     data = report_inputs(source)
+    if len(data.games) == 0:
+        raise InputError("no games to report on")
     inputs = SectionInputs(data, _main_variant(data.games), numbering)
     valid = not (data.games["status"].astype(str) == "invalid").all()
     sections: list[Section] = []
@@ -402,7 +403,7 @@ def build_sections(
 
 
 def report_text(
-    data: ReportData | ReportInputs,
+    source: ReportData | ReportInputs | Paths,
     format: ReportFormat = "html",
     *,
     title: str = "Stratego game records",
@@ -410,11 +411,12 @@ def report_text(
 ) -> str:
     """The report as text, ranks in ``numbering`` ('modern' or 'classic'). Example::
 
-    games = strat_tools.read_games("../shared/gravon")
-    html = report_text(games, "html", numbering="classic")
+    html = report_text("../shared/gravon", "html", numbering="classic")  # every section
+    html = report_text(strat_tools.read_games("data/"), "md")  # tables: no piece values
     """
     if format not in REPORT_FORMATS:
         raise OptionError(f"unknown report format {format!r}; expected html or md")
+    data = report_inputs(source)
     sections = build_sections(data, numbering)
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     n = len(data.games)
@@ -431,7 +433,7 @@ def report_text(
 
 
 def write_report(
-    data: ReportData | ReportInputs,
+    data: ReportData | ReportInputs | Paths,
     path: str | os.PathLike[str],
     format: ReportFormat | None = None,
     *,

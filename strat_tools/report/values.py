@@ -12,6 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from strat_tools.core.errors import StratToolsError
+from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.report.inputs import ReportInputs
 from strat_tools.stats.piece_values import TooFewGames, piece_value_table
 from strat_tools.stats.win_model import calibrate, shipped_win_model
@@ -29,10 +30,16 @@ _INTRO = (
 
 
 def values_section(section: Section, data: ReportInputs) -> bool:
-    """Fill ``section``; ``False`` (left out) when the report read no game records."""
+    """Fill ``section``; ``False`` (left out) when there is no classic game at all. From
+    tables (no game records to replay) it says why the values are not there."""
     rows = data.values
     if rows is None:
-        return False
+        variants = data.games["variant"].astype(str) if "variant" in data.games else None
+        if variants is None or not (variants == DEFAULT_VARIANT).any():
+            return False
+        section.text(_INTRO)
+        section.text(f"No piece values here: {data.values_absent}.")
+        return True
     section.text(_INTRO)
     try:
         headline = piece_value_table(rows)
