@@ -13,7 +13,7 @@ more memory than that of a few. Draws nothing and writes nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import Final, cast
 
 import pandas as pd
 
@@ -248,9 +248,9 @@ def report_inputs(data: ReportData | ReportInputs | Paths) -> ReportInputs:
     if isinstance(data, ReportInputs):
         return data
     if not hasattr(data, "games"):
-        return report_inputs_of_paths(data)
+        return report_inputs_of_paths(cast(Paths, data))
     combiner = ReportCombiner()
-    combiner.add(reduce_report(data))
+    combiner.add(reduce_report(cast(ReportData, data)))
     return combiner.result()
 
 
