@@ -248,7 +248,7 @@ def report_inputs(data: ReportData | ReportInputs | Paths) -> ReportInputs:
     if isinstance(data, ReportInputs):
         return data
     if not hasattr(data, "games"):
-        return report_inputs_of_paths(cast(Paths, data))
+        return report_inputs_of_paths(data)
     combiner = ReportCombiner()
     combiner.add(reduce_report(cast(ReportData, data)))
     return combiner.result()
