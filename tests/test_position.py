@@ -4,8 +4,8 @@ outcome, ==; the one ply convention; impossible StraDos3 boards refused; clear e
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 import zipfile
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
