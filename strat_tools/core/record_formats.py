@@ -19,9 +19,10 @@ The function contracts, for a format module::
     encode(record: GameRecord) -> bytes                          # optional: writable formats
     file_name(record: GameRecord) -> str                         # optional: writable formats
 
-``parse`` never raises for bad input and never judges the game (no checks, no rules): it
-returns the record with its reading diagnostics, and the lines where the setup and the
-result stand, for the checks' messages.
+(``Parsed`` and ``GameRecord`` live in :mod:`strat_tools.core.records`, which asks this module
+about suffixes, so this one names them only in prose.) ``parse`` never raises for bad input
+and never judges the game (no checks, no rules): it returns the record with its reading
+diagnostics, and the lines where the setup and the result stand, for the checks' messages.
 
 >>> [f.name for f in FORMATS]
 ['xml', 'gsn']
@@ -34,22 +35,10 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from strat_tools.core.records import GameRecord
 
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 256
 """How many bytes of a file's start are compared with the formats' headers."""
-
-
-class Parsed(NamedTuple):
-    """What a format's ``parse`` returns: the record and where its setup and result stand."""
-
-    record: GameRecord
-    setup_line: int | None
-    result_line: int | None
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,8 +28,7 @@ from typing import Any, Final
 
 from lxml import etree
 
-from strat_tools.core.record_formats import Parsed
-from strat_tools.core.records import SYNTHETIC_MARK, GameRecord, Rescue, Result
+from strat_tools.core.records import SYNTHETIC_MARK, GameRecord, Parsed, Rescue, Result
 from strat_tools.formats import fastscan
 from strat_tools.formats.gravon_fields import (
     ERROR,

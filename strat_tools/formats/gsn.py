@@ -37,8 +37,7 @@ from typing import Final, NamedTuple
 
 from strat_tools.core.board import square_lookup, square_name
 from strat_tools.core.pieces import CODE_LETTERS
-from strat_tools.core.record_formats import Parsed
-from strat_tools.core.records import GameRecord, Rescue, Result
+from strat_tools.core.records import GameRecord, Parsed, Rescue, Result
 from strat_tools.core.text import first_of
 from strat_tools.formats.gravon_fields import (
     DAILY_WORDS,
