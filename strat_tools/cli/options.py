@@ -13,6 +13,7 @@ import click
 
 if TYPE_CHECKING:
     pass
+from strat_tools.cli.errors import as_click
 from strat_tools.cli.render import OUTPUT_FORMATS, message
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -277,4 +278,4 @@ def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
             pattern_side=values.get("pattern_side"),
         )
     except FilterError as exc:
-        raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None
+        raise as_click(exc) from None

@@ -44,6 +44,7 @@ from pathlib import PurePosixPath
 from types import TracebackType
 from typing import BinaryIO, Final, NamedTuple
 
+from strat_tools.core.errors import StratToolsError
 from strat_tools.core.record_formats import is_record_name, record_suffixes
 from strat_tools.io.zipdir import ZipEntry, ZipError, read_directory, read_entry
 
@@ -172,7 +173,7 @@ def _not_a_record(what: str) -> str:
     return f"not a game record file ({', '.join(record_suffixes())}{what})"
 
 
-class SourceError(Exception):
+class SourceError(StratToolsError):
     """A unit's bytes could not be read; the message says why (never file contents)."""
 
 
