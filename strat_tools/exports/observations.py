@@ -36,19 +36,12 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
+from strat_tools.engine.game_bans import games_legal_ids_of
 from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.movegen import (
-    Moves,
-    game_sides,
-    games_legal_ids,
-    legal_ids,
-    repetition_bans,
-)
+from strat_tools.engine.movegen import Moves, game_sides
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay_safely
-from strat_tools.engine.rule_tables import rule_tables
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
@@ -233,40 +226,11 @@ def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> li
 
 
 def _legal_of(games: Sequence[tuple[Replay, Knowledge]]) -> list[Moves | Exception]:
-    """Each game's legal moves before each of its plies: the boards and two-squares bans
-    of all the games of one rule set in one ``legal_ids`` call, split back per game; if
-    that call fails, game by game, so that only the failing game fails."""
-    found: list[Moves | Exception] = [ValueError("not computed")] * len(games)
-    groups: dict[int, list[int]] = {}
-    for index, (result, _) in enumerate(games):
-        groups.setdefault(id(result.rules), []).append(index)
-    for members in groups.values():
-        inputs: list[tuple[npt.NDArray[np.uint8], list[tuple[int, int]]]] = []
-        kept = []
-        for index in members:
-            result, know = games[index]
-            n = result.plies_replayed
-            try:
-                inputs.append((know.boards[:n], two_squares_bans(result, n, know.boards[:n])))
-                kept.append(index)
-            except Exception as exc:  # one bad game must never stop a run
-                found[index] = exc
-        if not kept:
-            continue
-        rules = games[kept[0]][0].rules
-        split: list[Moves | Exception] = []
-        try:
-            split += games_legal_ids(inputs, rules)
-        except Exception:  # find the game that fails, alone
-            split = []
-            for boards, bans in inputs:
-                try:
-                    split.append(legal_ids(boards, game_sides(len(boards)), rules, bans))
-                except Exception as exc:
-                    split.append(exc)
-        for index, moves in zip(kept, split, strict=True):
-            found[index] = moves
-    return found
+    """Each game's legal moves before each of its plies (the engine's batch generator,
+    bans and all, :func:`~strat_tools.engine.game_bans.games_legal_ids_of`)."""
+    return games_legal_ids_of(
+        [(result, know.boards[: result.plies_replayed]) for result, know in games]
+    )
 
 
 def game_columns(
@@ -374,63 +338,6 @@ def _counters(result: Replay, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArra
     own[2:] = chains[:-2]
     opponent[1:] = chains[:-1]
     return own, opponent
-
-
-def two_squares_bans(
-    result: Replay, n: int, boards: npt.NDArray[np.uint8]
-) -> list[tuple[int, int]]:
-    """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
-    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
-    :class:`Position` of each ply.
-
-    Only the piece a side moved last can be banned, and only once its chain (the replay's
-    :attr:`~strat_tools.engine.replay.Replay.chains`) is at the limit: then a piece that
-    is not a scout under the scout clause may not go straight back. A scout under the
-    clause shares its chain over squares, so at those (rare) plies the game is played
-    again on a :class:`Position` and asked."""
-    limit = rule_tables(result.rules).limit
-    if n < 3:
-        return []
-    record = result.record
-    chains = np.asarray(result.chains[: n - 2], np.int64)
-    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
-    if not len(gated):
-        return []
-    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
-    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
-    spans = np.asarray(rule_tables(result.rules).spans, np.bool_)
-    clause = spans[boards[gated, moved]]
-    bans = [
-        (int(i), int(m * 100 + s))
-        for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
-    ]
-    if clause.any():
-        bans += _scout_bans(result, gated[clause].tolist())
-        bans.sort()
-    return bans
-
-
-def _scout_bans(result: Replay, plies: list[int]) -> list[tuple[int, int]]:
-    """:func:`~strat_tools.engine.movegen.repetition_bans` before each of ``plies``
-    (ascending indices), on the game played again on a :class:`Position`."""
-    record = result.record
-    assert record.setup is not None
-    pos = Position(record.setup, result.rules)
-    rescued, rescues = result.rescued, record.rescues
-    bans: list[tuple[int, int]] = []
-    index = 0
-    for ply in plies:
-        while index < ply:
-            rescue = None
-            if rescued and index + 1 in rescued:
-                square = rescues[index + 1].square
-                assert square is not None
-                rescue = (square, rescued[index + 1])
-            pos.apply(record.sources[index], record.targets[index], rescue)
-            index += 1
-        bans += [(ply, key) for key in repetition_bans(pos)]
-    return bans
 
 
 def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
