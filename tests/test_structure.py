@@ -475,3 +475,67 @@ def test_no_test_module_imports_another() -> None:
                 names = [alias.name for alias in node.names]
             found += [f"{path.name}: {name}" for name in names if name.startswith("test_")]
     assert not found, found
+
+
+RULE_FLOORS = ("core", "engine")
+"""The floors that state the rules: ``core/rules.py`` (rule sets, battles) and the engine
+(legality, the two-squares and more-squares rules, the move generator and its tables)."""
+
+RULE_INTERNALS = frozenset(
+    {
+        "engine.rule_tables",
+        "engine.move_tables",
+        "engine.move_scan",
+        "engine.move_kernel",
+        "engine.hotloop",
+        "engine.chasing",
+    }
+)
+"""The engine's rule tables and generator stages: read only on the rule floors (above them
+a module asks ``movegen``, ``game_bans``, ``replay`` or ``Position`` for moves)."""
+
+RULE_NAMES = frozenset({"battle_outcome", "battle_table", "per_rule_set", "repetition_bans"})
+"""Functions of the rule floors that apply a rule piecemeal: never imported above them."""
+
+RULE_WORDS = re.compile(r"two_squares|repetition|scout_clause|(?:^|_)bans?(?:$|_)|chas(?:e|ing)")
+"""A function or class named after a rule (``two_squares_bans``, ``_scout_bans``)."""
+
+RULE_STATE = frozenset({"repetition", "rep_count", "rep_key", "spans"})
+"""A position's or a rule table's two-squares state: read only on the rule floors."""
+
+
+def rule_logic(tree: ast.AST, module: str) -> list[str]:
+    """Where ``tree`` (a module above the rule floors) states a rule: it imports a rule
+    internal (:data:`RULE_INTERNALS`, :data:`RULE_NAMES`), defines a function or class named
+    after a rule (:data:`RULE_WORDS`) or reads two-squares state (:data:`RULE_STATE`)::
+
+        >>> rule_logic(ast.parse("def two_squares_bans(r): return r.spans"), "exports.x")
+        ['exports.x:1 defines two_squares_bans', 'exports.x:1 reads .spans']
+        >>> rule_logic(ast.parse("from strat_tools.engine.rule_tables import rule_tables"), "x")
+        ['x:1 imports engine.rule_tables.rule_tables']
+        >>> rule_logic(ast.parse("def observe(game, bans=()): return game.plies"), "exports.x")
+        []
+    """
+    found = []
+    for imported, name, line in imports(tree, module, type_only=True):
+        if imported in RULE_INTERNALS or name in RULE_NAMES:
+            found.append(f"{module}:{line} imports {imported}{'.' + name if name else ''}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if RULE_WORDS.search(node.name.lower()):
+                found.append(f"{module}:{node.lineno} defines {node.name}")
+        elif isinstance(node, ast.Attribute) and node.attr in RULE_STATE:
+            found.append(f"{module}:{node.lineno} reads .{node.attr}")
+    return found
+
+
+def test_no_floor_above_the_engine_states_a_rule() -> None:
+    """The rules are stated once, on ``core/`` and ``engine/``: every floor above asks the
+    engine (a new rule option touches no module there; docs/architecture.md's recipe)."""
+    found = [
+        place
+        for module, tree in parsed().items()
+        if floor_of(module) not in RULE_FLOORS
+        for place in rule_logic(tree, module)
+    ]
+    assert found == []
