@@ -21,8 +21,10 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   ply and the two-squares bans are prepared first, not timed), in plies per second (goal:
   2 million a second on one core), beside the engine's moves per second above;
   the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.move_kernel`, with
-  numba, the ``fast`` extra) or ``numpy``; ``legal/numpy`` the same batches through NumPy's
-  stages (:mod:`strat_tools.engine.move_scan`), what an install without numba gets;
+  numba, the ``fast`` extra, asked for by ``compiled=True``) or ``numpy``; ``legal/numpy``
+  the same batches through NumPy's stages (:mod:`strat_tools.engine.move_scan`), what every
+  command runs (``compiled`` is off by default, never switched on by the process's history:
+  importing numba costs about 0.4 s a process, which a month's export never earns back);
   ``legal/game`` one :func:`~strat_tools.engine.movegen.legal_ids` call per game (the cost
   paid per call shows); ``legal ids`` how many ids a ply has (each one is written, so every
   pass over them costs);
