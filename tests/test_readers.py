@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 TOY_MODULE = '''
 """A toy record format: 'toy <variant>' on line 1, then one move a line, then the result."""
-from strat_tools.core.records import Parsed
+from strat_tools.core.record_formats import Parsed
 from strat_tools.formats.gravon_xml import decode_field
 from strat_tools.core.records import GameRecord, Result, Severity
 
@@ -166,7 +166,8 @@ def test_the_parsers_and_the_registry_do_not_import_the_checks(parser: str) -> N
 
 def test_the_registry_imports_nothing_of_the_project() -> None:
     """Not even for types: ``records`` asks the registry about suffixes, so an import back
-    (``Parsed`` once lived here, naming ``GameRecord`` under ``TYPE_CHECKING``) is a cycle."""
+    (``Parsed`` once named ``GameRecord`` under ``TYPE_CHECKING``; it is generic now) is a
+    cycle."""
     source = (REPO / "strat_tools" / "core" / "record_formats.py").read_text()
     found = [
         node.module

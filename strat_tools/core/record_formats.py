@@ -19,10 +19,11 @@ The function contracts, for a format module::
     encode(record: GameRecord) -> bytes                          # optional: writable formats
     file_name(record: GameRecord) -> str                         # optional: writable formats
 
-(``Parsed`` and ``GameRecord`` live in :mod:`strat_tools.core.records`, which asks this module
-about suffixes, so this one names them only in prose.) ``parse`` never raises for bad input
-and never judges the game (no checks, no rules): it returns the record with its reading
-diagnostics, and the lines where the setup and the result stand, for the checks' messages.
+``parse`` never raises for bad input and never judges the game (no checks, no rules): it
+returns the record with its reading diagnostics, and the lines where the setup and the
+result stand, for the checks' messages. (:class:`Parsed` is generic in the record's type,
+``Parsed[GameRecord]``: :mod:`strat_tools.core.records` asks this module about suffixes, so
+this one imports nothing back, not even for a type.)
 
 >>> [f.name for f in FORMATS]
 ['xml', 'gsn']
@@ -35,10 +36,23 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Generic, NamedTuple, TypeVar
+
+R = TypeVar("R")
+"""The record type of a :class:`Parsed` (a :class:`~strat_tools.core.records.GameRecord`)."""
 
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 256
 """How many bytes of a file's start are compared with the formats' headers."""
+
+
+class Parsed(NamedTuple, Generic[R]):
+    """What a format's ``parse`` returns: the record (a ``GameRecord``: ``Parsed[GameRecord]``)
+    and where its setup and result stand."""
+
+    record: R
+    setup_line: int | None
+    result_line: int | None
 
 
 @dataclass(frozen=True, slots=True)

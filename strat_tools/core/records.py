@@ -339,14 +339,6 @@ class GameRecord:
             self.diagnostics[at] = capped_count(code, old.severity, left, self.source, self.member)
 
 
-class Parsed(NamedTuple):
-    """What a format's ``parse`` returns: the record and where its setup and result stand."""
-
-    record: GameRecord
-    setup_line: int | None
-    result_line: int | None
-
-
 def _is_round(n: int) -> bool:
     """1, 2, 4, 8, ...: when :meth:`GameRecord.add` refreshes a count before the exact one."""
     return n & (n - 1) == 0

@@ -25,11 +25,12 @@ from strat_tools.core.checks import check_record
 from strat_tools.core.errors import InputError
 from strat_tools.core.record_formats import (
     FORMATS,
+    Parsed,
     RecordFormat,
     choose_format,
     format_for_name,
 )
-from strat_tools.core.records import UNREADABLE_CODE, GameRecord, Parsed, Severity
+from strat_tools.core.records import UNREADABLE_CODE, GameRecord, Severity
 from strat_tools.io.sources import (
     MAX_GAME_BYTES,
     Paths,
@@ -42,12 +43,12 @@ from strat_tools.io.sources import (
 
 
 class Parser(Protocol):
-    """A format's ``parse``: bytes → :class:`~strat_tools.core.records.Parsed`, never
+    """A format's ``parse``: bytes → :class:`~strat_tools.core.record_formats.Parsed`, never
     raising."""
 
     def __call__(
         self, data: bytes, source: str, member: str | None = None, *, fast: bool = True
-    ) -> Parsed: ...
+    ) -> Parsed[GameRecord]: ...
 
 
 @cache
