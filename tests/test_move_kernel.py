@@ -145,3 +145,29 @@ def test_every_ply_of_a_month_as_the_export_batches_it(gravon_dir: Path) -> None
             assert offsets.tolist() == want[0].tolist() and ids.tolist() == want[1].tolist()
             plies += len(offsets) - 1
     assert plies > 250_000
+
+
+def test_an_export_decides_its_path_once_from_its_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``iter_observations(compiled=None)`` asks for the compiled loop by the input's size,
+    once, before the run (the work carries the choice to every worker); the rows are the
+    same either way."""
+    from strat_tools.engine import movegen
+    from strat_tools.exports import observations
+
+    chosen: list[bool] = []
+    real = observations.map_records
+
+    def spy(work: observations.ObservationsWork, *args: object, **kwargs: object) -> object:
+        chosen.append(work.compiled)
+        return real(work, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(observations, "map_records", spy)
+    game = [str(Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml")]
+    small = list(observations.iter_observations(game, jobs=1))
+    monkeypatch.setattr(movegen, "COMPILED_FROM_GAMES", 1)
+    large = list(observations.iter_observations(game, jobs=1))
+    forced = list(observations.iter_observations(game, jobs=1, compiled=False))
+    assert chosen == [False, move_kernel.available(), False]
+    rows = [b["observations"].column("legal_actions") for b in (*small, *large, *forced)]
+    assert rows[0].to_pylist() == rows[1].to_pylist() == rows[2].to_pylist()
+    assert len(rows[0]) > 0

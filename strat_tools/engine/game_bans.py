@@ -115,13 +115,14 @@ def game_legal_ids(result: ReplayedGame, boards: npt.NDArray[np.uint8]) -> Moves
 
 
 def games_legal_ids_of(
-    games: Sequence[tuple[ReplayedGame, npt.NDArray[np.uint8]]],
+    games: Sequence[tuple[ReplayedGame, npt.NDArray[np.uint8]]], *, compiled: bool = False
 ) -> list[Moves | Exception]:
     """:func:`game_legal_ids` of many replayed games, each with the boards before its
     plies: the games of one rule set in one
     :func:`~strat_tools.engine.movegen.games_legal_ids` call, split back per game, in the
     order given. A game whose bans or moves fail gets its exception in its place (the
     others theirs): if the batch call fails, game by game, so only the failing game fails.
+    ``compiled`` as for :func:`~strat_tools.engine.movegen.legal_ids`.
     """
     found: list[Moves | Exception] = [ValueError("not computed")] * len(games)
     groups: dict[int, list[int]] = {}
@@ -142,12 +143,14 @@ def games_legal_ids_of(
         rules = games[kept[0]][0].rules
         split: list[Moves | Exception] = []
         try:
-            split += games_legal_ids(inputs, rules)
+            split += games_legal_ids(inputs, rules, compiled=compiled)
         except Exception:  # find the game that fails, alone
             split = []
             for boards, bans in inputs:
                 try:
-                    split.append(legal_ids(boards, game_sides(len(boards)), rules, bans))
+                    split.append(
+                        legal_ids(boards, game_sides(len(boards)), rules, bans, compiled=compiled)
+                    )
                 except Exception as exc:
                     split.append(exc)
         for index, moves in zip(kept, split, strict=True):

@@ -148,6 +148,24 @@ on about a million rows (0.85 against 0.4 µs a row): worth asking for a long ru
 self-play corpus), not for a month."""
 
 
+COMPILED_FROM_GAMES: Final = 5000
+"""From this many game files on, a run asks for the compiled loop (:func:`compiled_pays`):
+about 1.5 million plies, each of a process's 0.4 s of numba import and load earned back
+more than twice over with two processes (``bench/compare.py``'s ``observations`` on the
+archive: 24.7 CPU s compiled, 30.9 through NumPy; on a month, 1,024 games, NumPy)."""
+
+
+def compiled_pays(games: int) -> bool:
+    """Whether a run over ``games`` game files should ask for the compiled loop: numba is
+    installed and the run is long enough to earn its import back (:data:`COMPILED_FROM_GAMES`).
+    A caller decides once, before its run, from its input (never from what ran before).
+
+    >>> compiled_pays(1024)
+    False
+    """
+    return games >= COMPILED_FROM_GAMES and move_kernel.available()
+
+
 CHUNK_ROWS: Final = 8192
 """Rows :func:`legal_ids` takes at once: about 800 kB a byte array, so each whole-board step
 runs in the processor's cache (a batch of 200 games, 60,000 rows, was a tenth slower in

@@ -38,11 +38,11 @@ from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
 from strat_tools.engine.game_bans import games_legal_ids_of
 from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.movegen import Moves, game_sides
+from strat_tools.engine.movegen import Moves, compiled_pays, game_sides
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.replay import Replay, replay_safely
-from strat_tools.io.sources import Paths, path_list
+from strat_tools.io.sources import Paths, count_units, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
@@ -198,11 +198,14 @@ Observed = GameObservations | Exception | None
 ``None`` when it gives no rows."""
 
 
-def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> list[Observed]:
+def observe_games(
+    results: Sequence[Replay], last_moves: int = LAST_MOVES, *, compiled: bool = False
+) -> list[Observed]:
     """The observation columns of each replayed game (see :data:`Observed`): the legal
     moves of all their plies come from one :func:`~strat_tools.engine.movegen.legal_ids`
-    call per rule set (a call per game would cost more than the moves), the rest game by
-    game (:func:`game_columns`). A game that fails is its own entry, never the others'."""
+    call per rule set (a call per game would cost more than the moves; ``compiled`` as
+    there), the rest game by game (:func:`game_columns`). A game that fails is its own
+    entry, never the others'."""
     found: list[Observed] = []
     ready: list[tuple[int, Replay, Knowledge]] = []
     for result in results:
@@ -214,7 +217,7 @@ def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> li
             found.append(None)
         except Exception as exc:  # one bad game must never stop a run
             found.append(exc)
-    legal = _legal_of([(result, know) for _, result, know in ready])
+    legal = _legal_of([(result, know) for _, result, know in ready], compiled)
     for (index, result, know), moves in zip(ready, legal, strict=True):
         try:
             if isinstance(moves, Exception):
@@ -225,11 +228,12 @@ def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> li
     return found
 
 
-def _legal_of(games: Sequence[tuple[Replay, Knowledge]]) -> list[Moves | Exception]:
+def _legal_of(games: Sequence[tuple[Replay, Knowledge]], compiled: bool) -> list[Moves | Exception]:
     """Each game's legal moves before each of its plies (the engine's batch generator,
     bans and all, :func:`~strat_tools.engine.game_bans.games_legal_ids_of`)."""
     return games_legal_ids_of(
-        [(result, know.boards[: result.plies_replayed]) for result, know in games]
+        [(result, know.boards[: result.plies_replayed]) for result, know in games],
+        compiled=compiled,
     )
 
 
@@ -371,7 +375,11 @@ def _last_moves(
 
 
 def observations_for_records(
-    records: Iterable[GameRecord], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
+    records: Iterable[GameRecord],
+    *,
+    rules: str | None = "auto",
+    last_moves: int = LAST_MOVES,
+    compiled: bool = False,
 ) -> dict[str, pa.Table]:
     """``{"observations": ..., "games": ...}`` for already-read records (replays them)."""
     observed: list[tuple[str, GameObservations]] = []
@@ -385,7 +393,7 @@ def observations_for_records(
     valid = [
         result for _, _, result, status in read if result is not None and status is Status.VALID
     ]
-    columns = iter(observe_games(valid, last_moves))
+    columns = iter(observe_games(valid, last_moves, compiled=compiled))
     for record, game_id, result, status in read:
         rows = 0
         failure = None
@@ -442,9 +450,14 @@ class ObservationsWork:
     last_moves: int = LAST_MOVES
     code: str = FAILED
     check: bool = True
+    compiled: bool = False
+    """Whether the legal moves go through the compiled loop (decided once, before the run:
+    :func:`iter_observations`)."""
 
     def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
-        return observations_for_records(records, rules=self.rules, last_moves=self.last_moves)
+        return observations_for_records(
+            records, rules=self.rules, last_moves=self.last_moves, compiled=self.compiled
+        )
 
     def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
         empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
@@ -465,9 +478,16 @@ def iter_observations(
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
+    compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``game_filter`` keeps,
     batch by batch, in input order; game ids stay unique across batches.
+
+    ``compiled`` chooses the legal-move path for the whole run: ``True`` the compiled loop
+    (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
+    size of the input, once, before any work: compiled from
+    :data:`~strat_tools.engine.movegen.COMPILED_FROM_GAMES` game files on
+    (:func:`~strat_tools.engine.movegen.compiled_pays`). The ids are the same either way.
 
     >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
@@ -476,7 +496,9 @@ def iter_observations(
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
     run = Run.of(run, jobs)
-    work = ObservationsWork(rules, last_moves)
+    if compiled is None:
+        compiled = compiled_pays(count_units(inputs))
+    work = ObservationsWork(rules, last_moves, compiled=compiled)
     yield from map_records(work, inputs, select=game_filter, run=run)
 
 
