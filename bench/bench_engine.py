@@ -22,9 +22,11 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   2 million a second on one core), beside the engine's moves per second above;
   the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.move_kernel`, with
   numba, the ``fast`` extra, asked for by ``compiled=True``) or ``numpy``; ``legal/numpy``
-  the same batches through NumPy's stages (:mod:`strat_tools.engine.move_scan`), what every
-  command runs (``compiled`` is off by default, never switched on by the process's history:
-  importing numba costs about 0.4 s a process, which a month's export never earns back);
+  the same batches through NumPy's stages (:mod:`strat_tools.engine.move_scan`), what a
+  month's export runs (``compiled`` is off by default and never switched on by a process's
+  history; the observation export asks for it once, from 5,000 game files on: importing
+  numba costs about 0.4 s a process, which a month never earns back and the archive does,
+  ``bench/compare.py ec8e0c6 --only observations``);
   ``legal/game`` one :func:`~strat_tools.engine.movegen.legal_ids` call per game (the cost
   paid per call shows); ``legal ids`` how many ids a ply has (each one is written, so every
   pass over them costs);

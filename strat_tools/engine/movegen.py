@@ -23,8 +23,8 @@ whole batch (the turn is fastest then). A caller that asks (``compiled=True``), 
 is installed (the ``fast`` extra), sends big batches of the rule sets it covers through one
 compiled loop instead (:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray
 lengths, the same ids, twice as fast on the generation alone). The choice is the caller's,
-never the process's history: the package's own commands leave it off (it saves 0% of a
-month's observation export and a few per cent of the archive's, bench/README.md).
+never the process's history: the observation export asks once, before its run, from its
+input's size (:func:`compiled_pays`).
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
