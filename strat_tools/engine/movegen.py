@@ -150,9 +150,9 @@ self-play corpus), not for a month."""
 
 COMPILED_FROM_GAMES: Final = 5000
 """From this many game files on, a run asks for the compiled loop (:func:`compiled_pays`):
-about 1.5 million plies, each of a process's 0.4 s of numba import and load earned back
-more than twice over with two processes (``bench/compare.py``'s ``observations`` on the
-archive: 24.7 CPU s compiled, 30.9 through NumPy; on a month, 1,024 games, NumPy)."""
+about 1.5 million plies, so each of two processes earns its 0.4 s of numba import and load
+back (the old per-process switch went compiled after a million rows); a month (about
+1,000 games) stays with NumPy. Figures in docs/observations.md (*Size and speed*)."""
 
 
 def compiled_pays(games: int) -> bool:
