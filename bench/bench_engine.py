@@ -21,8 +21,12 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   ply and the two-squares bans are prepared first, not timed), in plies per second (goal:
   2 million a second on one core), beside the engine's moves per second above;
   the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.move_kernel`, with
-  numba, the ``fast`` extra) or ``numpy``; ``legal/numpy`` the same batches through NumPy's
-  stages (:mod:`strat_tools.engine.move_scan`), what an install without numba gets;
+  numba, the ``fast`` extra, asked for by ``compiled=True``) or ``numpy``; ``legal/numpy``
+  the same batches through NumPy's stages (:mod:`strat_tools.engine.move_scan`), what a
+  month's export runs (``compiled`` is off by default and never switched on by a process's
+  history; the observation export asks for it once, from about 5,000 games on: importing
+  numba costs about 0.4 s a process, which a month never earns back and the archive does,
+  ``bench/compare.py ec8e0c6 --only observations``);
   ``legal/game`` one :func:`~strat_tools.engine.movegen.legal_ids` call per game (the cost
   paid per call shows); ``legal ids`` how many ids a ply has (each one is written, so every
   pass over them costs);
@@ -109,7 +113,7 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
     """Per valid game: the boards before each ply, the sides, the rules and the bans."""
     import numpy as np
 
-    from strat_tools.exports.observations import two_squares_bans
+    from strat_tools.engine.game_bans import two_squares_bans
 
     inputs = []
     for record in records:
@@ -216,23 +220,23 @@ def main() -> None:
             by_rules.setdefault(id(rules), (rules, []))[1].append((boards, bans))
         batches += by_rules.values()
 
-    def generate(_: list[GameRecord]) -> int:
-        return sum(len(o) - 1 for rules, games in batches for o, _ in games_legal_ids(games, rules))
+    def batched(compiled: bool) -> int:
+        return sum(
+            len(o) - 1
+            for rules, games in batches
+            for o, _ in games_legal_ids(games, rules, compiled=compiled)
+        )
+
+    def generate(_: list[GameRecord]) -> int:  # the compiled loop, asked for explicitly
+        return batched(True)
 
     def per_game(_: list[GameRecord]) -> int:
-        return sum(len(legal_ids(*game)[0]) - 1 for game in inputs)
+        return sum(len(legal_ids(*game, compiled=True)[0]) - 1 for game in inputs)
 
-    from strat_tools.engine import move_kernel, movegen
+    from strat_tools.engine import move_kernel
 
-    movegen.KERNEL_AFTER = 0  # compiled from the first batch (a run waits a million rows)
-
-    def numpy_stages(records: list[GameRecord]) -> int:
-        kept = movegen.KERNEL_ROWS
-        movegen.KERNEL_ROWS = 1 << 62  # every batch through NumPy's stages
-        try:
-            return generate(records)
-        finally:
-            movegen.KERNEL_ROWS = kept
+    def numpy_stages(_: list[GameRecord]) -> int:  # what every command runs (the default)
+        return batched(False)
 
     path = "compiled" if move_kernel.available() else "numpy (numba not installed)"
     legal_runs: tuple[tuple[str, str, Callable[[list[GameRecord]], int]], ...] = (

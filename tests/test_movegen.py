@@ -261,7 +261,7 @@ def test_every_ply_of_months_of_every_variant_agrees_with_the_reference(gravon_d
     """Every ply of every valid game of :data:`FULL_MONTHS`, batched as the observation
     export batches them (one games_legal_ids call per 100 games of a rule set, with the
     two-squares bans), equals the pure-Python reference, and one call per game."""
-    from strat_tools.exports.observations import two_squares_bans
+    from strat_tools.engine.game_bans import two_squares_bans
 
     variants: set[str] = set()
     rule_sets: set[str] = set()

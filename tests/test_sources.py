@@ -16,6 +16,8 @@ from strat_tools.io.sources import (
     SourceError,
     Unit,
     UnitReader,
+    count_units,
+    estimated_games,
     expand,
     is_unsafe_member_name,
     iter_units,
@@ -231,3 +233,25 @@ def test_a_folder_deeper_than_the_recursion_limit_is_walked_globbed_and_checked(
             refuse_overlap([top], hard)
     finally:
         remove_deep_folder(top)
+
+
+def test_the_estimate_of_games_reads_no_zip_and_is_near_the_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The observation export's choice of path is made from this estimate: file sizes only
+    (a zip's directory is never read for it), within a fifth of the true count on the
+    shipped month, one game per loose record file."""
+    from strat_tools.io import sources
+
+    sample = Path(__file__).parent.parent / "data"
+    counted = count_units(sample)
+
+    def refused(*args: object) -> None:
+        raise AssertionError("a zip's directory was read")
+
+    monkeypatch.setattr(sources, "read_directory", refused)
+    estimate = estimated_games(sample)
+    assert abs(estimate - counted) <= counted / 5, (estimate, counted)
+    folder = tree(tmp_path / "t")
+    assert estimated_games(folder) == 3 + 1  # three loose records; a tiny zip counts one
+    assert estimated_games(tmp_path / "nowhere") == 0

@@ -49,16 +49,63 @@ class NoInput(click.ClickException):
     exit_code = EXIT_USAGE
 
 
+def exit_by_class() -> tuple[tuple[type[BaseException], int], ...]:
+    """The one table of exit codes by error class, most specific first (the first class an
+    error is an instance of decides): a caller's mistake refused before any work is a usage
+    error, exit :data:`EXIT_USAGE`; any other deliberate error of the library, or an OS error
+    about the files given, a failed run, exit :data:`EXIT_FAILED`. Read on first use (the
+    classes live on the floors below, imported only when a command fails)."""
+    from strat_tools.core.errors import NotationError, NothingToRead, StratToolsError, UsageError
+    from strat_tools.io.output import OutputOfAnotherKind, OutputOverInput
+
+    return (
+        (UsageError, EXIT_USAGE),  # a choice refused before any work: --rules, a filter
+        (NotationError, EXIT_USAGE),  # text the caller wrote: a square, a move, a pattern
+        (NothingToRead, EXIT_USAGE),  # no game in the paths, or none the filters keep
+        (OutputOverInput, EXIT_USAGE),  # an output over an input: refused before reading
+        (OutputOfAnotherKind, EXIT_USAGE),  # an output folder of another kind: untouched
+        (StratToolsError, EXIT_FAILED),  # every other deliberate error: the run failed
+        (OSError, EXIT_FAILED),  # a file given that cannot be read or written
+    )
+
+
+def exit_code(exc: BaseException) -> int | None:
+    """The exit code :func:`exit_by_class` gives ``exc``, ``None`` for a bug (any other
+    exception, which keeps its traceback).
+
+    >>> from strat_tools.core.errors import OptionError, UsageError
+    >>> exit_code(UsageError("x")), exit_code(OptionError("x")), exit_code(KeyError("x"))
+    (2, 3, None)
+    """
+    return next((code for kind, code in exit_by_class() if isinstance(exc, kind)), None)
+
+
+def as_click(exc: BaseException, option: str | None = None) -> click.ClickException:
+    """``exc`` (a deliberate error: :func:`exit_code` is not ``None``) as the click error that
+    shows it and exits with its class's code: a usage error naming an option (its own, or
+    ``option``: ``'pattern'``) as click shows a bad option (``Invalid value for
+    '--rules': ...``), another usage error as ``Error: ...`` exit 2, a failed run as
+    ``Error: ...`` exit 3; messages escaped (names from files are data)."""
+    from strat_tools.core.text import printable_lines
+
+    if exit_code(exc) != EXIT_USAGE:
+        return RunFailed(printable_lines(str(exc)) or exc.__class__.__name__)
+    option = getattr(exc, "option", None) or option
+    if option is None:
+        return NoInput(printable_lines(str(exc)))
+    flag = f"'--{option.removeprefix('--').replace('_', '-')}'"
+    reason = getattr(exc, "reason", str(exc))
+    ctx = click.get_current_context(silent=True)
+    return click.BadParameter(printable_lines(reason), ctx, param_hint=flag)
+
+
 def library_errors(func: F) -> F:
     """Turn the library's own errors (:class:`~strat_tools.core.errors.StratToolsError`) and OS
-    errors about the files given into ``Error: ...`` and exit 3 (:data:`EXIT_FAILED`);
-    a :class:`~strat_tools.core.errors.NothingToRead` (a path matching nothing, an exported
-    dataset folder where records are needed, filters keeping no game), ``OutputOverInput``
-    and ``OutputOfAnotherKind`` (nothing ran: the paths are the mistake) exit 2, as does a
-    :class:`~strat_tools.core.errors.UsageError` (a choice refused before any work, shown as
-    click shows a bad option: ``Invalid value for '--rules': ...``).
-    Anything else is a bug: it keeps its traceback (a bare ``LookupError`` or
-    ``IndexError`` is never hidden).
+    errors about the files given into ``Error: ...`` with the exit code of their class
+    (:func:`exit_by_class`: 2 for a usage error, such as a path matching nothing or filters
+    keeping no game, shown as click shows a bad option when it names one, ``Invalid value for
+    '--rules': ...``; 3 for a failed run). Anything else is a bug: it keeps its traceback (a
+    bare ``LookupError`` or ``IndexError`` is never hidden).
 
     How a run is stopped, each once temporary files are removed: Ctrl-C exits 130 and
     SIGTERM 143 (a signal ignored at start stays ignored); standard output's reader going
@@ -99,9 +146,8 @@ its messages); one that prints its results stops."""
 
 
 def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    from strat_tools.core.errors import NothingToRead, StratToolsError, UsageError
+    from strat_tools.core.errors import StratToolsError
     from strat_tools.core.text import printable_lines
-    from strat_tools.io.output import OutputOfAnotherKind, OutputOverInput
 
     try:
         result = func(*args, **kwargs)
@@ -118,14 +164,11 @@ def _library_call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
                 _one_clean_up(pipe_gone=True)  # the kernel's SIGPIPE, or the watch's, is late
             raise ReaderGone from None
         raise RunFailed(f"a pipe broke: {exc}") from exc  # a worker's, a file system's
-    except UsageError as exc:
-        flag = f"'--{exc.option.replace('_', '-')}'" if exc.option else None
-        ctx = click.get_current_context(silent=True)
-        raise click.BadParameter(printable_lines(str(exc)), ctx, param_hint=flag) from None
-    except (NothingToRead, OutputOverInput, OutputOfAnotherKind) as exc:
-        raise NoInput(printable_lines(str(exc))) from None
     except (StratToolsError, OSError) as exc:
-        raise RunFailed(printable_lines(str(exc)) or exc.__class__.__name__) from exc
+        shown = as_click(exc)
+        if isinstance(shown, RunFailed):
+            raise shown from exc
+        raise shown from None
 
 
 def _stop_behind(gone: BaseException) -> BaseException | None:

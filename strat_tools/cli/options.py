@@ -11,6 +11,7 @@ from typing import Any, Final, TypeVar
 
 import click
 
+from strat_tools.cli.errors import as_click
 from strat_tools.cli.render import OUTPUT_FORMATS, message
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -354,4 +355,4 @@ def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
             pattern_side=values.get("pattern_side"),
         )
     except FilterError as exc:
-        raise click.BadParameter(exc.reason, param_hint=f"'{exc.option}'") from None
+        raise as_click(exc) from None

@@ -11,7 +11,7 @@ import click
 if TYPE_CHECKING:
     from strat_tools.run.options import Run
 
-from strat_tools.cli.errors import library_errors
+from strat_tools.cli.errors import as_click, library_errors
 from strat_tools.cli.options import (
     format_option,
     game_filter_options_but,
@@ -152,13 +152,13 @@ def search(
 
     if (search_pattern is None) == (anywhere_pattern is None):
         raise click.UsageError("give one of --pattern (the whole setup) or --anywhere")
-    option = "'--pattern'" if search_pattern is not None else "'--anywhere'"
+    option = "pattern" if search_pattern is not None else "anywhere"
     try:
         pattern = parse_pattern(
             search_pattern or anywhere_pattern or "", anywhere=anywhere_pattern is not None
         )
     except PatternError as exc:
-        raise click.BadParameter(str(exc), param_hint=option) from None
+        raise as_click(exc, option) from None
     if game_filter.variants and len(game_filter.variants) > 1:
         raise click.BadParameter(
             "a search compares setups of one variant (armies differ): name one",

@@ -13,6 +13,8 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
+from strat_tools.core.errors import NotationError
+
 Square = int
 """A board square, 0..99 (the Gravon field index)."""
 
@@ -88,12 +90,13 @@ for _sq in SQUARES:
 def parse_square(name: str) -> Square:
     """Read a square name: ``'A1'``..``'K10'``, Gravon's ``'K:'`` for row 10 too.
 
-    Raises ``ValueError`` for anything else (including the letter J, which Gravon skips).
+    Raises :class:`~strat_tools.core.errors.NotationError` (a ``ValueError``) for anything
+    else (including the letter J, which Gravon skips).
     """
     try:
         return _SQUARE_BY_NAME[name]
     except (KeyError, TypeError):
-        raise ValueError(f"not a square name: {name!r} (expected A1..K10, no J)") from None
+        raise NotationError(f"not a square name: {name!r} (expected A1..K10, no J)") from None
 
 
 def square_lookup() -> dict[str, Square]:

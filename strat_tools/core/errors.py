@@ -2,10 +2,12 @@
 
 Every error the library raises on purpose, about the input or about a choice the caller
 made, is a :class:`StratToolsError`; the CLI turns these (and only these, plus OS errors
-about the files it was given) into ``Error: ...`` with exit status 3, a
-:class:`UsageError` (a choice refused before any work) and a :class:`NothingToRead` (the
-paths or filters left nothing to read) into exit status 2. Anything else is a
-bug and keeps its traceback. Bad games are never errors: they are data (diagnostics).
+about the files it was given) into ``Error: ...``; the class decides the exit status (one
+table, ``strat_tools.cli.errors.exit_by_class``): a :class:`UsageError` (a choice refused
+before any work), a :class:`NotationError` (text the caller wrote that does not read) or a
+:class:`NothingToRead` (the paths or filters left nothing to read) is a usage error, exit 2;
+the others a failed run, exit 3. Anything else is a bug and keeps its traceback. Bad games
+are never errors: they are data (diagnostics).
 
 The subclasses also derive from the builtin a caller would have caught before
 (``ValueError``, ``RuntimeError``), so ``except ValueError`` keeps working.
@@ -41,6 +43,22 @@ class UsageError(OptionError):
     def __init__(self, message: str, *, option: str | None = None) -> None:
         super().__init__(message)
         self.option = option
+        self.reason = message
+        """What is wrong, without the option's name (a subclass may name it in ``str``)."""
+
+
+class NotationError(StratToolsError, ValueError):
+    """Text in one of the project's notations that does not read: a square or a move
+    (``B4-B5``), a setup pattern, a StraDos3 string. The message quotes the text and says
+    what is expected. A caller's mistake (the CLI's usage error, exit 2); a record's bad
+    text never raises it out of a reader (that is a diagnostic).
+
+    >>> from strat_tools.core.board import parse_square
+    >>> parse_square("J4")
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.NotationError: not a square name: 'J4' (expected A1..K10, no J)
+    """
 
 
 class InputError(StratToolsError, ValueError):

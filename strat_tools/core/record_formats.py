@@ -21,7 +21,9 @@ The function contracts, for a format module::
 
 ``parse`` never raises for bad input and never judges the game (no checks, no rules): it
 returns the record with its reading diagnostics, and the lines where the setup and the
-result stand, for the checks' messages.
+result stand, for the checks' messages. (:class:`Parsed` is generic in the record's type,
+``Parsed[GameRecord]``: :mod:`strat_tools.core.records` asks this module about suffixes, so
+this one imports nothing back, not even for a type.)
 
 >>> [f.name for f in FORMATS]
 ['xml', 'gsn']
@@ -34,20 +36,21 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
-if TYPE_CHECKING:
-    from strat_tools.core.records import GameRecord
+R = TypeVar("R")
+"""The record type of a :class:`Parsed` (a :class:`~strat_tools.core.records.GameRecord`)."""
 
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 256
 """How many bytes of a file's start are compared with the formats' headers."""
 
 
-class Parsed(NamedTuple):
-    """What a format's ``parse`` returns: the record and where its setup and result stand."""
+class Parsed(NamedTuple, Generic[R]):
+    """What a format's ``parse`` returns: the record (a ``GameRecord``: ``Parsed[GameRecord]``)
+    and where its setup and result stand."""
 
-    record: GameRecord
+    record: R
     setup_line: int | None
     result_line: int | None
 

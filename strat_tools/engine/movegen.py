@@ -19,11 +19,13 @@ source, which is id order: no sort. A captain that may turn a corner also tries 
 diagonal squares (merged by a sort, only under those rules). Lakes are never targets, and
 neither is a square holding an own piece. Many rows are taken :data:`CHUNK_ROWS` at a
 time, and :func:`games_legal_ids` joins its games so that the sides alternate over the
-whole batch (the turn is fastest then). Where numba is installed (the ``fast`` extra), big
-batches of the rule sets it covers go through one compiled loop instead
-(:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray lengths, the same ids,
-twice as fast), once the process has generated :data:`KERNEL_AFTER` rows; if numba fails
-in any way, a warning says so and the NumPy stages answer, the same ids.
+whole batch (the turn is fastest then). A caller that asks (``compiled=True``), where numba
+is installed (the ``fast`` extra), sends big batches of the rule sets it covers through one
+compiled loop instead (:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray
+lengths, the same ids, twice as fast on the generation alone); if numba fails in any way, a
+warning says so and the NumPy stages answer, the same ids. The choice is the caller's,
+never the process's history: the observation export asks once, before its run, from its
+input's size (:func:`compiled_pays`).
 
 The two-squares rule needs the rule state of a position, not just its board: only the
 piece its side moved last can continue a back-and-forth chain, and only when the chain is
@@ -93,6 +95,8 @@ def legal_ids(
     sides: npt.ArrayLike,
     rules: RuleSet,
     bans: Sequence[tuple[int, int]] = (),
+    *,
+    compiled: bool = False,
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
     """Every legal move of each row of ``boards`` as our action ids, ascending per row.
 
@@ -101,6 +105,9 @@ def legal_ids(
     target)`` moves the two-squares rule forbids there (from :func:`repetition_bans`).
     Returns ``(offsets, ids)``: row ``i``'s ids are ``ids[offsets[i]:offsets[i + 1]]``.
     A position whose flag fell is the caller's to leave out (its board still has moves).
+    ``compiled`` sends batches of :data:`KERNEL_ROWS` rows or more through the compiled
+    loop where numba is installed and the rule set is one it covers (the same ids; off by
+    default, and the same path for the same call whatever ran before).
     Rows are independent: one call over many games' boards (the observation export's
     batches) costs far less than one call per game.
 
@@ -125,12 +132,17 @@ def legal_ids(
     if n == 0 or rule_tables(rules).limit < 1:
         return np.zeros(n + 1, np.int32), np.zeros(0, np.int16)
     if n > CHUNK_ROWS:
-        return _in_chunks(board, side, rules, bans)
+        return _in_chunks(board, side, rules, bans, compiled)
     classes = move_classes(rules)
-    if n >= KERNEL_ROWS and not (classes.short or classes.captains) and _compiled_now(n):
-        compiled = move_kernel.compiled_ids(board, side, classes.bits)  # None: numba failed
-        if compiled is not None:
-            offsets, ids = compiled
+    if (
+        compiled
+        and n >= KERNEL_ROWS
+        and not (classes.short or classes.captains)
+        and move_kernel.available()
+    ):
+        found = move_kernel.compiled_ids(board, side, classes.bits)  # None: numba failed
+        if found is not None:
+            offsets, ids = found
             return _without(offsets, ids, bans, side) if bans else (offsets, ids)
     cls = view_boards(classes.bits, board, side)
     movers, steps, far = candidates(cls)
@@ -156,26 +168,30 @@ Moves = tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
 :func:`legal_ids` returns)."""
 
 KERNEL_ROWS = 64
-"""From this many rows on, a rule set the compiled loop covers goes through it
-(:mod:`strat_tools.engine.move_kernel`, where numba is installed); fewer rows (a position
-of the stepping API) cost less in NumPy's stages than numba's import and call."""
-
-KERNEL_AFTER = 1_000_000
-"""Rows a process takes through NumPy's stages before it moves to the compiled loop.
+"""From this many rows on, a call with ``compiled=True`` sends a rule set the compiled loop
+covers through it (:mod:`strat_tools.engine.move_kernel`, where numba is installed); fewer
+rows (a position of the stepping API) cost less in NumPy's stages than numba's call.
 Importing and loading numba costs about 0.4 s once a process, what the compiled loop saves
-on about a million rows (0.85 against 0.4 µs a row): so a short run (a month: 300,000 rows
-a process) never pays it, and a long one (the archive, a self-play corpus) runs compiled.
-Set it to 0 to go compiled at once (the benchmark does)."""
-
-_ROWS_SEEN = [0]
-"""Rows of batches the compiled loop could take, generated so far by this process."""
+on about a million rows (0.85 against 0.4 µs a row): worth asking for a long run (a
+self-play corpus), not for a month."""
 
 
-def _compiled_now(n: int) -> bool:
-    """Whether a batch of ``n`` rows the compiled loop covers goes through it now
-    (:data:`KERNEL_AFTER`; numba installed)."""
-    _ROWS_SEEN[0] += n
-    return _ROWS_SEEN[0] > KERNEL_AFTER and move_kernel.available()
+COMPILED_FROM_GAMES: Final = 5000
+"""From this many games on, a run asks for the compiled loop (:func:`compiled_pays`):
+about 1.5 million plies, so each of two processes earns its 0.4 s of numba import and load
+back (the old per-process switch went compiled after a million rows); a month (about
+1,000 games) stays with NumPy. Figures in docs/observations.md (*Size and speed*)."""
+
+
+def compiled_pays(games: int) -> bool:
+    """Whether a run over ``games`` game files should ask for the compiled loop: numba is
+    installed and the run is long enough to earn its import back (:data:`COMPILED_FROM_GAMES`).
+    A caller decides once, before its run, from its input (never from what ran before).
+
+    >>> compiled_pays(1024)
+    False
+    """
+    return games >= COMPILED_FROM_GAMES and move_kernel.available()
 
 
 CHUNK_ROWS: Final = 8192
@@ -189,6 +205,7 @@ def _in_chunks(
     side: npt.NDArray[np.uint8],
     rules: RuleSet,
     bans: Sequence[tuple[int, int]],
+    compiled: bool,
 ) -> Moves:
     """:func:`legal_ids` of many rows, :data:`CHUNK_ROWS` at a time, joined."""
     n = len(board)
@@ -200,7 +217,9 @@ def _in_chunks(
     total = 0
     for index, start in enumerate(range(0, n, CHUNK_ROWS)):
         stop = min(start + CHUNK_ROWS, n)
-        part = legal_ids(board[start:stop], side[start:stop], rules, by_chunk.get(index, ()))
+        part = legal_ids(
+            board[start:stop], side[start:stop], rules, by_chunk.get(index, ()), compiled=compiled
+        )
         offsets.append(part[0][1:] + total)
         ids.append(part[1])
         total += int(part[0][-1])
@@ -208,12 +227,16 @@ def _in_chunks(
 
 
 def games_legal_ids(
-    games: Sequence[tuple[npt.NDArray[np.uint8], Sequence[tuple[int, int]]]], rules: RuleSet
+    games: Sequence[tuple[npt.NDArray[np.uint8], Sequence[tuple[int, int]]]],
+    rules: RuleSet,
+    *,
+    compiled: bool = False,
 ) -> list[Moves]:
     """:func:`legal_ids` of several games under one rule set in one call, split back per
     game: each game is the boards before its plies (red moves first) and its bans (rows
     counted from its first ply). One call over a batch of games costs far less than a
-    call per game (NumPy's cost per call is paid once).
+    call per game (NumPy's cost per call is paid once). ``compiled`` as for
+    :func:`legal_ids`.
 
     >>> from strat_tools.core.rules import get_rules
     >>> board = np.zeros((1, 100), np.uint8)
@@ -225,7 +248,7 @@ def games_legal_ids(
     if not games:
         return []
     joined, starts, bans = join_games(games)
-    offsets, ids = legal_ids(joined, game_sides(len(joined)), rules, bans)
+    offsets, ids = legal_ids(joined, game_sides(len(joined)), rules, bans, compiled=compiled)
     found: list[Moves] = []
     for start, (boards, _) in zip(starts, games, strict=False):
         stop = start + len(boards)

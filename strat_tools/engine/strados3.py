@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Final, NamedTuple
 
 from strat_tools.core.board import LAKES, Side, parse_square, square_name
+from strat_tools.core.errors import NotationError
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
 
 UNKNOWN: Final = -1
@@ -86,15 +87,15 @@ def parse_strados3(text: str) -> StraDos3:
     """
     parts = text.split(" ")
     if len(parts) != 3:
-        raise ValueError(f"a StraDos3 string has 3 parts separated by spaces, got {len(parts)}")
+        raise NotationError(f"a StraDos3 string has 3 parts separated by spaces, got {len(parts)}")
     field, side_letter, plies_text = parts
     if len(field) != 100:
-        raise ValueError(f"the StraDos3 field has 100 characters, got {len(field)}")
+        raise NotationError(f"the StraDos3 field has 100 characters, got {len(field)}")
     sides = {letter: side for side, letter in SIDE_LETTERS.items()}
     if side_letter not in sides:
-        raise ValueError(f"the side to move is 'r' or 'b', got {side_letter!r}")
+        raise NotationError(f"the side to move is 'r' or 'b', got {side_letter!r}")
     if not (plies_text.isascii() and plies_text.isdigit() and len(plies_text) < 10):
-        raise ValueError(f"the ply count is a number, got {plies_text!r}")
+        raise NotationError(f"the ply count is a number, got {plies_text!r}")
     board: list[int] = []
     visible: list[bool] = []
     for square, letter in enumerate(field):
@@ -104,7 +105,7 @@ def parse_strados3(text: str) -> StraDos3:
             continue
         code = CODE_LETTERS.find(letter.upper())
         if code < 0:
-            raise ValueError(f"square {square}: {letter!r} is not a StraDos3 field letter")
+            raise NotationError(f"square {square}: {letter!r} is not a StraDos3 field letter")
         board.append(code)
         visible.append(code not in (EMPTY, LAKE) and letter.islower())
     return StraDos3(tuple(board), tuple(visible), sides[side_letter], int(plies_text))
@@ -167,7 +168,7 @@ def parse_chains(text: str) -> list[tuple[Chain, tuple[int, ...]] | None]:
             or not (count_text.isascii() and count_text.isdigit())
             or int(count_text) < 1
         ):
-            raise ValueError(f"a two-squares chain reads like r:B4-B5x2, got {part!r}")
+            raise NotationError(f"a two-squares chain reads like r:B4-B5x2, got {part!r}")
         source, target = move_squares(move)
         low, high = move_squares(span) if span else (source, target)
         low, high = min(low, high), max(low, high)
@@ -184,7 +185,8 @@ def parse_chains(text: str) -> list[tuple[Chain, tuple[int, ...]] | None]:
 
 def move_squares(text: str) -> tuple[int, int]:
     """(source, target) of a move written ``"B4-B5"`` (``K10`` or Gravon's ``K:``, any
-    case); ``ValueError`` naming the text otherwise.
+    case); :class:`~strat_tools.core.errors.NotationError` (a ``ValueError``) naming the text
+    otherwise.
 
     >>> move_squares("b4-b5")
     (31, 41)
@@ -195,4 +197,4 @@ def move_squares(text: str) -> tuple[int, int]:
             raise ValueError
         return parse_square(source), parse_square(target)
     except ValueError:
-        raise ValueError(f"not a move: {text!r} (expected squares like B4-B5)") from None
+        raise NotationError(f"not a move: {text!r} (expected squares like B4-B5)") from None

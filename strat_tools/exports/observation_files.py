@@ -233,6 +233,7 @@ def export_observations(
     jobs: int | None = None,
     run: Run | None = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
+    compiled: bool | None = None,
 ) -> ObservationsSummary:
     """Write the observations of every valid game under ``directory`` that ``game_filter``
     keeps: shards ``observations/part-NNNNN.parquet`` and the games table
@@ -240,7 +241,9 @@ def export_observations(
     gave or why none; the summary counts the games the filter left out). Streams batch by
     batch; files move into place when complete. Raises
     :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
-    input could be read.
+    input could be read. ``compiled`` chooses the legal-move path, as for
+    :func:`~strat_tools.exports.observations.iter_observations` (by the input's size unless
+    told).
 
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
@@ -250,7 +253,12 @@ def export_observations(
     run, seen = Run.of(run, jobs).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
-            inputs, rules=rules, last_moves=last_moves, game_filter=game_filter, run=run
+            inputs,
+            rules=rules,
+            last_moves=last_moves,
+            game_filter=game_filter,
+            run=run,
+            compiled=compiled,
         ):
             writer.write(tables)
             if on_batch is not None:

@@ -36,20 +36,13 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
+from strat_tools.engine.game_bans import games_legal_ids_of
 from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.movegen import (
-    Moves,
-    game_sides,
-    games_legal_ids,
-    legal_ids,
-    repetition_bans,
-)
+from strat_tools.engine.movegen import Moves, compiled_pays, game_sides
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
-from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import Replay, replay_safely
-from strat_tools.engine.rule_tables import rule_tables
-from strat_tools.io.sources import Paths, path_list
+from strat_tools.io.sources import Paths, estimated_games, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
@@ -205,11 +198,14 @@ Observed = GameObservations | Exception | None
 ``None`` when it gives no rows."""
 
 
-def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> list[Observed]:
+def observe_games(
+    results: Sequence[Replay], last_moves: int = LAST_MOVES, *, compiled: bool = False
+) -> list[Observed]:
     """The observation columns of each replayed game (see :data:`Observed`): the legal
     moves of all their plies come from one :func:`~strat_tools.engine.movegen.legal_ids`
-    call per rule set (a call per game would cost more than the moves), the rest game by
-    game (:func:`game_columns`). A game that fails is its own entry, never the others'."""
+    call per rule set (a call per game would cost more than the moves; ``compiled`` as
+    there), the rest game by game (:func:`game_columns`). A game that fails is its own
+    entry, never the others'."""
     found: list[Observed] = []
     ready: list[tuple[int, Replay, Knowledge]] = []
     for result in results:
@@ -221,7 +217,7 @@ def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> li
             found.append(None)
         except Exception as exc:  # one bad game must never stop a run
             found.append(exc)
-    legal = _legal_of([(result, know) for _, result, know in ready])
+    legal = _legal_of([(result, know) for _, result, know in ready], compiled)
     for (index, result, know), moves in zip(ready, legal, strict=True):
         try:
             if isinstance(moves, Exception):
@@ -232,41 +228,13 @@ def observe_games(results: Sequence[Replay], last_moves: int = LAST_MOVES) -> li
     return found
 
 
-def _legal_of(games: Sequence[tuple[Replay, Knowledge]]) -> list[Moves | Exception]:
-    """Each game's legal moves before each of its plies: the boards and two-squares bans
-    of all the games of one rule set in one ``legal_ids`` call, split back per game; if
-    that call fails, game by game, so that only the failing game fails."""
-    found: list[Moves | Exception] = [ValueError("not computed")] * len(games)
-    groups: dict[int, list[int]] = {}
-    for index, (result, _) in enumerate(games):
-        groups.setdefault(id(result.rules), []).append(index)
-    for members in groups.values():
-        inputs: list[tuple[npt.NDArray[np.uint8], list[tuple[int, int]]]] = []
-        kept = []
-        for index in members:
-            result, know = games[index]
-            n = result.plies_replayed
-            try:
-                inputs.append((know.boards[:n], two_squares_bans(result, n, know.boards[:n])))
-                kept.append(index)
-            except Exception as exc:  # one bad game must never stop a run
-                found[index] = exc
-        if not kept:
-            continue
-        rules = games[kept[0]][0].rules
-        split: list[Moves | Exception] = []
-        try:
-            split += games_legal_ids(inputs, rules)
-        except Exception:  # find the game that fails, alone
-            split = []
-            for boards, bans in inputs:
-                try:
-                    split.append(legal_ids(boards, game_sides(len(boards)), rules, bans))
-                except Exception as exc:
-                    split.append(exc)
-        for index, moves in zip(kept, split, strict=True):
-            found[index] = moves
-    return found
+def _legal_of(games: Sequence[tuple[Replay, Knowledge]], compiled: bool) -> list[Moves | Exception]:
+    """Each game's legal moves before each of its plies (the engine's batch generator,
+    bans and all, :func:`~strat_tools.engine.game_bans.games_legal_ids_of`)."""
+    return games_legal_ids_of(
+        [(result, know.boards[: result.plies_replayed]) for result, know in games],
+        compiled=compiled,
+    )
 
 
 def game_columns(
@@ -376,63 +344,6 @@ def _counters(result: Replay, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArra
     return own, opponent
 
 
-def two_squares_bans(
-    result: Replay, n: int, boards: npt.NDArray[np.uint8]
-) -> list[tuple[int, int]]:
-    """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
-    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
-    :class:`Position` of each ply.
-
-    Only the piece a side moved last can be banned, and only once its chain (the replay's
-    :attr:`~strat_tools.engine.replay.Replay.chains`) is at the limit: then a piece that
-    is not a scout under the scout clause may not go straight back. A scout under the
-    clause shares its chain over squares, so at those (rare) plies the game is played
-    again on a :class:`Position` and asked."""
-    limit = rule_tables(result.rules).limit
-    if n < 3:
-        return []
-    record = result.record
-    chains = np.asarray(result.chains[: n - 2], np.int64)
-    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
-    if not len(gated):
-        return []
-    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
-    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
-    spans = np.asarray(rule_tables(result.rules).spans, np.bool_)
-    clause = spans[boards[gated, moved]]
-    bans = [
-        (int(i), int(m * 100 + s))
-        for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
-    ]
-    if clause.any():
-        bans += _scout_bans(result, gated[clause].tolist())
-        bans.sort()
-    return bans
-
-
-def _scout_bans(result: Replay, plies: list[int]) -> list[tuple[int, int]]:
-    """:func:`~strat_tools.engine.movegen.repetition_bans` before each of ``plies``
-    (ascending indices), on the game played again on a :class:`Position`."""
-    record = result.record
-    assert record.setup is not None
-    pos = Position(record.setup, result.rules)
-    rescued, rescues = result.rescued, record.rescues
-    bans: list[tuple[int, int]] = []
-    index = 0
-    for ply in plies:
-        while index < ply:
-            rescue = None
-            if rescued and index + 1 in rescued:
-                square = rescues[index + 1].square
-                assert square is not None
-                rescue = (square, rescued[index + 1])
-            play_known(pos, record.sources[index], record.targets[index], rescue)
-            index += 1
-        bans += [(ply, key) for key in repetition_bans(pos)]
-    return bans
-
-
 def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
     """A ``binary(width)`` column of the rows of a ``[n, width]`` uint8 array."""
     data = np.ascontiguousarray(rows, dtype=np.uint8)
@@ -464,7 +375,11 @@ def _last_moves(
 
 
 def observations_for_records(
-    records: Iterable[GameRecord], *, rules: str | None = "auto", last_moves: int = LAST_MOVES
+    records: Iterable[GameRecord],
+    *,
+    rules: str | None = "auto",
+    last_moves: int = LAST_MOVES,
+    compiled: bool = False,
 ) -> dict[str, pa.Table]:
     """``{"observations": ..., "games": ...}`` for already-read records (replays them)."""
     observed: list[tuple[str, GameObservations]] = []
@@ -478,7 +393,7 @@ def observations_for_records(
     valid = [
         result for _, _, result, status in read if result is not None and status is Status.VALID
     ]
-    columns = iter(observe_games(valid, last_moves))
+    columns = iter(observe_games(valid, last_moves, compiled=compiled))
     for record, game_id, result, status in read:
         rows = 0
         failure = None
@@ -535,9 +450,14 @@ class ObservationsWork:
     last_moves: int = LAST_MOVES
     code: str = FAILED
     check: bool = True
+    compiled: bool = False
+    """Whether the legal moves go through the compiled loop (decided once, before the run:
+    :func:`iter_observations`)."""
 
     def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
-        return observations_for_records(records, rules=self.rules, last_moves=self.last_moves)
+        return observations_for_records(
+            records, rules=self.rules, last_moves=self.last_moves, compiled=self.compiled
+        )
 
     def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
         empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
@@ -558,9 +478,17 @@ def iter_observations(
     game_filter: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
+    compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``game_filter`` keeps,
     batch by batch, in input order; game ids stay unique across batches.
+
+    ``compiled`` chooses the legal-move path for the whole run: ``True`` the compiled loop
+    (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
+    size of the input, once, before any work: compiled from
+    :data:`~strat_tools.engine.movegen.COMPILED_FROM_GAMES` games on, estimated from the
+    files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
+    :func:`~strat_tools.engine.movegen.compiled_pays`). The ids are the same either way.
 
     >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
@@ -569,7 +497,9 @@ def iter_observations(
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
     run = Run.of(run, jobs)
-    work = ObservationsWork(rules, last_moves)
+    if compiled is None:
+        compiled = compiled_pays(estimated_games(inputs))
+    work = ObservationsWork(rules, last_moves, compiled=compiled)
     yield from map_records(work, inputs, select=game_filter, run=run)
 
 

@@ -501,7 +501,9 @@ def from_fast(game: fastscan.FastGame, source: str, member: str | None) -> GameR
     return record
 
 
-def parse_xml(data: bytes, source: str, member: str | None = None, *, fast: bool = True) -> Parsed:
+def parse_xml(
+    data: bytes, source: str, member: str | None = None, *, fast: bool = True
+) -> Parsed[GameRecord]:
     """One XML game file's bytes → the record (unchecked) and its setup and result lines.
 
     ``fast=False`` forces the strict path (the fast path falls back to it by itself for

@@ -10,15 +10,14 @@ A file, line by line (``docs/gravon-format.md`` has the details and the sources)
     END
     red vs blue result 3 winner 1        players, result type, winner counted from 0
 
-:func:`parse_gsn` gives the same :class:`GameRecord` the XML reader gives for the same game
-(variant and type, period and number from the daily file name
-``<variant>.<YYYY>.<MM>.<DD>.<n>.gsn`` or a StraDoS2 name, setup, moves, rescues, players,
-result; the winner shifted to the XML's 1 red, 2 blue, 3 draw). The two known defects of real
-files are repaired in memory and reported as ``info``: more than one ``END`` (the move
-segments are joined and the first result line kept) and an ``END`` followed by more moves
-after its result line. Every other oddity is a diagnostic with its line number; a file that
-does not start with the header is not a game record (``readable=False``). It never raises for
-bad input.
+:func:`parse_gsn` gives the same :class:`GameRecord` the XML reader gives for the same game (variant
+and type, period and number from the daily file name ``<variant>.<YYYY>.<MM>.<DD>.<n>.gsn`` or a
+StraDoS2 name, setup, moves, rescues, players, result; the winner shifted to the XML's 1 red, 2
+blue, 3 draw). The two known defects of real files are repaired in memory and reported as ``info``:
+more than one ``END`` (the move segments are joined and the first result line kept) and an ``END``
+followed by more moves after its result line. Every other oddity is a diagnostic with its line
+number; a file that does not start with the header is not a game record (``readable=False``). It
+never raises for bad input.
 
 :func:`record_to_gsn` writes a record back in the same grammar (``v2``), quoting a player
 name that could be misread, and :func:`gsn_file_name` names a record that has no game name
@@ -428,10 +427,11 @@ def _number(record: GameRecord, text: str, what: str, code: str, line: int) -> i
     return int(text)
 
 
-def parse_gsn(data: bytes, source: str, member: str | None = None, *, fast: bool = True) -> Parsed:
-    """One ``.gsn`` file's bytes → the record (unchecked) and its field and result lines.
-
-    ``fast`` is accepted for the registry's contract; there is one path.
+def parse_gsn(
+    data: bytes, source: str, member: str | None = None, *, fast: bool = True
+) -> Parsed[GameRecord]:
+    """One ``.gsn`` file's bytes → the record (unchecked) and its field and result lines
+    (``fast`` is accepted for the registry's contract; there is one path).
 
     >>> text = "#X38FA11 Stratego-Notation v2\\ntype 1\\nEND\\nann vs bob result 3 winner 1\\n"
     >>> record = parse_gsn(text.encode(), "barrage.2003.07.01.5.gsn").record

@@ -48,7 +48,7 @@ class Parser(Protocol):
 
     def __call__(
         self, data: bytes, source: str, member: str | None = None, *, fast: bool = True
-    ) -> Parsed: ...
+    ) -> Parsed[GameRecord]: ...
 
 
 @cache

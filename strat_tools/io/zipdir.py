@@ -31,6 +31,8 @@ import zlib
 from collections import Counter
 from typing import BinaryIO, Final, NamedTuple
 
+from strat_tools.core.errors import StratToolsError
+
 _EOCD: Final = struct.Struct("<4s4H2LH")
 _EOCD_SIG: Final = b"PK\x05\x06"
 _LOCATOR: Final = struct.Struct("<4sLQL")
@@ -49,7 +51,7 @@ STORED: Final = 0
 DEFLATED: Final = 8
 
 
-class ZipError(Exception):
+class ZipError(StratToolsError):
     """The archive, or one member of it, cannot be read; the message says why."""
 
 

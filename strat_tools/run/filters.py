@@ -37,7 +37,7 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
-from strat_tools.core.errors import OptionError
+from strat_tools.core.errors import OptionError, UsageError
 from strat_tools.core.records import GameRecord, Termination, parse_variant
 from strat_tools.io.sources import MAX_GAME_BYTES, SourceError, open_regular
 from strat_tools.setups.identity import Codes, codes_of_strings, owner_codes, setup_array
@@ -62,12 +62,13 @@ _PERIOD: Final = re.compile(r"^(\d{4})-(\d{1,2})$", re.ASCII)
 _NUMBERED: Final = re.compile(r"(.+)#(\d+)")
 
 
-class FilterError(ValueError):
-    """A filter option that cannot be read: ``option`` names it, the message says why."""
+class FilterError(UsageError):
+    """A filter option that cannot be read: ``option`` names its flag (``'--plies'``),
+    ``reason`` says why, and the message starts with the flag. A usage error: the filters
+    are read before any work starts."""
 
     def __init__(self, option: str, message: str) -> None:
-        super().__init__(f"{option}: {message}")
-        self.option = option
+        super().__init__(f"{option}: {message}", option=option)
         self.reason = message
 
 

@@ -41,6 +41,8 @@ from multiprocessing.connection import Connection, wait
 from types import TracebackType
 from typing import Any, Final, Generic, TypeVar
 
+from strat_tools.core.errors import RunError
+
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -117,7 +119,7 @@ def dask_setup(worker: object) -> None:
     worker_init(int(named) if named.isdigit() else os.getppid())
 
 
-class WorkerFailure(Exception):
+class WorkerFailure(RunError):
     """A worker process ended without answering (killed, out of memory, crashed), or its
     answer could not be read back."""
 

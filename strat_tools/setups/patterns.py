@@ -50,6 +50,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.core.errors import NotationError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.setups.bitboards import ALL, match_anywhere, match_setups
 from strat_tools.setups.identity import BOARD_SYMBOLS, MIRROR_INDEX, OTHER, SQUARES, Codes
@@ -90,8 +91,9 @@ page's script reads them, so it accepts and refuses what :func:`parse_pattern` d
 a wildcard), ``spaces`` (what Python counts as space) and the help for an unknown square."""
 
 
-class PatternError(ValueError):
-    """A pattern that cannot be read; the message says where and what is expected."""
+class PatternError(NotationError):
+    """A pattern that cannot be read; the message says where and what is expected (a
+    ``ValueError`` too)."""
 
 
 def _token_mask(token: str) -> int:
