@@ -20,6 +20,7 @@ from strat_tools.io.sources import (
     estimated_games,
     expand,
     is_unsafe_member_name,
+    iter_reached,
     iter_units,
 )
 
@@ -217,7 +218,7 @@ def test_unit_label() -> None:
 
 
 def test_a_folder_deeper_than_the_recursion_limit_is_walked_globbed_and_checked(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 39 point 6: every walk is a loop (sources, ``**`` globs, the output check's walk
     for a hard link), so a folder 1,100 levels deep is read, never a ``RecursionError``."""
@@ -231,6 +232,18 @@ def test_a_folder_deeper_than_the_recursion_limit_is_walked_globbed_and_checked(
         os.link(units[0].source, hard)
         with pytest.raises(OutputOverInput, match="is the input"):
             refuse_overlap([top], hard)
+        # The check's walk resolves links only where there are links: a realpath a level
+        # (each a lstat of every level above) made it quadratic, 35 s on this folder.
+        calls: list[str] = []
+        real = os.path.realpath
+
+        def counted(path: object, *args: object, **kwargs: object) -> str:
+            calls.append(os.fspath(path))  # type: ignore[arg-type]
+            return real(path, *args, **kwargs)  # type: ignore[arg-type, call-overload, no-any-return]
+
+        monkeypatch.setattr(os.path, "realpath", counted)
+        assert sum(1 for _ in iter_reached([top])) == DEEP + 2  # every folder, the game
+        assert len(calls) <= 2, calls[:5]
     finally:
         remove_deep_folder(top)
 

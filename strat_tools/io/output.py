@@ -300,10 +300,14 @@ def refuse_overlap(
     except OSError:
         key = None
     taken = folder or taken_by_reading(out.name)
+    out_text = os.fspath(out)
+    real_given: dict[str, str] = {}
     for reached in iter_reached(inputs):
         real = Path(reached.path)
         what = "input folder" if reached.folder else "input"
-        named = reached.given if reached.path == os.path.realpath(reached.given) else real
+        if reached.given not in real_given:
+            real_given[reached.given] = os.path.realpath(reached.given)
+        named = reached.given if reached.path == real_given[reached.given] else real
         via = "" if named == reached.given else f" (reached from {reached.given})"
         if real == out or (key is not None and _same_file(real, key)):
             link = "" if real == out else " (the same file through a link)"
@@ -311,15 +315,28 @@ def refuse_overlap(
                 f"the output {shown} is the {what} {named}{link}{via}: writing it would "
                 "destroy the input; write it elsewhere"
             )
-        if reached.folder and taken and real in out.parents:
+        # Real paths, so containment is a prefix test (the paths' parents would cost a
+        # comparison a level: quadratic in a folder 1,000 deep).
+        if reached.folder and taken and _inside(out_text, reached.path):
             raise OutputOverInput(
                 f"the output {shown} lies inside the input folder {named}{via}, which reading "
                 "it takes; write it elsewhere"
             )
-        if out in real.parents:
+        if _inside(reached.path, out_text):
             raise OutputOverInput(
                 f"the output {shown} holds the {what} {named}{via}; write it elsewhere"
             )
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether the real path ``path`` lies strictly inside the real folder ``folder``.
+
+    >>> _inside("/a/b/c", "/a/b"), _inside("/a/bc", "/a/b"), _inside("/a/b", "/a/b")
+    (True, False, False)
+    >>> _inside("/a", "/")
+    True
+    """
+    return path != folder and path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _same_file(path: Path, key: tuple[int, int]) -> bool:

@@ -371,10 +371,11 @@ def iter_reached(paths: Paths) -> Iterator[Reached]:
 def _reached_folder(folder: str, given: str, seen_dirs: set[str]) -> Iterator[Reached]:
     """The folders and taken files under ``folder``, depth first, from a stack of listings
     (never a recursive call: a folder of any depth, as :func:`strat_tools.io.walk.walk`)."""
-    stack = [folder]
+    # Each entry carries its real path: a child that is no link is its parent's real path
+    # and its name (realpath on every level costs a lstat a level above it: quadratic).
+    stack = [(folder, os.path.realpath(folder))]
     while stack:
-        current = stack.pop()
-        real = os.path.realpath(current)
+        current, real = stack.pop()
         if real in seen_dirs:
             continue
         seen_dirs.add(real)
@@ -387,12 +388,15 @@ def _reached_folder(folder: str, given: str, seen_dirs: set[str]) -> Iterator[Re
         for entry in entries:
             try:
                 is_dir = entry.is_dir()  # links followed
+                linked = entry.is_symlink()
             except OSError:
                 continue
             if is_dir:
-                folders.append(entry.path)
+                below = os.path.realpath(entry.path) if linked else os.path.join(real, entry.name)
+                folders.append((entry.path, below))
             elif taken_by_reading(entry.name) and os.path.exists(entry.path):
-                yield Reached(os.path.realpath(entry.path), False, given)
+                found = os.path.realpath(entry.path) if linked else os.path.join(real, entry.name)
+                yield Reached(found, False, given)
         stack.extend(reversed(folders))
 
 
