@@ -9,14 +9,16 @@ import stat
 import struct
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 GAME = (Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml").read_bytes()
 
 
-def build_inputs(root: Path) -> dict[str, Path]:
+def build_inputs(root: Path, only: str | None = None) -> dict[str, Path]:
     """The hostile inputs, each in its own folder under ``root`` (the list: the docstring
-    of tests/test_hostile_commands.py)."""
+    of tests/test_hostile_commands.py); ``only`` makes just that one (the others' folders
+    are left empty)."""
     made: dict[str, Path] = {}
 
     def place(kind: str, name: bytes | str) -> Path:
@@ -24,35 +26,40 @@ def build_inputs(root: Path) -> dict[str, Path]:
         folder.mkdir()
         return Path(os.fsdecode(os.path.join(os.fsencode(folder), os.fsencode(name))))
 
-    made["fifo"] = place("fifo", "strados2014-3.zip")
-    os.mkfifo(made["fifo"])
-    made["dev_zero"] = place("dev_zero", "strados2014-3.zip")
-    made["dev_zero"].symlink_to("/dev/zero")
-    whole = root / "whole.zip"
+    for kind, (name, make) in MAKERS.items():
+        if only is None or kind == only:
+            made[kind] = place(kind, name)
+            make(made[kind])
+    return made
+
+
+def truncated_zip(path: Path) -> None:
+    whole = path.with_name("whole.zip")
     with zipfile.ZipFile(whole, "w", zipfile.ZIP_DEFLATED) as archive:
         for number in (1, 2):
             archive.writestr(f"classic-2014.4-{number}.xml", GAME)
-    made["truncated_zip"] = place("truncated_zip", "strados2014-3.zip")
-    made["truncated_zip"].write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    path.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
     whole.unlink()
-    made["zip_bomb"] = place("zip_bomb", "strados2014-4.zip")
-    fifield_bomb(made["zip_bomb"], members=12, kernel_bytes=8 * 1024 * 1024)
-    made["huge_member"] = place("huge_member", "strados2014-4.zip")
-    huge_member_zip(made["huge_member"], 80 * 1024 * 1024)
-    made["non_utf8"] = place("non_utf8", b"classic-2014.4-\xff7.xml")
-    made["non_utf8"].write_bytes(GAME)
-    made["empty_dir"] = place("empty_dir", "games")
-    made["empty_dir"].mkdir()
-    made["dir_like_zip"] = place("dir_like_zip", "strados2014-3.zip")
-    made["dir_like_zip"].mkdir()
-    made["dir_like_xml"] = place("dir_like_xml", "classic-2014.4-17.xml")
-    made["dir_like_xml"].mkdir()
-    made["missing"] = place("missing", "classic-2014.4-404.xml")
-    made["empty_file"] = place("empty_file", "classic-2014.4-405.xml")
-    made["empty_file"].write_bytes(b"")
-    made["deep_folder"] = place("deep_folder", "games")
-    deep_folder(made["deep_folder"], DEEP)
-    return made
+
+
+MAKERS: dict[str, tuple[bytes | str, Callable[[Path], object]]] = {
+    "fifo": ("strados2014-3.zip", os.mkfifo),
+    "dev_zero": ("strados2014-3.zip", lambda p: p.symlink_to("/dev/zero")),
+    "truncated_zip": ("strados2014-3.zip", truncated_zip),
+    "zip_bomb": (
+        "strados2014-4.zip",
+        lambda p: fifield_bomb(p, members=12, kernel_bytes=8 * 1024 * 1024),
+    ),
+    "huge_member": ("strados2014-4.zip", lambda p: huge_member_zip(p, 80 * 1024 * 1024)),
+    "non_utf8": (b"classic-2014.4-\xff7.xml", lambda p: p.write_bytes(GAME)),
+    "empty_dir": ("games", Path.mkdir),
+    "dir_like_zip": ("strados2014-3.zip", Path.mkdir),
+    "dir_like_xml": ("classic-2014.4-17.xml", Path.mkdir),
+    "missing": ("classic-2014.4-404.xml", lambda p: None),
+    "empty_file": ("classic-2014.4-405.xml", lambda p: p.write_bytes(b"")),
+    "deep_folder": ("games", lambda p: deep_folder(p, DEEP)),
+}
+"""Each hostile input: its file name, and how it is made at its path."""
 
 
 DEEP = 1100

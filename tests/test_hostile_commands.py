@@ -273,8 +273,9 @@ def bad_path(command: str, kind: str, request: pytest.FixtureRequest, tmp_path: 
     inputs: dict[str, Path] = request.getfixturevalue("inputs")
     if command == "generate":  # it writes to the path: a fresh set, the others' stays intact
         (tmp_path / "inputs").mkdir()
-        inputs = build_inputs(tmp_path / "inputs")
-        request.addfinalizer(lambda: remove_deep_folder(inputs["deep_folder"]))
+        inputs = build_inputs(tmp_path / "inputs", only=kind)
+        if kind == "deep_folder":
+            request.addfinalizer(lambda: remove_deep_folder(inputs["deep_folder"]))
     path = inputs[kind]
     out = tmp_path / "out"
     out.mkdir()
@@ -480,6 +481,18 @@ CHECKS: dict[str, Callable[[str, str, Any, Path], None]] = {
 SLOW = {"reader goes away"}
 SLOW_CELLS = {("report", "names that crash writers")}
 """Cells past ~5 s: the report draws all its figures (10 s)."""
+COSTLY = {"report", "generate"}
+"""Commands whose every cell costs about a second (the report draws its figures; generate
+makes its own set of hostile inputs): the quick tier runs their bad paths of
+:data:`QUICK_KINDS` only, the full tier all of them."""
+QUICK_KINDS = {"fifo", "non_utf8", "deep_folder", "missing"}
+
+
+def is_slow(command: str, cls: str, case: str) -> bool:
+    if cls in SLOW or (command, cls) in SLOW_CELLS:
+        return True
+    return command in COSTLY and cls == "bad path" and case not in QUICK_KINDS
+
 
 TABLE = [
     pytest.param(
@@ -487,7 +500,7 @@ TABLE = [
         cls,
         case,
         id=f"{command}-{cls}" + (f"-{case}" if case else ""),
-        marks=[pytest.mark.slow] if cls in SLOW or (command, cls) in SLOW_CELLS else [],
+        marks=[pytest.mark.slow] if is_slow(command, cls, case) else [],
     )
     for command in sorted(COMMANDS)
     for cls, cases in CLASSES.items()
