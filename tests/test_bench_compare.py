@@ -68,6 +68,7 @@ def test_unknown_measurement_is_a_usage_error_naming_the_known_ones() -> None:
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 @needs_git
 def test_head_against_head_on_one_game_one_round(tmp_path: Path) -> None:
     raw_file = tmp_path / "raw.json"

@@ -79,6 +79,7 @@ def test_select_applies_to_a_dataset_folder_only_in_its_rows_form(tmp_path: Path
         read_games(tmp_path / "out", select=odd_numbered)
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 def test_a_reduction_that_raises_on_one_game_costs_that_game_only() -> None:
     games = read_games(DATA, jobs=1)
     valid = games.games[games.games["status"] == "valid"]

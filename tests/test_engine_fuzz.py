@@ -346,6 +346,7 @@ def back_again(position: Position) -> list[tuple[int, int]]:
     return [m for m in moves if (position.illegal_reason(*m) or ("",))[0] == "rule.two_squares"]
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 @settings(FUZZ, max_examples=120)
 @given(game=games, where=st.floats(0, 1, exclude_max=True))
 def test_a_move_past_the_two_squares_limit_is_caught_at_its_ply(
@@ -375,6 +376,7 @@ def test_a_move_past_the_two_squares_limit_is_caught_at_its_ply(
         assert loose.diagnostics[0].ply == ply
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 @settings(FUZZ, max_examples=150)
 @given(game=games, where=st.floats(0, 1, exclude_max=True), pick=st.integers(0, 10_000))
 def test_any_legal_move_is_accepted_in_place_of_the_recorded_one(
@@ -414,6 +416,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("engine-fuzz")
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 @settings(FUZZ, max_examples=300)
 @given(game=games, edits=st.lists(edit, min_size=1, max_size=4))
 def test_mutated_files_go_through_read_replay_and_tables_without_raising(

@@ -195,6 +195,7 @@ def test_game_numbers_past_2_31_are_read_and_past_2_63_kept_without_a_number(
     assert "3 games = 3 valid" in err + _out
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 def test_generate_first_number_past_2_31_reads_back(tmp_path: Path) -> None:
     out = tmp_path / "gen.zip"
     code, _, err = cli("generate", "-n", "2", "-o", str(out), "--first-number", str(2**31))

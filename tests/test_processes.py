@@ -160,6 +160,7 @@ def ignores_sigint(pid: int) -> bool:
     return bool(ignored & (1 << (signal.SIGINT - 1)))
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 @pytest.mark.skipif(available_cores() < 2, reason="a local cluster needs two cores (--jobs)")
 def test_dask_workers_die_when_their_parent_is_killed(many_games: Path) -> None:
     """``--dask`` starts a LocalCluster: its workers get the pool workers' setup (a preload),

@@ -161,6 +161,7 @@ def same_answers(records: str, folder: str, questions: list[list[str]]) -> None:
         assert on_folder[1] == on_records[1], question
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 def test_an_exported_folder_answers_as_its_records_do(tmp_path: Path) -> None:
     from strat_tools.run.driver import export_dataset
     from strat_tools.stats.setup_search import folder_outcomes

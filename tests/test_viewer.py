@@ -86,6 +86,7 @@ def test_a_thousand_ply_page_stays_small() -> None:
     assert len(page.encode()) < 200_000
 
 
+@pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 def test_several_games_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     summary = write_viewer(SAMPLE, tmp_path / "page.html", limit=3)
     assert len(summary.games) == 3 and summary.left_out == 397
