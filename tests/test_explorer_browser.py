@@ -348,7 +348,7 @@ def test_an_archive_month_agrees_with_search(driver: Any, gravon_dir: Path, tmp_
 def test_a_game_link_opens_the_viewer_at_that_game(driver: Any, tmp_path: Path) -> None:
     from strat_tools.views.viewer import write_viewer
 
-    write_viewer(str(DATA), tmp_path / "game.html", game_filter=None, jobs=1)
+    write_viewer(str(DATA), tmp_path / "game.html", select=None, jobs=1)
     page = tmp_path / "explore.html"
     write_explorer(str(DATA), page, jobs=1)
     open_page(driver, page, "#pattern=........../........../........../F.........")

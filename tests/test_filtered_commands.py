@@ -73,7 +73,7 @@ def test_events_variant_narrows_to_those_games(archive: Path) -> None:
     frame = read_events(
         [str(archive)],
         jobs=1,
-        game_filter=GameFilter.parse(variant="barrage"),
+        select=GameFilter.parse(variant="barrage"),
         run=Run(tally=tally),
     )
     assert set(frame["game_id"]) == set(barrage) and len(frame) > len(barrage)  # battles too
@@ -117,9 +117,7 @@ def test_convert_period_revalidates_to_exactly_the_selected_games(
     report = validate([str(out)], jobs=1)
     assert [g.game_id for g in report.games] == later and report.summary.valid == 1
     earlier = tmp_path / "earlier"
-    done = convert(
-        [str(archive)], earlier, to="gsn", game_filter=GameFilter.parse(period=":2026-03")
-    )
+    done = convert([str(archive)], earlier, to="gsn", select=GameFilter.parse(period=":2026-03"))
     assert (done.written, done.dropped, done.failed) == (40, 1, [])
     assert len(list(earlier.iterdir())) == 40
 
@@ -164,11 +162,11 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     keep = GameFilter.parse(period="2026-11")
     november = ids_where(bad_games, lambda r: (r.year, r.month) == (2026, 11))
     assert len(november) == 4  # the unreadable file's name gives its month
-    ends = read_events([str(bad_games)], jobs=1, kinds=["end"], game_filter=keep)
+    ends = read_events([str(bad_games)], jobs=1, kinds=["end"], select=keep)
     assert sorted(ends["game_id"]) == sorted(november)
     details = " | ".join(ends["detail"])
     assert "replay stopped at ply 1" in details and "unreadable: " in details
-    summary = export_observations([str(bad_games)], tmp_path / "obs", game_filter=keep, jobs=1)
+    summary = export_observations([str(bad_games)], tmp_path / "obs", select=keep, jobs=1)
     assert (summary.games, summary.valid, summary.readable, summary.dropped) == (4, 2, 3, 1)
     games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert sorted((g["status"], g["readable"]) for g in games) == [
@@ -204,7 +202,7 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     classic = read_events(
         [str(bad_games)],
         jobs=1,
-        game_filter=GameFilter.parse(variant="classic"),
+        select=GameFilter.parse(variant="classic"),
         run=Run(tally=tally),
     )
     assert classic["game_id"].nunique() == 3 and (tally.games, tally.dropped) == (3, 2)
@@ -258,7 +256,7 @@ def test_convert_writes_its_zip_through_devices_and_fifos(archive: Path, tmp_pat
     received: list[bytes] = []
     reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
     reader.start()
-    done = convert([str(archive)], fifo, to="gsn", game_filter=GameFilter.parse(variant="barrage"))
+    done = convert([str(archive)], fifo, to="gsn", select=GameFilter.parse(variant="barrage"))
     reader.join(timeout=60)
     with zipfile.ZipFile(BytesIO(received[0])) as zipped:
         assert (
@@ -274,8 +272,6 @@ def test_convert_writes_its_zip_through_devices_and_fifos(archive: Path, tmp_pat
 def test_records_are_read_only_once_per_game(archive: Path) -> None:
     """Each game read is counted once: the filters' count and the kept games add up."""
     tally = Tally()
-    read_events(
-        [str(archive)], jobs=2, game_filter=GameFilter.parse(plies="60:"), run=Run(tally=tally)
-    )
+    read_events([str(archive)], jobs=2, select=GameFilter.parse(plies="60:"), run=Run(tally=tally))
     long = ids_where(archive, lambda r: r.plies >= 60)
     assert (tally.games, tally.dropped) == (len(long), 41 - len(long))

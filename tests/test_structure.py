@@ -536,3 +536,22 @@ def test_no_floor_above_the_engine_states_a_rule() -> None:
         for place in rule_logic(tree, module)
     ]
     assert found == []
+
+
+FILTER_KEYWORD = "select"
+"""The one keyword a public function takes its game filter by (a GameFilter or a predicate)."""
+
+
+def test_every_public_function_takes_its_game_filter_as_select() -> None:
+    """One filter, one keyword: ``select=`` everywhere (it was ``game_filter=`` in 15
+    functions and ``select=`` in 23). The CLI's own parameters are click's, not the API."""
+    loose = []
+    for module, tree in parsed().items():
+        if module.startswith("cli"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names = [a.arg for a in (*node.args.args, *node.args.kwonlyargs)]
+                if "game_filter" in names or "filter" in names:
+                    loose.append(f"{module}.{node.name}")
+    assert loose == [], f"take the game filter as {FILTER_KEYWORD}="

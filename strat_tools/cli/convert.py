@@ -73,7 +73,7 @@ def convert(
             paths,
             out,
             to=to,
-            game_filter=game_filter,
+            select=game_filter,
             run=run.with_progress(update),
         )
     for failure in report.failed:

@@ -66,7 +66,7 @@ def events(
             list(paths),
             rules=rules,
             kinds=kinds or None,
-            game_filter=game_filter,
+            select=game_filter,
             run=run,
         )
         render_stream((events_frame(table) for table in batches), fmt)

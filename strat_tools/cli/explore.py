@@ -78,7 +78,7 @@ def explore(
             list(paths),
             output,
             variant=variant,
-            game_filter=game_filter,
+            select=game_filter,
             viewer=viewer,
             run=run,
         ),

@@ -82,7 +82,7 @@ def observations(
             rules=rules,
             last_moves=last_moves,
             shard_rows=shard_rows,
-            game_filter=game_filter,
+            select=game_filter,
             run=run,
         ),
         label="observing",

@@ -150,7 +150,7 @@ def _rows(
         paths,
         run,
         lambda run: read_value_rows(
-            list(paths), variant=variant, rules=rules, game_filter=game_filter, run=run
+            list(paths), variant=variant, rules=rules, select=game_filter, run=run
         ),
     )
     return rows

@@ -99,7 +99,7 @@ def view(
         list(paths),
         output,
         game_id=game_id,
-        game_filter=game_filter,
+        select=game_filter,
         rules=rules,
         run=run,
         numbering=numbering,

@@ -199,7 +199,7 @@ def _named_files(
     report: ConvertReport,
     tally: Tally,
     inputs: list[str],
-    game_filter: GameFilter | None,
+    select: GameFilter | None,
 ) -> Iterator[tuple[str, bytes]]:
     """The files to write, in order; failures, repeated names and bad names go to
     ``report``; :class:`~strat_tools.formats.readers.NothingReadable` (before anything is put in
@@ -223,7 +223,7 @@ def _named_files(
             report.written += 1
             yield name, item.data
     if not report.written and not tally.games:
-        tally.require(inputs, game_filter)  # the filters kept none: nothing put in place
+        tally.require(inputs, select)  # the filters kept none: nothing put in place
     failures = report.failed
     unreadable = all(f.reason.startswith(UNREADABLE) for f in failures)
     if unreadable and not report.written and not tally.dropped:
@@ -248,11 +248,11 @@ def convert(
     out: str | os.PathLike[str],
     *,
     to: str,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
 ) -> ConvertReport:
-    """Write every game under ``paths`` that ``game_filter`` keeps in format ``to`` into
+    """Write every game under ``paths`` that ``select`` keeps in format ``to`` into
     ``out`` (a ``.zip``, a folder, or a device or FIFO that gets the zip).
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
@@ -272,9 +272,9 @@ def convert(
     report = ConvertReport(out=out_text, to=fmt.name)
     run, seen = Run.of(run, jobs).counting()
     results = map_records(
-        ConvertWork(fmt.name), inputs, select=game_filter, run=run, skipped=report.skipped
+        ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
     )
-    files = _named_files(results, report, seen, inputs, game_filter)
+    files = _named_files(results, report, seen, inputs, select)
     out_path = Path(out_text)
     if through or (out_path.suffix.lower() == ".zip" and not out_path.is_dir()):
         write_files(files, out_path, zip=True)  # through output.atomic_output

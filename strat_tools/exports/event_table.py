@@ -102,11 +102,11 @@ def iter_events(
     *,
     rules: str | None = "auto",
     kinds: Iterable[str] | None = None,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
 ) -> Iterator[pa.Table]:
-    """The events of every game under ``paths`` that ``game_filter`` keeps (``kinds``:
+    """The events of every game under ``paths`` that ``select`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
     many games. Nothing is yielded before a game could be read, so when not one input can
     be (and no filter left any out) :class:`~strat_tools.formats.readers.NothingReadable` is raised
@@ -115,14 +115,14 @@ def iter_events(
     inputs = path_list(paths)
     run, seen = Run.of(run, jobs).counting()
     held: list[pa.Table] = []
-    for table in map_records(EventsWork(rules), inputs, select=game_filter, run=run):
+    for table in map_records(EventsWork(rules), inputs, select=select, run=run):
         if wanted is not None:
             table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)
         if seen.readable or (seen.dropped and seen.games):
             yield from held
             held.clear()
-    seen.require(inputs, game_filter)  # every input unreadable, or none, or none kept
+    seen.require(inputs, select)  # every input unreadable, or none, or none kept
 
 
 def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
@@ -142,22 +142,20 @@ def read_events(
     jobs: int | None = None,
     run: Run | None = None,
     kinds: Iterable[str] | None = None,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
 ) -> pd.DataFrame:
-    """One row per event of every game under ``paths`` that ``game_filter`` keeps
+    """One row per event of every game under ``paths`` that ``select`` keeps
     (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
     :class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read (and no
     filter left any out).
 
     >>> from strat_tools.run.filters import GameFilter
     >>> duell = GameFilter.parse(variant="duell")
-    >>> ends = read_events("data/", jobs=1, kinds=["end"], game_filter=duell)
+    >>> ends = read_events("data/", jobs=1, kinds=["end"], select=duell)
     >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
     (20, True)
     """
-    events = iter_events(
-        paths, rules=rules, kinds=kinds, game_filter=game_filter, jobs=jobs, run=run
-    )
+    events = iter_events(paths, rules=rules, kinds=kinds, select=select, jobs=jobs, run=run)
     parts = list(events)
     return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
 

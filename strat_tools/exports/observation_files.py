@@ -229,13 +229,13 @@ def export_observations(
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
     shard_rows: int = SHARD_ROWS,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
     compiled: bool | None = None,
 ) -> ObservationsSummary:
-    """Write the observations of every valid game under ``directory`` that ``game_filter``
+    """Write the observations of every valid game under ``directory`` that ``select``
     keeps: shards ``observations/part-NNNNN.parquet`` and the games table
     ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
     gave or why none; the summary counts the games the filter left out). Streams batch by
@@ -256,7 +256,7 @@ def export_observations(
             inputs,
             rules=rules,
             last_moves=last_moves,
-            game_filter=game_filter,
+            select=select,
             run=run,
             compiled=compiled,
         ):
@@ -265,7 +265,7 @@ def export_observations(
                 on_batch(tables)
         writer.summary.dropped = seen.dropped
         if not writer.summary.readable:  # raised inside: nothing is put in place
-            seen.require(inputs, game_filter)  # the reader's reasons, as every command's
+            seen.require(inputs, select)  # the reader's reasons, as every command's
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
 

@@ -475,12 +475,12 @@ def iter_observations(
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     jobs: int | None = None,
     run: Run | None = None,
     compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
-    """Stream the observation and games tables of every input that ``game_filter`` keeps,
+    """Stream the observation and games tables of every input that ``select`` keeps,
     batch by batch, in input order; game ids stay unique across batches.
 
     ``compiled`` chooses the legal-move path for the whole run: ``True`` the compiled loop
@@ -500,7 +500,7 @@ def iter_observations(
     if compiled is None:
         compiled = compiled_pays(estimated_games(inputs))
     work = ObservationsWork(rules, last_moves, compiled=compiled)
-    yield from map_records(work, inputs, select=game_filter, run=run)
+    yield from map_records(work, inputs, select=select, run=run)
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:

@@ -284,7 +284,7 @@ def report_inputs_of_paths(
     if any(part.folder is not None for part in input_parts(paths)):
         return done  # the piece values need the replay's knowledge, from game records
     quiet = Run.of(run, jobs).with_tally(None).with_progress(None)  # counted once, above
-    rows = read_value_rows(paths, rules=rules, game_filter=select, run=quiet)
+    rows = read_value_rows(paths, rules=rules, select=select, run=quiet)
     return replace(done, values=rows)
 
 

@@ -190,9 +190,9 @@ def select_step(paths: Paths, select: Select | None, run: Run | None = None) -> 
 
 
 def kept_games(
-    paths: Paths, game_filter: GameFilter, columns: Sequence[str], *, run: Run | None = None
+    paths: Paths, select: GameFilter, columns: Sequence[str], *, run: Run | None = None
 ) -> pa.Table:
-    """``columns`` of the games table for every game of ``paths`` that ``game_filter``
+    """``columns`` of the games table for every game of ``paths`` that ``select``
     keeps, in input order, read without a replay: its per-game part applied in the
     workers, then ``duplicates`` among what that kept (the two-pass rule's first pass,
     and all of :func:`strat_tools.run.selection.select_games`). ``run``'s tally counts what
@@ -204,15 +204,15 @@ def kept_games(
     from strat_tools.tables.schemas import SCHEMAS
 
     need = list(dict.fromkeys([*columns, "game_id", "game_fingerprint"]))
-    batches = iter_tables(paths, setups_only=True, select=game_filter.per_game, run=run)
+    batches = iter_tables(paths, setups_only=True, select=select.per_game, run=run)
     parts = [batch["games"].select(need) for batch in batches]
     games = pa.concat_tables(parts) if parts else SCHEMAS["games"].empty_table().select(need)
-    if game_filter.shared_names and games.num_rows:  # NAME#2: now that the ids are the run's
+    if select.shared_names and games.num_rows:  # NAME#2: now that the ids are the run's
         ids = pd.Series(games.column("game_id").to_pylist(), dtype=object)
-        games = games.filter(pa.array(game_filter.listed(ids)))
-    if game_filter.duplicates is not None and games.num_rows:
+        games = games.filter(pa.array(select.listed(ids)))
+    if select.duplicates is not None and games.num_rows:
         fingerprints = pd.Series(games.column("game_fingerprint").to_pylist(), dtype=object)
-        games = games.filter(pa.array(duplicate_mask(fingerprints, game_filter.duplicates)))
+        games = games.filter(pa.array(duplicate_mask(fingerprints, select.duplicates)))
     return games.select(list(columns))
 
 

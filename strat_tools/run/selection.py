@@ -93,12 +93,12 @@ class Selection:
         return f"{len(self.games):,} of {self.total:,} games selected ({kept})"
 
 
-def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[str, pa.Table]:
-    """The five tables of the games ``game_filter`` keeps (all of it, duplicates too, judged
+def filter_tables(tables: dict[str, pa.Table], select: GameFilter) -> dict[str, pa.Table]:
+    """The five tables of the games ``select`` keeps (all of it, duplicates too, judged
     within these tables)."""
-    if not game_filter.active:
+    if not select.active:
         return tables
-    keep = game_filter.rows(tables)
+    keep = select.rows(tables)
     kept = pa.array(tables["games"].column("game_id").filter(pa.array(keep)), pa.string())
     return {
         name: table.filter(pc.is_in(table.column("game_id"), value_set=kept))
@@ -106,26 +106,26 @@ def filter_tables(tables: dict[str, pa.Table], game_filter: GameFilter) -> dict[
     }
 
 
-def filter_gameset(games: GameSet, game_filter: GameFilter) -> GameSet:
-    """The games of a GameSet that ``game_filter`` keeps.
+def filter_gameset(games: GameSet, select: GameFilter) -> GameSet:
+    """The games of a GameSet that ``select`` keeps.
 
     >>> from strat_tools.run.driver import read_games
     >>> len(filter_gameset(read_games("data/", jobs=1), GameFilter.parse(winner="draw")))
     10
     """
-    return GameSet(filter_tables(games.tables, game_filter))
+    return GameSet(filter_tables(games.tables, select))
 
 
 def read_selected(
     paths: Paths,
-    game_filter: GameFilter,
+    select: GameFilter,
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
     jobs: int | None = None,
     run: Run | None = None,
 ) -> GameSet:
-    """The games of ``paths`` that ``game_filter`` keeps, as a GameSet.
+    """The games of ``paths`` that ``select`` keeps, as a GameSet.
 
     >>> len(read_selected(["data/"], GameFilter.parse(variant="duell"), jobs=1))
     20
@@ -134,7 +134,7 @@ def read_selected(
         path_list(paths),
         setups_only=setups_only,
         rules=rules,
-        select=game_filter,
+        select=select,
         jobs=jobs,
         run=run,
     )
@@ -148,22 +148,22 @@ class SelectedUnits(UnitKeys):
         super().__init__((unit.source, unit.member) for unit in selection.units())
 
 
-def select_for(paths: Paths, game_filter: GameFilter, *, jobs: int | None = None) -> Select | None:
-    """The driver's ``select`` for ``game_filter`` over ``paths``: its per-game part, or,
+def select_for(paths: Paths, select: GameFilter, *, jobs: int | None = None) -> Select | None:
+    """The driver's per-game step for the filter ``select`` over ``paths``: its per-game part, or,
     with ``duplicates``, the games a first pass kept, by file and member; ``None`` when the
     filter keeps everything. The driver makes this step itself from a filter
     (:func:`~strat_tools.run.driver.select_step`, which this is); kept for notebooks."""
-    return select_step(path_list(paths), game_filter, Run.of(None, jobs))
+    return select_step(path_list(paths), select, Run.of(None, jobs))
 
 
 def select_games(
     paths: Paths,
-    game_filter: GameFilter,
+    select: GameFilter,
     *,
     jobs: int | None = None,
     run: Run | None = None,
 ) -> Selection:
-    """The games of ``paths`` that ``game_filter`` keeps (read without a replay);
+    """The games of ``paths`` that ``select`` keeps (read without a replay);
     ``run``'s tally counts what was read.
 
     >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), jobs=1)
@@ -172,9 +172,9 @@ def select_games(
     """
     run, tally = Run.of(run, jobs).counting()
     inputs = path_list(paths)
-    games = to_frame(kept_games(inputs, game_filter, KEPT_COLUMNS, run=run))
-    tally.require(inputs, game_filter)
-    return Selection(games.reset_index(drop=True), tally.games + tally.dropped, game_filter)
+    games = to_frame(kept_games(inputs, select, KEPT_COLUMNS, run=run))
+    tally.require(inputs, select)
+    return Selection(games.reset_index(drop=True), tally.games + tally.dropped, select)
 
 
 def _os_name(name: str | None) -> str | None:

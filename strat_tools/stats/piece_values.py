@@ -236,7 +236,7 @@ def piece_values(
     secrecy: bool = False,
     by: str | None = None,
     variant: str = "classic",
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     rules: str | None = "auto",
     jobs: int | None = None,
     run: Run | None = None,
@@ -244,7 +244,5 @@ def piece_values(
     """The piece-value table of the games under ``paths`` (the one call ``strat-tools
     values`` makes): the headline model, or with ``secrecy`` the secrecy model; ``by="phase"``
     one block per phase. Games are read and replayed in the workers."""
-    rows = read_value_rows(
-        paths, variant=variant, rules=rules, game_filter=game_filter, jobs=jobs, run=run
-    )
+    rows = read_value_rows(paths, variant=variant, rules=rules, select=select, jobs=jobs, run=run)
     return piece_value_table(rows, "secrecy" if secrecy else "material", by, variant=variant)

@@ -54,10 +54,10 @@ third of the file."""
 
 
 def folder_outcomes(
-    path: str, game_filter: GameFilter | None = None, variant: Variant = DEFAULT_VARIANT
+    path: str, select: GameFilter | None = None, variant: Variant = DEFAULT_VARIANT
 ) -> SetupOutcomes | None:
     """Every setup of ``variant`` in dataset folder ``path`` (a folder the driver took for
-    one, :func:`~strat_tools.run.driver.dataset_folder`) whose game ``game_filter`` keeps,
+    one, :func:`~strat_tools.run.driver.dataset_folder`) whose game ``select`` keeps,
     from its games table alone; ``None`` when that table cannot answer alone (or ``path``
     has no export's marker).
 
@@ -68,7 +68,7 @@ def folder_outcomes(
     >>> len(folder_outcomes(out, GameFilter.parse(period="2026-10:")))
     606
     """
-    chosen = game_filter if game_filter is not None else GameFilter()
+    chosen = select if select is not None else GameFilter()
     columns = FOLDER_COLUMNS + (("game_fingerprint",) if chosen.duplicates else ())
     table = read_games_table(path, columns)
     if table is None:
@@ -99,7 +99,7 @@ def _variant_rows(games: Any, variant: Variant) -> Any:
 
 def read_outcomes(
     paths: Sequence[str],
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
     jobs: int | None = None,
@@ -115,7 +115,7 @@ def read_outcomes(
     >>> len(read_outcomes(["data/"], jobs=1))
     606
     """
-    chosen = game_filter if game_filter is not None else GameFilter()
+    chosen = select if select is not None else GameFilter()
     folder = dataset_folder(paths) if from_table else None
     if folder is not None:
         found = folder_outcomes(folder, chosen, variant)
@@ -145,7 +145,7 @@ MERGE_EVERY: Final = 16
 
 def read_tally(
     paths: Sequence[str],
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
     run: Run | None = None,
@@ -163,7 +163,7 @@ def read_tally(
     """
     from strat_tools.stats.repeats import add_tallies, concat_outcomes, setup_tally
 
-    chosen = game_filter if game_filter is not None else GameFilter()
+    chosen = select if select is not None else GameFilter()
     folder = dataset_folder(paths) if from_table else None
     if folder is not None:
         found = folder_outcomes(folder, chosen, variant)

@@ -165,18 +165,18 @@ def read_value_rows(
     *,
     variant: str | None = DEFAULT_VARIANT,
     rules: str | None = "auto",
-    game_filter: Select | None = None,
+    select: Select | None = None,
     jobs: int | None = None,
     run: Run | None = None,
 ) -> ValueRows:
     """The rows of every game under ``paths`` (read and replayed in the workers) that
-    ``game_filter`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
+    ``select`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
     predicate) keeps. :class:`~strat_tools.formats.readers.NothingReadable` when not one
     input could be read."""
     inputs = path_list(paths)
     counted, seen = Run.of(run, jobs).counting()
     work = ValueRowsWork(variant, rules)
-    rows = ValueRows.join(map_records(work, inputs, select=game_filter, run=counted))
+    rows = ValueRows.join(map_records(work, inputs, select=select, run=counted))
     if not seen.readable and not seen.dropped:  # every input unreadable, or none
         raise NothingReadable(inputs, seen.reasons)
     return rows

@@ -182,12 +182,12 @@ def write_explorer(
     output: str | os.PathLike[str],
     *,
     variant: str = DEFAULT_VARIANT,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     viewer: str = "game.html",
     jobs: int | None = None,
     run: Run | None = None,
 ) -> ExplorerSummary:
-    """Read the setups under ``paths`` (setups only, no replay; ``game_filter`` applies),
+    """Read the setups under ``paths`` (setups only, no replay; ``select`` applies),
     and write the explorer of their ``variant`` setups to ``output`` atomically (never
     over or into an input). Raises :class:`~strat_tools.core.errors.NothingToRead` when there is
     no such setup (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could
@@ -206,7 +206,7 @@ def write_explorer(
         )
     names = path_list(paths)
     check_output(output, names)  # before reading: writable, and no input
-    chosen = game_filter if game_filter is not None else GameFilter()
+    chosen = select if select is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
     outcomes = read_outcomes(names, chosen, variant, run=run, from_table=False)  # streamed
     counted.require(names, chosen)  # the reader's reasons, or the filters kept none
@@ -216,7 +216,7 @@ def write_explorer(
     source = printable(" ".join(names))  # names are data
     data = explorer_data(outcomes, variant, source=source)
     title = f"Setup explorer: {variant}, {source}"
-    build = view_command(names, game_filter)  # the same games, numbered the same way
+    build = view_command(names, select)  # the same games, numbered the same way
     page = explorer_html(data, title=title, viewer=viewer, build=build)
     target = Path(output)
     encoded = page.encode("utf-8")

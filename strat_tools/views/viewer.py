@@ -178,14 +178,14 @@ def page_keys(ids: Sequence[str]) -> list[str]:
     return [claimed.claim(game_id) for game_id in ids]
 
 
-def view_command(paths: Sequence[str], game_filter: GameFilter | None = None) -> str:
-    """The shell command that writes a viewer of the games of ``paths`` that ``game_filter``
+def view_command(paths: Sequence[str], select: GameFilter | None = None) -> str:
+    """The shell command that writes a viewer of the games of ``paths`` that ``select``
     keeps, numbered as the run numbers them (add ``--game ID`` for one game).
 
     >>> view_command(["a b.zip"])
     "strat-tools view 'a b.zip'"
     """
-    args = game_filter.arguments() if game_filter is not None else []
+    args = select.arguments() if select is not None else []
     return shlex.join(["strat-tools", "view", *(printable(p) for p in paths), *args])
 
 
@@ -328,7 +328,7 @@ def write_viewer(
     output: str | os.PathLike[str],
     *,
     game_id: str | None = None,
-    game_filter: GameFilter | None = None,
+    select: GameFilter | None = None,
     rules: str | None = "auto",
     numbering: str = "modern",
     limit: int = MAX_GAMES,
@@ -336,7 +336,7 @@ def write_viewer(
     run: Run | None = None,
     spoilers: bool = True,
 ) -> ViewerSummary:
-    """Read ``paths``, keep the games ``game_filter`` (and ``game_id``) keeps, up to
+    """Read ``paths``, keep the games ``select`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
     atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
     ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
@@ -356,7 +356,7 @@ def write_viewer(
     _check_limit(limit)
     check_rules(rules)  # before the selecting pass: the driver's own check comes after it
     names = path_list(paths)
-    chosen = game_filter if game_filter is not None else GameFilter()
+    chosen = select if select is not None else GameFilter()
     if game_id is not None:  # NAME#2, the second game NAME, as the filter reads --ids
         wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
@@ -402,7 +402,7 @@ def write_viewer(
         raise NothingToRead(f"nothing to show: {too_long_note(too_long)}")
     title = games[0]["id"] if len(games) == 1 else f"{len(games):,} Stratego games"
     note = f"{left_out} more games were left out of this page." if left_out else ""
-    build = view_command(names, game_filter)
+    build = view_command(names, select)
     text = viewer_html(
         games, title=str(title), numbering=numbering, note=note, spoilers=spoilers, build=build
     )
