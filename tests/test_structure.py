@@ -481,15 +481,17 @@ RULE_FLOORS = ("core", "engine")
 RULE_INTERNALS = frozenset(
     {
         "engine.rule_tables",
-        "engine.move_tables",
-        "engine.move_scan",
-        "engine.move_kernel",
+        "engine.moves.tables",
+        "engine.moves.scan",
+        "engine.moves.kernel",
+        "engine.moves.bans",
         "engine.hotloop",
         "engine.chasing",
     }
 )
-"""The engine's rule tables and generator stages: read only on the rule floors (above them
-a module asks ``movegen``, ``game_bans``, ``replay`` or ``Position`` for moves)."""
+"""The engine's rule tables, generator stages and bans: read only on the rule floors (above
+them a module asks the batch generator's face ``engine.moves``, its games' call
+``engine.moves.games``, ``replay`` or ``Position`` for moves)."""
 
 RULE_NAMES = frozenset({"battle_outcome", "battle_table", "per_rule_set", "repetition_bans"})
 """Functions of the rule floors that apply a rule piecemeal: never imported above them."""
