@@ -89,10 +89,10 @@ def test_every_name_offered_at_466d43e_still_resolves() -> None:
 
 def test_the_strados3_names_are_the_engines_own() -> None:
     """Forwarded, not copied: one definition each (the engine's)."""
-    from strat_tools.engine import yorktown
+    from strat_tools.engine import strados3
 
     for name in ("StraDos3", "parse_strados3", "strados3_at", "to_strados3"):
-        assert getattr(st.formats, name) is getattr(yorktown, name)
+        assert getattr(st.formats, name) is getattr(strados3, name)
         assert name in dir(st.formats)
     text = st.formats.to_strados3([0] * 100, side=1, plies=0)
     assert st.formats.parse_strados3(text).plies == 0

@@ -104,7 +104,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 FACE_FORWARDS: set[tuple[str, str]] = {("formats", "engine")}
 """Lazy forwards up a floor, for the package's face only: ``st.formats.StraDos3`` (and its
-three functions) answered as at 466d43e, from :mod:`strat_tools.engine.yorktown`. Reached
+three functions) answered as at 466d43e, from :mod:`strat_tools.engine.strados3`. Reached
 only from outside the package: no module imports those names through the lower floor."""
 
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -245,7 +245,7 @@ def test_no_module_reaches_a_higher_floor_through_a_face_forward() -> None:
 def test_the_parser_sees_lazy_imports() -> None:
     """In a function, or by ``import_module`` with the module's name: both are arrows."""
     found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
-    assert {"engine.yorktown", "setups.strings"} <= found
+    assert {"engine.strados3", "setups.strings"} <= found
     lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
     assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
 
