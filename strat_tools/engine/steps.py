@@ -1,7 +1,7 @@
-"""The positions of a replayed game, one per ply: what
-:func:`strat_tools.engine.stepping.positions`, :meth:`Replay.position
-<strat_tools.engine.replay.Replay.position>` and :func:`~strat_tools.engine.replay.board_at`
-give.
+"""The positions of a game already replayed, one per ply, and the ply convention they keep:
+what :meth:`Replay.position <strat_tools.engine.replay.Replay.position>`,
+:func:`~strat_tools.engine.replay.board_at` and (after replaying a record)
+:func:`strat_tools.engine.stepping.positions` give.
 
 **The ply convention** (docs/position.md): position ``n`` is the position *after* ``n``
 plies (0: the setup, red to move); ply ``n`` is the ``n``-th move, the one that leads from
