@@ -64,7 +64,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io", "engine", "tables", "run"),
     ),
     "views": (
-        "heatmaps and plots, board pictures, setup boards, the document builder, the viewer",
+        "setup heatmaps, charts, board pictures, setup boards, figure files, the document "
+        "builder, the viewer",
         ("core", "setups", "io", "formats", "engine", "tables", "run", "stats"),
     ),
     "report": (
