@@ -37,8 +37,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io"),
     ),
     "engine": (
-        "positions and legality, the hot loop, chasing, replay, knowledge, key events, "
-        "action ids, planes, StraDos3",
+        "positions and legality, the hot loop, the batch move generator, chasing, replay, "
+        "knowledge, key events, action ids, planes, StraDos3",
         ("core",),
     ),
     "tables": (

@@ -33,10 +33,10 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import RAYS
-from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
+from strat_tools.engine.replayed import Replayed
 from strat_tools.engine.rule_tables import rule_tables
 
 __all__ = [
@@ -78,19 +78,13 @@ class PositionState(Protocol):
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]: ...
 
 
-class ReplayedGame(Protocol):
+class ReplayedGame(Replayed, Protocol):
     """What the bans need of a replay (:class:`~strat_tools.engine.replay.Replay` has it):
-    the record, its rule set, each ply's two-squares chain after it, and the rescues the
-    replay resolved (ply -> board code)."""
+    a :class:`~strat_tools.engine.replayed.Replayed` game (its record, rule set and the
+    rescues the replay resolved) with each ply's two-squares chain after it."""
 
     @property
-    def record(self) -> GameRecord: ...
-    @property
-    def rules(self) -> RuleSet: ...
-    @property
     def chains(self) -> Sequence[int]: ...
-    @property
-    def rescued(self) -> dict[int, int]: ...
 
 
 def ban_from(limit: int) -> int:
