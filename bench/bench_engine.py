@@ -16,26 +16,26 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
 - ``replay``: the full :func:`strat_tools.engine.replay.replay` per game, which adds the ending
   inference (legal-move search for both sides) and the result check;
 - ``legal``: legal-move generation,
-  :func:`strat_tools.engine.movegen.games_legal_ids` over batches of 100 valid games (one
+  :func:`strat_tools.engine.moves.games_legal_ids` over batches of 100 valid games (one
   call a batch and rule set, as the observation export calls it; the boards before each
   ply and the two-squares bans are prepared first, not timed), in plies per second (goal:
   2 million a second on one core), beside the engine's moves per second above;
-  the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.move_kernel`, with
+  the line says which path ran: ``compiled`` (:mod:`strat_tools.engine.moves.kernel`, with
   numba, the ``fast`` extra, asked for by ``compiled=True``) or ``numpy``; ``legal/numpy``
-  the same batches through NumPy's stages (:mod:`strat_tools.engine.move_scan`), what a
+  the same batches through NumPy's stages (:mod:`strat_tools.engine.moves.scan`), what a
   month's export runs (``compiled`` is off by default and never switched on by a process's
   history; the observation export asks for it once, from about 5,000 games on: importing
   numba costs about 0.4 s a process, which a month never earns back and the archive does,
   ``bench/compare.py ec8e0c6 --only observations``);
-  ``legal/game`` one :func:`~strat_tools.engine.movegen.legal_ids` call per game (the cost
+  ``legal/game`` one :func:`~strat_tools.engine.moves.legal_ids` call per game (the cost
   paid per call shows); ``legal ids`` how many ids a ply has (each one is written, so every
   pass over them costs);
 - ``stages``: where ``legal/numpy``'s time goes, in nanoseconds a ply (each stage the best of
   ``--repeat`` runs, chunk by chunk as ``legal_ids`` takes them): ``turn`` the class bytes in
   the movers' views (:func:`~strat_tools.engine.mover_view.view_boards`), ``scan`` the
-  pieces that can move and their step bits (:func:`~strat_tools.engine.move_scan.candidates`),
-  ``rays`` the far pieces' walk (:func:`~strat_tools.engine.move_scan.far_codes`), ``ids``
-  the ids written (:func:`~strat_tools.engine.move_scan.expand`), ``rest`` the joins, the
+  pieces that can move and their step bits (:func:`~strat_tools.engine.moves.scan.candidates`),
+  ``rays`` the far pieces' walk (:func:`~strat_tools.engine.moves.scan.far_codes`), ``ids``
+  the ids written (:func:`~strat_tools.engine.moves.scan.expand`), ``rest`` the joins, the
   two-squares bans, the lightning captains' turns and the splits per game (``legal/numpy``'s CPU
   time less the stages', so on a busy machine it holds the noise too);
 - ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
@@ -113,7 +113,7 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
     """Per valid game: the boards before each ply, the sides, the rules and the bans."""
     import numpy as np
 
-    from strat_tools.engine.game_bans import two_squares_bans
+    from strat_tools.engine.moves.games import two_squares_bans
 
     inputs = []
     for record in records:
@@ -142,11 +142,11 @@ def sample_positions(records: list[GameRecord], every: int = 50) -> list[Positio
 
 def stage_times(batches: list[tuple[Any, list[tuple[Any, Any]]]], repeat: int) -> dict[str, float]:
     """CPU seconds of the generator's stages over ``batches`` (as ``legal`` calls it: joined
-    per batch, :data:`~strat_tools.engine.movegen.CHUNK_ROWS` rows at a time), each chunk's
+    per batch, :data:`~strat_tools.engine.moves.CHUNK_ROWS` rows at a time), each chunk's
     stage the fastest of ``repeat`` runs."""
-    from strat_tools.engine.move_scan import candidates, expand, far_codes, move_classes
-    from strat_tools.engine.movegen import CHUNK_ROWS, game_sides, join_games
     from strat_tools.engine.mover_view import view_boards
+    from strat_tools.engine.moves import CHUNK_ROWS, game_sides, join_games
+    from strat_tools.engine.moves.scan import candidates, expand, far_codes, move_classes
 
     spent = dict.fromkeys(("turn", "scan", "rays", "ids"), 0.0)
     for rules, games in batches:
@@ -210,7 +210,7 @@ def main() -> None:
             f"cpu_seconds={cpu:.3f} games_per_s={len(records) / wall:.0f} "
             f"moves_per_s={plies / wall:.0f} moves_per_cpu_s={plies / cpu:.0f}"
         )
-    from strat_tools.engine.movegen import games_legal_ids, legal_ids
+    from strat_tools.engine.moves import games_legal_ids, legal_ids
 
     inputs = legal_inputs(records)
     batches: list[tuple[Any, list[tuple[Any, Any]]]] = []
@@ -233,12 +233,12 @@ def main() -> None:
     def per_game(_: list[GameRecord]) -> int:
         return sum(len(legal_ids(*game, compiled=True)[0]) - 1 for game in inputs)
 
-    from strat_tools.engine import move_kernel
+    from strat_tools.engine.moves import kernel
 
     def numpy_stages(_: list[GameRecord]) -> int:  # what every command runs (the default)
         return batched(False)
 
-    path = "compiled" if move_kernel.available() else "numpy (numba not installed)"
+    path = "compiled" if kernel.available() else "numpy (numba not installed)"
     legal_runs: tuple[tuple[str, str, Callable[[list[GameRecord]], int]], ...] = (
         ("legal", f"path={path}", generate),
         ("legal/numpy", "path=numpy", numpy_stages),

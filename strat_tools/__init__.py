@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
-    from strat_tools.engine.moves import Battle, Move
+    from strat_tools.engine.move import Battle, Move
     from strat_tools.engine.outcome import Outcome
     from strat_tools.engine.position import Position
     from strat_tools.engine.replay import Replay, board_at, replay
@@ -54,8 +54,8 @@ _LAZY = {
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
-    "Move": "engine.moves",
-    "Battle": "engine.moves",
+    "Move": "engine.move",
+    "Battle": "engine.move",
     "Outcome": "engine.outcome",
     "IllegalMove": "core.errors",
     "positions": "engine.stepping",

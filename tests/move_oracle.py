@@ -1,4 +1,4 @@
-"""Shared test helpers (from test_move_scan.py): imported by the tests that need them, so no test
+"""Shared test helpers (from test_moves_scan.py): imported by the tests that need them, so no test
 module imports another."""
 
 from __future__ import annotations

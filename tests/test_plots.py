@@ -16,7 +16,7 @@ from strat_tools import stats
 from strat_tools.core.board import COLUMNS, LAKES, parse_square
 from strat_tools.core.pieces import letter_code
 from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
-from strat_tools.views import board_plots, plots
+from strat_tools.views import board_plots, charts, plots
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -459,7 +459,7 @@ ADJACENCY = pd.DataFrame(
 
 
 def test_adjacency_figure_is_centred_at_chance_on_a_log_scale() -> None:
-    fig = plots.adjacency_figure(ADJACENCY, title="Neighbours, n = 3 setups")
+    fig = charts.adjacency_figure(ADJACENCY, title="Neighbours, n = 3 setups")
     ax = fig.axes[0]
     assert ax.get_title() == "Neighbours, n = 3 setups"
     image = only_image(ax)
@@ -479,11 +479,11 @@ def test_adjacency_figure_is_centred_at_chance_on_a_log_scale() -> None:
 
 
 def test_adjacency_figure_names_pieces_with_their_rank() -> None:
-    modern = plots.adjacency_figure(ADJACENCY, title="t").axes[0]
+    modern = charts.adjacency_figure(ADJACENCY, title="t").axes[0]
     names = ["Bomb (B)", "Spy (1)", "Flag (F)"]
     assert [t.get_text() for t in modern.get_xticklabels()] == names
     assert [t.get_text() for t in modern.get_yticklabels()] == names
-    classic = plots.adjacency_figure(ADJACENCY, title="t", numbering="classic").axes[0]
+    classic = charts.adjacency_figure(ADJACENCY, title="t", numbering="classic").axes[0]
     assert [t.get_text() for t in classic.get_yticklabels()] == ["Bomb (B)", "Spy (S)", "Flag (F)"]
 
 
@@ -526,26 +526,6 @@ def test_position_figure_puts_each_piece_on_its_square() -> None:
         if p.get_gid() == "piece"
     }
     assert colours[0][0] > colours[0][2] and colours[99][2] > colours[99][0]  # red, blue
-
-
-@pytest.mark.parametrize(
-    "suffix, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF")]
-)
-def test_save_figure_writes_the_format_of_the_suffix(
-    tmp_path: Path, setups: pd.DataFrame, suffix: str, magic: bytes
-) -> None:
-    target = plots.save_figure(plots.setup_heatmap(setups), tmp_path / f"flag.{suffix}")
-    assert target.read_bytes().startswith(magic)
-    assert [p.name for p in tmp_path.iterdir()] == [f"flag.{suffix}"]
-
-
-def test_save_figure_keeps_the_old_file_on_failure(tmp_path: Path) -> None:
-    target = tmp_path / "figure.nope"
-    target.write_bytes(b"old")
-    with pytest.raises(ValueError):
-        plots.save_figure(Figure(), target)
-    assert target.read_bytes() == b"old"
-    assert [p.name for p in tmp_path.iterdir()] == ["figure.nope"]
 
 
 # --- the heatmap command ------------------------------------------------------------------
@@ -739,7 +719,7 @@ def test_win_rate_chart_draws_each_interval() -> None:
             "ci_high": [0.6, 0.78],
         }
     )
-    ax = plots.win_rate_chart(rates, title="test").axes[0]
+    ax = charts.win_rate_chart(rates, title="test").axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "flag corner: no  (n = 100)",
         "flag corner: yes  (n = 20)",
@@ -837,33 +817,3 @@ def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> 
     placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
     with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
         plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]
-
-
-def _pixels(png: bytes) -> np.ndarray:
-    from io import BytesIO
-
-    from PIL import Image
-
-    return np.asarray(Image.open(BytesIO(png)))
-
-
-def test_a_figure_laid_out_once_has_the_pixels_savefig_draws(setups: pd.DataFrame) -> None:
-    """figure_bytes skips savefig's layout-only draw: the PNG is the same, pixel for pixel
-    (panel, colour bar, title; at a resolution other than the figure's own), and the figure
-    keeps its layout engine and resolution."""
-    from io import BytesIO
-
-    reference = BytesIO()
-    drawn = plots.setup_heatmap(setups, "flag", title="layout once")
-    plots.text_as_written(drawn).savefig(reference, format="png", dpi=150)
-    fig = plots.setup_heatmap(setups, "flag", title="layout once")
-    once = plots.figure_bytes(fig, "png", 150)
-    assert _pixels(once).shape == _pixels(reference.getvalue()).shape == (660, 1260, 4)
-    assert np.array_equal(_pixels(once), _pixels(reference.getvalue()))
-    assert fig.get_layout_engine().__class__.__name__ == "ConstrainedLayoutEngine"
-    assert fig.get_dpi() == 100
-
-
-def test_vector_formats_are_laid_out_by_their_own_renderer(setups: pd.DataFrame) -> None:
-    svg = plots.figure_bytes(plots.setup_heatmap(setups, "flag"), "svg")
-    assert svg.startswith(b"<?xml") and b"<svg" in svg

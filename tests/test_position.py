@@ -16,11 +16,10 @@ import strat_tools as st
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.records import GameRecord, Status, Termination
 from strat_tools.engine.board_check import PositionError
-from strat_tools.engine.moves import Battle, Move, MoveError
+from strat_tools.engine.move import Battle, Move, MoveError
 from strat_tools.engine.outcome import Outcome
 from strat_tools.engine.position import Position
-from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, to_strados3
-from strat_tools.engine.yorktown import strados3_at
+from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, strados3_at, to_strados3
 from strat_tools.formats.readers import read_records
 from tests.hand_games import put, scout_chain_game
 

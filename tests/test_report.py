@@ -28,7 +28,7 @@ from strat_tools.run.driver import read_games
 from strat_tools.stats import tips
 from strat_tools.tables.build import tables_for_records
 from strat_tools.tables.dataset import GameSet
-from strat_tools.views import document, plots
+from strat_tools.views import charts, document, plots
 
 IMAGE_SOURCE = re.compile(r'<img [^>]*src="([^"]*)"')
 DATA_PNG = "data:image/png;base64,"
@@ -469,14 +469,14 @@ def spied_gameset(gameset: GameSet) -> Callable[[str], SpiedReport]:
     def report_in(numbering: str) -> SpiedReport:
         if numbering not in made:
             drawn: list[pd.DataFrame] = []
-            adjacency_figure = plots.adjacency_figure
+            adjacency_figure = charts.adjacency_figure
 
             def keep(matrix: pd.DataFrame, **kwargs: Any) -> Figure:
                 drawn.append(matrix)
                 return adjacency_figure(matrix, **kwargs)
 
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(plots, "adjacency_figure", keep)
+                patch.setattr(charts, "adjacency_figure", keep)
                 text, spy = spied_report(gameset, numbering)
             made[numbering] = (text, spy, drawn)
         return made[numbering]

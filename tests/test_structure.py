@@ -37,8 +37,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io"),
     ),
     "engine": (
-        "positions and legality, the hot loop, chasing, replay, knowledge, key events, "
-        "action ids, planes, StraDos3",
+        "positions and legality, the hot loop, the batch move generator, chasing, replay, "
+        "knowledge, key events, action ids, planes, StraDos3",
         ("core",),
     ),
     "tables": (
@@ -64,7 +64,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io", "engine", "tables", "run"),
     ),
     "views": (
-        "heatmaps and plots, board pictures, setup boards, the document builder, the viewer",
+        "setup heatmaps, charts, board pictures, setup boards, figure files, the document "
+        "builder, the viewer",
         ("core", "setups", "io", "formats", "engine", "tables", "run", "stats"),
     ),
     "report": (
@@ -104,7 +105,7 @@ KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 FACE_FORWARDS: set[tuple[str, str]] = {("formats", "engine")}
 """Lazy forwards up a floor, for the package's face only: ``st.formats.StraDos3`` (and its
-three functions) answered as at 466d43e, from :mod:`strat_tools.engine.yorktown`. Reached
+three functions) answered as at 466d43e, from :mod:`strat_tools.engine.strados3`. Reached
 only from outside the package: no module imports those names through the lower floor."""
 
 KNOWN_CYCLES: set[frozenset[str]] = set()
@@ -245,7 +246,7 @@ def test_no_module_reaches_a_higher_floor_through_a_face_forward() -> None:
 def test_the_parser_sees_lazy_imports() -> None:
     """In a function, or by ``import_module`` with the module's name: both are arrows."""
     found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
-    assert {"engine.yorktown", "setups.strings"} <= found
+    assert {"engine.strados3", "setups.strings"} <= found
     lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
     assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
 
@@ -481,15 +482,17 @@ RULE_FLOORS = ("core", "engine")
 RULE_INTERNALS = frozenset(
     {
         "engine.rule_tables",
-        "engine.move_tables",
-        "engine.move_scan",
-        "engine.move_kernel",
+        "engine.moves.tables",
+        "engine.moves.scan",
+        "engine.moves.kernel",
+        "engine.moves.bans",
         "engine.hotloop",
         "engine.chasing",
     }
 )
-"""The engine's rule tables and generator stages: read only on the rule floors (above them
-a module asks ``movegen``, ``game_bans``, ``replay`` or ``Position`` for moves)."""
+"""The engine's rule tables, generator stages and bans: read only on the rule floors (above
+them a module asks the batch generator's face ``engine.moves``, its games' call
+``engine.moves.games``, ``replay`` or ``Position`` for moves)."""
 
 RULE_NAMES = frozenset({"battle_outcome", "battle_table", "per_rule_set", "repetition_bans"})
 """Functions of the rule floors that apply a rule piecemeal: never imported above them."""

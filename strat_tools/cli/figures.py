@@ -144,6 +144,7 @@ def heatmap(
     from strat_tools.stats.stream import compute_many_streaming
     from strat_tools.stats.traffic import traffic_of_paths
     from strat_tools.views import board_plots, plots
+    from strat_tools.views.figure_files import save_figure
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
@@ -215,7 +216,7 @@ def heatmap(
             title=drawing["title"],
             numbering=numbering,  # type: ignore[arg-type]  # a LibraryChoice of NUMBERINGS
         )
-    plots.save_figure(fig, out)
+    save_figure(fig, out)
     message(f"Wrote {out}.")
 
 

@@ -171,7 +171,7 @@ def setups(
     else:
         render(table, fmt)
     if out is not None:
-        from strat_tools.views.plots import save_figure
+        from strat_tools.views.figure_files import save_figure
         from strat_tools.views.setup_boards import common_setups_figure
 
         label = ", ".join([variant] if isinstance(variant, str) else variant)

@@ -20,7 +20,7 @@ docs/observations.md for where this was read off OpenSpiel's code.
 
 :func:`legal_actions` lists the ids of every legal move of a
 :class:`~strat_tools.engine.position.Position`, under its rule set, with the library's one
-move generator (:mod:`strat_tools.engine.movegen`, which the observation export runs over
+move generator (:mod:`strat_tools.engine.moves`, which the observation export runs over
 whole games); it agrees with the pure-Python
 :meth:`~strat_tools.engine.position.Position.reference_pairs` (tested move by move on the
 archive).
@@ -36,8 +36,8 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import Side, Square
-from strat_tools.engine.movegen import position_ids
 from strat_tools.engine.mover_view import view_square
+from strat_tools.engine.moves import position_ids
 from strat_tools.engine.position import Position
 
 ACTION_COUNT: Final = 10_000
@@ -96,7 +96,7 @@ def legal_actions(pos: Position) -> list[Action]:
     """Ids of every legal move of the side to move, ascending (empty once the flag fell).
 
     One call of the library's move generator
-    (:func:`~strat_tools.engine.movegen.position_ids`) on the position's board, less the
+    (:func:`~strat_tools.engine.moves.position_ids`) on the position's board, less the
     moves the two-squares rule bans there: the same generator the observation export runs
     over whole games.
     """

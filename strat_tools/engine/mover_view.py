@@ -6,7 +6,7 @@ are). **Our action id** of a move is ``view(source) * 100 + view(target)``: for 
 simply ``9999 - (source * 100 + target)`` with Gravon squares. This module is the one
 definition of that turn, for one square (:func:`view_square`), for whole columns of moves
 (:func:`view_keys`) and for whole boards (:func:`view_boards`); the action ids
-(``actions.py``), the move generator (``movegen.py``), the observation boards
+(``actions.py``), the batch move generator (``engine/moves/``), the observation boards
 (``planes.py``) and the observation export all go through it.
 
 This module knows only squares and arrays.

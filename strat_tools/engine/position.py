@@ -2,8 +2,8 @@
 
 :class:`Position` holds a flat 100-int board (codes from ``pieces.py``), the side to move,
 each side's two-squares state, captures and rescues. ``legal_moves`` (a view of
-:class:`~strat_tools.engine.moves.Move`), ``push`` (checked, recorded, returns a
-:class:`~strat_tools.engine.moves.Battle`), ``pop``, ``peek``, ``move_stack``, ``copy``,
+:class:`~strat_tools.engine.move.Move`), ``push`` (checked, recorded, returns a
+:class:`~strat_tools.engine.move.Battle`), ``pop``, ``peek``, ``move_stack``, ``copy``,
 ``outcome``, ``==``, ``knowledge`` and the StraDos3 strings. The replay's hot loop
 (``hotloop.py``) runs a faster loop over the same state and falls back to this class for
 anything unusual, so the rules live here once; the line tables are ``rule_tables.py``'s.
@@ -39,7 +39,7 @@ from strat_tools.core.rules import (
 )
 from strat_tools.engine.board_check import position_winner
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.moves import (
+from strat_tools.engine.move import (
     Battle,
     History,
     LegalMoves,
@@ -313,11 +313,11 @@ class Position(ReferenceMoves):
         """Check a move, play it and record it (:meth:`pop` takes it back); returns the
         battle it started (:attr:`Battle.NONE` for none).
 
-        ``move`` is a :class:`~strat_tools.engine.moves.Move`, its text (``"B4-B5"``,
+        ``move`` is a :class:`~strat_tools.engine.move.Move`, its text (``"B4-B5"``,
         ``"I4×I7"``, ``K10`` or Gravon's ``K:``), a record's move, or a source square with
         ``target``; ``rescue`` is ``(square, board code)`` for a rescue made with this move.
         Raises :class:`~strat_tools.core.errors.IllegalMove` (a ``ValueError``) naming the
-        rule if the move is not legal, :class:`~strat_tools.engine.moves.MoveError` saying
+        rule if the move is not legal, :class:`~strat_tools.engine.move.MoveError` saying
         what was expected if it is no move.
         """
         if isinstance(move, RecordMove) and target is None and rescue is None:
@@ -454,7 +454,7 @@ class Position(ReferenceMoves):
     def legal_moves(self) -> LegalMoves:
         """Every legal move of the side to move under the rule set (reach, lakes, the
         two-squares limit and scout clause, turning captains), in square order: a sequence
-        of :class:`~strat_tools.engine.moves.Move` (``len``, ``in``, iteration), none once
+        of :class:`~strat_tools.engine.move.Move` (``len``, ``in``, iteration), none once
         the game is over."""
         if self.declared is not None:
             return LegalMoves(())
@@ -462,8 +462,8 @@ class Position(ReferenceMoves):
 
     def legal_pairs(self) -> list[tuple[int, int]]:
         """:meth:`legal_moves` as (source, target) squares, from the library's one move
-        generator (:func:`~strat_tools.engine.movegen.legal_ids`)."""
-        from strat_tools.engine.movegen import position_pairs  # numpy: on first use
+        generator (:func:`~strat_tools.engine.moves.legal_ids`)."""
+        from strat_tools.engine.moves import position_pairs  # numpy: on first use
 
         return position_pairs(self)
 

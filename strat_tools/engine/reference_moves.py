@@ -1,7 +1,8 @@
 """The geometry and pure-Python move search of a :class:`~strat_tools.engine.position.Position`:
 a move's path (straight, lake-free, within reach, nothing in between, a captain's turn),
 whether a side can move (the end of a game, ``engine/outcome.py``) and every legal move
-square by square, the reference the vectorised generator (``movegen.py``) is tested against.
+square by square, the reference the batch generator (``engine/moves/``) is tested
+against.
 
 :class:`ReferenceMoves` is the part of :class:`Position` that searches; the position's
 state and its rules (:meth:`Position.repetition`) stay in ``position.py``.
@@ -37,7 +38,6 @@ class ReferenceMoves:
     limit: int
     tables: RuleTables
     rules: RuleSet
-    rep_key: list[int]
     winner: int
 
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
@@ -82,7 +82,7 @@ class ReferenceMoves:
 
     def reference_pairs(self) -> list[tuple[int, int]]:
         """:meth:`legal_pairs` found square by square in pure Python: the reference the
-        vectorised generator is tested against (tests/test_movegen.py)."""
+        vectorised generator is tested against (tests/test_moves.py)."""
         if self.winner:
             return []
         return list(self._moves(self.side, first_only=False))
@@ -98,17 +98,17 @@ class ReferenceMoves:
         of each piece's four lines (enough in almost every position), then the full search."""
         board, steps, limit = self.board, self.steps, self.limit
         own = self.tables.own[side]
-        last = self.rep_key[side]
-        moved_last = last % 100 if last >= 0 else -1
         for source in range(100):
             piece = board[source]
             if not own[piece] or not steps[piece]:
                 continue
             for ray in RAYS[source]:
-                if ray and not own[board[ray[0]]]:
-                    count = 1 if source != moved_last else self.repetition(source, ray[0], side)[0]
-                    if count <= limit:
-                        return True
+                if (
+                    ray
+                    and not own[board[ray[0]]]
+                    and self.repetition(source, ray[0], side)[0] <= limit
+                ):
+                    return True
         return bool(self._moves(side, first_only=True))
 
     def _moves(self, side: int, *, first_only: bool) -> list[tuple[int, int]]:

@@ -41,7 +41,7 @@ from strat_tools.core.records import (
 from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
-from strat_tools.engine.moves import MoveError, decode_rescue_piece
+from strat_tools.engine.move import MoveError, decode_rescue_piece
 from strat_tools.engine.outcome import board_ending
 from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position, play_known
 from strat_tools.engine.steps import position_of

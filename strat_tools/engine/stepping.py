@@ -16,7 +16,10 @@ takes moves back, through every ply before it::
 :meth:`Replay.position <strat_tools.engine.replay.Replay.position>` gives one of them: the
 ``n``-th element of ``positions(r)`` is ``Replay.position(n)`` is ``board_at(r, n)``.
 
-This module knows no XML (the readers do); the rules are the engine's.
+This module replays a record and walks its positions (the walk itself, on a replay already
+made, is :mod:`strat_tools.engine.steps`, which the replay imports for
+:meth:`Replay.position <strat_tools.engine.replay.Replay.position>`: so it cannot live
+here, above the replay). It knows no XML (the readers do); the rules are the engine's.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from strat_tools.engine.position import Position
 from strat_tools.engine.replay import replay
 from strat_tools.engine.steps import walk
 
-__all__ = ["positions", "walk"]
+__all__ = ["positions"]
 
 
 def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterator[Position]:

@@ -1,7 +1,7 @@
-"""The positions of a replayed game, one per ply: what
-:func:`strat_tools.engine.stepping.positions`, :meth:`Replay.position
-<strat_tools.engine.replay.Replay.position>` and :func:`~strat_tools.engine.replay.board_at`
-give.
+"""The positions of a game already replayed, one per ply, and the ply convention they keep:
+what :meth:`Replay.position <strat_tools.engine.replay.Replay.position>`,
+:func:`~strat_tools.engine.replay.board_at` and (after replaying a record)
+:func:`strat_tools.engine.stepping.positions` give.
 
 **The ply convention** (docs/position.md): position ``n`` is the position *after* ``n``
 plies (0: the setup, red to move); ply ``n`` is the ``n``-th move, the one that leads from
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from strat_tools.core.records import RecordError
-from strat_tools.engine.moves import MoveError
+from strat_tools.engine.move import MoveError
 from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position
 from strat_tools.engine.replayed import Replayed
@@ -51,7 +51,7 @@ def walk(result: Replayed, upto: int | None = None) -> Iterator[Position]:
 
 def position_of(result: Replayed, ply: int) -> Position:
     """The position after ``ply`` plies of a replayed game (0: the setup; ``plies_replayed``:
-    after its last replayed move); :class:`~strat_tools.engine.moves.MoveError` (a
+    after its last replayed move); :class:`~strat_tools.engine.move.MoveError` (a
     ``ValueError``) for any other ply."""
     last = result.plies_replayed
     if isinstance(ply, bool) or not isinstance(ply, int):

@@ -1,10 +1,19 @@
-"""The StraDos3 string (OpenSpiel yorktown's state string) as text, and the two-squares
-state part :meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` adds.
+"""OpenSpiel yorktown's state string, "StraDos3": a position as one line of text, written,
+read, and taken at any ply of a replayed game, with the rule-state part
+:meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` adds.
 
-A StraDos3 string has three parts separated by one space: the 100-character field (a Gravon
-field string, index = Gravon square, ``A`` empty, ``_`` lake, ``B``-``M`` red, ``N``-``Y``
-blue, a revealed piece in lower case, an unseen one ``?``), the side to move (``r``/``b``)
-and the plies played; :mod:`strat_tools.engine.yorktown` says where it comes from.
+A StraDos3 string has three parts separated by one space: the 100-character field, the side
+to move (``r`` or ``b``) and the number of plies played. The field is a Gravon field string
+(index = Gravon square, ``A`` empty, ``_`` lake, ``B``-``M`` red, ``N``-``Y`` blue) with
+every *revealed* piece in lower case; in a player's view (OpenSpiel's information state
+string) each opponent piece that player has not seen is written ``?``. A position after
+20 plies, red to move, ends ``... r 20``; docs/observations.md shows one from a real game.
+
+OpenSpiel marks a piece visible when it takes part in a battle; which pieces are revealed
+is the caller's choice (``visible`` of :func:`to_strados3`); :func:`strados3_at` takes the
+knowledge model's (a piece shown in a battle or a rescue). Empty squares are written ``A``
+(OpenSpiel's initial string and example; its writer lower-cases them, and its reader takes
+either), and both cases are read here.
 
 OpenSpiel's string has no rule state (its loader refuses a fourth part), but the
 two-squares rule needs one: so ``Position.strados3(exact=True)`` adds a fourth part,
@@ -13,17 +22,22 @@ back and forth: ``r:B4-B5x2,b:I7-I6x1`` (a scout under the scout clause adds its
 span, ``@B5-B7``, and a chain longer than its last move its squares, ``/B5.B7.B5``; ``-``
 when neither side has moved yet).
 
-This module converts text: it knows no rules and replays nothing.
+This module converts text: it knows no rules and replays nothing (:func:`strados3_at`
+reads a replay's knowledge).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from strat_tools.core.board import LAKES, Side, parse_square, square_name
 from strat_tools.core.errors import NotationError
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.engine.replayed import Replayed
+
+if TYPE_CHECKING:
+    from strat_tools.engine.knowledge import Knowledge
 
 UNKNOWN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
@@ -76,6 +90,33 @@ def to_strados3(
                 letter = "?"
         letters.append(letter)
     return f"{''.join(letters)} {SIDE_LETTERS[Side(side)]} {plies}"
+
+
+def strados3_at(
+    result: Replayed,
+    ply: int,
+    view: Side | int | None = None,
+    know: Knowledge | None = None,
+) -> str:
+    """The StraDos3 string after ``ply`` plies of a replayed game: pieces shown in a battle
+    or a rescue in lower case (as OpenSpiel shows battle pieces); with ``view``, that side's
+    information state (the opponent's pieces it has identified, by a battle or by a move
+    only a scout can make, in lower case, the others ``?``). Pass ``know``
+    (``result.knowledge()``) when writing many plies of one game.
+    """
+    from strat_tools.engine.knowledge import KNOWN, REVEALED, knowledge  # numpy: on first use
+
+    know = know if know is not None else knowledge(result)
+    if not 0 <= ply <= know.plies:
+        raise ValueError(f"ply must be 0..{know.plies}, got {ply}")
+    board, flags = know.boards[ply].tolist(), know.flags[ply].tolist()
+    side = Side.RED if ply % 2 == 0 else Side.BLUE
+    opponent = 0 if view is None else 3 - int(view)
+    visible = [
+        bool(bits & REVEALED) or (CODE_SIDE[code] == opponent and bool(bits & KNOWN))
+        for code, bits in zip(board, flags, strict=True)
+    ]
+    return to_strados3(board, side, ply, visible, view)
 
 
 def parse_strados3(text: str) -> StraDos3:

@@ -36,10 +36,10 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
-from strat_tools.engine.game_bans import games_legal_ids_of
 from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.movegen import Moves, compiled_pays, game_sides
 from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.moves import Moves, compiled_pays, game_sides
+from strat_tools.engine.moves.games import games_legal_ids_of
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.sources import Paths, estimated_games, path_list
@@ -202,7 +202,7 @@ def observe_games(
     results: Sequence[Replay], last_moves: int = LAST_MOVES, *, compiled: bool = False
 ) -> list[Observed]:
     """The observation columns of each replayed game (see :data:`Observed`): the legal
-    moves of all their plies come from one :func:`~strat_tools.engine.movegen.legal_ids`
+    moves of all their plies come from one :func:`~strat_tools.engine.moves.legal_ids`
     call per rule set (a call per game would cost more than the moves; ``compiled`` as
     there), the rest game by game (:func:`game_columns`). A game that fails is its own
     entry, never the others'."""
@@ -230,7 +230,7 @@ def observe_games(
 
 def _legal_of(games: Sequence[tuple[Replay, Knowledge]], compiled: bool) -> list[Moves | Exception]:
     """Each game's legal moves before each of its plies (the engine's batch generator,
-    bans and all, :func:`~strat_tools.engine.game_bans.games_legal_ids_of`)."""
+    bans and all, :func:`~strat_tools.engine.moves.games.games_legal_ids_of`)."""
     return games_legal_ids_of(
         [(result, know.boards[: result.plies_replayed]) for result, know in games],
         compiled=compiled,
@@ -486,9 +486,9 @@ def iter_observations(
     ``compiled`` chooses the legal-move path for the whole run: ``True`` the compiled loop
     (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
     size of the input, once, before any work: compiled from
-    :data:`~strat_tools.engine.movegen.COMPILED_FROM_GAMES` games on, estimated from the
+    :data:`~strat_tools.engine.moves.COMPILED_FROM_GAMES` games on, estimated from the
     files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
-    :func:`~strat_tools.engine.movegen.compiled_pays`). The ids are the same either way.
+    :func:`~strat_tools.engine.moves.compiled_pays`). The ids are the same either way.
 
     >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))

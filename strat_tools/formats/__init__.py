@@ -6,7 +6,7 @@ format's bytes into checked records (:mod:`~strat_tools.formats.readers`).
 Before the floors, ``st.formats`` meant the strings other game-AI code reads; those names
 still answer here, imported on first use from where they live now: the 40-character setup
 strings of other projects (:mod:`strat_tools.setups.strings`, a floor below) and OpenSpiel's
-StraDos3 position string (:mod:`strat_tools.engine.yorktown`, on the engine's floor: a
+StraDos3 position string (:mod:`strat_tools.engine.strados3`, on the engine's floor: a
 forward for the package's face only, ``tests/test_structure.py``'s ``FACE_FORWARDS``;
 nothing inside the package reaches the engine through here).
 
@@ -20,13 +20,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from strat_tools.engine.yorktown import StraDos3, parse_strados3, strados3_at, to_strados3
+    from strat_tools.engine.strados3 import StraDos3, parse_strados3, strados3_at, to_strados3
     from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup
 
 SETUP_STRINGS: Final = ("SETUP_FORMATS", "format_setup", "parse_setup")
 """The setup strings' names, from :mod:`strat_tools.setups.strings`."""
 STRADOS3: Final = ("StraDos3", "parse_strados3", "strados3_at", "to_strados3")
-"""The StraDos3 names, from :mod:`strat_tools.engine.yorktown` (the face's forward)."""
+"""The StraDos3 names, from :mod:`strat_tools.engine.strados3` (the face's forward)."""
 
 __all__ = [
     "SETUP_FORMATS",
@@ -48,9 +48,9 @@ def __getattr__(name: str) -> Any:
 
         return getattr(strings, name)
     if name in STRADOS3:
-        from strat_tools.engine import yorktown  # FACE_FORWARDS in tests/test_structure.py
+        from strat_tools.engine import strados3  # FACE_FORWARDS in tests/test_structure.py
 
-        return getattr(yorktown, name)
+        return getattr(strados3, name)
     raise AttributeError(f"module 'strat_tools.formats' has no attribute {name!r}")
 
 

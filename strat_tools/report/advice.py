@@ -18,7 +18,7 @@ from strat_tools.report.inputs import ReportInputs
 from strat_tools.report.setups import tip_findings, tip_tables
 from strat_tools.stats import advice
 from strat_tools.stats.tips import tip_catalogue
-from strat_tools.views import plots
+from strat_tools.views import charts
 from strat_tools.views.document import Section
 from strat_tools.views.setup_area import piece_label
 
@@ -86,8 +86,8 @@ def advice_section(section: Section, data: ReportInputs, numbering: Numbering) -
     section.figure(
         f"Which pieces stand next to each other, {main}: observed / expected neighbour pairs; "
         "expected = the same army shuffled at random over the 40 squares; colours saturate "
-        f"beyond {1 / plots.ADJACENCY_LIMIT:g} and {plots.ADJACENCY_LIMIT:g} times chance",
-        plots.adjacency_figure(
+        f"beyond {1 / charts.ADJACENCY_LIMIT:g} and {charts.ADJACENCY_LIMIT:g} times chance",
+        charts.adjacency_figure(
             tables["adjacency_matrix"],
             title=f"Neighbours against chance, {main}, n = {matrix_n:,} setups",
             numbering=numbering,

@@ -16,7 +16,7 @@ import pandas as pd
 from strat_tools import stats
 from strat_tools.core.records import VARIANTS
 from strat_tools.report.inputs import ReportInputs
-from strat_tools.views import plots
+from strat_tools.views import charts
 from strat_tools.views.document import Section
 
 
@@ -91,7 +91,7 @@ def endings_section(section: Section, data: ReportInputs) -> None:
     section.table("Game length in plies, per variant (games = n)", lengths)
     section.figure(
         "Game lengths (histogram per variant)",
-        plots.game_length_histogram(data.games),
+        charts.game_length_histogram(data.games),
         "histogram of game lengths in plies",
     )
 

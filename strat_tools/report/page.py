@@ -60,7 +60,7 @@ from strat_tools.report.setups import finding, repeated_setups_section
 from strat_tools.report.values import values_section
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL
 from strat_tools.stats.traffic import Traffic
-from strat_tools.views import board_plots, plots
+from strat_tools.views import board_plots, charts, plots
 from strat_tools.views.document import Section, render_html, render_markdown
 from strat_tools.views.plots import PlacementRequest
 from strat_tools.views.setup_area import PIECE_ORDER, piece_label
@@ -293,7 +293,7 @@ def win_rates_section(section: Section, inputs: SectionInputs) -> None:
     )
     section.figure(
         f"Win rate by setup feature, {variant}",
-        plots.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
+        charts.win_rate_chart(chart, title=f"Win rate by setup feature, {variant} (decided games)"),
         "win rates with confidence intervals per setup feature",
     )
     findings = [f for feature, table in tables.items() if (f := finding(feature, table))]

@@ -1,6 +1,9 @@
-"""Charts of games, win rates and neighbours (not placement maps): the share of games per
-length, win rates with their intervals, and the kind-by-kind neighbour ratios. Re-exported by
-:mod:`strat_tools.views.plots`, where every figure of the project is found.
+"""Charts of games, win rates, neighbours and the win model (not board or setup pictures):
+the share of games per length, win rates with their intervals, the kind-by-kind neighbour
+ratios and the win model's reliability, as matplotlib Figures built without pyplot.
+
+Draws only: the numbers come from :mod:`strat_tools.stats`; setup placement maps are
+:mod:`strat_tools.views.plots`'s, whole-board figures :mod:`strat_tools.views.board_plots`'s.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from strat_tools.core.text import markdown_text
-from strat_tools.views.plots import figure_bytes
+from strat_tools.views.figure_files import figure_bytes
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Section:
 
 def figure_png(fig: Figure, dpi: int = 100) -> bytes:
     """A figure as PNG bytes, laid out and drawn once
-    (:func:`~strat_tools.views.plots.figure_bytes`)."""
+    (:func:`~strat_tools.views.figure_files.figure_bytes`)."""
     return figure_bytes(fig, "png", dpi)
 
 

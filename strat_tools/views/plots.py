@@ -1,40 +1,33 @@
-"""Figures: setup heatmaps, difference maps and whole-board views, as matplotlib Figures.
+"""Setup placement maps: where the pieces stand in the setups (heatmaps) and where two
+groups' setups differ (difference maps), as matplotlib Figures.
 
-Every function takes DataFrames shaped like the ``setups``, setup-context and ``moves``
-tables (or a board as a list of 100 codes) and returns a :class:`matplotlib.figure.Figure`
-built without pyplot, so nothing here touches a display or global state; notebooks can
-restyle the figure, :func:`save_figure` writes it atomically.
+Every function takes DataFrames shaped like the ``setups`` table or the setup context (or
+placement frames already counted) and returns a :class:`matplotlib.figure.Figure` built
+without pyplot, so nothing here touches a display or global state; notebooks can restyle
+the figure, :func:`~strat_tools.views.figure_files.save_figure` writes it atomically.
 
-Orientation, fixed once for every figure:
-
-* The 4x10 setup area is drawn in the **owner's view**, as the ``setups`` table stores it:
-  the owner's back row (``row`` 1) at the bottom, the front row (``row`` 4) at the top with
-  the lakes drawn just beyond it, ``col`` 1 (the owner's left) at the left. Columns are
-  labelled ``A``..``K`` and rows ``1``..``4`` as red sees its own half; for blue, owner-view
-  ``A1`` is the board's ``K10`` (the board turned 180 degrees, not mirrored). Red and blue
-  setups therefore pool into one picture.
-* The whole 10x10 board is drawn as red sees it (row 1 at the bottom, ``A`` at the left),
-  with the lakes on C5 D5 G5 H5 C6 D6 G6 H6; ``view='owner'`` turns blue's moves 180 degrees
-  so that every mover plays "from the bottom".
+The 4x10 setup area is drawn in the **owner's view**, as the ``setups`` table stores it
+(:mod:`strat_tools.views.setup_area`): the owner's back row (``row`` 1) at the bottom, the
+front row (``row`` 4) at the top with the lakes drawn just beyond it, ``col`` 1 (the owner's
+left) at the left. Columns are labelled ``A``..``K`` and rows ``1``..``4`` as red sees its
+own half; for blue, owner-view ``A1`` is the board's ``K10`` (the board turned 180 degrees,
+not mirrored). Red and blue setups therefore pool into one picture.
 
 Entry points: :func:`setup_heatmap` (one piece, ``'all'`` pieces, ``by='won'`` winners
-minus losers, or one panel per group), :func:`difference_heatmap` (any two groups),
-:func:`game_length_histogram`, :func:`win_rate_chart`, :func:`adjacency_figure` (which
-kinds stand side by side, against chance; these three are drawn in
-:mod:`strat_tools.views.charts`), and :func:`save_figure`. The whole-board
-figures (traffic maps, any 100 values, a position) are in :mod:`strat_tools.views.board_plots`.
+minus losers, or one panel per group) and :func:`difference_heatmap` (any two groups). The
+other figures have modules of their own: charts of games, win rates and neighbours in
+:mod:`strat_tools.views.charts`, whole-board figures (traffic maps, any 100 values, a
+position) in :mod:`strat_tools.views.board_plots`, single setups in
+:mod:`strat_tools.views.setup_boards`.
 
-This module draws only: placement shares come from :mod:`strat_tools.stats`, traffic counts
-from :mod:`strat_tools.stats.traffic`; it reads no game file.
+This module draws only: placement shares come from :mod:`strat_tools.stats`; it reads no
+game file.
 """
 
 from __future__ import annotations
 
-import io
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final, Literal
 
 import numpy as np
@@ -44,13 +37,11 @@ from matplotlib.axes import Axes
 from matplotlib.colors import Colormap, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
-from matplotlib.text import Text
 
 from strat_tools.core.choices import PANEL_SCALES
 from strat_tools.core.errors import InputError, OptionError, choice
 from strat_tools.core.pieces import Numbering, PieceKind
 from strat_tools.core.text import count_of
-from strat_tools.io.output import write_file_atomically
 from strat_tools.stats import (
     Data,
     piece_placement,
@@ -58,13 +49,6 @@ from strat_tools.stats import (
     setup_context,
 )
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL, TEST_NAME, square_differences
-from strat_tools.views.charts import (
-    ADJACENCY_LIMIT as ADJACENCY_LIMIT,
-)
-from strat_tools.views.charts import adjacency_figure as adjacency_figure
-from strat_tools.views.charts import game_length_histogram as game_length_histogram
-from strat_tools.views.charts import reliability_figure as reliability_figure
-from strat_tools.views.charts import win_rate_chart as win_rate_chart
 from strat_tools.views.setup_area import (
     PIECE_ORDER,
     draw_setup_area,
@@ -223,7 +207,7 @@ def setup_heatmap(
     a panel of fewer than ``min_setups`` setups is drawn as "too few (n = K)". Example::
 
         fig = setup_heatmap(games, "flag", variant="classic", title="Gravon 2013-2014")
-        save_figure(fig, "flag.png")
+        save_figure(fig, "flag.png")  # strat_tools.views.figure_files
 
     ``data`` may also be the placement frames already counted (:data:`Placements`: one per
     :func:`setup_heatmap_requests` entry, as :func:`strat_tools.stats.piece_placement`
@@ -502,46 +486,3 @@ def _difference_figure(
     bar = fig.colorbar(ax.images[0], ax=ax, shrink=0.8, pad=0.02)
     bar.set_label(f"percentage points (+: more often among {labels[0]})")
     return fig
-
-
-def text_as_written(fig: Figure) -> Figure:
-    """Draw every text of ``fig`` as written: never parsed as mathtext, since titles carry
-    paths and names from the input (``m$\\bogus{$`` would crash the drawing)."""
-    for text in fig.findobj(Text):
-        text.set_parse_math(False)
-    return fig
-
-
-def figure_bytes(fig: Figure, format: str = "png", dpi: int = 100) -> bytes:
-    """``fig`` rendered as ``format`` (png, svg, pdf), every text as written.
-
-    A PNG is laid out once and drawn once: ``savefig`` on a figure with a layout engine
-    (constrained layout) first draws it without output only to run the layout, then draws
-    it again; here the layout is run, the figure drawn once with that layout (the same
-    pixels: the tests compare them) and its layout engine given back. Other formats measure
-    text with their own renderer, so ``savefig`` lays them out itself."""
-    text_as_written(fig)
-    buffer = io.BytesIO()
-    engine = fig.get_layout_engine()
-    if format != "png" or engine is None or not fig.axes:
-        fig.savefig(buffer, format=format, dpi=dpi)
-        return buffer.getvalue()
-    shown = fig.get_dpi()
-    fig.set_dpi(dpi)  # the layout measures text at the output's resolution, as savefig does
-    try:
-        engine.execute(fig)
-        fig.set_layout_engine(None)  # none at all: a placeholder would still cost the draw
-        fig.savefig(buffer, format="png", dpi=dpi)
-    finally:
-        fig.set_layout_engine(engine)
-        fig.set_dpi(shown)
-    return buffer.getvalue()
-
-
-def save_figure(fig: Figure, path: str | os.PathLike[str], *, dpi: int = 150) -> Path:
-    """Write ``fig`` to ``path`` atomically (format from the suffix: png, svg, pdf)."""
-    target = Path(path)
-    # rendered first: a bad format fails before the file is touched
-    data = figure_bytes(fig, target.suffix.lower().lstrip(".") or "png", dpi)
-    write_file_atomically(target, data)
-    return target

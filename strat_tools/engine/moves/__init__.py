@@ -1,55 +1,68 @@
-"""Legal moves of many positions at once: NumPy over flat boards, in the mover's own view.
+"""The batch move generator: legal moves of many positions at once, NumPy over flat boards in
+the mover's own view. This package is the library's one generator, and holds every ban:
+
+* here, the face: :func:`legal_ids` (boards and sides in, action ids out), its batches of
+  games (:func:`games_legal_ids`) and of one position (:func:`position_ids`, what
+  :meth:`Position.legal_moves <strat_tools.engine.position.Position.legal_moves>` and
+  :func:`~strat_tools.engine.actions.legal_actions` ask), and the caller's choice of the
+  compiled loop (:func:`compiled_pays`);
+* :mod:`~strat_tools.engine.moves.tables`: board geometry and run codes (squares only);
+* :mod:`~strat_tools.engine.moves.scan`: the NumPy stages, where pieces can go;
+* :mod:`~strat_tools.engine.moves.kernel`: the same as one loop compiled by numba;
+* :mod:`~strat_tools.engine.moves.bans`: the moves the two-squares rule forbids, and their
+  removal from the ids;
+* :mod:`~strat_tools.engine.moves.games`: the moves of replayed games, ply by ply (the
+  observation export's call).
 
 :func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
 squares) and the side to move of each, and returns every legal move of every row as our
 action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
-ascending, in one flat array with row offsets, the layout of an Arrow list column. It is
-the one move generator of the library: the observation export calls it once per batch of
-games (:func:`games_legal_ids`), :func:`~strat_tools.engine.actions.legal_actions` and the
-stepping API (:meth:`~strat_tools.engine.position.Position.legal_moves`) once per position.
+ascending, in one flat array with row offsets, the layout of an Arrow list column.
 
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
 keeps the lakes where they are), as one class byte a square, so one set of geometry
-tables serves both sides and the ids come out directly; :mod:`strat_tools.engine.move_scan`
-then finds the pieces that can move (four shifts of the whole batch as one flat byte
-array and one scan), walks the rays of those that reach farther (scouts, ultimate
-lightning's captains: all together, a square a step, only while the squares before were
-empty), and writes every piece's moves as one run of a table of ids, in order of row and
-source, which is id order: no sort. A captain that may turn a corner also tries its four
-diagonal squares (merged by a sort, only under those rules). Lakes are never targets, and
-neither is a square holding an own piece. Many rows are taken :data:`CHUNK_ROWS` at a
-time, and :func:`games_legal_ids` joins its games so that the sides alternate over the
-whole batch (the turn is fastest then). A caller that asks (``compiled=True``), where numba
-is installed (the ``fast`` extra), sends big batches of the rule sets it covers through one
-compiled loop instead (:mod:`strat_tools.engine.move_kernel`: the same class bytes and ray
-lengths, the same ids, twice as fast on the generation alone); if numba fails in any way, a
-warning says so and the NumPy stages answer, the same ids. The choice is the caller's,
-never the process's history: the observation export asks once, before its run, from its
-input's size (:func:`compiled_pays`).
+tables serves both sides and the ids come out directly; the stages then find the pieces
+that can move (four shifts of the whole batch as one flat byte array and one scan), walk
+the rays of those that reach farther (scouts, ultimate lightning's captains: all together,
+a square a step, only while the squares before were empty), and write every piece's moves
+as one run of a table of ids, in order of row and source, which is id order: no sort. A
+captain that may turn a corner also tries its four diagonal squares (merged by a sort,
+only under those rules). Lakes are never targets, and neither is a square holding an own
+piece. Many rows are taken :data:`CHUNK_ROWS` at a time, and :func:`games_legal_ids` joins
+its games so that the sides alternate over the whole batch (the turn is fastest then).
 
-The two-squares rule needs the rule state of a position, not just its board: only the
-piece its side moved last can continue a back-and-forth chain, and only when the chain is
-already at the limit (or the limit is below 2). :func:`repetition_bans` asks
-:meth:`Position.repetition` about that one piece's moves and names the ones the rule
-forbids; :func:`legal_ids` removes them. So the rules stay in ``position.py``; this module
-only knows where pieces can go. The pure-Python
+The compiled loop is an explicit choice: a caller that asks (``compiled=True``), where
+numba is installed (the ``fast`` extra), sends big batches of the rule sets it covers
+through it instead (the same class bytes and ray lengths, the same ids, twice as fast on
+the generation alone); if numba fails in any way, a warning says so and the NumPy stages
+answer, the same ids. The choice is the caller's, never the process's history: the
+observation export asks once, before its run, from its input's size (:func:`compiled_pays`).
+
+The two-squares rule needs the rule state of a position, not just its board: the bans
+(:mod:`~strat_tools.engine.moves.bans`) name the moves it forbids and :func:`legal_ids`
+removes them (a one-square piece's before its ids are written). The pure-Python
 :meth:`~strat_tools.engine.position.Position.reference_pairs` is the independent check
-(tests/test_movegen.py compares the two on the archive).
+(tests/test_moves.py compares the two on the archive).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import RAYS
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine import move_kernel
-from strat_tools.engine.move_scan import (
+from strat_tools.engine.mover_view import view_boards, view_keys
+from strat_tools.engine.moves import kernel
+from strat_tools.engine.moves.bans import (
+    PositionState,
+    clear_banned_steps,
+    repetition_bans,
+    without_bans,
+)
+from strat_tools.engine.moves.scan import (
     candidates,
     expand,
     expand_one,
@@ -57,37 +70,8 @@ from strat_tools.engine.move_scan import (
     move_classes,
     turn_keys,
 )
-from strat_tools.engine.move_tables import DIAGONAL, NIBBLE_CODE, PAD, STEPS
-from strat_tools.engine.mover_view import view_boards, view_keys
+from strat_tools.engine.moves.tables import NIBBLE_CODE
 from strat_tools.engine.rule_tables import rule_tables
-
-
-class PositionState(Protocol):
-    """What the one-position calls read of a :class:`~strat_tools.engine.position.Position`
-    (a type only: the position imports this module, not the other way round)."""
-
-    @property
-    def board(self) -> list[int]: ...
-
-    @property
-    def side(self) -> int: ...
-
-    @property
-    def limit(self) -> int: ...
-
-    @property
-    def rules(self) -> RuleSet: ...
-
-    @property
-    def winner(self) -> int: ...
-
-    @property
-    def rep_key(self) -> list[int]: ...
-
-    @property
-    def rep_count(self) -> list[int]: ...
-
-    def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]: ...
 
 
 def legal_ids(
@@ -102,7 +86,7 @@ def legal_ids(
 
     ``boards`` is ``[n, 100]`` board codes (Gravon squares), ``sides`` the side to move of
     each row (1 red, 2 blue), ``rules`` the rule set, ``bans`` the ``(row, source * 100 +
-    target)`` moves the two-squares rule forbids there (from :func:`repetition_bans`).
+    target)`` moves the two-squares rule forbids there (:mod:`~strat_tools.engine.moves.bans`).
     Returns ``(offsets, ids)``: row ``i``'s ids are ``ids[offsets[i]:offsets[i + 1]]``.
     A position whose flag fell is the caller's to leave out (its board still has moves).
     ``compiled`` sends batches of :data:`KERNEL_ROWS` rows or more through the compiled
@@ -138,16 +122,16 @@ def legal_ids(
         compiled
         and n >= KERNEL_ROWS
         and not (classes.short or classes.captains)
-        and move_kernel.available()
+        and kernel.available()
     ):
-        found = move_kernel.compiled_ids(board, side, classes.bits)  # None: numba failed
+        found = kernel.compiled_ids(board, side, classes.bits)  # None: numba failed
         if found is not None:
             offsets, ids = found
-            return _without(offsets, ids, bans, side) if bans else (offsets, ids)
+            return without_bans(offsets, ids, bans, side) if bans else (offsets, ids)
     cls = view_boards(classes.bits, board, side)
     movers, steps, far = candidates(cls)
     if bans:
-        bans = _clear_steps(movers, steps, far, bans, side)
+        bans = clear_banned_steps(movers, steps, far, bans, side)
     reach = far_codes(board, side, cls, movers[far], steps[far], classes)
     if n == 1:
         codes = NIBBLE_CODE[steps]
@@ -159,7 +143,7 @@ def legal_ids(
         turns = turn_keys(board, side, cls, movers[far], classes)
         offsets, ids = _with_turns(offsets, ids, turns)
     if bans:
-        offsets, ids = _without(offsets, ids, bans, side)
+        offsets, ids = without_bans(offsets, ids, bans, side)
     return offsets, ids
 
 
@@ -169,7 +153,7 @@ Moves = tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
 
 KERNEL_ROWS = 64
 """From this many rows on, a call with ``compiled=True`` sends a rule set the compiled loop
-covers through it (:mod:`strat_tools.engine.move_kernel`, where numba is installed); fewer
+covers through it (:mod:`strat_tools.engine.moves.kernel`, where numba is installed); fewer
 rows (a position of the stepping API) cost less in NumPy's stages than numba's call.
 Importing and loading numba costs about 0.4 s once a process, what the compiled loop saves
 on about a million rows (0.85 against 0.4 µs a row): worth asking for a long run (a
@@ -191,7 +175,7 @@ def compiled_pays(games: int) -> bool:
     >>> compiled_pays(1024)
     False
     """
-    return games >= COMPILED_FROM_GAMES and move_kernel.available()
+    return games >= COMPILED_FROM_GAMES and kernel.available()
 
 
 CHUNK_ROWS: Final = 8192
@@ -279,8 +263,8 @@ def join_games(
             joined[start + len(game)] = 0
     bans = [
         (start + row, key)
-        for (_, game_bans), start in zip(games, starts, strict=False)
-        for row, key in game_bans
+        for (_, bans_of_game), start in zip(games, starts, strict=False)
+        for row, key in bans_of_game
     ]
     return joined, starts[:-1], bans
 
@@ -321,94 +305,6 @@ def _with_turns(
         return offsets, ids
     keys = np.sort(np.concatenate([_keys(offsets, ids), turns]))
     return _from_keys(keys, len(offsets) - 1)
-
-
-def _clear_steps(
-    movers: npt.NDArray[np.intp],
-    steps: npt.NDArray[np.uint8],
-    far: npt.NDArray[np.intp],
-    bans: Sequence[tuple[int, int]],
-    side: npt.NDArray[np.uint8],
-) -> list[tuple[int, int]]:
-    """Take the bans of pieces that move one square out of their step bits (``steps`` of
-    ``movers``, :func:`~strat_tools.engine.move_scan.candidates`), before any id is
-    written; the bans of far pieces (a ray less one square) are returned, for
-    :func:`_without`. A ban whose source is no mover bans nothing there."""
-    ban_rows = np.fromiter((row for row, _ in bans), np.intp, len(bans))
-    keys = view_keys(np.fromiter((key for _, key in bans), np.intp, len(bans)), side[ban_rows] == 2)
-    sources, targets = np.divmod(keys, 100)
-    at = np.searchsorted(movers, ban_rows * 100 + sources)
-    found = at < len(movers)
-    found[found] = movers[at[found]] == (ban_rows * 100 + sources)[found]
-    is_far = np.zeros(len(movers) + 1, np.bool_)
-    is_far[far] = True
-    direction = _DIRECTION_OF[targets - sources + 99]  # -1: not one square
-    one = found & ~is_far[at] & (direction >= 0)
-    np.bitwise_and.at(steps, at[one], ~(1 << direction[one]).astype(np.uint8))
-    rest = np.flatnonzero(found & is_far[at])
-    return [bans[i] for i in rest.tolist()]
-
-
-_DIRECTION_OF: Final = np.full(199, -1, np.int8)
-"""Per ``target - source + 99``: the index in :data:`STEPS` of that one-square step, or -1."""
-_DIRECTION_OF[np.add(STEPS, 99)] = np.arange(4)
-
-
-def _without(
-    offsets: npt.NDArray[np.int32],
-    ids: npt.NDArray[np.int16],
-    bans: Sequence[tuple[int, int]],
-    side: npt.NDArray[np.uint8],
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
-    """The moves less the banned ones (``(row, source * 100 + target)``, absolute squares):
-    each looked up among its own row's ids only."""
-    ban_rows = np.fromiter((row for row, _ in bans), np.int64, len(bans))
-    absolute = np.fromiter((key for _, key in bans), np.int64, len(bans))
-    wanted = view_keys(absolute, side[ban_rows] == 2)
-    rows, group = np.unique(ban_rows, return_inverse=True)
-    starts, sizes = offsets[rows], offsets[rows + 1] - offsets[rows]
-    ends = np.cumsum(sizes)
-    at = np.repeat(starts - (ends - sizes), sizes) + np.arange(int(ends[-1]) if len(ends) else 0)
-    keys = np.repeat(np.arange(len(rows), dtype=np.int64), sizes) * 10_000 + ids[at]
-    want = group.reshape(-1) * 10_000 + wanted
-    found = np.searchsorted(keys, want)
-    hit = found < len(keys)
-    hit[hit] = keys[found[hit]] == want[hit]
-    drop = np.unique(at[found[hit]])
-    if not len(drop):
-        return offsets, ids
-    removed = np.bincount(
-        np.searchsorted(offsets, drop, side="right") - 1, minlength=len(offsets) - 1
-    )
-    kept = offsets.copy()
-    kept[1:] -= np.cumsum(removed).astype(np.int32)
-    # The ids between the dropped ones, joined: a few slices (np.delete would mask all).
-    bounds = [-1, *drop.tolist(), len(ids)]
-    return kept, np.concatenate([ids[a + 1 : b] for a, b in itertools.pairwise(bounds)])
-
-
-def repetition_bans(pos: PositionState) -> list[int]:
-    """The moves (``source * 100 + target``, Gravon squares) of the side to move that only
-    the two-squares rule forbids in ``pos``: none unless its last-moved piece's chain is at
-    the limit (or the limit is below 2); then :meth:`Position.repetition` judges each
-    square that piece could reach.
-
-    >>> from strat_tools.engine.position import Position
-    >>> repetition_bans(Position([0] * 100, "gravon-2013"))
-    []
-    """
-    side, limit = pos.side, pos.limit
-    last = pos.rep_key[side]
-    if last < 0 or (pos.rep_count[side] < limit and limit >= 2):
-        return []
-    moved = last % 100
-    reachable = [t for ray in RAYS[moved] for t in ray]
-    reachable += [int(t) for t in DIAGONAL[moved] if t != PAD]
-    return [
-        moved * 100 + target
-        for target in reachable
-        if pos.repetition(moved, target, side)[0] > limit
-    ]
 
 
 def position_ids(pos: PositionState) -> npt.NDArray[np.int16]:

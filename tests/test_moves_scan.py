@@ -1,4 +1,4 @@
-"""The move generator's stages (engine/move_scan.py) against the pure-Python reference
+"""The move generator's stages (engine/moves/scan.py) against the pure-Python reference
 (:meth:`Position.reference_pairs`) on positions built to catch their shortcuts: the batch
 taken as one flat byte array (a step must never cross a row's edge or run into the next
 board), rays that stop at lakes, edges, own pieces and each other, far pieces boxed in,
@@ -17,8 +17,9 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import LAKE, PieceKind
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_squares
-from strat_tools.engine.move_scan import FAR, FREE, ONE, OPEN, move_classes
-from strat_tools.engine.move_tables import (
+from strat_tools.engine.moves import legal_ids
+from strat_tools.engine.moves.scan import FAR, FREE, ONE, OPEN, move_classes
+from strat_tools.engine.moves.tables import (
     EDGE_BITS,
     NIBBLE_CODE,
     ONE_IDS,
@@ -29,7 +30,6 @@ from strat_tools.engine.move_tables import (
     RUN_WIDTH,
     STEPS,
 )
-from strat_tools.engine.movegen import legal_ids
 
 RED_SCOUT, BLUE_SCOUT = PieceKind.SCOUT + 1, PieceKind.SCOUT + 13
 RED_CAPTAIN, BLUE_CAPTAIN = PieceKind.CAPTAIN + 1, PieceKind.CAPTAIN + 13

@@ -1,50 +1,28 @@
-"""The two-squares bans of a replayed game, ply by ply, for the batch move generator.
+"""The legal moves of replayed games, ply by ply: the observation export's one call.
 
-:func:`~strat_tools.engine.movegen.legal_ids` takes the boards before a run of plies and
-the moves the two-squares rule bans there; on one :class:`Position` those come from
-:func:`~strat_tools.engine.movegen.repetition_bans`, and for a whole replayed game from
-:func:`two_squares_bans` here, read off the replay's own chains without playing the game
-again (except at the rare plies of a scout under the scout clause, whose chain spans
-squares). The rule is stated in :mod:`strat_tools.engine.position` (``repetition``) and
-its tables in :mod:`strat_tools.engine.rule_tables`; this module only applies them to a
-game, so that no floor above the engine (the observation export, tests, benchmarks) knows
-the rule. :func:`games_legal_ids_of` is the batch call those floors make.
+:func:`games_legal_ids_of` takes replayed games with the boards before their plies and
+returns each game's legal moves before every ply, the two-squares bans applied, from one
+batch call of the generator (:func:`~strat_tools.engine.moves.games_legal_ids`) per rule
+set. The bans come from :mod:`strat_tools.engine.moves.bans`, read off each replay's own
+chains (:func:`~strat_tools.engine.moves.bans.chain_bans`), except at the rare plies of a
+scout under the scout clause, whose chain spans squares: there the game is played again on
+a :class:`~strat_tools.engine.position.Position` and asked
+(:func:`~strat_tools.engine.moves.bans.repetition_bans`). So no floor above the engine (the
+observation export, tests, benchmarks) knows the rule.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.records import GameRecord
-from strat_tools.core.rules import RuleSet
-from strat_tools.engine.movegen import (
-    Moves,
-    game_sides,
-    games_legal_ids,
-    legal_ids,
-    repetition_bans,
-)
+from strat_tools.engine.moves import Moves, game_sides, games_legal_ids, legal_ids
+from strat_tools.engine.moves.bans import ReplayedGame, chain_bans, repetition_bans
 from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.rule_tables import rule_tables
 
-
-class ReplayedGame(Protocol):
-    """What the bans need of a replay (:class:`~strat_tools.engine.replay.Replay` has it):
-    the record, its rule set, each ply's two-squares chain after it, and the rescues the
-    replay resolved (ply -> board code)."""
-
-    @property
-    def record(self) -> GameRecord: ...
-    @property
-    def rules(self) -> RuleSet: ...
-    @property
-    def chains(self) -> Sequence[int]: ...
-    @property
-    def rescued(self) -> dict[int, int]: ...
+__all__ = ["game_legal_ids", "games_legal_ids_of", "two_squares_bans"]
 
 
 def two_squares_bans(
@@ -52,39 +30,18 @@ def two_squares_bans(
 ) -> list[tuple[int, int]]:
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
     each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
-    :class:`Position` of each ply.
-
-    Only the piece a side moved last can be banned, and only once its chain (the replay's
-    :attr:`~strat_tools.engine.replay.Replay.chains`) is at the limit: then a piece that
-    is not a scout under the scout clause may not go straight back. A scout under the
-    clause shares its chain over squares, so at those (rare) plies the game is played
-    again on a :class:`Position` and asked."""
-    tables = rule_tables(result.rules)
-    limit = tables.limit
-    if n < 3:
-        return []
-    record = result.record
-    chains = np.asarray(result.chains[: n - 2], np.int64)
-    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
-    if not len(gated):
-        return []
-    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
-    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
-    spans = np.asarray(tables.spans, np.bool_)
-    clause = spans[boards[gated, moved]]
-    bans = [
-        (int(i), int(m * 100 + s))
-        for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
-    ]
-    if clause.any():
-        bans += _scout_bans(result, gated[clause].tolist())
+    as :func:`~strat_tools.engine.moves.bans.repetition_bans` names them on the
+    :class:`Position` of each ply: :func:`~strat_tools.engine.moves.bans.chain_bans`, and
+    at the plies of a scout under the scout clause the game played again and asked."""
+    bans, scout_plies = chain_bans(result, n, boards)
+    if scout_plies:
+        bans += _scout_bans(result, scout_plies)
         bans.sort()
     return bans
 
 
 def _scout_bans(result: ReplayedGame, plies: list[int]) -> list[tuple[int, int]]:
-    """:func:`~strat_tools.engine.movegen.repetition_bans` before each of ``plies``
+    """:func:`~strat_tools.engine.moves.bans.repetition_bans` before each of ``plies``
     (ascending indices), on the game played again on a :class:`Position`."""
     record = result.record
     assert record.setup is not None
@@ -119,10 +76,10 @@ def games_legal_ids_of(
 ) -> list[Moves | Exception]:
     """:func:`game_legal_ids` of many replayed games, each with the boards before its
     plies: the games of one rule set in one
-    :func:`~strat_tools.engine.movegen.games_legal_ids` call, split back per game, in the
+    :func:`~strat_tools.engine.moves.games_legal_ids` call, split back per game, in the
     order given. A game whose bans or moves fail gets its exception in its place (the
     others theirs): if the batch call fails, game by game, so only the failing game fails.
-    ``compiled`` as for :func:`~strat_tools.engine.movegen.legal_ids`.
+    ``compiled`` as for :func:`~strat_tools.engine.moves.legal_ids`.
     """
     found: list[Moves | Exception] = [ValueError("not computed")] * len(games)
     groups: dict[int, list[int]] = {}

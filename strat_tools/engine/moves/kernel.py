@@ -1,20 +1,21 @@
 """The move generator compiled: one loop over squares, for many positions at once.
 
-:mod:`strat_tools.engine.movegen` turns a batch of positions into their movers' class bytes
-(:class:`~strat_tools.engine.move_scan.MoveClasses`, one byte a square in the mover's view)
-and then either runs NumPy's stages (:mod:`strat_tools.engine.move_scan`) or, where `numba`_
+:mod:`strat_tools.engine.moves` turns a batch of positions into their movers' class bytes
+(:class:`~strat_tools.engine.moves.scan.MoveClasses`, one byte a square in the mover's view)
+and then either runs NumPy's stages (:mod:`strat_tools.engine.moves.scan`) or, where `numba`_
 is installed (the ``fast`` extra) and the batch is large, this module's one compiled loop:
 per position, per square holding a piece of the mover that moves, its targets in id order
 (down the ray farthest first, left farthest first, right and up nearest first, which is
-ascending, as :data:`~strat_tools.engine.move_tables.STEPS` orders them), written straight
+ascending, as :data:`~strat_tools.engine.moves.tables.STEPS` orders them), written straight
 into one array of ids with row offsets. It reads the same class bytes and the same ray
-lengths (:data:`~strat_tools.engine.move_tables.RAY_LENGTH`) as the NumPy stages, so the
-two give the same ids; tests/test_move_kernel.py checks that on every ply of the archive.
+lengths (:data:`~strat_tools.engine.moves.tables.RAY_LENGTH`) as the NumPy stages, so the
+two give the same ids; tests/test_moves_kernel.py checks that on every ply of the archive.
 
 It covers the rule sets whose far pieces all reach nine squares and whose captains never
 turn a corner (classic, barrage, duel, every Gravon period); the others (ultimate
 lightning) stay with the NumPy stages, as do small batches, where compiling and calling
-would cost more than the work. The two-squares bans are ``movegen``'s, removed afterwards.
+would cost more than the work. The two-squares bans
+(:mod:`~strat_tools.engine.moves.bans`) are removed afterwards.
 
 numba is an accelerator, never a requirement: :func:`compiled_ids` is the one way the
 library calls the compiled loop, and any failure of it (numba's import refused, by a NumPy
@@ -38,7 +39,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.engine.move_tables import RAY_LENGTH
+from strat_tools.engine.moves.tables import RAY_LENGTH
 
 __all__ = ["MOST_MOVES", "available", "compiled_ids", "kernel_ids"]
 
@@ -100,7 +101,7 @@ def _scan(
 ) -> None:  # pragma: no cover - compiled by numba; the same function runs in Python in tests
     """Fill ``offsets`` (``n + 1``) and ``ids`` with the moves of the ``[n, 100]`` board
     codes ``boards`` (Gravon squares), side ``sides`` to move, through the class table
-    ``bits`` (``[2, 256]``, :class:`~strat_tools.engine.move_scan.MoveClasses`: 15 an own
+    ``bits`` (``[2, 256]``, :class:`~strat_tools.engine.moves.scan.MoveClasses`: 15 an own
     piece that moves, 16 it reaches farther, 128 the mover may enter, 144 empty)."""
     cell = np.empty(100, np.int64)  # the row's classes in the mover's view (wide: no wrap)
     movers = np.empty(101, np.int64)  # the squares of the mover's pieces that move, in order
@@ -181,14 +182,14 @@ def kernel_ids(
 ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
     """``(offsets, ids)`` of the ``[n, 100]`` board codes ``boards`` (Gravon squares) with
     side ``sides`` to move, through a rule set's class table ``bits``
-    (:attr:`~strat_tools.engine.move_scan.MoveClasses.bits`): the layout of
-    :func:`~strat_tools.engine.movegen.legal_ids`. ``compiled=False`` runs the same loop in
+    (:attr:`~strat_tools.engine.moves.scan.MoveClasses.bits`): the layout of
+    :func:`~strat_tools.engine.moves.legal_ids`. ``compiled=False`` runs the same loop in
     Python (slow: the tests check the compiled loop against it).
 
     >>> from strat_tools.core.board import LAKES
     >>> from strat_tools.core.pieces import LAKE
     >>> from strat_tools.core.rules import get_rules
-    >>> from strat_tools.engine.move_scan import move_classes
+    >>> from strat_tools.engine.moves.scan import move_classes
     >>> board = np.zeros((1, 100), np.uint8)
     >>> board[0, list(LAKES)] = LAKE
     >>> board[0, 31] = 5  # a red lieutenant on B4

@@ -1,4 +1,4 @@
-"""The compiled move generator (engine/move_kernel.py) gives exactly the NumPy stages' ids:
+"""The compiled move generator (engine/moves/kernel.py) gives exactly the NumPy stages' ids:
 on crowded random boards (scouts against edges, lakes and each other, sides that do not
 alternate, two-squares bans), on every ply of a real month, and its Python source (the
 same loop run uncompiled) agrees with what numba compiled. Rule sets it does not cover
@@ -19,9 +19,9 @@ import pytest
 from move_oracle import random_boards, reference_ids, rows_of
 
 from strat_tools.core.rules import get_rules
-from strat_tools.engine import move_kernel
-from strat_tools.engine.move_scan import move_classes
-from strat_tools.engine.movegen import games_legal_ids, legal_ids
+from strat_tools.engine.moves import games_legal_ids, legal_ids
+from strat_tools.engine.moves import kernel as move_kernel
+from strat_tools.engine.moves.scan import move_classes
 
 needs_numba = pytest.mark.skipif(
     not move_kernel.available(), reason="numba is not installed (the 'fast' extra)"
@@ -122,7 +122,7 @@ def test_every_ply_of_a_month_as_the_export_batches_it(gravon_dir: Path) -> None
     """strados2014-5: every valid game's plies with their two-squares bans, 100 games of a
     rule set a call: the compiled path and the NumPy stages agree on every ply."""
     from strat_tools.core.records import Status
-    from strat_tools.engine.game_bans import two_squares_bans
+    from strat_tools.engine.moves.games import two_squares_bans
     from strat_tools.engine.replay import replay
     from strat_tools.formats.readers import read_records
 
@@ -227,7 +227,7 @@ def site(tmp_path: Path, name: str, code: str) -> Path:
     return folder
 
 
-COMPILED_AT_ONCE = "import strat_tools.engine.movegen as m\nm.COMPILED_FROM_GAMES = 0\n"
+COMPILED_AT_ONCE = "import strat_tools.engine.moves as m\nm.COMPILED_FROM_GAMES = 0\n"
 NO_NUMBA = "import sys\nsys.modules['numba'] = None  # find_spec says: not installed\n"
 
 
@@ -265,7 +265,7 @@ def test_observations_with_a_damaged_numba_cache_are_byte_for_byte_numpys(
     env = {"NUMBA_CACHE_DIR": str(cache)}
     compiled = site(tmp_path, "compiled", COMPILED_AT_ONCE)
     filled = observations_run(tmp_path, "filled", compiled, env)
-    indexes = list(cache.rglob("move_kernel*.nbi"))
+    indexes = list(cache.rglob("kernel*.nbi"))
     assert indexes, "the first run left no cache index"
     for index in indexes:
         index.write_bytes(b"" if damage == "emptied" else index.read_bytes()[:20])
@@ -279,7 +279,7 @@ def test_an_export_decides_its_path_once_from_its_input(monkeypatch: pytest.Monk
     """``iter_observations(compiled=None)`` asks for the compiled loop by the input's size,
     once, before the run (the work carries the choice to every worker); the rows are the
     same either way."""
-    from strat_tools.engine import movegen
+    from strat_tools.engine import moves
     from strat_tools.exports import observations
 
     chosen: list[bool] = []
@@ -292,7 +292,7 @@ def test_an_export_decides_its_path_once_from_its_input(monkeypatch: pytest.Monk
     monkeypatch.setattr(observations, "map_records", spy)
     game = [str(Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml")]
     small = list(observations.iter_observations(game, jobs=1))
-    monkeypatch.setattr(movegen, "COMPILED_FROM_GAMES", 1)
+    monkeypatch.setattr(moves, "COMPILED_FROM_GAMES", 1)
     large = list(observations.iter_observations(game, jobs=1))
     forced = list(observations.iter_observations(game, jobs=1, compiled=False))
     assert chosen == [False, move_kernel.available(), False]

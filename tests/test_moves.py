@@ -1,4 +1,4 @@
-"""The vectorised move generator (engine/movegen.py) against the pure-Python reference
+"""The vectorised move generator (engine/moves/) against the pure-Python reference
 (:meth:`Position.reference_pairs`), on hand-made boards and on real games."""
 
 from __future__ import annotations
@@ -14,13 +14,8 @@ from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
-from strat_tools.engine.movegen import (
-    game_sides,
-    games_legal_ids,
-    legal_ids,
-    position_ids,
-    repetition_bans,
-)
+from strat_tools.engine.moves import game_sides, games_legal_ids, legal_ids, position_ids
+from strat_tools.engine.moves.bans import repetition_bans
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, replay
 from strat_tools.engine.steps import walk
@@ -178,7 +173,7 @@ def test_one_call_over_many_games_equals_a_call_per_game() -> None:
 def test_rows_taken_in_chunks_give_the_same_lists(monkeypatch: pytest.MonkeyPatch) -> None:
     """Many rows are taken CHUNK_ROWS at a time: with chunks of 7 rows (bans falling in
     several chunks, and a last short chunk) the lists are those of one piece."""
-    import strat_tools.engine.movegen as movegen
+    import strat_tools.engine.moves as moves
 
     boards, sides, bans = [], [], []
     for record in read_records([DATA]):
@@ -197,7 +192,7 @@ def test_rows_taken_in_chunks_give_the_same_lists(monkeypatch: pytest.MonkeyPatc
         if len(bans) > 5 and len(boards) % 7:
             break
     whole = legal_ids(boards, sides, get_rules("classic"), bans)
-    monkeypatch.setattr(movegen, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(moves, "CHUNK_ROWS", 7)
     chunked = legal_ids(boards, sides, get_rules("classic"), bans)
     assert len({row // 7 for row, _ in bans}) > 1
     assert chunked[0].tolist() == whole[0].tolist() and chunked[1].tolist() == whole[1].tolist()
@@ -261,7 +256,7 @@ def test_every_ply_of_months_of_every_variant_agrees_with_the_reference(gravon_d
     """Every ply of every valid game of :data:`FULL_MONTHS`, batched as the observation
     export batches them (one games_legal_ids call per 100 games of a rule set, with the
     two-squares bans), equals the pure-Python reference, and one call per game."""
-    from strat_tools.engine.game_bans import two_squares_bans
+    from strat_tools.engine.moves.games import two_squares_bans
 
     variants: set[str] = set()
     rule_sets: set[str] = set()

@@ -5,7 +5,7 @@ set of tables serves both. :data:`STEPS` orders the four directions so that a so
 targets ascend: down, left, right, up. A **run code** ``Ld + 10 Ll + 100 Lr + 1000 Lu``
 says how many squares a piece reaches in each (0..9); :data:`RUN_COUNT` and
 :data:`RUN_OFFSETS` turn it into its moves' targets, ascending, which is how
-:mod:`strat_tools.engine.movegen` lists moves in id order without a sort. This module is
+:mod:`strat_tools.engine.moves` lists moves in id order without a sort. This module is
 NumPy over squares only: no pieces, no rules.
 """
 

@@ -1,6 +1,6 @@
 """Where the pieces of many positions can go: the stages of the move generator.
 
-:mod:`strat_tools.engine.movegen` is the generator's face (its rules, chunks and bans);
+:mod:`strat_tools.engine.moves` is the generator's face (its chunks and the bans it removes);
 this module does the work, NumPy over the positions' boards in their movers' views
 (:func:`~strat_tools.engine.mover_view.view_boards`), one **class** byte a square
 (:class:`MoveClasses`):
@@ -12,12 +12,13 @@ this module does the work, NumPy over the positions' boards in their movers' vie
 2. :func:`far_codes`: the pieces that reach farther (scouts, lightning captains) walk
    their rays, all together, only those whose first square is free, a square a step;
 3. :func:`expand`: every piece's moves are one run of a table of ids (a one-square
-   piece's from :data:`~strat_tools.engine.move_tables.ONE_IDS` by square and step bits,
+   piece's from :data:`~strat_tools.engine.moves.tables.ONE_IDS` by square and step bits,
    a far piece's made from its run code), so one ``repeat`` and one gather write all the
    ids, ascending per position, with no sort;
 4. :func:`turn_keys`: a lightning captain's turning moves (only under those rules).
 
-This module knows squares, classes and reach; the two-squares rule is ``movegen``'s.
+This module knows squares, classes and reach; the two-squares bans are
+:mod:`~strat_tools.engine.moves.bans`'s.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy.typing as npt
 
 from strat_tools.core.pieces import CODE_SIDE, EMPTY
 from strat_tools.core.rules import RuleSet, per_rule_set
-from strat_tools.engine.move_tables import (
+from strat_tools.engine.moves.tables import (
     CORNERS,
     DIAGONAL,
     EDGE_BITS,
@@ -266,7 +267,7 @@ def expand(
 
     Every mover's ids are one run of a table of ids: a one-square piece's the row of
     :data:`ONE_IDS` for its square and step bits, a far piece's a row made here from its
-    run code (:data:`~strat_tools.engine.move_tables.RUN_IDS`). The runs, taken in order
+    run code (:data:`~strat_tools.engine.moves.tables.RUN_IDS`). The runs, taken in order
     of row and source, are the ids in order: one ``repeat`` of each run's start, plus the
     position within it, and one gather."""
     rows, squares = _row_square(movers)
