@@ -11,7 +11,8 @@ Invalid games are left out, as in every statistic.
 - :func:`setup_counts`: setups, distinct setups and mirror-distinct setups per variant;
 - :func:`common_setups`: the most played setups with wins, draws, losses and intervals;
 - :func:`search_setups`: the setups a :class:`~strat_tools.setups.patterns.Pattern` matches, and
-  their win rate against the rest's.
+  their win rate against the rest's (streamed: :func:`search_counts` a batch at a time,
+  counts per distinct setup that add up, and :func:`finish_search` once).
 
 Win rates count decided games only (draws apart) and carry both intervals of
 :mod:`strat_tools.stats.intervals`.

@@ -18,6 +18,10 @@ over whole arrays. No record is read again, no setups table is touched, no worke
   batch's tables turned into its setups' codes and context at once and dropped, so memory
   holds a few hundred bytes a setup, never a game's tables. The answer is the same either
   way (the tests compare them on the sample and on an archive month).
+- :func:`reduce_setups`: what a question keeps of those setups, reduced a batch at a time
+  and joined: ``setups`` a tally per distinct setup (:func:`read_tally`), ``search`` its
+  counts per distinct setup, the explorer the rows its page carries; never every setup's
+  row.
 
 Imports stay light (pandas, pyarrow, NumPy): ``search`` and ``setups`` on a folder start
 no plotting library and no replay engine.
