@@ -12,6 +12,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -245,3 +246,55 @@ def test_memory_does_not_grow_with_the_number_of_games(command: list[str], tmp_p
         for copies in (4, 16)
     )
     assert many - few < 16, (few, many)
+
+
+def held_bytes(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """The pickled size of what one in-process run of ``args`` keeps of its setups: the
+    largest answer of the setup reader (:func:`~strat_tools.stats.setup_search.reduce_setups`,
+    or ``read_outcomes`` that reads every setup's row), a stand-in for its memory that
+    does not depend on the allocator."""
+    import pickle
+
+    from strat_tools.stats import setup_search
+
+    held: list[int] = []
+
+    def keeping(reader: Any) -> Any:
+        def read(*args: Any, **kwargs: Any) -> Any:
+            kept = reader(*args, **kwargs)
+            held.append(len(pickle.dumps(kept)))
+            return kept
+
+        return read
+
+    for name in ("reduce_setups", "read_outcomes"):
+        if hasattr(setup_search, name):
+            monkeypatch.setattr(setup_search, name, keeping(getattr(setup_search, name)))
+    result = CliRunner().invoke(main, [*args, "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    return max(held)
+
+
+def test_search_keeps_counts_per_distinct_setup_not_per_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``search`` on records keeps a row per distinct setup (issue 39 point 8): the sample
+    named twice (800 games, the same 606 distinct setups) keeps what it kept once. It used
+    to keep every setup's row (its codes, game, side, result, fingerprints): 108 KB more,
+    pickled, for the 400 more games."""
+    pattern = ["--pattern", "........../........../........../F........."]
+    once = held_bytes(["search", str(SAMPLE_ZIP), *pattern], monkeypatch)
+    twice = held_bytes(["search", *[str(SAMPLE_ZIP)] * 2, *pattern], monkeypatch)
+    assert twice - once < 1_000, (once, twice)
+
+
+def test_explore_keeps_what_the_page_carries_per_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``explore`` keeps each distinct setup once and, per game, what the page lists of it
+    (its id and a packed word a setup: the page links every game), about 31 bytes a game
+    pickled; it used to keep every setup's row, about 270 bytes a game."""
+    page = ["-o", str(tmp_path / "page.html")]
+    once = held_bytes(["explore", str(SAMPLE_ZIP), *page], monkeypatch)
+    twice = held_bytes(["explore", *[str(SAMPLE_ZIP)] * 2, *page], monkeypatch)
+    assert (twice - once) / 400 < 48, (once, twice)
