@@ -235,11 +235,12 @@ def peak_of(args: list[str], tmp_path: Path) -> float:
     ids=lambda command: command[0],
 )
 def test_memory_does_not_grow_with_the_number_of_games(command: list[str], tmp_path: Path) -> None:
-    """``search``, ``setups`` and ``explore`` on records keep a setup's codes and context
-    (``setups``: a row per distinct setup), never a batch's tables: the sample named 4
-    times (1,600 games) and 16 times (6,400 games) peak within 16 MiB of each other, where
-    each game cost about 24 KB (110 MiB more). Four copies, not one: a process's first few
-    batches warm its allocator (about 20 MiB), whatever the command keeps."""
+    """``search``, ``setups`` and ``explore`` on records keep counts per distinct setup
+    (``explore``: and what its page carries of each game), never a batch's tables: the
+    sample named 4 times (1,600 games) and 16 times (6,400 games) peak within 16 MiB of
+    each other, where each game cost about 24 KB (110 MiB more). Four copies, not one: a
+    process's first few batches warm its allocator (about 20 MiB), whatever the command
+    keeps."""
     args = [a.format(out=tmp_path / "page.html") for a in command]
     few, many = (
         peak_of([args[0], *[str(SAMPLE_ZIP)] * copies, *args[1:], "--jobs", "1"], tmp_path)

@@ -191,7 +191,7 @@ def reduce_setups(
             pending = [add(pending)]
     if not pending:
         return reduce(concat_outcomes([], variant))
-    return add(pending) if len(pending) > 1 else pending[0]
+    return add(pending)
 
 
 def read_tally(
