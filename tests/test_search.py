@@ -299,3 +299,32 @@ def test_explore_keeps_what_the_page_carries_per_game(
     once = held_bytes(["explore", str(SAMPLE_ZIP), *page], monkeypatch)
     twice = held_bytes(["explore", *[str(SAMPLE_ZIP)] * 2, *page], monkeypatch)
     assert (twice - once) / 400 < 48, (once, twice)
+
+
+@pytest.mark.slow  # over 2 s: the sample read twice
+def test_search_read_in_many_small_batches_answers_as_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The streamed search (each batch counted, the counts added every two batches) finds
+    what the whole read finds, listing included, on the sample named twice: every setup
+    repeats across batches, the second copy's games renamed ``#2``."""
+    from functools import partial
+
+    from strat_tools.run import driver
+    from strat_tools.run.driver import read_games
+    from strat_tools.setups.patterns import parse_pattern
+    from strat_tools.stats import setup_search
+    from strat_tools.stats.match_counts import add_match_counts
+    from strat_tools.stats.repeats import finish_search, search_counts, search_setups
+
+    zipped = [str(SAMPLE_ZIP)] * 2
+    pattern = parse_pattern("SG", anywhere=True)
+    options = {"mirror": True, "side": "blue"}
+    whole = search_setups(read_games(zipped, setups_only=True, jobs=1), pattern, **options)
+    monkeypatch.setattr(driver, "TABLE_BATCH", 40)
+    monkeypatch.setattr(setup_search, "MERGE_EVERY", 2)
+    count = partial(search_counts, pattern=pattern, **options)
+    counts = setup_search.reduce_setups(zipped, count, add_match_counts, jobs=1)
+    streamed = finish_search(counts, pattern, **options)
+    assert streamed.summary.equals(whole.summary) and streamed.z == whole.z
+    assert streamed.listing() == whole.listing() and len(whole.listing()) > 10
