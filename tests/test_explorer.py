@@ -131,3 +131,23 @@ def test_the_archive_s_classic_setups_fit_in_three_megabytes(
     summary = write_explorer(str(gravon_dir), tmp_path / "explore.html", jobs=1)
     assert (summary.setups, summary.distinct, summary.games) == (24_798, 15_377, 12_399)
     assert summary.bytes == (tmp_path / "explore.html").stat().st_size <= 3_000_000
+
+
+@pytest.mark.slow  # over 2 s: the sample read twice
+def test_the_page_read_in_many_small_batches_is_the_page_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The streamed page's data (each batch's rows, joined every two batches) equals the
+    whole read's, on the sample named twice: every setup repeats across batches, the
+    second copy's games renamed ``#2``."""
+    from strat_tools.run import driver
+    from strat_tools.stats import setup_search
+    from strat_tools.views.explorer import add_setup_rows, setup_rows
+
+    zipped = [str(DATA / "strados2026-10.zip")] * 2
+    whole = explorer_data(read_games(zipped, setups_only=True, jobs=1))
+    monkeypatch.setattr(driver, "TABLE_BATCH", 40)
+    monkeypatch.setattr(setup_search, "MERGE_EVERY", 2)
+    rows = setup_search.reduce_setups(zipped, setup_rows, add_setup_rows, jobs=1)
+    assert explorer_data(rows) == whole
+    assert whole["distinct"] * 2 == whole["setups"] == 1212

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -234,14 +235,96 @@ def peak_of(args: list[str], tmp_path: Path) -> float:
     ids=lambda command: command[0],
 )
 def test_memory_does_not_grow_with_the_number_of_games(command: list[str], tmp_path: Path) -> None:
-    """``search``, ``setups`` and ``explore`` on records keep a setup's codes and context
-    (``setups``: a row per distinct setup), never a batch's tables: the sample named 4
-    times (1,600 games) and 16 times (6,400 games) peak within 16 MiB of each other, where
-    each game cost about 24 KB (110 MiB more). Four copies, not one: a process's first few
-    batches warm its allocator (about 20 MiB), whatever the command keeps."""
+    """``search``, ``setups`` and ``explore`` on records keep counts per distinct setup
+    (``explore``: and what its page carries of each game), never a batch's tables: the
+    sample named 4 times (1,600 games) and 16 times (6,400 games) peak within 16 MiB of
+    each other, where each game cost about 24 KB (110 MiB more). Four copies, not one: a
+    process's first few batches warm its allocator (about 20 MiB), whatever the command
+    keeps."""
     args = [a.format(out=tmp_path / "page.html") for a in command]
     few, many = (
         peak_of([args[0], *[str(SAMPLE_ZIP)] * copies, *args[1:], "--jobs", "1"], tmp_path)
         for copies in (4, 16)
     )
     assert many - few < 16, (few, many)
+
+
+def held_bytes(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
+    """The pickled size of what one in-process run of ``args`` keeps of its setups: the
+    largest answer of the setup reader (:func:`~strat_tools.stats.setup_search.reduce_setups`,
+    or ``read_outcomes`` that reads every setup's row), a stand-in for its memory that
+    does not depend on the allocator."""
+    import pickle
+
+    from strat_tools.stats import setup_search
+
+    held: list[int] = []
+
+    def keeping(reader: Any) -> Any:
+        def read(*args: Any, **kwargs: Any) -> Any:
+            kept = reader(*args, **kwargs)
+            held.append(len(pickle.dumps(kept)))
+            return kept
+
+        return read
+
+    for name in ("reduce_setups", "read_outcomes"):
+        if hasattr(setup_search, name):
+            monkeypatch.setattr(setup_search, name, keeping(getattr(setup_search, name)))
+    result = CliRunner().invoke(main, [*args, "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    return max(held)
+
+
+def test_search_keeps_counts_per_distinct_setup_not_per_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``search`` on records keeps a row per distinct setup (issue 39 point 8): the sample
+    named twice (800 games, the same 606 distinct setups) keeps what it kept once. It used
+    to keep every setup's row (its codes, game, side, result, fingerprints): 108 KB more,
+    pickled, for the 400 more games."""
+    pattern = ["--pattern", "........../........../........../F........."]
+    once = held_bytes(["search", str(SAMPLE_ZIP), *pattern], monkeypatch)
+    twice = held_bytes(["search", *[str(SAMPLE_ZIP)] * 2, *pattern], monkeypatch)
+    assert twice - once < 1_000, (once, twice)
+
+
+def test_explore_keeps_what_the_page_carries_per_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``explore`` keeps each distinct setup once and, per game, what the page lists of it
+    (its id and a packed word a setup: the page links every game), about 31 bytes a game
+    pickled; it used to keep every setup's row, about 270 bytes a game."""
+    page = ["-o", str(tmp_path / "page.html")]
+    once = held_bytes(["explore", str(SAMPLE_ZIP), *page], monkeypatch)
+    twice = held_bytes(["explore", *[str(SAMPLE_ZIP)] * 2, *page], monkeypatch)
+    assert (twice - once) / 400 < 48, (once, twice)
+
+
+@pytest.mark.slow  # over 2 s: the sample read twice
+def test_search_read_in_many_small_batches_answers_as_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The streamed search (each batch counted, the counts added every two batches) finds
+    what the whole read finds, listing included, on the sample named twice: every setup
+    repeats across batches, the second copy's games renamed ``#2``."""
+    from functools import partial
+
+    from strat_tools.run import driver
+    from strat_tools.run.driver import read_games
+    from strat_tools.setups.patterns import parse_pattern
+    from strat_tools.stats import setup_search
+    from strat_tools.stats.match_counts import add_match_counts
+    from strat_tools.stats.repeats import finish_search, search_counts, search_setups
+
+    zipped = [str(SAMPLE_ZIP)] * 2
+    pattern = parse_pattern("SG", anywhere=True)
+    options = {"mirror": True, "side": "blue"}
+    whole = search_setups(read_games(zipped, setups_only=True, jobs=1), pattern, **options)
+    monkeypatch.setattr(driver, "TABLE_BATCH", 40)
+    monkeypatch.setattr(setup_search, "MERGE_EVERY", 2)
+    count = partial(search_counts, pattern=pattern, **options)
+    counts = setup_search.reduce_setups(zipped, count, add_match_counts, jobs=1)
+    streamed = finish_search(counts, pattern, **options)
+    assert streamed.summary.equals(whole.summary) and streamed.z == whole.z
+    assert streamed.listing() == whole.listing() and len(whole.listing()) > 10

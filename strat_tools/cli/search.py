@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -21,6 +22,8 @@ from strat_tools.cli.options import (
 from strat_tools.cli.reading import require_readable
 from strat_tools.cli.render import message, progress_bar, render
 from strat_tools.core.records import DEFAULT_VARIANT
+
+T = TypeVar("T")
 
 
 def search_record(result: Any) -> dict[str, Any]:
@@ -58,31 +61,37 @@ def listing_lines(result: Any) -> list[str]:
 
 
 def read_setups(
-    paths: Sequence[str], game_filter: Any, variant: Any, run: Run, *, tally: bool = False
-) -> Any:
-    """The setups ``search`` and ``setups`` look at (``tally``: as a tally, a row per
-    distinct setup, what ``setups`` needs): from a dataset folder's games table when it
-    answers alone (:mod:`strat_tools.stats.setup_search`: no progress bar, nothing to wait
-    for), else read from the records a batch at a time with a progress bar; nothing
-    readable is a usage error (exit 2), not an empty table."""
+    paths: Sequence[str],
+    game_filter: Any,
+    variant: Any,
+    run: Run,
+    reduce: Callable[[Any], T],
+    add: Callable[[Sequence[T]], T],
+) -> T:
+    """What ``search`` and ``setups`` keep of the setups they look at: ``reduce`` of them
+    (:func:`~strat_tools.stats.setup_search.reduce_setups`; ``search``: the counts per
+    distinct setup, ``setups``: its tally), from a dataset folder's games table when it
+    answers alone (no progress bar, nothing to wait for), else read from the records a
+    batch at a time with a progress bar, the parts joined by ``add``; nothing readable is
+    a usage error (exit 2), not an empty table."""
     from strat_tools.run.driver import dataset_folder
-    from strat_tools.stats.repeats import setup_tally
-    from strat_tools.stats.setup_search import folder_outcomes, read_outcomes, read_tally
+    from strat_tools.stats.setup_search import folder_outcomes, reduce_setups
 
     folder = dataset_folder(paths)  # the driver's one decision: a dataset folder alone
     if folder is not None:
         found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
-            return setup_tally(found) if tally else found
+            return reduce(found)
     from strat_tools.run.driver import Tally
 
     counts = Tally()
-    reader = read_tally if tally else read_outcomes
     with progress_bar("reading setups") as update:
         counted = run.with_progress(update).with_tally(counts)
-        setups = reader(paths, game_filter, variant, run=counted, from_table=False)
+        kept = reduce_setups(
+            paths, reduce, add, game_filter, variant, run=counted, from_table=False
+        )
     require_readable(counts, paths)
-    return setups
+    return kept
 
 
 @click.command()
@@ -148,7 +157,8 @@ def search(
         . . . . . . . . . . / flag bomb . . . . . . . ." --format json
     """
     from strat_tools.setups.patterns import PatternError, parse_pattern
-    from strat_tools.stats.repeats import search_setups
+    from strat_tools.stats.match_counts import add_match_counts
+    from strat_tools.stats.repeats import finish_search, search_counts
 
     if (search_pattern is None) == (anywhere_pattern is None):
         raise click.UsageError("give one of --pattern (the whole setup) or --anywhere")
@@ -165,8 +175,12 @@ def search(
             param_hint="'--variant'",
         )
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
-    outcomes = read_setups(paths, game_filter, variant, run)
-    result = search_setups(outcomes, pattern, variant=variant, mirror=mirror, side=side, both=both)
+    listing = list_games or fmt == "json"  # the only outputs that name the games
+    count = partial(
+        search_counts, pattern=pattern, mirror=mirror, side=side, both=both, listing=listing
+    )
+    counts = read_setups(paths, game_filter, variant, run, count, add_match_counts)
+    result = finish_search(counts, pattern, variant=variant, mirror=mirror, side=side, both=both)
     if result.impossible:
         message(f"Note: the pattern can never match: {result.impossible}")
     if fmt == "json":
@@ -186,4 +200,5 @@ def search(
     if list_games:
         click.echo("\n".join(listing_lines(result)))
     else:
-        message(f"{len(result.game_ids):,} games with a matching setup (--list-games lists them)")
+        games = int(result.summary["games"].iloc[0])  # the matching row's
+        message(f"{games:,} games with a matching setup (--list-games lists them)")

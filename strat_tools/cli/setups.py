@@ -139,7 +139,7 @@ def setups(
     """
     check_output(paths, out)
     from strat_tools.cli.search import read_setups
-    from strat_tools.stats.repeats import common_setups, setup_counts
+    from strat_tools.stats.repeats import add_tallies, common_setups, setup_counts, setup_tally
 
     if out is not None and not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter(
@@ -148,7 +148,7 @@ def setups(
     variant = sorted(game_filter.variants) if game_filter.variants else DEFAULT_VARIANT
     for note in game_filter.notes:
         message(f"Note: {note}")
-    tally = read_setups(paths, game_filter, variant, run, tally=True)  # a row per setup
+    tally = read_setups(paths, game_filter, variant, run, setup_tally, add_tallies)  # per setup
     for _, row in setup_counts(tally).iterrows():
         message(
             f"{row['variant']}: {row['setups']:,} setups, {row['distinct_setups']:,} distinct, "

@@ -11,7 +11,8 @@ Invalid games are left out, as in every statistic.
 - :func:`setup_counts`: setups, distinct setups and mirror-distinct setups per variant;
 - :func:`common_setups`: the most played setups with wins, draws, losses and intervals;
 - :func:`search_setups`: the setups a :class:`~strat_tools.setups.patterns.Pattern` matches, and
-  their win rate against the rest's.
+  their win rate against the rest's (streamed: :func:`search_counts` a batch at a time,
+  counts per distinct setup that add up, and :func:`finish_search` once).
 
 Win rates count decided games only (draws apart) and carry both intervals of
 :mod:`strat_tools.stats.intervals`.
@@ -44,6 +45,7 @@ from strat_tools.setups.patterns import Pattern, SetupPattern
 from strat_tools.setups.strings import SETUP_FORMATS, code_strings, setup_columns
 from strat_tools.stats.frames import TableSet
 from strat_tools.stats.intervals import score_z, two_proportion_z, win_rates_of_clusters
+from strat_tools.stats.match_counts import MatchCounts, count_matches, match_summary
 
 Variant = str | Sequence[str] | None
 
@@ -347,29 +349,35 @@ class SearchResult:
     drawn) and ``mirror_distinct_setups`` (distinct up to a mirror image), games,
     wins/draws/losses, win rate with both intervals, and ``score_z`` (rhalbersma/gravon's
     z of the score against an even 0.5); ``z`` compares the two win rates. ``matches`` has
-    one row per matching setup: :data:`OUTCOME_COLUMNS` and ``mirror`` (true when only the
-    pattern's mirror image matched it).
+    one row per matching setup, in input order: ``game_id``, ``side`` and ``mirror`` (true
+    when only the pattern's mirror image matched it); ``None`` when the search was asked
+    not to keep them (``listing=False``: a streamed search that shows only the summary).
     """
 
     pattern: SetupPattern
     mirror: bool
     variant: str
-    matches: pd.DataFrame
+    matches: pd.DataFrame | None
     summary: pd.DataFrame
     z: float
     impossible: str | None
     side: str | None = None
     both: bool = False
 
+    def _listed(self) -> pd.DataFrame:
+        if self.matches is None:
+            raise OptionError("this search kept no listing of its matches (listing=False)")
+        return self.matches
+
     @property
     def game_ids(self) -> list[str]:
         """The games with a matching setup, in input order, each once."""
-        return list(dict.fromkeys(self.matches["game_id"]))
+        return list(dict.fromkeys(self._listed()["game_id"]))
 
     def listing(self) -> list[tuple[str, str, bool]]:
         """``(game_id, side, mirror)`` of each matching setup, in input order: which side's
         setup matched, and whether only through the pattern's mirror image."""
-        frame = self.matches
+        frame = self._listed()
         return list(
             zip(
                 frame["game_id"].astype(str).tolist(),
@@ -412,52 +420,6 @@ def _names(column: pd.Series) -> list[str]:
     return sorted(str(name) for name in pd.unique(column.to_numpy(dtype=object)))
 
 
-def _match_summary(frame: pd.DataFrame, hit: np.ndarray[Any, np.dtype[np.bool_]]) -> pd.DataFrame:
-    """:class:`SearchResult`'s summary, indexed ``matching`` and ``rest``, but ``score_z``:
-    setups, games (a game whose two setups both match is one game), wins, draws, losses,
-    distinct setups (as drawn, and up to a mirror image) and both win-rate intervals
-    (clusters: mirror fingerprints). Counted with whole-array sums over the outcome rows,
-    not a tally of distinct setups (the numbers are the same)."""
-    result = frame["result"].to_numpy(dtype=object, na_value="")
-    won, drew, lost = (result == value for value in ("win", "draw", "loss"))
-    cluster, clusters = pd.factorize(frame["mirror_fingerprint"].to_numpy(dtype=object))
-    drawn, _ = pd.factorize(frame["fingerprint"].to_numpy(dtype=object))
-    game, _ = pd.factorize(frame["game_id"].to_numpy(dtype=object))
-    rows, per = [], []
-    for name, rows_of in (("matching", hit), ("rest", ~hit)):
-        decided = rows_of & (won | lost)
-        setups = np.bincount(cluster[decided], minlength=len(clusters))
-        wins = np.bincount(cluster[rows_of & won], minlength=len(clusters))
-        played = setups > 0
-        per.append(
-            pd.DataFrame(
-                {
-                    "match": name,
-                    "mirror_fingerprint": np.asarray(clusters)[played],
-                    "setups": setups[played],
-                    "wins": wins[played],
-                }
-            )
-        )
-        rows.append(
-            {
-                "match": name,
-                "count": int(rows_of.sum()),
-                "games": len(np.unique(game[rows_of])),
-                "wins": int((rows_of & won).sum()),
-                "draws": int((rows_of & drew).sum()),
-                "losses": int((rows_of & lost).sum()),
-                "distinct_setups": len(np.unique(drawn[rows_of])),  # as drawn
-                "mirror_distinct_setups": len(np.unique(cluster[rows_of])),  # up to a mirror
-            }
-        )
-    table = pd.DataFrame(rows).set_index("match")
-    table = table.astype("int64")
-    rates = win_rates_of_clusters(pd.concat(per, ignore_index=True), ["match"]).set_index("match")
-    rates = rates.drop(columns=["setups", "wins", "distinct_setups"])
-    return table.join(rates, how="left")
-
-
 def search_setups(
     data: TableSet | SetupOutcomes,
     pattern: SetupPattern | str,
@@ -488,20 +450,52 @@ def search_setups(
     """
     if isinstance(pattern, str):
         pattern = Pattern.parse(pattern)
+    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+    counts = search_counts(outcomes, pattern, mirror=mirror, side=side, both=both)
+    return finish_search(counts, pattern, variant=variant, mirror=mirror, side=side, both=both)
+
+
+def search_counts(
+    outcomes: SetupOutcomes,
+    pattern: SetupPattern,
+    *,
+    mirror: bool = False,
+    side: str | None = None,
+    both: bool = False,
+    listing: bool = True,
+) -> MatchCounts:
+    """One batch's part of :func:`search_setups` (the same arguments; ``listing``: keep
+    the matching setups' games too, what ``--list-games`` and ``--format json`` show):
+    counts that add up across batches (:func:`~strat_tools.stats.match_counts.add_match_counts`),
+    a row per distinct setup. Each game's setups must be in the one batch (``both``)."""
     if side is not None and side not in SIDES:
         raise OptionError(f"unknown side {side!r}; choose red or blue")
-    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
-    found = _names(outcomes.frame["variant"])
+    variants = frozenset(_names(outcomes.frame["variant"]))
+    hit, through_mirror = match_setups(outcomes, pattern, mirror=mirror, both=both)
+    if side is not None:
+        mine = outcomes.frame["side"].to_numpy(dtype=object) == side
+        outcomes, hit, through_mirror = outcomes.take(mine), hit[mine], through_mirror[mine]
+    return count_matches(outcomes.frame, hit, through_mirror, variants=variants, listing=listing)
+
+
+def finish_search(
+    counts: MatchCounts,
+    pattern: SetupPattern,
+    *,
+    variant: Variant = DEFAULT_VARIANT,
+    mirror: bool = False,
+    side: str | None = None,
+    both: bool = False,
+) -> SearchResult:
+    """The :class:`SearchResult` of the counts :func:`search_counts` made (of one batch or
+    of all of them added), for the same arguments."""
+    found = sorted(counts.variants)
     if len(found) > 1:
         # Matching and the rest would pool different armies: never silently.
         raise OptionError(
             f"a pattern search compares setups of one variant; these are {', '.join(found)}"
         )
-    hit, through_mirror = match_setups(outcomes, pattern, mirror=mirror, both=both)
-    if side is not None:
-        mine = outcomes.frame["side"].to_numpy(dtype=object) == side
-        outcomes, hit, through_mirror = outcomes.take(mine), hit[mine], through_mirror[mine]
-    table = _match_summary(outcomes.frame, hit)
+    table = match_summary(counts)
     table["score_z"] = [
         score_z(w, d, w + d + lo)
         for w, d, lo in zip(table["wins"], table["draws"], table["losses"], strict=True)
@@ -509,14 +503,14 @@ def search_setups(
     decided = table["wins"] + table["losses"]
     wins = table["wins"].astype(float)
     z = two_proportion_z(wins["matching"], decided["matching"], wins["rest"], decided["rest"])
-    names = _names(outcomes.frame["variant"])
+    names = _names(counts.tally["variant"])
     label = ", ".join(names) if names else (variant if isinstance(variant, str) else "none")
     impossible = next((why for v in names if (why := pattern.impossible(v))), None)
     return SearchResult(
         pattern=pattern,
         mirror=mirror,
         variant=label,
-        matches=outcomes.frame.assign(mirror=through_mirror).loc[hit].reset_index(drop=True),
+        matches=counts.matches,
         summary=table.reset_index(),
         z=z,
         impossible=impossible,

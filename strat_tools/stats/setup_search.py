@@ -18,6 +18,10 @@ over whole arrays. No record is read again, no setups table is touched, no worke
   batch's tables turned into its setups' codes and context at once and dropped, so memory
   holds a few hundred bytes a setup, never a game's tables. The answer is the same either
   way (the tests compare them on the sample and on an archive month).
+- :func:`reduce_setups`: what a question keeps of those setups, reduced a batch at a time
+  and joined: ``setups`` a tally per distinct setup (:func:`read_tally`), ``search`` its
+  counts per distinct setup, the explorer the rows its page carries; never every setup's
+  row.
 
 Imports stay light (pandas, pyarrow, NumPy): ``search`` and ``setups`` on a folder start
 no plotting library and no replay engine.
@@ -25,9 +29,9 @@ no plotting library and no replay engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from strat_tools.core.errors import NothingKept
 from strat_tools.core.records import DEFAULT_VARIANT
@@ -43,6 +47,7 @@ if TYPE_CHECKING:
 
     from strat_tools.run.options import Run
 
+T = TypeVar("T")
 
 FOLDER_COLUMNS: Final = (
     *("game_id", "variant", "status", "winner", "draw", "period"),
@@ -110,20 +115,24 @@ def read_outcomes(
     single dataset folder's games table when it can answer alone, else read from the
     records (``jobs`` and ``run`` as for
     :func:`~strat_tools.run.driver.read_games`; ``from_table=False``: always from the
-    records, for a caller that tried :func:`folder_outcomes` already).
+    records, for a caller that tried :func:`folder_outcomes` already). Every setup's row
+    is kept: a question that needs less asks :func:`reduce_setups`.
 
     >>> len(read_outcomes(["data/"], jobs=1))
     606
     """
-    chosen = select if select is not None else GameFilter()
-    folder = dataset_folder(paths) if from_table else None
-    if folder is not None:
-        found = folder_outcomes(folder, chosen, variant)
-        if found is not None:
-            return found
     from strat_tools.stats.repeats import concat_outcomes
 
-    return concat_outcomes(list(_batch_outcomes(paths, chosen, variant, jobs, run)), variant)
+    def add(parts: Sequence[SetupOutcomes]) -> SetupOutcomes:
+        return concat_outcomes(parts, variant)
+
+    return reduce_setups(
+        paths, _same, add, select, variant, jobs=jobs, run=run, from_table=from_table
+    )
+
+
+def _same(outcomes: SetupOutcomes) -> SetupOutcomes:
+    return outcomes
 
 
 def _batch_outcomes(
@@ -140,7 +149,49 @@ def _batch_outcomes(
 
 
 MERGE_EVERY: Final = 16
-"""Batch tallies :func:`read_tally` holds before it adds them into one."""
+"""Batch parts :func:`reduce_setups` holds before it adds them into one."""
+
+
+def reduce_setups(
+    paths: Sequence[str],
+    reduce: Callable[[SetupOutcomes], T],
+    add: Callable[[Sequence[T]], T],
+    select: GameFilter | None = None,
+    variant: Variant = DEFAULT_VARIANT,
+    *,
+    jobs: int | None = None,
+    run: Run | None = None,
+    from_table: bool = True,
+) -> T:
+    """``reduce`` of the setups :func:`read_outcomes` reads (the same arguments), a batch
+    at a time, the parts joined by ``add`` (in input order, every :data:`MERGE_EVERY`
+    batches): memory holds what ``reduce`` keeps, never every setup's row. A game never
+    spans two batches and its ids are the run's (:func:`~strat_tools.run.driver.iter_tables`
+    renumbers them where they are collected, so ``reduce`` runs here, on a batch's
+    setups: a few hundred bytes a setup while the batch lasts). A dataset folder whose
+    games table answers alone is reduced whole.
+
+    >>> from strat_tools.stats.repeats import add_tallies, setup_tally
+    >>> tally = reduce_setups(["data/"], setup_tally, add_tallies, jobs=1)
+    >>> len(tally), int(tally["count"].sum())
+    (606, 606)
+    """
+    from strat_tools.stats.repeats import concat_outcomes
+
+    chosen = select if select is not None else GameFilter()
+    folder = dataset_folder(paths) if from_table else None
+    if folder is not None:
+        found = folder_outcomes(folder, chosen, variant)
+        if found is not None:
+            return reduce(found)
+    pending: list[T] = []
+    for outcomes in _batch_outcomes(paths, chosen, variant, jobs, run):
+        pending.append(reduce(outcomes))
+        if len(pending) >= MERGE_EVERY:
+            pending = [add(pending)]
+    if not pending:
+        return reduce(concat_outcomes([], variant))
+    return add(pending)
 
 
 def read_tally(
@@ -161,19 +212,8 @@ def read_tally(
     >>> len(tally), int(tally["count"].sum())
     (606, 606)
     """
-    from strat_tools.stats.repeats import add_tallies, concat_outcomes, setup_tally
+    from strat_tools.stats.repeats import add_tallies, setup_tally
 
-    chosen = select if select is not None else GameFilter()
-    folder = dataset_folder(paths) if from_table else None
-    if folder is not None:
-        found = folder_outcomes(folder, chosen, variant)
-        if found is not None:
-            return setup_tally(found)
-    pending: list[pd.DataFrame] = []
-    for outcomes in _batch_outcomes(paths, chosen, variant, None, run):
-        pending.append(setup_tally(outcomes))
-        if len(pending) >= MERGE_EVERY:
-            pending = [add_tallies(pending)]
-    if not pending:
-        return setup_tally(concat_outcomes([], variant))
-    return add_tallies(pending)
+    return reduce_setups(
+        paths, setup_tally, add_tallies, select, variant, run=run, from_table=from_table
+    )

@@ -19,14 +19,18 @@ a few milliseconds and the page stays under 3 MB. Game ids and names from files 
 the JSON is escaped for a script element and the script inserts them as text only.
 
 :func:`write_explorer` reads paths through the input driver (the game filters apply) and
-writes the page atomically, never over an input; ``strat-tools explore`` calls it.
+writes the page atomically, never over an input; ``strat-tools explore`` calls it. It keeps
+of each batch only what the page carries (:class:`SetupRows`): each distinct setup once, a
+packed word a setup and each game's id. The page lists every game (a setup's games are its
+links, and the matching games are counted at each click), so that part grows with the games,
+by what the page itself grows (about 30 bytes a game), and no more.
 """
 
 from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from importlib.resources import files
@@ -35,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from strat_tools.core.errors import NothingToRead, UsageError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
@@ -52,7 +57,15 @@ from strat_tools.views.viewer import MAX_GAMES, view_command
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
 
-__all__ = ["ExplorerSummary", "explorer_data", "explorer_html", "write_explorer"]
+__all__ = [
+    "ExplorerSummary",
+    "SetupRows",
+    "add_setup_rows",
+    "explorer_data",
+    "explorer_html",
+    "setup_rows",
+    "write_explorer",
+]
 
 RESULT_CODES: Final = {"win": 0, "draw": 1, "loss": 2}
 """A setup row's result in its packed word (3: the record names none)."""
@@ -67,54 +80,114 @@ def _b64(values: np.ndarray[Any, Any]) -> str:
     ).decode()
 
 
+@dataclass(frozen=True)
+class SetupRows:
+    """What the page carries of some setups, and no more: each distinct setup once
+    (``fingerprints``, ``mirrors`` and ``codes``, in order of first appearance), and per
+    setup row (input order) its distinct setup (``setup``) and its packed word (``words``:
+    game index * 8 + side (blue: 1) * 4 + result code, :data:`RESULT_CODES`); ``games``
+    names the games by index. Parts of several batches join with :func:`add_setup_rows`,
+    so a streamed read keeps 8 bytes a setup and a game's id, never its setup's frame."""
+
+    fingerprints: np.ndarray[Any, np.dtype[np.object_]]
+    mirrors: np.ndarray[Any, np.dtype[np.object_]]
+    codes: np.ndarray[Any, np.dtype[np.uint8]]
+    setup: np.ndarray[Any, np.dtype[np.uint32]]
+    words: np.ndarray[Any, np.dtype[np.uint32]]
+    games: pa.Array
+
+
+def setup_rows(outcomes: SetupOutcomes) -> SetupRows:
+    """The :class:`SetupRows` of ``outcomes`` (each game's setups in them: one batch)."""
+    frame = outcomes.frame
+    key, distinct = pd.factorize(frame["fingerprint"].to_numpy(dtype=object))
+    first = np.zeros(len(distinct), dtype=np.int64)
+    first[key[::-1]] = np.arange(len(key))[::-1]  # the first row of each distinct setup
+    result = frame["result"].astype("string").map(RESULT_CODES).fillna(3).to_numpy(np.int64)
+    game_key, game_ids = pd.factorize(frame["game_id"].to_numpy(dtype=object))
+    side = (frame["side"].to_numpy() == "blue").astype(np.int64)
+    return SetupRows(
+        np.asarray(distinct, dtype=object),
+        frame["mirror_fingerprint"].to_numpy(dtype=object)[first],
+        outcomes.codes[first].astype(np.uint8).reshape(-1, SQUARES),
+        key.astype(np.uint32),
+        (game_key * 8 + side * 4 + result).astype(np.uint32),
+        pa.array([str(game_id) for game_id in game_ids], pa.string()),
+    )
+
+
+def add_setup_rows(parts: Sequence[SetupRows]) -> SetupRows:
+    """The rows of several parts, in order, as one (each game in one part)."""
+    fingerprints = np.concatenate([part.fingerprints for part in parts])
+    key, distinct = pd.factorize(fingerprints)
+    first = np.zeros(len(distinct), dtype=np.int64)
+    first[key[::-1]] = np.arange(len(key))[::-1]
+    starts = np.cumsum([0, *(len(part.fingerprints) for part in parts)])
+    game_starts = np.cumsum([0, *(len(part.games) for part in parts)])
+    return SetupRows(
+        np.asarray(distinct, dtype=object),
+        np.concatenate([part.mirrors for part in parts])[first],
+        np.concatenate([part.codes for part in parts])[first],
+        np.concatenate(
+            [key[start + part.setup] for start, part in zip(starts, parts, strict=False)]
+        ).astype(np.uint32),
+        np.concatenate(
+            [part.words + np.uint32(8 * at) for at, part in zip(game_starts, parts, strict=False)]
+        ).astype(np.uint32),
+        pa.concat_arrays([part.games for part in parts]),
+    )
+
+
 def explorer_data(
-    data: TableSet | SetupOutcomes, variant: str = DEFAULT_VARIANT, *, source: str = ""
+    data: TableSet | SetupOutcomes | SetupRows,
+    variant: str = DEFAULT_VARIANT,
+    *,
+    source: str = "",
 ) -> dict[str, Any]:
-    """The page's data for the ``variant`` setups of ``data`` (invalid games left out):
-    distinct setups most played first, packed as the module docstring says.
+    """The page's data for the ``variant`` setups of ``data`` (invalid games left out;
+    ``data`` may be the :class:`SetupRows` of any number of batches): distinct setups most
+    played first, packed as the module docstring says.
 
     >>> from strat_tools.run.driver import read_games
     >>> packed = explorer_data(read_games("data/", setups_only=True, jobs=1))
     >>> packed["setups"], packed["distinct"], len(packed["games"]), packed["variant"]
     (606, 606, 303, 'classic')
     """
-    outcomes = data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
-    frame = outcomes.frame
-    key, distinct = pd.factorize(frame["fingerprint"], sort=True)
-    counts = np.bincount(key, minlength=len(distinct))
+    if not isinstance(data, SetupRows):
+        data = setup_rows(
+            data if isinstance(data, SetupOutcomes) else setup_outcomes(data, variant)
+        )
+    distinct = len(data.fingerprints)
+    counts = np.bincount(data.setup, minlength=distinct)
+    by_name = np.empty(distinct, dtype=np.int64)
+    by_name[np.argsort(data.fingerprints.astype(str), kind="stable")] = np.arange(distinct)
     # Most played first, ties by fingerprint: the order `setups` lists them in.
-    order = np.lexsort((np.arange(len(distinct)), -counts))
+    order = np.lexsort((by_name, -counts))
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    setup_of_row = rank[key] if len(key) else np.zeros(0, np.int64)
+    setup_of_row = rank[data.setup] if len(data.setup) else np.zeros(0, np.int64)
     rows = np.argsort(setup_of_row, kind="stable")  # each setup's rows, in input order
-    first_row = np.zeros(len(distinct), dtype=np.int64)
-    first_row[setup_of_row[rows[::-1]]] = rows[::-1]  # the first row of each setup
-    codes = outcomes.codes[first_row] if len(first_row) else np.zeros((0, SQUARES), np.uint8)
-    result = frame["result"].astype("string").map(RESULT_CODES).fillna(3).to_numpy(np.int64)
-    tallies = np.zeros((len(distinct), 4), dtype=np.int64)
+    result = (data.words & 3).astype(np.int64)
+    tallies = np.zeros((distinct, 4), dtype=np.int64)
     np.add.at(tallies, (setup_of_row, result), 1)
-    clusters, _ = pd.factorize(frame["mirror_fingerprint"].to_numpy()[first_row], sort=True)
-    game_key, game_ids = pd.factorize(frame["game_id"])
-    side = (frame["side"].to_numpy() == "blue").astype(np.int64)
-    words = (game_key * 8 + side * 4 + result)[rows]
-    starts = np.searchsorted(setup_of_row[rows], np.arange(len(distinct) + 1))
+    clusters, _ = pd.factorize(data.mirrors[order], sort=True)
+    starts = np.searchsorted(setup_of_row[rows], np.arange(distinct + 1))
     army = ARMIES.get(variant)
     return {
         "variant": variant,
         "source": printable(source),
-        "setups": len(frame),
-        "distinct": len(distinct),
-        "codes": _b64(codes.astype(np.uint8)),
-        "counts": _b64(np.bincount(setup_of_row, minlength=len(distinct)).astype(np.uint32)),
+        "setups": len(data.setup),
+        "distinct": distinct,
+        "codes": _b64(data.codes[order].astype(np.uint8)),
+        "counts": _b64(counts[order].astype(np.uint32)),
         "wins": _b64(tallies[:, 0].astype(np.uint32)),
         "draws": _b64(tallies[:, 1].astype(np.uint32)),
         "losses": _b64(tallies[:, 2].astype(np.uint32)),
         "clusters": _b64(clusters.astype(np.uint32)),
         "rowStarts": _b64(starts.astype(np.uint32)),
-        "rows": _b64(words.astype(np.uint32)),
-        "fingerprints": "".join(np.asarray(distinct)[order].astype(str)),
-        "games": [printable(str(g)) for g in game_ids],  # as the viewer names them
+        "rows": _b64(data.words[rows].astype(np.uint32)),
+        "fingerprints": "".join(data.fingerprints[order].astype(str)),
+        "games": [printable(str(g)) for g in data.games.to_pylist()],  # as the viewer names them
         "army": list(army) if army is not None else None,
     }
 
@@ -197,7 +270,7 @@ def write_explorer(
     """
     from strat_tools.io.sources import path_list
     from strat_tools.run.filters import GameFilter
-    from strat_tools.stats.setup_search import read_outcomes
+    from strat_tools.stats.setup_search import reduce_setups
 
     if variant not in ARMIES:
         raise UsageError(
@@ -208,13 +281,15 @@ def write_explorer(
     check_output(output, names)  # before reading: writable, and no input
     chosen = select if select is not None else GameFilter()
     run, counted = Run.of(run, jobs).counting()
-    outcomes = read_outcomes(names, chosen, variant, run=run, from_table=False)  # streamed
+    rows = reduce_setups(  # streamed: the page's rows of each batch, joined
+        names, setup_rows, add_setup_rows, chosen, variant, run=run, from_table=False
+    )
     counted.require(names, chosen)  # the reader's reasons, or the filters kept none
-    if not len(outcomes):
+    if not len(rows.setup):
         kept = f" ({chosen.describe()})" if chosen.active else ""
         raise NothingToRead(f"no {variant} setups{kept} in {' '.join(names)}")
     source = printable(" ".join(names))  # names are data
-    data = explorer_data(outcomes, variant, source=source)
+    data = explorer_data(rows, variant, source=source)
     title = f"Setup explorer: {variant}, {source}"
     build = view_command(names, select)  # the same games, numbered the same way
     page = explorer_html(data, title=title, viewer=viewer, build=build)
