@@ -48,11 +48,12 @@ class ReplayedGame(Protocol):
 
 
 def two_squares_bans(
-    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8]
+    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8], start: int = 0
 ) -> list[tuple[int, int]]:
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
-    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    as :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
+    each of the plies ``start`` to ``n - 1`` (counted from 0) of a replayed game
+    (``boards``: the boards before them; the indices counted from ``start``), as
+    :func:`~strat_tools.engine.movegen.repetition_bans` names them on the
     :class:`Position` of each ply.
 
     Only the piece a side moved last can be banned, and only once its chain (the replay's
@@ -65,20 +66,23 @@ def two_squares_bans(
     if n < 3:
         return []
     record = result.record
-    chains = np.asarray(result.chains[: n - 2], np.int64)
-    gated = np.flatnonzero(chains >= limit) + 2  # plies whose side's last piece is at the limit
+    low = max(start - 2, 0)
+    chains = np.asarray(result.chains[low : n - 2], np.int64)
+    # plies whose side's last piece is at the limit
+    gated = np.flatnonzero(chains >= limit) + low + 2
+    gated = gated[gated >= start]
     if not len(gated):
         return []
-    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
-    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
+    sources = np.asarray(record.sources[low : n - 2], np.int64)[gated - 2 - low]
+    moved = np.asarray(record.targets[low : n - 2], np.int64)[gated - 2 - low]
     spans = np.asarray(tables.spans, np.bool_)
-    clause = spans[boards[gated, moved]]
+    clause = spans[boards[gated - start, moved]]
     bans = [
-        (int(i), int(m * 100 + s))
+        (int(i) - start, int(m * 100 + s))
         for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
     ]
     if clause.any():
-        bans += _scout_bans(result, gated[clause].tolist())
+        bans += [(i - start, key) for i, key in _scout_bans(result, gated[clause].tolist())]
         bans.sort()
     return bans
 
@@ -105,13 +109,17 @@ def _scout_bans(result: ReplayedGame, plies: list[int]) -> list[tuple[int, int]]
     return bans
 
 
-def game_legal_ids(result: ReplayedGame, boards: npt.NDArray[np.uint8]) -> Moves:
+def game_legal_ids(
+    result: ReplayedGame, boards: npt.NDArray[np.uint8], start: int = 0, *, compiled: bool = False
+) -> Moves:
     """The legal moves before each ply of a replayed game whose boards before its plies are
     ``boards`` (red moves first), the two-squares bans applied: :func:`legal_ids` of one
-    game."""
-    n = len(boards)
-    bans = two_squares_bans(result, n, boards)
-    return legal_ids(boards, game_sides(n), result.rules, bans)
+    game. With ``start``, ``boards`` are those before plies ``start`` on (counted from 0):
+    a window of a long game. ``compiled`` as for :func:`legal_ids`."""
+    stop = start + len(boards)
+    bans = two_squares_bans(result, stop, boards, start)
+    sides = game_sides(len(boards) + start % 2)[start % 2 :]
+    return legal_ids(boards, sides, result.rules, bans, compiled=compiled)
 
 
 def games_legal_ids_of(
