@@ -90,3 +90,23 @@ def test_observing_a_legal_million_ply_game_is_bounded(tmp_path: Path) -> None:
     assert "wrote 1,000,000 observations" in done.stderr, done.stderr[-2000:]
     peak = float(done.stderr.split("PEAK ")[-1].split()[0])
     assert peak < 700, peak
+
+
+def test_parts_joined_keep_each_long_games_windows_in_place(
+    games_longer_than_a_window: Path,
+) -> None:
+    """The game-by-game path (a batch redone after a failure) joins one part per game:
+    each part's windows still go before the rows that follow them, so the batch unpacks
+    to the rows the whole batch gives."""
+    import pyarrow as pa
+
+    from strat_tools.exports.observations import ObservationsWork, unpacked
+    from strat_tools.formats.readers import read_records
+
+    records = list(read_records([games_longer_than_a_window]))
+    work = ObservationsWork(window=64)
+    joined = work.combine([work([record]) for record in records])
+    whole = ObservationsWork(window=None)(records)
+    rows = pa.concat_tables([part["observations"] for part in unpacked(joined)])
+    assert "packed" in joined and rows.equals(whole["observations"])
+    assert joined["games"].equals(whole["games"])
