@@ -17,6 +17,8 @@ from strat_tools.engine.replay import Replay, replay
 from strat_tools.formats.readers import read_records
 from strat_tools.views.svg import knowledge_svg
 
+DATA = Path(__file__).resolve().parent.parent / "data"
+
 SCOUT_BATTLE = game(
     {"B2": "r2", "E4": "r10", "F1": "rB", "E7": "b4", "B9": "b2", "F10": "bB"},
     "B2-B6 E7-E6 E4-E5 E6-E5 B6-B9",
@@ -239,3 +241,21 @@ def test_knowledge_agrees_with_a_piece_tracker_on_every_variant(gravon_dir: Path
         check_against_tracker(replay(record, "auto+silent"))
         checked[record.variant] = checked.get(record.variant, 0) + 1
     assert set(checked) == {"classic", "barrage", "duell", "ultimate lightning", "classicfree"}
+
+
+@pytest.mark.parametrize("rows", [1, 7, 64])
+def test_knowledge_windows_cut_the_knowledge_into_consecutive_rows(rows: int) -> None:
+    """The windows of a long game (the observation export's) are its knowledge's rows, in
+    order, ``rows`` at a time (the state carried over each edge: captures, unseen counts,
+    flags)."""
+    from strat_tools.engine.knowledge import knowledge_windows
+
+    records = [r for r in read_records([DATA]) if r.setup is not None and r.plies > 100][:8]
+    for record in records:
+        result = replay(record)
+        whole = knowledge(result)
+        windows = list(knowledge_windows(result, rows))
+        assert all(len(w.boards) == rows for w in windows[:-1]) and len(windows[-1].boards)
+        for name in ("boards", "flags", "captured", "unseen"):
+            joined = np.concatenate([getattr(w, name) for w in windows])
+            assert np.array_equal(joined, getattr(whole, name)), (record.game_id, name)

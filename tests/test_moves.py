@@ -317,3 +317,30 @@ def test_bans_come_off_one_square_pieces_and_far_pieces_alike() -> None:
         assert got == sorted(want), row
     assert np.diff(whole[0])[0] - np.diff(banned[0])[0] == 2
     assert np.diff(whole[0])[1] - np.diff(banned[0])[1] == 1
+
+
+def test_a_window_of_a_game_has_the_bans_and_moves_of_its_plies() -> None:
+    """``game_legal_ids`` of the boards from ply ``start`` on (a long game's window, the
+    observation export's) gives the rows of the whole game's call from there, two-squares
+    bans included, whichever side moves first in it."""
+    from strat_tools.engine.moves.games import game_legal_ids, two_squares_bans
+
+    banned = 0
+    for record in [r for r in read_records([DATA]) if r.setup is not None][:60]:
+        result = replay(record)
+        n = result.plies_replayed
+        if result.status is not Status.VALID or n < 10:
+            continue
+        boards = result.knowledge().boards[:n]
+        whole = two_squares_bans(result, n, boards)
+        offsets, ids = game_legal_ids(result, boards)
+        for start in (1, n // 3, n // 2 + 1, n - 1):
+            stop = min(start + 40, n)
+            bans = two_squares_bans(result, stop, boards[start:stop], start)
+            assert bans == [(i - start, k) for i, k in whole if start <= i < stop]
+            banned += len(bans)
+            window, window_ids = game_legal_ids(result, boards[start:stop], start)
+            first = offsets[start]
+            assert (window + first).tolist() == offsets[start : stop + 1].tolist()
+            assert window_ids.tolist() == ids[first : offsets[stop]].tolist()
+    assert banned > 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from circling_game import circling_game
 from click.testing import CliRunner
 from hand_games import game, lightning
 from same_name_games import same_name_zips
@@ -206,36 +207,6 @@ def test_ipython_shows_records_and_replays_as_viewers() -> None:
 
 
 # --- a page is bounded, and so is a game's memory (issue 39 point 7) ------------------------
-
-
-def circling_game(plies: int, name: str = "classic-2026.10-9001.xml") -> bytes:
-    """A legal game of ``plies`` plies: a sample setup whose A4 and K7 pieces leave the front
-    and each go round a 2x2 square of the open middle (never back and forth, so the
-    two-squares rule never stops them), red resigning at the end."""
-    import dataclasses
-    import zipfile
-
-    from strat_tools.core.records import Result
-    from strat_tools.formats.readers import parse_record
-    from strat_tools.formats.xml_writer import record_to_xml
-
-    with zipfile.ZipFile(Path(SAMPLE) / "strados2026-10.zip") as archive:
-        record = parse_record(archive.read("classic-2026.10-1.xml"), "x.zip", name)
-    rounds = {
-        1: [parse_square(s) for s in ("A4", "A5", "B5", "B6", "A6")],
-        2: [parse_square(s) for s in ("K7", "K6", "I6", "I5", "K5")],
-    }
-    sources, targets = [], []
-    for ply in range(plies):
-        start, *loop = rounds[1 + ply % 2]
-        step = ply // 2
-        here = start if step == 0 else loop[(step - 1) % 4]
-        sources.append(here)
-        targets.append(loop[step % 4])
-    long = dataclasses.replace(
-        record, member=name, sources=sources, targets=targets, lines=[], result=Result(3, 2)
-    )
-    return record_to_xml(long)
 
 
 def test_a_game_too_long_for_a_page_is_left_out_unreplayed_and_said_to_be(

@@ -42,7 +42,7 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -73,6 +73,7 @@ __all__ = [
     "UNKNOWN_LETTER",
     "Knowledge",
     "knowledge",
+    "knowledge_windows",
 ]
 
 MOVED: Final = 1
@@ -158,16 +159,42 @@ def knowledge(result: Replayed) -> Knowledge:
     """Every ply's board and knowledge of a replayed game, in one pass over its plies.
 
     Covers the plies the replay played (``result.plies_replayed``); a record without a
-    setup gives empty arrays.
+    setup gives empty arrays. :func:`knowledge_windows` gives the same rows a window at a
+    time.
     """
     if not hasattr(result, "record") or not hasattr(result, "plies_replayed"):
         raise TypeError(f"knowledge() takes a replay's result, not {type(result).__name__}")
-    record = result.record
-    setup = record.setup
+    setup = result.record.setup
     if setup is None or len(setup) != 100:
         empty = np.zeros((0, 100), dtype=np.uint8)
         counts = np.zeros((0, 2, 12), dtype=np.uint8)
         return Knowledge(empty, empty.copy(), counts, counts.copy())
+    (whole,) = knowledge_windows(result, result.plies_replayed + 1)
+    return whole
+
+
+def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
+    """:func:`knowledge`'s rows (the setup, then the position after each replayed ply) in
+    consecutive windows of ``rows`` rows (the last one shorter), from the same one pass:
+    memory is a window's, however long the game. A window's first row is the position
+    after ``k * rows`` plies (its ``plies`` property counts its rows less one). The record
+    must have a setup.
+
+    >>> from strat_tools.core.pieces import letter_code
+    >>> from strat_tools.core.records import GameRecord
+    >>> from strat_tools.engine.replay import replay
+    >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
+    >>> record = GameRecord("doc.xml", variant="classicfree",
+    ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])
+    >>> [len(window.boards) for window in knowledge_windows(replay(record), 1)]
+    [1, 1]
+    """
+    if rows < 1:
+        raise ValueError(f"a knowledge window holds at least one row, got {rows}")
+    record = result.record
+    setup = record.setup
+    if setup is None or len(setup) != 100:
+        raise ValueError("knowledge windows need a record with a setup")
     n = result.plies_replayed
     board = bytearray(setup)
     flags = bytearray(100)
@@ -227,15 +254,27 @@ def knowledge(result: Replayed) -> Knowledge:
                     hidden[slot] -= 1
                 board[rescue.square] = code
                 flags[rescue.square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
+        if len(boards_out) == rows * _ROW:
+            yield _window(boards_out, flags_out, captured_out, unseen_out)
+            boards_out, flags_out = bytearray(), bytearray()
+            captured_out, unseen_out = bytearray(), bytearray()
         boards_out += board
         flags_out += flags
         captured_out += captured
         unseen_out += unseen
+    yield _window(boards_out, flags_out, captured_out, unseen_out)
+
+
+def _window(
+    boards: bytearray, flags: bytearray, captured: bytearray, unseen: bytearray
+) -> Knowledge:
+    """One window of :func:`knowledge_windows` from its byte rows."""
+    rows = len(boards) // _ROW
     return Knowledge(
-        np.frombuffer(bytes(boards_out), dtype=np.uint8).reshape(n + 1, _ROW),
-        np.frombuffer(bytes(flags_out), dtype=np.uint8).reshape(n + 1, _ROW),
-        np.frombuffer(bytes(captured_out), dtype=np.uint8).reshape(n + 1, 2, 12),
-        np.frombuffer(bytes(unseen_out), dtype=np.uint8).reshape(n + 1, 2, 12),
+        np.frombuffer(bytes(boards), dtype=np.uint8).reshape(rows, _ROW),
+        np.frombuffer(bytes(flags), dtype=np.uint8).reshape(rows, _ROW),
+        np.frombuffer(bytes(captured), dtype=np.uint8).reshape(rows, 2, 12),
+        np.frombuffer(bytes(unseen), dtype=np.uint8).reshape(rows, 2, 12),
     )
 
 

@@ -19,7 +19,10 @@ the batches of any input in order, and
 shards with a ``games`` table that accounts for every game read (valid, invalid with the
 reason, or unreadable). The games a :class:`~strat_tools.run.filters.GameFilter` leaves out
 are not in ``games``; the summary counts them (``dropped``), as ``validate`` and
-``export`` do. Memory stays flat: each batch is written as it arrives.
+``export`` do. Memory stays flat: each batch is written as it arrives, and a game longer
+than a window (:data:`~strat_tools.exports.observation_rows.WINDOW_PLIES` plies) is made and
+kept a window at a time (:func:`~strat_tools.exports.observation_rows.packed_game`), its
+windows given back one at a time (:func:`unpacked`).
 
 This module knows no XML (the readers do) and no rules (the engine does).
 """
@@ -33,26 +36,60 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status
 from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.mover_view import view_keys
-from strat_tools.engine.moves import Moves, compiled_pays, game_sides
+from strat_tools.engine.moves import Moves, compiled_pays
 from strat_tools.engine.moves.games import games_legal_ids_of
-from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.exports.observation_rows import (
+    LAST_MOVES,
+    OBSERVATIONS_SCHEMA,
+    OBSERVATIONS_VERSION,
+    WINDOW_PLIES,
+    GameObservations,
+    PackedRows,
+    game_columns,
+    observations_table,
+    packed_game,
+    unpacked_windows,
+)
 from strat_tools.io.sources import Paths, estimated_games, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
-from strat_tools.tables.build import GameIds, dictionary_column, labels_column
+from strat_tools.tables.build import GameIds
 
-OBSERVATIONS_VERSION: Final = 2
-"""Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
-LAST_MOVES: Final = 8
-"""Default number of earlier plies kept in ``last_moves``."""
+__all__ = [
+    "FAILED",
+    "GAMES",
+    "GAMES_FILE",
+    "GAMES_SCHEMA",
+    "LAST_MOVES",
+    "OBSERVATIONS_SCHEMA",
+    "OBSERVATIONS_VERSION",
+    "OLD_GAMES_FILE",
+    "PACKED_SCHEMA",
+    "SHARDS",
+    "SHARD_ROWS",
+    "WINDOW_PLIES",
+    "GameObservations",
+    "ObservationsWork",
+    "Observed",
+    "boards_of",
+    "game_columns",
+    "iter_observations",
+    "observations_for_records",
+    "observations_table",
+    "observe",
+    "observe_game",
+    "observe_games",
+    "unpacked",
+]
+
 SHARD_ROWS: Final = 1_000_000
 """Default rows per Parquet shard of an export."""
 SHARDS: Final = "observations"
@@ -68,56 +105,18 @@ OLD_GAMES_FILE: Final = "games.parquet"
 FAILED: Final = "internal.observations"
 """The error code of a game the observations step failed on (its ``games`` row says so)."""
 
-_ACTIONS = pa.list_(pa.int16())
-
-OBSERVATIONS_SCHEMA: Final = pa.schema(
+PACKED: Final = "packed"
+"""The key of a batch's packed windows (a game longer than a window), beside its games and
+observations, in what the workers give back; :func:`unpacked` takes it out."""
+PACKED_SCHEMA: Final = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
-        pa.field("ply", pa.int32(), nullable=False),
-        pa.field("side", pa.dictionary(pa.int8(), pa.string()), nullable=False),
-        pa.field("variant", pa.dictionary(pa.int8(), pa.string()), nullable=False),
-        pa.field("rules", pa.string(), nullable=False),
-        pa.field("winner", pa.dictionary(pa.int8(), pa.string())),
-        pa.field("value", pa.int8()),
-        pa.field("board", pa.binary(100), nullable=False),
-        pa.field("captured", pa.binary(24), nullable=False),
-        pa.field("unseen", pa.binary(12), nullable=False),
-        pa.field("own_repetition", pa.int8(), nullable=False),
-        pa.field("opponent_repetition", pa.int8(), nullable=False),
-        pa.field("plies_since_battle", pa.int32(), nullable=False),
-        pa.field("last_moves", _ACTIONS, nullable=False),
-        pa.field("action", pa.int16(), nullable=False),
-        pa.field("legal_actions", _ACTIONS, nullable=False),
-    ],
-    metadata={
-        "version": str(OBSERVATIONS_VERSION),
-        "board_code_version": str(CODE_VERSION),
-        "channels_version": str(CHANNELS_VERSION),
-        "channels": ",".join(CHANNELS),
-        "doc": "One row per ply of a valid game, from the side to move's view; squares and "
-        "action ids in that side's own view. See docs/observations.md.",
-    },
+        pa.field("at", pa.int64(), nullable=False),
+        pa.field("window", pa.large_binary(), nullable=False),
+    ]
 )
-"""The observations table:
-
-- ``game_id``; ``ply`` (1 = the first move: the row is the position before it); ``side``
-  (``red``/``blue``, the side to move); ``variant``; ``rules`` (the rule set replayed);
-- ``winner`` (recorded: ``red``, ``blue``, null for a draw or unknown, as in the games
-  table, :mod:`strat_tools.tables.schemas`; version 1 had Gravon's codes) and ``value`` (from
-  the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
-- ``board``: the observation board (100 bytes, :mod:`strat_tools.engine.planes`), with the hidden
-  truth of every opponent piece the mover cannot identify;
-- ``captured``: 24 counts, the mover's pieces removed so far by kind (bomb, spy ... flag),
-  then the opponent's; ``unseen``: 12 counts, the opponent's pieces of each kind the mover
-  has not identified yet (on the board or captured);
-- ``own_repetition``/``opponent_repetition``: the two-squares counter of each side, how
-  many moves in a row its last-moved piece has gone back and forth (0 before its first
-  move, 1 when the last move started no chain);
-- ``plies_since_battle``: plies since the last battle (since the start if none);
-- ``last_moves``: the ids of the last plies of both sides (up to ``last_moves``, oldest
-  first); ``action``: the id of the move played; ``legal_actions``: the ids of every legal
-  move, ascending.
-"""
+"""A batch's packed windows: the game, the batch's observation row before which its rows
+go, and one window's table (:func:`~strat_tools.exports.observation_rows.packed_game`)."""
 
 GAMES_SCHEMA: Final = pa.schema(
     [
@@ -137,8 +136,6 @@ GAMES_SCHEMA: Final = pa.schema(
 """The ``games`` table of an observations export: every input, with its status, the rows
 it gave and, when it gave none, the reason (the first error, or "no moves")."""
 
-_SIDE_INDEX: Final = {1: 0, 2: 1}
-
 
 def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Table:
     """The observation rows of one replayed game (every replayed ply; none without moves).
@@ -156,62 +153,44 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     return observations_table([] if game is None else [(game_id, game)])
 
 
-@dataclass(frozen=True, slots=True)
-class GameObservations:
-    """One game's observation columns as NumPy arrays, one row a ply (see
-    :data:`OBSERVATIONS_SCHEMA`); :func:`observations_table` turns the games of a batch into
-    one Arrow table at once (Arrow's per-call cost is paid once a batch, not once a game)."""
-
-    variant: str
-    rules: str
-    winner: int | None
-    boards: npt.NDArray[np.uint8]
-    captured: npt.NDArray[np.uint8]
-    unseen: npt.NDArray[np.uint8]
-    own_repetition: npt.NDArray[np.int64]
-    opponent_repetition: npt.NDArray[np.int64]
-    plies_since_battle: npt.NDArray[np.int32]
-    last_moves: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
-    """``(offsets, ids)`` of each row's ``last_moves`` list."""
-    actions: npt.NDArray[np.int16]
-    legal: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
-    """``(offsets, ids)`` of each row's ``legal_actions`` list."""
-
-    @property
-    def plies(self) -> int:
-        """How many rows the game gives."""
-        return len(self.actions)
-
-
 def observe_game(result: Replay, last_moves: int = LAST_MOVES) -> GameObservations | None:
     """The observation columns of one replayed game; ``None`` when it gives no rows (no
     moves replayed, or no setup). Raises on a game it cannot observe (the callers turn
     that into an invalid ``games`` row). :func:`observe_games` does many at once."""
-    (game,) = observe_games([result], last_moves)
+    (game,) = observe_games([result], last_moves)  # no window: the columns whole
     if isinstance(game, Exception):
         raise game
+    assert not isinstance(game, PackedRows)
     return game
 
 
-Observed = GameObservations | Exception | None
-"""What :func:`observe_games` gives per game: its columns, the error it failed with, or
-``None`` when it gives no rows."""
+Observed = GameObservations | PackedRows | Exception | None
+"""What :func:`observe_games` gives per game: its columns (or, for a game longer than a
+window, its packed rows), the error it failed with, or ``None`` when it gives no rows."""
 
 
 def observe_games(
-    results: Sequence[Replay], last_moves: int = LAST_MOVES, *, compiled: bool = False
+    results: Sequence[Replay],
+    last_moves: int = LAST_MOVES,
+    *,
+    compiled: bool = False,
+    window: int | None = None,
 ) -> list[Observed]:
     """The observation columns of each replayed game (see :data:`Observed`): the legal
     moves of all their plies come from one :func:`~strat_tools.engine.moves.legal_ids`
     call per rule set (a call per game would cost more than the moves; ``compiled`` as
-    there), the rest game by game (:func:`game_columns`). A game that fails is its own
-    entry, never the others'."""
+    there), the rest game by game (:func:`game_columns`). A game of more than ``window``
+    plies is observed a window at a time and its rows kept packed (:func:`packed_game`),
+    so its memory is a window's. A game that fails is its own entry, never the others'."""
     found: list[Observed] = []
     ready: list[tuple[int, Replay, Knowledge]] = []
     for result in results:
         try:
             if result.plies_replayed == 0 or result.record.setup is None:
                 found.append(None)
+                continue
+            if window is not None and result.plies_replayed > window:
+                found.append(packed_game(result, window, last_moves, compiled))
                 continue
             ready.append((len(found), result, result.knowledge()))
             found.append(None)
@@ -237,152 +216,20 @@ def _legal_of(games: Sequence[tuple[Replay, Knowledge]], compiled: bool) -> list
     )
 
 
-def game_columns(
-    result: Replay, know: Knowledge, legal: Moves, last_moves: int = LAST_MOVES
-) -> GameObservations:
-    """The observation columns of one replayed game (with moves and a setup), from its
-    knowledge and its legal moves before each ply."""
-    record = result.record
-    n = result.plies_replayed
-    sides = game_sides(n)
-    blue = sides == 2
-    captured = know.captured[:n].copy()
-    captured[blue] = captured[blue, ::-1]
-    absolute = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
-        record.targets[:n], np.int64
-    )
-    own_rep, opp_rep = _counters(result, n)
-    if max(int(own_rep.max()), int(opp_rep.max())) > 127:
-        raise OverflowError("a two-squares counter past 127 does not fit the int8 column")
-    battles = np.flatnonzero(np.asarray(result.defenders[:n]) != 0)
-    return GameObservations(
-        variant=record.variant,
-        rules=result.rules.name,
-        winner=record.result.winner if record.result is not None else None,
-        boards=encode_boards(know.boards[:n], know.flags[:n], sides),
-        captured=captured.reshape(n, 24),
-        unseen=np.ascontiguousarray(know.unseen[np.arange(n), sides - 1]),
-        own_repetition=own_rep,
-        opponent_repetition=opp_rep,
-        plies_since_battle=_plies_since(battles, n),
-        last_moves=_last_moves(absolute, blue, last_moves),
-        actions=view_keys(absolute, blue).astype(np.int16),
-        legal=legal,
-    )
-
-
-def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Table:
-    """One observations table of the games of a batch, ``(game_id, columns)`` each, in
-    order: every column built once for all of them."""
-    if not games:
-        return OBSERVATIONS_SCHEMA.empty_table()
-    parts = [game for _, game in games]
-    counts = np.fromiter((game.plies for game in parts), np.int64, len(parts))
-    total = int(counts.sum())
-    which = np.repeat(np.arange(len(parts), dtype=np.int32), counts)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    ply = (np.arange(total) - np.repeat(starts, counts) + 1).astype(np.int32)
-    side_index = ((ply - 1) % 2).astype(np.int8)  # 0 red, 1 blue
-    winners = np.fromiter((g.winner or 0 for g in parts), np.int64, len(parts))[which]
-    known = (winners == 1) | (winners == 2)
-    value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
-    columns: list[Any] = [
-        _repeated([game_id for game_id, _ in games], which),
-        pa.array(ply),
-        dictionary_column("side", side_index),
-        labels_column("variant", _repeated([g.variant for g in parts], which, labels=True)),
-        _repeated([g.rules for g in parts], which),
-        dictionary_column("winner", winners - 1, mask=~known),
-        pa.array(value.astype(np.int8), pa.int8(), mask=~(known | (winners == 3))),
-        _fixed(np.concatenate([g.boards for g in parts]), 100),
-        _fixed(np.concatenate([g.captured for g in parts]), 24),
-        _fixed(np.concatenate([g.unseen for g in parts]), 12),
-        pa.array(np.concatenate([g.own_repetition for g in parts]), pa.int8()),
-        pa.array(np.concatenate([g.opponent_repetition for g in parts]), pa.int8()),
-        pa.array(np.concatenate([g.plies_since_battle for g in parts])),
-        _lists([g.last_moves for g in parts]),
-        pa.array(np.concatenate([g.actions for g in parts])),
-        _lists([g.legal for g in parts]),
-    ]
-    return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
-
-
-def _repeated(values: list[str], which: npt.NDArray[np.int32], *, labels: bool = False) -> pa.Array:
-    """``values[which]`` as a string column (as a dictionary array with ``labels``, which
-    :func:`labels_column` maps without per-row string work)."""
-    unique = sorted(set(values))
-    if len(unique) == 1:
-        codes = np.zeros(len(which), np.int32)
-    else:
-        position = {value: i for i, value in enumerate(unique)}
-        codes = np.fromiter((position[v] for v in values), np.int32, len(values))[which]
-    column = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(unique, pa.string()))
-    return column if labels else column.cast(pa.string())
-
-
-def _lists(parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]]) -> pa.ListArray:
-    """One ``list<int16>`` column of the ``(offsets, values)`` lists of consecutive games."""
-    sizes = np.fromiter((len(values) for _, values in parts), np.int64, len(parts))
-    bases = np.concatenate(([0], np.cumsum(sizes)))
-    offsets = np.concatenate(
-        [offsets[:-1] + base for (offsets, _), base in zip(parts, bases, strict=False)]
-        + [bases[-1:]]
-    ).astype(np.int32)
-    values = np.concatenate([values for _, values in parts]).astype(np.int16, copy=False)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
-
-
-def _counters(result: Replay, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Both sides' two-squares counters before each of the first ``n`` plies, from the
-    replay's own :attr:`~strat_tools.engine.replay.Replay.chains` (a side's counter before
-    ply ``i`` is its chain after ply ``i - 2``)."""
-    chains = np.asarray(result.chains[:n], np.int64)
-    own = np.zeros(n, np.int64)
-    opponent = np.zeros(n, np.int64)
-    own[2:] = chains[:-2]
-    opponent[1:] = chains[:-1]
-    return own, opponent
-
-
-def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
-    """A ``binary(width)`` column of the rows of a ``[n, width]`` uint8 array."""
-    data = np.ascontiguousarray(rows, dtype=np.uint8)
-    return pa.FixedSizeBinaryArray.from_buffers(
-        pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
-    )
-
-
-def _plies_since(battles: npt.NDArray[np.intp], n: int) -> npt.NDArray[np.int32]:
-    """Per row (position before ply ``i + 1``): plies since the last battle before it."""
-    last = np.full(n, -1, dtype=np.int64)
-    last[battles[battles + 1 < n] + 1] = battles[battles + 1 < n]
-    last = np.maximum.accumulate(last)
-    rows = np.arange(n)
-    return np.where(last < 0, rows, rows - last - 1).astype(np.int32)
-
-
-def _last_moves(
-    absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
-    """Per row: the ids of up to ``k`` earlier plies, oldest first, in the mover's view."""
-    n = len(absolute)
-    counts = np.minimum(np.arange(n), k)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    row = np.repeat(np.arange(n), counts)
-    earlier = row - counts[row] + (np.arange(len(row)) - offsets[row])
-    ids = absolute[earlier]
-    return offsets, view_keys(ids, blue[row]).astype(np.int16)
-
-
 def observations_for_records(
     records: Iterable[GameRecord],
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
     compiled: bool = False,
+    window: int | None = WINDOW_PLIES,
 ) -> dict[str, pa.Table]:
-    """``{"observations": ..., "games": ...}`` for already-read records (replays them)."""
+    """``{"observations": ..., "games": ...}`` for already-read records (replays them),
+    and, when a game is longer than ``window`` plies, its rows packed window by window
+    under ``"packed"`` (:data:`PACKED_SCHEMA`; :func:`unpacked` gives them back)."""
     observed: list[tuple[str, GameObservations]] = []
+    packed: dict[str, list[Any]] = {name: [] for name in PACKED_SCHEMA.names}
+    at = 0
     games: dict[str, list[Any]] = {name: [] for name in GAMES_SCHEMA.names}
     ids = GameIds()
     read: list[tuple[GameRecord, str, Replay | None, Status]] = []
@@ -393,7 +240,7 @@ def observations_for_records(
     valid = [
         result for _, _, result, status in read if result is not None and status is Status.VALID
     ]
-    columns = iter(observe_games(valid, last_moves, compiled=compiled))
+    columns = iter(observe_games(valid, last_moves, compiled=compiled, window=window))
     for record, game_id, result, status in read:
         rows = 0
         failure = None
@@ -402,8 +249,14 @@ def observations_for_records(
             if isinstance(game, Exception):
                 status = Status.INVALID
                 failure = f"[internal.observations] {type(game).__name__}: {game}"
+            elif isinstance(game, PackedRows):
+                rows = game.plies
+                for one in game.windows:
+                    for name, value in zip(PACKED_SCHEMA.names, (game_id, at, one), strict=True):
+                        packed[name].append(value)
             elif game is not None:
                 rows = game.plies
+                at += rows
                 observed.append((game_id, game))
         row = {
             "game_id": game_id,
@@ -423,7 +276,37 @@ def observations_for_records(
     games_table = pa.table(
         [pa.array(games[f.name], f.type) for f in GAMES_SCHEMA], schema=GAMES_SCHEMA
     )
-    return {"games": games_table, "observations": observations}
+    tables = {"games": games_table, "observations": observations}
+    if packed["window"]:
+        tables[PACKED] = pa.table(packed, schema=PACKED_SCHEMA)
+    return tables
+
+
+def unpacked(tables: dict[str, pa.Table]) -> Iterator[dict[str, pa.Table]]:
+    """A batch's tables as :func:`iter_observations` gives them: as they are, or, when the
+    batch holds packed windows (a long game), its rows in order a part at a time (the
+    games table with the first part), no part longer than a window."""
+    packed = tables.get(PACKED)
+    if packed is None:
+        yield tables
+        return
+    observations, games = tables["observations"], tables["games"]
+    done = 0
+    for game_id, at, index in zip(
+        packed.column("game_id").to_pylist(),
+        packed.column("at").to_pylist(),
+        range(packed.num_rows),
+        strict=True,
+    ):
+        if at > done:
+            yield {"games": games, "observations": observations.slice(done, at - done)}
+            games, done = GAMES_SCHEMA.empty_table(), at
+        window = packed.column("window")[index].as_py()
+        for table in unpacked_windows([window], game_id):
+            yield {"games": games, "observations": table}
+            games = GAMES_SCHEMA.empty_table()
+    if done < observations.num_rows:
+        yield {"games": games, "observations": observations.slice(done)}
 
 
 def _reason(record: GameRecord, result: Replay | None) -> str:
@@ -453,18 +336,33 @@ class ObservationsWork:
     compiled: bool = False
     """Whether the legal moves go through the compiled loop (decided once, before the run:
     :func:`iter_observations`)."""
+    window: int | None = WINDOW_PLIES
+    """A game longer than this is observed and packed a window at a time."""
 
     def __call__(self, records: Iterable[GameRecord]) -> dict[str, pa.Table]:
         return observations_for_records(
-            records, rules=self.rules, last_moves=self.last_moves, compiled=self.compiled
+            records,
+            rules=self.rules,
+            last_moves=self.last_moves,
+            compiled=self.compiled,
+            window=self.window,
         )
 
     def combine(self, parts: list[dict[str, pa.Table]]) -> dict[str, pa.Table]:
         empty = {"games": GAMES_SCHEMA, "observations": OBSERVATIONS_SCHEMA}
-        return {
+        tables = {
             name: pa.concat_tables([p[name] for p in parts]) if parts else schema.empty_table()
             for name, schema in empty.items()
         }
+        packed, before = [], 0
+        for part in parts:  # each part's windows go before rows counted from its start
+            if PACKED in part:
+                shifted = pc.add(part[PACKED].column("at"), before)
+                packed.append(part[PACKED].set_column(1, PACKED_SCHEMA.field("at"), shifted))
+            before += part["observations"].num_rows
+        if packed:
+            tables[PACKED] = pa.concat_tables(packed)
+        return tables
 
     def renumber(self, ids: GameIds, tables: dict[str, pa.Table]) -> dict[str, pa.Table]:
         return ids.renumber(tables)
@@ -481,7 +379,9 @@ def iter_observations(
     compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``select`` keeps,
-    batch by batch, in input order; game ids stay unique across batches.
+    batch by batch, in input order; game ids stay unique across batches. A batch holding a
+    game longer than a window comes in parts, none longer than a window (the games table
+    with the first, empty ones after; :func:`unpacked`).
 
     ``compiled`` chooses the legal-move path for the whole run: ``True`` the compiled loop
     (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
@@ -499,8 +399,9 @@ def iter_observations(
     run = Run.of(run, jobs)
     if compiled is None:
         compiled = compiled_pays(estimated_games(inputs))
-    work = ObservationsWork(rules, last_moves, compiled=compiled)
-    yield from map_records(work, inputs, select=select, run=run)
+    work = ObservationsWork(rules, last_moves, compiled=compiled, window=WINDOW_PLIES)
+    for tables in map_records(work, inputs, select=select, run=run):
+        yield from unpacked(tables)
 
 
 def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:

@@ -124,13 +124,14 @@ def repetition_bans(pos: PositionState) -> list[int]:
 
 
 def chain_bans(
-    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8]
+    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8], start: int = 0
 ) -> tuple[list[tuple[int, int]], list[int]]:
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
-    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    read off the replay's :attr:`~strat_tools.engine.replay.Replay.chains`, and the plies
-    (ascending) where the piece at the limit is a scout under the scout clause, whose bans
-    only a position knows (:func:`repetition_bans`).
+    each of the plies ``start`` to ``n - 1`` (counted from 0) of a replayed game
+    (``boards``: the boards before them; the indices counted from ``start``), read off the
+    replay's :attr:`~strat_tools.engine.replay.Replay.chains`, and the plies (ascending,
+    counted from 0) where the piece at the limit is a scout under the scout clause, whose
+    bans only a position knows (:func:`repetition_bans`).
 
     Before ply ``i`` the side to move last moved at ply ``i - 2``; once that chain is at
     :func:`ban_from`, a piece that does not count under the clause may not go straight back
@@ -140,16 +141,18 @@ def chain_bans(
     if n < 3:
         return [], []
     record = result.record
-    chains = np.asarray(result.chains[: n - 2], np.int64)
-    gated = np.flatnonzero(chains >= ban_from(limit)) + 2
+    low = max(start - 2, 0)
+    chains = np.asarray(result.chains[low : n - 2], np.int64)
+    gated = np.flatnonzero(chains >= ban_from(limit)) + low + 2
+    gated = gated[gated >= start]
     if not len(gated):
         return [], []
-    sources = np.asarray(record.sources[: n - 2], np.int64)[gated - 2]
-    moved = np.asarray(record.targets[: n - 2], np.int64)[gated - 2]
+    sources = np.asarray(record.sources[low : n - 2], np.int64)[gated - 2 - low]
+    moved = np.asarray(record.targets[low : n - 2], np.int64)[gated - 2 - low]
     spans = np.asarray(tables.spans, np.bool_)
-    clause = spans[boards[gated, moved]]
+    clause = spans[boards[gated - start, moved]]
     bans = [
-        (int(i), int(m * 100 + s))
+        (int(i) - start, int(m * 100 + s))
         for i, m, s in zip(gated[~clause], moved[~clause], sources[~clause], strict=True)
     ]
     return bans, gated[clause].tolist()

@@ -26,16 +26,17 @@ __all__ = ["game_legal_ids", "games_legal_ids_of", "two_squares_bans"]
 
 
 def two_squares_bans(
-    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8]
+    result: ReplayedGame, n: int, boards: npt.NDArray[np.uint8], start: int = 0
 ) -> list[tuple[int, int]]:
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
-    each of the first ``n`` plies of a replayed game (``boards``: the boards before them),
-    as :func:`~strat_tools.engine.moves.bans.repetition_bans` names them on the
+    each of the plies ``start`` to ``n - 1`` (counted from 0) of a replayed game
+    (``boards``: the boards before them; the indices counted from ``start``), as
+    :func:`~strat_tools.engine.moves.bans.repetition_bans` names them on the
     :class:`Position` of each ply: :func:`~strat_tools.engine.moves.bans.chain_bans`, and
     at the plies of a scout under the scout clause the game played again and asked."""
-    bans, scout_plies = chain_bans(result, n, boards)
+    bans, scout_plies = chain_bans(result, n, boards, start)
     if scout_plies:
-        bans += _scout_bans(result, scout_plies)
+        bans += [(ply - start, key) for ply, key in _scout_bans(result, scout_plies)]
         bans.sort()
     return bans
 
@@ -62,13 +63,17 @@ def _scout_bans(result: ReplayedGame, plies: list[int]) -> list[tuple[int, int]]
     return bans
 
 
-def game_legal_ids(result: ReplayedGame, boards: npt.NDArray[np.uint8]) -> Moves:
+def game_legal_ids(
+    result: ReplayedGame, boards: npt.NDArray[np.uint8], start: int = 0, *, compiled: bool = False
+) -> Moves:
     """The legal moves before each ply of a replayed game whose boards before its plies are
     ``boards`` (red moves first), the two-squares bans applied: :func:`legal_ids` of one
-    game."""
-    n = len(boards)
-    bans = two_squares_bans(result, n, boards)
-    return legal_ids(boards, game_sides(n), result.rules, bans)
+    game. With ``start``, ``boards`` are those before plies ``start`` on (counted from 0):
+    a window of a long game. ``compiled`` as for :func:`legal_ids`."""
+    stop = start + len(boards)
+    bans = two_squares_bans(result, stop, boards, start)
+    sides = game_sides(len(boards) + start % 2)[start % 2 :]
+    return legal_ids(boards, sides, result.rules, bans, compiled=compiled)
 
 
 def games_legal_ids_of(

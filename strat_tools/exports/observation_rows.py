@@ -1,0 +1,341 @@
+"""The observation rows of one game, column by column: what each row holds
+(:data:`OBSERVATIONS_SCHEMA`), a game's columns from its replay, knowledge and legal moves
+(:func:`game_columns`, a window of plies at a time if asked), and a batch's columns as one
+Arrow table (:func:`observations_table`).
+
+A game longer than :data:`WINDOW_PLIES` plies is never held whole: :func:`packed_game`
+makes its rows a window at a time (the knowledge pass and the legal moves too) and keeps
+each window's table compressed, and :func:`unpacked_windows` gives them back one at a time
+where they are written, so the memory a game costs is a window's, however long it is (a
+legal game may be as long as anyone likes: a 1,000,000-ply one took 1.1 GB whole).
+
+This module knows no files (:mod:`strat_tools.exports.observation_files`) and no rules
+(the engine does); the batches, the games table and the run are
+:mod:`strat_tools.exports.observations`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from strat_tools.engine.knowledge import Knowledge, knowledge_windows
+from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.moves import Moves, game_sides
+from strat_tools.engine.moves.games import game_legal_ids
+from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
+from strat_tools.engine.replay import Replay
+from strat_tools.tables.build import dictionary_column, labels_column
+
+OBSERVATIONS_VERSION: Final = 2
+"""Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
+LAST_MOVES: Final = 8
+"""Default number of earlier plies kept in ``last_moves``."""
+WINDOW_PLIES: Final = 65_536
+"""A game of more plies than this is observed and kept a window of this many plies at a
+time (:func:`packed_game`); the games of the archive are far shorter (their rows are made
+and written as before)."""
+
+_ACTIONS = pa.list_(pa.int16())
+
+OBSERVATIONS_SCHEMA: Final = pa.schema(
+    [
+        pa.field("game_id", pa.string(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),
+        pa.field("side", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+        pa.field("variant", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+        pa.field("rules", pa.string(), nullable=False),
+        pa.field("winner", pa.dictionary(pa.int8(), pa.string())),
+        pa.field("value", pa.int8()),
+        pa.field("board", pa.binary(100), nullable=False),
+        pa.field("captured", pa.binary(24), nullable=False),
+        pa.field("unseen", pa.binary(12), nullable=False),
+        pa.field("own_repetition", pa.int8(), nullable=False),
+        pa.field("opponent_repetition", pa.int8(), nullable=False),
+        pa.field("plies_since_battle", pa.int32(), nullable=False),
+        pa.field("last_moves", _ACTIONS, nullable=False),
+        pa.field("action", pa.int16(), nullable=False),
+        pa.field("legal_actions", _ACTIONS, nullable=False),
+    ],
+    metadata={
+        "version": str(OBSERVATIONS_VERSION),
+        "board_code_version": str(CODE_VERSION),
+        "channels_version": str(CHANNELS_VERSION),
+        "channels": ",".join(CHANNELS),
+        "doc": "One row per ply of a valid game, from the side to move's view; squares and "
+        "action ids in that side's own view. See docs/observations.md.",
+    },
+)
+"""The observations table:
+
+- ``game_id``; ``ply`` (1 = the first move: the row is the position before it); ``side``
+  (``red``/``blue``, the side to move); ``variant``; ``rules`` (the rule set replayed);
+- ``winner`` (recorded: ``red``, ``blue``, null for a draw or unknown, as in the games
+  table, :mod:`strat_tools.tables.schemas`; version 1 had Gravon's codes) and ``value`` (from
+  the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
+- ``board``: the observation board (100 bytes, :mod:`strat_tools.engine.planes`), with the hidden
+  truth of every opponent piece the mover cannot identify;
+- ``captured``: 24 counts, the mover's pieces removed so far by kind (bomb, spy ... flag),
+  then the opponent's; ``unseen``: 12 counts, the opponent's pieces of each kind the mover
+  has not identified yet (on the board or captured);
+- ``own_repetition``/``opponent_repetition``: the two-squares counter of each side, how
+  many moves in a row its last-moved piece has gone back and forth (0 before its first
+  move, 1 when the last move started no chain);
+- ``plies_since_battle``: plies since the last battle (since the start if none);
+- ``last_moves``: the ids of the last plies of both sides (up to ``last_moves``, oldest
+  first); ``action``: the id of the move played; ``legal_actions``: the ids of every legal
+  move, ascending.
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class GameObservations:
+    """One game's observation columns as NumPy arrays, one row a ply (see
+    :data:`OBSERVATIONS_SCHEMA`); :func:`observations_table` turns the games of a batch into
+    one Arrow table at once (Arrow's per-call cost is paid once a batch, not once a game)."""
+
+    variant: str
+    rules: str
+    winner: int | None
+    boards: npt.NDArray[np.uint8]
+    captured: npt.NDArray[np.uint8]
+    unseen: npt.NDArray[np.uint8]
+    own_repetition: npt.NDArray[np.int64]
+    opponent_repetition: npt.NDArray[np.int64]
+    plies_since_battle: npt.NDArray[np.int32]
+    last_moves: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
+    """``(offsets, ids)`` of each row's ``last_moves`` list."""
+    actions: npt.NDArray[np.int16]
+    legal: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
+    """``(offsets, ids)`` of each row's ``legal_actions`` list."""
+
+    @property
+    def plies(self) -> int:
+        """How many rows the game gives."""
+        return len(self.actions)
+
+
+@dataclass(frozen=True, slots=True)
+class PackedRows:
+    """A long game's observation rows, window by window: each window's table (at most
+    :data:`WINDOW_PLIES` rows) as a zstd-compressed Arrow IPC stream (a few bytes a row
+    where the table holds a few hundred), unpacked one at a time where they are written
+    (:func:`unpacked`)."""
+
+    windows: tuple[bytes, ...]
+    plies: int
+
+
+def game_columns(
+    result: Replay,
+    know: Knowledge,
+    legal: Moves,
+    last_moves: int = LAST_MOVES,
+    *,
+    start: int = 0,
+    last_battle: int = -1,
+) -> GameObservations:
+    """The observation columns of one replayed game (with moves and a setup), from its
+    knowledge and its legal moves before each ply. With ``start``, of a window of it: the
+    plies ``start + 1`` on, as many as ``legal`` has rows (``know``'s first rows are the
+    positions before them; ``last_battle`` the index of the last ply before ``start`` that
+    was a battle, -1 if none)."""
+    record = result.record
+    n = len(legal[0]) - 1
+    stop = start + n
+    sides = game_sides(n + start % 2)[start % 2 :]
+    blue = sides == 2
+    captured = know.captured[:n].copy()
+    captured[blue] = captured[blue, ::-1]
+    first = max(start - last_moves, 0)
+    absolute = np.asarray(record.sources[first:stop], np.int64) * 100 + np.asarray(
+        record.targets[first:stop], np.int64
+    )
+    own_rep, opp_rep = _counters(result, start, stop)
+    if max(int(own_rep.max()), int(opp_rep.max())) > 127:
+        raise OverflowError("a two-squares counter past 127 does not fit the int8 column")
+    battles = np.flatnonzero(np.asarray(result.defenders[start:stop]) != 0) + start
+    return GameObservations(
+        variant=record.variant,
+        rules=result.rules.name,
+        winner=record.result.winner if record.result is not None else None,
+        boards=encode_boards(know.boards[:n], know.flags[:n], sides),
+        captured=captured.reshape(n, 24),
+        unseen=np.ascontiguousarray(know.unseen[np.arange(n), sides - 1]),
+        own_repetition=own_rep,
+        opponent_repetition=opp_rep,
+        plies_since_battle=_plies_since(battles, start, stop, last_battle),
+        last_moves=_last_moves(absolute, blue, last_moves, start - first),
+        actions=view_keys(absolute[start - first :], blue).astype(np.int16),
+        legal=legal,
+    )
+
+
+def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Table:
+    """One observations table of the games of a batch, ``(game_id, columns)`` each, in
+    order: every column built once for all of them."""
+    if not games:
+        return OBSERVATIONS_SCHEMA.empty_table()
+    parts = [game for _, game in games]
+    counts = np.fromiter((game.plies for game in parts), np.int64, len(parts))
+    total = int(counts.sum())
+    which = np.repeat(np.arange(len(parts), dtype=np.int32), counts)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    ply = (np.arange(total) - np.repeat(starts, counts) + 1).astype(np.int32)
+    side_index = ((ply - 1) % 2).astype(np.int8)  # 0 red, 1 blue
+    winners = np.fromiter((g.winner or 0 for g in parts), np.int64, len(parts))[which]
+    known = (winners == 1) | (winners == 2)
+    value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
+    columns: list[Any] = [
+        _repeated([game_id for game_id, _ in games], which),
+        pa.array(ply),
+        dictionary_column("side", side_index),
+        labels_column("variant", _repeated([g.variant for g in parts], which, labels=True)),
+        _repeated([g.rules for g in parts], which),
+        dictionary_column("winner", winners - 1, mask=~known),
+        pa.array(value.astype(np.int8), pa.int8(), mask=~(known | (winners == 3))),
+        _fixed(np.concatenate([g.boards for g in parts]), 100),
+        _fixed(np.concatenate([g.captured for g in parts]), 24),
+        _fixed(np.concatenate([g.unseen for g in parts]), 12),
+        pa.array(np.concatenate([g.own_repetition for g in parts]), pa.int8()),
+        pa.array(np.concatenate([g.opponent_repetition for g in parts]), pa.int8()),
+        pa.array(np.concatenate([g.plies_since_battle for g in parts])),
+        _lists([g.last_moves for g in parts]),
+        pa.array(np.concatenate([g.actions for g in parts])),
+        _lists([g.legal for g in parts]),
+    ]
+    return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
+
+
+def _repeated(values: list[str], which: npt.NDArray[np.int32], *, labels: bool = False) -> pa.Array:
+    """``values[which]`` as a string column (as a dictionary array with ``labels``, which
+    :func:`labels_column` maps without per-row string work)."""
+    unique = sorted(set(values))
+    if len(unique) == 1:
+        codes = np.zeros(len(which), np.int32)
+    else:
+        position = {value: i for i, value in enumerate(unique)}
+        codes = np.fromiter((position[v] for v in values), np.int32, len(values))[which]
+    column = pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(unique, pa.string()))
+    return column if labels else column.cast(pa.string())
+
+
+def _lists(parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]]) -> pa.ListArray:
+    """One ``list<int16>`` column of the ``(offsets, values)`` lists of consecutive games."""
+    sizes = np.fromiter((len(values) for _, values in parts), np.int64, len(parts))
+    bases = np.concatenate(([0], np.cumsum(sizes)))
+    offsets = np.concatenate(
+        [offsets[:-1] + base for (offsets, _), base in zip(parts, bases, strict=False)]
+        + [bases[-1:]]
+    ).astype(np.int32)
+    values = np.concatenate([values for _, values in parts]).astype(np.int16, copy=False)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
+
+
+def _counters(
+    result: Replay, start: int, stop: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Both sides' two-squares counters before each of the plies ``start`` to ``stop - 1``
+    (from 0), from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains` (a
+    side's counter before ply ``i`` is its chain after ply ``i - 2``)."""
+    low = max(start - 2, 0)
+    chains = np.asarray(result.chains[low:stop], np.int64)
+    rows = np.arange(start, stop)
+    own = np.zeros(stop - start, np.int64)
+    opponent = np.zeros(stop - start, np.int64)
+    own[rows >= 2] = chains[rows[rows >= 2] - 2 - low]
+    opponent[rows >= 1] = chains[rows[rows >= 1] - 1 - low]
+    return own, opponent
+
+
+def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
+    """A ``binary(width)`` column of the rows of a ``[n, width]`` uint8 array."""
+    data = np.ascontiguousarray(rows, dtype=np.uint8)
+    return pa.FixedSizeBinaryArray.from_buffers(
+        pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
+    )
+
+
+def _plies_since(
+    battles: npt.NDArray[np.intp], start: int, stop: int, before: int = -1
+) -> npt.NDArray[np.int32]:
+    """Per row (position before ply ``i + 1``, ``i`` from ``start`` to ``stop - 1``): plies
+    since the last battle before it (``battles``: the battle plies' indices from ``start``
+    on; ``before``: the last one before ``start``, -1 if none)."""
+    last = np.full(stop - start, before, dtype=np.int64)
+    inside = battles[battles + 1 < stop]
+    last[inside + 1 - start] = inside
+    last = np.maximum.accumulate(last)
+    rows = np.arange(start, stop)
+    return np.where(last < 0, rows, rows - last - 1).astype(np.int32)
+
+
+def _last_moves(
+    absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int, skip: int = 0
+) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
+    """Per row: the ids of up to ``k`` earlier plies, oldest first, in the mover's view
+    (the rows are the plies of ``absolute`` after its first ``skip``, the earlier plies a
+    window needs)."""
+    n = len(absolute) - skip
+    plies = np.arange(skip, skip + n)
+    counts = np.minimum(plies, k) if skip < k else np.full(n, k)  # skip < k: from ply 0
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    row = np.repeat(np.arange(n), counts)
+    earlier = plies[row] - counts[row] + (np.arange(len(row)) - offsets[row])
+    ids = absolute[earlier]
+    return offsets, view_keys(ids, blue[row]).astype(np.int16)
+
+
+def packed_game(
+    result: Replay, window: int, last_moves: int = LAST_MOVES, compiled: bool = False
+) -> PackedRows:
+    """The rows of one replayed game (with moves and a setup), made ``window`` plies at a
+    time (an even number: each window starts with red to move) from
+    :func:`~strat_tools.engine.knowledge.knowledge_windows` and
+    :func:`~strat_tools.engine.moves.games.game_legal_ids` of that window, each window's
+    table kept as a zstd-compressed Arrow IPC stream (its ``game_id`` empty: the one the
+    game gets is set when it is unpacked, :func:`unpacked_windows`). Raises as
+    :func:`game_columns` does, before any row is given: a game is whole or not at all."""
+    if window < 2 or window % 2:
+        raise ValueError(f"an observation window is an even number of plies, got {window}")
+    n = result.plies_replayed
+    packed: list[bytes] = []
+    start, last_battle = 0, -1
+    for know in knowledge_windows(result, window):
+        rows = min(len(know.boards), n - start)
+        if rows <= 0:
+            break
+        boards = know.boards[:rows]
+        legal = game_legal_ids(result, boards, start, compiled=compiled)
+        game = game_columns(result, know, legal, last_moves, start=start, last_battle=last_battle)
+        table = observations_table([("", game)])  # its plies counted from the window's
+        at = table.schema.get_field_index("ply")
+        plies = pa.array(np.arange(start + 1, start + rows + 1, dtype=np.int32))
+        packed.append(_pack(table.set_column(at, table.schema.field(at), plies)))
+        battles = np.flatnonzero(np.asarray(result.defenders[start : start + rows]) != 0)
+        last_battle = int(battles[-1]) + start if len(battles) else last_battle
+        start += rows
+    return PackedRows(tuple(packed), n)
+
+
+def _pack(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    options = pa.ipc.IpcWriteOptions(compression="zstd")
+    with pa.ipc.new_stream(sink, table.schema, options=options) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def unpacked_windows(windows: Sequence[bytes], game_id: str) -> Iterator[pa.Table]:
+    """The tables of a game's packed windows (:func:`packed_game`), one at a time, each
+    with the game's ``game_id``."""
+    for packed in windows:
+        table = pa.ipc.open_stream(pa.py_buffer(packed)).read_all()
+        which = np.zeros(table.num_rows, np.int32)
+        at = table.schema.get_field_index("game_id")
+        yield table.set_column(at, table.schema.field(at), _repeated([game_id], which))
