@@ -19,6 +19,7 @@ does not read files itself, replay games or draw anything; it does not claim tha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Final
 
@@ -68,9 +69,11 @@ __all__ = [
     "adjacency_matrix",
     "adjacency_table",
     "advice_counts",
+    "advice_counts_of_views",
     "advice_section_data",
     "advice_table",
     "advice_table_of_paths",
+    "advice_tables_of_paths",
     "entropy_from_cells",
     "finish_advice",
     "ordered_adjacency",
@@ -171,17 +174,53 @@ def advice_table_of_paths(
     """:func:`advice_table` of the game records under ``paths``, counted batch by batch
     where they are read (tip, neighbour and placement counts add up), so memory does not
     grow with the number of setups."""
-    _check_view(view, variant)
-    if view == "catalogue":
-        return tip_catalogue()
-    keys = _VIEW_KEYS[view]
-    held: pd.DataFrame | None = None
-    work = partial(advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
-    for part in reduce_batches(work, paths, setups_only=True, select=select, jobs=jobs, run=run):
-        held = sum_counts(held, part, keys)
-    if held is None:
-        held = advice_counts(empty_gameset(), view, variant, exclude_invalid)
-    return finish_advice(held, view)
+    return advice_tables_of_paths(
+        paths, [view], variant, exclude_invalid=exclude_invalid, select=select, jobs=jobs, run=run
+    )[view]
+
+
+def advice_tables_of_paths(
+    paths: Paths,
+    views: Sequence[str],
+    variant: str | None = DEFAULT_VARIANT,
+    *,
+    exclude_invalid: bool = True,
+    select: Select | None = None,
+    jobs: int | None = None,
+    run: Run | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Several advice views of the records under ``paths`` in one pass over them (view ->
+    table): each view's counts summed batch by batch, then finished, exactly as
+    :func:`advice_table_of_paths` computes one."""
+    for view in views:
+        _check_view(view, variant)
+    counted = [view for view in dict.fromkeys(views) if view != "catalogue"]
+    held: list[pd.DataFrame | None] = [None] * len(counted)
+    if counted:
+        work = partial(
+            advice_counts_of_views, views=counted, variant=variant, exclude_invalid=exclude_invalid
+        )
+        for parts in reduce_batches(
+            work, paths, setups_only=True, select=select, jobs=jobs, run=run
+        ):
+            held = [
+                sum_counts(table, part, _VIEW_KEYS[view])
+                for table, part, view in zip(held, parts, counted, strict=True)
+            ]
+    tables = {"catalogue": tip_catalogue()} if "catalogue" in views else {}
+    for view, table in zip(counted, held, strict=True):
+        if table is None:
+            table = advice_counts(empty_gameset(), view, variant, exclude_invalid)
+        tables[view] = finish_advice(table, view)
+    return {view: tables[view] for view in views}
+
+
+def advice_counts_of_views(
+    data: TableSet, views: Sequence[str], variant: str | None, exclude_invalid: bool = True
+) -> list[pd.DataFrame]:
+    """:func:`advice_counts` of one batch for each of ``views`` (top-level: shipped to the
+    workers)."""
+    return [advice_counts(data, view, variant, exclude_invalid) for view in views]
 
 
 def advice_section_data(
