@@ -18,13 +18,12 @@ from strat_tools.engine.actions import (
     from_yorktown,
     legal_actions,
     to_yorktown,
-    view_square,
     yorktown_action,
     yorktown_move,
 )
 from strat_tools.engine.game_bans import two_squares_bans
 from strat_tools.engine.movegen import legal_ids
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.mover_view import view_keys, view_square
 from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import replay
 from strat_tools.formats.readers import read_units

@@ -21,24 +21,20 @@ import pyarrow.parquet as pq
 import pytest
 from layouts import part, to_old_layout, vouch
 
+from strat_tools import tables
 from strat_tools.core.board import Side, parse_square
+from strat_tools.core.errors import DatasetError, NothingReadable
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io import staging
 from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, iter_tables, read_games
 from strat_tools.run.options import Run
-from strat_tools.tables import build as tables
-from strat_tools.tables import dataset, dataset_writer
-from strat_tools.tables.build import concat_tables
-from strat_tools.tables.dataset import (
-    DatasetError,
-    DatasetWriter,
-    GameSet,
-    read_dataset,
-)
+from strat_tools.tables import dataset, dataset_writer, layout
+from strat_tools.tables.dataset import GameSet, read_dataset
+from strat_tools.tables.dataset_writer import DatasetWriter
+from strat_tools.tables.schemas import concat_tables
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 ROOT = Path(__file__).resolve().parent.parent
@@ -469,7 +465,7 @@ def test_a_folder_of_records_named_games_is_not_a_dataset(tmp_path: Path) -> Non
     records.mkdir()
     source = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
     (records / source.name).write_bytes(source.read_bytes())
-    assert not dataset.is_dataset(tmp_path)
+    assert not layout.is_dataset(tmp_path)
     assert list(read_games(tmp_path, jobs=1).games["status"]) == ["valid"]
 
 

@@ -12,7 +12,6 @@ import pytest
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import GameRecord
 from strat_tools.run.driver import (
-    Tally,
     export_dataset,
     iter_tables,
     map_games,
@@ -20,6 +19,7 @@ from strat_tools.run.driver import (
     reduce_batches,
 )
 from strat_tools.run.options import Run
+from strat_tools.run.tally import Tally
 from strat_tools.tables.dataset import GameSet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gravon"

@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from strat_tools.core.board import NEIGHBOURS, Side, from_owner_view, parse_square
+from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.core.records import Result, Status, Termination
 from strat_tools.core.rules import RULESETS
-from strat_tools.engine.replay import Position, parse_board, render_board, replay
+from strat_tools.engine.position import Position
+from strat_tools.engine.replay import replay
 from strat_tools.formats.readers import parse_record, read_records
 from strat_tools.formats.xml_writer import (
     archive_name,
@@ -22,18 +24,14 @@ from strat_tools.formats.xml_writer import (
     write_games,
 )
 from strat_tools.generate.games import (
-    SETUP_MODELS,
     GenerationError,
-    Knowledge,
-    Policy,
-    choose_move,
-    draw_setup,
     generate_files,
     generate_game,
     generate_games,
-    setup_field,
     verify_game,
 )
+from strat_tools.generate.play import Knowledge, Policy, choose_move
+from strat_tools.generate.setups import SETUP_MODELS, draw_setup, setup_field
 from strat_tools.run.options import Run
 
 VARIANTS = ("classic", "barrage", "duell")

@@ -11,11 +11,13 @@ import pytest
 from strat_tools.core.board import parse_square
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.actions import action_id, view_square
+from strat_tools.engine.actions import action_id
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.mover_view import view_square
 from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
-from strat_tools.engine.position import DISTANCE, Position, play_known
+from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import replay
+from strat_tools.engine.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observations import (
     OBSERVATIONS_SCHEMA,

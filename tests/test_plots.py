@@ -16,7 +16,7 @@ from strat_tools import stats
 from strat_tools.core.board import COLUMNS, LAKES, parse_square
 from strat_tools.core.pieces import letter_code
 from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
-from strat_tools.views import board_plots, plots
+from strat_tools.views import board_plots, charts, plots
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -449,7 +449,7 @@ def test_traffic_heatmap_names_the_piece_in_the_chosen_numbering(moves: pd.DataF
     assert miner.get_title() == "Squares entered by Miner (3): 1 move in 1 game\nvariant: classic"
 
 
-# Neighbour ratios as advice.adjacency_matrix gives them: kinds in KIND_LABELS order, NaN
+# Neighbour ratios as arrangement.adjacency_matrix gives them: kinds in KIND_LABELS order, NaN
 # where chance gives no pair (one spy, one flag), 0 where no pair was seen.
 ADJACENCY = pd.DataFrame(
     [[0.5, 1.0, 8.0], [1.0, np.nan, 0.0], [8.0, 0.0, np.nan]],
@@ -459,7 +459,7 @@ ADJACENCY = pd.DataFrame(
 
 
 def test_adjacency_figure_is_centred_at_chance_on_a_log_scale() -> None:
-    fig = plots.adjacency_figure(ADJACENCY, title="Neighbours, n = 3 setups")
+    fig = charts.adjacency_figure(ADJACENCY, title="Neighbours, n = 3 setups")
     ax = fig.axes[0]
     assert ax.get_title() == "Neighbours, n = 3 setups"
     image = only_image(ax)
@@ -479,11 +479,11 @@ def test_adjacency_figure_is_centred_at_chance_on_a_log_scale() -> None:
 
 
 def test_adjacency_figure_names_pieces_with_their_rank() -> None:
-    modern = plots.adjacency_figure(ADJACENCY, title="t").axes[0]
+    modern = charts.adjacency_figure(ADJACENCY, title="t").axes[0]
     names = ["Bomb (B)", "Spy (1)", "Flag (F)"]
     assert [t.get_text() for t in modern.get_xticklabels()] == names
     assert [t.get_text() for t in modern.get_yticklabels()] == names
-    classic = plots.adjacency_figure(ADJACENCY, title="t", numbering="classic").axes[0]
+    classic = charts.adjacency_figure(ADJACENCY, title="t", numbering="classic").axes[0]
     assert [t.get_text() for t in classic.get_yticklabels()] == ["Bomb (B)", "Spy (S)", "Flag (F)"]
 
 
@@ -739,7 +739,7 @@ def test_win_rate_chart_draws_each_interval() -> None:
             "ci_high": [0.6, 0.78],
         }
     )
-    ax = plots.win_rate_chart(rates, title="test").axes[0]
+    ax = charts.win_rate_chart(rates, title="test").axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [
         "flag corner: no  (n = 100)",
         "flag corner: yes  (n = 20)",

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 import strat_tools as st
 from strat_tools.cli import main
-from strat_tools.core.errors import InputError
-from strat_tools.formats.readers import NothingReadable, read_game, read_records
+from strat_tools.core.errors import InputError, NothingReadable
+from strat_tools.formats.readers import read_game, read_records
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip"
 

@@ -10,8 +10,8 @@ import pytest
 
 from strat_tools.run.driver import export_dataset
 from strat_tools.run.options import Run
-from strat_tools.tables.build import TABLE_NAMES
 from strat_tools.tables.dataset import read_dataset
+from strat_tools.tables.schemas import TABLE_NAMES
 
 MONTHS = ("strados2004-11.zip", "strados2013-10.zip", "strados2014-8.zip")
 

@@ -104,7 +104,7 @@ def test_no_games_is_the_error_the_cli_reports_never_a_statistic_of_zeros(
     tmp_path: Path,
 ) -> None:
     """An empty folder: both ways in raise what the CLI shows with exit 2 (issue 36)."""
-    from strat_tools.formats.readers import NothingReadable
+    from strat_tools.core.errors import NothingReadable
 
     with pytest.raises(NothingReadable, match="no game records found"):
         compute_streaming("flag", [tmp_path], jobs=1)

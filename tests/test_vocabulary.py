@@ -22,9 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.core.errors import NothingKept
+from strat_tools.core.errors import NothingKept, NothingReadable
 from strat_tools.core.text import restore_csv_cell
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.run.driver import export_dataset, read_games, reduce_batches

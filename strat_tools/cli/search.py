@@ -74,7 +74,7 @@ def read_setups(
         found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
             return setup_tally(found) if tally else found
-    from strat_tools.run.driver import Tally
+    from strat_tools.run.tally import Tally
 
     counts = Tally()
     reader = read_tally if tally else read_outcomes

@@ -195,7 +195,8 @@ def _win_model(
     scores, reliability = calibrate(model, rows)
     render(scores.round(4) if fmt == "table" else scores, fmt)
     if output is not None:
-        from strat_tools.views.plots import reliability_figure, save_figure
+        from strat_tools.views.charts import reliability_figure
+        from strat_tools.views.plots import save_figure
 
         save_figure(reliability_figure(reliability, scores), output)
         message(f"Wrote {output}.")

@@ -29,7 +29,7 @@ from strat_tools.engine.position import Position
 from strat_tools.engine.replay import replay
 from strat_tools.engine.steps import walk
 
-__all__ = ["positions", "walk"]
+__all__ = ["positions"]
 
 
 def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterator[Position]:

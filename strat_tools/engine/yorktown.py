@@ -17,7 +17,8 @@ knowledge model says were shown (in a battle or a rescue) in lower case.
 
 The string itself is written and read in :mod:`strat_tools.engine.strados3` (so that
 :meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` shares it); this
-module re-exports it. It converts text: it knows no rules and replays nothing itself.
+module places a replayed game's positions in it. It converts text: it knows no rules and
+replays nothing itself.
 """
 
 from __future__ import annotations
@@ -28,17 +29,13 @@ from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_SIDE
 from strat_tools.engine.knowledge import KNOWN, REVEALED, Knowledge
 from strat_tools.engine.strados3 import (
-    SIDE_LETTERS,
-    UNKNOWN,
-    StraDos3,
-    parse_strados3,
     to_strados3,
 )
 
 if TYPE_CHECKING:
     from strat_tools.engine.replay import Replay
 
-__all__ = ["SIDE_LETTERS", "UNKNOWN", "StraDos3", "parse_strados3", "strados3_at", "to_strados3"]
+__all__ = ["strados3_at"]
 
 
 def strados3_at(

@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, cast
 
-from strat_tools.core.errors import OptionError
+from strat_tools.core.errors import NothingReadable, OptionError
 from strat_tools.core.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.core.records import GameRecord
 from strat_tools.core.text import count_of
 from strat_tools.formats.gravon_fields import is_game_name
-from strat_tools.formats.readers import NothingReadable, resolve, unreadable_reason
+from strat_tools.formats.readers import resolve, unreadable_reason
 from strat_tools.formats.xml_writer import write_files
 from strat_tools.io.output import OutputError, atomic_folder, check_output, refuse_overlap
 from strat_tools.io.sources import Paths, Skipped, path_list
@@ -49,7 +49,7 @@ from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 UNREADABLE: Final = "unreadable: "
 """How the reason of an input that could not be read starts."""
@@ -202,7 +202,7 @@ def _named_files(
     select: GameFilter | None,
 ) -> Iterator[tuple[str, bytes]]:
     """The files to write, in order; failures, repeated names and bad names go to
-    ``report``; :class:`~strat_tools.formats.readers.NothingReadable` (before anything is put in
+    ``report``; :class:`~strat_tools.core.errors.NothingReadable` (before anything is put in
     place) when not one input could be read."""
     seen: set[str] = set()
     checked = ""
@@ -257,7 +257,7 @@ def convert(
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
     that overlaps an input, an existing non-empty output folder or a folder asked for on a
-    device (``/dev/null/``); :class:`~strat_tools.formats.readers.NothingReadable` (nothing
+    device (``/dev/null/``); :class:`~strat_tools.core.errors.NothingReadable` (nothing
     written) when the inputs hold no readable game record at all.
     """
     inputs = path_list(paths)

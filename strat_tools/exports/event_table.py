@@ -42,10 +42,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
-    "EVENTS_SCHEMA",
     "EventsWork",
     "events_batch",
     "events_frame",
@@ -63,7 +62,7 @@ class EventsWork:
     check: bool = True
 
     def __call__(self, records: Iterable[GameRecord]) -> pa.Table:
-        from strat_tools.tables.build import GameIds
+        from strat_tools.tables.game_ids import GameIds
 
         ids = GameIds()
         batch = EventBatch()
@@ -109,7 +108,7 @@ def iter_events(
     """The events of every game under ``paths`` that ``select`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
     many games. Nothing is yielded before a game could be read, so when not one input can
-    be (and no filter left any out) :class:`~strat_tools.formats.readers.NothingReadable` is raised
+    be (and no filter left any out) :class:`~strat_tools.core.errors.NothingReadable` is raised
     with nothing given out."""
     wanted = _kinds(kinds)
     inputs = path_list(paths)
@@ -146,7 +145,7 @@ def read_events(
 ) -> pd.DataFrame:
     """One row per event of every game under ``paths`` that ``select`` keeps
     (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
-    :class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read (and no
+    :class:`~strat_tools.core.errors.NothingReadable` when not one input could be read (and no
     filter left any out).
 
     >>> from strat_tools.run.filters import GameFilter

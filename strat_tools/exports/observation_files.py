@@ -240,7 +240,7 @@ def export_observations(
     ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
     gave or why none; the summary counts the games the filter left out). Streams batch by
     batch; files move into place when complete. Raises
-    :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
+    :class:`~strat_tools.core.errors.NothingReadable` (nothing written) when not one
     input could be read. ``compiled`` chooses the legal-move path, as for
     :func:`~strat_tools.exports.observations.iter_observations` (by the input's size unless
     told).

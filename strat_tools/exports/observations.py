@@ -47,7 +47,8 @@ from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
-from strat_tools.tables.build import GameIds, dictionary_column, labels_column
+from strat_tools.tables.game_ids import GameIds
+from strat_tools.tables.schemas import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 2
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""

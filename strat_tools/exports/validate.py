@@ -26,7 +26,8 @@ from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Skipped, path_list
-from strat_tools.run.driver import Select, iter_tables, map_games
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import iter_tables, map_games
 from strat_tools.run.options import Run
 
 

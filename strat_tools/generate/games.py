@@ -13,8 +13,8 @@ of its own: moves, battles and repetition limits are the engine's (``rules.py``,
 ``replay.py``). Its games are synthetic: they show the statistics of setups, not of real play.
 
 The setup model is :mod:`strat_tools.generate.setups`, the playing policy
-:mod:`strat_tools.generate.play`; this module makes games of them (every name of the two is
-importable from here too) and runs them on the pipeline.
+:mod:`strat_tools.generate.play`; this module makes games of them and runs them on the pipeline
+(``st.generate`` offers the names of all three).
 """
 
 from __future__ import annotations
@@ -31,21 +31,12 @@ from strat_tools.formats.readers import parse_record
 from strat_tools.formats.xml_writer import game_file_name, record_to_xml
 from strat_tools.generate.play import (
     DEFAULT_POLICY,
-    FLAG_BELIEF,
     MAX_PLIES,
-    PIECE_VALUES,
-    RESIGN_RATIO,
-    Knowledge,
     Policy,
-    choose_move,
     play_game,
 )
 from strat_tools.generate.setups import (
-    BARRAGE_MODEL,
-    CLASSIC_MODEL,
-    DUELL_MODEL,
     SETUP_MODELS,
-    SetupModel,
     draw_setup,
     setup_field,
 )
@@ -53,29 +44,13 @@ from strat_tools.run.options import Run
 from strat_tools.run.pipeline import map_batches
 
 __all__ = [
-    "BARRAGE_MODEL",
-    "CLASSIC_MODEL",
-    "DEFAULT_POLICY",
-    "DUELL_MODEL",
-    "FLAG_BELIEF",
-    "MAX_PLIES",
-    "PIECE_VALUES",
-    "RESIGN_RATIO",
-    "SETUP_MODELS",
     "GenerationError",
-    "Knowledge",
-    "Policy",
-    "SetupModel",
-    "choose_move",
-    "draw_setup",
     "generate_files",
     "generate_game",
     "generate_games",
     "parse_period",
     "parse_variant_mix",
     "plan_games",
-    "play_game",
-    "setup_field",
     "verify_game",
 ]
 

@@ -64,10 +64,9 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import NothingToRead
+from strat_tools.core.errors import NothingReadable, NothingToRead
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.run.batch_work import (
     RecordWork,
@@ -91,19 +90,14 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.dataset import ExportSummary, Format, GameSet
+    from strat_tools.tables.dataset import GameSet
+    from strat_tools.tables.dataset_writer import ExportSummary, Format
 
 __all__ = [
     "REDUCE_BATCH",
     "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
-    "NothingReadable",
-    "RecordWork",
-    "Run",
-    "Select",
-    "Tables",
-    "Tally",
     "UnitKeys",
     "dataset_folder",
     "export_dataset",
@@ -141,7 +135,7 @@ on two; a long input is cut as before (about eight batches a worker)."""
 
 
 def _is_dataset(path: str) -> bool:
-    from strat_tools.tables.dataset import is_dataset  # only for folders: a zip needs no pandas
+    from strat_tools.tables.layout import is_dataset  # only for folders: a zip needs no pandas
 
     return is_dataset(path)
 
@@ -314,8 +308,8 @@ def _iter_tables(
     run: Run,
     skipped: list[Skipped] | None,
 ) -> Iterator[Tables]:
-    from strat_tools.tables.build import GameIds
     from strat_tools.tables.dataset import iter_dataset
+    from strat_tools.tables.game_ids import GameIds
 
     select = select_step(inputs, select, run)
     tally = run.tally
@@ -477,7 +471,7 @@ def _map_records(
     skipped: list[Skipped] | None,
     max_batch: int,
 ) -> Iterator[R]:
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
     units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     ids = GameIds()
@@ -510,7 +504,7 @@ def read_games(
     progress, tally.
 
     Paths that hold no game record at all (a glob matching nothing, a missing folder, only
-    broken files) raise :class:`~strat_tools.formats.readers.NothingReadable`, and games
+    broken files) raise :class:`~strat_tools.core.errors.NothingReadable`, and games
     read of which ``select`` kept none :class:`~strat_tools.core.errors.NothingKept`: the
     errors the CLI reports with exit status 2, never an empty set that later gives zeros.
 
@@ -523,8 +517,8 @@ def read_games(
     ...     print(exc)
     nothing readable in nowhere-*.zip: no file matches this pattern
     """
-    from strat_tools.tables.build import concat_tables
     from strat_tools.tables.dataset import GameSet
+    from strat_tools.tables.schemas import concat_tables
 
     run, seen = Run.of(run, jobs).counting()
     parts = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
@@ -554,7 +548,7 @@ def export_dataset(
     >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
     """
     from strat_tools.io.output import check_output
-    from strat_tools.tables.dataset import DatasetWriter
+    from strat_tools.tables.dataset_writer import DatasetWriter
 
     started = time.perf_counter()
     check_output(directory, path_list(paths), folder=True, create=True)

@@ -34,18 +34,12 @@ import pyarrow.compute as pc
 
 from strat_tools.core.errors import RunError
 from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
-from strat_tools.run.driver import (
-    Select,
-    UnitKeys,
-    export_dataset,
-    kept_games,
-    read_games,
-    select_step,
-)
+from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_games
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run
-from strat_tools.tables.build import to_frame
-from strat_tools.tables.dataset import ExportSummary, Format, GameSet
+from strat_tools.tables.dataset import GameSet
+from strat_tools.tables.dataset_writer import ExportSummary, Format
+from strat_tools.tables.schemas import to_frame
 
 KEPT_COLUMNS: Final = (
     "game_id",
@@ -146,14 +140,6 @@ class SelectedUnits(UnitKeys):
 
     def __init__(self, selection: Selection) -> None:
         super().__init__((unit.source, unit.member) for unit in selection.units())
-
-
-def select_for(paths: Paths, select: GameFilter, *, jobs: int | None = None) -> Select | None:
-    """The driver's per-game step for the filter ``select`` over ``paths``: its per-game part, or,
-    with ``duplicates``, the games a first pass kept, by file and member; ``None`` when the
-    filter keeps everything. The driver makes this step itself from a filter
-    (:func:`~strat_tools.run.driver.select_step`, which this is); kept for notebooks."""
-    return select_step(path_list(paths), select, Run.of(None, jobs))
 
 
 def select_games(

@@ -21,7 +21,8 @@ from typing import Any, Final
 import pandas as pd
 
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import reduce_batches
 from strat_tools.run.options import Run
 from strat_tools.stats.frames import JoinedTables, TableSet
 from strat_tools.stats.registry import Statistic, get_statistic

@@ -22,7 +22,8 @@ from strat_tools.core.board import parse_square
 from strat_tools.core.choices import TRAFFIC_MEASURES, TRAFFIC_VIEWS
 from strat_tools.core.errors import choice
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import reduce_batches
 from strat_tools.run.options import Run
 from strat_tools.stats.frames import TableSet, move_frame
 

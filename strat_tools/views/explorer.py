@@ -190,7 +190,7 @@ def write_explorer(
     """Read the setups under ``paths`` (setups only, no replay; ``select`` applies),
     and write the explorer of their ``variant`` setups to ``output`` atomically (never
     over or into an input). Raises :class:`~strat_tools.core.errors.NothingToRead` when there is
-    no such setup (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could
+    no such setup (:class:`~strat_tools.core.errors.NothingReadable` when not one input could
     be read).
 
     >>> write_explorer("data/", "explore.html")  # doctest: +SKIP

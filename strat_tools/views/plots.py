@@ -51,20 +51,9 @@ from strat_tools.core.errors import InputError, OptionError, choice
 from strat_tools.core.pieces import Numbering, PieceKind
 from strat_tools.core.text import count_of
 from strat_tools.io.output import write_file_atomically
-from strat_tools.stats import (
-    Data,
-    piece_placement,
-    piece_placements,
-    setup_context,
-)
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL, TEST_NAME, square_differences
-from strat_tools.views.charts import (
-    ADJACENCY_LIMIT as ADJACENCY_LIMIT,
-)
-from strat_tools.views.charts import adjacency_figure as adjacency_figure
-from strat_tools.views.charts import game_length_histogram as game_length_histogram
-from strat_tools.views.charts import reliability_figure as reliability_figure
-from strat_tools.views.charts import win_rate_chart as win_rate_chart
+from strat_tools.stats.frames import Data, setup_context
+from strat_tools.stats.setups import piece_placement, piece_placements
 from strat_tools.views.setup_area import (
     PIECE_ORDER,
     draw_setup_area,

@@ -52,7 +52,7 @@ from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
     "MAX_GAMES",
@@ -341,7 +341,7 @@ def write_viewer(
     atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
     ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
     no game is found
-    (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
+    (:class:`~strat_tools.core.errors.NothingReadable` when not one input could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
