@@ -122,6 +122,8 @@ def test_a_name_gone_from_the_face_is_missed() -> None:
     """The resolver fails on what is not there (so the test above can fail)."""
     with pytest.raises(AttributeError):
         resolve("formats.to_strados3")
+    with pytest.raises(AttributeError):
+        resolve("sources.count_units")
     assert resolve("engine.strados3.to_strados3") is not None
 
 
