@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from strat_tools.exports.validate import ValidationReport, validate
     from strat_tools.formats.readers import parse_record, read_game, read_records
     from strat_tools.run.driver import read_games
+    from strat_tools.run.options import Run
     from strat_tools.tables.dataset import GameSet, read_dataset
     from strat_tools.views.boardimage import write_board_image
     from strat_tools.views.svg import board_svg
@@ -65,6 +66,7 @@ _LAZY = {
     "GameSet": "tables.dataset",
     "read_dataset": "tables.dataset",
     "read_games": "run.driver",
+    "Run": "run.options",
     "parse_record": "formats.readers",
     "read_records": "formats.readers",
     "read_game": "formats.readers",
@@ -120,6 +122,7 @@ __all__ = [
     "Position",
     "Replay",
     "RuleSet",
+    "Run",
     "ValidationReport",
     "__version__",
     "board_at",

@@ -670,7 +670,7 @@ def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
 ) -> None:
     from strat_tools.run.driver import read_games
 
-    games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
+    games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, run=1)
     context = stats.setup_context(games.games, games.setups)
     grid = setup_grid.setup_grid(context)
     fixed = games.games[games.games["variant"].isin(list(ARMIES)) & games.games["has_setup"]]

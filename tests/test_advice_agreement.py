@@ -93,7 +93,7 @@ def one_pixel_png() -> bytes:
 @pytest.fixture(scope="module")
 def games() -> GameSet:
     """data/ read with setups only, as the CLI's advice command reads it."""
-    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+    return read_games([str(SAMPLE)], setups_only=True, run=1)
 
 
 @pytest.fixture(scope="module")
@@ -227,9 +227,9 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     from strat_tools.run.driver import read_games
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
-    whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
+    whole = advice.advice_table(read_games(inputs, setups_only=True, run=1), view, variant)
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 60)
-    streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
+    streamed = advice.advice_table_of_paths(inputs, view, variant, run=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)
 

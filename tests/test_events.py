@@ -189,7 +189,7 @@ def test_the_table_has_one_end_per_game(tmp_path: Path) -> None:
     kinds = frame["kind"].astype(str)
     assert (kinds == "end").sum() == frame["game_id"].nunique() == 400
     assert set(kinds) <= set(EVENT_KINDS)
-    marshals = read_events("data/", jobs=1, kinds=["marshal_lost"])
+    marshals = read_events("data/", run=1, kinds=["marshal_lost"])
     assert len(marshals) and set(marshals["kind"]) == {"marshal_lost"}
     with pytest.raises(ValueError, match="unknown event kind"):
         read_events("data/", kinds=["castling"])
@@ -220,7 +220,7 @@ def test_the_cli_streams_batch_by_batch_the_rows_of_read_events() -> None:
 
     import pandas as pd
 
-    expected = read_events("data/", jobs=1, kinds=["battle", "end"])
+    expected = read_events("data/", run=1, kinds=["battle", "end"])
     runner = CliRunner()
     args = ["events", "data/", "--jobs", "1", "--kind", "battle", "--kind", "end", "--format"]
     as_json = json.loads(runner.invoke(main, [*args, "json"]).stdout)

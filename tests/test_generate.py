@@ -219,7 +219,7 @@ def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
     mix = {"classic": 2, "duell": 1}
     write_games(generate_games(24, variant=mix, seed=8), tmp_path / "serial.zip")
     done: list[int] = []
-    files = generate_files(24, variant=mix, seed=8, jobs=2, run=Run(progress=done.append))
+    files = generate_files(24, variant=mix, seed=8, run=Run(jobs=2, progress=done.append))
     assert write_files(files, tmp_path / "parallel.zip") == 24
     assert sum(done) == 24
     assert (tmp_path / "serial.zip").read_bytes() == (tmp_path / "parallel.zip").read_bytes()
@@ -392,7 +392,7 @@ def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
 
     archive = tmp_path / "strados2026-10.zip"
     write_games(generate_games(12, seed=8), archive)
-    assert read_games(archive, setups_only=True, jobs=1).games["synthetic"].all()
+    assert read_games(archive, setups_only=True, run=1).games["synthetic"].all()
     runner = CliRunner()
     stats = runner.invoke(main, ["stats", str(archive), "-j", "1"])
     assert stats.exit_code == 0

@@ -397,7 +397,7 @@ def test_commands_survive_two_inputs_with_one_file_name(
 
 def read_in_process(path: Path) -> GameSet:
     """Records read (and replayed) in this process."""
-    return read_games([str(path)], jobs=1)
+    return read_games([str(path)], run=1)
 
 
 # --- atomic outputs -------------------------------------------------------------------------

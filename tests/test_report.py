@@ -417,7 +417,7 @@ def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
 @pytest.fixture(scope="module")
 def sample_setups() -> GameSet:
     """The shipped sample (400 synthetic games), setups only: no replay."""
-    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+    return read_games([str(SAMPLE)], setups_only=True, run=1)
 
 
 @pytest.fixture(scope="module", params=["modern", "classic"])
@@ -657,7 +657,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     # them; the report must be the very same text, figures included, as from all games.
 
     inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
-    whole = read_games(inputs, setups_only=setups_only, jobs=1)
+    whole = read_games(inputs, setups_only=setups_only, run=1)
     monkeypatch.setattr(
         "strat_tools.run.driver.REDUCE_BATCH", 60
     )  # several batches (above REDUCE_MIN_BATCH's floor: the cap wins), variants split
@@ -669,7 +669,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
         return reduced(data)
 
     monkeypatch.setattr(report_inputs, "reduce_report", counted)
-    streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, run=1)
     assert len(batches) >= 7 and max(batches) <= 60
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -695,7 +695,7 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
     from strat_tools.tables import dataset
     from strat_tools.tables.dataset import read_dataset
 
-    read_games([str(SAMPLE)], jobs=1).export(tmp_path)
+    read_games([str(SAMPLE)], run=1).export(tmp_path)
     monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 45)
     monkeypatch.setattr(document, "figure_png", lambda fig, dpi=100: b"")  # text only: fast
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -703,7 +703,7 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
         generated.sub("generated", report.report_text(data, "md"))
         for data in (
             read_dataset(tmp_path),
-            report_inputs.report_inputs_of_paths([tmp_path], jobs=1),
+            report_inputs.report_inputs_of_paths([tmp_path], run=1),
         )
     ]
     assert texts[0] == texts[1] and "What scouts attack" in texts[0]

@@ -662,3 +662,45 @@ def test_only_a_face_offers_names_it_does_not_define() -> None:
             if alias.asname == alias.name
         ]
     assert offered == []
+
+
+RUN_KEYWORD = "run"
+"""The one keyword a public function takes its run settings by: a ``Run``, or a number of
+worker processes (:data:`strat_tools.run.options.RunArg`)."""
+
+
+def run_keywords(tree: ast.AST, module: str) -> list[str]:
+    """The public functions of ``tree`` that take the run settings by two keywords
+    (``jobs=`` beside ``run=``), or ``run=`` as something other than ``RunArg``::
+
+        >>> run_keywords(ast.parse("def f(p, *, jobs=None, run: Run | None = None): pass"), "m")
+        ['m.f takes jobs= and run=', 'm.f takes run: Run | None']
+        >>> run_keywords(ast.parse("def f(p, *, run: RunArg = None): pass"), "m")
+        []
+    """
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name[0] == "_":
+            continue
+        params = {a.arg: a for a in [*node.args.args, *node.args.kwonlyargs]}
+        if "run" not in params:
+            continue
+        if "jobs" in params:
+            found.append(f"{module}.{node.name} takes jobs= and run=")
+        annotation = params["run"].annotation
+        if annotation is not None and ast.unparse(annotation) != "RunArg":
+            found.append(f"{module}.{node.name} takes run: {ast.unparse(annotation)}")
+    return found
+
+
+def test_every_public_function_takes_its_run_settings_as_run() -> None:
+    """One keyword for the run settings: ``run=`` (28 functions took ``jobs=`` and ``run=``
+    both), the same type everywhere, so ``run=2`` or ``run=Run(dask=True)`` is taken by every
+    public entry point alike. The CLI's own parameters are click's, not the API."""
+    found = [
+        place
+        for module, tree in parsed().items()
+        if not module.startswith("cli")
+        for place in run_keywords(tree, module)
+    ]
+    assert found == [], f"take the run settings as {RUN_KEYWORD}: RunArg"

@@ -130,9 +130,9 @@ def test_archive_month_streamed_in_small_batches_equals_the_whole(
     from strat_tools.run.driver import read_games
 
     month = [str(gravon_dir / "strados2014-5.zip")]
-    whole = advice.advice_table(read_games(month, setups_only=True, jobs=1), "tips", "classic")
+    whole = advice.advice_table(read_games(month, setups_only=True, run=1), "tips", "classic")
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 200)
-    streamed = advice.advice_table_of_paths(month, "tips", "classic", jobs=1)
+    streamed = advice.advice_table_of_paths(month, "tips", "classic", run=1)
     pd.testing.assert_frame_equal(streamed, whole)
     row = whole.set_index("tip").loc["flag_bombed_in"]
     assert row["distinct_setups"] < 0.8 * row["setups"]  # repeats: clusters matter here

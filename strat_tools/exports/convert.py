@@ -44,7 +44,7 @@ from strat_tools.io.output import OutputError, atomic_folder, check_output, refu
 from strat_tools.io.sources import Paths, Skipped, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
@@ -249,8 +249,7 @@ def convert(
     *,
     to: str,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ConvertReport:
     """Write every game under ``paths`` that ``select`` keeps in format ``to`` into
     ``out`` (a ``.zip``, a folder, or a device or FIFO that gets the zip).
@@ -270,7 +269,7 @@ def convert(
     folder = not (through or (out_text.lower().endswith(".zip") and not os.path.isdir(out_text)))
     check_output(out_text, inputs, folder=folder)
     report = ConvertReport(out=out_text, to=fmt.name)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     results = map_records(
         ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
     )

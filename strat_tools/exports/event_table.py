@@ -35,7 +35,7 @@ from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Unit, path_list
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
 
 if TYPE_CHECKING:
@@ -102,8 +102,7 @@ def iter_events(
     rules: str | None = "auto",
     kinds: Iterable[str] | None = None,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Iterator[pa.Table]:
     """The events of every game under ``paths`` that ``select`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
@@ -112,7 +111,7 @@ def iter_events(
     with nothing given out."""
     wanted = _kinds(kinds)
     inputs = path_list(paths)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     held: list[pa.Table] = []
     for table in map_records(EventsWork(rules), inputs, select=select, run=run):
         if wanted is not None:
@@ -138,8 +137,7 @@ def read_events(
     paths: Paths,
     *,
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     kinds: Iterable[str] | None = None,
     select: GameFilter | None = None,
 ) -> pd.DataFrame:
@@ -150,11 +148,11 @@ def read_events(
 
     >>> from strat_tools.run.filters import GameFilter
     >>> duell = GameFilter.parse(variant="duell")
-    >>> ends = read_events("data/", jobs=1, kinds=["end"], select=duell)
+    >>> ends = read_events("data/", run=1, kinds=["end"], select=duell)
     >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
     (20, True)
     """
-    events = iter_events(paths, rules=rules, kinds=kinds, select=select, jobs=jobs, run=run)
+    events = iter_events(paths, rules=rules, kinds=kinds, select=select, run=run)
     parts = list(events)
     return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
 

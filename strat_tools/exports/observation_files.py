@@ -37,7 +37,7 @@ from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
 from strat_tools.io.verified import VerifiedFolder
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 
 __all__ = [
     "SHARD_OPTIONS",
@@ -230,8 +230,7 @@ def export_observations(
     last_moves: int = LAST_MOVES,
     shard_rows: int = SHARD_ROWS,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
     compiled: bool | None = None,
 ) -> ObservationsSummary:
@@ -250,7 +249,7 @@ def export_observations(
     started = time.perf_counter()
     inputs = path_list(paths)
     check_output(directory, inputs, folder=True, create=True)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
             inputs,

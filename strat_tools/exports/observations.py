@@ -46,7 +46,7 @@ from strat_tools.io.sources import Paths, estimated_games, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.game_ids import GameIds
 from strat_tools.tables.schemas import dictionary_column, labels_column
 
@@ -477,8 +477,7 @@ def iter_observations(
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``select`` keeps,
@@ -491,13 +490,13 @@ def iter_observations(
     files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
     :func:`~strat_tools.engine.movegen.compiled_pays`). The ids are the same either way.
 
-    >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
+    >>> for batch in iter_observations(["data/"], run=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
     """
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
-    run = Run.of(run, jobs)
+    run = Run.of(run)
     if compiled is None:
         compiled = compiled_pays(estimated_games(inputs))
     work = ObservationsWork(rules, last_moves, compiled=compiled)

@@ -40,7 +40,7 @@ from strat_tools.generate.setups import (
     draw_setup,
     setup_field,
 )
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.run.pipeline import map_batches
 
 __all__ = [
@@ -244,17 +244,17 @@ def generate_files(
     policy: Policy = DEFAULT_POLICY,
     max_plies: int = MAX_PLIES,
     verify: bool = True,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Iterator[tuple[str, bytes]]:
     """The games of :func:`generate_games` as (file name, XML) pairs, made where ``run``
-    says (``jobs`` worker processes; one when neither is given) and yielded in order, for
+    says (a number of worker processes, or a :class:`~strat_tools.run.options.Run`; one
+    process when not given) and yielded in order, for
     :func:`writer.write_files`.
 
     Each game depends only on the seed and its number, so the output is the same for any
     number of jobs. Workers ship XML bytes, never records.
 
-    >>> files = generate_files(10_000, seed=1, jobs=2)
+    >>> files = generate_files(10_000, seed=1, run=2)
     >>> write_files(files, "strados2026-10.zip")  # doctest: +SKIP
     10000
     """
@@ -270,6 +270,6 @@ def generate_files(
         max_plies=max_plies,
         verify=verify,
     )
-    run = Run.of(run, jobs) if run is not None or jobs is not None else Run(jobs=1)
+    run = Run.of(run) if run is not None else Run(jobs=1)
     for batch in map_batches(work, plan, run=run, batch_size=20):
         yield from batch

@@ -21,7 +21,7 @@ from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.io.sources import Paths
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import input_parts, reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats import arrangement, repeats, tip_rates
 from strat_tools.stats.frames import JoinedTables, TableSet, move_frame, setup_frame
@@ -265,8 +265,7 @@ def report_inputs_of_paths(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ReportInputs:
     """The report's inputs from game records, reduced batch by batch where they are read:
     memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
@@ -279,7 +278,6 @@ def report_inputs_of_paths(
         setups_only=setups_only,
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     ):
         combiner.add(part)
@@ -288,7 +286,7 @@ def report_inputs_of_paths(
         return replace(done, values_absent=NO_VALUES_FROM_SETUPS)
     if any(part.folder is not None for part in input_parts(paths)):
         return done  # the piece values need the replay's knowledge, from game records
-    quiet = Run.of(run, jobs).with_tally(None).with_progress(None)  # counted once, above
+    quiet = Run.of(run).with_tally(None).with_progress(None)  # counted once, above
     rows = read_value_rows(paths, rules=rules, select=select, run=quiet)
     return replace(done, values=rows)
 

@@ -1,6 +1,6 @@
 """The input driver's work on one batch, in the worker: read, select, build, contain.
 
-Everything here runs where a batch of files is read (this process with ``jobs=1``, a pool
+Everything here runs where a batch of files is read (this process with ``run=1``, a pool
 worker, or a Dask worker), called by :mod:`strat_tools.run.driver`, which cuts the input into
 batches and collects what comes back. One batch becomes:
 

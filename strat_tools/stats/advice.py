@@ -31,7 +31,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.io.sources import Paths
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.options import RunArg
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats.arrangement import (
     adjacency_from_counts,
@@ -143,8 +143,7 @@ def advice_table_of_paths(
     *,
     exclude_invalid: bool = True,
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> pd.DataFrame:
     """:func:`advice_table` of the game records under ``paths``, counted batch by batch
     where they are read (tip, neighbour and placement counts add up), so memory does not
@@ -155,7 +154,7 @@ def advice_table_of_paths(
     keys = _VIEW_KEYS[view]
     held: pd.DataFrame | None = None
     work = partial(advice_counts, view=view, variant=variant, exclude_invalid=exclude_invalid)
-    for part in reduce_batches(work, paths, setups_only=True, select=select, jobs=jobs, run=run):
+    for part in reduce_batches(work, paths, setups_only=True, select=select, run=run):
         held = sum_counts(held, part, keys)
     if held is None:
         held = advice_counts(empty_gameset(), view, variant, exclude_invalid)

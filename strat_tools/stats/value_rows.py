@@ -34,7 +34,7 @@ from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 
 if TYPE_CHECKING:
     from strat_tools.run.batch_work import Select
@@ -167,15 +167,14 @@ def read_value_rows(
     variant: str | None = DEFAULT_VARIANT,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ValueRows:
     """The rows of every game under ``paths`` (read and replayed in the workers) that
     ``select`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
     predicate) keeps. :class:`~strat_tools.core.errors.NothingReadable` when not one
     input could be read."""
     inputs = path_list(paths)
-    counted, seen = Run.of(run, jobs).counting()
+    counted, seen = Run.of(run).counting()
     work = ValueRowsWork(variant, rules)
     rows = ValueRows.join(map_records(work, inputs, select=select, run=counted))
     if not seen.readable and not seen.dropped:  # every input unreadable, or none
