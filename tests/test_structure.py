@@ -5,7 +5,10 @@ table is generated): core -> setups -> io -> formats -> engine -> tables -> run 
 generate -> stats -> views -> report -> cli. No module imports a floor it may not;
 no module imports another module's private (``_name``) name; the imports have no cycle; no
 module is over 600 lines (the engine's hot loop excepted); no function takes three run
-settings loose (one ``Run`` carries them); no line is excused from ``ruff format``.
+settings loose (one ``Run`` carries them); no line is excused from ``ruff format``. Each name
+is imported from the module that defines it (only the faces, the ``__init__`` modules,
+gather names from others), and every public function takes its game filter as ``select=``
+and its run settings as ``run=``.
 """
 
 from __future__ import annotations

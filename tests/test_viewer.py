@@ -180,7 +180,7 @@ def test_notebook_displays_and_short_reprs() -> None:
     assert st.board_svg(position.board).startswith("<svg") and repr(position).startswith(
         "<Position"
     )
-    assert {"Position", "Replay", "knowledge", "write_viewer", "viewer"} <= set(dir(st))
+    assert {"Position", "Replay", "knowledge", "write_viewer", "views"} <= set(dir(st))
 
 
 @pytest.mark.parametrize("numbering", ["modern", "classic"])
