@@ -3,8 +3,8 @@
 Its subpackages are its floors, each importing only those below it (the plan, stated once
 in ``tests/test_structure.py``, is drawn in ``docs/architecture.md``): ``core``, ``setups``,
 ``io``, ``formats``, ``engine``, ``tables``, ``run``, ``exports``, ``generate``, ``stats``,
-``views``, ``report``, ``cli``. This module is the face: the names below, and ``st.NAME`` for
-every module it offered before (``st.plots`` is :mod:`strat_tools.views.plots`).
+``views``, ``report``, ``cli``. This module is the face: the names below, ``st.NAME`` for each
+floor and for a few modules (``st.plots`` is :mod:`strat_tools.views.plots`).
 
 In a notebook::
 
@@ -28,8 +28,7 @@ guard_startup()  # before any other import: Ctrl-C while the command line starts
 
 # Every name is bound on first use, ``replay`` and ``validate`` too: they live in
 # ``engine.replay`` and ``exports.validate``, so no submodule of this package shares their
-# names and shadows them, and ``strat-tools --version`` need not import the engine (the
-# ``_SUBMODULES`` entries of the same names are never reached: ``_LAZY`` answers first).
+# names and shadows them, and ``strat-tools --version`` need not import the engine.
 if TYPE_CHECKING:
     from strat_tools.core.errors import IllegalMove
     from strat_tools.core.records import GameRecord
@@ -44,6 +43,7 @@ if TYPE_CHECKING:
     from strat_tools.exports.validate import ValidationReport, validate
     from strat_tools.formats.readers import parse_record, read_game, read_records
     from strat_tools.run.driver import read_games
+    from strat_tools.run.options import Run
     from strat_tools.tables.dataset import GameSet, read_dataset
     from strat_tools.views.boardimage import write_board_image
     from strat_tools.views.svg import board_svg
@@ -66,6 +66,7 @@ _LAZY = {
     "GameSet": "tables.dataset",
     "read_dataset": "tables.dataset",
     "read_games": "run.driver",
+    "Run": "run.options",
     "parse_record": "formats.readers",
     "read_records": "formats.readers",
     "read_game": "formats.readers",
@@ -82,53 +83,32 @@ _LAZY = {
 """Each public name and the module it lives in, imported on first use."""
 
 _SUBMODULES = {
-    "stats": "stats",
-    "plots": "views.plots",
-    "report": "report",
-    "report_setups": "report.setups",
-    "setup_boards": "views.setup_boards",
-    "advice": "stats.advice",
-    "tips": "stats.tips",
-    "tip_rates": "stats.tip_rates",
-    "arrangement": "stats.arrangement",
-    "setup_grid": "setups.grid",
-    "tables": "tables",
-    "generate": "generate",
-    "writer": "formats.xml_writer",
-    "board": "core.board",
-    "pieces": "core.pieces",
-    "sources": "io.sources",
-    "gravon": "formats.gravon_xml",
-    "gsn": "formats.gsn",
-    "record_formats": "core.record_formats",
-    "readers": "formats.readers",
-    "rules": "core.rules",
-    "dataset": "tables.dataset",
-    "identity": "setups.identity",
-    "patterns": "setups.patterns",
-    "filters": "run.filters",
-    "selection": "run.selection",
-    "replay": "engine.replay",
-    "engine": "engine",
-    "events": "exports.event_table",
-    "viewer": "views.viewer",
-    "boardimage": "views.boardimage",
-    "records": "core.records",
-    "validate": "exports.validate",
-    "actions": "engine.actions",
-    "formats": "formats",
-    "observations": "exports.observations",
-    "planes": "engine.planes",
-    "stepping": "engine.stepping",
     "core": "core",
     "setups": "setups",
     "io": "io",
+    "formats": "formats",
+    "engine": "engine",
+    "tables": "tables",
     "run": "run",
     "exports": "exports",
+    "generate": "generate",
+    "stats": "stats",
     "views": "views",
+    "report": "report",
+    "advice": "stats.advice",
+    "arrangement": "stats.arrangement",
+    "board": "core.board",
+    "dataset": "tables.dataset",
+    "filters": "run.filters",
+    "plots": "views.plots",
+    "report_setups": "report.setups",
+    "selection": "run.selection",
+    "setup_boards": "views.setup_boards",
+    "tip_rates": "stats.tip_rates",
 }
-"""``st.NAME`` for each module the package offered before its floors were subpackages
-(``st.plots`` is :mod:`strat_tools.views.plots`), and for each floor."""
+"""``st.NAME`` for each floor, and for the modules the README, docs/ and notebooks/ reach
+that way (``st.plots`` is :mod:`strat_tools.views.plots`); ``tests/test_public_face.py``
+checks that every ``st.`` name they mention answers."""
 
 __all__ = [
     "RULESETS",
@@ -142,6 +122,7 @@ __all__ = [
     "Position",
     "Replay",
     "RuleSet",
+    "Run",
     "ValidationReport",
     "__version__",
     "board_at",

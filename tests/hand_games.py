@@ -4,10 +4,8 @@ module imports another."""
 from __future__ import annotations
 
 from strat_tools.core.board import parse_square
+from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import GameRecord, Rescue, Result
-from strat_tools.engine.replay import (
-    parse_board,
-)
 
 EMPTY_BOARD = """
       A   B   C   D   E   F   G   H   I   K

@@ -18,11 +18,10 @@ from strat_tools.engine.actions import (
     from_yorktown,
     legal_actions,
     to_yorktown,
-    view_square,
     yorktown_action,
     yorktown_move,
 )
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.mover_view import view_keys, view_square
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.games import two_squares_bans
 from strat_tools.engine.position import Position, play_known

@@ -22,7 +22,7 @@ from advice_frames import BASE, SYMBOL_OF, cells, frame, swap
 from strat_tools import stats
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.setups import grid as setup_grid
-from strat_tools.stats import advice, tips
+from strat_tools.stats import advice, arrangement, tip_rates, tips
 
 # Follows every tip but the corner decoy: flag in the back-left corner sealed by two bombs,
 # four more bombs elsewhere, none in front; spy beside the general; a major in the front row.
@@ -399,7 +399,7 @@ def test_adoption_counts_followers_by_variant_and_period() -> None:
         ("classic", BASE),
         periods=["2004-12", "2004-12", "2014-05"],
     )
-    table = advice.tip_adoption(tips.setup_features(context), ["variant", "period"])
+    table = tip_rates.tip_adoption(tips.setup_features(context), ["variant", "period"])
     rows = table[table["tip"] == "flag_next_to_bomb"]
     assert rows[["period", "setups", "followed", "share"]].values.tolist() == [
         ["2004-12", 2, 1, 0.5],
@@ -414,7 +414,7 @@ def test_adoption_leaves_out_variants_where_a_tip_cannot_apply() -> None:
     . . . . . 9 . . . .
     F B . S . . . . 3 .
     """
-    table = advice.tip_adoption(features_of(("barrage", barrage), ("classic", BASE)))
+    table = tip_rates.tip_adoption(features_of(("barrage", barrage), ("classic", BASE)))
     assert "corner_decoy" not in set(table.loc[table["variant"] == "barrage", "tip"])
     assert len(table[table["variant"] == "classic"]) == len(tips.TIPS)
 
@@ -423,7 +423,7 @@ def test_win_rates_split_followers_and_exclude_draws() -> None:
     lonely = swap(BASE, ((1, 1), (4, 10)))
     setups = [("classic", BASE)] * 3 + [("classic", lonely)] * 3
     context = frame(*setups, won=[True, True, False, False, None, True])
-    table = advice.tip_win_rates(tips.setup_features(context))
+    table = tip_rates.tip_win_rates(tips.setup_features(context))
     row = table[table["tip"] == "flag_next_to_bomb"].iloc[0]
     assert (row["n_follow"], row["wins_follow"], row["n_other"], row["wins_other"]) == (3, 2, 2, 1)
     assert row["rate_follow"] == pytest.approx(2 / 3)
@@ -434,7 +434,7 @@ def test_win_rates_split_followers_and_exclude_draws() -> None:
 
 def test_win_rates_with_nobody_on_one_side_give_nan_intervals() -> None:
     context = frame(("classic", BASE), ("classic", BASE), won=[True, False])
-    table = advice.tip_win_rates(tips.setup_features(context)).set_index("tip")
+    table = tip_rates.tip_win_rates(tips.setup_features(context)).set_index("tip")
     row = table.loc["flag_next_to_bomb"]
     assert row["n_other"] == 0
     assert math.isnan(row["low_other"]) and math.isnan(row["rate_other"])
@@ -457,12 +457,12 @@ def test_head_to_head_counts_games_where_exactly_one_side_follows() -> None:
         won=[True, False, True, False, True, False, None, None],
     )
     features = tips.setup_features(context)
-    table = advice.tip_head_to_head(features).set_index("tip")
+    table = tip_rates.tip_head_to_head(features).set_index("tip")
     row = table.loc["flag_next_to_bomb"]
     assert (row["games"], row["follower_wins"], row["rate"]) == (2, 1, 0.5)
     assert (row["low"], row["high"]) == pytest.approx(tuple(map(float, stats.wilson(1, 2))))
     assert "flag_bombed_in" in table.index
-    summary = advice.tip_summary(features).set_index("tip")
+    summary = tip_rates.tip_summary(features).set_index("tip")
     assert summary.loc["flag_next_to_bomb", "h2h_games"] == 2
     assert summary.loc["spy_next_to_general", "h2h_games"] == 0
 
@@ -483,7 +483,7 @@ def brute_force_pairs(diagram: str) -> Counter[tuple[str, str]]:
 
 
 def test_adjacency_counts_orthogonal_neighbour_pairs() -> None:
-    table = advice.adjacency(frame(("classic", BASE), ("classic", DECOY)))
+    table = arrangement.adjacency(frame(("classic", BASE), ("classic", DECOY)))
     observed = {(a, b): n for a, b, n in table[["piece_a", "piece_b", "observed"]].values if n}
     assert observed == dict(brute_force_pairs(BASE) + brute_force_pairs(DECOY))
     assert table["observed"].sum() == 2 * 66
@@ -509,11 +509,11 @@ def test_adjacency_of_random_shuffles_is_close_to_one() -> None:
                 ),
             )
         )
-    table = advice.adjacency(frame(*diagrams))
+    table = arrangement.adjacency(frame(*diagrams))
     common = table[table["expected"] > 150]
     assert len(common) >= 10
     assert common["ratio"].between(0.85, 1.15).all(), common
-    matrix = advice.adjacency_matrix(table)
+    matrix = arrangement.adjacency_matrix(table)
     assert list(matrix.index) == list(KIND_LABELS)
     assert matrix.loc["bomb", "scout"] == matrix.loc["scout", "bomb"]
 
@@ -525,7 +525,7 @@ def test_adjacency_in_barrage_counts_only_pieces() -> None:
     . . . . . 9 . . . .
     F B . S . . . . 3 .
     """
-    table = advice.adjacency(frame(("barrage", barrage)))
+    table = arrangement.adjacency(frame(("barrage", barrage)))
     assert table["observed"].sum() == 1  # flag-bomb
     row = table[(table["piece_a"] == "bomb") & (table["piece_b"] == "flag")].iloc[0]
     assert row["expected"] == pytest.approx(66 * 2 / (40 * 39))
@@ -551,7 +551,7 @@ def test_entropy_of_a_flag_on_every_square_is_log2_40_and_one_move_is_binary() -
                 ),
             )
         )
-    table = advice.placement_entropy(frame(*diagrams)).set_index("piece")
+    table = arrangement.placement_entropy(frame(*diagrams)).set_index("piece")
     assert table.loc["flag", "entropy_bits"] == pytest.approx(math.log2(40))
     assert table.loc["flag", "max_bits"] == pytest.approx(math.log2(40))
     assert table.loc["flag", "corrected_bits"] == pytest.approx(
@@ -670,7 +670,7 @@ def test_archive_month_tips_agree_with_stats_and_account_for_every_setup(
 ) -> None:
     from strat_tools.run.driver import read_games
 
-    games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, jobs=1)
+    games = read_games([str(gravon_dir / "strados2014-5.zip")], setups_only=True, run=1)
     context = stats.setup_context(games.games, games.setups)
     grid = setup_grid.setup_grid(context)
     fixed = games.games[games.games["variant"].isin(list(ARMIES)) & games.games["has_setup"]]

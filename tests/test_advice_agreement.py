@@ -22,9 +22,9 @@ from strat_tools.cli import main
 from strat_tools.report import inputs as report_inputs
 from strat_tools.report import page as report
 from strat_tools.run.driver import read_games
-from strat_tools.stats import advice, tips
+from strat_tools.stats import advice, arrangement, tip_rates, tips
 from strat_tools.tables.dataset import GameSet
-from strat_tools.views import document
+from strat_tools.views import document, setup_area
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data"
 COUNTS = (
@@ -70,7 +70,7 @@ REPORT_RATES_TABLE = {
     "other ci": ("low_other", "high_other"),
     "other cluster ci": ("cluster_ci_low_other", "cluster_ci_high_other"),
 }
-"""advice.tip_summary column → the header of the report's win-rate table, or header →
+"""tip_rates.tip_summary column → the header of the report's win-rate table, or header →
 the (low, high) columns of its interval cells."""
 REPORT_H2H_TABLE = {
     "h2h_games": "games",
@@ -93,13 +93,13 @@ def one_pixel_png() -> bytes:
 @pytest.fixture(scope="module")
 def games() -> GameSet:
     """data/ read with setups only, as the CLI's advice command reads it."""
-    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+    return read_games([str(SAMPLE)], setups_only=True, run=1)
 
 
 @pytest.fixture(scope="module")
 def library(games: GameSet) -> pd.DataFrame:
     """What the notebook shows: tip_summary of setup_features, every variant."""
-    return advice.tip_summary(tips.setup_features(games))
+    return tip_rates.tip_summary(tips.setup_features(games))
 
 
 def cli_json(*args: str) -> pd.DataFrame:
@@ -139,16 +139,16 @@ def shown_as_report(value: float) -> str:
 def test_notebook_calls_and_the_report_data_agree(games: GameSet, library: pd.DataFrame) -> None:
     section = advice.advice_section_data(games)
     pd.testing.assert_frame_equal(section["summary"], library)
-    entropy = advice.placement_entropy(games)
+    entropy = arrangement.placement_entropy(games)
     pd.testing.assert_frame_equal(section["entropy"], entropy)
     # the report reads its own reduction (per-setup tip features, neighbour and placement
     # counts: what adds up over batches), not the GameSet
     inputs = report_inputs.report_inputs(games)
-    summary = advice.tip_summary_from_counts(inputs.tips, ["variant"])
+    summary = tip_rates.tip_summary_from_counts(inputs.tips, ["variant"])
     pd.testing.assert_frame_equal(summary, library)
     pd.testing.assert_frame_equal(inputs.entropy, entropy)
     pd.testing.assert_frame_equal(
-        advice.adjacency_matrix(inputs.adjacency, "classic"), section["adjacency_matrix"]
+        arrangement.adjacency_matrix(inputs.adjacency, "classic"), section["adjacency_matrix"]
     )
 
 
@@ -206,13 +206,13 @@ def shown_interval(low: float, high: float) -> str:
 
 @pytest.mark.slow
 def test_entropy_agrees_in_cli_report_and_library(games: GameSet, report_html: str) -> None:
-    lib = advice.placement_entropy(games, "classic")
+    lib = arrangement.placement_entropy(games, "classic")
     cli = cli_json("--view", "entropy")
     assert cli["piece"].tolist() == lib["piece"].tolist()
     assert cli["pieces"].tolist() == lib["pieces"].tolist()
     assert cli["entropy_bits"].to_numpy() == pytest.approx(lib["entropy_bits"].to_numpy(), 1e-9)
     table = html_table(report_html, "How predictable each piece's square is, classic")
-    assert table["piece"].tolist() == [report.piece_label(p) for p in lib["piece"]]
+    assert table["piece"].tolist() == [setup_area.piece_label(p) for p in lib["piece"]]
     assert table["entropy bits"].tolist() == [f"{v:.2f}" for v in lib["entropy_bits"]]
     assert [int(v.replace(",", "")) for v in table["pieces"]] == lib["pieces"].tolist()
 
@@ -227,9 +227,9 @@ def test_advice_counted_batch_by_batch_equals_the_whole(
     from strat_tools.run.driver import read_games
 
     inputs = [str(SAMPLE), str(SAMPLE.parent / "tests" / "fixtures" / "gravon")]
-    whole = advice.advice_table(read_games(inputs, setups_only=True, jobs=1), view, variant)
+    whole = advice.advice_table(read_games(inputs, setups_only=True, run=1), view, variant)
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 60)
-    streamed = advice.advice_table_of_paths(inputs, view, variant, jobs=1)
+    streamed = advice.advice_table_of_paths(inputs, view, variant, run=1)
     assert len(whole) > 5
     pd.testing.assert_frame_equal(streamed, whole)
 

@@ -193,7 +193,7 @@ def test_the_archive_setups_match_as_defined(gravon_dir: Path) -> None:
     from strat_tools.run.driver import read_games
     from strat_tools.stats.repeats import setup_outcomes
 
-    games = read_games(str(gravon_dir), setups_only=True, jobs=1)
+    games = read_games(str(gravon_dir), setups_only=True, run=1)
     codes = setup_outcomes(games).codes
     assert len(codes) > 20_000
     for text in ARCHIVE_PATTERNS:

@@ -266,6 +266,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
         InputError,
         NotationError,
         NothingKept,
+        NothingReadable,
         NothingToRead,
         OptionError,
         RunError,
@@ -275,7 +276,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     from strat_tools.core.records import RecordError
     from strat_tools.engine.board_check import PositionError
     from strat_tools.engine.move import MoveError
-    from strat_tools.formats.readers import NothingReadable, SeveralGames
+    from strat_tools.formats.readers import SeveralGames
     from strat_tools.generate.games import GenerationError
     from strat_tools.io.output import OutputError, OutputOfAnotherKind, OutputOverInput
     from strat_tools.io.sources import SourceError

@@ -26,7 +26,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 @pytest.fixture(scope="module")
 def sample() -> Any:
-    return read_games("data/", setups_only=True, jobs=1)
+    return read_games("data/", setups_only=True, run=1)
 
 
 @pytest.mark.slow
@@ -72,7 +72,7 @@ def test_setups_prints_the_chosen_string_in_every_format() -> None:
     code, out, err = run("setups", "data/", "--top", "3", "--setup-format", "ataraxos")
     assert code == 0, err
     expected = common_setups(
-        read_games("data/", setups_only=True, jobs=1), top=3, setup_format="ataraxos"
+        read_games("data/", setups_only=True, run=1), top=3, setup_format="ataraxos"
     )
     heads = [line for line in out.splitlines() if line.startswith("#")]
     for head, (fingerprint, string) in zip(
@@ -158,7 +158,7 @@ def test_setups_options_keep_their_promises_on_a_real_month(month: str, tmp_path
 def test_search_keeps_its_promises_on_a_real_month(month: str) -> None:
     from strat_tools.stats.repeats import search_setups
 
-    games = read_games([month], setups_only=True, jobs=1)
+    games = read_games([month], setups_only=True, run=1)
     flag_left = "........../........../........../F........."
     code, out, err = run("search", month, "--pattern", flag_left, "--format", "json")
     assert code == 0, err

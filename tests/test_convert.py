@@ -97,7 +97,7 @@ def test_every_command_takes_gsn_inputs(mixed_folder: Path, tmp_path: Path) -> N
 
 def test_a_zip_of_gsn_files_validates(tmp_path: Path, games: list[GameRecord]) -> None:
     path = tmp_path / "gsn.zip"
-    report = convert([str(p) for p in sorted(GSN_FIXTURES.glob("v*.gsn"))], path, to="gsn", jobs=1)
+    report = convert([str(p) for p in sorted(GSN_FIXTURES.glob("v*.gsn"))], path, to="gsn", run=1)
     assert report.ok and report.written == 2  # no daily names: named after the inputs
     code, out, _ = run("validate", str(path), "--jobs", "1")
     assert code == 0
@@ -155,7 +155,7 @@ def test_convert_reports_games_the_target_cannot_say(
     folder.mkdir()
     (folder / "a.gsn").write_bytes((GSN_FIXTURES / "bad_lines.gsn").read_bytes())
     (folder / "b.gsn").write_bytes((GSN_FIXTURES / "no_field.gsn").read_bytes())
-    report = convert([str(folder)], tmp_path / "out", to="xml", jobs=1)
+    report = convert([str(folder)], tmp_path / "out", to="xml", run=1)
     assert report.written == 1 and [f.source for f in report.failed] == [str(folder / "a.gsn")]
     assert "move 2 has no readable square" in report.failed[0].reason
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["b.xml"]
@@ -197,7 +197,7 @@ def test_the_archive_converted_to_gsn_reads_back_the_same(gravon_dir: Path, tmp_
     written = rescued = 0
     for month in sorted(gravon_dir.glob("strados*.zip")):  # month by month: memory stays flat
         out = tmp_path / f"{month.stem}-gsn.zip"
-        report = convert([str(month)], out, to="gsn", jobs=1)
+        report = convert([str(month)], out, to="gsn", run=1)
         assert report.ok, report.failed[:3]
         written += report.written
         xml = {(r.variant, r.year, r.month, r.number): r for r in read_records([month])}

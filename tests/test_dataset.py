@@ -21,24 +21,20 @@ import pyarrow.parquet as pq
 import pytest
 from layouts import part, to_old_layout, vouch
 
+from strat_tools import tables
 from strat_tools.core.board import Side, parse_square
+from strat_tools.core.errors import DatasetError, NothingReadable
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io import staging
 from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import expand
 from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, iter_tables, read_games
 from strat_tools.run.options import Run
-from strat_tools.tables import build as tables
-from strat_tools.tables import dataset, dataset_writer
-from strat_tools.tables.build import concat_tables
-from strat_tools.tables.dataset import (
-    DatasetError,
-    DatasetWriter,
-    GameSet,
-    read_dataset,
-)
+from strat_tools.tables import dataset, dataset_writer, layout
+from strat_tools.tables.dataset import GameSet, read_dataset
+from strat_tools.tables.dataset_writer import DatasetWriter
+from strat_tools.tables.schemas import concat_tables
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +43,7 @@ TABLES = ("games", "setups", "moves", "diagnostics", "events")
 
 @pytest.fixture(scope="module")
 def fixture_set() -> GameSet:
-    return read_games(FIXTURES, jobs=1)
+    return read_games(FIXTURES, run=1)
 
 
 def assert_same(left: GameSet, right: GameSet) -> None:
@@ -58,10 +54,10 @@ def assert_same(left: GameSet, right: GameSet) -> None:
 
 def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) -> None:
     assert len(fixture_set) == 4
-    assert_same(read_games(str(FIXTURES), jobs=1), fixture_set)
-    by_list = read_games([FIXTURES / "two_battles", FIXTURES / "not_xml"], jobs=1)
+    assert_same(read_games(str(FIXTURES), run=1), fixture_set)
+    by_list = read_games([FIXTURES / "two_battles", FIXTURES / "not_xml"], run=1)
     assert list(by_list.games["game_id"]) == ["classic-2014.4-1", "classic-2014.4-2"]
-    by_glob = read_games(str(FIXTURES / "*" / "classic-2014.4-*.xml"), jobs=1)
+    by_glob = read_games(str(FIXTURES / "*" / "classic-2014.4-*.xml"), run=1)
     assert sorted(by_glob.games["game_id"]) == [
         "classic-2014.4-1",
         "classic-2014.4-2",
@@ -72,14 +68,14 @@ def test_read_games_takes_a_str_a_path_a_list_or_a_glob(fixture_set: GameSet) ->
 def test_a_missing_path_is_an_unreadable_input_and_read_games_says_so_as_the_cli() -> None:
     """In the batches it is an unreadable input, not a game nor an exception; ``read_games``
     raises what the CLI reports with exit 2, never an empty set (issue 36)."""
-    batches = list(iter_tables(str(FIXTURES / "nowhere.zip"), jobs=1))
+    batches = list(iter_tables(str(FIXTURES / "nowhere.zip"), run=1))
     games = GameSet(concat_tables(batches))
     assert list(games.games["status"]) == ["unreadable"]
     assert len(games.diagnostics) == 1
     assert (games.counts()["games"], games.counts()["unreadable"]) == (0, 1)
     assert repr(games).startswith("<GameSet 0 games: 0 valid, 0 invalid, 0 unchecked, 1 unreadable")
     with pytest.raises(NothingReadable, match=r"nowhere\.zip: no such file or folder"):
-        read_games(FIXTURES / "nowhere.zip", jobs=1)
+        read_games(FIXTURES / "nowhere.zip", run=1)
 
 
 def test_repr_and_counts_account_for_every_game(fixture_set: GameSet) -> None:
@@ -177,7 +173,7 @@ def test_export_streams_batch_by_batch(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setattr(dataset_writer, "ROW_GROUP_ROWS", 1)
     written: list[int] = []
     summary = export_dataset(
-        [FIXTURES], tmp_path, jobs=1, on_batch=lambda t: written.append(t["games"].num_rows)
+        [FIXTURES], tmp_path, run=1, on_batch=lambda t: written.append(t["games"].num_rows)
     )
     assert sum(written) == summary.games == 4 and len(written) == 4
     assert pq.ParquetFile(part(tmp_path, "games")).num_row_groups == 4
@@ -214,7 +210,7 @@ def raw_fields(folder: Path) -> dict[str, str]:
 @pytest.mark.archive
 @pytest.mark.slow
 def test_archive_setups_agree_square_by_square_with_the_raw_fields(gravon_dir: Path) -> None:
-    games = read_games(gravon_dir, setups_only=True, jobs=2)
+    games = read_games(gravon_dir, setups_only=True, run=2)
     assert len(games) == 13_980
     fields = raw_fields(gravon_dir)
     setups = games.tables["setups"]
@@ -244,7 +240,7 @@ def test_archive_setups_agree_square_by_square_with_the_raw_fields(gravon_dir: P
 @pytest.mark.archive
 @pytest.mark.slow
 def test_archive_export_holds_every_game_and_move(gravon_dir: Path, tmp_path: Path) -> None:
-    summary = export_dataset([gravon_dir], tmp_path, jobs=2)
+    summary = export_dataset([gravon_dir], tmp_path, run=2)
     assert summary.games == 13_980
     assert summary.valid + summary.invalid + summary.unchecked == 13_980
     assert summary.rows["moves"] == 4_328_697
@@ -317,7 +313,7 @@ def test_a_parquet_folder_per_table_is_read_too(fixture_set: GameSet, tmp_path: 
 @pytest.mark.slow
 def test_read_games_on_a_local_dask_cluster_gives_the_same_tables(fixture_set: GameSet) -> None:
     pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
-    assert_same(read_games(FIXTURES, jobs=2, run=Run(dask=True)), fixture_set)
+    assert_same(read_games(FIXTURES, run=Run(jobs=2, dask=True)), fixture_set)
 
 
 # --- keys and fences -------------------------------------------------------------------------
@@ -337,8 +333,8 @@ def same_name_twice(tmp_path: Path) -> list[Path]:
 
 
 def test_two_inputs_with_one_file_name_stay_two_games(same_name_twice: list[Path]) -> None:
-    # jobs=1 over two units makes two batches: the ids are made unique across batches ...
-    across = read_games(same_name_twice, jobs=1)
+    # run=1 over two units makes two batches: the ids are made unique across batches ...
+    across = read_games(same_name_twice, run=1)
     # ... and within one batch, by the builder.
     within = GameSet(tables.tables_for_units(expand(same_name_twice)))
     for games in (across, within):
@@ -409,7 +405,7 @@ def test_wide_tables_flush_by_bytes_long_before_the_row_bound(
     export_dataset(
         [FIXTURES],
         tmp_path,
-        jobs=1,
+        run=1,
         on_batch=lambda t: filled.update(name for name, table in t.items() if table.num_rows),
     )
     assert (filled["games"], filled["setups"]) == (4, 2)
@@ -469,8 +465,8 @@ def test_a_folder_of_records_named_games_is_not_a_dataset(tmp_path: Path) -> Non
     records.mkdir()
     source = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
     (records / source.name).write_bytes(source.read_bytes())
-    assert not dataset.is_dataset(tmp_path)
-    assert list(read_games(tmp_path, jobs=1).games["status"]) == ["valid"]
+    assert not layout.is_dataset(tmp_path)
+    assert list(read_games(tmp_path, run=1).games["status"]) == ["valid"]
 
 
 def test_a_refused_dataset_is_an_error_message_on_the_command_line(
@@ -490,7 +486,7 @@ def test_datasets_and_records_mix_in_one_read(fixture_set: GameSet, tmp_path: Pa
     first, second = tmp_path / "one", tmp_path / "two"
     fixture_set.export(first)
     fixture_set.export(second, "csv")
-    both = read_games([first, FIXTURES / "two_battles", second], jobs=1)
+    both = read_games([first, FIXTURES / "two_battles", second], run=1)
     assert len(both) == 9
     assert both.games["game_id"].is_unique
     assert list(both.games["game_id"])[4:6] == ["classic-2014.4-1#2", "classic-2014.4-4#2"]
@@ -517,7 +513,7 @@ def test_an_export_removes_temporary_files_of_a_killed_export(tmp_path: Path) ->
     for folder in (dead, alive):
         folder.mkdir()
         (folder / "games.parquet").write_bytes(b"half a table")
-    export_dataset([data], out, jobs=1, setups_only=True)
+    export_dataset([data], out, run=1, setups_only=True)
     assert not dead.exists() and alive.exists()
     assert len(read_dataset(out)) == 400
 
@@ -528,7 +524,7 @@ def test_iter_dataset_hands_out_every_row_once_a_few_games_at_a_time(
 ) -> None:
     from strat_tools.tables.dataset import iter_dataset
 
-    whole = read_games([FIXTURES, ROOT / "data"], jobs=1)
+    whole = read_games([FIXTURES, ROOT / "data"], run=1)
     whole.export(tmp_path, format=fmt)  # type: ignore[arg-type]
     back = read_dataset(tmp_path)
     batches = list(iter_dataset(tmp_path, games_per_batch=37))
@@ -547,7 +543,7 @@ def test_iter_dataset_hands_out_every_row_once_a_few_games_at_a_time(
 def test_a_dataset_out_of_games_order_is_refused_not_misread(tmp_path: Path) -> None:
     from strat_tools.tables.dataset import iter_dataset
 
-    read_games([FIXTURES, ROOT / "data"], jobs=1).export(tmp_path)
+    read_games([FIXTURES, ROOT / "data"], run=1).export(tmp_path)
     setups = pq.read_table(part(tmp_path, "setups"))
     pq.write_table(setups.take(list(range(setups.num_rows - 1, -1, -1))), part(tmp_path, "setups"))
     with pytest.raises(DatasetError, match=r"part-00000.parquet is not the file export run"):
@@ -564,7 +560,7 @@ def test_events_round_trip_and_an_export_of_an_export_keeps_them(
     first, second = tmp_path / "first", tmp_path / "second"
     fixture_set.export(first)
     assert "events/part-00000.parquet" in (first / MARKER_NAME).read_text()
-    summary = driver.export_dataset([first], second, jobs=1)
+    summary = driver.export_dataset([first], second, run=1)
     assert summary.rows["events"] == fixture_set.tables["events"].num_rows == 7
     back = read_dataset(second)
     assert back.tables["events"].equals(fixture_set.tables["events"])
@@ -606,7 +602,7 @@ def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path)
     from strat_tools.tables.schemas import TABLE_NAMES, empty_table, to_frame
 
     out = tmp_path / "out"
-    export_dataset(["tests/fixtures/tables/"], str(out), jobs=1)
+    export_dataset(["tests/fixtures/tables/"], str(out), run=1)
     for name in TABLE_NAMES:
         plain = pd.read_parquet(out / name)
         expected = to_frame(empty_table(name)).dtypes

@@ -12,7 +12,6 @@ import pytest
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import GameRecord
 from strat_tools.run.driver import (
-    Tally,
     export_dataset,
     iter_tables,
     map_games,
@@ -20,6 +19,7 @@ from strat_tools.run.driver import (
     reduce_batches,
 )
 from strat_tools.run.options import Run
+from strat_tools.run.tally import Tally
 from strat_tools.tables.dataset import GameSet
 
 FIXTURES = Path(__file__).parent / "fixtures" / "gravon"
@@ -58,9 +58,9 @@ def count_unless(games: GameSet, bad: str) -> int:
 
 
 def test_select_runs_in_the_worker_and_its_drops_are_counted() -> None:
-    everything = read_games(DATA, setups_only=True, jobs=1)
+    everything = read_games(DATA, setups_only=True, run=1)
     tally = Tally()
-    kept = read_games(DATA, setups_only=True, jobs=2, select=odd_numbered, run=Run(tally=tally))
+    kept = read_games(DATA, setups_only=True, select=odd_numbered, run=Run(jobs=2, tally=tally))
     odd = everything.games["number"].dropna() % 2 == 1
     assert len(kept) == int(odd.sum()) > 0
     assert tally.dropped == len(everything) - len(kept)
@@ -69,8 +69,8 @@ def test_select_runs_in_the_worker_and_its_drops_are_counted() -> None:
 
 
 def test_select_applies_to_a_dataset_folder_only_in_its_rows_form(tmp_path: Path) -> None:
-    export_dataset(DATA, tmp_path / "out", setups_only=True, jobs=1)
-    direct = read_games(DATA, setups_only=True, jobs=1, select=odd_numbered)
+    export_dataset(DATA, tmp_path / "out", setups_only=True, run=1)
+    direct = read_games(DATA, setups_only=True, run=1, select=odd_numbered)
     tally = Tally()
     back = read_games(tmp_path / "out", select=OddNumbered(), run=Run(tally=tally))
     assert back.games["game_id"].tolist() == direct.games["game_id"].tolist()
@@ -81,12 +81,12 @@ def test_select_applies_to_a_dataset_folder_only_in_its_rows_form(tmp_path: Path
 
 @pytest.mark.slow  # over 2 s: the full tier (the quick one keeps to 3 minutes)
 def test_a_reduction_that_raises_on_one_game_costs_that_game_only() -> None:
-    games = read_games(DATA, jobs=1)
+    games = read_games(DATA, run=1)
     valid = games.games[games.games["status"] == "valid"]
     bad = str(valid["game_id"].iloc[7])
     tally = Tally()
     counts = list(
-        reduce_batches(partial(count_unless, bad=bad), DATA, jobs=1, run=Run(tally=tally))
+        reduce_batches(partial(count_unless, bad=bad), DATA, run=Run(jobs=1, tally=tally))
     )
     assert sum(counts) == len(valid) - 1
     assert tally.failed == 1
@@ -103,7 +103,7 @@ def test_a_reduction_that_fails_on_every_game_together_only_is_a_bug() -> None:
         return 1
 
     with pytest.raises(IndexError, match="batch-level bug"):
-        list(reduce_batches(raises, DATA, jobs=1, setups_only=True))
+        list(reduce_batches(raises, DATA, run=1, setups_only=True))
 
 
 class Exploding:
@@ -119,11 +119,11 @@ class Exploding:
 
 
 def test_a_game_whose_per_game_step_raises_becomes_one_invalid_entry() -> None:
-    everything = read_games(DATA, setups_only=True, jobs=1)
+    everything = read_games(DATA, setups_only=True, run=1)
     number = int(everything.games["number"].dropna().iloc[3])
     tally = Tally()
     games = read_games(
-        DATA, setups_only=True, jobs=1, select=Exploding(number), run=Run(tally=tally)
+        DATA, setups_only=True, select=Exploding(number), run=Run(jobs=1, tally=tally)
     )
     assert len(games) == len(everything)
     assert games.games["game_id"].tolist() == everything.games["game_id"].tolist()
@@ -149,7 +149,7 @@ def test_rows_failing_on_one_game_become_an_internal_rows_entry(
         return real(records, **options)
 
     monkeypatch.setattr(tables, "tables_for_records", fragile)
-    games = read_games(ONE_GAME, jobs=1)
+    games = read_games(ONE_GAME, run=1)
     (row,) = games.games.to_dict("records")
     assert row["status"] == "invalid"
     assert "internal.rows" in games.diagnostics["code"].tolist()
@@ -158,8 +158,8 @@ def test_rows_failing_on_one_game_become_an_internal_rows_entry(
 
 
 def test_game_ids_stay_unique_across_inputs_and_dataset_folders(tmp_path: Path) -> None:
-    export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
-    games = read_games([ONE_GAME, tmp_path / "out", ONE_GAME], jobs=1)
+    export_dataset(ONE_GAME, tmp_path / "out", run=1)
+    games = read_games([ONE_GAME, tmp_path / "out", ONE_GAME], run=1)
     assert games.games["game_id"].tolist() == [
         "classic-2014.4-17",
         "classic-2014.4-17#2",
@@ -170,11 +170,11 @@ def test_game_ids_stay_unique_across_inputs_and_dataset_folders(tmp_path: Path) 
 def test_export_of_a_dataset_folder_streams_it_in_batches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    export_dataset(DATA, tmp_path / "one", setups_only=True, jobs=1)
+    export_dataset(DATA, tmp_path / "one", setups_only=True, run=1)
     monkeypatch.setattr("strat_tools.tables.dataset.DATASET_BATCH_GAMES", 50)
     sizes = [t["games"].num_rows for t in iter_tables(tmp_path / "one")]
     assert len(sizes) > 1 and max(sizes) <= 50
-    summary = export_dataset(tmp_path / "one", tmp_path / "two", jobs=1)
+    summary = export_dataset(tmp_path / "one", tmp_path / "two", run=1)
     assert summary.games == sum(sizes)
     pd.testing.assert_frame_equal(
         read_games(tmp_path / "two").setups, read_games(tmp_path / "one").setups
@@ -212,7 +212,7 @@ def test_bad_rules_are_the_one_usage_error_raised_when_an_entry_point_is_called(
 
 
 def test_map_games_refuses_a_dataset_folder(tmp_path: Path) -> None:
-    export_dataset(ONE_GAME, tmp_path / "out", jobs=1)
+    export_dataset(ONE_GAME, tmp_path / "out", run=1)
     with pytest.raises(InputError, match="exported dataset folder"):
         list(map_games(game_id_of, tmp_path / "out"))
 
@@ -256,14 +256,14 @@ def test_every_entry_point_takes_a_filter_and_judges_duplicates_over_the_whole_r
     games = read_games(one_game_twice, select=chosen, run=run)
     assert sorted(games.games["game_id"]) == kept
     assert (tally.games, tally.dropped, sum(steps)) == (2, 1, 3)  # the first pass is not counted
-    ids = map_games(game_id_of, one_game_twice, select=chosen, jobs=1)
+    ids = map_games(game_id_of, one_game_twice, select=chosen, run=1)
     assert sorted(ids) == kept
-    counts = reduce_batches(game_count, one_game_twice, select=chosen, jobs=1)
+    counts = reduce_batches(game_count, one_game_twice, select=chosen, run=1)
     assert sum(counts) == 2
-    events = map_records(EventsWork("auto"), one_game_twice, select=chosen, jobs=1)
+    events = map_records(EventsWork("auto"), one_game_twice, select=chosen, run=1)
     assert sorted({g for t in events for g in t.column("game_id").to_pylist()}) == kept
-    export_dataset(one_game_twice, tmp_path / "tables", jobs=1)
-    back = read_games(tmp_path / "tables", select=chosen, jobs=1)
+    export_dataset(one_game_twice, tmp_path / "tables", run=1)
+    back = read_games(tmp_path / "tables", select=chosen, run=1)
     assert sorted(back.games["game_id"]) == kept
 
 
@@ -313,7 +313,7 @@ def test_a_bar_gets_its_total_from_the_one_expansion_of_the_inputs(
 ) -> None:
     from strat_tools.run.options import SizedProgress
 
-    export_dataset(ONE_GAME, tmp_path / "tables", jobs=1)
+    export_dataset(ONE_GAME, tmp_path / "tables", run=1)
     zip_reads.clear()
     bar = Bar()
     assert isinstance(bar, SizedProgress)
@@ -337,7 +337,7 @@ def test_without_a_bar_nothing_is_counted_and_the_units_stream(
 ) -> None:
     from strat_tools.run.driver import input_parts
 
-    export_dataset(ONE_GAME, tmp_path / "tables", jobs=1)
+    export_dataset(ONE_GAME, tmp_path / "tables", run=1)
     zip_reads.clear()
     inputs = [DATA, ONE_GAME, tmp_path / "tables", DATA]
     steps: list[int] = []
@@ -360,7 +360,7 @@ def test_dataset_folder_is_the_one_decision_of_a_dataset_alone(tmp_path: Path) -
     from strat_tools.run.driver import dataset_folder
 
     out = tmp_path / "out"
-    export_dataset(ONE_GAME, out, jobs=1)
+    export_dataset(ONE_GAME, out, run=1)
     assert dataset_folder([str(out)]) == str(out)
     assert dataset_folder(str(out)) == str(out)
     assert dataset_folder([str(DATA)]) is None

@@ -15,9 +15,9 @@ from strat_tools.core.records import GameRecord, Rescue, Result, Severity
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import EVENT_COLUMNS, EventBatch, game_events
 from strat_tools.engine.replay import replay
-from strat_tools.exports.event_table import EVENTS_SCHEMA, events_batch, read_events
+from strat_tools.exports.event_table import events_batch, read_events
 from strat_tools.io.sources import iter_units
-from strat_tools.tables.schemas import events_table
+from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table
 
 BIG_LOSSES = game(
     {"E5": "r1", "E6": "b10", "B4": "r3", "B7": "bB", "F4": "r9", "F7": "b10", "I7": "bF"},
@@ -189,7 +189,7 @@ def test_the_table_has_one_end_per_game(tmp_path: Path) -> None:
     kinds = frame["kind"].astype(str)
     assert (kinds == "end").sum() == frame["game_id"].nunique() == 400
     assert set(kinds) <= set(EVENT_KINDS)
-    marshals = read_events("data/", jobs=1, kinds=["marshal_lost"])
+    marshals = read_events("data/", run=1, kinds=["marshal_lost"])
     assert len(marshals) and set(marshals["kind"]) == {"marshal_lost"}
     with pytest.raises(ValueError, match="unknown event kind"):
         read_events("data/", kinds=["castling"])
@@ -220,7 +220,7 @@ def test_the_cli_streams_batch_by_batch_the_rows_of_read_events() -> None:
 
     import pandas as pd
 
-    expected = read_events("data/", jobs=1, kinds=["battle", "end"])
+    expected = read_events("data/", run=1, kinds=["battle", "end"])
     runner = CliRunner()
     args = ["events", "data/", "--jobs", "1", "--kind", "battle", "--kind", "end", "--format"]
     as_json = json.loads(runner.invoke(main, [*args, "json"]).stdout)

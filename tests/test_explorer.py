@@ -32,7 +32,7 @@ def unpack(data: dict, name: str, dtype: str = "<u4") -> np.ndarray:  # type: ig
 
 @pytest.fixture(scope="module")
 def sample():  # type: ignore[no-untyped-def]
-    return read_games(str(DATA), setups_only=True, jobs=1)
+    return read_games(str(DATA), setups_only=True, run=1)
 
 
 def test_the_packing_decodes_to_the_library_s_setups(sample) -> None:  # type: ignore[no-untyped-def]
@@ -128,7 +128,7 @@ def test_the_archive_s_classic_setups_fit_in_three_megabytes(
 ) -> None:
     from strat_tools.views.explorer import write_explorer
 
-    summary = write_explorer(str(gravon_dir), tmp_path / "explore.html", jobs=1)
+    summary = write_explorer(str(gravon_dir), tmp_path / "explore.html", run=1)
     assert (summary.setups, summary.distinct, summary.games) == (24_798, 15_377, 12_399)
     assert summary.bytes == (tmp_path / "explore.html").stat().st_size <= 3_000_000
 

@@ -47,7 +47,7 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def sample_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("explore") / "explore.html"
-    write_explorer(str(DATA), out, jobs=1)
+    write_explorer(str(DATA), out, run=1)
     return out
 
 
@@ -288,7 +288,7 @@ def test_an_empty_square_can_be_asked_where_the_army_leaves_some(
     driver: Any, tmp_path: Path
 ) -> None:
     page = tmp_path / "barrage.html"
-    write_explorer(str(DATA), page, variant="barrage", jobs=1)
+    write_explorer(str(DATA), page, variant="barrage", run=1)
     open_page(driver, page)
     square(driver, 4, 3).click()
     piece(driver, "_").click()  # barrage: 8 pieces on 40 squares
@@ -317,7 +317,7 @@ def test_names_from_files_stay_text(driver: Any, tmp_path: Path) -> None:
         archive.writestr("classic-2014.4-50.xml", GAME)
         archive.writestr(HOSTILE_MEMBER, GAME)
     page = tmp_path / "explore.html"
-    write_explorer(str(folder), page, jobs=1)
+    write_explorer(str(folder), page, run=1)
     open_page(driver, page)
     assert driver.find_elements("css selector", "img") == []
     assert "<img src=x onerror=alert(3)>" in driver.find_element("id", "source").text
@@ -331,7 +331,7 @@ def test_names_from_files_stay_text(driver: Any, tmp_path: Path) -> None:
 def test_an_archive_month_agrees_with_search(driver: Any, gravon_dir: Path, tmp_path: Path) -> None:
     month = str(gravon_dir / "strados2014-5.zip")
     page = tmp_path / "explore.html"
-    write_explorer(month, page, jobs=1)
+    write_explorer(month, page, run=1)
     for hash_ in (
         "#pattern=........../........../B........./FB........&mirror=1",
         "#pattern=........../........../........../[!FB]........",
@@ -348,9 +348,9 @@ def test_an_archive_month_agrees_with_search(driver: Any, gravon_dir: Path, tmp_
 def test_a_game_link_opens_the_viewer_at_that_game(driver: Any, tmp_path: Path) -> None:
     from strat_tools.views.viewer import write_viewer
 
-    write_viewer(str(DATA), tmp_path / "game.html", select=None, jobs=1)
+    write_viewer(str(DATA), tmp_path / "game.html", select=None, run=1)
     page = tmp_path / "explore.html"
-    write_explorer(str(DATA), page, jobs=1)
+    write_explorer(str(DATA), page, run=1)
     open_page(driver, page, "#pattern=........../........../........../F.........")
     link = driver.find_elements("css selector", "#top-setups .games a")[2]
     game, side = link.get_attribute("data-game"), link.get_attribute("title").split(",")[0]
@@ -375,10 +375,10 @@ def test_a_link_opens_its_own_game_or_says_the_page_lacks_it(
 
     folder, second = same_name_in_two_zips, SECOND
     page = tmp_path / "explore.html"
-    write_explorer(str(folder), page, jobs=1, viewer="game.html")
-    write_viewer(str(folder), tmp_path / "game.html", jobs=1)
-    write_explorer(str(folder), tmp_path / "first.html", jobs=1, viewer="one.html")
-    write_viewer(str(folder), tmp_path / "one.html", jobs=1, limit=1)  # holds only the first
+    write_explorer(str(folder), page, run=1, viewer="game.html")
+    write_viewer(str(folder), tmp_path / "game.html", run=1)
+    write_explorer(str(folder), tmp_path / "first.html", run=1, viewer="one.html")
+    write_viewer(str(folder), tmp_path / "one.html", run=1, limit=1)  # holds only the first
     open_page(driver, page)
     link = driver.find_element("css selector", f'#top-setups .games a[data-game="{second}"]')
     assert f"--game '{second}'" in link.get_attribute("title")

@@ -72,9 +72,8 @@ def test_events_variant_narrows_to_those_games(archive: Path) -> None:
     tally = Tally()
     frame = read_events(
         [str(archive)],
-        jobs=1,
         select=GameFilter.parse(variant="barrage"),
-        run=Run(tally=tally),
+        run=Run(jobs=1, tally=tally),
     )
     assert set(frame["game_id"]) == set(barrage) and len(frame) > len(barrage)  # battles too
     assert (tally.games, tally.dropped) == (len(barrage), 41 - len(barrage))
@@ -114,7 +113,7 @@ def test_convert_period_revalidates_to_exactly_the_selected_games(
     )
     assert code == 0, err
     assert "Converted 1 of 1 game " in err and "40 left out by the filters" in err
-    report = validate([str(out)], jobs=1)
+    report = validate([str(out)], run=1)
     assert [g.game_id for g in report.games] == later and report.summary.valid == 1
     earlier = tmp_path / "earlier"
     done = convert([str(archive)], earlier, to="gsn", select=GameFilter.parse(period=":2026-03"))
@@ -162,11 +161,11 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     keep = GameFilter.parse(period="2026-11")
     november = ids_where(bad_games, lambda r: (r.year, r.month) == (2026, 11))
     assert len(november) == 4  # the unreadable file's name gives its month
-    ends = read_events([str(bad_games)], jobs=1, kinds=["end"], select=keep)
+    ends = read_events([str(bad_games)], run=1, kinds=["end"], select=keep)
     assert sorted(ends["game_id"]) == sorted(november)
     details = " | ".join(ends["detail"])
     assert "replay stopped at ply 1" in details and "unreadable: " in details
-    summary = export_observations([str(bad_games)], tmp_path / "obs", select=keep, jobs=1)
+    summary = export_observations([str(bad_games)], tmp_path / "obs", select=keep, run=1)
     assert (summary.games, summary.valid, summary.readable, summary.dropped) == (4, 2, 3, 1)
     games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert sorted((g["status"], g["readable"]) for g in games) == [
@@ -201,9 +200,8 @@ def test_a_bad_game_under_a_filter_is_still_reported(bad_games: Path, tmp_path: 
     tally = Tally()
     classic = read_events(
         [str(bad_games)],
-        jobs=1,
         select=GameFilter.parse(variant="classic"),
-        run=Run(tally=tally),
+        run=Run(jobs=1, tally=tally),
     )
     assert classic["game_id"].nunique() == 3 and (tally.games, tally.dropped) == (3, 2)
     code, out, err = run("validate", str(bad_games), "--variant", "classic", "-q", "-j", "1")
@@ -238,7 +236,7 @@ def test_a_game_the_work_fails_on_is_contained_and_named(bad_games: Path) -> Non
     work: RecordWork[Any] = FailsOn(victim)
     tally = Tally()
     keep = GameFilter.parse(period="2026-11")
-    tables = map_records(work, [str(bad_games)], select=keep, jobs=1, run=Run(tally=tally))
+    tables = map_records(work, [str(bad_games)], select=keep, run=Run(jobs=1, tally=tally))
     frame = pa.concat_tables(tables).to_pandas()
     end = frame.loc[(frame["game_id"] == victim) & (frame["kind"] == "end"), "detail"]
     assert end.tolist() == ["not replayed: [internal.events] RuntimeError: boom"]
@@ -272,6 +270,6 @@ def test_convert_writes_its_zip_through_devices_and_fifos(archive: Path, tmp_pat
 def test_records_are_read_only_once_per_game(archive: Path) -> None:
     """Each game read is counted once: the filters' count and the kept games add up."""
     tally = Tally()
-    read_events([str(archive)], jobs=2, select=GameFilter.parse(plies="60:"), run=Run(tally=tally))
+    read_events([str(archive)], select=GameFilter.parse(plies="60:"), run=Run(jobs=2, tally=tally))
     long = ids_where(archive, lambda r: r.plies >= 60)
     assert (tally.games, tally.dropped) == (len(long), 41 - len(long))

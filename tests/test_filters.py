@@ -86,7 +86,7 @@ def test_an_impossible_pattern_is_noted() -> None:
 
 
 def test_record_and_table_judgements_agree(folder_with_a_copy: Path) -> None:
-    games = read_games([str(folder_with_a_copy)], jobs=1)
+    games = read_games([str(folder_with_a_copy)], run=1)
     records = list(read_records([str(folder_with_a_copy)]))
     filters = [
         GameFilter.parse(variant="barrage"),
@@ -106,7 +106,7 @@ def test_record_and_table_judgements_agree(folder_with_a_copy: Path) -> None:
 
 
 def test_duplicates_are_the_same_game_under_two_names(folder_with_a_copy: Path) -> None:
-    games = read_games([str(folder_with_a_copy)], jobs=1).games
+    games = read_games([str(folder_with_a_copy)], run=1).games
     only = games["game_id"][GameFilter.parse(duplicates="only").mask(games)].tolist()
     first = games["game_id"].iloc[0]
     assert only == [first, f"{first.split('-')[0]}-2026.6-999"]
@@ -145,10 +145,10 @@ def test_an_id_names_the_second_game_of_a_name_as_the_tables_do(
     path.write_text("classic-2026.10-1#2  # the second; a comment follows a space\n")
     assert read_id_file(path) == ["classic-2026.10-1#2"]
     chosen = GameFilter.parse(ids=read_id_file(path))
-    found = select_games(same_name_in_two_zips, chosen, jobs=1)
+    found = select_games(same_name_in_two_zips, chosen, run=1)
     assert found.game_ids == ["classic-2026.10-1#2"]
     assert [Path(u.source).name for u in found.units()] == ["b.zip"]
-    both = select_games(same_name_in_two_zips, GameFilter.parse(ids=["classic-2026.10-1"]), jobs=1)
+    both = select_games(same_name_in_two_zips, GameFilter.parse(ids=["classic-2026.10-1"]), run=1)
     assert both.game_ids == ["classic-2026.10-1", "classic-2026.10-1#2"]  # the name: every game
 
 

@@ -166,7 +166,7 @@ def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
     import strat_tools as st
     from strat_tools.setups.strings import setup_strings
 
-    games = st.read_games(DATA, setups_only=True, jobs=1)
+    games = st.read_games(DATA, setups_only=True, run=1)
     by_id = {r.game_id: r for r in records([DATA])}
     for fmt in SETUP_FORMATS:
         table = setup_strings(games.setups, fmt)

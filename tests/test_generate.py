@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from strat_tools.core.board import NEIGHBOURS, Side, from_owner_view, parse_square
+from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.core.records import Result, Status, Termination
 from strat_tools.core.rules import RULESETS
-from strat_tools.engine.replay import Position, parse_board, render_board, replay
+from strat_tools.engine.position import Position
+from strat_tools.engine.replay import replay
 from strat_tools.formats.readers import parse_record, read_records
 from strat_tools.formats.xml_writer import (
     archive_name,
@@ -22,18 +24,14 @@ from strat_tools.formats.xml_writer import (
     write_games,
 )
 from strat_tools.generate.games import (
-    SETUP_MODELS,
     GenerationError,
-    Knowledge,
-    Policy,
-    choose_move,
-    draw_setup,
     generate_files,
     generate_game,
     generate_games,
-    setup_field,
     verify_game,
 )
+from strat_tools.generate.play import Knowledge, Policy, choose_move
+from strat_tools.generate.setups import SETUP_MODELS, draw_setup, setup_field
 from strat_tools.run.options import Run
 
 VARIANTS = ("classic", "barrage", "duell")
@@ -221,7 +219,7 @@ def test_worker_processes_give_the_same_bytes(tmp_path: Path) -> None:
     mix = {"classic": 2, "duell": 1}
     write_games(generate_games(24, variant=mix, seed=8), tmp_path / "serial.zip")
     done: list[int] = []
-    files = generate_files(24, variant=mix, seed=8, jobs=2, run=Run(progress=done.append))
+    files = generate_files(24, variant=mix, seed=8, run=Run(jobs=2, progress=done.append))
     assert write_files(files, tmp_path / "parallel.zip") == 24
     assert sum(done) == 24
     assert (tmp_path / "serial.zip").read_bytes() == (tmp_path / "parallel.zip").read_bytes()
@@ -394,7 +392,7 @@ def test_commands_say_when_they_show_synthetic_games(tmp_path: Path) -> None:
 
     archive = tmp_path / "strados2026-10.zip"
     write_games(generate_games(12, seed=8), archive)
-    assert read_games(archive, setups_only=True, jobs=1).games["synthetic"].all()
+    assert read_games(archive, setups_only=True, run=1).games["synthetic"].all()
     runner = CliRunner()
     stats = runner.invoke(main, ["stats", str(archive), "-j", "1"])
     assert stats.exit_code == 0

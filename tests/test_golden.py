@@ -74,7 +74,7 @@ def every_statistic_in_one_pass(corpus: Path, folder: Path) -> None:
         for _, args in cases
     ]
     tables = compute_many_streaming(
-        [stat_request(**params) for params in parsed], [str(corpus)], jobs=2
+        [stat_request(**params) for params in parsed], [str(corpus)], run=2
     )
     for (name, _), params, table in zip(cases, parsed, tables, strict=True):
         out = io.StringIO()

@@ -74,7 +74,7 @@ def test_non_utf8_file_name_is_carried_in_printable_form(non_utf8_folder: Path) 
         "classic-2014.4-8.xml",
         "classic-2014.4-\\xff7.xml",
     ]
-    games = st.read_games(non_utf8_folder, jobs=1)
+    games = st.read_games(non_utf8_folder, run=1)
     assert sorted(games.games["game_id"]) == ["classic-2014.4-8", "classic-2014.4-\\xff7"]
     assert list(games.games["status"]) == ["valid", "valid"]
 
@@ -185,7 +185,7 @@ def test_game_numbers_past_2_31_are_read_and_past_2_63_kept_without_a_number(
     folder.mkdir()
     for number in (2**31, 2**63 - 1, 2**64):
         (folder / game_named(number, "2014.5")).write_bytes(GAME.replace(b"2014.4", b"2014.5"))
-    games = st.read_games(folder, jobs=1)
+    games = st.read_games(folder, run=1)
     numbers = dict(zip(games.games["game_id"], games.games["number"], strict=True))
     assert numbers[f"classic-2014.5-{2**31}"] == 2**31
     assert numbers[f"classic-2014.5-{2**63 - 1}"] == 2**63 - 1
@@ -224,7 +224,7 @@ def test_a_lake_mark_off_the_lakes_is_refused_and_never_taken_for_a_piece(tmp_pa
     assert code == 1
     code, _, err = cli("export", "-o", str(tmp_path / "out"), "--jobs", "1", str(path))
     assert code in (0, 1) and "Traceback" not in err and "out of bounds" not in err
-    games = st.read_games(path, jobs=1)
+    games = st.read_games(path, run=1)
     assert list(games.games["status"]) == ["invalid"]
 
 
@@ -393,7 +393,7 @@ def test_every_path_taking_function_takes_a_str_a_path_or_an_iterable(tmp_path: 
     text = str(folder) + "/"
     for paths in (text, folder, [text], (p for p in [folder])):
         assert len(list(st.read_records(paths))) == 2
-    assert len(st.read_games(text, jobs=1)) == 2
+    assert len(st.read_games(text, run=1)) == 2
     assert st.validate(folder).summary.games == 2
     with pytest.raises(TypeError, match="iterable of paths"):
         list(st.read_records(42))  # type: ignore[arg-type]

@@ -63,7 +63,7 @@ def test_fingerprints_are_stable_and_printable() -> None:
 
 
 def test_tables_carry_the_fingerprints_of_each_side() -> None:
-    games = read_games([str(TWO_BATTLES)], jobs=1)
+    games = read_games([str(TWO_BATTLES)], run=1)
     row = games.games.iloc[0]
     assert row["red_fingerprint"] == row["blue_fingerprint"]  # the same setup, turned
     found = setup_array(games.setups)
@@ -87,7 +87,7 @@ def test_a_game_under_two_names_has_one_game_fingerprint(tmp_path: Path) -> None
     other = data.replace(b'source="B4" target="B5"', b'source="C4" target="C5"')
     assert other != data
     (tmp_path / "classic-2014.9-78.xml").write_bytes(other)
-    games = read_games([str(tmp_path)], jobs=1).games.set_index("game_id")
+    games = read_games([str(tmp_path)], run=1).games.set_index("game_id")
     ids = games["game_fingerprint"]
     assert ids["classic-2014.4-1"] == ids["classic-2014.9-77"] != ids["classic-2014.9-78"]
     assert games["red_fingerprint"].nunique() == 1

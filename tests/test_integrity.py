@@ -34,14 +34,16 @@ from click.testing import CliRunner
 from hostile_folder import SECRET, build
 
 from strat_tools.cli import main
+from strat_tools.core.errors import DatasetError
 from strat_tools.core.records import UNREADABLE_CODE
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.io.owned import MARKER_NAME
 from strat_tools.io.sources import Skipped, expand
 from strat_tools.run.driver import read_games
-from strat_tools.tables.build import TABLE_NAMES
-from strat_tools.tables.dataset import DatasetError, GameSet, read_dataset
+from strat_tools.tables import dataset_writer
+from strat_tools.tables.dataset import GameSet, read_dataset
+from strat_tools.tables.schemas import TABLE_NAMES
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATED = 24
@@ -395,7 +397,7 @@ def test_commands_survive_two_inputs_with_one_file_name(
 
 def read_in_process(path: Path) -> GameSet:
     """Records read (and replayed) in this process."""
-    return read_games([str(path)], jobs=1)
+    return read_games([str(path)], run=1)
 
 
 # --- atomic outputs -------------------------------------------------------------------------
@@ -578,20 +580,19 @@ def test_failed_figure_or_report_write_keeps_the_old_file(
 def test_export_failing_midway_keeps_the_old_dataset(
     small_zips: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from strat_tools.tables import dataset
 
     out = tmp_path / "tables"
     old = _export_tables([str(small_zips[0])], out)
     before = sorted(os.listdir(out))
-    real_write = dataset.DatasetWriter.write
+    real_write = dataset_writer.DatasetWriter.write
 
-    def write_then_fail(self: dataset.DatasetWriter, tables: dict[str, pa.Table]) -> None:
+    def write_then_fail(self: dataset_writer.DatasetWriter, tables: dict[str, pa.Table]) -> None:
         real_write(self, tables)
         for name in TABLE_NAMES:
             self._flush(name)  # half the data really reaches the temporary files
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(dataset.DatasetWriter, "write", write_then_fail)
+    monkeypatch.setattr(dataset_writer.DatasetWriter, "write", write_then_fail)
     result = CliRunner().invoke(main, ["export", str(small_zips[1]), "-o", str(out), "--jobs", "1"])
     assert result.exit_code == 3 and "No space left" in result.output, result.output
     assert sorted(os.listdir(out)) == before

@@ -291,10 +291,10 @@ def test_an_export_decides_its_path_once_from_its_input(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(observations, "map_records", spy)
     game = [str(Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml")]
-    small = list(observations.iter_observations(game, jobs=1))
+    small = list(observations.iter_observations(game, run=1))
     monkeypatch.setattr(moves, "COMPILED_FROM_GAMES", 1)
-    large = list(observations.iter_observations(game, jobs=1))
-    forced = list(observations.iter_observations(game, jobs=1, compiled=False))
+    large = list(observations.iter_observations(game, run=1))
+    forced = list(observations.iter_observations(game, run=1, compiled=False))
     assert chosen == [False, move_kernel.available(), False]
     rows = [b["observations"].column("legal_actions") for b in (*small, *large, *forced)]
     assert rows[0].to_pylist() == rows[1].to_pylist() == rows[2].to_pylist()

@@ -37,7 +37,7 @@ def export(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(DATA / "strados2026-10.zip") as archive:
         for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::31][:12]:
             (games / Path(name).name).write_bytes(archive.read(name))
-    summary = export_observations([games], root / "obs", jobs=1, shard_rows=SHARD_ROWS)
+    summary = export_observations([games], root / "obs", run=1, shard_rows=SHARD_ROWS)
     assert len(summary.shards) >= 3
     return root / "obs"
 
@@ -315,7 +315,7 @@ def test_a_real_month_in_a_dataloader_gives_each_row_once_and_the_docs_lines_run
 ) -> None:
     """On a real month's export (row groups of uneven size, one shard): the docs' read of
     the whole export runs as written, and a DataLoader gives each row once per epoch."""
-    export_observations([gravon_dir / "strados2014-5.zip"], tmp_path / "obs", jobs=1)
+    export_observations([gravon_dir / "strados2014-5.zip"], tmp_path / "obs", run=1)
     monkeypatch.chdir(tmp_path)
     text = (REPO / "docs" / "observations.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)

@@ -11,14 +11,16 @@ import pytest
 from strat_tools.core.board import parse_square
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.actions import action_id, view_square
+from strat_tools.engine.actions import action_id
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.mover_view import view_square
 from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
-from strat_tools.engine.position import DISTANCE, Position, play_known
+from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.replay import replay
+from strat_tools.engine.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
+from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
-    OBSERVATIONS_SCHEMA,
     boards_of,
     iter_observations,
     observe,
@@ -127,7 +129,7 @@ def test_hidden_truth_holds_the_pieces_the_mover_cannot_see() -> None:
 
 
 def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> None:
-    summary = export_observations([DATA], tmp_path / "obs", jobs=1, shard_rows=40_000)
+    summary = export_observations([DATA], tmp_path / "obs", run=1, shard_rows=40_000)
     games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert summary.games == len(games) == 400 and summary.valid == 400
     table = read_observations(tmp_path / "obs")
@@ -146,7 +148,7 @@ def test_an_unreadable_input_is_a_games_row_with_its_reason(
 ) -> None:
     broken = tmp_path / "broken.xml"
     broken.write_text("<stratego><game type='classic'>", encoding="utf-8")
-    batches = list(iter_observations([broken, thirty_games], jobs=1))
+    batches = list(iter_observations([broken, thirty_games], run=1))
     games = [row for b in batches for row in b["games"].to_pylist()]
     assert games[0]["status"] == "invalid" and games[0]["observations"] == 0
     assert games[0]["reason"].startswith("[")
@@ -155,14 +157,14 @@ def test_an_unreadable_input_is_a_games_row_with_its_reason(
 
 def test_a_failed_export_leaves_the_folder_as_it_was(tmp_path: Path, thirty_games: Path) -> None:
     out = tmp_path / "obs"
-    export_observations([thirty_games], out, jobs=1)
+    export_observations([thirty_games], out, run=1)
     before = sorted(p.relative_to(out) for p in out.rglob("*"))
 
     def fail(_tables: object) -> None:
         raise RuntimeError("disk full")
 
     with pytest.raises(RuntimeError, match="disk full"):
-        export_observations([thirty_games], out, jobs=1, on_batch=fail)
+        export_observations([thirty_games], out, run=1, on_batch=fail)
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
 
 
@@ -263,7 +265,7 @@ def _ground_truth(paths: list[Path], tmp_path: Path) -> int:
     from strat_tools.formats.readers import read_units
     from strat_tools.io.sources import iter_units
 
-    export_observations(paths, tmp_path / "obs", jobs=1)
+    export_observations(paths, tmp_path / "obs", run=1)
     stored = read_observations(tmp_path / "obs")
     starts = {}
     ids = stored.column("game_id").to_pylist()
@@ -299,8 +301,8 @@ def test_a_local_dask_cluster_writes_the_same_observations(
     tmp_path: Path, thirty_games: Path
 ) -> None:
     pytest.importorskip("dask.distributed", reason="Dask is the optional 'dist' extra")
-    export_observations([thirty_games], tmp_path / "local", jobs=1)
-    export_observations([thirty_games], tmp_path / "dask", jobs=2, run=Run(dask=True))
+    export_observations([thirty_games], tmp_path / "local", run=1)
+    export_observations([thirty_games], tmp_path / "dask", run=Run(jobs=2, dask=True))
     assert read_observations(tmp_path / "dask").equals(read_observations(tmp_path / "local"))
 
 
@@ -319,7 +321,7 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
         return real(result, know, legal, last_moves)
 
     monkeypatch.setattr(observations, "game_columns", flaky)
-    batches = list(iter_observations([thirty_games], jobs=1))
+    batches = list(iter_observations([thirty_games], run=1))
     games = [row for b in batches for row in b["games"].to_pylist()]
     failed = [g for g in games if g["reason"] and "internal.observations" in g["reason"]]
     assert len(games) == 30 and len(failed) == 1

@@ -32,7 +32,7 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("layouts")
-    games = read_games(DATA, jobs=1)
+    games = read_games(DATA, run=1)
     for fmt in ("parquet", "csv"):
         games.export(root / f"new {fmt}", fmt)  # type: ignore[arg-type]
         shutil.copytree(root / f"new {fmt}", root / f"old {fmt}")
@@ -103,7 +103,7 @@ def test_export_of_an_old_folder_replaces_it_with_the_new_layout(
 @pytest.mark.slow
 def test_the_observation_readers_read_the_old_layout(tmp_path: Path) -> None:
     new, old = tmp_path / "new", tmp_path / "old"
-    export_observations([DATA / "strados2026-10.zip"], new, shard_rows=30_000, jobs=1)
+    export_observations([DATA / "strados2026-10.zip"], new, shard_rows=30_000, run=1)
     shutil.copytree(new, old)
     to_old_observations(old)
     assert (old / "games.parquet").is_file() and not (old / "games").exists()
@@ -112,5 +112,5 @@ def test_the_observation_readers_read_the_old_layout(tmp_path: Path) -> None:
     rows = sum(len(b["action"]) for b in observation_batches(old, 4096, fields=("action",)))
     assert rows == read_observations(new).num_rows
     # Observing into the old folder again moves its games table beside the shards.
-    export_observations([DATA / "strados2026-10.zip"], old, shard_rows=30_000, jobs=1)
+    export_observations([DATA / "strados2026-10.zip"], old, shard_rows=30_000, run=1)
     assert not (old / "games.parquet").exists() and observation_games(old).num_rows == 400

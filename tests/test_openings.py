@@ -68,7 +68,7 @@ def game_xml(moves: list[tuple[str, str]], result: str = '<result type="3" winne
 
 @pytest.fixture(scope="module")
 def sample_games():  # type: ignore[no-untyped-def]
-    return read_games(str(DATA), jobs=1)
+    return read_games(str(DATA), run=1)
 
 
 def test_depth_one_equals_the_raw_first_moves_of_the_sample(sample_games) -> None:  # type: ignore[no-untyped-def]
@@ -97,7 +97,7 @@ def test_depth_two_equals_the_raw_lines_and_the_tree_adds_up(sample_games) -> No
 def test_a_game_shorter_than_the_depth_counts_in_the_shorter_lines_only(tmp_path: Path) -> None:
     (tmp_path / "classic-2014.4-1.xml").write_text(game_xml([("I4", "I5")]))
     (tmp_path / "classic-2014.4-2.xml").write_text(game_xml([("I4", "I5"), ("A7", "A6")]))
-    found = openings(read_games(str(tmp_path), jobs=1), depth=2, top=0)
+    found = openings(read_games(str(tmp_path), run=1), depth=2, top=0)
     rows = found.table.set_index("line")
     assert rows.loc["I4-I5", "games"] == 2
     assert rows.loc["I4-I5 A7-A6", "games"] == 1
@@ -112,7 +112,7 @@ def test_clustered_interval_is_wider_when_one_setup_repeats(tmp_path: Path) -> N
         winner = 1 if number % 3 else 2
         text = game_xml([("I4", "I5")], f'<result type="3" winner="{winner}"/>')
         (tmp_path / f"classic-2014.4-{number}.xml").write_text(text)
-    row = openings(read_games(str(tmp_path), jobs=1), depth=1).lines.iloc[0]
+    row = openings(read_games(str(tmp_path), run=1), depth=1).lines.iloc[0]
     assert (row["games"], row["red_wins"], row["blue_wins"]) == (6, 4, 2)
     assert row["distinct_setups"] == 1
     assert row["cluster_ci_low"] < row["ci_low"] and row["cluster_ci_high"] > row["ci_high"]
@@ -181,8 +181,8 @@ def test_cli_text_and_usage_errors() -> None:
 @pytest.mark.slow
 def test_an_exported_folder_gives_the_records_answer(tmp_path: Path, sample_games) -> None:  # type: ignore[no-untyped-def]
     sample_games.export(str(tmp_path / "out"))
-    from_records = openings_of_paths([str(DATA)], depth=2, top=0, jobs=1)
-    from_folder = openings_of_paths([str(tmp_path / "out")], depth=2, top=0, jobs=1)
+    from_records = openings_of_paths([str(DATA)], depth=2, top=0, run=1)
+    from_folder = openings_of_paths([str(tmp_path / "out")], depth=2, top=0, run=1)
     assert from_records.table.equals(from_folder.table)
     assert from_records.table.equals(openings(sample_games, depth=2, top=0).table)
 
@@ -192,6 +192,6 @@ def test_an_exported_folder_gives_the_records_answer(tmp_path: Path, sample_game
 def test_depth_one_equals_the_raw_first_moves_of_an_archive_month(gravon_dir: Path) -> None:
     month = gravon_dir / "strados2014-5.zip"
     expected = raw_first_lines(month, 1)
-    found = openings_of_paths([str(month)], depth=1, top=0, jobs=1)
+    found = openings_of_paths([str(month)], depth=1, top=0, run=1)
     assert counted(found) == dict(expected)
     assert found.games == sum(expected.values()) > 500

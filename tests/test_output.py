@@ -20,10 +20,11 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
+from strat_tools.core.errors import DatasetError
 from strat_tools.io.output import OutputError, output_kind
 from strat_tools.io.owned import MARKER_NAME, OwnedFolder
-from strat_tools.tables.build import TABLE_NAMES
-from strat_tools.tables.dataset import DatasetError, read_dataset
+from strat_tools.tables.dataset import read_dataset
+from strat_tools.tables.schemas import TABLE_NAMES
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO / "data"

@@ -22,7 +22,8 @@ from layouts import to_old_layout, to_old_observations
 from strat_tools.cli import main
 from strat_tools.exports.observation_files import ShardWriter
 from strat_tools.io.output import OutputOfAnotherKind
-from strat_tools.tables.dataset import DatasetWriter, read_dataset
+from strat_tools.tables.dataset import read_dataset
+from strat_tools.tables.dataset_writer import DatasetWriter
 
 GAMES = Path(__file__).resolve().parent / "fixtures" / "tables"
 

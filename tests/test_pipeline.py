@@ -79,37 +79,37 @@ def test_an_endless_stream_is_cut_without_being_read_whole() -> None:
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_map_batches_takes_a_stream(jobs: int) -> None:
-    out = [n for chunk in map_batches(_names, iter(UNITS), jobs=jobs) for n in chunk]
+    out = [n for chunk in map_batches(_names, iter(UNITS), run=jobs) for n in chunk]
     assert out == [u.member for u in UNITS]
 
 
 @pytest.mark.parametrize("jobs", [1, 2, 3])
 def test_results_come_in_input_order_for_any_jobs(jobs: int) -> None:
-    out = [n for chunk in map_batches(partial(_names, tag="x"), UNITS, jobs=jobs) for n in chunk]
+    out = [n for chunk in map_batches(partial(_names, tag="x"), UNITS, run=jobs) for n in chunk]
     assert out == [f"x{u.member}" for u in UNITS]
 
 
 def test_progress_counts_every_unit() -> None:
     seen: list[int] = []
-    list(map_batches(_names, UNITS, jobs=2, run=Run(progress=seen.append)))
+    list(map_batches(_names, UNITS, run=Run(jobs=2, progress=seen.append)))
     assert sum(seen) == len(UNITS)
 
 
 def test_jobs_one_runs_in_this_process_and_more_jobs_do_not() -> None:
-    assert set(map_batches(_pid, UNITS, jobs=1)) == {os.getpid()}
-    assert os.getpid() not in set(map_batches(_pid, UNITS, jobs=2, batch_size=10))
+    assert set(map_batches(_pid, UNITS, run=1)) == {os.getpid()}
+    assert os.getpid() not in set(map_batches(_pid, UNITS, run=2, batch_size=10))
 
 
 def test_bad_jobs_is_refused() -> None:
     with pytest.raises(ValueError, match="jobs"):
-        list(map_batches(_names, UNITS, jobs=0))
+        list(map_batches(_names, UNITS, run=0))
     assert default_jobs() >= 1
 
 
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_results_in_order() -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
-    out = [n for chunk in map_batches(_names, UNITS, jobs=2, run=Run(dask=True)) for n in chunk]
+    out = [n for chunk in map_batches(_names, UNITS, run=Run(jobs=2, dask=True)) for n in chunk]
     assert out == [str(u.member) for u in UNITS]
 
 
@@ -117,4 +117,4 @@ def test_dask_local_cluster_gives_the_same_results_in_order() -> None:
 def test_unreachable_dask_scheduler_is_a_clear_error() -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
     with pytest.raises(PipelineError, match="cannot reach the Dask scheduler"):
-        list(map_batches(_names, UNITS, jobs=1, run=Run(dask_address="tcp://127.0.0.1:1")))
+        list(map_batches(_names, UNITS, run=Run(jobs=1, dask_address="tcp://127.0.0.1:1")))

@@ -449,7 +449,7 @@ def test_traffic_heatmap_names_the_piece_in_the_chosen_numbering(moves: pd.DataF
     assert miner.get_title() == "Squares entered by Miner (3): 1 move in 1 game\nvariant: classic"
 
 
-# Neighbour ratios as advice.adjacency_matrix gives them: kinds in KIND_LABELS order, NaN
+# Neighbour ratios as arrangement.adjacency_matrix gives them: kinds in KIND_LABELS order, NaN
 # where chance gives no pair (one spy, one flag), 0 where no pair was seen.
 ADJACENCY = pd.DataFrame(
     [[0.5, 1.0, 8.0], [1.0, np.nan, 0.0], [8.0, 0.0, np.nan]],
@@ -567,7 +567,7 @@ def test_heatmap_command_writes_the_flag_map(tmp_path: Path, games_zip: Path) ->
     assert stdout == "" and f"Wrote {out}" in stderr
     assert out.read_bytes().startswith(b"\x89PNG")
     # the same picture through the library, to read its labels back
-    games = read_games([str(games_zip)], setups_only=True, jobs=1)
+    games = read_games([str(games_zip)], setups_only=True, run=1)
     placement = piece_placement(games, "flag", variant="classic")
     labels = cell_labels(plots.setup_heatmap(games, "flag", variant="classic").axes[0])
     assert int(placement["setups"].max()) == 24
@@ -759,7 +759,7 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
     options = {"variant": "classic", **options}
     piece, side, by = options["piece"], options.get("side"), options.get("by")
-    whole = plots.setup_heatmap(read_games(inputs, setups_only=True, jobs=1), **options)
+    whole = plots.setup_heatmap(read_games(inputs, setups_only=True, run=1), **options)
     requests = plots.setup_heatmap_requests(piece, side=side, by=by)
     counted = compute_many_streaming(
         [
@@ -767,7 +767,7 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
             for p, k in requests
         ],
         inputs,
-        jobs=1,
+        run=1,
     )
     streamed = plots.setup_heatmap_from_placements(
         dict(zip(requests, counted, strict=True)), **options
@@ -791,12 +791,12 @@ def test_traffic_counted_batch_by_batch_equals_the_whole(
 
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 40)  # many batches
     inputs = [str(ROOT / "data"), str(ROOT / "tests" / "fixtures" / "gravon")]
-    moves = move_frame(read_games(inputs, jobs=1), variant="classic")
+    moves = move_frame(read_games(inputs, run=1), variant="classic")
     if side is not None:
         moves = moves[moves["side"] == side]
     whole = traffic_counts(moves, piece=piece, measure=measure, view=view)
     streamed = traffic_of_paths(
-        inputs, variant="classic", side=side, piece=piece, measure=measure, view=view, jobs=1
+        inputs, variant="classic", side=side, piece=piece, measure=measure, view=view, run=1
     )
     assert whole.moves > 0 and whole.games > 1
     assert (streamed.moves, streamed.games) == (whole.moves, whole.games)
@@ -814,6 +814,6 @@ def test_a_misspelt_numbering_is_refused_not_drawn_as_modern(numbering: str) -> 
     from strat_tools.run.driver import read_games
 
     one = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
-    placement = stats.flag_placement(read_games(one, setups_only=True, jobs=1))
+    placement = stats.flag_placement(read_games(one, setups_only=True, run=1))
     with pytest.raises(OptionError, match=f"unknown numbering {numbering!r}"):
         plots.placement_heatmap(placement, "flag", numbering=numbering)  # type: ignore[arg-type]

@@ -1,23 +1,19 @@
-"""The public face stays: every name ``import strat_tools as st`` offered at 466d43e (before
-the floors were subpackages) still answers, whichever floor it lives on now.
+"""The documented face holds: every name the README, ``docs/*.md`` and the notebooks use
+answers.
 
-The list in ``fixtures/public_face/466d43e.txt`` is :func:`public_names` run on that
-commit's package (``git archive 466d43e strat_tools``): ``st.NAME`` for each name of the
-package's ``__all__`` and each module it offered (``st.plots``), and ``st.MODULE.NAME`` for
-each name of that module's ``__all__`` (or, without one, each function and class it
-defines). :func:`test_the_list_is_what_466d43e_offered` makes it again from git, so the list
-cannot drift from the commit it names.
+Each ``st.NAME`` (and ``st.MODULE.NAME``, ``st.Class.method``) they mention resolves on
+``import strat_tools as st``, and each ``from strat_tools.X import NAME`` and
+``strat_tools.X.NAME`` they show imports. The face is what they use, no more: the names of
+an older layout are not kept for their own sake (issue 37 retired that freeze).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
 import json
-import subprocess
-import sys
-import tarfile
-from importlib import import_module
-from io import BytesIO
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -26,135 +22,157 @@ import pytest
 import strat_tools as st
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDED = Path(__file__).parent / "fixtures" / "public_face" / "466d43e.txt"
-BEFORE = "466d43e"
+DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+ST_NAME = re.compile(rf"(?<![\w.])st\.({DOTTED})")
+PACKAGE_NAME = re.compile(rf"(?<![\w./])strat_tools\.({DOTTED})")
+FROM_IMPORT = re.compile(r"^\s*from strat_tools((?:\.\w+)*) import (?:\(([^)]*)\)|([\w, ]+))", re.M)
 
 
-def public_names(package: ModuleType) -> list[str]:
-    """``st.NAME`` and ``st.MODULE.NAME`` for everything the package's face offers."""
-    names: set[str] = set(package.__all__)
-    for sub in package._SUBMODULES:
-        names.add(sub)
-        module = getattr(package, sub)
-        public = getattr(module, "__all__", None)
-        if public is None:
-            public = [
-                key
-                for key, value in vars(module).items()
-                if not key.startswith("_")
-                and (inspect.isfunction(value) or inspect.isclass(value))
-                and value.__module__ == module.__name__
-            ]
-        names.update(f"{sub}.{key}" for key in public)
-    return sorted(names)
+def documents() -> dict[str, str]:
+    """The README, each page of docs/ and the code cells of each notebook, by name."""
+    texts = {"README.md": (ROOT / "README.md").read_text()}
+    texts |= {f"docs/{p.name}": p.read_text() for p in sorted((ROOT / "docs").glob("*.md"))}
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        code = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+        texts[f"notebooks/{path.name}"] = "\n".join(code)
+    return texts
 
 
-def recorded() -> list[str]:
-    return RECORDED.read_text().split()
+def code_of(text: str) -> str:
+    """The Python of a document: its ``python`` blocks (a notebook's text is code already),
+    IPython's ``%`` and ``!`` lines left out."""
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S) if "```" in text else [text]
+    lines = "\n".join(blocks).splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!")))
 
 
-def resolve(dotted: str) -> object:
-    found: object = st
-    for part in dotted.split("."):
-        found = getattr(found, part)
+def alias_uses(code: str) -> set[str]:
+    """``MODULE.NAME`` for each ``alias.NAME`` of ``code`` whose alias is a module of the
+    package it imported (``from strat_tools.views import plots``: ``views.plots.NAME``)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # a block that only shows a shape
+        return set()
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("strat_tools"):
+            base = (node.module or "").removeprefix("strat_tools").removeprefix(".")
+            for alias in node.names:
+                dotted = f"{base}.{alias.name}".removeprefix(".")
+                path = ROOT / "strat_tools" / dotted.replace(".", "/")
+                if path.with_suffix(".py").is_file() or (path / "__init__.py").is_file():
+                    aliases[alias.asname or alias.name] = dotted
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name.startswith("strat_tools."):
+                    aliases[alias.asname] = alias.name.removeprefix("strat_tools.")
+    return {
+        f"{aliases[node.value.id]}.{node.attr}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in aliases
+    }
+
+
+def mentioned() -> dict[str, set[str]]:
+    """Every dotted name the documents use, as a path from the package (``read_games``,
+    ``stats.piece_placement``, ``engine.strados3.to_strados3``), and where."""
+    found: dict[str, set[str]] = {}
+    for where, text in documents().items():
+        names = {*ST_NAME.findall(text), *PACKAGE_NAME.findall(text), *alias_uses(code_of(text))}
+        for module, bracketed, imported in FROM_IMPORT.findall(text):
+            listed = re.sub(r"#.*", "", bracketed or imported).split(",")
+            for name in filter(None, (n.strip().split(" as ")[0] for n in listed)):
+                names.add(f"{module.removeprefix('.')}.{name}".removeprefix("."))
+        for name in names:
+            found.setdefault(name.removesuffix("."), set()).add(where)
     return found
 
 
-def test_the_list_is_long_and_holds_the_names_that_once_went_missing() -> None:
-    """A check on the check: an empty or truncated list would pass anything."""
-    names = recorded()
-    assert len(names) > 400
+def resolve(dotted: str) -> object:
+    """``dotted`` from ``st``: each part an attribute, or else a submodule to import (as
+    ``from strat_tools.engine.strados3 import ...`` would)."""
+    found: object = st
+    parts = dotted.split(".")
+    for index, part in enumerate(parts):
+        try:
+            found = getattr(found, part)
+        except AttributeError:
+            module = ".".join(["strat_tools", *parts[: index + 1]])
+            try:
+                found = importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                raise AttributeError(f"no {part} in {'.'.join(parts[:index]) or 'st'}") from exc
+    return found
+
+
+@pytest.fixture(scope="module")
+def names() -> dict[str, set[str]]:
+    return mentioned()
+
+
+def test_the_documents_use_the_face_widely(names: dict[str, set[str]]) -> None:
+    """A check on the check: the scan finds the names people are shown first."""
+    assert len(names) > 100
     assert {
         "read_games",
-        "plots",
-        "formats.StraDos3",
-        "formats.parse_strados3",
-        "formats.strados3_at",
-        "formats.to_strados3",
-        "dataset.FORMATS",
-        "selection.select_for",
-        "selection.SelectedUnits",
-        "sources.count_units",
+        "replay",
+        "stats.piece_placement",
+        "stats.compute_streaming",
+        "filters.GameFilter.parse",
+        "plots.setup_heatmap",
+        "report.write_report",
+        "Position.from_strados3",
+        "views.setup_boards.common_setups_figure",
     } <= set(names)
 
 
-RECUT: dict[str, str] = {
-    "plots.adjacency_figure": "strat_tools.views.charts",
-    "plots.game_length_histogram": "strat_tools.views.charts",
-    "plots.win_rate_chart": "strat_tools.views.charts",
-    "plots.save_figure": "strat_tools.views.figure_files",
-    "plots.text_as_written": "strat_tools.views.figure_files",
-}
-"""Names ``st.plots`` offered that issue 37's split by concern moved to the module that
-defines them (no module re-exports another's): each still answers there."""
-
-
-def test_every_name_offered_at_466d43e_still_resolves() -> None:
+def test_every_name_the_documents_use_answers(names: dict[str, set[str]]) -> None:
     missing = []
-    for name in recorded():
+    for name, where in sorted(names.items()):
         try:
-            if name in RECUT:
-                getattr(import_module(RECUT[name]), name.rsplit(".", 1)[1])
-            else:
-                resolve(name)
+            resolve(name)
         except AttributeError as exc:
-            missing.append(f"st.{name}: {exc}")
+            missing.append(f"{name} ({', '.join(sorted(where))}): {exc}")
     assert missing == []
 
 
-def test_the_strados3_names_are_the_engines_own() -> None:
-    """Forwarded, not copied: one definition each (the engine's)."""
-    from strat_tools.engine import strados3
+def test_the_documents_name_each_function_and_class_where_it_lives(
+    names: dict[str, set[str]],
+) -> None:
+    """``strat_tools.MODULE.NAME`` is where ``NAME`` is defined: a document never sends its
+    reader through a module that only imported it (a face, an ``__init__``, may gather)."""
+    elsewhere = []
+    for name, where in sorted(names.items()):
+        try:
+            found = resolve(name)
+        except AttributeError:
+            continue  # missing: the test above says so
+        parent = resolve(name.rpartition(".")[0]) if "." in name else st
+        if (
+            isinstance(parent, ModuleType)
+            and not str(parent.__file__).endswith("__init__.py")
+            and (inspect.isfunction(found) or inspect.isclass(found))
+            and found.__module__ != parent.__name__
+        ):
+            elsewhere.append(f"{name} ({', '.join(sorted(where))}) lives in {found.__module__}")
+    assert elsewhere == []
 
-    for name in ("StraDos3", "parse_strados3", "strados3_at", "to_strados3"):
-        assert getattr(st.formats, name) is getattr(strados3, name)
-        assert name in dir(st.formats)
-    text = st.formats.to_strados3([0] * 100, side=1, plies=0)
-    assert st.formats.parse_strados3(text).plies == 0
+
+def test_a_name_gone_from_the_face_is_missed() -> None:
+    """The resolver fails on what is not there (so the test above can fail)."""
+    with pytest.raises(AttributeError):
+        resolve("formats.to_strados3")
+    with pytest.raises(AttributeError):
+        resolve("sources.count_units")
+    assert resolve("engine.strados3.to_strados3") is not None
+
+
+def test_the_face_lists_what_it_offers() -> None:
+    """``dir(st)`` is the public names and the submodules, each of which answers."""
+    for name in dir(st):
+        assert getattr(st, name) is not None, name
     with pytest.raises(AttributeError, match="no attribute 'nonsense'"):
-        st.formats.nonsense  # noqa: B018
-
-
-def test_old_names_answer_with_what_replaced_them(tmp_path: Path) -> None:
-    from strat_tools.run.driver import UnitKeys, select_step
-    from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.dataset import TABLE_FORMATS
-
-    assert st.dataset.FORMATS is TABLE_FORMATS and "FORMATS" not in dir(st.dataset)
-    data = ROOT / "data"
-    assert st.sources.count_units(data) == sum(1 for _ in st.sources.iter_units(data))
-    duell = GameFilter.parse(variant="duell")
-    assert st.selection.select_for([str(data)], duell) == select_step([str(data)], duell)
-    chosen = st.selection.select_games([str(data)], duell, jobs=1)
-    keys = st.selection.SelectedUnits(chosen)
-    assert isinstance(keys, UnitKeys) and keys.keys == chosen.select.keys
-    assert len(keys.keys) == 20
-
-
-@pytest.mark.slow
-def test_the_list_is_what_466d43e_offered(tmp_path: Path) -> None:
-    """The list made again from the commit it names (skipped without that history)."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", BEFORE, "strat_tools"],
-        capture_output=True,
-        check=False,
-    )
-    if archive.returncode != 0:
-        pytest.skip(f"commit {BEFORE} is not in this clone's history")
-    with tarfile.open(fileobj=BytesIO(archive.stdout)) as tar:
-        tar.extractall(tmp_path, filter="data")
-    script = (
-        "import json, sys, strat_tools\n"
-        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
-        "from test_public_face import public_names\n"
-        "print(json.dumps(public_names(strat_tools)))\n"
-    )
-    made = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert json.loads(made.stdout) == recorded()
+        st.nonsense  # noqa: B018

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 import strat_tools as st
 from strat_tools.cli import main
-from strat_tools.core.errors import InputError
-from strat_tools.formats.readers import NothingReadable, read_game, read_records
+from strat_tools.core.errors import InputError, NothingReadable
+from strat_tools.formats.readers import read_game, read_records
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "strados2026-10.zip"
 
@@ -54,7 +54,7 @@ def test_an_id_naming_two_games_asks_for_the_member_path(same_name_in_two_folder
 def test_the_second_game_of_one_id_is_id_hash_2_as_the_tables_call_it(
     same_name_in_two_folders: Path,
 ) -> None:
-    ids = list(st.read_games(same_name_in_two_folders, setups_only=True, jobs=1).games["game_id"])
+    ids = list(st.read_games(same_name_in_two_folders, setups_only=True, run=1).games["game_id"])
     assert ids == ["classic-2014.4-17", "classic-2014.4-17#2"]
     second = read_game(same_name_in_two_folders, ids[1])
     assert Path(second.source).parent.name == "b"

@@ -108,7 +108,7 @@ def test_a_new_format_is_one_module_and_one_entry(tmp_path: Path, toy_format: Re
     assert [r.game_id for r in records] == [games[0].game_id, "second", "third"]
     assert records[1].sources == games[1].sources and records[1].setup == games[1].setup
 
-    report = validate([str(folder)], jobs=1)
+    report = validate([str(folder)], run=1)
     assert [g.status.value for g in report.games] == ["valid", "valid", "invalid"]
     third = report.games[2]
     errors = [(d.code, d.line) for d in third.diagnostics if d.severity == "error"]

@@ -45,7 +45,7 @@ def observations(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(REPO / "data" / "strados2026-10.zip") as archive:
         for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::31][:12]:
             (games / Path(name).name).write_bytes(archive.read(name))
-    export_observations([games], root / "obs", jobs=1)
+    export_observations([games], root / "obs", run=1)
     return root / "obs"
 
 

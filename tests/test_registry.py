@@ -67,7 +67,7 @@ def registered() -> Iterator[Statistic]:
 
 @pytest.fixture(scope="module")
 def sample() -> stats.TableSet:
-    return read_games(SAMPLE, jobs=1, setups_only=True)
+    return read_games(SAMPLE, run=1, setups_only=True)
 
 
 def test_a_registered_statistic_is_computed_in_memory_and_streaming(
@@ -79,7 +79,7 @@ def test_a_registered_statistic_is_computed_in_memory_and_streaming(
     expected = marshals.groupby("variant")["row"].apply(lambda r: (r == 4).mean())
     assert whole.set_index("variant")["share"].to_dict() == pytest.approx(expected.to_dict())
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 40)  # many batches to combine
-    streamed = compute_streaming("front-marshal", [SAMPLE], jobs=1, by="variant")
+    streamed = compute_streaming("front-marshal", [SAMPLE], run=1, by="variant")
     pd.testing.assert_frame_equal(streamed, whole)
 
 
@@ -112,5 +112,5 @@ def test_an_unregistered_statistic_is_gone_and_a_name_is_taken_once(
         register(Statistic("front-marshal", "twice", count_front_marshals, finish_front_marshals))
     unregister("front-marshal")
     with pytest.raises(OptionError, match="unknown statistic 'front-marshal'"):
-        stats.compute("front-marshal", read_games(SAMPLE, jobs=1, setups_only=True))
+        stats.compute("front-marshal", read_games(SAMPLE, run=1, setups_only=True))
     register(FRONT_MARSHAL)

@@ -72,7 +72,7 @@ def archive_outcomes(gravon_dir: Path, tmp_path_factory: pytest.TempPathFactory)
     return shared_value(
         tmp_path_factory,
         "archive-outcomes",
-        lambda: setup_outcomes(read_games([str(gravon_dir)], setups_only=True, jobs=1)),
+        lambda: setup_outcomes(read_games([str(gravon_dir)], setups_only=True, run=1)),
     )
 
 
@@ -153,8 +153,8 @@ def test_the_reports_streamed_win_rates_count_each_setup_once(
 
     month = [str(gravon_dir / "strados2014-5.zip")]
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 50)  # 21 batches: folded twice
-    streamed = report_inputs_of_paths(month, setups_only=True, jobs=1).stats
-    whole = read_games(month, setups_only=True, jobs=1)
+    streamed = report_inputs_of_paths(month, setups_only=True, run=1).stats
+    whole = read_games(month, setups_only=True, run=1)
     for feature in ("flag_corner", "flag_enclosed"):
         expected = stats.compute("win-rate", whole, by=["variant"], feature=feature)
         got = streamed[f"win-rate:{feature}"]

@@ -12,17 +12,12 @@ from hand_games import EMPTY_BOARD, game, lightning, put
 
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
+from strat_tools.core.diagrams import parse_board, render_board
+from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import ARMIES, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Result, Status, Termination
-from strat_tools.engine.replay import (
-    IllegalMove,
-    Position,
-    board_at,
-    parse_board,
-    render_board,
-    replay,
-    show,
-)
+from strat_tools.engine.position import Position
+from strat_tools.engine.replay import board_at, replay, show
 
 
 def move(pos: Position, text: str) -> int:

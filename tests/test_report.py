@@ -22,13 +22,14 @@ from strat_tools.core.records import GameRecord
 from strat_tools.formats.readers import parse_record
 from strat_tools.formats.xml_writer import record_to_xml
 from strat_tools.generate.games import generate_games
+from strat_tools.report import advice as report_advice
 from strat_tools.report import inputs as report_inputs
 from strat_tools.report import page as report
 from strat_tools.run.driver import read_games
-from strat_tools.stats import tips
+from strat_tools.stats import arrangement, tip_rates, tips
 from strat_tools.tables.build import tables_for_records
 from strat_tools.tables.dataset import GameSet
-from strat_tools.views import charts, document, plots
+from strat_tools.views import charts, document, plots, setup_area
 
 IMAGE_SOURCE = re.compile(r'<img [^>]*src="([^"]*)"')
 DATA_PNG = "data:image/png;base64,"
@@ -416,7 +417,7 @@ def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
 @pytest.fixture(scope="module")
 def sample_setups() -> GameSet:
     """The shipped sample (400 synthetic games), setups only: no replay."""
-    return read_games([str(SAMPLE)], setups_only=True, jobs=1)
+    return read_games([str(SAMPLE)], setups_only=True, run=1)
 
 
 @pytest.fixture(scope="module", params=["modern", "classic"])
@@ -501,9 +502,9 @@ def test_scout_attack_table_names_defenders_with_their_rank(
 
 
 def test_piece_label_and_an_unknown_numbering() -> None:
-    assert report.piece_label("marshal", "classic") == "marshal (1)"
-    assert report.piece_label("Spy") == "spy (1)"
-    assert report.piece_label("–", "classic") == "–"  # a placeholder cell stays as it is
+    assert setup_area.piece_label("marshal", "classic") == "marshal (1)"
+    assert setup_area.piece_label("Spy") == "spy (1)"
+    assert setup_area.piece_label("–", "classic") == "–"  # a placeholder cell stays as it is
     with pytest.raises(ValueError, match="unknown numbering 'roman'"):
         report.build_sections(GameSet(tables_for_records([])), "roman")  # type: ignore[arg-type]
 
@@ -542,9 +543,8 @@ def advice_tables(html_text: str, variant: str) -> pd.DataFrame:
 
 
 def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSet) -> None:
-    from strat_tools.stats import advice
 
-    expected = advice.tip_summary(tips.setup_features(gameset))
+    expected = tip_rates.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
     table = advice_tables(html_text, "classic")
     assert sorted(table["tip"]) == sorted(expected.index) and len(table) == 11
@@ -566,9 +566,8 @@ def test_advice_tables_show_what_advice_computes(html_text: str, gameset: GameSe
 def test_the_tip_tables_fit_the_page_rates_then_head_to_head(
     html_text: str, gameset: GameSet
 ) -> None:
-    from strat_tools.stats import advice
 
-    expected = advice.tip_summary(tips.setup_features(gameset))
+    expected = tip_rates.tip_summary(tips.setup_features(gameset))
     expected = expected[expected["variant"] == "classic"].set_index("tip")
     rates = advice_tables(html_text, "classic")
     assert len(rates.columns) == 14 and rates.columns[-1] == "verdict"
@@ -612,11 +611,10 @@ def test_advice_section_names_what_it_leaves_out_and_why(html_text: str) -> None
 def test_advice_entropy_table_runs_from_flag_to_the_least_predictable(
     html_text: str, gameset: GameSet
 ) -> None:
-    from strat_tools.stats import advice
 
     table = read_table(html_text, "How predictable each piece's square is, classic")
-    expected = advice.placement_entropy(gameset, "classic")
-    assert list(table["piece"]) == [report.piece_label(p) for p in expected["piece"]]
+    expected = arrangement.placement_entropy(gameset, "classic")
+    assert list(table["piece"]) == [setup_area.piece_label(p) for p in expected["piece"]]
     bits = [float(v) for v in table["entropy bits"]]
     assert bits == sorted(bits) and bits == [round(v, 2) for v in expected["entropy_bits"]]
     assert set(table["max bits"]) == {"5.32"}
@@ -626,10 +624,9 @@ def test_advice_figure_is_the_adjacency_matrix_titled_with_n(
     gameset: GameSet, spied_gameset: Callable[[str], SpiedReport]
 ) -> None:
     _, spy, drawn = spied_gameset("classic")
-    from strat_tools.stats import advice
 
     assert len(drawn) == 1
-    expected = advice.adjacency_matrix(advice.adjacency(gameset), "classic")
+    expected = arrangement.adjacency_matrix(arrangement.adjacency(gameset), "classic")
     pd.testing.assert_frame_equal(drawn[0], expected)
     assert "Neighbours against chance, classic, n = 40 setups" in spy.titles
 
@@ -644,7 +641,9 @@ def test_no_fixed_army_setups_no_advice_section() -> None:
     games = GameSet(tables_for_records(records))
     assert len(games.setups) == 240  # setups there are, but none of a fixed army
     section = document.Section("What the rulebooks advise, tested", "advice")
-    assert report.advice_section(section, report_inputs.report_inputs(games), "modern") is False
+    assert (
+        report_advice.advice_section(section, report_inputs.report_inputs(games), "modern") is False
+    )
     assert section.blocks == []  # left out, not an empty section
     assert [s.anchor for s in report.build_sections(games)] == ["corpus", "endings"]
 
@@ -658,7 +657,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
     # them; the report must be the very same text, figures included, as from all games.
 
     inputs = [str(SAMPLE), str(Path(__file__).parent / "fixtures" / "gravon")]
-    whole = read_games(inputs, setups_only=setups_only, jobs=1)
+    whole = read_games(inputs, setups_only=setups_only, run=1)
     monkeypatch.setattr(
         "strat_tools.run.driver.REDUCE_BATCH", 60
     )  # several batches (above REDUCE_MIN_BATCH's floor: the cap wins), variants split
@@ -670,7 +669,7 @@ def test_report_reduced_batch_by_batch_is_the_report_of_the_whole(
         return reduced(data)
 
     monkeypatch.setattr(report_inputs, "reduce_report", counted)
-    streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, jobs=1)
+    streamed = report_inputs.report_inputs_of_paths(inputs, setups_only=setups_only, run=1)
     assert len(batches) >= 7 and max(batches) <= 60
     assert len(streamed.games) == len(whole.games) > 400
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -696,7 +695,7 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
     from strat_tools.tables import dataset
     from strat_tools.tables.dataset import read_dataset
 
-    read_games([str(SAMPLE)], jobs=1).export(tmp_path)
+    read_games([str(SAMPLE)], run=1).export(tmp_path)
     monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 45)
     monkeypatch.setattr(document, "figure_png", lambda fig, dpi=100: b"")  # text only: fast
     generated = re.compile(r"generated \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -704,7 +703,7 @@ def test_report_of_an_exported_dataset_read_a_few_games_at_a_time(
         generated.sub("generated", report.report_text(data, "md"))
         for data in (
             read_dataset(tmp_path),
-            report_inputs.report_inputs_of_paths([tmp_path], jobs=1),
+            report_inputs.report_inputs_of_paths([tmp_path], run=1),
         )
     ]
     assert texts[0] == texts[1] and "What scouts attack" in texts[0]

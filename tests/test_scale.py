@@ -10,8 +10,8 @@ import pytest
 
 from strat_tools.run.driver import export_dataset
 from strat_tools.run.options import Run
-from strat_tools.tables.build import TABLE_NAMES
 from strat_tools.tables.dataset import read_dataset
+from strat_tools.tables.schemas import TABLE_NAMES
 
 MONTHS = ("strados2004-11.zip", "strados2013-10.zip", "strados2014-8.zip")
 
@@ -33,8 +33,8 @@ def test_dask_export_equals_local_export_on_three_real_months(
 ) -> None:
     pytest.importorskip("dask.distributed", reason="the 'dist' extra is not installed")
     paths = [str(gravon_dir / m) for m in MONTHS]
-    local = export_dataset(paths, tmp_path / "local", jobs=1)
-    dask = export_dataset(paths, tmp_path / "dask", jobs=2, run=Run(dask=True))
+    local = export_dataset(paths, tmp_path / "local", run=1)
+    dask = export_dataset(paths, tmp_path / "dask", run=Run(jobs=2, dask=True))
     assert local.games == dask.games > 1000
     _assert_same(_tables(tmp_path / "local"), _tables(tmp_path / "dask"))
 
@@ -42,8 +42,8 @@ def test_dask_export_equals_local_export_on_three_real_months(
 @pytest.mark.slow
 def test_export_is_identical_for_one_and_two_jobs(gravon_dir: Path, tmp_path: Path) -> None:
     paths = [str(gravon_dir / MONTHS[0]), str(gravon_dir / MONTHS[1])]
-    export_dataset(paths, tmp_path / "one", jobs=1)
-    export_dataset(paths, tmp_path / "two", jobs=2)
+    export_dataset(paths, tmp_path / "one", run=1)
+    export_dataset(paths, tmp_path / "two", run=2)
     _assert_same(_tables(tmp_path / "one"), _tables(tmp_path / "two"))
 
 

@@ -168,7 +168,7 @@ def test_an_exported_folder_answers_as_its_records_do(tmp_path: Path) -> None:
     from strat_tools.stats.setup_search import folder_outcomes
 
     out = tmp_path / "out"
-    export_dataset(["data/"], str(out), jobs=1)
+    export_dataset(["data/"], str(out), run=1)
     assert folder_outcomes(str(out)) is not None  # the games table answers alone
     same_answers("data/", str(out), QUESTIONS)
 
@@ -180,7 +180,7 @@ def test_an_exported_month_answers_as_its_zip_does(gravon_dir: Path, tmp_path: P
 
     month = str(gravon_dir / "strados2014-5.zip")
     out = tmp_path / "out"
-    export_dataset([month], str(out), jobs=1)
+    export_dataset([month], str(out), run=1)
     # A pattern filter too (QUESTIONS[5]): the month's classicfree games have no setup
     # strings, which once made the folder's pattern filter refuse (a traceback). Not
     # QUESTIONS[3]: its months (2026) are none of this month's.
@@ -193,7 +193,7 @@ def test_a_folder_the_games_table_cannot_answer_alone_is_read_whole(tmp_path: Pa
     from strat_tools.stats.setup_search import folder_outcomes
 
     out = tmp_path / "out"
-    export_dataset(["data/"], str(out), jobs=1, format="csv")
+    export_dataset(["data/"], str(out), run=1, format="csv")
     assert folder_outcomes(str(out)) is None  # CSV: read whole
     same_answers("data/", str(out), QUESTIONS[:1])
 

@@ -37,14 +37,14 @@ def test_the_filtered_zip_revalidates_to_exactly_the_selected_games(
     code, ids_text, err = run("filter", str(archive), "--plies", "60:", "--jobs", "1")
     assert code == 0, err
     chosen = ids_text.split()
-    games = read_games([str(archive)], jobs=1).games
+    games = read_games([str(archive)], run=1).games
     expected = games.loc[games["plies"] >= 60, "game_id"].tolist()
     assert chosen == expected and 0 < len(chosen) < len(games)
     assert f"{len(chosen)} of 41 games selected (at least 60 plies)" in err
     out = tmp_path / "long.zip"
     code, _, err = run("filter", str(archive), "--plies", "60:", "-o", str(out), "--jobs", "1")
     assert code == 0, err
-    report = validate([str(out)], jobs=1)
+    report = validate([str(out)], run=1)
     assert sorted(g.game_id for g in report.games) == sorted(chosen)  # zips list by name
     assert report.summary.invalid == 0
     originals = {**members(archive / "strados2026-2.zip"), **members(archive / "strados2026-8.zip")}
@@ -70,17 +70,17 @@ def test_a_folder_of_records_and_a_dataset_of_tables(archive: Path, tmp_path: Pa
 
 
 def test_duplicates_across_months(archive: Path) -> None:
-    chosen = select_games([str(archive)], GameFilter.parse(duplicates="only"), jobs=1)
+    chosen = select_games([str(archive)], GameFilter.parse(duplicates="only"), run=1)
     assert len(chosen.games) == 2
     assert chosen.games["period"].tolist() == ["2026-03", "2026-09"]
-    once = select_games([str(archive)], GameFilter.parse(duplicates="exclude"), jobs=1)
+    once = select_games([str(archive)], GameFilter.parse(duplicates="exclude"), run=1)
     assert len(once.games) == 40 and "2026-09" not in set(once.games["period"])
 
 
 def test_read_selected_equals_filtering_in_memory(archive: Path) -> None:
     f = GameFilter.parse(variant="classic", plies=":80", duplicates="exclude")
-    streamed = read_selected([str(archive)], f, jobs=2)
-    in_memory = filter_gameset(read_games([str(archive)], jobs=1), f)
+    streamed = read_selected([str(archive)], f, run=2)
+    in_memory = filter_gameset(read_games([str(archive)], run=1), f)
     for name in ("games", "setups", "moves"):
         assert streamed.tables[name].equals(in_memory.tables[name]), name
     assert 0 < len(streamed) < 41
@@ -104,7 +104,7 @@ def test_bad_filter_values_are_usage_errors(archive: Path) -> None:
 
 
 def test_setups_and_search_commands(archive: Path, tmp_path: Path) -> None:
-    games = read_games([str(archive)], jobs=1).games
+    games = read_games([str(archive)], run=1).games
     classic = int((games["variant"] == "classic").sum())
     code, out, err = run("setups", str(archive), "--top", "0", "--format", "json", "--jobs", "1")
     assert code == 0, err
@@ -143,7 +143,7 @@ def test_setups_and_search_commands(archive: Path, tmp_path: Path) -> None:
 
 
 def test_every_command_that_reads_games_takes_the_filters(archive: Path, tmp_path: Path) -> None:
-    games = read_games([str(archive)], jobs=1).games
+    games = read_games([str(archive)], run=1).games
     red = int((games["winner"] == "red").sum())
     code, out, err = run("validate", str(archive), "--winner", "red", "--quiet", "--jobs", "1")
     assert code == 0, err
@@ -196,8 +196,8 @@ def test_one_path_string_is_one_path_not_its_characters(kind: Any, tmp_path: Pat
     game = tmp_path / "classic-2014.4-17.xml"
     game.write_bytes((Path(__file__).parent / "fixtures/gravon/classic-2014.4-17.xml").read_bytes())
     everything = GameFilter.parse()
-    assert len(select_games(kind(str(game)), everything, jobs=1).games) == 1
-    assert len(read_selected(kind(str(game)), everything, jobs=1).tables["games"]) == 1
+    assert len(select_games(kind(str(game)), everything, run=1).games) == 1
+    assert len(read_selected(kind(str(game)), everything, run=1).tables["games"]) == 1
 
 
 @pytest.mark.parametrize("out", ["f.zip", "f"])

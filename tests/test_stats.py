@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from strat_tools import stats
-from strat_tools.tables.build import table_from_columns, to_frame
+from strat_tools.tables.schemas import table_from_columns, to_frame
 
 LETTERS = {"F": "flag", "B": "bomb", "S": "scout", ".": "sergeant"}
 
@@ -424,7 +424,7 @@ def test_stats_command_on_records_and_on_an_export(tmp_path: Path) -> None:
         "classic,3,0,2,0.0",
         "classic,4,0,2,0.0",
     ]
-    read_games(fixtures, jobs=1).export(tmp_path)
+    read_games(fixtures, run=1).export(tmp_path)
     scouts = runner.invoke(
         main, ["stats", str(tmp_path), "--stat", "scout-attacks", "--format", "json"]
     )
@@ -478,7 +478,7 @@ def test_compute_takes_a_players_spelling_and_refuses_unknown_names() -> None:
     from strat_tools.stats import compute
 
     games = st.read_games(
-        Path(__file__).resolve().parent / "fixtures" / "tables" / "two_battles", jobs=1
+        Path(__file__).resolve().parent / "fixtures" / "tables" / "two_battles", run=1
     )
     assert compute("rows", games, piece="F").equals(compute("rows", games, piece="flag"))
     assert compute("rows", games, variant="Classic").equals(
@@ -495,7 +495,7 @@ def mixed() -> Any:
     """data/: classic, barrage and duell games (and their moves) in one input."""
     from strat_tools.run.driver import read_games
 
-    return read_games("data/", jobs=1)
+    return read_games("data/", run=1)
 
 
 @pytest.mark.parametrize("name", list(stats.STATISTICS))

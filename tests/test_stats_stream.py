@@ -47,7 +47,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
 @pytest.fixture(scope="module")
 def whole() -> Any:
     """The inputs read whole, the in-memory way."""
-    return read_games(INPUTS, setups_only=True, jobs=1)
+    return read_games(INPUTS, setups_only=True, run=1)
 
 
 @pytest.fixture
@@ -63,7 +63,7 @@ def streamed_in_one_pass(cases: list[tuple[str, dict[str, Any]]]) -> list[pd.Dat
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(driver, "REDUCE_BATCH", 40)
         patch.setattr(stream, "_FOLD_EVERY", 2)
-        return stream.compute_many_streaming(cases, INPUTS, jobs=1)
+        return stream.compute_many_streaming(cases, INPUTS, run=1)
 
 
 @pytest.fixture(scope="module")
@@ -89,14 +89,14 @@ def test_one_statistic_streamed_alone_equals_the_whole(
     whole: Any, name: str, options: dict[str, Any]
 ) -> None:
     expected = stats.compute(name, whole, **options)
-    got = compute_streaming(name, INPUTS, jobs=1, **options)
+    got = compute_streaming(name, INPUTS, run=1, **options)
     pd.testing.assert_frame_equal(got, expected)
 
 
 @pytest.mark.usefixtures("small_batches")
 def test_worker_processes_give_the_same_table(whole: Any) -> None:
     expected = stats.compute("win-rate", whole, by="period", feature="bombs_next_to_flag")
-    got = compute_streaming("win-rate", INPUTS, by="period", feature="bombs_next_to_flag", jobs=2)
+    got = compute_streaming("win-rate", INPUTS, by="period", feature="bombs_next_to_flag", run=2)
     pd.testing.assert_frame_equal(got, expected)
 
 
@@ -104,12 +104,12 @@ def test_no_games_is_the_error_the_cli_reports_never_a_statistic_of_zeros(
     tmp_path: Path,
 ) -> None:
     """An empty folder: both ways in raise what the CLI shows with exit 2 (issue 36)."""
-    from strat_tools.formats.readers import NothingReadable
+    from strat_tools.core.errors import NothingReadable
 
     with pytest.raises(NothingReadable, match="no game records found"):
-        compute_streaming("flag", [tmp_path], jobs=1)
+        compute_streaming("flag", [tmp_path], run=1)
     with pytest.raises(NothingReadable, match="no game records found"):
-        read_games([tmp_path], setups_only=True, jobs=1)
+        read_games([tmp_path], setups_only=True, run=1)
 
 
 def test_an_unknown_statistic_or_grouping_is_refused_before_any_work() -> None:
@@ -134,7 +134,7 @@ MOVE_CASES: list[tuple[str, dict[str, Any]]] = [
 @pytest.fixture(scope="module")
 def replayed() -> Any:
     """The inputs read whole and replayed, the in-memory way."""
-    return read_games(INPUTS, jobs=1)
+    return read_games(INPUTS, run=1)
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +160,7 @@ def test_game_and_move_statistics_reduced_per_batch_equal_the_whole(
 @pytest.mark.usefixtures("small_batches")
 def test_one_move_statistic_streamed_alone_equals_the_whole(replayed: Any) -> None:
     expected = stats.compute("scouts-left", replayed, by=["side", "won"])
-    got = compute_streaming("scouts-left", INPUTS, jobs=1, by=["side", "won"])
+    got = compute_streaming("scouts-left", INPUTS, run=1, by=["side", "won"])
     pd.testing.assert_frame_equal(got, expected)
 
 
@@ -169,7 +169,7 @@ def test_stats_command_streams_records_and_agrees_with_an_export(tmp_path: Path)
     args = ["--stat", "bombs-next-to-flag", "--by", "variant", "--format", "csv", "--jobs", "1"]
     streamed = runner.invoke(main, ["stats", *INPUTS, *args])
     assert streamed.exit_code == 0, streamed.output
-    read_games(INPUTS, setups_only=True, jobs=1).export(tmp_path)
+    read_games(INPUTS, setups_only=True, run=1).export(tmp_path)
     in_memory = runner.invoke(main, ["stats", str(tmp_path), *args])
     assert in_memory.exit_code == 0, in_memory.output
     assert streamed.stdout == in_memory.stdout
@@ -183,7 +183,7 @@ def _peak_mb(paths: list[str]) -> float:
     code = PEAK_MIB_CODE + (
         "import sys\n"
         "from strat_tools.stats.stream import compute_streaming\n"
-        "compute_streaming('placement', sys.argv[1:], by='period', jobs=1)\n"
+        "compute_streaming('placement', sys.argv[1:], by='period', run=1)\n"
         "print(peak_mib())\n"
     )
     out = subprocess.run(

@@ -5,7 +5,10 @@ table is generated): core -> setups -> io -> formats -> engine -> tables -> run 
 generate -> stats -> views -> report -> cli. No module imports a floor it may not;
 no module imports another module's private (``_name``) name; the imports have no cycle; no
 module is over 600 lines (the engine's hot loop excepted); no function takes three run
-settings loose (one ``Run`` carries them); no line is excused from ``ruff format``.
+settings loose (one ``Run`` carries them); no line is excused from ``ruff format``. Each name
+is imported from the module that defines it (only the faces, the ``__init__`` modules,
+gather names from others), and every public function takes its game filter as ``select=``
+and its run settings as ``run=``.
 """
 
 from __future__ import annotations
@@ -102,11 +105,6 @@ the package's own ``__init__``/``__main__``), what it holds, and the entries it 
 
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 """Upward imports not yet removed (none: parse-then-check lives in ``readers``)."""
-
-FACE_FORWARDS: set[tuple[str, str]] = {("formats", "engine")}
-"""Lazy forwards up a floor, for the package's face only: ``st.formats.StraDos3`` (and its
-three functions) answered as at 466d43e, from :mod:`strat_tools.engine.strados3`. Reached
-only from outside the package: no module imports those names through the lower floor."""
 
 KNOWN_CYCLES: set[frozenset[str]] = set()
 """Import cycles not yet removed, each as the set of modules in it (counting type-only and
@@ -222,31 +220,15 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
             if imported == "__init__" or module.split(".")[0] == imported.split(".")[0]:
                 continue
             floor, target = floor_of(module), floor_of(imported)
-            if (floor, target) in FACE_FORWARDS and module == f"{floor}.__init__":
-                continue
             if target not in FLOORS[floor][1] and (floor, target) not in KNOWN_UPWARD:
                 upward.append(f"strat_tools/{module}.py:{line} imports {imported}")
     assert upward == []
 
 
-def test_no_module_reaches_a_higher_floor_through_a_face_forward() -> None:
-    """The forwards serve the face's users; inside the package each name is imported from
-    where it lives (so the forward adds no arrow that the package follows)."""
-    from strat_tools.formats import STRADOS3
-
-    through = [
-        f"strat_tools/{module}.py:{line} imports {name} from formats"
-        for module, tree in parsed().items()
-        for imported, name, line in imports(tree, module)
-        if imported in ("formats", "formats.__init__") and name in STRADOS3
-    ]
-    assert through == []
-
-
 def test_the_parser_sees_lazy_imports() -> None:
     """In a function, or by ``import_module`` with the module's name: both are arrows."""
     found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
-    assert {"engine.strados3", "setups.strings"} <= found
+    assert "setups.strings" in found
     lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
     assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
 
@@ -558,3 +540,173 @@ def test_every_public_function_takes_its_game_filter_as_select() -> None:
                 if "game_filter" in names or "filter" in names:
                     loose.append(f"{module}.{node.name}")
     assert loose == [], f"take the game filter as {FILTER_KEYWORD}="
+
+
+def defined_names(tree: ast.AST) -> set[str]:
+    """The names a module defines itself, at module level (a ``def``, a ``class``, an
+    assignment; in an ``if`` or ``try`` too, not under ``if TYPE_CHECKING``), never those it
+    imports::
+
+        >>> sorted(defined_names(ast.parse("from a import b\\nc = b\\ndef d(): e = 1")))
+        ['c', 'd']
+    """
+    names: set[str] = set()
+    todo = list(getattr(tree, "body", []))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, ast.If):
+            todo.extend(node.orelse if _type_checking(node) else [*node.body, *node.orelse])
+        elif isinstance(node, ast.Try):
+            todo.extend([*node.body, *node.orelse, *node.finalbody])
+            todo.extend(line for handler in node.handlers for line in handler.body)
+    return names
+
+
+def star_names(tree: ast.AST) -> list[str]:
+    """The names of a module's ``__all__`` (what ``from module import *`` binds)."""
+    for node in getattr(tree, "body", []):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return [str(name) for name in ast.literal_eval(node.value)]
+    return []
+
+
+def uses(tree: ast.AST, module: str) -> Iterator[tuple[str, str, int]]:
+    """(module, name, line) for every ``alias.NAME`` of ``tree`` whose ``alias`` is a module of
+    the package it imported (``from strat_tools.views import plots``: ``plots.NAME`` uses
+    ``views.plots``'s ``NAME``, as an import of it would)::
+
+        >>> list(uses(ast.parse("from strat_tools.views import plots\\nplots.x(plots.Y)"), "a"))
+        [('views.plots', 'x', 2), ('views.plots', 'Y', 2)]
+    """
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("strat_tools"):
+            base = (node.module or "").removeprefix("strat_tools").removeprefix(".")
+            for alias in node.names:
+                sub = f"{base}.{alias.name}" if base else alias.name
+                if sub in modules() or f"{sub}.__init__" in modules():
+                    aliases[alias.asname or alias.name] = sub
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name.startswith("strat_tools."):
+                    aliases[alias.asname] = alias.name.removeprefix("strat_tools.")
+    found = [
+        (aliases[node.value.id], node.attr, node.lineno)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in aliases
+    ]
+    yield from sorted(found, key=lambda use: use[2])
+
+
+def imports_through_forwarders(trees: dict[str, ast.AST]) -> list[str]:
+    """Every ``from strat_tools.X import NAME`` of ``trees`` (type-only and in functions
+    too) whose ``X`` does not define ``NAME`` but only imports it from elsewhere (and every
+    ``import *`` of a module whose ``__all__`` names what it does not define)::
+
+        >>> imports_through_forwarders({
+        ...     "core.a": ast.parse("B = 1"),
+        ...     "core.b": ast.parse("from strat_tools.core.a import B"),
+        ...     "core.c": ast.parse("from strat_tools.core.b import B"),
+        ... })
+        ['strat_tools/core/c.py:1 imports B through core.b (it lives in core.a)']
+    """
+    defined = {module: defined_names(tree) for module, tree in trees.items()}
+    home = {
+        name: module
+        for module in sorted(trees, reverse=True)
+        for name in defined[module]
+        if not module.endswith("__init__")
+    }
+    through = []
+    for module, tree in trees.items():
+        for imported, name, line in [*imports(tree, module, type_only=True), *uses(tree, module)]:
+            target = imported if imported in trees else f"{imported}.__init__"
+            if name is None or target not in trees or f"{imported}.{name}" in modules():
+                continue
+            names = star_names(trees[target]) if name == "*" else [name]
+            through += [
+                f"strat_tools/{module.replace('.', '/')}.py:{line} imports {each}"
+                f" through {imported}"
+                f" (it lives in {home.get(each, 'another module')})"
+                for each in names
+                if each not in defined[target]
+            ]
+    return through
+
+
+def test_no_module_imports_a_name_through_a_module_that_only_forwards_it() -> None:
+    """Each name is imported from the module that defines it: never through a package's face
+    (``strat_tools/__init__.py``, ``st.stats``, ``st.tables``, ...), which may offer names
+    from below for ``import strat_tools as st``, nor through a module that imported it."""
+    assert imports_through_forwarders(dict(parsed())) == []
+
+
+def test_only_a_face_offers_names_it_does_not_define() -> None:
+    """A module's ``__all__`` (and any ``import X as X``) names only what it defines; the
+    package's faces (its ``__init__`` modules: ``st``, ``st.stats``, ``st.tables``, ...) are
+    where names from several modules are gathered for ``import strat_tools as st``."""
+    offered = []
+    for module, tree in parsed().items():
+        if module.endswith("__init__"):
+            continue
+        defined = defined_names(tree)
+        offered += [f"{module}.{name}" for name in star_names(tree) if name not in defined]
+        offered += [
+            f"{module}.{alias.name} (import as itself)"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.asname == alias.name
+        ]
+    assert offered == []
+
+
+RUN_KEYWORD = "run"
+"""The one keyword a public function takes its run settings by: a ``Run``, or a number of
+worker processes (:data:`strat_tools.run.options.RunArg`)."""
+
+
+def run_keywords(tree: ast.AST, module: str) -> list[str]:
+    """The public functions of ``tree`` that take the run settings by two keywords
+    (``jobs=`` beside ``run=``), or ``run=`` as something other than ``RunArg``::
+
+        >>> run_keywords(ast.parse("def f(p, *, jobs=None, run: Run | None = None): pass"), "m")
+        ['m.f takes jobs= and run=', 'm.f takes run: Run | None']
+        >>> run_keywords(ast.parse("def f(p, *, run: RunArg = None): pass"), "m")
+        []
+    """
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name[0] == "_":
+            continue
+        params = {a.arg: a for a in [*node.args.args, *node.args.kwonlyargs]}
+        if "run" not in params:
+            continue
+        if "jobs" in params:
+            found.append(f"{module}.{node.name} takes jobs= and run=")
+        annotation = params["run"].annotation
+        if annotation is not None and ast.unparse(annotation) != "RunArg":
+            found.append(f"{module}.{node.name} takes run: {ast.unparse(annotation)}")
+    return found
+
+
+def test_every_public_function_takes_its_run_settings_as_run() -> None:
+    """One keyword for the run settings: ``run=`` (28 functions took ``jobs=`` and ``run=``
+    both), the same type everywhere, so ``run=2`` or ``run=Run(dask=True)`` is taken by every
+    public entry point alike. The CLI's own parameters are click's, not the API."""
+    found = [
+        place
+        for module, tree in parsed().items()
+        if not module.startswith("cli")
+        for place in run_keywords(tree, module)
+    ]
+    assert found == [], f"take the run settings as {RUN_KEYWORD}: RunArg"

@@ -111,8 +111,8 @@ def assert_reads_exactly(client: str, code: str, where: Path, table: pa.Table) -
 def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample's 400 games exported in many parts, and observed in many shards."""
     root = tmp_path_factory.mktemp("clients")
-    read_games(DATA, jobs=1).export(root / "exp", part_rows=5_000)
-    export_observations([DATA], root / "obs", shard_rows=20_000, jobs=1)
+    read_games(DATA, run=1).export(root / "exp", part_rows=5_000)
+    export_observations([DATA], root / "obs", shard_rows=20_000, run=1)
     return root
 
 
@@ -162,8 +162,8 @@ def test_every_documented_line_runs_on_an_export_of_real_months(
     from strat_tools.run.driver import export_dataset
 
     months = [gravon_dir / "strados2014-4.zip", gravon_dir / "strados2005-1.zip"]
-    export_dataset(months, tmp_path / "exp", jobs=1)
-    export_observations(months, tmp_path / "obs", jobs=1)
+    export_dataset(months, tmp_path / "exp", run=1)
+    export_observations(months, tmp_path / "obs", run=1)
     tables = read_dataset(tmp_path / "exp").tables
     for client, code in TABLE_LINES:
         if importlib.util.find_spec(CLIENTS[client].split(".")[0]) is None:

@@ -21,18 +21,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+from strat_tools import tables
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.io.sources import expand
 from strat_tools.setups import identity
-from strat_tools.tables import build as tables
-from strat_tools.tables.build import (
-    SCHEMAS,
-    TABLE_NAMES,
-    table_from_columns,
-    tables_for_units,
-    to_frame,
-)
+from strat_tools.tables.build import tables_for_units
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, table_from_columns, to_frame
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 TWO_BATTLES = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
@@ -373,7 +368,7 @@ def frame_types(parts: dict[str, pa.Table]) -> dict[str, dict[str, str]]:
 def data_tables() -> dict[str, pa.Table]:
     from strat_tools.run.driver import read_games
 
-    return read_games("data/", jobs=1).tables
+    return read_games("data/", run=1).tables
 
 
 def test_dtypes_do_not_depend_on_the_input(
@@ -381,7 +376,7 @@ def test_dtypes_do_not_depend_on_the_input(
 ) -> None:
     from strat_tools.run.driver import read_games
 
-    month = read_games(gravon_dir / "strados2005-7.zip", jobs=1).tables
+    month = read_games(gravon_dir / "strados2005-7.zip", run=1).tables
     empty = tables.empty_tables()
     expected = frame_types(empty)
     for parts in (fixture_tables, data_tables, month, tables_for_units([])):
@@ -478,7 +473,7 @@ def test_gameset_and_validation_reprs_are_one_short_line(data_tables: dict[str, 
     # The validation report too (it once printed every verdict: 84 KB).
     from strat_tools.exports.validate import validate
 
-    report = validate("data/", jobs=1)
+    report = validate("data/", run=1)
     assert repr(report).startswith("<ValidationReport 400 games") and len(repr(report)) < 200
     assert len(repr(report.summary)) < 200
 
@@ -534,7 +529,7 @@ def test_the_games_table_carries_each_sides_owner_setup_string() -> None:
     from strat_tools.run.driver import read_games
     from strat_tools.setups.strings import setup_strings
 
-    games = read_games("data/", setups_only=True, jobs=1)
+    games = read_games("data/", setups_only=True, run=1)
     frame = games.games.set_index("game_id")
     owner = setup_strings(games.setups, "owner").set_index(["game_id", "side"])["setup"]
     for side in ("red", "blue"):
@@ -558,7 +553,7 @@ def test_setup_strings_read_back_as_setup_codes() -> None:
     from strat_tools.run.driver import read_games
     from strat_tools.setups.identity import codes_of_strings, setup_array
 
-    games = read_games("data/", setups_only=True, jobs=1)
+    games = read_games("data/", setups_only=True, run=1)
     found = setup_array(games.setups)
     red = found.side == "red"
     table = pa.Table.from_pandas(games.games[["game_id", "red_setup"]], preserve_index=False)

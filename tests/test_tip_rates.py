@@ -13,7 +13,7 @@ from advice_frames import BASE, frame, swap
 
 from strat_tools.setups import grid as setup_grid
 from strat_tools.setups import identity
-from strat_tools.stats import advice, tips
+from strat_tools.stats import advice, tip_rates, tips
 from strat_tools.stats.formulas import wilson
 from strat_tools.stats.intervals import cluster_interval
 from strat_tools.stats.stream import sum_counts
@@ -67,8 +67,8 @@ def test_the_hand_made_setups_are_distinct_and_split_by_the_tip() -> None:
 
 
 def test_copying_every_setup_ten_times_keeps_the_clustered_interval() -> None:
-    once = row_of(advice.tip_win_rates(tips.setup_features(played())))
-    tenfold = row_of(advice.tip_win_rates(tips.setup_features(played(copies=10))))
+    once = row_of(tip_rates.tip_win_rates(tips.setup_features(played())))
+    tenfold = row_of(tip_rates.tip_win_rates(tips.setup_features(played(copies=10))))
     for side in ("follow", "other"):
         assert once[f"distinct_{side}"] == tenfold[f"distinct_{side}"] == 6
         assert (once[f"n_{side}"], tenfold[f"n_{side}"]) == (30, 300)
@@ -84,7 +84,7 @@ def test_copying_every_setup_ten_times_keeps_the_clustered_interval() -> None:
 
 
 def test_clustered_interval_is_the_one_of_stats_intervals() -> None:
-    row = row_of(advice.tip_win_rates(tips.setup_features(played())))
+    row = row_of(tip_rates.tip_win_rates(tips.setup_features(played())))
     low, high = cluster_interval(FOLLOW_WINS, [GAMES] * len(FOLLOW))
     assert (row["cluster_ci_low_follow"], row["cluster_ci_high_follow"]) == pytest.approx(
         (low, high), abs=1e-12
@@ -95,7 +95,7 @@ def test_clustered_interval_is_the_one_of_stats_intervals() -> None:
 
 def test_a_mirror_image_is_the_same_setup() -> None:
     extra = ((mirrored(FOLLOW[0]), True), (mirrored(FOLLOW[0]), False))
-    row = row_of(advice.tip_summary(tips.setup_features(played(extra=extra))))
+    row = row_of(tip_rates.tip_summary(tips.setup_features(played(extra=extra))))
     assert (row["n_follow"], row["distinct_follow"]) == (32, 6)
     assert (row["setups"], row["distinct_setups"]) == (62, 12)
 
@@ -110,14 +110,14 @@ def test_mirror_ids_are_the_mirror_fingerprints() -> None:
 
 def test_counts_of_batches_sharing_setups_add_up_to_the_whole() -> None:
     features = tips.setup_features(played(copies=2))
-    keys = advice.tip_count_keys(["variant"])
+    keys = tip_rates.tip_count_keys(["variant"])
     held = None
     for part in np.array_split(np.arange(len(features)), 3):  # every setup in two batches
-        held = sum_counts(held, advice.tip_counts(features.iloc[part], ["variant"]), keys)
+        held = sum_counts(held, tip_rates.tip_counts(features.iloc[part], ["variant"]), keys)
     assert held is not None and held[tips.CLUSTER].dtype == np.uint64
-    assert len(held) == len(advice.tip_counts(features, ["variant"]))
-    whole = advice.tip_summary(features)
-    pd.testing.assert_frame_equal(advice.tip_summary_from_counts(held, ["variant"]), whole)
+    assert len(held) == len(tip_rates.tip_counts(features, ["variant"]))
+    whole = tip_rates.tip_summary(features)
+    pd.testing.assert_frame_equal(tip_rates.tip_summary_from_counts(held, ["variant"]), whole)
 
 
 @pytest.mark.archive
@@ -130,9 +130,9 @@ def test_archive_month_streamed_in_small_batches_equals_the_whole(
     from strat_tools.run.driver import read_games
 
     month = [str(gravon_dir / "strados2014-5.zip")]
-    whole = advice.advice_table(read_games(month, setups_only=True, jobs=1), "tips", "classic")
+    whole = advice.advice_table(read_games(month, setups_only=True, run=1), "tips", "classic")
     monkeypatch.setattr("strat_tools.run.driver.REDUCE_BATCH", 200)
-    streamed = advice.advice_table_of_paths(month, "tips", "classic", jobs=1)
+    streamed = advice.advice_table_of_paths(month, "tips", "classic", run=1)
     pd.testing.assert_frame_equal(streamed, whole)
     row = whole.set_index("tip").loc["flag_bombed_in"]
     assert row["distinct_setups"] < 0.8 * row["setups"]  # repeats: clusters matter here

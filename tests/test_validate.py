@@ -26,7 +26,7 @@ def run(*args: str) -> tuple[int, str, str]:
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The hand-made XML fixtures (valid, invalid and unreadable games) exported."""
     folder = tmp_path_factory.mktemp("validate") / "tables"
-    export_dataset([str(GRAVON)], folder, jobs=1)
+    export_dataset([str(GRAVON)], folder, run=1)
     return folder
 
 
@@ -91,7 +91,7 @@ def test_records_and_dataset_folders_mixed_keep_their_order(exported: Path) -> N
     input's verdicts come in the order the inputs were given, records replayed, tables
     read back."""
     one = str(GRAVON / "classic-2014.4-17.xml")
-    report = validate([one, str(exported), one], jobs=1)
+    report = validate([one, str(exported), one], run=1)
     folder = [verdict.game_id for verdict in validate(exported).games]
     ids = [verdict.game_id for verdict in report.games]
     assert len(folder) > 30 and ids[0] == ids[-1] == "classic-2014.4-17"

@@ -38,7 +38,7 @@ GAME = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
 @pytest.fixture(scope="module")
 def sample_rows() -> ValueRows:
     """The rows of the shipped synthetic sample's decided classic games."""
-    return read_value_rows([str(DATA)], jobs=1)
+    return read_value_rows([str(DATA)], run=1)
 
 
 def test_counts_are_the_pieces_on_the_board_by_kind() -> None:
@@ -310,11 +310,11 @@ def test_values_equal_an_independent_fit_from_the_export_tables(gravon_dir: Path
     from strat_tools.stats.piece_values import piece_values
 
     month = str(gravon_dir / "strados2014-5.zip")
-    x, y, groups, kinds = _headline_from_tables(st.read_games(month, jobs=1))
+    x, y, groups, kinds = _headline_from_tables(st.read_games(month, run=1))
     theirs = sm.Logit(y, np.column_stack([x, np.ones(len(y))])).fit(
         disp=0, cov_type="cluster", cov_kwds={"groups": groups}
     )
-    ours = piece_values([month], jobs=1)
+    ours = piece_values([month], run=1)
     by_piece = ours.set_index("piece")
     names = [*kinds, "intercept"]
     for j, name in enumerate(names):
@@ -358,7 +358,7 @@ def test_the_report_section_shows_values_secrecy_and_calibration(sample_rows: Va
 def test_the_report_of_game_records_has_the_values_section() -> None:
     from strat_tools.report.inputs import report_inputs_of_paths
 
-    inputs = report_inputs_of_paths([str(DATA)], jobs=1)
+    inputs = report_inputs_of_paths([str(DATA)], run=1)
     assert inputs.values is not None and inputs.values.games == 294
 
 

@@ -50,12 +50,12 @@ def good_exports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     with zipfile.ZipFile(DATA) as archive:
         for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::10][:40]:
             (games / Path(name).name).write_bytes(archive.read(name))
-    gameset = read_games(games, jobs=1)
+    gameset = read_games(games, run=1)
     gameset.export(root / "dataset", part_rows=2_000)
     assert (root / "dataset" / MOVES_1).exists()
     gameset.export(root / "old dataset")
     to_old_layout(root / "old dataset")
-    summary = export_observations([games], root / "observations", shard_rows=2_000, jobs=1)
+    summary = export_observations([games], root / "observations", shard_rows=2_000, run=1)
     assert len(summary.shards) >= 3
     shutil.copytree(root / "observations", root / "old observations")
     to_old_observations(root / "old observations")
@@ -139,7 +139,7 @@ DAMAGE: list[tuple[str, str, str, Callable[[Path], object]]] = [
 DATASET_READERS: dict[str, Callable[[Path], Any]] = {
     "read_dataset": read_dataset,
     "iter_dataset": lambda f: list(iter_dataset(f)),
-    "read_games": lambda f: read_games(f, jobs=1),
+    "read_games": lambda f: read_games(f, run=1),
     "read_games_table": read_games_table,
 }
 OBSERVATION_READERS: dict[str, Callable[[Path], Any]] = {
@@ -299,7 +299,7 @@ def test_another_export_into_the_folder_between_epochs_stops_the_next_epoch(
     with zipfile.ZipFile(DATA) as archive:
         for name in sorted(n for n in archive.namelist() if n.endswith(".xml"))[::10][:7]:
             (games / Path(name).name).write_bytes(archive.read(name))
-    export_observations([games], folder, shard_rows=2_000, jobs=1)
+    export_observations([games], folder, shard_rows=2_000, run=1)
     assert read_observations(folder).num_rows < first == batches.rows
     with pytest.raises(FolderChanged, match=r"another export \(run [0-9a-f]{8}\) was written"):
         next(iter(batches))

@@ -146,7 +146,7 @@ def test_a_second_file_of_one_name_is_id_hash_2_as_in_the_tables(
     both, one = tmp_path / "both.html", tmp_path / "one.html"
     assert CliRunner().invoke(main, ["view", *zips, "-o", str(both)]).exit_code == 0
     ids = [g["id"] for g in page_games(both)]
-    assert ids == list(st.read_games(zips, setups_only=True, jobs=1).games["game_id"])
+    assert ids == list(st.read_games(zips, setups_only=True, run=1).games["game_id"])
     assert ids == ["classic-2026.10-1", "classic-2026.10-1#2"]
     done = CliRunner().invoke(main, ["view", *zips, "--game", ids[1], "-o", str(one)])
     assert done.exit_code == 0, done.output
@@ -181,7 +181,7 @@ def test_notebook_displays_and_short_reprs() -> None:
     assert st.board_svg(position.board).startswith("<svg") and repr(position).startswith(
         "<Position"
     )
-    assert {"Position", "Replay", "knowledge", "write_viewer", "viewer"} <= set(dir(st))
+    assert {"Position", "Replay", "knowledge", "write_viewer", "views"} <= set(dir(st))
 
 
 @pytest.mark.parametrize("numbering", ["modern", "classic"])
@@ -220,9 +220,9 @@ def test_a_game_too_long_for_a_page_is_left_out_unreplayed_and_said_to_be(
     folder.mkdir()
     (folder / "classic-2026.10-9001.xml").write_bytes(circling_game(2000))
     (folder / "classic-2026.10-9002.xml").write_bytes(circling_game(400))
-    report = validate(str(folder), jobs=1)
+    report = validate(str(folder), run=1)
     assert "2 valid, 0 invalid" in report.summary.line(), report.summary.line()
-    summary = write_viewer(str(folder), tmp_path / "page.html", jobs=1)
+    summary = write_viewer(str(folder), tmp_path / "page.html", run=1)
     assert summary.games == ["classic-2026.10-9002"]
     assert summary.too_long == ["classic-2026.10-9001 (2,000 plies)"] and summary.left_out == 1
     assert "1 game left out as too long for one page" in summary.line()
@@ -244,7 +244,7 @@ def test_the_page_bound_holds_even_for_the_first_game(
     (folder / "classic-2026.10-9002.xml").write_bytes(circling_game(100))
     (folder / "classic-2026.10-9003.xml").write_bytes(circling_game(2500))
     monkeypatch.setattr(viewer, "MAX_PAGE_BYTES", 60_000)
-    summary = write_viewer(str(folder), tmp_path / "page.html", jobs=1)
+    summary = write_viewer(str(folder), tmp_path / "page.html", run=1)
     assert summary.games == ["classic-2026.10-9002"], summary.line()
     assert [t.split(" ")[0] for t in summary.too_long] == ["classic-2026.10-9001"]
     assert summary.left_out == 2

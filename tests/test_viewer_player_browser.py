@@ -39,7 +39,7 @@ def chrome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def battles() -> tuple[GameRecord, list[int], list[int]]:
     """The classic game of the month with the most battles, its battle plies and the plies
     of its other key events, from the events table."""
-    events = read_events([str(MONTH)], jobs=1)
+    events = read_events([str(MONTH)], run=1)
     classic = events[events["game_id"].str.startswith("classic-")]
     per_game = classic[classic["kind"] == "battle"].groupby("game_id").size()
     game_id = str(per_game.idxmax())

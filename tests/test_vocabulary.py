@@ -22,9 +22,8 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.core.errors import NothingKept
+from strat_tools.core.errors import NothingKept, NothingReadable
 from strat_tools.core.text import restore_csv_cell
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.formats.xml_writer import write_games
 from strat_tools.generate.games import generate_games
 from strat_tools.run.driver import export_dataset, read_games, reduce_batches
@@ -38,7 +37,7 @@ def inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("vocabulary")
     archive = folder / "g.zip"
     write_games(generate_games(GAMES, variant={"classic": 2.0, "barrage": 1.0}, seed=1), archive)
-    export_dataset([str(archive)], folder / "ds", jobs=1)
+    export_dataset([str(archive)], folder / "ds", run=1)
     shutil.copytree(folder / "ds", folder / "damaged")
     games = folder / "damaged" / "games" / "part-00000.parquet"
     games.write_bytes(games.read_bytes()[:300])
@@ -162,9 +161,9 @@ def test_the_python_api_raises_what_the_cli_reports(inputs: dict[str, Path]) -> 
     the error the CLI shows with exit 2, never an empty set giving zeros later."""
     missing = str(inputs["zip"].parent / "strados2014-*.zip")
     with pytest.raises(NothingReadable, match="no file matches this pattern"):
-        read_games(missing, jobs=1)
+        read_games(missing, run=1)
     with pytest.raises(NothingKept, match=f"{GAMES} games read in .*kept none"):
-        read_games(str(inputs["zip"]), select=GameFilter.parse(period="1999-01:1999-02"), jobs=1)
+        read_games(str(inputs["zip"]), select=GameFilter.parse(period="1999-01:1999-02"), run=1)
 
 
 def test_explore_refuses_a_variant_it_cannot_show_as_a_usage_error(
@@ -297,7 +296,7 @@ def test_an_export_folder_is_reduced_in_one_process_unless_jobs_asks(
     from strat_tools.tables import dataset
 
     folder = tmp_path / "d"
-    export_dataset(["data/"], folder, setups_only=True, jobs=1)
+    export_dataset(["data/"], folder, setups_only=True, run=1)
     monkeypatch.setattr(dataset, "DATASET_BATCH_GAMES", 100)  # 400 games: four batches
     pids = list(reduce_batches(pid_of, [str(folder)], setups_only=True))
     assert len(pids) > 1 and set(pids) == {os.getpid()}

@@ -16,10 +16,10 @@ from strat_tools.formats.xml_writer import (
     archive_name,
     game_file_name,
     record_to_xml,
-    write_file_atomically,
     write_files,
     write_games,
 )
+from strat_tools.io.output import write_file_atomically
 
 WRITER = Path(__file__).resolve().parent / "fixtures" / "writer"
 

@@ -60,7 +60,7 @@ def test_the_fixture_reads_with_the_names_it_was_written_with(fixture: str) -> N
 @pytest.mark.parametrize("fixture", sorted(NAMED))
 def test_every_name_converts_to_xml_and_reads_back_exactly(fixture: str, tmp_path: Path) -> None:
     out = tmp_path / "out.zip"
-    report = convert([str(GSN / fixture)], out, to="xml", jobs=1)
+    report = convert([str(GSN / fixture)], out, to="xml", run=1)
     assert report.written == 1
     with zipfile.ZipFile(out) as archive:
         (member,) = archive.namelist()
@@ -75,7 +75,7 @@ def test_every_name_converts_to_xml_and_reads_back_exactly(fixture: str, tmp_pat
 
 def test_validate_accepts_the_converted_games(tmp_path: Path) -> None:
     out = tmp_path / "names.zip"
-    convert([str(GSN / name) for name in sorted(NAMED)], out, to="xml", jobs=1)
+    convert([str(GSN / name) for name in sorted(NAMED)], out, to="xml", run=1)
     result = CliRunner().invoke(main, ["validate", str(out), "--jobs", "1"])
     assert result.exit_code == 0, result.stderr
     assert "4 games in 1 file: 4 valid, 0 invalid" in result.stderr + result.stdout

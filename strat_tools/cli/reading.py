@@ -33,7 +33,7 @@ def read_through(
     and a per-game step failed on. Returns the call's result and the
     :class:`strat_tools.run.driver.Tally` it filled.
     """
-    from strat_tools.run.driver import Tally
+    from strat_tools.run.tally import Tally
 
     tally = Tally()
     with progress_bar(label) as update:
@@ -58,7 +58,7 @@ def require_readable(tally: Any, paths: Sequence[str]) -> None:
     import click
 
     from strat_tools.cli.options import GAME_FILTER_KEY
-    from strat_tools.formats.readers import NothingReadable
+    from strat_tools.core.errors import NothingReadable
 
     ctx = click.get_current_context(silent=True)
     tally.require(paths, ctx.meta.get(GAME_FILTER_KEY) if ctx is not None else None)

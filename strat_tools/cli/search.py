@@ -82,7 +82,7 @@ def read_setups(
         found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
             return reduce(found)
-    from strat_tools.run.driver import Tally
+    from strat_tools.run.tally import Tally
 
     counts = Tally()
     with progress_bar("reading setups") as update:

@@ -90,7 +90,8 @@ def _run_validate(
         problem_lines,
     )
     from strat_tools.io.sources import matches_nothing
-    from strat_tools.run.driver import Tally, input_parts
+    from strat_tools.run.driver import input_parts
+    from strat_tools.run.tally import Tally
 
     summary = Summary()
     tally = Tally()

@@ -74,6 +74,20 @@ class NothingToRead(InputError):
     not this (:class:`DatasetError`: the run failed, exit status 3)."""
 
 
+class NothingReadable(NothingToRead):
+    """Not one input held a readable game record (a missing path, no game files, only
+    broken ones): nothing ran, so commands treat it as a usage error (exit 2).
+
+    >>> str(NothingReadable(["nope/"], ["no such file or folder"]))
+    'nothing readable in nope/: no such file or folder'
+    """
+
+    def __init__(self, paths: Iterable[str], reasons: Iterable[str] = ()) -> None:
+        unique = list(dict.fromkeys(reasons))[:3]
+        detail = "; ".join(unique) or "no game records found"
+        super().__init__(f"nothing readable in {' '.join(paths)}: {detail}")
+
+
 class NothingKept(NothingToRead):
     """Games were read, and the filters kept none of them; ``read`` counts them.
 

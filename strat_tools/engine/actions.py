@@ -62,7 +62,6 @@ __all__ = [
     "from_yorktown",
     "legal_actions",
     "to_yorktown",
-    "view_square",
     "yorktown_action",
     "yorktown_move",
 ]

@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Final
 
 from strat_tools.core.board import LAKES, RAYS
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.position import ADJACENT_ROWS, OTHER_SIDE
+from strat_tools.engine.position import OTHER_SIDE
+from strat_tools.engine.rule_tables import ADJACENT_ROWS
 
 if TYPE_CHECKING:
     from strat_tools.engine.position import Position

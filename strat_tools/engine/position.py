@@ -49,19 +49,8 @@ from strat_tools.engine.move import (
 from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
 from strat_tools.engine.rule_tables import (
-    ADJACENT_ROWS,
-    CAPTAIN_CODES,
-    DISTANCE,
-    NO_LIMIT,
-    NO_ROWS,
-    PATH,
-    REACH_CLAUSE,
-    REACH_LINE,
-    REACH_NONE,
-    REACH_ONE,
     SCOUT_CODES,
     STEP,
-    RuleTables,
     rule_tables,
 )
 
@@ -72,25 +61,7 @@ if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
-    "ADJACENT_ROWS",
-    "CAPTAIN_CODES",
-    "DISTANCE",
-    "NO_LIMIT",
-    "NO_ROWS",
-    "PATH",
-    "REACH_CLAUSE",
-    "REACH_LINE",
-    "REACH_NONE",
-    "REACH_ONE",
-    "SCOUT_CODES",
-    "STEP",
-    "Battle",
-    "IllegalMove",
-    "Move",
-    "Outcome",
     "Position",
-    "RuleTables",
-    "rule_tables",
 ]
 
 

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.checks import consistency_problem, require_consistent
-from strat_tools.core.diagrams import BoardNumbering, parse_board, render_board
+from strat_tools.core.diagrams import BoardNumbering, render_board
+from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import piece_name
 from strat_tools.core.records import (
     Diagnostic,
@@ -43,21 +44,16 @@ from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.move import MoveError, decode_rescue_piece
 from strat_tools.engine.outcome import board_ending
-from strat_tools.engine.position import SCOUT_CODES, IllegalMove, Position, play_known
+from strat_tools.engine.position import Position, play_known
+from strat_tools.engine.rule_tables import SCOUT_CODES
 from strat_tools.engine.steps import position_of
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
-    "OUTCOME_LABELS",
-    "IllegalMove",
-    "Position",
     "Replay",
     "board_at",
-    "decode_rescue_piece",
-    "parse_board",
-    "render_board",
     "replay",
 ]
 

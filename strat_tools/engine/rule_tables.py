@@ -5,7 +5,6 @@ every straight, lake-free move, indexed by ``source * 100 + target``; :func:`rul
 turns a :class:`~strat_tools.core.rules.RuleSet` into the flat per-code tables the hot loop,
 the batch move generator (``engine/moves/``) and
 :class:`~strat_tools.engine.position.Position` read.
-``position.py`` re-exports every name here.
 
 This module knows no records and plays no moves.
 """

@@ -33,23 +33,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, cast
 
-from strat_tools.core.errors import OptionError
+from strat_tools.core.errors import NothingReadable, OptionError
 from strat_tools.core.record_formats import RecordFormat, format_named, strip_record_suffix
 from strat_tools.core.records import GameRecord
 from strat_tools.core.text import count_of
 from strat_tools.formats.gravon_fields import is_game_name
-from strat_tools.formats.readers import NothingReadable, resolve, unreadable_reason
+from strat_tools.formats.readers import resolve, unreadable_reason
 from strat_tools.formats.xml_writer import write_files
 from strat_tools.io.output import OutputError, atomic_folder, check_output, refuse_overlap
 from strat_tools.io.sources import Paths, Skipped, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.run.tally import Tally
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 UNREADABLE: Final = "unreadable: "
 """How the reason of an input that could not be read starts."""
@@ -202,7 +202,7 @@ def _named_files(
     select: GameFilter | None,
 ) -> Iterator[tuple[str, bytes]]:
     """The files to write, in order; failures, repeated names and bad names go to
-    ``report``; :class:`~strat_tools.formats.readers.NothingReadable` (before anything is put in
+    ``report``; :class:`~strat_tools.core.errors.NothingReadable` (before anything is put in
     place) when not one input could be read."""
     seen: set[str] = set()
     checked = ""
@@ -249,15 +249,14 @@ def convert(
     *,
     to: str,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ConvertReport:
     """Write every game under ``paths`` that ``select`` keeps in format ``to`` into
     ``out`` (a ``.zip``, a folder, or a device or FIFO that gets the zip).
 
     Raises ``ValueError`` (nothing written) for an unknown or read-only format, an output
     that overlaps an input, an existing non-empty output folder or a folder asked for on a
-    device (``/dev/null/``); :class:`~strat_tools.formats.readers.NothingReadable` (nothing
+    device (``/dev/null/``); :class:`~strat_tools.core.errors.NothingReadable` (nothing
     written) when the inputs hold no readable game record at all.
     """
     inputs = path_list(paths)
@@ -270,7 +269,7 @@ def convert(
     folder = not (through or (out_text.lower().endswith(".zip") and not os.path.isdir(out_text)))
     check_output(out_text, inputs, folder=folder)
     report = ConvertReport(out=out_text, to=fmt.name)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     results = map_records(
         ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
     )

@@ -35,17 +35,16 @@ from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Unit, path_list
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
-    "EVENTS_SCHEMA",
     "EventsWork",
     "events_batch",
     "events_frame",
@@ -63,7 +62,7 @@ class EventsWork:
     check: bool = True
 
     def __call__(self, records: Iterable[GameRecord]) -> pa.Table:
-        from strat_tools.tables.build import GameIds
+        from strat_tools.tables.game_ids import GameIds
 
         ids = GameIds()
         batch = EventBatch()
@@ -103,17 +102,16 @@ def iter_events(
     rules: str | None = "auto",
     kinds: Iterable[str] | None = None,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Iterator[pa.Table]:
     """The events of every game under ``paths`` that ``select`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
     many games. Nothing is yielded before a game could be read, so when not one input can
-    be (and no filter left any out) :class:`~strat_tools.formats.readers.NothingReadable` is raised
+    be (and no filter left any out) :class:`~strat_tools.core.errors.NothingReadable` is raised
     with nothing given out."""
     wanted = _kinds(kinds)
     inputs = path_list(paths)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     held: list[pa.Table] = []
     for table in map_records(EventsWork(rules), inputs, select=select, run=run):
         if wanted is not None:
@@ -139,23 +137,22 @@ def read_events(
     paths: Paths,
     *,
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     kinds: Iterable[str] | None = None,
     select: GameFilter | None = None,
 ) -> pd.DataFrame:
     """One row per event of every game under ``paths`` that ``select`` keeps
     (``kinds``: keep only these), as one DataFrame (:func:`iter_events` streams). Raises
-    :class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read (and no
+    :class:`~strat_tools.core.errors.NothingReadable` when not one input could be read (and no
     filter left any out).
 
     >>> from strat_tools.run.filters import GameFilter
     >>> duell = GameFilter.parse(variant="duell")
-    >>> ends = read_events("data/", jobs=1, kinds=["end"], select=duell)
+    >>> ends = read_events("data/", run=1, kinds=["end"], select=duell)
     >>> len(ends), bool(ends["game_id"].str.startswith("duell").all())
     (20, True)
     """
-    events = iter_events(paths, rules=rules, kinds=kinds, select=select, jobs=jobs, run=run)
+    events = iter_events(paths, rules=rules, kinds=kinds, select=select, run=run)
     parts = list(events)
     return events_frame(pa.concat_tables(parts) if parts else EVENTS_SCHEMA.empty_table())
 

@@ -34,7 +34,8 @@ from strat_tools.core.errors import OptionError
 from strat_tools.engine.actions import ACTION_COUNT
 from strat_tools.engine.planes import hidden_truth, to_planes
 from strat_tools.exports.observation_files import observation_folder
-from strat_tools.exports.observations import LAST_MOVES, OBSERVATIONS_SCHEMA, boards_of
+from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
+from strat_tools.exports.observations import boards_of
 
 __all__ = [
     "DEFAULT_FIELDS",
@@ -138,7 +139,7 @@ def batch_arrays(
     """The ``fields`` of the rows of an observations table (any slice of an export) as
     NumPy arrays, as :func:`observation_batches` yields them.
 
-    >>> from strat_tools.exports.observations import OBSERVATIONS_SCHEMA
+    >>> from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
     >>> arrays = batch_arrays(OBSERVATIONS_SCHEMA.empty_table(), ("board", "action"))
     >>> arrays["board"].shape, arrays["action"].dtype
     ((0, 100), dtype('int64'))

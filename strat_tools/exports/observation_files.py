@@ -20,12 +20,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
+from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
     GAMES,
     GAMES_FILE,
     GAMES_SCHEMA,
-    LAST_MOVES,
-    OBSERVATIONS_SCHEMA,
     OLD_GAMES_FILE,
     SHARD_ROWS,
     SHARDS,
@@ -37,7 +36,7 @@ from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
 from strat_tools.io.verified import VerifiedFolder
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 
 __all__ = [
     "SHARD_OPTIONS",
@@ -230,8 +229,7 @@ def export_observations(
     last_moves: int = LAST_MOVES,
     shard_rows: int = SHARD_ROWS,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     on_batch: Callable[[dict[str, pa.Table]], None] | None = None,
     compiled: bool | None = None,
 ) -> ObservationsSummary:
@@ -240,7 +238,7 @@ def export_observations(
     ``games/part-00000.parquet`` beside them (every game read and kept, with the rows it
     gave or why none; the summary counts the games the filter left out). Streams batch by
     batch; files move into place when complete. Raises
-    :class:`~strat_tools.formats.readers.NothingReadable` (nothing written) when not one
+    :class:`~strat_tools.core.errors.NothingReadable` (nothing written) when not one
     input could be read. ``compiled`` chooses the legal-move path, as for
     :func:`~strat_tools.exports.observations.iter_observations` (by the input's size unless
     told).
@@ -250,7 +248,7 @@ def export_observations(
     started = time.perf_counter()
     inputs = path_list(paths)
     check_output(directory, inputs, folder=True, create=True)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
             inputs,

@@ -30,7 +30,7 @@ from strat_tools.engine.moves import Moves, game_sides
 from strat_tools.engine.moves.games import game_legal_ids
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.replay import Replay
-from strat_tools.tables.build import dictionary_column, labels_column
+from strat_tools.tables.schemas import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 2
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""

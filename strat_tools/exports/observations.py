@@ -47,7 +47,6 @@ from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.exports.observation_rows import (
     LAST_MOVES,
     OBSERVATIONS_SCHEMA,
-    OBSERVATIONS_VERSION,
     WINDOW_PLIES,
     GameObservations,
     PackedRows,
@@ -60,30 +59,23 @@ from strat_tools.io.sources import Paths, estimated_games, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.options import Run
-from strat_tools.tables.build import GameIds
+from strat_tools.run.options import Run, RunArg
+from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
     "FAILED",
     "GAMES",
     "GAMES_FILE",
     "GAMES_SCHEMA",
-    "LAST_MOVES",
-    "OBSERVATIONS_SCHEMA",
-    "OBSERVATIONS_VERSION",
     "OLD_GAMES_FILE",
     "PACKED_SCHEMA",
     "SHARDS",
     "SHARD_ROWS",
-    "WINDOW_PLIES",
-    "GameObservations",
     "ObservationsWork",
     "Observed",
     "boards_of",
-    "game_columns",
     "iter_observations",
     "observations_for_records",
-    "observations_table",
     "observe",
     "observe_game",
     "observe_games",
@@ -374,8 +366,7 @@ def iter_observations(
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
     select: GameFilter | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     compiled: bool | None = None,
 ) -> Iterator[dict[str, pa.Table]]:
     """Stream the observation and games tables of every input that ``select`` keeps,
@@ -390,13 +381,13 @@ def iter_observations(
     files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
     :func:`~strat_tools.engine.moves.compiled_pays`). The ids are the same either way.
 
-    >>> for batch in iter_observations(["data/"], jobs=1):  # doctest: +SKIP
+    >>> for batch in iter_observations(["data/"], run=1):  # doctest: +SKIP
     ...     planes = to_planes(np.frombuffer(...))
     """
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
     inputs = path_list(paths)
-    run = Run.of(run, jobs)
+    run = Run.of(run)
     if compiled is None:
         compiled = compiled_pays(estimated_games(inputs))
     work = ObservationsWork(rules, last_moves, compiled=compiled, window=WINDOW_PLIES)

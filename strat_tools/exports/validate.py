@@ -26,8 +26,9 @@ from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, Skipped, path_list
-from strat_tools.run.driver import Select, iter_tables, map_games
-from strat_tools.run.options import Run
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import iter_tables, map_games
+from strat_tools.run.options import Run, RunArg
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +229,7 @@ def iter_verdicts(
     *,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[GameVerdict]:
     """Stream one verdict per game under ``paths``, in input order (through the driver,
@@ -238,7 +238,7 @@ def iter_verdicts(
     ``rules`` is checked when this is called, before any work
     (:func:`~strat_tools.core.rules.check_rules`)."""
     check_rules(rules)
-    return _verdicts(path_list(paths), rules, select, Run.of(run, jobs), skipped)
+    return _verdicts(path_list(paths), rules, select, Run.of(run), skipped)
 
 
 def _verdicts(
@@ -264,7 +264,7 @@ _DIAGNOSTIC_COLUMNS = ("game_id", "code", "severity", "message", "line", "ply")
 
 
 def dataset_verdicts(
-    folder: str, *, select: Select | None = None, run: Run | None = None
+    folder: str, *, select: Select | None = None, run: RunArg = None
 ) -> Iterator[GameVerdict]:
     """The verdicts an exported dataset folder holds, batch by batch: one per row of its
     ``games`` table, with that game's rows of its ``diagnostics`` table. The folder is read
@@ -304,7 +304,7 @@ def dataset_verdicts(
 class ValidationReport:
     """Every verdict of a run and their summary; its repr is one line, however many games.
 
-    >>> report = validate("tests/fixtures/gravon/classic-2014.4-17.xml", jobs=1)
+    >>> report = validate("tests/fixtures/gravon/classic-2014.4-17.xml", run=1)
     >>> report  # doctest: +ELLIPSIS
     <ValidationReport 1 game... in 1 file: 1 valid, 0 invalid, 0 unchecked>
     """
@@ -330,8 +330,7 @@ def validate(
     *,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ValidationReport:
     """Validate files, folders, globs and zips; every input game is one verdict.
 
@@ -345,7 +344,6 @@ def validate(
         paths,
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
         skipped=summary.skipped,
     ):

@@ -33,12 +33,9 @@ from strat_tools.core.records import SYNTHETIC_MARK, GameRecord, Rescue, Result
 from strat_tools.formats import fastscan
 from strat_tools.formats.gravon_fields import (
     ERROR,
-    INFO,
-    MAX_NUMBER,
     NAME_ESCAPED,
     SQUARES,
     WARNING,
-    apply_name_metadata,
     check_move_ids,
     check_variant,
     decode_field,
@@ -50,23 +47,11 @@ from strat_tools.formats.gravon_fields import (
 from strat_tools.formats.refusals import refuse
 
 __all__ = [
-    "ERROR",
-    "INFO",
-    "MAX_NUMBER",
-    "SQUARES",
     "SYNTHETIC_PROLOG",
-    "WARNING",
-    "apply_name_metadata",
     "blank_record",
-    "check_move_ids",
-    "check_variant",
-    "decode_field",
     "from_fast",
-    "new_record",
-    "parse_int",
     "parse_strict",
     "parse_xml",
-    "report_column_j",
 ]
 
 _KNOWN_ATTRIBUTES: Final = {

@@ -22,7 +22,7 @@ from importlib import import_module
 from typing import Protocol, cast
 
 from strat_tools.core.checks import check_record
-from strat_tools.core.errors import InputError, NothingToRead
+from strat_tools.core.errors import InputError, NothingReadable
 from strat_tools.core.record_formats import (
     FORMATS,
     Parsed,
@@ -253,17 +253,3 @@ class SeveralGames(InputError):
     def named(self) -> str:
         """`` named <game>`` when a name was given, else nothing."""
         return f" named {self.game}" if self.game is not None else ""
-
-
-class NothingReadable(NothingToRead):
-    """Not one input held a readable game record (a missing path, no game files, only
-    broken ones): nothing ran, so commands treat it as a usage error (exit 2).
-
-    >>> str(NothingReadable(["nope/"], ["no such file or folder"]))
-    'nothing readable in nope/: no such file or folder'
-    """
-
-    def __init__(self, paths: Iterable[str], reasons: Iterable[str] = ()) -> None:
-        unique = list(dict.fromkeys(reasons))[:3]
-        detail = "; ".join(unique) or "no game records found"
-        super().__init__(f"nothing readable in {' '.join(paths)}: {detail}")

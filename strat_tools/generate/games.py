@@ -13,8 +13,8 @@ of its own: moves, battles and repetition limits are the engine's (``rules.py``,
 ``replay.py``). Its games are synthetic: they show the statistics of setups, not of real play.
 
 The setup model is :mod:`strat_tools.generate.setups`, the playing policy
-:mod:`strat_tools.generate.play`; this module makes games of them (every name of the two is
-importable from here too) and runs them on the pipeline.
+:mod:`strat_tools.generate.play`; this module makes games of them and runs them on the pipeline
+(``st.generate`` offers the names of all three).
 """
 
 from __future__ import annotations
@@ -31,51 +31,26 @@ from strat_tools.formats.readers import parse_record
 from strat_tools.formats.xml_writer import game_file_name, record_to_xml
 from strat_tools.generate.play import (
     DEFAULT_POLICY,
-    FLAG_BELIEF,
     MAX_PLIES,
-    PIECE_VALUES,
-    RESIGN_RATIO,
-    Knowledge,
     Policy,
-    choose_move,
     play_game,
 )
 from strat_tools.generate.setups import (
-    BARRAGE_MODEL,
-    CLASSIC_MODEL,
-    DUELL_MODEL,
     SETUP_MODELS,
-    SetupModel,
     draw_setup,
     setup_field,
 )
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.run.pipeline import map_batches
 
 __all__ = [
-    "BARRAGE_MODEL",
-    "CLASSIC_MODEL",
-    "DEFAULT_POLICY",
-    "DUELL_MODEL",
-    "FLAG_BELIEF",
-    "MAX_PLIES",
-    "PIECE_VALUES",
-    "RESIGN_RATIO",
-    "SETUP_MODELS",
     "GenerationError",
-    "Knowledge",
-    "Policy",
-    "SetupModel",
-    "choose_move",
-    "draw_setup",
     "generate_files",
     "generate_game",
     "generate_games",
     "parse_period",
     "parse_variant_mix",
     "plan_games",
-    "play_game",
-    "setup_field",
     "verify_game",
 ]
 
@@ -269,17 +244,17 @@ def generate_files(
     policy: Policy = DEFAULT_POLICY,
     max_plies: int = MAX_PLIES,
     verify: bool = True,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Iterator[tuple[str, bytes]]:
     """The games of :func:`generate_games` as (file name, XML) pairs, made where ``run``
-    says (``jobs`` worker processes; one when neither is given) and yielded in order, for
+    says (a number of worker processes, or a :class:`~strat_tools.run.options.Run`; one
+    process when not given) and yielded in order, for
     :func:`writer.write_files`.
 
     Each game depends only on the seed and its number, so the output is the same for any
     number of jobs. Workers ship XML bytes, never records.
 
-    >>> files = generate_files(10_000, seed=1, jobs=2)
+    >>> files = generate_files(10_000, seed=1, run=2)
     >>> write_files(files, "strados2026-10.zip")  # doctest: +SKIP
     10000
     """
@@ -295,6 +270,6 @@ def generate_files(
         max_plies=max_plies,
         verify=verify,
     )
-    run = Run.of(run, jobs) if run is not None or jobs is not None else Run(jobs=1)
+    run = Run.of(run) if run is not None else Run(jobs=1)
     for batch in map_batches(work, plan, run=run, batch_size=20):
         yield from batch

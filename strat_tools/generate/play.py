@@ -26,7 +26,7 @@ from strat_tools.core.rules import (
     RuleSet,
 )
 from strat_tools.engine.outcome import board_ending
-from strat_tools.engine.position import DISTANCE, Position, play_known
+from strat_tools.engine.position import Position, play_known
 
 B, FL = PieceKind.BOMB, PieceKind.FLAG
 
@@ -79,8 +79,9 @@ class Knowledge:
     ) -> None:
         """Update after ``source``→``target`` was played (``board`` is the board after it)."""
         revealed, moved = self.revealed, self.moved
-        # A battle shows both pieces; a scout moving more than one square shows itself.
-        shown = revealed[source] or defender != EMPTY or DISTANCE[source * 100 + target] > 1
+        # A battle shows both pieces; a scout moving more than one square shows itself (the
+        # variants played here have no captain, so a move to a non-neighbour is a scout's).
+        shown = revealed[source] or defender != EMPTY or target not in NEIGHBOURS[source]
         revealed[source] = moved[source] = False
         if board[target] == EMPTY:
             revealed[target] = moved[target] = False
@@ -249,7 +250,7 @@ def choose_move(
                 score = turn.attack_unknown(piece, target, moved[target])
         else:
             score = advance * (dist[source] - dist[target])
-            shown = revealed[source] or DISTANCE[source * 100 + target] > 1
+            shown = revealed[source] or target not in NEIGHBOURS[source]
             score += turn.danger(source, piece, revealed[source])
             score -= turn.danger(target, piece, shown)
         score += noise * rng.random()

@@ -422,12 +422,6 @@ def estimated_games(paths: Paths) -> int:
     return games
 
 
-def count_units(paths: Paths) -> int:
-    """How many units :func:`iter_units` yields for ``paths``, without keeping them (a
-    notebook's question: the driver sizes a progress bar from its own one expansion)."""
-    return sum(1 for _ in iter_units(paths))
-
-
 def expand(paths: Paths, *, skipped: list[Skipped] | None = None) -> list[Unit]:
     """Every game file under ``paths`` as a :class:`Unit`, in a stable order (a list; see
     :func:`iter_units` to stream them).

@@ -1,5 +1,5 @@
 """The HTML/Markdown report: its inputs (reduced in one pass), its sections (corpus, setups,
-advice) and the page (:mod:`~strat_tools.report.page`, re-exported here).
+advice) and the page (:mod:`~strat_tools.report.page`, whose names ``st.report`` offers).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import pandas as pd
 from strat_tools.core.pieces import Numbering
 from strat_tools.report.inputs import ReportInputs
 from strat_tools.report.setups import tip_findings, tip_tables
-from strat_tools.stats import advice
+from strat_tools.stats import arrangement, tip_rates
 from strat_tools.stats.tips import tip_catalogue
 from strat_tools.views import charts
 from strat_tools.views.document import Section
@@ -44,7 +44,7 @@ def advice_section(section: Section, data: ReportInputs, numbering: Numbering) -
     per-setup tip features, the neighbour counts and the placement counts); ``False`` (the
     section is left out) when there is no setup of a fixed-army variant.
     """
-    summary = advice.tip_summary_from_counts(data.tips, ["variant"])
+    summary = tip_rates.tip_summary_from_counts(data.tips, ["variant"])
     if summary.empty:
         return False
     sizes = summary.groupby("variant", sort=False)["setups"].max().sort_values(ascending=False)
@@ -52,7 +52,7 @@ def advice_section(section: Section, data: ReportInputs, numbering: Numbering) -
     tables = {
         "catalogue": tip_catalogue(),
         "adjacency": data.adjacency,
-        "adjacency_matrix": advice.adjacency_matrix(data.adjacency, main),
+        "adjacency_matrix": arrangement.adjacency_matrix(data.adjacency, main),
         "entropy": data.entropy,
     }
     shown = [main, *(str(v) for v in sizes.index if v != main and sizes[v] >= ADVICE_MIN_SETUPS)]

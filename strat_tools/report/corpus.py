@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from strat_tools import stats
 from strat_tools.core.records import VARIANTS
 from strat_tools.report.inputs import ReportInputs
+from strat_tools.stats.formulas import wilson
+from strat_tools.stats.play import endings, game_lengths
 from strat_tools.views import charts
 from strat_tools.views.document import Section
 
@@ -84,10 +85,10 @@ def _diagnostics_by_code(counts: pd.DataFrame) -> pd.DataFrame:
 def endings_section(section: Section, data: ReportInputs) -> None:
     """How games end and how long they last."""
     section.text("Invalid games are left out; a ply is one player's move.")
-    ends = stats.endings(data.games, by="variant")
+    ends = endings(data.games, by="variant")
     ends = by_variant_size(ends.sort_values("games", ascending=False), data.games)
     section.table("How games end, per variant (games = n in that row)", ends)
-    lengths = stats.game_lengths(data.games, by="variant").sort_values("games", ascending=False)
+    lengths = game_lengths(data.games, by="variant").sort_values("games", ascending=False)
     section.table("Game length in plies, per variant (games = n)", lengths)
     section.figure(
         "Game lengths (histogram per variant)",
@@ -102,7 +103,7 @@ def side_win_rates(games: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for variant, group in decided.groupby(decided["variant"].astype(str), sort=True):
         n, k = len(group), int((group["winner"] == "red").sum())
-        low, high = (float(x) for x in stats.wilson(k, n))
+        low, high = (float(x) for x in wilson(k, n))
         rows.append(
             {
                 "variant": variant,

@@ -17,13 +17,16 @@ from typing import Final, cast
 
 import pandas as pd
 
-from strat_tools import stats
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, input_parts, reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import input_parts, reduce_batches
+from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.grid import setup_grid
-from strat_tools.stats import TableSet, advice, repeats
+from strat_tools.stats import arrangement, repeats, tip_rates
+from strat_tools.stats.frames import JoinedTables, TableSet, move_frame, setup_frame
+from strat_tools.stats.registry import STATISTICS
+from strat_tools.stats.setups import SETUP_FEATURES, placement_counts
 from strat_tools.stats.stream import Combiner, Request, reduce_requests, sum_counts
 from strat_tools.stats.tips import features_from_grid, setup_features
 from strat_tools.stats.traffic import Traffic, traffic_counts
@@ -78,11 +81,11 @@ def _report_requests() -> dict[str, Request]:
         )
     requests["bombs-next-to-flag"] = ("bombs-next-to-flag", {"by": ["variant"]})
     requests["flag-enclosed"] = ("flag-enclosed", {"by": ["variant"]})
-    for feature in stats.SETUP_FEATURES:
+    for feature in SETUP_FEATURES:
         requests[f"win-rate:{feature}"] = ("win-rate", {"feature": feature, "by": ["variant"]})
     for name in ("scouts", "scout-distances", "scout-attacks"):
         requests[name] = (name, {"by": ["variant"]})
-    for name, statistic in stats.STATISTICS.items():
+    for name, statistic in STATISTICS.items():
         if statistic.report is not None:  # a registered statistic that asks for a section
             requests[f"extra:{name}"] = (name, {"by": ["variant"]})
     return requests
@@ -121,17 +124,17 @@ class ReportPart:
 def reduce_report(data: ReportData) -> ReportPart:
     """Reduce games (a batch, or all of them) to what the report shows (top-level, so a
     process pool or Dask can run it on each batch where it is read)."""
-    context = stats.JoinedTables(data, _compact)  # joined once, text as categoricals
-    moves = stats.move_frame(context.moves, variant=ALL_VARIANTS)
+    context = JoinedTables(data, _compact)  # joined once, text as categoricals
+    moves = move_frame(context.moves, variant=ALL_VARIANTS)
     traffic: dict[str, dict[str, Traffic]] = {}
     for name, options in TRAFFIC.items():
         traffic[name] = {
             str(variant): traffic_counts(group, **options)  # type: ignore[arg-type]
             for variant, group in moves.groupby(moves["variant"].astype(str), sort=True)
         }
-    setups = stats.setup_frame(context.setups, None, ALL_VARIANTS)
+    setups = setup_frame(context.setups, None, ALL_VARIANTS)
     grid = setup_grid(setups)
-    tips = advice.tip_counts(features_from_grid(grid), ["variant"])
+    tips = tip_rates.tip_counts(features_from_grid(grid), ["variant"])
     return ReportPart(
         games=data.games[list(GAME_COLUMNS)],
         diagnostics=_diagnostic_counts(data.diagnostics),
@@ -139,17 +142,17 @@ def reduce_report(data: ReportData) -> ReportPart:
         moves=len(data.moves),
         traffic=traffic,
         tips=tips,
-        adjacency=advice.adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
-        cells=advice.placement_cells(setups),
+        adjacency=arrangement.adjacency_table(grid)[[*_ADJACENCY_KEYS, "setups", "observed"]],
+        cells=arrangement.placement_cells(setups),
         setups=repeats.setup_tally(data, variant=None),
     )
 
 
-def _reduce_stats(context: stats.JoinedTables) -> list[pd.DataFrame]:
+def _reduce_stats(context: JoinedTables) -> list[pd.DataFrame]:
     """Every request of :func:`report_requests` on one batch, in order; the placements of
     all twelve pieces in one pass (they are most of the work)."""
-    placed = stats.placement_counts(context, PIECE_ORDER, ["variant"])
-    placed_won = stats.placement_counts(context, WON_PIECES, ["variant", "won"])
+    placed = placement_counts(context, PIECE_ORDER, ["variant"])
+    placed_won = placement_counts(context, WON_PIECES, ["variant", "won"])
     requests = report_requests()
     rest = {key: request for key, request in requests.items() if not key.startswith("placement:")}
     computed = dict(zip(rest, reduce_requests(list(rest.values()), context), strict=True))
@@ -209,7 +212,7 @@ class ReportCombiner:
             for variant, counts in maps.items():
                 known = self.traffic[name].get(variant)
                 self.traffic[name][variant] = counts if known is None else known + counts
-        self.tips = sum_counts(self.tips, part.tips, advice.tip_count_keys(["variant"]))
+        self.tips = sum_counts(self.tips, part.tips, tip_rates.tip_count_keys(["variant"]))
         self.adjacency = sum_counts(self.adjacency, part.adjacency, _ADJACENCY_KEYS)
         self.cells = sum_counts(self.cells, part.cells, _CELL_KEYS)
         self.setups.append(part.setups)
@@ -222,7 +225,7 @@ class ReportCombiner:
         tips = (
             self.tips
             if self.tips is not None
-            else advice.tip_counts(setup_features(empty_gameset()), ["variant"])
+            else tip_rates.tip_counts(setup_features(empty_gameset()), ["variant"])
         )
         return ReportInputs(
             games=games,
@@ -234,8 +237,10 @@ class ReportCombiner:
             moves=self.moves,
             traffic=self.traffic,
             tips=tips,
-            adjacency=advice.adjacency_from_counts(advice.ordered_adjacency(self.adjacency)),
-            entropy=advice.entropy_from_cells(advice.ordered_cells(self.cells)),
+            adjacency=arrangement.adjacency_from_counts(
+                arrangement.ordered_adjacency(self.adjacency)
+            ),
+            entropy=arrangement.entropy_from_cells(arrangement.ordered_cells(self.cells)),
             setups=repeats.add_tallies(self.setups)
             if self.setups
             else repeats.setup_tally(empty_gameset()),
@@ -260,8 +265,7 @@ def report_inputs_of_paths(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ReportInputs:
     """The report's inputs from game records, reduced batch by batch where they are read:
     memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
@@ -274,7 +278,6 @@ def report_inputs_of_paths(
         setups_only=setups_only,
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     ):
         combiner.add(part)
@@ -283,7 +286,7 @@ def report_inputs_of_paths(
         return replace(done, values_absent=NO_VALUES_FROM_SETUPS)
     if any(part.folder is not None for part in input_parts(paths)):
         return done  # the piece values need the replay's knowledge, from game records
-    quiet = Run.of(run, jobs).with_tally(None).with_progress(None)  # counted once, above
+    quiet = Run.of(run).with_tally(None).with_progress(None)  # counted once, above
     rows = read_value_rows(paths, rules=rules, select=select, run=quiet)
     return replace(done, values=rows)
 

@@ -39,7 +39,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from strat_tools import stats
 from strat_tools.core.choices import REPORT_FORMATS
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import KINDS, Numbering, PieceKind, check_numbering, rank_label
@@ -59,6 +58,8 @@ from strat_tools.report.inputs import ReportData, ReportInputs, report_inputs
 from strat_tools.report.setups import finding, repeated_setups_section
 from strat_tools.report.values import values_section
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL
+from strat_tools.stats.registry import get_statistic
+from strat_tools.stats.setups import SETUP_FEATURES
 from strat_tools.stats.traffic import Traffic
 from strat_tools.views import board_plots, charts, plots
 from strat_tools.views.document import Section, render_html, render_markdown
@@ -68,16 +69,12 @@ from strat_tools.views.setup_area import PIECE_ORDER, piece_label
 ReportFormat = Literal["html", "md"]
 
 __all__ = [
-    "REPORT_FORMATS",
     "REPORT_SECTIONS",
     "ReportSection",
     "SectionInputs",
-    "advice_section",
     "build_sections",
     "numbering_note",
-    "piece_label",
     "report_text",
-    "side_win_rates",
     "write_report",
 ]
 
@@ -280,7 +277,7 @@ def win_rates_section(section: Section, inputs: SectionInputs) -> None:
     )
     tables = {
         feature: select_variant(data.stats[f"win-rate:{feature}"], variant)
-        for feature in stats.SETUP_FEATURES
+        for feature in SETUP_FEATURES
     }
     chart = pd.concat(
         [
@@ -318,7 +315,7 @@ def registered_sections(inputs: SectionInputs) -> list[Section]:
     for key, table in data.stats.items():
         if not key.startswith("extra:"):
             continue
-        statistic = stats.get_statistic(key.removeprefix("extra:"))
+        statistic = get_statistic(key.removeprefix("extra:"))
         assert statistic.report is not None
         section = Section(statistic.report, statistic.name)
         section.text(f"{statistic.help[:1].upper()}{statistic.help[1:]}.")

@@ -1,6 +1,6 @@
 """The input driver's work on one batch, in the worker: read, select, build, contain.
 
-Everything here runs where a batch of files is read (this process with ``jobs=1``, a pool
+Everything here runs where a batch of files is read (this process with ``run=1``, a pool
 worker, or a Dask worker), called by :mod:`strat_tools.run.driver`, which cuts the input into
 batches and collects what comes back. One batch becomes:
 
@@ -38,8 +38,8 @@ from strat_tools.run.tally import MAX_REASONS, Tally, failure_line
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from strat_tools.tables.build import GameIds
     from strat_tools.tables.dataset import GameSet
+    from strat_tools.tables.game_ids import GameIds
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -152,7 +152,9 @@ def tables_batch(
 def _tables_game_by_game(
     units: Sequence[Unit], rules: str | None, setups_only: bool, select: Select | None
 ) -> tuple[Tables, Tally]:
-    from strat_tools.tables.build import GameIds, concat_tables, tables_for_records
+    from strat_tools.tables.build import tables_for_records
+    from strat_tools.tables.game_ids import GameIds
+    from strat_tools.tables.schemas import concat_tables
 
     tally = Tally()
     ids = GameIds()
@@ -338,7 +340,7 @@ def records_batch(
 def _records_game_by_game(
     units: Sequence[Unit], work: RecordWork[R], select: Select | None
 ) -> tuple[R, Tally]:
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
     tally = Tally()
     ids = GameIds()

@@ -64,10 +64,9 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 
-from strat_tools.core.errors import NothingToRead
+from strat_tools.core.errors import NothingReadable, NothingToRead
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules
-from strat_tools.formats.readers import NothingReadable
 from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
 from strat_tools.run.batch_work import (
     RecordWork,
@@ -81,7 +80,7 @@ from strat_tools.run.batch_work import (
     rows_kept,
     tables_batch,
 )
-from strat_tools.run.options import Run, SizedProgress
+from strat_tools.run.options import Run, RunArg, SizedProgress
 from strat_tools.run.pipeline import map_batches
 from strat_tools.run.tally import Tally
 
@@ -91,19 +90,14 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.dataset import ExportSummary, Format, GameSet
+    from strat_tools.tables.dataset import GameSet
+    from strat_tools.tables.dataset_writer import ExportSummary, Format
 
 __all__ = [
     "REDUCE_BATCH",
     "REDUCE_MIN_BATCH",
     "TABLE_BATCH",
     "InputPart",
-    "NothingReadable",
-    "RecordWork",
-    "Run",
-    "Select",
-    "Tables",
-    "Tally",
     "UnitKeys",
     "dataset_folder",
     "export_dataset",
@@ -141,7 +135,7 @@ on two; a long input is cut as before (about eight batches a worker)."""
 
 
 def _is_dataset(path: str) -> bool:
-    from strat_tools.tables.dataset import is_dataset  # only for folders: a zip needs no pandas
+    from strat_tools.tables.layout import is_dataset  # only for folders: a zip needs no pandas
 
     return is_dataset(path)
 
@@ -168,7 +162,7 @@ class UnitKeys:
         )
 
 
-def select_step(paths: Paths, select: Select | None, run: Run | None = None) -> Select | None:
+def select_step(paths: Paths, select: Select | None, run: RunArg = None) -> Select | None:
     """The hook the workers run for ``select``, decided once per run: a
     :class:`~strat_tools.run.filters.GameFilter` gives its per-game part (``None`` when
     that keeps everything), or, with ``duplicates`` (judged among the games the rest
@@ -190,7 +184,7 @@ def select_step(paths: Paths, select: Select | None, run: Run | None = None) -> 
 
 
 def kept_games(
-    paths: Paths, select: GameFilter, columns: Sequence[str], *, run: Run | None = None
+    paths: Paths, select: GameFilter, columns: Sequence[str], *, run: RunArg = None
 ) -> pa.Table:
     """``columns`` of the games table for every game of ``paths`` that ``select``
     keeps, in input order, read without a replay: its per-game part applied in the
@@ -226,7 +220,7 @@ class InputPart(NamedTuple):
 
 def input_parts(
     paths: Paths,
-    run: Run | None = None,
+    run: RunArg = None,
     *,
     skipped: list[Skipped] | None = None,
     datasets: bool = True,
@@ -250,7 +244,7 @@ def input_parts(
             runs[-1][1].append(path)
         else:
             runs.append((None, [path]))
-    progress = run.progress if run is not None else None
+    progress = Run.of(run).progress
     sized = isinstance(progress, SizedProgress)
     parts = [
         InputPart(folder, () if folder is not None else _units(group, skipped, listed=sized))
@@ -291,8 +285,7 @@ def iter_tables(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     skipped: list[Skipped] | None = None,
 ) -> Iterator[Tables]:
     """The five tables per batch of the games under ``paths``, in input order, game ids
@@ -300,10 +293,10 @@ def iter_tables(
     dataset folders (read back in batches, never whole). ``tally`` counts what was read;
     ``skipped`` collects the entries that are not game files.
 
-    >>> batches = iter_tables("data/", setups_only=True, jobs=1)  # doctest: +SKIP
+    >>> batches = iter_tables("data/", setups_only=True, run=1)  # doctest: +SKIP
     """
     check_rules(rules)
-    return _iter_tables(path_list(paths), setups_only, rules, select, Run.of(run, jobs), skipped)
+    return _iter_tables(path_list(paths), setups_only, rules, select, Run.of(run), skipped)
 
 
 def _iter_tables(
@@ -314,8 +307,8 @@ def _iter_tables(
     run: Run,
     skipped: list[Skipped] | None,
 ) -> Iterator[Tables]:
-    from strat_tools.tables.build import GameIds
     from strat_tools.tables.dataset import iter_dataset
+    from strat_tools.tables.game_ids import GameIds
 
     select = select_step(inputs, select, run)
     tally = run.tally
@@ -347,8 +340,7 @@ def reduce_batches(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Iterator[T]:
     """``reduce(batch)`` for each batch of the games under ``paths``, in input order, run
     where the batch is read; only what ``reduce`` returns crosses to this process.
@@ -361,7 +353,7 @@ def reduce_batches(
     so a statistic of nothing is an error, never zeros.
     """
     check_rules(rules)
-    run, _ = Run.of(run, jobs).counting()
+    run, _ = Run.of(run).counting()
     return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, run)
 
 
@@ -398,7 +390,7 @@ def _reduce_batches(
         run.tally.require(inputs, asked)
 
 
-def folder_run(run: Run) -> Run:
+def folder_run(run: RunArg) -> Run:
     """``run`` for reducing an exported dataset folder's batches: in this process unless
     ``jobs`` (or Dask) was asked for. Its tables are read already; shipping each batch to a
     worker costs more than the reduction (issue 36 timed an export of the archive at 5.8 s
@@ -408,6 +400,7 @@ def folder_run(run: Run) -> Run:
     >>> folder_run(Run()).jobs, folder_run(Run(jobs=4)).jobs
     (1, 4)
     """
+    run = Run.of(run)
     if run.jobs is not None or run.on_dask:
         return run
     return replace(run, jobs=1)
@@ -418,8 +411,7 @@ def map_games(
     paths: Paths,
     *,
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     skipped: list[Skipped] | None = None,
     on_dataset: Callable[[str], Iterable[V]] | None = None,
 ) -> Iterator[V]:
@@ -431,7 +423,7 @@ def map_games(
     place (validate's recorded verdicts), and without it such a folder is refused
     (:class:`NothingToRead`)."""
     inputs = path_list(paths)
-    run = Run.of(run, jobs)
+    run = Run.of(run)
     parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
     for part in parts:
@@ -450,8 +442,7 @@ def map_records(
     paths: Paths,
     *,
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     skipped: list[Skipped] | None = None,
     max_batch: int = TABLE_BATCH,
 ) -> Iterator[R]:
@@ -466,7 +457,7 @@ def map_records(
     records only: an exported dataset folder is refused (:class:`NothingToRead`).
     """
     check_rules(work.rules)
-    return _map_records(work, path_list(paths), select, Run.of(run, jobs), skipped, max_batch)
+    return _map_records(work, path_list(paths), select, Run.of(run), skipped, max_batch)
 
 
 def _map_records(
@@ -477,7 +468,7 @@ def _map_records(
     skipped: list[Skipped] | None,
     max_batch: int,
 ) -> Iterator[R]:
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
     units = _record_units(input_parts(inputs, run, skipped=skipped, datasets=False))
     ids = GameIds()
@@ -497,20 +488,19 @@ def read_games(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> GameSet:
     """Read game records (files, folders, globs, zips) or an exported dataset folder.
 
     ``setups_only`` skips the replay (much faster; no moves table, see
     :mod:`strat_tools.tables.build`); ``rules`` names a rule set or ``'auto'``; ``select`` (a
     :class:`~strat_tools.run.filters.GameFilter`, duplicates included, or any per-game
-    predicate) keeps only the games it is true for; ``jobs`` is the number of processes
-    (None: every core); ``run`` (a :class:`~strat_tools.run.options.Run`) says the rest: Dask,
-    progress, tally.
+    predicate) keeps only the games it is true for; ``run`` is the number of processes
+    (``None``: every core), or a :class:`~strat_tools.run.options.Run` that says the rest too:
+    Dask, progress, tally.
 
     Paths that hold no game record at all (a glob matching nothing, a missing folder, only
-    broken files) raise :class:`~strat_tools.formats.readers.NothingReadable`, and games
+    broken files) raise :class:`~strat_tools.core.errors.NothingReadable`, and games
     read of which ``select`` kept none :class:`~strat_tools.core.errors.NothingKept`: the
     errors the CLI reports with exit status 2, never an empty set that later gives zeros.
 
@@ -523,10 +513,10 @@ def read_games(
     ...     print(exc)
     nothing readable in nowhere-*.zip: no file matches this pattern
     """
-    from strat_tools.tables.build import concat_tables
     from strat_tools.tables.dataset import GameSet
+    from strat_tools.tables.schemas import concat_tables
 
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     parts = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     games = GameSet(concat_tables(parts))
     if not seen.readable:
@@ -542,8 +532,7 @@ def export_dataset(
     setups_only: bool = False,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     on_batch: Callable[[Tables], None] | None = None,
 ) -> ExportSummary:
     """Read records (or a dataset folder) and write the five tables under ``directory``.
@@ -554,11 +543,11 @@ def export_dataset(
     >>> export_dataset(["strados2014-1.zip"], "out/")  # doctest: +SKIP
     """
     from strat_tools.io.output import check_output
-    from strat_tools.tables.dataset import DatasetWriter
+    from strat_tools.tables.dataset_writer import DatasetWriter
 
     started = time.perf_counter()
     check_output(directory, path_list(paths), folder=True, create=True)
-    run, seen = Run.of(run, jobs).counting()
+    run, seen = Run.of(run).counting()
     batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:
         for tables in batches:

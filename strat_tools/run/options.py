@@ -3,12 +3,13 @@
 Where the work runs (``jobs`` local processes, or Dask: a local cluster, or the scheduler at
 ``dask_address``), who hears of progress and which :class:`~strat_tools.run.tally.Tally`
 counts what was read. The CLI builds one per command (``cli/options.py``'s ``run_options``
-decorator); a notebook passes one, or just ``jobs=``, which every entry point still takes
-as the one setting people set most. Every function below passes it on whole.
+decorator). Every public function that runs work takes it by one keyword, ``run=``
+(:data:`RunArg`): a :class:`Run`, or just a number, the one setting people set most, for
+that many worker processes (``run=1``: in this process). Every function passes it on whole.
 
->>> run = Run.of(jobs=1)
->>> run.jobs, run.on_dask, Run.of(run, jobs=2).jobs
-(1, False, 2)
+>>> run = Run.of(1)
+>>> run.jobs, run.on_dask, Run.of(run) is run, Run.of(None).jobs
+(1, False, True, None)
 >>> Run(dask_address="tcp://127.0.0.1:8786").on_dask
 True
 """
@@ -17,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 from strat_tools.run.tally import Tally
 
-__all__ = ["ProgressCallback", "Run", "SizedProgress"]
+__all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress"]
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
@@ -54,11 +55,12 @@ class Run:
     tally: Tally | None = None
 
     @classmethod
-    def of(cls, run: Run | None = None, jobs: int | None = None) -> Run:
-        """``run`` (default: every core, no Dask, no progress, no tally), with ``jobs`` in
-        place of its own when given."""
-        base = run if run is not None else cls()
-        return base if jobs is None else replace(base, jobs=jobs)
+    def of(cls, run: RunArg = None) -> Run:
+        """``run`` as a Run: itself, a number of worker processes, or ``None`` for the
+        default (every core, no Dask, no progress, no tally)."""
+        if isinstance(run, Run):
+            return run
+        return cls() if run is None else cls(jobs=run)
 
     @property
     def on_dask(self) -> bool:
@@ -79,3 +81,8 @@ class Run:
     def with_progress(self, progress: ProgressCallback | None) -> Run:
         """This run reporting to ``progress`` instead."""
         return replace(self, progress=progress)
+
+
+RunArg: TypeAlias = Run | int | None
+"""What a public function's ``run=`` takes: a :class:`Run`, a number of worker processes
+(``run=1``: in this process; ``run=4``: four), or ``None`` (every core)."""

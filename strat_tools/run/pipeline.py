@@ -26,7 +26,7 @@ from itertools import chain, islice
 from typing import Any, TypeVar
 
 from strat_tools.core.errors import RunError
-from strat_tools.run.options import ProgressCallback, Run
+from strat_tools.run.options import ProgressCallback, Run, RunArg
 from strat_tools.run.processes import (
     WorkerFailure,
     WorkerPool,
@@ -99,8 +99,7 @@ def map_batches(
     func: Callable[[list[U]], T],
     units: Iterable[U],
     *,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     batch_size: int | None = None,
     max_batch: int | None = None,
     min_batch: int = 1,
@@ -109,15 +108,15 @@ def map_batches(
 
     ``units`` may be a lazy stream (:func:`~strat_tools.io.sources.iter_units`): it is consumed
     as the work goes, a few batches ahead, so memory does not grow with the input.
-    ``run`` says where (``jobs`` in its place when given): ``jobs=None`` uses every core;
-    ``jobs=1`` runs in this process (no pickling at all);
+    ``run`` says where (a :class:`~strat_tools.run.options.Run`, or a number of processes):
+    ``None`` uses every core; ``run=1`` runs in this process (no pickling at all);
     more jobs than cores are capped at the cores (a local pool: no more workers than batches
     either). Workers die with this process, and stop at once when it is interrupted.
 
     >>> from strat_tools.io.sources import iter_units
-    >>> counts = map_batches(len, iter_units(["data/"]), jobs=1)  # doctest: +SKIP
+    >>> counts = map_batches(len, iter_units(["data/"]), run=1)  # doctest: +SKIP
     """
-    run = Run.of(run, jobs)
+    run = Run.of(run)
     progress = run.progress
     n_jobs = default_jobs() if run.jobs is None else run.jobs
     if n_jobs < 1:

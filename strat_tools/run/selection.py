@@ -34,18 +34,12 @@ import pyarrow.compute as pc
 
 from strat_tools.core.errors import RunError
 from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
-from strat_tools.run.driver import (
-    Select,
-    UnitKeys,
-    export_dataset,
-    kept_games,
-    read_games,
-    select_step,
-)
+from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_games
 from strat_tools.run.filters import GameFilter
-from strat_tools.run.options import Run
-from strat_tools.tables.build import to_frame
-from strat_tools.tables.dataset import ExportSummary, Format, GameSet
+from strat_tools.run.options import Run, RunArg
+from strat_tools.tables.dataset import GameSet
+from strat_tools.tables.dataset_writer import ExportSummary, Format
+from strat_tools.tables.schemas import to_frame
 
 KEPT_COLUMNS: Final = (
     "game_id",
@@ -110,7 +104,7 @@ def filter_gameset(games: GameSet, select: GameFilter) -> GameSet:
     """The games of a GameSet that ``select`` keeps.
 
     >>> from strat_tools.run.driver import read_games
-    >>> len(filter_gameset(read_games("data/", jobs=1), GameFilter.parse(winner="draw")))
+    >>> len(filter_gameset(read_games("data/", run=1), GameFilter.parse(winner="draw")))
     10
     """
     return GameSet(filter_tables(games.tables, select))
@@ -122,12 +116,11 @@ def read_selected(
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> GameSet:
     """The games of ``paths`` that ``select`` keeps, as a GameSet.
 
-    >>> len(read_selected(["data/"], GameFilter.parse(variant="duell"), jobs=1))
+    >>> len(read_selected(["data/"], GameFilter.parse(variant="duell"), run=1))
     20
     """
     return read_games(
@@ -135,7 +128,6 @@ def read_selected(
         setups_only=setups_only,
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     )
 
@@ -148,29 +140,20 @@ class SelectedUnits(UnitKeys):
         super().__init__((unit.source, unit.member) for unit in selection.units())
 
 
-def select_for(paths: Paths, select: GameFilter, *, jobs: int | None = None) -> Select | None:
-    """The driver's per-game step for the filter ``select`` over ``paths``: its per-game part, or,
-    with ``duplicates``, the games a first pass kept, by file and member; ``None`` when the
-    filter keeps everything. The driver makes this step itself from a filter
-    (:func:`~strat_tools.run.driver.select_step`, which this is); kept for notebooks."""
-    return select_step(path_list(paths), select, Run.of(None, jobs))
-
-
 def select_games(
     paths: Paths,
     select: GameFilter,
     *,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Selection:
     """The games of ``paths`` that ``select`` keeps (read without a replay);
     ``run``'s tally counts what was read.
 
-    >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), jobs=1)
+    >>> chosen = select_games(["data/"], GameFilter.parse(variant="duell"), run=1)
     >>> str(chosen)
     '20 of 400 games selected (duell)'
     """
-    run, tally = Run.of(run, jobs).counting()
+    run, tally = Run.of(run).counting()
     inputs = path_list(paths)
     games = to_frame(kept_games(inputs, select, KEPT_COLUMNS, run=run))
     tally.require(inputs, select)
@@ -242,8 +225,7 @@ def export_selected(
     *,
     format: Format = "parquet",
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     setups_only: bool = False,
 ) -> ExportSummary:
     """Read ``paths`` again and write the five tables of just the selected games (read,
@@ -253,7 +235,6 @@ def export_selected(
         directory,
         format=format,
         rules=rules,
-        jobs=jobs,
         run=run,
         setups_only=setups_only,
         select=selection.select,

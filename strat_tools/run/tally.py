@@ -86,7 +86,7 @@ class Tally:
     def require(self, paths: Iterable[str], select: object = None) -> None:
         """Stop a run that has nothing to show, the same way in every command: not one
         input readable (and no filter left a game out) is
-        :class:`~strat_tools.formats.readers.NothingReadable` with the reader's reasons;
+        :class:`~strat_tools.core.errors.NothingReadable` with the reader's reasons;
         games read and the filters keeping none is
         :class:`~strat_tools.core.errors.NothingKept`, counting the games read and saying
         what ``select`` asks when it is a :class:`~strat_tools.run.filters.GameFilter`.
@@ -97,8 +97,7 @@ class Tally:
         ...
         strat_tools.core.errors.NothingKept: 30 games read in g.zip; the filters (duell) kept none
         """
-        from strat_tools.core.errors import NothingKept
-        from strat_tools.formats.readers import NothingReadable
+        from strat_tools.core.errors import NothingKept, NothingReadable
         from strat_tools.run.filters import GameFilter
 
         if self.readable or (self.dropped and self.games):  # kept games, unreadable: shown

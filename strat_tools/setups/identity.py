@@ -223,11 +223,6 @@ def draw_setup(code: npt.ArrayLike) -> str:
     return "\n".join(" ".join(_DRAW[v] for v in values[row]) for row in (3, 2, 1, 0))
 
 
-def piece_names_of_codes() -> tuple[str, ...]:
-    """Name of each setup byte 0..13 (``empty``, ``bomb`` .. ``flag``, ``other``)."""
-    return ("empty", *KIND_LABELS, "other")
-
-
 class SetupArray(NamedTuple):
     """Setups as parallel arrays: ``game_id`` and ``side`` (``red``/``blue``) per row of
     ``codes`` (``[n, 40]`` uint8, see the module docstring)."""

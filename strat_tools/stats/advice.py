@@ -9,8 +9,8 @@ adoption, win rates (Wilson and clustered 95% intervals) and head-to-head
 :mod:`strat_tools.stats.arrangement`.
 Here: the :data:`VIEWS` of :func:`advice_table` (in memory) and
 :func:`advice_table_of_paths` (counted batch by batch where the games are read: the same
-table), and :func:`advice_section_data` for the report. Every public name of those modules
-is importable from here too.
+table), and :func:`advice_section_data` for the report. The names of those modules are
+imported from them.
 
 The input is the setups table joined with game context (``stats.setup_context``). This module
 does not read files itself, replay games or draw anything; it does not claim that a tip
@@ -30,12 +30,11 @@ from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import ARMIES
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import reduce_batches
+from strat_tools.run.options import RunArg
 from strat_tools.setups.grid import setup_grid
-from strat_tools.stats import Data, TableSet, setup_frame
 from strat_tools.stats.arrangement import (
-    adjacency,
     adjacency_from_counts,
     adjacency_matrix,
     adjacency_table,
@@ -45,48 +44,27 @@ from strat_tools.stats.arrangement import (
     placement_cells,
     placement_entropy,
 )
+from strat_tools.stats.frames import Data, TableSet, setup_frame
 from strat_tools.stats.stream import sum_counts
 from strat_tools.stats.tip_rates import (
-    SUMMARY_COLUMNS,
-    TIP_COUNTS,
     tip_adoption,
     tip_count_keys,
     tip_counts,
-    tip_head_to_head,
     tip_summary,
     tip_summary_from_counts,
-    tip_win_rates,
 )
 from strat_tools.stats.tips import features_from_grid, grid_of, setup_features, tip_catalogue
 from strat_tools.tables.dataset import empty_gameset
 
 __all__ = [
-    "SUMMARY_COLUMNS",
-    "TIP_COUNTS",
     "VIEWS",
-    "adjacency",
-    "adjacency_from_counts",
-    "adjacency_matrix",
-    "adjacency_table",
     "advice_counts",
     "advice_counts_of_views",
     "advice_section_data",
     "advice_table",
     "advice_table_of_paths",
     "advice_tables_of_paths",
-    "entropy_from_cells",
     "finish_advice",
-    "ordered_adjacency",
-    "ordered_cells",
-    "placement_cells",
-    "placement_entropy",
-    "tip_adoption",
-    "tip_count_keys",
-    "tip_counts",
-    "tip_head_to_head",
-    "tip_summary",
-    "tip_summary_from_counts",
-    "tip_win_rates",
 ]
 
 VIEWS: Final = ADVICE_VIEWS
@@ -168,14 +146,13 @@ def advice_table_of_paths(
     *,
     exclude_invalid: bool = True,
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> pd.DataFrame:
     """:func:`advice_table` of the game records under ``paths``, counted batch by batch
     where they are read (tip, neighbour and placement counts add up), so memory does not
     grow with the number of setups."""
     return advice_tables_of_paths(
-        paths, [view], variant, exclude_invalid=exclude_invalid, select=select, jobs=jobs, run=run
+        paths, [view], variant, exclude_invalid=exclude_invalid, select=select, run=run
     )[view]
 
 
@@ -186,8 +163,7 @@ def advice_tables_of_paths(
     *,
     exclude_invalid: bool = True,
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> dict[str, pd.DataFrame]:
     """Several advice views of the records under ``paths`` in one pass over them (view ->
     table): each view's counts summed batch by batch, then finished, exactly as
@@ -200,9 +176,7 @@ def advice_tables_of_paths(
         work = partial(
             advice_counts_of_views, views=counted, variant=variant, exclude_invalid=exclude_invalid
         )
-        for parts in reduce_batches(
-            work, paths, setups_only=True, select=select, jobs=jobs, run=run
-        ):
+        for parts in reduce_batches(work, paths, setups_only=True, select=select, run=run):
             held = [
                 sum_counts(table, part, _VIEW_KEYS[view])
                 for table, part, view in zip(held, parts, counted, strict=True)

@@ -22,8 +22,9 @@ import pandas as pd
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
 from strat_tools.setups.grid import CELLS, EDGES, LABEL_KIND, SetupGrid, lookup_codes
-from strat_tools.stats import Data, piece_placements, setup_frame
 from strat_tools.stats.formulas import entropy_bits, miller_madow, share
+from strat_tools.stats.frames import Data, setup_frame
+from strat_tools.stats.setups import piece_placements
 from strat_tools.stats.tips import grid_of
 
 

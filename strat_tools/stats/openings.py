@@ -32,7 +32,7 @@ import pandas as pd
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import DEFAULT_VARIANT
-from strat_tools.run.options import Run
+from strat_tools.run.options import RunArg
 from strat_tools.setups.identity import setup_array
 from strat_tools.setups.patterns import Pattern
 from strat_tools.stats.frames import TableSet, game_frame
@@ -243,7 +243,7 @@ def openings(
     games whose ``side`` setup matches it (or its mirror image, with ``mirror``).
 
     >>> from strat_tools.run.driver import read_games
-    >>> found = openings(read_games("data/", jobs=1), depth=1, top=3)
+    >>> found = openings(read_games("data/", run=1), depth=1, top=3)
     >>> found.lines[["line", "games", "red_wins", "blue_wins", "draws"]]
         line  games  red_wins  blue_wins  draws
     0  B4-B6     30        14         16      0
@@ -272,8 +272,7 @@ def openings_of_paths(
     top: int = 20,
     select: Any = None,
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Openings:
     """:func:`openings` of the game records (or exported folders) under ``paths``, counted
     batch by batch where they are read (``select``: the driver's per-game hook, e.g.
@@ -297,7 +296,6 @@ def openings_of_paths(
         list(paths),
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     ):
         held.append(part)

@@ -39,7 +39,7 @@ from strat_tools.core.errors import StratToolsError
 from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.engine.material import MATERIAL_KINDS
 from strat_tools.io.sources import Paths
-from strat_tools.run.options import Run
+from strat_tools.run.options import RunArg
 from strat_tools.stats.formulas import Z95
 from strat_tools.stats.logit import LogitFit, NotConverged, fit_logit
 from strat_tools.stats.value_rows import ValueRows, mover_view, read_value_rows
@@ -238,11 +238,10 @@ def piece_values(
     variant: str = "classic",
     select: GameFilter | None = None,
     rules: str | None = "auto",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> pd.DataFrame:
     """The piece-value table of the games under ``paths`` (the one call ``strat-tools
     values`` makes): the headline model, or with ``secrecy`` the secrecy model; ``by="phase"``
     one block per phase. Games are read and replayed in the workers."""
-    rows = read_value_rows(paths, variant=variant, rules=rules, select=select, jobs=jobs, run=run)
+    rows = read_value_rows(paths, variant=variant, rules=rules, select=select, run=run)
     return piece_value_table(rows, "secrecy" if secrecy else "material", by, variant=variant)

@@ -197,8 +197,3 @@ def get_statistic(name: str) -> Statistic:
         raise OptionError(
             f"unknown statistic {name!r}; choose from {', '.join(STATISTICS)}"
         ) from None
-
-
-def statistic_help() -> str:
-    """One line per statistic, ``name: help`` (the CLI's ``--stat`` help)."""
-    return "; ".join(f"{s.name}: {s.help}" for s in STATISTICS.values())

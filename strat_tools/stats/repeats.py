@@ -270,7 +270,7 @@ def common_setups(
     :func:`~strat_tools.setups.strings.setup_columns`).
 
     >>> from strat_tools.run.driver import read_games
-    >>> table = common_setups(read_games("data/", setups_only=True, jobs=1), top=1)
+    >>> table = common_setups(read_games("data/", setups_only=True, run=1), top=1)
     >>> table[["rank", "fingerprint", "count", "wins", "draws", "losses"]]
        rank       fingerprint  count  wins  draws  losses
     0     1  0136785bf52a0e43      1     0      0       1
@@ -441,7 +441,7 @@ def search_setups(
     counts once as a win and once as a loss).
 
     >>> from strat_tools.run.driver import read_games
-    >>> games = read_games("data/", setups_only=True, jobs=1)
+    >>> games = read_games("data/", setups_only=True, run=1)
     >>> found = search_setups(games, "........../........../........../F.........", mirror=True)
     >>> found.summary[["match", "count", "wins", "draws", "losses"]]
           match  count  wins  draws  losses

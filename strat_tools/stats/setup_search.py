@@ -45,7 +45,7 @@ from strat_tools.tables.schemas import to_frame
 if TYPE_CHECKING:
     import pandas as pd
 
-    from strat_tools.run.options import Run
+    from strat_tools.run.options import RunArg
 
 T = TypeVar("T")
 
@@ -69,7 +69,7 @@ def folder_outcomes(
     >>> import tempfile
     >>> from strat_tools.run.driver import export_dataset
     >>> out = tempfile.mkdtemp() + "/out"
-    >>> _ = export_dataset(["data/"], out, setups_only=True, jobs=1)
+    >>> _ = export_dataset(["data/"], out, setups_only=True, run=1)
     >>> len(folder_outcomes(out, GameFilter.parse(period="2026-10:")))
     606
     """
@@ -107,18 +107,17 @@ def read_outcomes(
     select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     from_table: bool = True,
 ) -> SetupOutcomes:
     """The setups of ``paths`` that a setup statistic of ``variant`` looks at: from a
     single dataset folder's games table when it can answer alone, else read from the
-    records (``jobs`` and ``run`` as for
+    records (``run`` as for
     :func:`~strat_tools.run.driver.read_games`; ``from_table=False``: always from the
     records, for a caller that tried :func:`folder_outcomes` already). Every setup's row
     is kept: a question that needs less asks :func:`reduce_setups`.
 
-    >>> len(read_outcomes(["data/"], jobs=1))
+    >>> len(read_outcomes(["data/"], run=1))
     606
     """
     from strat_tools.stats.repeats import concat_outcomes
@@ -126,9 +125,7 @@ def read_outcomes(
     def add(parts: Sequence[SetupOutcomes]) -> SetupOutcomes:
         return concat_outcomes(parts, variant)
 
-    return reduce_setups(
-        paths, _same, add, select, variant, jobs=jobs, run=run, from_table=from_table
-    )
+    return reduce_setups(paths, _same, add, select, variant, run=run, from_table=from_table)
 
 
 def _same(outcomes: SetupOutcomes) -> SetupOutcomes:
@@ -136,7 +133,7 @@ def _same(outcomes: SetupOutcomes) -> SetupOutcomes:
 
 
 def _batch_outcomes(
-    paths: Sequence[str], chosen: GameFilter, variant: Variant, jobs: int | None, run: Run | None
+    paths: Sequence[str], chosen: GameFilter, variant: Variant, run: RunArg
 ) -> Iterator[SetupOutcomes]:
     """The setups of each batch of the records under ``paths``, in order, game ids unique
     over the run: a batch's tables live only while its setups are taken from them."""
@@ -144,7 +141,7 @@ def _batch_outcomes(
     from strat_tools.stats.repeats import setup_outcomes
     from strat_tools.tables.dataset import GameSet
 
-    for tables in iter_tables(list(paths), setups_only=True, select=chosen, jobs=jobs, run=run):
+    for tables in iter_tables(list(paths), setups_only=True, select=chosen, run=run):
         yield setup_outcomes(GameSet(tables), variant)
 
 
@@ -159,8 +156,7 @@ def reduce_setups(
     select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     from_table: bool = True,
 ) -> T:
     """``reduce`` of the setups :func:`read_outcomes` reads (the same arguments), a batch
@@ -172,7 +168,7 @@ def reduce_setups(
     games table answers alone is reduced whole.
 
     >>> from strat_tools.stats.repeats import add_tallies, setup_tally
-    >>> tally = reduce_setups(["data/"], setup_tally, add_tallies, jobs=1)
+    >>> tally = reduce_setups(["data/"], setup_tally, add_tallies, run=1)
     >>> len(tally), int(tally["count"].sum())
     (606, 606)
     """
@@ -185,7 +181,7 @@ def reduce_setups(
         if found is not None:
             return reduce(found)
     pending: list[T] = []
-    for outcomes in _batch_outcomes(paths, chosen, variant, jobs, run):
+    for outcomes in _batch_outcomes(paths, chosen, variant, run):
         pending.append(reduce(outcomes))
         if len(pending) >= MERGE_EVERY:
             pending = [add(pending)]
@@ -199,7 +195,7 @@ def read_tally(
     select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
-    run: Run | None = None,
+    run: RunArg = None,
     from_table: bool = True,
 ) -> pd.DataFrame:
     """:func:`~strat_tools.stats.repeats.setup_tally` of :func:`read_outcomes` (the same
@@ -207,8 +203,7 @@ def read_tally(
     records: memory holds a row per distinct setup, whatever the number of games (a game
     never spans two batches, so the counts, ``games`` included, add up).
 
-    >>> from strat_tools.run.options import Run
-    >>> tally = read_tally(["data/"], run=Run.of(None, 1))
+    >>> tally = read_tally(["data/"], run=1)
     >>> len(tally), int(tally["count"].sum())
     (606, 606)
     """

@@ -21,8 +21,9 @@ from typing import Any, Final
 import pandas as pd
 
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import reduce_batches
+from strat_tools.run.options import RunArg
 from strat_tools.stats.frames import JoinedTables, TableSet
 from strat_tools.stats.registry import Statistic, get_statistic
 from strat_tools.tables.dataset import empty_gameset
@@ -113,8 +114,7 @@ def compute_streaming(
     *,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     **options: Any,
 ) -> pd.DataFrame:
     """The statistic ``name`` (one of :data:`~strat_tools.stats.STATISTICS`) of the game
@@ -131,7 +131,6 @@ def compute_streaming(
         paths,
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     )
     return table
@@ -143,8 +142,7 @@ def compute_many_streaming(
     *,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> list[pd.DataFrame]:
     """Several statistics in one pass over ``paths``: ``requests`` are (name, options) pairs
     as :func:`~strat_tools.stats.compute` takes them; one table each, in order. ``tally``,
@@ -163,7 +161,6 @@ def compute_many_streaming(
         setups_only=all(c.statistic.needs == "setups" for c in combined),
         rules=rules,
         select=select,
-        jobs=jobs,
         run=run,
     ):
         for combine, part in zip(combined, parts, strict=True):

@@ -32,7 +32,7 @@ from strat_tools.setups.grid import (
     SetupGrid,
     setup_grid,
 )
-from strat_tools.stats import Data, setup_frame
+from strat_tools.stats.frames import Data, setup_frame
 
 # ---------------------------------------------------------------------------------------
 # The tips

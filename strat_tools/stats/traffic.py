@@ -22,8 +22,9 @@ from strat_tools.core.board import parse_square
 from strat_tools.core.choices import TRAFFIC_MEASURES, TRAFFIC_VIEWS
 from strat_tools.core.errors import choice
 from strat_tools.io.sources import Paths
-from strat_tools.run.driver import Select, reduce_batches
-from strat_tools.run.options import Run
+from strat_tools.run.batch_work import Select
+from strat_tools.run.driver import reduce_batches
+from strat_tools.run.options import RunArg
 from strat_tools.stats.frames import TableSet, move_frame
 
 TrafficMeasure = Literal["path", "target", "battle"]
@@ -162,8 +163,7 @@ def traffic_of_paths(
     view: TrafficView = "board",
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> Traffic:
     """:func:`traffic_counts` of the game records under ``paths``, counted batch by batch
     in the workers (each replays its batch and sends back 100 counts): memory does not grow
@@ -172,6 +172,6 @@ def traffic_of_paths(
     work = partial(
         _batch_traffic, variant=variant, side=side, piece=piece, measure=measure, view=view
     )
-    for part in reduce_batches(work, paths, rules=rules, select=select, jobs=jobs, run=run):
+    for part in reduce_batches(work, paths, rules=rules, select=select, run=run):
         total = total + part
     return total

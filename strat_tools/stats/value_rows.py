@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.core.errors import NothingReadable
 from strat_tools.core.records import DEFAULT_VARIANT, GameRecord, Status
 from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.material import (
@@ -32,12 +33,12 @@ from strat_tools.engine.material import (
 from strat_tools.engine.replay import replay_safely
 from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
-from strat_tools.run.driver import NothingReadable, map_records
-from strat_tools.run.options import Run
+from strat_tools.run.driver import map_records
+from strat_tools.run.options import Run, RunArg
 
 if TYPE_CHECKING:
     from strat_tools.run.batch_work import Select
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
     "STEP",
@@ -166,15 +167,14 @@ def read_value_rows(
     variant: str | None = DEFAULT_VARIANT,
     rules: str | None = "auto",
     select: Select | None = None,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ValueRows:
     """The rows of every game under ``paths`` (read and replayed in the workers) that
     ``select`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
-    predicate) keeps. :class:`~strat_tools.formats.readers.NothingReadable` when not one
+    predicate) keeps. :class:`~strat_tools.core.errors.NothingReadable` when not one
     input could be read."""
     inputs = path_list(paths)
-    counted, seen = Run.of(run, jobs).counting()
+    counted, seen = Run.of(run).counting()
     work = ValueRowsWork(variant, rules)
     rows = ValueRows.join(map_records(work, inputs, select=select, run=counted))
     if not seen.readable and not seen.dropped:  # every input unreadable, or none

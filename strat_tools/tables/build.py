@@ -4,7 +4,7 @@
 the ``games``, ``setups``, ``moves``, ``diagnostics`` and ``events`` tables for that batch
 (Arrow, never decoded move lists), so it can run on a process pool or on Dask through
 :func:`strat_tools.run.pipeline.map_batches`. The columns, their types and their fixed categories
-are :mod:`strat_tools.tables.schemas`' (re-exported here); unique game ids are
+are :mod:`strat_tools.tables.schemas`'; unique game ids are
 :mod:`strat_tools.tables.game_ids`'.
 
 Every input unit becomes exactly one ``games`` row, unreadable ones included (status
@@ -20,6 +20,7 @@ This module does not write files (see :mod:`strat_tools.tables.dataset`) and com
 (see :mod:`strat_tools.stats`).
 
 >>> from strat_tools.io.sources import iter_units
+>>> from strat_tools.tables.schemas import TABLE_NAMES, to_frame
 >>> tables = tables_for_units(list(iter_units(["tests/fixtures/gravon/classic-2014.4-17.xml"])))
 >>> sorted(tables) == sorted(TABLE_NAMES)
 True
@@ -40,56 +41,24 @@ import pyarrow.compute as pc
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import VARIANTS, Diagnostic, GameRecord, Severity, Status
-from strat_tools.core.rules import check_rules
 from strat_tools.engine.key_events import End, Rescue, end_row, find_events, rescue_rows
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import Unit
 from strat_tools.setups.identity import SetupIdentity, game_fingerprint
-from strat_tools.tables.game_ids import GameIds, IdSet
+from strat_tools.tables.game_ids import GameIds
 from strat_tools.tables.schemas import (
     BUILT_SCHEMAS,
     DIAGNOSTICS_SCHEMA,
-    DICTIONARIES,
     GAMES_SCHEMA,
-    OUTCOME_LABELS,
-    SCHEMAS,
-    SIDE_LABELS,
-    SQUARE_NAMES,
-    TABLE_NAMES,
     add_ranks,
-    concat_tables,
-    conform,
     dictionary_column,
     empty_table,
-    empty_tables,
     events_table,
     labels_column,
-    table_from_columns,
-    to_frame,
 )
 
-__all__ = [
-    "DICTIONARIES",
-    "OUTCOME_LABELS",
-    "SCHEMAS",
-    "SIDE_LABELS",
-    "SQUARE_NAMES",
-    "TABLE_NAMES",
-    "GameIds",
-    "IdSet",
-    "check_rules",
-    "concat_tables",
-    "conform",
-    "dictionary_column",
-    "empty_table",
-    "empty_tables",
-    "labels_column",
-    "table_from_columns",
-    "tables_for_records",
-    "tables_for_units",
-    "to_frame",
-]
+__all__ = ["tables_for_records", "tables_for_units"]
 
 # Per board code 0..25: side index (0 red, 1 blue, -1 none) and kind index (-1 none).
 _SIDE_INDEX: Final = np.array([s - 1 for s in CODE_SIDE], dtype=np.int8)

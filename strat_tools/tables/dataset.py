@@ -1,6 +1,6 @@
 """Games as five tables in memory (:class:`GameSet`), and dataset folders read back.
 
-:class:`~strat_tools.tables.dataset_writer.DatasetWriter` (re-exported here) writes batches of the
+:class:`~strat_tools.tables.dataset_writer.DatasetWriter` writes batches of the
 five tables into a folder (what :func:`strat_tools.run.driver.export_dataset` streams into, and
 :meth:`GameSet.export` writes tables already in memory with); :func:`read_dataset` gives back
 identical tables, and :func:`iter_dataset` the same a batch of games at a time. Reading game
@@ -46,25 +46,15 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import DatasetError
 from strat_tools.core.text import restore_csv_table
-from strat_tools.io.sources import PathArg as PathArg
-from strat_tools.io.sources import Paths as Paths
+from strat_tools.io.sources import PathArg
 from strat_tools.io.verified import FolderChanged
-from strat_tools.tables.dataset_writer import (
-    TABLE_FORMATS as TABLE_FORMATS,
-)
 from strat_tools.tables.dataset_writer import DatasetWriter, ExportSummary, Format, csv_schema
 from strat_tools.tables.layout import DatasetFiles, dataset_files, games_parts
-from strat_tools.tables.layout import is_dataset as is_dataset
 from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
 
 __all__ = [
-    "TABLE_FORMATS",
-    "DatasetWriter",
-    "ExportSummary",
-    "Format",
     "GameSet",
     "empty_gameset",
-    "is_dataset",
     "iter_dataset",
     "read_dataset",
 ]
@@ -394,12 +384,3 @@ def _read_part(source: Path | IO[bytes], path: Path, name: str) -> pa.Table:
 def empty_gameset() -> GameSet:
     """A GameSet with no games."""
     return GameSet(empty_tables())
-
-
-def __getattr__(name: str) -> object:
-    """``FORMATS``: this module's name for :data:`TABLE_FORMATS` before each meaning of
-    "format" got its own name (issue 26), still answered for notebooks that use it; not
-    listed in ``__all__`` or ``dir()``, and used nowhere in the package."""
-    if name == "FORMATS":
-        return TABLE_FORMATS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

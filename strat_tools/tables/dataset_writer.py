@@ -41,7 +41,6 @@ __all__ = [
     "INCOMPLETE_MARKER",
     "PART_BYTES",
     "PART_ROWS",
-    "TABLE_FORMATS",
     "DatasetWriter",
     "ExportSummary",
     "Format",

@@ -29,12 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final, TypeVar
 
+from strat_tools.core.choices import TABLE_FORMATS
 from strat_tools.core.errors import DatasetError
 from strat_tools.io.output import OutputError
 from strat_tools.io.owned import MARKER_NAME, Marker, read_marker
 from strat_tools.io.sources import PathArg
 from strat_tools.io.verified import VerifiedFolder
-from strat_tools.tables.dataset_writer import INCOMPLETE_MARKER, TABLE_FORMATS, table_file_names
+from strat_tools.tables.dataset_writer import INCOMPLETE_MARKER, table_file_names
 from strat_tools.tables.schemas import TABLE_NAMES
 
 __all__ = ["DatasetFiles", "dataset_files", "games_parts", "is_dataset"]

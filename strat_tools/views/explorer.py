@@ -46,7 +46,7 @@ from strat_tools.core.pieces import ARMIES, KIND_LABELS
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.core.text import printable, script_json
 from strat_tools.io.output import check_output, write_file_atomically
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.identity import OTHER, SQUARES
 from strat_tools.setups.patterns import PATTERN_GRAMMAR
 from strat_tools.stats.frames import TableSet
@@ -149,7 +149,7 @@ def explorer_data(
     played first, packed as the module docstring says.
 
     >>> from strat_tools.run.driver import read_games
-    >>> packed = explorer_data(read_games("data/", setups_only=True, jobs=1))
+    >>> packed = explorer_data(read_games("data/", setups_only=True, run=1))
     >>> packed["setups"], packed["distinct"], len(packed["games"]), packed["variant"]
     (606, 606, 303, 'classic')
     """
@@ -257,13 +257,12 @@ def write_explorer(
     variant: str = DEFAULT_VARIANT,
     select: GameFilter | None = None,
     viewer: str = "game.html",
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
 ) -> ExplorerSummary:
     """Read the setups under ``paths`` (setups only, no replay; ``select`` applies),
     and write the explorer of their ``variant`` setups to ``output`` atomically (never
     over or into an input). Raises :class:`~strat_tools.core.errors.NothingToRead` when there is
-    no such setup (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could
+    no such setup (:class:`~strat_tools.core.errors.NothingReadable` when not one input could
     be read).
 
     >>> write_explorer("data/", "explore.html")  # doctest: +SKIP
@@ -280,7 +279,7 @@ def write_explorer(
     names = path_list(paths)
     check_output(output, names)  # before reading: writable, and no input
     chosen = select if select is not None else GameFilter()
-    run, counted = Run.of(run, jobs).counting()
+    run, counted = Run.of(run).counting()
     rows = reduce_setups(  # streamed: the page's rows of each batch, joined
         names, setup_rows, add_setup_rows, chosen, variant, run=run, from_table=False
     )

@@ -42,13 +42,9 @@ from strat_tools.core.choices import PANEL_SCALES
 from strat_tools.core.errors import InputError, OptionError, choice
 from strat_tools.core.pieces import Numbering, PieceKind
 from strat_tools.core.text import count_of
-from strat_tools.stats import (
-    Data,
-    piece_placement,
-    piece_placements,
-    setup_context,
-)
 from strat_tools.stats.differences import SIGNIFICANCE_LEVEL, TEST_NAME, square_differences
+from strat_tools.stats.frames import Data, setup_context
+from strat_tools.stats.setups import piece_placement, piece_placements
 from strat_tools.views.setup_area import (
     PIECE_ORDER,
     draw_setup_area,

@@ -44,7 +44,7 @@ from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
-from strat_tools.run.options import Run
+from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.strings import format_setup
 from strat_tools.tables.game_ids import GameIds
 from strat_tools.views.chances import game_chances
@@ -52,7 +52,7 @@ from strat_tools.views.svg import STYLE
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
-    from strat_tools.tables.build import GameIds
+    from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
     "MAX_GAMES",
@@ -332,8 +332,7 @@ def write_viewer(
     rules: str | None = "auto",
     numbering: str = "modern",
     limit: int = MAX_GAMES,
-    jobs: int | None = None,
-    run: Run | None = None,
+    run: RunArg = None,
     spoilers: bool = True,
 ) -> ViewerSummary:
     """Read ``paths``, keep the games ``select`` (and ``game_id``) keeps, up to
@@ -341,7 +340,7 @@ def write_viewer(
     atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
     ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
     no game is found
-    (:class:`~strat_tools.formats.readers.NothingReadable` when not one input could be read).
+    (:class:`~strat_tools.core.errors.NothingReadable` when not one input could be read).
 
     >>> write_viewer("data/", "game.html", game_id="classic-2026.10-1")  # doctest: +SKIP
     """
@@ -361,7 +360,7 @@ def write_viewer(
         wanted = frozenset({game_id})
         chosen = replace(chosen, ids=wanted if chosen.ids is None else chosen.ids & wanted)
     tally = Tally()
-    run = Run.of(run, jobs)
+    run = Run.of(run)
     try:  # nothing readable, or the filters kept none: as every command says it
         found = select_games(names, chosen, run=run.with_tally(tally))
     except NothingKept:
