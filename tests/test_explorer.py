@@ -145,9 +145,9 @@ def test_the_page_read_in_many_small_batches_is_the_page_read_whole(
     from strat_tools.views.explorer import add_setup_rows, setup_rows
 
     zipped = [str(DATA / "strados2026-10.zip")] * 2
-    whole = explorer_data(read_games(zipped, setups_only=True, jobs=1))
+    whole = explorer_data(read_games(zipped, setups_only=True, run=1))
     monkeypatch.setattr(driver, "TABLE_BATCH", 40)
     monkeypatch.setattr(setup_search, "MERGE_EVERY", 2)
-    rows = setup_search.reduce_setups(zipped, setup_rows, add_setup_rows, jobs=1)
+    rows = setup_search.reduce_setups(zipped, setup_rows, add_setup_rows, run=1)
     assert explorer_data(rows) == whole
     assert whole["distinct"] * 2 == whole["setups"] == 1212

@@ -42,9 +42,9 @@ def test_a_game_longer_than_a_window_gives_the_rows_it_gives_whole(
     in order; only the Parquet row groups show the windows."""
     import strat_tools.exports.observations as observations
 
-    export_observations([games_longer_than_a_window], tmp_path / "whole", jobs=1)
+    export_observations([games_longer_than_a_window], tmp_path / "whole", run=1)
     monkeypatch.setattr(observations, "WINDOW_PLIES", 64)
-    export_observations([games_longer_than_a_window], tmp_path / "windows", jobs=1)
+    export_observations([games_longer_than_a_window], tmp_path / "windows", run=1)
     whole, windows = read_observations(tmp_path / "whole"), read_observations(tmp_path / "windows")
     plies = observation_games(tmp_path / "whole").column("observations").to_pylist()
     assert sum(n > 64 for n in plies) >= 6 and sum(n <= 64 for n in plies) >= 1, plies

@@ -320,11 +320,11 @@ def test_search_read_in_many_small_batches_answers_as_read_whole(
     zipped = [str(SAMPLE_ZIP)] * 2
     pattern = parse_pattern("SG", anywhere=True)
     options = {"mirror": True, "side": "blue"}
-    whole = search_setups(read_games(zipped, setups_only=True, jobs=1), pattern, **options)
+    whole = search_setups(read_games(zipped, setups_only=True, run=1), pattern, **options)
     monkeypatch.setattr(driver, "TABLE_BATCH", 40)
     monkeypatch.setattr(setup_search, "MERGE_EVERY", 2)
     count = partial(search_counts, pattern=pattern, **options)
-    counts = setup_search.reduce_setups(zipped, count, add_match_counts, jobs=1)
+    counts = setup_search.reduce_setups(zipped, count, add_match_counts, run=1)
     streamed = finish_search(counts, pattern, **options)
     assert streamed.summary.equals(whole.summary) and streamed.z == whole.z
     assert streamed.listing() == whole.listing() and len(whole.listing()) > 10
