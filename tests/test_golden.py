@@ -82,6 +82,42 @@ def every_statistic_in_one_pass(corpus: Path, folder: Path) -> None:
         (folder / name).write_bytes(record.normalise(out.getvalue().encode(), corpus))
 
 
+def every_advice_view_in_one_pass(corpus: Path, folder: Path) -> None:
+    """Write the output of every ``advice`` case on ``corpus`` into ``folder``, computed as
+    the command computes it (its parsed options, the views' counts summed batch by batch,
+    :func:`render`) but all in one pass over the records
+    (:func:`~strat_tools.stats.advice.advice_tables_of_paths`) instead of one run each."""
+    from strat_tools.cli.advice import advice as advice_command
+    from strat_tools.cli.render import render
+    from strat_tools.stats.advice import advice_tables_of_paths
+
+    cases = [(name, args) for name, args in CASES if args[0] == "advice"]
+    parsed = [
+        advice_command.make_context(
+            "advice", [str(corpus) if arg == "{corpus}" else arg for arg in args[1:]]
+        ).params
+        for _, args in cases
+    ]
+    (variant,) = {params["variant"] for params in parsed}
+    assert all(params["fmt"] == "json" for params in parsed)  # the table format digests tips
+    filters = ("period", "plies", "ending", "winner", "ids_file", "pattern", "duplicates")
+    assert not any(params[key] for params in parsed for key in filters)  # no filter: all games
+    tables = advice_tables_of_paths(
+        [str(corpus)],
+        [params["view"] for params in parsed],
+        None if variant == "all" else variant,
+        run=2,
+    )
+    for (name, _), params in zip(cases, parsed, strict=True):
+        out = io.StringIO()
+        render(tables[params["view"]], params["fmt"], out)
+        (folder / name).write_bytes(record.normalise(out.getvalue().encode(), corpus))
+
+
+ONE_PASS = {"stats": every_statistic_in_one_pass, "advice": every_advice_view_in_one_pass}
+"""The commands whose archive cases are computed in one shared pass over the records."""
+
+
 @pytest.mark.slow
 @pytest.mark.archive
 @pytest.mark.parametrize(("name", "args"), CASES, ids=[name for name, _ in CASES])
@@ -92,15 +128,17 @@ def test_archive_outputs_unchanged(
     gravon_dir: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    """The real archive gives the outputs recorded before the redesign. The statistics are
-    computed in one shared pass (every ``stats`` case at once, as the command computes
-    each); the sample's cases above run the command itself, one run each."""
+    """The real archive gives the outputs recorded before the redesign. The statistics and
+    the advice views are computed in one shared pass each (every ``stats`` case at once, as
+    the command computes each; every ``advice`` view likewise); the sample's cases above run
+    the command itself, one run each."""
     actual = None
-    if args[0] == "stats":
+    if args[0] in ONE_PASS:
+        make = ONE_PASS[args[0]]
         shared = shared_once(
             tmp_path_factory,
-            "golden-statistics",
-            lambda folder: every_statistic_in_one_pass(gravon_dir, folder),
+            f"golden-{args[0]}",
+            lambda folder: make(gravon_dir, folder),
         )
         actual = (shared / name).read_bytes()
     _compare(name, gravon_dir, HERE / "golden" / "gravon", args, tmp_path, actual)
