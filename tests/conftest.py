@@ -19,6 +19,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+WHOLE_ARCHIVE = os.environ.get("STRAT_TOOLS_WHOLE_ARCHIVE") == "1"
+"""``STRAT_TOOLS_WHOLE_ARCHIVE=1``: the archive tests that walk a sample of its games in CI (a
+game-by-game check whose cost is per game, each sample stated in its test) walk every game."""
 T = TypeVar("T")
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import WHOLE_ARCHIVE
 from strat_tools.core.board import parse_square, square_name
 from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.records import GameRecord
@@ -224,11 +225,20 @@ def test_real_archive_reads_clean(gravon_dir: Path) -> None:
 @pytest.mark.archive
 @pytest.mark.slow
 def test_real_archive_identical_on_both_paths(gravon_dir: Path) -> None:
+    """The fast scanner gives what the strict parser gives, on every file with a quirk (a
+    diagnostic: a repair, a note, a warning) and every third of the others (every month and
+    variant; the strict parser of the whole archive was a minute and a half of CI);
+    ``STRAT_TOOLS_WHOLE_ARCHIVE=1``: on every file."""
     units = expand([str(gravon_dir)])
-    for unit, fast, strict in zip(
-        units, read_units(units), read_units(units, fast=False), strict=True
-    ):
-        assert fast == strict, unit.label
+    fast = list(read_units(units))
+    chosen = [
+        k for k, record in enumerate(fast) if WHOLE_ARCHIVE or k % 3 == 0 or record.diagnostics
+    ]
+    quirky = sum(bool(fast[k].diagnostics) for k in chosen)
+    assert len(units) == 13980 and quirky > 10, quirky
+    strict = read_units([units[k] for k in chosen], fast=False)
+    for k, record in zip(chosen, strict, strict=True):
+        assert fast[k] == record, units[k].label
     with UnitReader() as reader:
         strict_only = sum(fastscan.scan(reader.read(u)) is None for u in units)
     assert strict_only == 0  # every real file is in the archive layout

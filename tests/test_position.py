@@ -4,7 +4,6 @@ outcome, ==; the one ply convention; impossible StraDos3 boards refused; clear e
 from __future__ import annotations
 
 import itertools
-import os
 import zipfile
 from collections import Counter
 from collections.abc import Iterable
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import strat_tools as st
+from conftest import WHOLE_ARCHIVE
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.records import GameRecord, Status, Termination
 from strat_tools.engine.board_check import PositionError
@@ -72,7 +72,7 @@ def test_a_python_chess_loop_agrees_with_the_replay_across_the_archive(
     and variant; about 450 games, half a minute): the whole archive took 13 minutes of CI,
     and the replay under the loop is held against the outside referee on every ply
     elsewhere. ``STRAT_TOOLS_WHOLE_ARCHIVE=1`` walks every game (about 5 minutes a core)."""
-    whole = os.environ.get("STRAT_TOOLS_WHOLE_ARCHIVE") == "1"
+    whole = WHOLE_ARCHIVE
     seen: Counter[str] = Counter()
 
     def sample(records: Iterable[GameRecord]) -> Iterable[GameRecord]:
