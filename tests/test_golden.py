@@ -13,6 +13,7 @@ import gzip
 import importlib.util
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,29 +58,44 @@ def test_sample_outputs_unchanged(name: str, args: list[str], tmp_path: Path) ->
     _compare(name, record.corpora()["data"], HERE / "golden" / "data", args, tmp_path)
 
 
+def parsed_cases(command: Any, corpus: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Each case of the click ``command`` (``stats``, ``advice``) on ``corpus``: its output
+    file's name and the command's parsed options, as the command line would give them."""
+    return [
+        (
+            name,
+            command.make_context(
+                args[0], [str(corpus) if arg == "{corpus}" else arg for arg in args[1:]]
+            ).params,
+        )
+        for name, args in CASES
+        if args[0] == command.name
+    ]
+
+
+def write_rendered(
+    folder: Path, corpus: Path, cases: list[tuple[str, dict[str, Any]]], tables: list[Any]
+) -> None:
+    """Each case's table rendered in its ``--format`` into ``folder``, as recorded."""
+    from strat_tools.cli.render import render
+
+    for (name, params), table in zip(cases, tables, strict=True):
+        out = io.StringIO()
+        render(table, params["fmt"], out)
+        (folder / name).write_bytes(record.normalise(out.getvalue().encode(), corpus))
+
+
 def every_statistic_in_one_pass(corpus: Path, folder: Path) -> None:
     """Write the output of every ``stats`` case on ``corpus`` into ``folder``, computed as
     the command computes it (its parsed options, :func:`compute_many_streaming`,
     :func:`render`) but all in one pass over the records instead of one run each."""
-    from strat_tools.cli.render import render
     from strat_tools.cli.tables import stat_request
     from strat_tools.cli.tables import stats as stats_command
     from strat_tools.stats.stream import compute_many_streaming
 
-    cases = [(name, args) for name, args in CASES if args[0] == "stats"]
-    parsed = [
-        stats_command.make_context(
-            "stats", [str(corpus) if arg == "{corpus}" else arg for arg in args[1:]]
-        ).params
-        for _, args in cases
-    ]
-    tables = compute_many_streaming(
-        [stat_request(**params) for params in parsed], [str(corpus)], run=2
-    )
-    for (name, _), params, table in zip(cases, parsed, tables, strict=True):
-        out = io.StringIO()
-        render(table, params["fmt"], out)
-        (folder / name).write_bytes(record.normalise(out.getvalue().encode(), corpus))
+    cases = parsed_cases(stats_command, corpus)
+    requests = [stat_request(**params) for _, params in cases]
+    write_rendered(folder, corpus, cases, compute_many_streaming(requests, [str(corpus)], run=2))
 
 
 def every_advice_view_in_one_pass(corpus: Path, folder: Path) -> None:
@@ -88,30 +104,18 @@ def every_advice_view_in_one_pass(corpus: Path, folder: Path) -> None:
     :func:`render`) but all in one pass over the records
     (:func:`~strat_tools.stats.advice.advice_tables_of_paths`) instead of one run each."""
     from strat_tools.cli.advice import advice as advice_command
-    from strat_tools.cli.render import render
     from strat_tools.stats.advice import advice_tables_of_paths
 
-    cases = [(name, args) for name, args in CASES if args[0] == "advice"]
-    parsed = [
-        advice_command.make_context(
-            "advice", [str(corpus) if arg == "{corpus}" else arg for arg in args[1:]]
-        ).params
-        for _, args in cases
-    ]
-    (variant,) = {params["variant"] for params in parsed}
-    assert all(params["fmt"] == "json" for params in parsed)  # the table format digests tips
+    cases = parsed_cases(advice_command, corpus)
+    (variant,) = {params["variant"] for _, params in cases}
+    assert all(params["fmt"] == "json" for _, params in cases)  # the table format digests tips
     filters = ("period", "plies", "ending", "winner", "ids_file", "pattern", "duplicates")
-    assert not any(params[key] for params in parsed for key in filters)  # no filter: all games
+    assert not any(params[key] for _, params in cases for key in filters)  # no filter: all
+    views = [params["view"] for _, params in cases]
     tables = advice_tables_of_paths(
-        [str(corpus)],
-        [params["view"] for params in parsed],
-        None if variant == "all" else variant,
-        run=2,
+        [str(corpus)], views, None if variant == "all" else variant, run=2
     )
-    for (name, _), params in zip(cases, parsed, strict=True):
-        out = io.StringIO()
-        render(tables[params["view"]], params["fmt"], out)
-        (folder / name).write_bytes(record.normalise(out.getvalue().encode(), corpus))
+    write_rendered(folder, corpus, cases, [tables[view] for view in views])
 
 
 ONE_PASS = {"stats": every_statistic_in_one_pass, "advice": every_advice_view_in_one_pass}
