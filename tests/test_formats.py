@@ -9,7 +9,7 @@ import pytest
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
 from strat_tools.engine.replay import board_at
-from strat_tools.engine.strados3 import UNKNOWN, parse_strados3, to_strados3
+from strat_tools.engine.strados3 import UNSEEN, parse_strados3, to_strados3
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup
@@ -51,7 +51,7 @@ def test_lower_case_marks_revealed_pieces_and_question_marks_the_unseen() -> Non
     red_view = to_strados3(state.board, Side.RED, 20, visible, view=Side.RED)
     assert red_view[:40] == OPENSPIEL_START[:40].replace("F", "f", 1)
     assert red_view[60:99] == "?" * 39 and red_view[99] == "p"
-    assert parse_strados3(red_view).board[60] == UNKNOWN
+    assert parse_strados3(red_view).board[60] == UNSEEN
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def _round_trip_positions(record) -> int:  # type: ignore[no-untyped-def]
             seen = parse_strados3(to_strados3(pos.board, pos.side, ply, visible, view=side))
             for square, code in enumerate(seen.board):
                 hidden = CODE_SIDE[pos.board[square]] == 3 - side and not visible[square]
-                assert (code == UNKNOWN) == hidden
+                assert (code == UNSEEN) == hidden
                 assert hidden or code == pos.board[square]
         checked += 1
     return checked
@@ -195,6 +195,6 @@ def test_strados3_at_any_ply_of_a_real_game_reads_back_as_its_position() -> None
             seen = parse_strados3(strados3_at(result, ply, view=Side.BLUE, know=know))
             for square, code in enumerate(know.boards[ply].tolist()):
                 unknown = CODE_SIDE[code] == Side.RED and not know.flags[ply, square] & KNOWN
-                assert (seen.board[square] == UNKNOWN) == unknown
+                assert (seen.board[square] == UNSEEN) == unknown
     with pytest.raises(ValueError, match="ply must be"):
         strados3_at(result, result.plies_replayed + 1)

@@ -30,7 +30,7 @@ from strat_tools.generate.games import (
     generate_games,
     verify_game,
 )
-from strat_tools.generate.play import Knowledge, Policy, choose_move
+from strat_tools.generate.play import Policy, SeenPieces, choose_move
 from strat_tools.generate.setups import SETUP_MODELS, draw_setup, setup_field
 from strat_tools.run.options import Run
 
@@ -143,7 +143,7 @@ FIGHT = """
 
 def test_policy_takes_a_known_weaker_piece() -> None:
     position = _position(FIGHT)
-    know = Knowledge()
+    know = SeenPieces()
     know.revealed[parse_square("E7")] = know.moved[parse_square("E7")] = True
     move = choose_move(position, know, position.reference_pairs(), random.Random(1), CALM)
     assert move == (parse_square("E6"), parse_square("E7"))
@@ -151,7 +151,7 @@ def test_policy_takes_a_known_weaker_piece() -> None:
 
 def test_policy_backs_away_from_a_known_stronger_piece() -> None:
     position = _position(FIGHT.replace("r9", "r5"))
-    know = Knowledge()
+    know = SeenPieces()
     for name in ("E6", "E7"):
         know.revealed[parse_square(name)] = know.moved[parse_square(name)] = True
     source, target = choose_move(position, know, position.reference_pairs(), random.Random(1), CALM)
@@ -162,7 +162,7 @@ def test_policy_backs_away_from_a_known_stronger_piece() -> None:
 
 def test_knowledge_follows_pieces_and_battles() -> None:
     position = _position(FIGHT)
-    know = Knowledge()
+    know = SeenPieces()
     e6, e7, e5 = parse_square("E6"), parse_square("E7"), parse_square("E5")
     position.push(e6, e5)
     know.observe(e6, e5, 0, 0, position.board)

@@ -39,7 +39,7 @@ from strat_tools.engine.replayed import Replayed
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
 
-UNKNOWN: Final = -1
+UNSEEN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
 
 SIDE_LETTERS: Final = {Side.RED: "r", Side.BLUE: "b"}
@@ -49,7 +49,7 @@ EMPTY_FIELD: Final = "".join("_" if square in LAKES else "A" for square in range
 
 
 class StraDos3(NamedTuple):
-    """A parsed StraDos3 string: board codes (``UNKNOWN`` for ``?``), which squares hold a
+    """A parsed StraDos3 string: board codes (``UNSEEN`` for ``?``), which squares hold a
     revealed piece (lower case), the side to move and the plies played."""
 
     board: tuple[int, ...]
@@ -141,7 +141,7 @@ def parse_strados3(text: str) -> StraDos3:
     visible: list[bool] = []
     for square, letter in enumerate(field):
         if letter == "?":
-            board.append(UNKNOWN)
+            board.append(UNSEEN)
             visible.append(False)
             continue
         code = CODE_LETTERS.find(letter.upper())

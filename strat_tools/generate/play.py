@@ -61,7 +61,7 @@ class Policy:
 DEFAULT_POLICY: Final = Policy()
 
 
-class Knowledge:
+class SeenPieces:
     """What both players have seen: which pieces were revealed in battle and which moved.
 
     Indexed by square; the flags move with their pieces. A moved piece is neither a bomb nor
@@ -153,7 +153,7 @@ class _Turn:
         self,
         board: list[int],
         side: int,
-        know: Knowledge,
+        know: SeenPieces,
         battle: Sequence[int],
         policy: Policy,
         ply: int,
@@ -224,7 +224,7 @@ class _Turn:
 
 def choose_move(
     position: Position,
-    know: Knowledge,
+    know: SeenPieces,
     moves: Sequence[tuple[int, int]],
     rng: random.Random,
     policy: Policy = DEFAULT_POLICY,
@@ -319,7 +319,7 @@ def play_game(
     (True, True)
     """
     position = Position(setup, rules)
-    know = Knowledge()
+    know = SeenPieces()
     sources: list[int] = []
     targets: list[int] = []
     start = _ending(position)  # a setup may leave a side without a move

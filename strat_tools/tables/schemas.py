@@ -51,6 +51,7 @@ import pyarrow.compute as pc
 from strat_tools.core.board import COLUMNS
 from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import VARIANTS, Severity, Status, Termination
+from strat_tools.core.rules import OUTCOME_LABELS
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.event_words import EMPTY, VOCABULARY
 from strat_tools.engine.key_events import EventCodes
@@ -63,7 +64,7 @@ from strat_tools.setups.identity import (
 __all__ = [
     "BUILT_SCHEMAS",
     "DICTIONARIES",
-    "OUTCOME_LABELS",
+    "OUTCOME_CATEGORIES",
     "RANK_COLUMNS",
     "SCHEMAS",
     "SIDE_LABELS",
@@ -89,8 +90,9 @@ SIDE_LABELS: Final = ("red", "blue")
 """Categories of ``side``, ``winner`` and ``replay_winner`` (index 0 red, 1 blue)."""
 SQUARE_NAMES: Final = tuple(COLUMNS[sq % 10] + str(sq // 10 + 1) for sq in range(100))
 """Categories of the square columns: index = square (0 = ``A1`` .. 99 = ``K10``)."""
-OUTCOME_LABELS: Final = ("attacker", "defender", "both", "flag")
-"""Categories of ``outcome`` (a battle's): the engine's outcome codes 1..4, minus one."""
+OUTCOME_CATEGORIES: Final = OUTCOME_LABELS[1:]
+"""Categories of ``outcome`` (a battle's): the engine's outcome codes 1..4, minus one
+(:data:`~strat_tools.core.rules.OUTCOME_LABELS` without the no-battle code 0)."""
 TERMINATION_LABELS: Final = tuple(t.label for t in Termination)
 """Categories of ``termination`` and ``replay_termination`` (Gravon's result types by name;
 ``unknown`` for a type Gravon never used)."""
@@ -129,7 +131,7 @@ DICTIONARIES: Final[dict[str, tuple[str, ...]]] = {
     "square": SQUARE_NAMES,
     "from_square": SQUARE_NAMES,
     "to_square": SQUARE_NAMES,
-    "outcome": OUTCOME_LABELS,
+    "outcome": OUTCOME_CATEGORIES,
     "severity": tuple(s.value for s in Severity),
     "kind": tuple(EVENT_KINDS),
 }
