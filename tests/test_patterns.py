@@ -207,3 +207,9 @@ def test_an_anywhere_pattern_knows_what_a_classic_army_cannot_hold() -> None:
     assert "no empty square" in (parse_pattern("S_", anywhere=True).impossible("classic") or "")
     assert "2 flags" in (parse_pattern("FF", anywhere=True).impossible("classic") or "")
     assert parse_pattern("S_", anywhere=True).impossible("barrage") is None
+
+
+def test_the_spaces_written_out_are_every_character_python_takes_for_space() -> None:
+    from strat_tools.setups.patterns import SPACES
+
+    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == SPACES

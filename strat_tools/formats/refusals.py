@@ -40,11 +40,12 @@ def past_limits(data: bytes) -> str | None:
     'a value or text of 1,048,583 bytes, past the limit of 1,048,576'
     """
     view = np.frombuffer(data, dtype=np.uint8)
-    delimiters = np.flatnonzero((view == 0x3C) | (view == 0x3E))  # '<' or '>'
-    edges = np.concatenate(([-1], delimiters, [len(data)]))
-    longest = int(np.diff(edges).max()) - 1
-    if longest > MAX_VALUE_BYTES:
-        return f"a value or text of {longest:,} bytes, past the limit of {MAX_VALUE_BYTES:,}"
+    if len(data) > MAX_VALUE_BYTES:  # a shorter file holds no longer run (a third of the time)
+        delimiters = np.flatnonzero((view == 0x3C) | (view == 0x3E))  # '<' or '>'
+        edges = np.concatenate(([-1], delimiters, [len(data)]))
+        longest = int(np.diff(edges).max()) - 1
+        if longest > MAX_VALUE_BYTES:
+            return f"a value or text of {longest:,} bytes, past the limit of {MAX_VALUE_BYTES:,}"
     opens = np.flatnonzero(view[:-1] == 0x3C)
     if len(opens) <= MAX_DEPTH:
         return None

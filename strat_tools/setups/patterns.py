@@ -72,8 +72,13 @@ _PIECE_HELP: Final = (
 )
 
 
-SPACES: Final = "".join(c for c in map(chr, range(0x110000)) if c.isspace())
-"""The characters :meth:`str.strip`, :meth:`str.split` and ``\\s`` take for space."""
+SPACES: Final = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+"""The characters :meth:`str.strip`, :meth:`str.split` and ``\\s`` take for space, written out
+(scanning all of Unicode for them cost every process 0.16 s at start-up); a test holds it
+to ``str.isspace`` over every code point (``tests/test_patterns.py``)."""
 
 PATTERN_GRAMMAR: Final = {
     "symbols": _SYMBOL_BYTE,
