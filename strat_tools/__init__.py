@@ -147,12 +147,17 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """Public names and submodules, imported on first use (pandas, pyarrow and matplotlib
-    load lazily, so the CLI and the workers start fast)."""
+    load lazily, so the CLI and the workers start fast), then kept here: a later ``st.NAME``
+    is a plain attribute (``st.replay`` in a loop over a month's games paid an import
+    look-up per call)."""
     if name in _LAZY:
-        return getattr(import_module(f"strat_tools.{_LAZY[name]}"), name)
-    if name in _SUBMODULES:
-        return import_module(f"strat_tools.{_SUBMODULES[name]}")
-    raise AttributeError(f"module 'strat_tools' has no attribute {name!r}")
+        found = getattr(import_module(f"strat_tools.{_LAZY[name]}"), name)
+    elif name in _SUBMODULES:
+        found = import_module(f"strat_tools.{_SUBMODULES[name]}")
+    else:
+        raise AttributeError(f"module 'strat_tools' has no attribute {name!r}")
+    globals()[name] = found
+    return found
 
 
 def __dir__() -> list[str]:

@@ -38,6 +38,7 @@ class ReferenceMoves:
     limit: int
     tables: RuleTables
     rules: RuleSet
+    rep_key: list[int]
     winner: int
 
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
@@ -98,17 +99,20 @@ class ReferenceMoves:
         of each piece's four lines (enough in almost every position), then the full search."""
         board, steps, limit = self.board, self.steps, self.limit
         own = self.tables.own[side]
+        # Only the piece the side moved last has a chain (:meth:`repetition` counts 1 for any
+        # other): asking it for that piece alone keeps this check, run at the end of every
+        # replayed game, from a method call per line.
+        last = self.rep_key[side]
+        moved_last = last % 100 if last >= 0 else -1
         for source in range(100):
             piece = board[source]
             if not own[piece] or not steps[piece]:
                 continue
             for ray in RAYS[source]:
-                if (
-                    ray
-                    and not own[board[ray[0]]]
-                    and self.repetition(source, ray[0], side)[0] <= limit
-                ):
-                    return True
+                if ray and not own[board[ray[0]]]:
+                    count = 1 if source != moved_last else self.repetition(source, ray[0], side)[0]
+                    if count <= limit:
+                        return True
         return bool(self._moves(side, first_only=True))
 
     def _moves(self, side: int, *, first_only: bool) -> list[tuple[int, int]]:
