@@ -12,6 +12,10 @@ that many worker processes (``run=1``: in this process). Every function passes i
 (1, False, True, None)
 >>> Run(dask_address="tcp://127.0.0.1:8786").on_dask
 True
+>>> Run.of("2")
+Traceback (most recent call last):
+...
+strat_tools.core.errors.UsageError: jobs (or run=) is a number of worker processes, ... got '2'
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Protocol, TypeAlias, runtime_checkable
 
+from strat_tools.core.errors import UsageError
 from strat_tools.run.tally import Tally
 
 __all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress"]
@@ -53,6 +58,14 @@ class Run:
     dask_address: str | None = None
     progress: ProgressCallback | None = None
     tally: Tally | None = None
+
+    def __post_init__(self) -> None:
+        jobs = self.jobs
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+            raise UsageError(
+                "jobs (or run=) is a number of worker processes, 1 or more, or None for every "
+                f"core; got {jobs!r}"
+            )
 
     @classmethod
     def of(cls, run: RunArg = None) -> Run:
