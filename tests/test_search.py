@@ -269,8 +269,7 @@ def held_bytes(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
         return read
 
     for name in ("reduce_setups", "read_outcomes"):
-        if hasattr(setup_search, name):
-            monkeypatch.setattr(setup_search, name, keeping(getattr(setup_search, name)))
+        monkeypatch.setattr(setup_search, name, keeping(getattr(setup_search, name)))
     result = CliRunner().invoke(main, [*args, "--jobs", "1"])
     assert result.exit_code == 0, result.output
     return max(held)

@@ -40,7 +40,7 @@ def past_limits(data: bytes) -> str | None:
     'a value or text of 1,048,583 bytes, past the limit of 1,048,576'
     """
     view = np.frombuffer(data, dtype=np.uint8)
-    if len(data) > MAX_VALUE_BYTES:  # a shorter file holds no longer run (a third of the time)
+    if len(data) > MAX_VALUE_BYTES:  # no run in a shorter file can be longer: the pass is skipped
         delimiters = np.flatnonzero((view == 0x3C) | (view == 0x3E))  # '<' or '>'
         edges = np.concatenate(([-1], delimiters, [len(data)]))
         longest = int(np.diff(edges).max()) - 1
