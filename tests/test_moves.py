@@ -344,3 +344,32 @@ def test_a_window_of_a_game_has_the_bans_and_moves_of_its_plies() -> None:
             assert (window + first).tolist() == offsets[start : stop + 1].tolist()
             assert window_ids.tolist() == ids[first : offsets[stop]].tolist()
     assert banned > 0
+
+
+def test_the_windows_of_a_game_share_one_walk_for_the_scout_clause_bans() -> None:
+    """Windows in order, asking one :class:`ReplayWalk`, give the whole game's bans at the
+    plies of a scout under the clause (the sample's games that have them), the game played
+    once; a walk asked for a ply it has passed refuses."""
+    from strat_tools.engine.moves.bans import chain_bans
+    from strat_tools.engine.moves.games import ReplayWalk, two_squares_bans
+
+    asked = 0
+    for record in read_records([DATA]):
+        result = replay(record)
+        n = result.plies_replayed
+        if record.setup is None or n < 3:
+            continue
+        boards = result.knowledge().boards[:n]
+        if not chain_bans(result, n, boards)[1]:
+            continue  # no ply of a scout under the clause
+        whole, walk, windowed = two_squares_bans(result, n, boards), ReplayWalk(result), []
+        for start in range(0, n, 16):
+            stop = min(start + 16, n)
+            bans = two_squares_bans(result, stop, boards[start:stop], start, walk)
+            windowed += [(i + start, key) for i, key in bans]
+        assert windowed == whole
+        assert 0 < walk.index < n  # played to the last scout ply asked, once
+        with pytest.raises(ValueError, match="this walk has passed ply 0"):
+            walk.bans_before([0])
+        asked += 1
+    assert asked >= 10

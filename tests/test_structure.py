@@ -480,7 +480,7 @@ RULE_NAMES = frozenset({"battle_outcome", "battle_table", "per_rule_set", "repet
 """Functions of the rule floors that apply a rule piecemeal: never imported above them."""
 
 RULE_WORDS = re.compile(r"two_squares|repetition|scout_clause|(?:^|_)bans?(?:$|_)|chas(?:e|ing)")
-"""A function or class named after a rule (``two_squares_bans``, ``_scout_bans``)."""
+"""A function or class named after a rule (``two_squares_bans``, ``repetition_bans``)."""
 
 RULE_STATE = frozenset({"repetition", "rep_count", "rep_key", "spans"})
 """A position's or a rule table's two-squares state: read only on the rule floors."""

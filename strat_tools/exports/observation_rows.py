@@ -27,7 +27,7 @@ import pyarrow as pa
 from strat_tools.engine.knowledge import Knowledge, knowledge_windows
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves import Moves, game_sides
-from strat_tools.engine.moves.games import game_legal_ids
+from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
 from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
 from strat_tools.engine.replay import Replay
 from strat_tools.tables.schemas import dictionary_column, labels_column
@@ -306,12 +306,13 @@ def packed_game(
     n = result.plies_replayed
     packed: list[bytes] = []
     start, last_battle = 0, -1
+    walk = ReplayWalk(result)  # the scout-clause bans of every window, one play of the game
     for know in knowledge_windows(result, window):
         rows = min(len(know.boards), n - start)
         if rows <= 0:
             break
         boards = know.boards[:rows]
-        legal = game_legal_ids(result, boards, start, compiled=compiled)
+        legal = game_legal_ids(result, boards, start, compiled=compiled, walk=walk)
         game = game_columns(result, know, legal, last_moves, start=start, last_battle=last_battle)
         table = observations_table([("", game)])  # its plies counted from the window's
         at = table.schema.get_field_index("ply")
