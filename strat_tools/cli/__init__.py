@@ -14,6 +14,7 @@ import click
 from strat_tools import __version__
 from strat_tools.cli import (
     advice,
+    bench,
     convert,
     engine,
     events,
@@ -103,3 +104,4 @@ main.add_command(openings.openings)
 main.add_command(explore.explore)
 main.add_command(filter.filter_command)
 main.add_command(values.values)
+main.add_command(bench.bench)

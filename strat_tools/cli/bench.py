@@ -1,0 +1,28 @@
+"""``strat-tools bench``: the benchmark of human play (``docs/benchmark.md``).
+
+``bench build`` writes the benchmark folder from a Gravon folder; ``bench predict`` writes a
+submission of a shipped policy; ``bench score`` checks and scores a submission. The work is
+the library's (:mod:`strat_tools.benchmark`); this module parses options and renders.
+"""
+
+from __future__ import annotations
+
+import click
+
+
+@click.group()
+def bench() -> None:
+    """The benchmark of human play: build it, predict with a policy, score a submission.
+
+    \b
+    Example:
+      strat-tools bench build ../gravon -o bench-v1
+      strat-tools bench predict bench-v1 --split test --policy counts -o pred
+      strat-tools bench score bench-v1 pred --split test
+    """
+
+
+# bench build: added here.
+
+
+# bench predict, bench score: added here.
