@@ -293,7 +293,6 @@ def test_counted_placements_draw_what_the_setups_draw(
     placements = {(p, keys): counted[p] for p, _ in requests}
     drawn = plots.setup_heatmap(placements, piece, **options)
     assert _figure_text(drawn) == _figure_text(plots.setup_heatmap(setups, piece, **options))
-    assert plots.setup_heatmap_from_placements is plots.setup_heatmap
 
 
 def test_all_pieces_cannot_be_grouped_and_unknown_pieces_are_refused(setups: pd.DataFrame) -> None:
@@ -769,9 +768,7 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
         inputs,
         run=1,
     )
-    streamed = plots.setup_heatmap_from_placements(
-        dict(zip(requests, counted, strict=True)), **options
-    )
+    streamed = plots.setup_heatmap(dict(zip(requests, counted, strict=True)), **options)
     assert _figure_text(streamed) == _figure_text(whole)
 
 

@@ -548,6 +548,22 @@ def test_every_public_function_takes_its_game_filter_as_select() -> None:
     assert loose == [], f"take the game filter as {FILTER_KEYWORD}="
 
 
+def test_every_command_types_its_game_filter() -> None:
+    """A command's ``game_filter`` (what ``game_filter_options`` hands it) is annotated
+    ``GameFilter``, not ``Any``: mypy then checks what the command does with it."""
+    loose = [
+        f"{module}.{node.name}: {ast.unparse(arg.annotation) if arg.annotation else 'none'}"
+        for module, tree in parsed().items()
+        if module.startswith("cli")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for arg in (*node.args.args, *node.args.kwonlyargs)
+        if arg.arg == "game_filter"
+        and not (arg.annotation and ast.unparse(arg.annotation) == "GameFilter")
+    ]
+    assert loose == []
+
+
 def defined_names(tree: ast.AST) -> set[str]:
     """The names a module defines itself, at module level (a ``def``, a ``class``, an
     assignment; in an ``if`` or ``try`` too, not under ``if TYPE_CHECKING``), never those it

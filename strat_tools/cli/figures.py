@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -109,7 +110,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     piece: str,
     variant: str,
     side: str,
@@ -200,7 +201,7 @@ def heatmap(
     if tally.synthetic:  # the figure says so too, not only the terminal
         drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
     if measure is None:
-        fig = plots.setup_heatmap_from_placements(
+        fig = plots.setup_heatmap(
             dict(zip(requests, tables, strict=True)),
             piece,
             **drawing,
@@ -259,7 +260,7 @@ def heatmap(
 @library_errors
 def report(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     out: str,
     fmt: str | None,
     title: str,

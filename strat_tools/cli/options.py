@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
 from strat_tools.cli.errors import as_click
 from strat_tools.cli.render import OUTPUT_FORMATS, message
+
+if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -335,7 +338,7 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
     return decorate
 
 
-def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
+def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> GameFilter:
     """A :class:`~strat_tools.run.filters.GameFilter` from the options' values, or exit 2."""
     from strat_tools.run.filters import FilterError, GameFilter, read_id_file
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import NoInput, library_errors
@@ -33,7 +34,7 @@ from strat_tools.cli.render import message, progress_bar, synthetic_note
 @library_errors
 def validate(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     fmt: str,
     rules: str,
     run: Run,

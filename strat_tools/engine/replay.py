@@ -15,8 +15,8 @@ distance, revealed) for the tables. The hot loop (``engine/hotloop.py``) builds 
 objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
 to :class:`~strat_tools.engine.position.Position`, where the rules live.
 
-This module knows no XML: records come from ``gravon.py`` or are built by hand. It does not
-check armies or setups (``checks.py`` does).
+This module knows no XML: records come from a reader (``formats/readers.py``) or are built
+by hand. It does not check armies or setups (``checks.py`` does).
 """
 
 from __future__ import annotations
