@@ -133,7 +133,7 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     show_default=True,
     metavar="NAME",
     type=LibraryChoice(
-        "strat_tools.stats:STATISTICS", light="strat_tools.core.choices:STATISTIC_HELP"
+        "strat_tools.stats:STATISTICS", light="strat_tools.cli.declared:declared_statistics"
     ),
     help="Statistic:",
 )
