@@ -26,7 +26,7 @@ Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it i
 for every ply of every game. It knows no XML and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
->>> from strat_tools.core.records import GameRecord, Rescue
+>>> from strat_tools.core.records import GameRecord, RecordError, Rescue
 >>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
@@ -53,7 +53,7 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.core.records import GameRecord, Rescue
+from strat_tools.core.records import GameRecord, RecordError, Rescue
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -74,6 +74,7 @@ __all__ = [
     "UNKNOWN_LETTER",
     "Knowledge",
     "KnowledgeState",
+    "board_after",
     "knowledge",
     "knowledge_windows",
 ]
@@ -228,6 +229,25 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
         state.play_plies(islice(plies, rows), out)
         if not out.count:
             return
+
+
+def board_after(result: Replayed, ply: int) -> list[int]:
+    """The board codes after ``ply`` plies of a replayed game (capped at the plies it
+    replayed), from the replay's own events in one pass over them: no move is pushed or
+    checked again (``strat-tools show`` replays once and draws this).
+
+    >>> from strat_tools.formats.readers import read_records
+    >>> from strat_tools.engine.replay import replay
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> board_after(result, 99) == result.final_board, board_after(result, 0) == list(record.setup)
+    (True, True)
+    """
+    if result.record.setup is None:
+        raise RecordError(f"{result.record.game_id}: the record has no setup to show")
+    upto = max(0, min(ply, result.plies_replayed))
+    window = next(knowledge_windows(result, upto + 1))
+    return [int(code) for code in window.boards[-1]]
 
 
 class Rows:
