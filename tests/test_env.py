@@ -85,6 +85,32 @@ def test_a_hundred_real_games_replay_to_their_recorded_results(gravon_dir: Path)
         assert_reaches_its_result(record, replayed.rules)
 
 
+def test_rescues_are_made_by_following_a_record_that_made_them(
+    gravon_dir: Path, tmp_path: Path
+) -> None:
+    """Ultimate lightning's rescues are no actions: following a record, the env makes the
+    record's rescue with its move, reaches the recorded result and writes the rescues."""
+    records = [
+        r
+        for r in read_records([str(gravon_dir / "strados2005-5.zip")])
+        if r.variant == "ultimate lightning" and r.rescues
+    ]
+    assert len(records) >= 2
+    for record in records:
+        replayed = replay(record)
+        if replayed.status is not Status.VALID:
+            continue
+        assert_reaches_its_result(record, replayed.rules)
+        game = replayed_to_the_end(record, replayed.rules)
+        made = game.record(
+            variant=record.variant, year=record.year, month=record.month, number=record.number
+        )
+        assert made.rescues == record.rescues
+        (tmp_path / game_file_name(made)).write_bytes(record_to_xml(made))
+    report = validate(str(tmp_path), run=1)
+    assert report.summary.games >= 2 and report.summary.by_status == {"valid": report.summary.games}
+
+
 def test_a_record_is_followed_only_while_its_moves_are_played() -> None:
     """Leave the record's line and its ending (a resignation) no longer applies."""
     (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])

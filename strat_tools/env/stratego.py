@@ -161,6 +161,10 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name
             for agent in AGENTS
         }
         self._rng = random.Random()
+        self._replaying: GameRecord | None = None
+        """The record followed (``options={"replay": record}``) while its moves are played."""
+        self._rescues: dict[int, Rescue] = {}
+        """The rescues made so far (by following a record), by ply."""
         self.position = Position(setup_field(*self._draw()), self.rules)
         """The game's position now (the whole truth: for rendering and analysis)."""
         self._start()
@@ -181,7 +185,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game (see the module docstring for ``options``: ``record``, ``replay``,
-        ``position``, and ``rules`` to play a record or position under other rules)."""
+        ``position``, and ``rules`` to play a record or position under other rules; other
+        keys are ignored, as PettingZoo's API checker passes one of its own)."""
         if seed is not None:
             self._rng = random.Random(seed)
         options = dict(options or {})
@@ -189,8 +194,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name
         if len(starts) > 1:
             raise OptionError(f"give one start, not {' and '.join(starts)}")
         rules = options.get("rules")
-        self._replaying: GameRecord | None = None
-        self._rescues: dict[int, Rescue] = {}
+        self._replaying = None
+        self._rescues = {}
         if "position" in starts:
             given = options["position"]
             if isinstance(given, str):
