@@ -74,6 +74,8 @@ __all__ = [
     "UNKNOWN_LETTER",
     "Knowledge",
     "KnowledgeState",
+    "Ply",
+    "Rows",
     "board_after",
     "knowledge",
     "knowledge_windows",
