@@ -9,6 +9,8 @@ only what that player could know.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -265,3 +267,16 @@ def test_bad_starts_and_settings_are_option_errors() -> None:
         game.reset(options={"record": record, "position": Position(record.setup)})
     with pytest.raises(OptionError, match="a position"):
         game.reset(options={"position": 3})
+
+
+def test_without_the_extra_the_import_says_what_to_install() -> None:
+    code = (
+        "import sys\n"
+        "sys.modules['pettingzoo'] = None  # as if the env extra were not installed\n"
+        "try:\n"
+        "    import strat_tools.env\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "pip install 'strat-tools[env]'" in run.stdout, run.stderr
