@@ -6,6 +6,8 @@
   every run rewrites the assertions of every test module again (about 30 s of the
   collection on a 2-core machine, once per xdist worker); with them a second run collects
   in a few seconds. The caches go to ``__pycache__`` folders, which git ignores.
+- ``strat_tools/env`` needs the ``env`` extra (the lock installs it): without PettingZoo its
+  examples are not collected (``tests/test_env.py`` skips, saying so).
 - The notebooks (``--nbmake``) run each in its own kernel and take tens of seconds: they are
   in the full tier (marked ``slow``).
 - A test that takes the real archive (the ``gravon_dir`` fixture, directly or through another
@@ -24,6 +26,12 @@ import pytest
 sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parent
+
+try:  # the env extra (PettingZoo, Gymnasium): without it, strat_tools/env has no examples to run
+    import gymnasium  # noqa: F401
+    import pettingzoo  # noqa: F401
+except ImportError:
+    collect_ignore_glob = ["strat_tools/env/*"]
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q --upgrade --upgrade-strategy eager -e ".[dev,dist]"
+"$venv/bin/python" -m pip install -q --upgrade --upgrade-strategy eager -e ".[dev,dist,env]"
 echo "== newer than the lock:" >&2
 "$venv/bin/python" - <<'PY'
 import re

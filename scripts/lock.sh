@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Refresh requirements.lock: every dependency of the project (its runtime, the dev and dist
-# extras, and the build backend), direct and transitive, at exact versions with the hashes
+# Refresh requirements.lock: every dependency of the project (its runtime, the dev, dist and
+# env extras, and the build backend), direct and transitive, at exact versions with the hashes
 # of their files, for every platform (markers say where a pin applies). pyproject.toml keeps
 # open ranges for library users; this lock is what CI, the README and the developers install.
 #
@@ -17,7 +17,7 @@ args=(--upgrade)
 if [ "$#" -gt 0 ]; then args=("$@"); fi
 if [ "${1:-}" = "--keep" ]; then args=("${@:2}"); fi
 "$uv" pip compile pyproject.toml scripts/build-requirements.in \
-  --extra dev --extra dist --generate-hashes --universal --python-version 3.11 \
+  --extra dev --extra dist --extra env --generate-hashes --universal --python-version 3.11 \
   --custom-compile-command "bash scripts/lock.sh" --quiet -o requirements.lock "${args[@]}"
 if grep -nE '(--index-url|--extra-index-url|--find-links|://)' requirements.lock; then
   echo "requirements.lock names an index or a host: refused" >&2

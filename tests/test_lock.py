@@ -57,7 +57,7 @@ def test_every_pin_is_exact_and_hashed(lock: Path, at_least: int) -> None:
 def test_the_lock_pins_every_dependency_and_extra_of_the_project() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     wanted = list(project["dependencies"])
-    for extra in ("dev", "dist"):
+    for extra in ("dev", "dist", "env"):
         wanted += project["optional-dependencies"][extra]
     locked = pins()
     for spec in wanted:

@@ -15,6 +15,7 @@ from matplotlib.image import AxesImage
 from strat_tools import stats
 from strat_tools.core.board import COLUMNS, LAKES, parse_square
 from strat_tools.core.pieces import letter_code
+from strat_tools.run.driver import read_games
 from strat_tools.stats.traffic import square_traffic, traffic_counts, traffic_of_paths
 from strat_tools.views import board_plots, charts, plots
 
@@ -293,7 +294,6 @@ def test_counted_placements_draw_what_the_setups_draw(
     placements = {(p, keys): counted[p] for p, _ in requests}
     drawn = plots.setup_heatmap(placements, piece, **options)
     assert _figure_text(drawn) == _figure_text(plots.setup_heatmap(setups, piece, **options))
-    assert plots.setup_heatmap_from_placements is plots.setup_heatmap
 
 
 def test_all_pieces_cannot_be_grouped_and_unknown_pieces_are_refused(setups: pd.DataFrame) -> None:
@@ -769,10 +769,30 @@ def test_streamed_heatmap_draws_what_the_in_memory_one_draws(options: dict[str, 
         inputs,
         run=1,
     )
-    streamed = plots.setup_heatmap_from_placements(
-        dict(zip(requests, counted, strict=True)), **options
-    )
+    streamed = plots.setup_heatmap(dict(zip(requests, counted, strict=True)), **options)
     assert _figure_text(streamed) == _figure_text(whole)
+
+
+def test_the_heatmap_of_paths_is_the_commands_one_call() -> None:
+    """``heatmap_of_paths`` draws from the paths what the command draws (both modes), the
+    synthetic games named in the title; a moves map split by a group is a usage error."""
+    from strat_tools.core.errors import UsageError
+    from strat_tools.views.heatmaps import heatmap_of_paths
+
+    inputs = [str(ROOT / "data")]  # the generator's games: synthetic, and said so
+    setups = heatmap_of_paths(inputs, "flag", title="sample", run=1)
+    expected = plots.setup_heatmap(
+        read_games(inputs, setups_only=True, run=1),
+        "flag",
+        variant="classic",
+        title="classic, sample\n400 synthetic games",
+    )
+    assert _figure_text(setups) == _figure_text(expected)
+    moves = heatmap_of_paths(inputs, "scout", moves="battle", side="red", run=1)
+    assert moves.axes[0].get_title().endswith("\nclassic, red side only\n400 synthetic games")
+    with pytest.raises(UsageError, match="cannot be split") as refused:
+        heatmap_of_paths(inputs, "scout", moves="path", by="won", run=1)
+    assert refused.value.option == "by"
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,17 @@
 The statistic below (how often the marshal stands in the front row) is defined here only,
 with a count and a finish, and registered; nothing else in the package is touched. It then
 shows in ``stats.compute``, in the streaming path, in ``strat-tools stats`` (choices and
-help) and in the report.
+help) and in the report. And docs/architecture.md's recipe, literally: a statistic added to
+one module of a copy of the package is a ``--stat`` choice with its help in a fresh
+command line, whose ``--help`` still loads no pandas.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +21,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import strat_tools
 from strat_tools import stats
 from strat_tools.cli import main as cli
+from strat_tools.cli.declared import declared_statistics
 from strat_tools.core.errors import OptionError
 from strat_tools.report import page as report
 from strat_tools.run.driver import read_games
@@ -114,3 +122,75 @@ def test_an_unregistered_statistic_is_gone_and_a_name_is_taken_once(
     with pytest.raises(OptionError, match="unknown statistic 'front-marshal'"):
         stats.compute("front-marshal", read_games(SAMPLE, run=1, setups_only=True))
     register(FRONT_MARSHAL)
+
+
+ADDED = """
+
+from strat_tools.stats.frames import count_setups as _count_setups, setup_frame as _setups
+
+
+def _count_setups_seen(data: TableSet, o: Options) -> pd.DataFrame:
+    return _count_setups(_setups(data, list(o.by), o.variant, **o.setup_options), list(o.by))
+
+
+SETUPS_SEEN: Final = register(
+    Statistic(
+        "setups-seen",
+        "how many setups were read",
+        _count_setups_seen,
+        lambda counts, o: counts,
+        additive=("setups",),
+    )
+)
+"""
+"""The recipe's one change: a statistic appended to ``stats/play.py``."""
+
+RUN_ADDED = """
+import contextlib, io, json, sys
+from strat_tools.cli import main
+found = {}
+for args in (["stats", "--help"], ["stats", sys.argv[1], "--stat", "setups-seen",
+                                   "--format", "csv", "--jobs", "1"]):
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        try:
+            main(args, prog_name="strat-tools")
+        except SystemExit as exc:
+            assert not exc.code, (args, exc.code)
+    heavy = sorted({"numpy", "pandas"} & set(sys.modules))
+    found[args[1]] = [" ".join(shown.getvalue().split()), heavy]
+print(json.dumps(found))
+"""
+
+
+def test_the_declared_statistics_are_the_registry() -> None:
+    """What ``--stat`` offers before the registry is loaded is the registry: names, help
+    and order, read from the statistics' modules."""
+    assert declared_statistics() == {n: s.help for n, s in stats.STATISTICS.items()}
+    assert list(declared_statistics()) == list(stats.STATISTICS)
+
+
+def test_a_statistic_added_to_one_module_is_a_cli_choice(tmp_path: Path) -> None:
+    """docs/architecture.md's recipe: touch one file (here ``stats/play.py`` of a copy of the
+    package), and a fresh ``strat-tools stats`` lists it with its help (still without
+    pandas) and computes it."""
+    package = Path(strat_tools.__file__).parent
+    copy = tmp_path / "strat_tools"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    play = copy / "stats" / "play.py"
+    play.write_text(play.read_text() + ADDED)
+    run = subprocess.run(
+        [sys.executable, "-c", RUN_ADDED, str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={"PYTHONPATH": str(tmp_path), "PATH": "", "PYTHONDONTWRITEBYTECODE": "1"},
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    found = json.loads(run.stdout)
+    help_text, heavy = found["--help"]
+    assert "setups-seen: how many setups were read." in help_text.replace("- ", "-")
+    assert heavy == []
+    table, _ = found[str(SAMPLE)]
+    assert table.startswith("variant,setups classic,")

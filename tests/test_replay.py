@@ -311,6 +311,32 @@ def test_no_legal_move_right_after_own_move() -> None:
 # -- the command line: strat-tools show and strat-tools rules ------------------------------
 
 
+@pytest.mark.parametrize("picture", [False, True], ids=["text", "png"])
+def test_cli_show_replays_once_and_pushes_nothing(
+    fixtures_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, picture: bool
+) -> None:
+    """One replay, then the board at the ply from its own events: the game is not replayed
+    a second time nor pushed again on a Position (it was: two replays and a third pass)."""
+    import strat_tools.engine.replay as replaying
+
+    calls: list[str] = []
+
+    def counted(record: GameRecord, rules: object = None) -> object:
+        calls.append(record.game_id)
+        return replay(record, rules)  # type: ignore[arg-type]
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("show pushed a move again")
+
+    monkeypatch.setattr(replaying, "replay", counted)
+    monkeypatch.setattr(Position, "push", refused)
+    path = str(fixtures_dir / "engine" / "classicfree-2014.4-7.xml")
+    extra = ["-o", str(tmp_path / "board.png")] if picture else []
+    result = CliRunner().invoke(main, ["show", path, "--ply", "3", *extra])
+    assert result.exit_code == 0, result.output
+    assert calls == ["classicfree-2014.4-7"]
+
+
 def test_cli_show_board_after_a_ply(fixtures_dir: Path) -> None:
     path = str(fixtures_dir / "engine" / "classicfree-2014.4-7.xml")
     result = CliRunner().invoke(main, ["show", path, "--ply", "3", "--numbering", "classic"])

@@ -385,7 +385,7 @@ def one_pixel_png() -> bytes:
 
 
 class FigureSpy:
-    """Stands in for document.figure_png and plots.setup_heatmap_from_placements (which draws
+    """Stands in for document.figure_png and plots.setup_heatmap (which draws
     every setup heatmap of the report): records every figure's titles and the numbering
     each heatmap was asked for, and renders no pixels (fast)."""
 
@@ -406,10 +406,10 @@ class FigureSpy:
 
 def spied_report(data: GameSet, numbering: str) -> tuple[str, FigureSpy]:
     """The HTML report in ``numbering`` and what its figures were titled."""
-    spy = FigureSpy(plots.setup_heatmap_from_placements)
+    spy = FigureSpy(plots.setup_heatmap)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(document, "figure_png", spy.figure_png)
-        patch.setattr(plots, "setup_heatmap_from_placements", spy.setup_heatmap)
+        patch.setattr(plots, "setup_heatmap", spy.setup_heatmap)
         text = report.report_text(data, "html", numbering=numbering)  # type: ignore[arg-type]
     return text, spy
 

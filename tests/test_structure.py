@@ -61,6 +61,11 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         "synthetic games: setup model, playing policy, replay before writing",
         ("core", "formats", "engine", "run"),
     ),
+    "env": (
+        "the reinforcement-learning environment: PettingZoo's AEC API over a position, "
+        "truth-free observations (optional extra)",
+        ("core", "engine", "generate"),
+    ),
     "stats": (
         "statistics and their registry, formulas and intervals, repeats, the rulebooks' tips, "
         "piece values and the win model",
@@ -254,7 +259,7 @@ def test_the_package_is_its_floors() -> None:
     """``ls strat_tools/`` is the floor plan: every entry is a floor (or py.typed)."""
     entries = {p.name.removesuffix(".py") for p in PACKAGE.iterdir() if p.name != "__pycache__"}
     assert entries - {"py.typed"} == set(FLOORS), "each entry of strat_tools/ is one floor"
-    assert len(entries) <= 17
+    assert len(entries) <= 18
 
 
 def floor_table() -> str:
@@ -546,6 +551,22 @@ def test_every_public_function_takes_its_game_filter_as_select() -> None:
                 if "game_filter" in names or "filter" in names:
                     loose.append(f"{module}.{node.name}")
     assert loose == [], f"take the game filter as {FILTER_KEYWORD}="
+
+
+def test_every_command_types_its_game_filter() -> None:
+    """A command's ``game_filter`` (what ``game_filter_options`` hands it) is annotated
+    ``GameFilter``, not ``Any``: mypy then checks what the command does with it."""
+    loose = [
+        f"{module}.{node.name}: {ast.unparse(arg.annotation) if arg.annotation else 'none'}"
+        for module, tree in parsed().items()
+        if module.startswith("cli")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for arg in (*node.args.args, *node.args.kwonlyargs)
+        if arg.arg == "game_filter"
+        and not (arg.annotation and ast.unparse(arg.annotation) == "GameFilter")
+    ]
+    assert loose == []
 
 
 def defined_names(tree: ast.AST) -> set[str]:

@@ -190,9 +190,8 @@ def test_a_failed_json_run_leaves_valid_json_and_exits_3(
 ) -> None:
     import importlib
 
-    validate = importlib.import_module(
-        "strat_tools.exports.validate"
-    )  # the module, not st.validate
+    # the module that writes the document (write_validation), where the verdicts come in
+    validate = importlib.import_module("strat_tools.exports.validation_stream")
     real = validate.iter_verdicts
 
     def fail_after_one(*args: Any, **kwargs: Any) -> Iterator[Any]:

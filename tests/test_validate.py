@@ -3,6 +3,7 @@ recorded, the same as validating the records again, its files checked first."""
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -11,7 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
+from strat_tools.core.errors import NothingReadable
 from strat_tools.exports.validate import validate
+from strat_tools.exports.validation_stream import VALIDATION_FORMATS, write_validation
 from strat_tools.run.driver import export_dataset
 
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"
@@ -96,3 +99,23 @@ def test_records_and_dataset_folders_mixed_keep_their_order(exported: Path) -> N
     ids = [verdict.game_id for verdict in report.games]
     assert len(folder) > 30 and ids[0] == ids[-1] == "classic-2014.4-17"
     assert report.games[0] == report.games[-1] and ids[1:-1] == folder
+
+
+@pytest.mark.parametrize("fmt", VALIDATION_FORMATS)
+def test_the_validate_document_is_one_library_call(fmt: str) -> None:
+    """``write_validation`` writes what ``strat-tools validate`` prints, byte for byte, in
+    every format (valid, invalid and unreadable inputs among them)."""
+    inputs = ["tests/fixtures/gravon", "tests/fixtures/engine"]
+    code, out, _err = run("validate", *inputs, "--format", fmt, "--jobs", "1")
+    shown = io.StringIO()
+    done = write_validation(inputs, shown, fmt=fmt, run=1)
+    assert shown.getvalue() == out
+    assert (code == 0) == done.summary.clean and done.summary.games > 10
+    assert done.summary.by_status["invalid"] > 0
+
+
+def test_the_validate_document_of_nothing_is_nothing(tmp_path: Path) -> None:
+    shown = io.StringIO()
+    with pytest.raises(NothingReadable, match="no game records found"):
+        write_validation([str(tmp_path)], shown, run=1)
+    assert shown.getvalue() == ""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import NoInput, library_errors
@@ -47,7 +48,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
 @run_options
 @library_errors
 def advice(
-    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: Any, run: Run
+    paths: tuple[str, ...], variant: str, view: str, fmt: str, game_filter: GameFilter, run: Run
 ) -> None:
     """Put the rulebooks' setup tips to the test on real setups (reads setups only).
 

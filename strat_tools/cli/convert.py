@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -40,7 +41,7 @@ from strat_tools.core.text import printable
 @library_errors
 def convert(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     to: str,
     out: str,
     run: Run,

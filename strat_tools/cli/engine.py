@@ -97,11 +97,9 @@ def show(
             raise click.BadParameter(
                 "a picture shows ranks: modern or classic", param_hint="--numbering"
             )
-        message(
-            f"wrote {write_position_image(record, output, ply, numbering=numbering, rules=rules)}"
-        )
+        message(f"wrote {write_position_image(result, output, ply, numbering=numbering)}")
     else:
-        board = show_board(record, ply, numbering=numbering, rules=rules)  # type: ignore[arg-type]
+        board = show_board(result, ply, numbering=numbering)  # type: ignore[arg-type]
         click.echo(printable_lines(board))
         if (ply is None or ply >= last) and last == record.plies:
             click.echo(_game_result(record))

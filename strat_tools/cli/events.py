@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -38,7 +39,7 @@ from strat_tools.engine.event_kinds import EVENT_KINDS
 @library_errors
 def events(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     kinds: tuple[str, ...],
     fmt: str,
     rules: str,

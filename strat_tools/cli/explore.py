@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -41,7 +42,7 @@ def explore(
     paths: tuple[str, ...],
     output: str,
     viewer: str,
-    game_filter: Any,
+    game_filter: GameFilter,
     run: Run,
 ) -> None:
     """Write the setup explorer: click squares, see the matching setups at once.

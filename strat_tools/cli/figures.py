@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -109,7 +110,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
 @library_errors
 def heatmap(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     piece: str,
     variant: str,
     side: str,
@@ -141,81 +142,31 @@ def heatmap(
       strat-tools heatmap ../gravon/ --piece scout --moves target --numbering classic -o s.png
     """
     check_output(paths, out)
-    from strat_tools.stats.stream import compute_many_streaming
-    from strat_tools.stats.traffic import traffic_of_paths
-    from strat_tools.views import board_plots, plots
     from strat_tools.views.figure_files import save_figure
+    from strat_tools.views.heatmaps import heatmap_of_paths
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
-    if measure is not None and by is not None:
-        raise click.BadParameter(
-            "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
-        )
-    if measure is not None and (scale != "shared" or min_setups is not None):
-        raise click.BadParameter(
-            "--scale and --min-setups shape panel grids of setups; a --moves map has none",
-            param_hint="--scale/--min-setups",
-        )
-    label = title or source_label(paths)
-    shown = variant if side == "both" else f"{variant}, {side} side only"
-    drawing: dict[str, Any] = {
-        "variant": variant,
-        "side": side,
-        "by": by,
-        "numbering": numbering,
-        "title": f"{shown}, {label}",
-    }
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
-    requests = plots.setup_heatmap_requests(piece, side=side, by=by)
-    if measure is None:
-        tables, tally = read_through(
-            paths,
-            run,
-            lambda run: compute_many_streaming(
-                [
-                    ("placement", {"piece": p, "by": list(keys), "variant": variant})
-                    for p, keys in requests
-                ],
-                list(paths),
-                select=game_filter,
-                run=run,
-            ),
-        )
-    else:
-        counts, tally = read_through(
-            paths,
-            run,
-            lambda run: traffic_of_paths(
-                list(paths),
-                variant=variant,
-                side=side,
-                piece=None if piece == "all" else piece,
-                measure=measure,  # type: ignore[arg-type]
-                view=view,  # type: ignore[arg-type]
-                select=game_filter,
-                run=run,
-            ),
-        )
-    if tally.synthetic:  # the figure says so too, not only the terminal
-        drawing["title"] = f"{drawing['title']}\n{count_of(tally.synthetic, 'synthetic game')}"
-    if measure is None:
-        fig = plots.setup_heatmap_from_placements(
-            dict(zip(requests, tables, strict=True)),
+    fig, _tally = read_through(
+        paths,
+        run,
+        lambda run: heatmap_of_paths(
+            list(paths),
             piece,
-            **drawing,
-            scale=scale,  # type: ignore[arg-type]  # a LibraryChoice of PANEL_SCALES
-            min_setups=plots.MIN_PANEL_SETUPS if min_setups is None else min_setups,
-        )
-    else:
-        fig = board_plots.traffic_figure(
-            counts,
-            piece=None if piece == "all" else piece,
-            measure=measure,  # type: ignore[arg-type]
-            view=view,  # type: ignore[arg-type]
-            title=drawing["title"],
-            numbering=numbering,  # type: ignore[arg-type]  # a LibraryChoice of NUMBERINGS
-        )
+            variant=variant,
+            side=side,
+            by=by,
+            moves=measure,  # type: ignore[arg-type]  # a LibraryChoice of TRAFFIC_MEASURES
+            view=view,  # type: ignore[arg-type]  # a LibraryChoice of TRAFFIC_VIEWS
+            numbering=numbering,
+            scale=scale,
+            min_setups=min_setups,
+            title=title or source_label(paths),
+            select=game_filter,
+            run=run,
+        ),
+    )
     save_figure(fig, out)
     message(f"Wrote {out}.")
 
@@ -259,7 +210,7 @@ def heatmap(
 @library_errors
 def report(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     out: str,
     fmt: str | None,
     title: str,

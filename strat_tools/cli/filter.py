@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -42,7 +43,7 @@ from strat_tools.cli.render import message, progress_bar
 @library_errors
 def filter_command(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     mirror: bool,
     out: str | None,
     fmt: str,

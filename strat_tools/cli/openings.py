@@ -10,6 +10,7 @@ import click
 if TYPE_CHECKING:
     import pandas as pd
 
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -88,7 +89,7 @@ def openings(
     side: str | None,
     mirror: bool,
     top: int,
-    game_filter: Any,
+    game_filter: GameFilter,
     fmt: str,
     run: Run,
 ) -> None:

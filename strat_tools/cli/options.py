@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
 from strat_tools.cli.errors import as_click
 from strat_tools.cli.render import OUTPUT_FORMATS, message
+
+if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,9 +41,10 @@ class LibraryChoice(click.Choice):  # type: ignore[type-arg]
 
     ``source`` is ``"module:NAME"`` (a tuple, list or dict of names) with optional extra
     choices appended (``'all'``). A registry living in a heavy module (the statistics,
-    beside pandas) names its light twin as ``light``, a ``"module:NAME"`` of
-    :mod:`strat_tools.core.choices`: read while the heavy module is not loaded (``--help``,
-    option parsing), so building and showing the command loads no heavy library.
+    beside pandas) names a light reading of it as ``light`` (the statistics' declarations
+    read from their source, :func:`strat_tools.cli.declared.declared_statistics`): read
+    while the heavy module is not loaded (``--help``, option parsing), so building and
+    showing the command loads no heavy library.
     """
 
     def __init__(self, source: str, *extra: str, light: str | None = None) -> None:
@@ -59,14 +63,18 @@ class LibraryChoice(click.Choice):  # type: ignore[type-arg]
 
 
 def registry_entries(source: str, light: str | None = None) -> Any:
-    """The registry named ``"module:NAME"``; its ``light`` twin instead while that module
-    is not loaded (nothing heavy is imported for a name list)."""
+    """The registry named ``"module:NAME"``; its ``light`` reading instead while that
+    module is not loaded (nothing heavy is imported for a name list): a ``"module:NAME"``
+    of names, or of a function giving them (the statistics' declarations,
+    :func:`strat_tools.cli.declared.declared_statistics`)."""
     import importlib
     import sys
 
     module, _, name = source.partition(":")
     if light is not None and module not in sys.modules:
         module, _, name = light.partition(":")
+        found = getattr(importlib.import_module(module), name)
+        return found() if callable(found) else found
     return getattr(importlib.import_module(module), name)
 
 
@@ -335,7 +343,7 @@ def game_filter_options_but(*left_out: str) -> Callable[[F], F]:
     return decorate
 
 
-def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> Any:
+def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> GameFilter:
     """A :class:`~strat_tools.run.filters.GameFilter` from the options' values, or exit 2."""
     from strat_tools.run.filters import FilterError, GameFilter, read_id_file
 

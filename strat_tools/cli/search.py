@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import as_click, library_errors
@@ -62,7 +63,7 @@ def listing_lines(result: Any) -> list[str]:
 
 def read_setups(
     paths: Sequence[str],
-    game_filter: Any,
+    game_filter: GameFilter,
     variant: Any,
     run: Run,
     reduce: Callable[[Any], T],
@@ -136,7 +137,7 @@ def search(
     mirror: bool,
     side: str | None,
     both: bool,
-    game_filter: Any,
+    game_filter: GameFilter,
     list_games: bool,
     fmt: str,
     run: Run,

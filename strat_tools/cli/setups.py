@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -111,7 +112,7 @@ def setup_block(row: Any, setup_format: str | None = None) -> str:
 @library_errors
 def setups(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     mirror: bool,
     top: int,
     min_count: int,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import NoInput, library_errors
@@ -58,7 +59,7 @@ from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT, VARIANTS
 @library_errors
 def export(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     out: str,
     fmt: str,
     setups_only: bool,
@@ -132,7 +133,7 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
     show_default=True,
     metavar="NAME",
     type=LibraryChoice(
-        "strat_tools.stats:STATISTICS", light="strat_tools.core.choices:STATISTIC_HELP"
+        "strat_tools.stats:STATISTICS", light="strat_tools.cli.declared:declared_statistics"
     ),
     help="Statistic:",
 )
@@ -182,7 +183,7 @@ def stat_request(stat: str, **params: Any) -> tuple[str, dict[str, Any]]:
 @library_errors
 def stats(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     stat: str,
     by: tuple[str, ...],
     variants: tuple[str, ...],

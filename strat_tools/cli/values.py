@@ -3,11 +3,12 @@ fitted (``--fit``) and scored (``--calibrate``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
     from strat_tools.stats.value_rows import ValueRows
     from strat_tools.stats.win_model import WinModel
@@ -78,7 +79,7 @@ def values(
     model_path: str | None,
     output: str | None,
     fmt: str,
-    game_filter: Any,
+    game_filter: GameFilter,
     rules: str,
     run: Run,
 ) -> None:
@@ -141,7 +142,7 @@ def values(
 
 
 def _rows(
-    paths: tuple[str, ...], variant: str, game_filter: Any, rules: str, run: Run
+    paths: tuple[str, ...], variant: str, game_filter: GameFilter, rules: str, run: Run
 ) -> ValueRows:
     """The rows of the games (read in the workers); nothing readable stops here (exit 2)."""
     from strat_tools.stats.value_rows import read_value_rows

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from strat_tools.run.filters import GameFilter
     from strat_tools.run.options import Run
 
 from strat_tools.cli.errors import library_errors
@@ -63,7 +64,7 @@ from strat_tools.cli.render import message
 @library_errors
 def view(
     paths: tuple[str, ...],
-    game_filter: Any,
+    game_filter: GameFilter,
     game_id: str | None,
     output: str,
     numbering: str,

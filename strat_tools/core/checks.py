@@ -12,7 +12,7 @@
 - ``result.type``, ``result.winner``, ``result.inconsistent`` (error),
   ``result.draw_winner`` (warning: draw agreed, yet a winner; a handful of real games).
 
-It does not parse (``gravon.py``) and does not replay moves (``replay.py``).
+It does not parse (``formats/gravon_xml.py``) and does not replay moves (``replay.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The names of the library's choices that the command line offers: grouping columns,
-setup features, the statistics and their one-line help, advice views, traffic measures
-and views, panel scales, report and table formats.
+setup features, advice views, traffic measures and views, panel scales, report and table
+formats. (The statistics are not here: the command line reads their names and help from
+the statistics' own modules, ``strat_tools.cli.options.declared_statistics``.)
 
 Each is defined here, once, and taken from here by the module that acts on it
 (``strat_tools.stats.frames`` groups by :data:`GROUPINGS`, ``strat_tools.report.page``
@@ -23,7 +24,6 @@ __all__ = [
     "PANEL_SCALES",
     "REPORT_FORMATS",
     "SETUP_FEATURE_NAMES",
-    "STATISTIC_HELP",
     "TABLE_FORMATS",
     "TRAFFIC_MEASURES",
     "TRAFFIC_VIEWS",
@@ -41,27 +41,6 @@ SETUP_FEATURE_NAMES: Final = (
 )
 """The setup features a win rate can be split by (``strat_tools.stats.setups.SETUP_FEATURES``
 computes each)."""
-
-STATISTIC_HELP: Final[dict[str, str]] = {
-    "flag": "the flag per square of the setup area",
-    "bombs": "bombs per square of the setup area",
-    "placement": "--piece per square of the setup area",
-    "rows": "--piece per row of the setup area",
-    "columns": "--piece per column of the setup area",
-    "bombs-next-to-flag": "how many bombs touch the flag (0..4)",
-    "flag-enclosed": "how often bombs, edges and lakes close the flag in",
-    "win-rate": "win rate of setups with and without --feature, Wilson 95% intervals",
-    "endings": "how games end, with their lengths",
-    "lengths": "game length in plies: mean, median, p10, p90",
-    "scouts": "how much scouts move: shares of moves, long moves, attacks",
-    "scout-distances": "how far scouts go, in squares",
-    "scout-attacks": "what scouts attack, and how often they win",
-    "first-scout": "when each side first moves a scout",
-    "scouts-left": "how many scouts each side still has at the end",
-}
-"""The statistics the package registers (``strat_tools.stats.registry.STATISTICS``), in
-their order, each with its one-line help: the registry's entries take their help from
-here. A statistic registered later (a notebook's) is in the registry only."""
 
 ADVICE_VIEWS: Final = ("tips", "periods", "adjacency", "entropy", "catalogue")
 """What ``strat_tools.stats.advice.advice_table`` can show: per-tip summary, adoption by

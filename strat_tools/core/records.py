@@ -1,9 +1,10 @@
 """Game records and diagnostics: the values that pass between reader, engine and tables.
 
 A :class:`GameRecord` is what a file says, decoded (squares as ints, the setup as board
-codes) but not judged: it is built by a reader (``gravon.py``, ``gsn.py``) or by hand, and
-checked by ``checks.py`` and ``replay.py``. A bad game is data, not an exception: problems are
-:class:`Diagnostic` values collected on the record, never raised.
+codes) but not judged: it is built by a reader (``formats/gravon_xml.py``,
+``formats/gsn.py``) or by hand, and checked by ``checks.py`` and ``replay.py``. A bad game
+is data, not an exception: problems are :class:`Diagnostic` values collected on the record,
+never raised.
 
 This module knows no file format and no rules.
 """

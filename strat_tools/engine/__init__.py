@@ -2,7 +2,8 @@
 the board diagrams (``st.engine``: the names below, each imported from where it lives). A
 game is replayed by :mod:`strat_tools.engine.replay`.
 
-This package knows no XML; it imports only ``board``, ``pieces``, ``records`` and ``rules``.
+This floor knows no XML and no files; it imports only the ground floor, ``strat_tools.core``
+(the board, pieces, records and rule sets), as ``tests/test_structure.py``'s FLOORS says.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ Cost: one Python step per ply on ``bytearray`` rows, no objects per ply, so it i
 for every ply of every game. It knows no XML and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
->>> from strat_tools.core.records import GameRecord, Rescue
+>>> from strat_tools.core.records import GameRecord, RecordError, Rescue
 >>> from strat_tools.engine.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
@@ -42,8 +42,9 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice, repeat
 from typing import Final
 
 import numpy as np
@@ -52,7 +53,7 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
-from strat_tools.core.records import GameRecord, Rescue
+from strat_tools.core.records import GameRecord, RecordError, Rescue
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -72,6 +73,10 @@ __all__ = [
     "UNKNOWN",
     "UNKNOWN_LETTER",
     "Knowledge",
+    "KnowledgeState",
+    "Ply",
+    "Rows",
+    "board_after",
     "knowledge",
     "knowledge_windows",
 ]
@@ -196,73 +201,170 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
     if setup is None or len(setup) != 100:
         raise ValueError("knowledge windows need a record with a setup")
     n = result.plies_replayed
-    board = bytearray(setup)
-    flags = bytearray(100)
-    boards_out = bytearray(board)
-    flags_out = bytearray(flags)
-    # Byte rows, appended as they are each ply (no conversion): counts stay below 256.
-    captured = bytearray(24)  # per side-1 * 12 + kind
-    hidden = [0] * 24  # captured pieces the opponent never identified, per side-1 * 12 + kind
-    unseen = bytearray(_army_counts(board))  # per viewer side-1 * 12 + kind of the opponent's
-    captured_out = bytearray(captured)
-    unseen_out = bytearray(unseen)
-    proves = _proving_distance(result)
-    sources, targets = record.sources, record.targets
-    movers, defenders, outcomes = result.movers, result.defenders, result.outcomes
-    distances, revealed, rescued = result.distances, result.revealed, result.rescued
-    for index in range(n):
-        source, target = sources[index], targets[index]
-        piece, defender, outcome = movers[index], defenders[index], outcomes[index]
-        mover_flags = flags[source] | MOVED
-        distance = distances[index]
-        if distance > 1:
-            mover_flags |= LONG
-            if distance >= proves or (
-                piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
-            ):
-                mover_flags = _identify(mover_flags, piece, unseen)
-        board[source] = EMPTY
-        flags[source] = 0
-        if defender == EMPTY:
-            board[target], flags[target] = piece, mover_flags
-        else:
-            bits = revealed[index]
-            if bits & 1:
-                mover_flags = _identify(mover_flags | REVEALED, piece, unseen)
-            defender_flags = flags[target]
-            if bits & 2:
-                defender_flags = _identify(defender_flags | REVEALED, defender, unseen)
-            if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+    state = KnowledgeState(setup, result.rules)
+    rescues: Iterable[tuple[int, int] | None] = repeat(None)
+    if result.rescued:
+        rescues = [None] * n
+        for ply, code in result.rescued.items():
+            found = record.rescues.get(ply)
+            if found is not None and found.square is not None and ply <= n:
+                rescues[ply - 1] = (found.square, code)
+    plies = zip(
+        record.sources[:n],
+        record.targets[:n],
+        result.movers,
+        result.defenders,
+        result.outcomes,
+        result.distances,
+        result.revealed,
+        rescues,
+        strict=False,  # ``rescues`` may be an endless repeat of None
+    )
+    out = Rows()
+    out.add(state)
+    state.play_plies(islice(plies, rows - 1), out)
+    while True:
+        yield out.window()
+        if out.count < rows:  # the plies ran out before this window was full
+            return
+        out = Rows()
+        state.play_plies(islice(plies, rows), out)
+        if not out.count:
+            return
+
+
+def board_after(result: Replayed, ply: int) -> list[int]:
+    """The board codes after ``ply`` plies of a replayed game (capped at the plies it
+    replayed), from the replay's own events in one pass over them: no move is pushed or
+    checked again (``strat-tools show`` replays once and draws this).
+
+    >>> from strat_tools.formats.readers import read_records
+    >>> from strat_tools.engine.replay import replay
+    >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+    >>> result = replay(record)
+    >>> board_after(result, 99) == result.final_board, board_after(result, 0) == list(record.setup)
+    (True, True)
+    """
+    if result.record.setup is None:
+        raise RecordError(f"{result.record.game_id}: the record has no setup to show")
+    upto = max(0, min(ply, result.plies_replayed))
+    window = next(knowledge_windows(result, upto + 1))
+    return [int(code) for code in window.boards[-1]]
+
+
+class Rows:
+    """Knowledge rows as they are made (byte rows appended as they are each ply, no
+    conversion: counts stay below 256), and the :class:`Knowledge` window they make."""
+
+    __slots__ = ("boards", "captured", "count", "flags", "unseen")
+
+    def __init__(self) -> None:
+        self.boards, self.flags = bytearray(), bytearray()
+        self.captured, self.unseen = bytearray(), bytearray()
+        self.count = 0
+
+    def add(self, state: KnowledgeState) -> None:
+        """Append ``state``'s current row."""
+        self.boards += state.board
+        self.flags += state.flags
+        self.captured += state.captured
+        self.unseen += state.unseen
+        self.count += 1
+
+    def window(self) -> Knowledge:
+        """The rows appended, as one :class:`Knowledge` window."""
+        return _window(self.boards, self.flags, self.captured, self.unseen)
+
+
+Ply = tuple[int, int, int, int, int, int, int, "tuple[int, int] | None"]
+"""One ply as :meth:`KnowledgeState.play_plies` takes it: source, target, the piece moved,
+the defender (0: none), the battle outcome, the distance, the replay's ``revealed`` bits (1
+the attacker shown, 2 the defender) and the rescue ``(square, code)`` made with it, if any."""
+
+
+class KnowledgeState:
+    """What each side knows now, brought forward one ply at a time: the one statement of
+    what a move, a battle and a rescue show (:func:`knowledge_windows` plays a replay's plies
+    through it; a caller stepping a position, such as the environment of
+    :mod:`strat_tools.env`, plays each move as it is pushed, at a constant cost a ply).
+
+    ``board``, ``flags``, ``captured`` and ``unseen`` are the current row of
+    :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played).
+
+    >>> from strat_tools.core.pieces import letter_code
+    >>> from strat_tools.core.rules import get_rules
+    >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
+    >>> state = KnowledgeState([letter_code(c) for c in field], get_rules("gravon-2013"))
+    >>> state.play_plies([(9, 39, letter_code("D"), 0, 0, 3, 0, None)])  # a scout's long move
+    >>> state.flags[39] == MOVED | LONG | KNOWN
+    True
+    """
+
+    __slots__ = ("board", "captured", "flags", "hidden", "proves", "unseen")
+
+    def __init__(self, setup: Sequence[int], rules: RuleSet) -> None:
+        self.board = bytearray(setup)
+        """Board codes now."""
+        self.flags = bytearray(100)
+        """Knowledge bits of the piece on each square, as its opponent has them."""
+        self.captured = bytearray(24)
+        """Pieces removed, per side - 1 * 12 + kind."""
+        self.hidden = [0] * 24
+        """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
+        self.unseen = bytearray(_army_counts(self.board))
+        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified."""
+        self.proves = _proving_distance(rules)
+        """The shortest straight move only a scout can make under the rules."""
+
+    def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
+        """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
+        after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
+        board, flags, unseen = self.board, self.flags, self.unseen
+        captured, hidden, proves = self.captured, self.hidden, self.proves
+        for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
+            mover_flags = flags[source] | MOVED
+            if distance > 1:
+                mover_flags |= LONG
+                if distance >= proves or (
+                    piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
+                ):
+                    mover_flags = _identify(mover_flags, piece, unseen)
+            board[source] = EMPTY
+            flags[source] = 0
+            if defender == EMPTY:
                 board[target], flags[target] = piece, mover_flags
-                _capture(defender, defender_flags, captured, hidden)
-            elif outcome == OUTCOME_DEFENDER:
-                flags[target] = defender_flags
-                _capture(piece, mover_flags, captured, hidden)
-            elif outcome == OUTCOME_BOTH:
-                board[target], flags[target] = EMPTY, 0
-                _capture(piece, mover_flags, captured, hidden)
-                _capture(defender, defender_flags, captured, hidden)
-        if rescued:
-            code = rescued.get(index + 1)
-            rescue = record.rescues.get(index + 1)
-            if code is not None and rescue is not None and rescue.square is not None:
+            else:
+                if revealed & 1:
+                    mover_flags = _identify(mover_flags | REVEALED, piece, unseen)
+                defender_flags = flags[target]
+                if revealed & 2:
+                    defender_flags = _identify(defender_flags | REVEALED, defender, unseen)
+                if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+                    board[target], flags[target] = piece, mover_flags
+                    _capture(defender, defender_flags, captured, hidden)
+                elif outcome == OUTCOME_DEFENDER:
+                    flags[target] = defender_flags
+                    _capture(piece, mover_flags, captured, hidden)
+                elif outcome == OUTCOME_BOTH:
+                    board[target], flags[target] = EMPTY, 0
+                    _capture(piece, mover_flags, captured, hidden)
+                    _capture(defender, defender_flags, captured, hidden)
+            if rescue is not None:
+                square, code = rescue
                 slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
                 captured[slot] -= 1
                 # Identified at its capture, the piece is not unseen again; else it is now.
                 seen_before = KNOWN if not hidden[slot] else 0
                 if not seen_before:
                     hidden[slot] -= 1
-                board[rescue.square] = code
-                flags[rescue.square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
-        if len(boards_out) == rows * _ROW:
-            yield _window(boards_out, flags_out, captured_out, unseen_out)
-            boards_out, flags_out = bytearray(), bytearray()
-            captured_out, unseen_out = bytearray(), bytearray()
-        boards_out += board
-        flags_out += flags
-        captured_out += captured
-        unseen_out += unseen
-    yield _window(boards_out, flags_out, captured_out, unseen_out)
+                board[square] = code
+                flags[square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
+            if rows is not None:
+                rows.boards += board
+                rows.flags += flags
+                rows.captured += captured
+                rows.unseen += unseen
+                rows.count += 1
 
 
 def _window(
@@ -305,10 +407,10 @@ def _capture(code: int, bits: int, captured: bytearray, hidden: list[int]) -> No
         hidden[slot] += 1
 
 
-def _proving_distance(result: Replayed) -> int:
-    """The shortest straight move only a scout can make under the replay's rules: one
-    square more than the longest reach of any other movable kind."""
-    steps = result.rules.steps
+def _proving_distance(rules: RuleSet) -> int:
+    """The shortest straight move only a scout can make under ``rules``: one square more
+    than the longest reach of any other movable kind."""
+    steps = rules.steps
     scout = CODE_KIND[SCOUT_CODES[0]]
     others = [s for kind, s in enumerate(steps) if kind != scout]
     return max(others) + 1

@@ -15,8 +15,8 @@ distance, revealed) for the tables. The hot loop (``engine/hotloop.py``) builds 
 objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
 to :class:`~strat_tools.engine.position.Position`, where the rules live.
 
-This module knows no XML: records come from ``gravon.py`` or are built by hand. It does not
-check armies or setups (``checks.py`` does).
+This module knows no XML: records come from a reader (``formats/readers.py``) or are built
+by hand. It does not check armies or setups (``checks.py`` does).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from strat_tools.core.records import (
     capped,
     require_record,
 )
-from strat_tools.core.rules import OUTCOME_LABELS, RuleSet, resolve_rules
+from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
 from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.move import MoveError, decode_rescue_piece
@@ -543,16 +543,19 @@ def board_at(
 
 
 def show(
-    record: GameRecord,
+    game: GameRecord | Replay,
     ply: int | None = None,
     *,
     numbering: BoardNumbering = "modern",
     rules: RuleSet | str | None = None,
 ) -> str:
-    """The board after ``ply`` as text with the last move (and any battle) marked."""
-    result = replay(record, rules)
+    """The board after ``ply`` as text with the last move (and any battle) marked; ``game``
+    a record (replayed under ``rules``) or a replay already made (not replayed again)."""
+    from strat_tools.engine.knowledge import board_after
+
+    result = game if isinstance(game, Replay) else replay(game, rules)
+    record = result.record
     upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
-    pos = result.position(upto)
     last = None
     caption = [f"{record.game_id}  ply {upto}/{record.plies}  rules {result.rules.name}"]
     if upto:
@@ -567,13 +570,14 @@ def show(
             text += f" attacks {piece_name(defender)}: {verdict}"
         caption.append(text)
     board = render_board(
-        pos.board,
+        board_after(result, upto),
         numbering=numbering,
         last_move=last,
         battle=bool(upto and result.defenders[upto - 1]),
     )
-    side = "red" if pos.side == 1 else "blue"
+    taken = upto and result.outcomes[upto - 1] == OUTCOME_FLAG
+    to_move = Side.RED if upto % 2 == 0 else Side.BLUE  # red moves first
     caption.append(
-        f"{side} to move" if not pos.winner else f"{Side(pos.winner).label} captured the flag"
+        f"{to_move.other.label} captured the flag" if taken else f"{to_move.label} to move"
     )
     return "\n".join([caption[0], board, *caption[1:]])

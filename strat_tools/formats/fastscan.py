@@ -12,7 +12,7 @@ input) makes :func:`scan` return ``None`` and the caller uses the strict lxml pa
 paths must give identical records; ``tests/test_gravon.py`` checks it on every real game.
 
 This module decodes only; building the :class:`GameRecord` and its diagnostics is
-``gravon.py``'s job, so the two paths share that code.
+``gravon_xml.py``'s job, so the two paths share that code.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ the name's suffix, or the bytes when they say otherwise), calls that format's pa
 for a stream of inputs, one record per input, unreadable ones included; :func:`read_game`
 finds one game by its id.
 
-The format parsers (``gravon.py``, ``gsn.py``, ...) sit a floor below: they never check, and
+The format parsers (``gravon_xml.py``, ``gsn.py``, ...) sit a floor below: they never check, and
 this module is the only reader code that imports ``checks.py``. It does not replay moves
 (``replay.py``).
 """

@@ -154,7 +154,7 @@ def placement_section(section: Section, inputs: SectionInputs) -> None:
         "army anywhere) and invalid games are left out."
     )
     for piece in ("flag", "bomb"):
-        fig = plots.setup_heatmap_from_placements(
+        fig = plots.setup_heatmap(
             _placement(data, piece, variant),
             piece,
             variant=variant,
@@ -165,7 +165,7 @@ def placement_section(section: Section, inputs: SectionInputs) -> None:
     per_variant: dict[PlacementRequest, Any] = {
         ("flag", ("variant",)): data.stats["placement:flag"]
     }
-    by_variant = plots.setup_heatmap_from_placements(
+    by_variant = plots.setup_heatmap(
         per_variant,
         "flag",
         by="variant",
@@ -190,9 +190,7 @@ def placement_section(section: Section, inputs: SectionInputs) -> None:
         won: dict[PlacementRequest, Any] = {
             (piece, ("won",)): select_variant(data.stats[f"placement:{piece}:won"], variant)
         }
-        fig = plots.setup_heatmap_from_placements(
-            won, piece, by="won", variant=variant, numbering=numbering
-        )
+        fig = plots.setup_heatmap(won, piece, by="won", variant=variant, numbering=numbering)
         note = " ".join(fig.get_supxlabel().split())  # one line in the caption
         section.figure(
             f"{piece.capitalize()}: winners minus losers, {variant}. {note}.",
@@ -216,7 +214,7 @@ def pieces_section(section: Section, inputs: SectionInputs) -> None:
     placements: dict[PlacementRequest, Any] = {}
     for piece in PIECE_ORDER:
         placements.update(_placement(data, piece, variant))
-    fig = plots.setup_heatmap_from_placements(
+    fig = plots.setup_heatmap(
         placements, "all", variant=variant, title=f"variant: {variant}", numbering=numbering
     )
     alt = "twelve piece heatmaps: " + ", ".join(_axes_titles(fig))

@@ -37,7 +37,7 @@ byte the pattern names and answers whole patterns, mirror images and every offse
 anywhere pattern with a few word operations per setup (a million setups in a few
 hundredths of a second).
 
-This module reads no files and counts no wins: see :mod:`strat_tools.stats.search`.
+This module reads no files and counts no wins: see :mod:`strat_tools.stats.setup_search`.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from strat_tools.core.errors import OptionError
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.run.options import RunArg
 from strat_tools.setups.identity import setup_array
-from strat_tools.setups.patterns import Pattern
+from strat_tools.setups.patterns import Pattern, SetupPattern
 from strat_tools.stats.frames import TableSet, game_frame
 from strat_tools.stats.intervals import win_rates_of_clusters
 
@@ -79,7 +79,7 @@ def check_options(depth: int, side: str, variant: Any) -> str:
     return str(names[0])
 
 
-def _side_matches(data: TableSet, pattern: Pattern, mirror: bool, side: str) -> set[str]:
+def _side_matches(data: TableSet, pattern: SetupPattern, mirror: bool, side: str) -> set[str]:
     """The games whose ``side`` setup matches ``pattern`` (or its mirror, with ``mirror``)."""
     found = setup_array(data.setups)
     hit = pattern.match(found.codes, mirror=mirror) & (np.asarray(found.side) == side)
@@ -92,7 +92,7 @@ def opening_counts(
     depth: int = 2,
     side: Side = "red",
     variant: str = DEFAULT_VARIANT,
-    pattern: Pattern | None = None,
+    pattern: SetupPattern | None = None,
     mirror: bool = False,
 ) -> pd.DataFrame:
     """One batch's lines of 1..``depth`` plies: :data:`KEY_COLUMNS` and
@@ -234,7 +234,7 @@ def openings(
     depth: int = 2,
     side: Side = "red",
     variant: str = DEFAULT_VARIANT,
-    pattern: Pattern | str | None = None,
+    pattern: SetupPattern | str | None = None,
     mirror: bool = False,
     top: int = 20,
 ) -> Openings:
@@ -267,7 +267,7 @@ def openings_of_paths(
     depth: int = 2,
     side: Side = "red",
     variant: str = DEFAULT_VARIANT,
-    pattern: Pattern | str | None = None,
+    pattern: SetupPattern | str | None = None,
     mirror: bool = False,
     top: int = 20,
     select: Any = None,

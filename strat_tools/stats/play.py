@@ -15,7 +15,6 @@ from typing import Any, Final
 
 import pandas as pd
 
-from strat_tools.core.choices import STATISTIC_HELP
 from strat_tools.core.errors import OptionError
 from strat_tools.stats.formulas import share_within
 from strat_tools.stats.frames import (
@@ -102,7 +101,7 @@ def _finish_lengths(values: pd.DataFrame, o: Options) -> pd.DataFrame:
 ENDINGS: Final = register(
     Statistic(
         "endings",
-        STATISTIC_HELP["endings"],
+        "how games end, with their lengths",
         game_values,
         _finish_endings,
         needs="games",
@@ -111,7 +110,7 @@ ENDINGS: Final = register(
 LENGTHS: Final = register(
     Statistic(
         "lengths",
-        STATISTIC_HELP["lengths"],
+        "game length in plies: mean, median, p10, p90",
         game_values,
         _finish_lengths,
         needs="games",
@@ -259,7 +258,7 @@ def _count_attacks(data: Data, o: Options) -> pd.DataFrame:
 SCOUTS: Final = register(
     Statistic(
         "scouts",
-        STATISTIC_HELP["scouts"],
+        "how much scouts move: shares of moves, long moves, attacks",
         _count_scouts,
         finish_scout_usage,
         needs="moves",
@@ -269,7 +268,7 @@ SCOUTS: Final = register(
 SCOUT_DISTANCES: Final = register(
     Statistic(
         "scout-distances",
-        STATISTIC_HELP["scout-distances"],
+        "how far scouts go, in squares",
         _count_distances,
         finish_distribution,
         needs="moves",
@@ -279,7 +278,7 @@ SCOUT_DISTANCES: Final = register(
 SCOUT_ATTACKS: Final = register(
     Statistic(
         "scout-attacks",
-        STATISTIC_HELP["scout-attacks"],
+        "what scouts attack, and how often they win",
         _count_attacks,
         finish_scout_attacks,
         needs="moves",
@@ -352,7 +351,7 @@ def _finish_first_scout(values: pd.DataFrame, o: Options) -> pd.DataFrame:
 FIRST_SCOUT: Final = register(
     Statistic(
         "first-scout",
-        STATISTIC_HELP["first-scout"],
+        "when each side first moves a scout",
         _count_first_scout,
         _finish_first_scout,
         needs="moves",
@@ -454,7 +453,7 @@ def _count_scouts_left(data: Data, o: Options) -> pd.DataFrame:
 SCOUTS_LEFT: Final = register(
     Statistic(
         "scouts-left",
-        STATISTIC_HELP["scouts-left"],
+        "how many scouts each side still has at the end",
         _count_scouts_left,
         finish_distribution,
         needs="moves",

@@ -16,7 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from strat_tools.core.board import LAKES
-from strat_tools.core.choices import SETUP_FEATURE_NAMES, STATISTIC_HELP
+from strat_tools.core.choices import SETUP_FEATURE_NAMES
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.stats.formulas import share
@@ -209,7 +209,7 @@ def _count_line(axis: str) -> Any:
 FLAG: Final = register(
     Statistic(
         "flag",
-        STATISTIC_HELP["flag"],
+        "the flag per square of the setup area",
         _count_piece("flag"),
         finish_share,
         additive=("count", "setups"),
@@ -218,7 +218,7 @@ FLAG: Final = register(
 BOMBS: Final = register(
     Statistic(
         "bombs",
-        STATISTIC_HELP["bombs"],
+        "bombs per square of the setup area",
         _count_piece("bomb"),
         finish_share,
         additive=("count", "setups"),
@@ -227,7 +227,7 @@ BOMBS: Final = register(
 PLACEMENT: Final = register(
     Statistic(
         "placement",
-        STATISTIC_HELP["placement"],
+        "--piece per square of the setup area",
         _count_piece(None),
         finish_share,
         additive=("count", "setups"),
@@ -237,7 +237,7 @@ PLACEMENT: Final = register(
 ROWS: Final = register(
     Statistic(
         "rows",
-        STATISTIC_HELP["rows"],
+        "--piece per row of the setup area",
         _count_line("row"),
         finish_share,
         additive=("count", "setups"),
@@ -247,7 +247,7 @@ ROWS: Final = register(
 COLUMNS: Final = register(
     Statistic(
         "columns",
-        STATISTIC_HELP["columns"],
+        "--piece per column of the setup area",
         _count_line("col"),
         finish_share,
         additive=("count", "setups"),
@@ -428,7 +428,7 @@ def _count_enclosure(data: Data, o: Options) -> pd.DataFrame:
 BOMBS_NEXT_TO_FLAG: Final = register(
     Statistic(
         "bombs-next-to-flag",
-        STATISTIC_HELP["bombs-next-to-flag"],
+        "how many bombs touch the flag (0..4)",
         _count_next_to_flag,
         finish_share,
         additive=("count", "setups"),
@@ -437,7 +437,7 @@ BOMBS_NEXT_TO_FLAG: Final = register(
 FLAG_ENCLOSED: Final = register(
     Statistic(
         "flag-enclosed",
-        STATISTIC_HELP["flag-enclosed"],
+        "how often bombs, edges and lakes close the flag in",
         _count_enclosure,
         _finish_enclosure,
         additive=("enclosed", "setups"),
@@ -546,7 +546,7 @@ def _count_win_rate(data: Data, o: Options) -> pd.DataFrame:
 WIN_RATE: Final = register(
     Statistic(
         "win-rate",
-        STATISTIC_HELP["win-rate"],
+        "win rate of setups with and without --feature, Wilson 95% intervals",
         _count_win_rate,
         finish_win_rate,
         additive=("setups", "wins"),

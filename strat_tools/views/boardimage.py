@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from strat_tools.core.errors import OptionError
-from strat_tools.core.records import GameRecord, RecordError
+from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.replay import replay
+from strat_tools.engine.knowledge import board_after
+from strat_tools.engine.replay import Replay, replay
 from strat_tools.io.output import write_file_atomically
 from strat_tools.views.svg import STYLE, board_shapes, board_svg
 
@@ -69,20 +70,20 @@ def board_png(board: Sequence[int], **options: Any) -> bytes:
 
 
 def write_position_image(
-    record: GameRecord,
+    game: GameRecord | Replay,
     path: str | os.PathLike[str],
     ply: int | None = None,
     *,
     numbering: str = "modern",
     rules: RuleSet | str | None = None,
 ) -> Path:
-    """Replay ``record`` to ``ply`` (default: the end) and write that board as a picture,
-    with the last move (and a battle) marked, as ``strat-tools show -o`` does."""
-    result = replay(record, rules)
+    """The board after ``ply`` (default: the end) of ``game`` (a record, replayed under
+    ``rules``, or a replay already made) written as a picture, with the last move (and a
+    battle) marked, as ``strat-tools show -o`` does."""
+    result = game if isinstance(game, Replay) else replay(game, rules)
+    record = result.record
     upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
-    board = result.knowledge().boards[upto].tolist() if record.setup else None
-    if board is None:
-        raise RecordError(f"{record.game_id}: the record has no setup to show")
+    board = board_after(result, upto)
     last = (record.sources[upto - 1], record.targets[upto - 1]) if upto else None
     battle = bool(upto and result.defenders[upto - 1])
     return write_board_image(board, path, numbering=numbering, last_move=last, battle=battle)

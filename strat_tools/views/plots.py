@@ -256,11 +256,6 @@ def setup_heatmap(
     return placement_heatmap(placement(piece), piece, cmap=cmap, title=title, numbering=numbering)
 
 
-setup_heatmap_from_placements = setup_heatmap
-""":func:`setup_heatmap` given placement frames already counted (:data:`Placements`): the
-same function, under the name the report and the ``heatmap`` command have long called."""
-
-
 def _small_multiples(
     panels: dict[str, pd.DataFrame],
     cmap: str,
