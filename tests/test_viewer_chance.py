@@ -100,7 +100,8 @@ def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
     after the capture, red's view cannot."""
     from strat_tools.core.board import Side
     from strat_tools.engine.material import material_rows, view_materials
-    from strat_tools.stats.win_model import red_chances, shipped_win_model
+    from strat_tools.stats.win_model import red_chances
+    from strat_tools.stats.win_model_file import shipped_win_model
 
     knows = [replay(_silent_game(*d), "classic+silent").knowledge() for d in ("RS", "SR")]
     assert all(k.plies == 5 for k in knows)
@@ -109,6 +110,7 @@ def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
     views = [view_materials(k, Side.RED) for k in knows]
     assert views[0].tolist() == views[1].tolist()
     model = shipped_win_model()
+    assert model is not None
     chances = [red_chances(model, v, range(6)).tolist() for v in views]
     assert chances[0] == chances[1]
     assert red_chances(model, truths[0], range(6)).tolist() != chances[0]  # the truth knows
