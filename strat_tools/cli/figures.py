@@ -18,6 +18,7 @@ from strat_tools.cli.options import (
     game_filter_options,
     game_filter_options_but,
     paths_argument,
+    refuse_unused,
     rules_option,
     run_options,
 )
@@ -148,6 +149,8 @@ def heatmap(
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    if measure is None:
+        refuse_unused(["view"], "a map of setups (--view turns a --moves map)")
     if measure is not None and by is not None:
         raise click.BadParameter(
             "--by groups setup maps only; a --moves map cannot be split by it", param_hint="--by"
@@ -282,6 +285,8 @@ def report(
     from strat_tools.core.rules import check_rules
 
     check_rules(rules)  # a usage error first (exit 2), then the output
+    if setups_only:
+        refuse_unused(["rules"], "--setups-only (nothing is replayed)")
     check_output(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report
