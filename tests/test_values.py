@@ -380,17 +380,26 @@ def test_calibrate_draws_the_reliability_plot_and_o_alone_is_refused(tmp_path: P
 @pytest.mark.archive
 @pytest.mark.slow
 def test_the_readme_figures_are_what_the_library_computes(gravon_dir: Path) -> None:
-    """The 23 months: the headline values and the held-out score docs/values.md and the
-    README quote (fit on the zips strados2004-11..2014-6, whose games are dated up to July
-    2014, score on strados2014-7..11)."""
-    rows = read_value_rows([str(gravon_dir)])
+    """The 23 months: the headline values, the quiet ratio and the held-out scores
+    docs/values.md and the README quote (fit on the benchmark's train zips, score on its
+    test zips)."""
+    from strat_tools.benchmark.definition import SPLITS
+
+    zips = {s.name: [str(gravon_dir / z.name) for z in s.zips] for s in SPLITS}
+    train = read_value_rows(zips["train"])
+    test = read_value_rows(zips["test"])
+    rows = ValueRows.join([train, read_value_rows(zips["val"]), test])
     table = piece_value_table(rows).set_index("piece")
     assert (table.games.iloc[0], table.rows.iloc[0]) == (11_976, 397_454)
     assert round(table.value["marshal"], 3) == 1.943 and round(table.low["marshal"], 3) == 1.802
     assert round(table.value["scout"], 3) == 0.107
-    held = rows.month >= 201408
-    train = rows.subset(~held[rows.game])
-    scored = rows.subset(held[rows.game])
-    scores, _ = calibrate(fit_win_model(train), scored)
-    brier = dict(zip(scores.model, scores.brier.round(4), strict=True))
-    assert brier == {"win model": 0.1919, "material only": 0.1967, "base rate": 0.25}
+    assert round(table.relative["marshal"], 1) == 18.1
+    quiet = piece_value_table(rows, quiet=True).set_index("piece")
+    assert round(quiet.relative["marshal"], 1) == 14.1 and quiet.games.iloc[0] == 11_271
+    phases = piece_value_table(rows, by="phase")
+    marshal = phases[phases.piece == "marshal"]
+    assert marshal.value.round(2).tolist() == [1.6, 1.87, 1.84]
+    assert set(marshal.games) == {6_232}  # the same games in every band
+    scores, _ = calibrate(fit_win_model(train), test)
+    loss = dict(zip(scores.model, scores.log_loss.round(4), strict=True))
+    assert loss == {"win model": 0.5479, "material only": 0.5668, "training rate": 0.6921}

@@ -209,10 +209,9 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
       strat-tools stats ../gravon/ --stat flag --by variant
     """
+    from strat_tools.core.rules import check_rules
     from strat_tools.stats.registry import STATISTICS
     from strat_tools.stats.stream import compute_streaming
-
-    from strat_tools.core.rules import check_rules
 
     check_rules(rules)  # an unknown rule set first, the same message in every command
     chosen = STATISTICS.get(stat)

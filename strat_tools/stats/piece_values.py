@@ -15,15 +15,18 @@ the opponent has not identified (``hidden``) and those it has (``known``; shown 
 or proved by a move, ``engine/knowledge.py``), each as the side to move's minus the
 opponent's. The scout stays whole: it is the unit.
 
-``by="phase"`` fits the model apart in each band of :data:`PHASES`. A model refuses
+``by="phase"`` fits the model apart in each band of :data:`PHASES`, each on the same
+games: those that reach the last band (:func:`phase_sample`). ``quiet`` keeps only the
+rows whose pieces on the board are the same 5 plies before and after
+(:func:`~strat_tools.stats.value_rows.quiet_rows`). A model refuses
 (:class:`TooFewGames`) when a feature is not zero in at least :data:`MIN_GAMES` games of its
 sample, or when the data separate the outcome: no value is printed that the data cannot
 carry. A kind the variant's army has not (barrage has no colonel) is no feature of its
 model.
 
 The table has a row per piece (and per part, ``term``; the intercept last): ``value`` in
-log-odds with ``low`` and ``high``, ``relative`` (the value over the scout's, with a
-delta-method interval), and the sample: ``games`` and ``rows``.
+log-odds with ``low`` and ``high``, ``relative`` (the value over the scout's, with
+Fieller's interval: :func:`ratio_interval`), and the sample: ``games`` and ``rows``.
 """
 
 from __future__ import annotations
@@ -55,8 +58,10 @@ __all__ = [
     "PHASES",
     "SECRET_RANKS",
     "TooFewGames",
+    "phase_sample",
     "piece_value_table",
     "piece_values",
+    "ratio_interval",
 ]
 
 HEADLINE_STEP: Final = 10
@@ -116,10 +121,7 @@ def piece_value_table(
     headline = rows.subset(keep)
     bands = PHASES if by == "phase" else {"all": (0, 10**6)}
     if by == "phase":  # the same games in every band: those that reach the last one
-        last = PHASES["end"][0]
-        reach = np.zeros(rows.games, dtype=bool)
-        reach[headline.game[headline.ply >= last]] = True
-        headline = headline.subset(reach[headline.game])
+        headline = phase_sample(headline)
     blocks = []
     for phase, (first, last) in bands.items():
         sample = headline.subset((headline.ply >= first) & (headline.ply <= last))
@@ -137,6 +139,15 @@ def piece_value_table(
     out.insert(0, "model", model)
     out.insert(1, "variant", variant)
     return out
+
+
+def phase_sample(rows: ValueRows) -> ValueRows:
+    """The rows of the games that reach the last band of :data:`PHASES` (a row after ply
+    310 or later): ``by="phase"`` fits every band on these games alone, so that the bands
+    differ in when in a game, not in which games."""
+    reach = np.zeros(rows.games, dtype=bool)
+    reach[rows.game[rows.ply >= PHASES["end"][0]]] = True
+    return rows.subset(reach[rows.game])
 
 
 def _design(rows: ValueRows, model: str, variant: str) -> Design:
@@ -204,7 +215,7 @@ def _check_sample(design: Design, label: str) -> None:
 def _table(design: Design, fit: LogitFit) -> pd.DataFrame:
     unit = _unit_column(design)
     b, cov = fit.coef, fit.cov
-    relative, rel_low, rel_high = _ratio(b, cov, unit)
+    relative, rel_low, rel_high = ratio_interval(b, cov, unit)
     games = len(np.unique(design.game))
     out = pd.DataFrame(
         {
@@ -231,7 +242,7 @@ def _unit_column(design: Design) -> int | None:
     return design.pieces.index(label) if label in design.pieces else None
 
 
-def _ratio(
+def ratio_interval(
     b: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], unit: int | None
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """``b / b[unit]`` and its 95% interval by Fieller's method: the ``r`` with ``(b_j - r
