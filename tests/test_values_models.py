@@ -81,3 +81,41 @@ def test_the_table_shows_the_relative_interval() -> None:
     assert result.exit_code == 0, result.output
     header = result.stdout.splitlines()[0].split()
     assert header[5:8] == ["relative", "relative_low", "relative_high"]
+
+
+@pytest.mark.slow
+def test_the_win_model_equals_statsmodels_on_columns_made_from_the_raw_counts(
+    sample_rows: ValueRows,
+) -> None:
+    """The fit docs/values.md states, made again from the 44 counts by hand (no project
+    code between the rows and the columns): the coefficients agree to 1e-6."""
+    sm = pytest.importorskip("statsmodels.api")
+    from strat_tools.stats.win_model import fit_win_model
+
+    kinds = ["bomb", "spy", "scout", "miner", "sergeant", "lieutenant", "captain"]
+    kinds += ["major", "colonel", "general", "marshal"]
+    r = sample_rows
+    c = r.counts.astype(float)
+    red = r.ply % 2 == 0
+    pick = red[:, None]
+    own, opp = np.where(pick, c[:, :11], c[:, 11:22]), np.where(pick, c[:, 11:22], c[:, :11])
+    own_k, opp_k = np.where(pick, c[:, 22:33], c[:, 33:]), np.where(pick, c[:, 33:], c[:, 22:33])
+    y = ((r.winner[r.game] == 1) == red).astype(float)
+    moved = own[:, 1:].sum(1) - opp[:, 1:].sum(1)
+    both = np.maximum(own[:, 1:].sum(1) + opp[:, 1:].sum(1), 1)
+    late = ["captain", "major", "colonel", "general", "marshal"]
+    x = np.column_stack(
+        [
+            np.ones(len(y)),
+            np.where(red, 1.0, -1.0),
+            own - opp,
+            own_k - opp_k,
+            moved / both,
+            moved * r.ply / 100,
+            *((own - opp)[:, kinds.index(k)] * r.ply / 100 for k in late),
+        ]
+    )
+    theirs = sm.Logit(y, x).fit(disp=0, tol=1e-12, maxiter=200)
+    ours = fit_win_model(r)
+    assert np.allclose(ours.coef, theirs.params, atol=1e-6)
+    assert ours.base_rate == pytest.approx(float((r.winner[r.game] == 1).mean()))
