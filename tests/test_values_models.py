@@ -12,14 +12,8 @@ from click.testing import CliRunner
 
 from strat_tools.cli import main
 from strat_tools.engine.material import MATERIAL_WIDTH
-from strat_tools.stats.piece_values import (
-    PHASES,
-    TooFewGames,
-    phase_sample,
-    piece_value_table,
-    ratio_interval,
-)
-from strat_tools.stats.value_rows import ValueRows, quiet_rows, read_value_rows
+from strat_tools.stats.piece_values import PHASES, TooFewGames, piece_value_table
+from strat_tools.stats.value_rows import ValueRows, read_value_rows
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -40,6 +34,8 @@ def _rows(plies: list[list[int]]) -> ValueRows:
 
 
 def test_every_phase_is_fitted_on_the_games_that_reach_the_last_band() -> None:
+    from strat_tools.stats.piece_values import phase_sample
+
     short = list(range(10, 101, 10))  # the opening only
     long = list(range(10, 401, 10))  # every band
     middle = list(range(10, 301, 10))  # stops before the end band
@@ -51,6 +47,8 @@ def test_every_phase_is_fitted_on_the_games_that_reach_the_last_band() -> None:
 
 
 def test_quiet_rows_have_no_capture_five_plies_either_side(sample_rows: ValueRows) -> None:
+    from strat_tools.stats.value_rows import quiet_rows
+
     quiet = quiet_rows(sample_rows)
     assert 0 < quiet.sum() < len(quiet)
     board = sample_rows.counts[:, :22]
@@ -66,6 +64,8 @@ def test_quiet_rows_have_no_capture_five_plies_either_side(sample_rows: ValueRow
 
 
 def test_the_ratio_interval_is_fiellers_and_unbounded_for_an_uncertain_unit() -> None:
+    from strat_tools.stats.piece_values import ratio_interval
+
     b = np.array([2.0, 0.1])
     sure = np.diag([0.01, 0.0001])  # the unit's value 0.1 +- 0.01: bounded
     ratio, low, high = ratio_interval(b, sure, 1)
