@@ -108,11 +108,14 @@ def values(
     flags stand; the outcome "the side to move wins"; the features the 11 count
     differences (bomb and each movable rank); a logistic regression with an intercept.
     --secrecy splits each rank the data allow into "hidden" and "known" (what the
-    opponent has identified). --fit fits the win model (every 5th ply; see docs/values.md)
-    and writes it to -o; --calibrate scores a saved one (Brier, log-loss beside the base
-    rate and the material-only model, then in the table format a reliability table by
-    probability bin, and with -o its plot; the json records carry a 'brier' field).
-    Associations, not causes.
+    opponent has identified); --quiet keeps the rows with no piece taken 5 plies either
+    side; --by phase fits each ply band on the games that reach the last one. --fit fits
+    the win model of --variant (every 5th ply; see docs/values.md) and writes it to -o;
+    --calibrate scores a saved one, or the one shipped for --variant (classic, barrage):
+    Brier, log-loss beside the material-only model and red's training rate, then in the
+    table format a reliability table by probability bin with intervals clustered by game,
+    and with -o its plot; the json records carry a 'brier' field. Associations, not
+    causes.
 
     \b
     Example:
