@@ -23,13 +23,14 @@ from strat_tools.stats.logit import fit_logit
 from strat_tools.stats.piece_values import TooFewGames, piece_value_table
 from strat_tools.stats.value_rows import ValueRows, mover_view, read_value_rows
 from strat_tools.stats.win_model import (
-    FEATURES,
     calibrate,
+    features_of,
     fit_win_model,
-    load_win_model,
-    shipped_win_model,
     win_probability,
 )
+from strat_tools.stats.win_model_file import load_win_model, shipped_win_model
+
+FEATURES = features_of("classic")
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 GAME = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"
@@ -92,7 +93,7 @@ def test_the_clustered_errors_are_not_the_plain_ones() -> None:
 
 def test_a_feature_too_few_games_have_is_refused(sample_rows: ValueRows) -> None:
     with pytest.raises(TooFewGames, match="too few games for the feature bomb"):
-        piece_value_table(sample_rows, by="phase")
+        piece_value_table(sample_rows.subset(sample_rows.ply <= 100))
     few = sample_rows.subset(sample_rows.game < 20)
     with pytest.raises(TooFewGames, match="20 games with rows; at least 50"):
         piece_value_table(few)
@@ -151,8 +152,8 @@ def test_fit_then_calibrate_through_the_command(tmp_path: Path) -> None:
     )
     assert scored.exit_code == 0, scored.output
     records = {r["model"]: r for r in json.loads(scored.stdout)}
-    assert set(records) == {"win model", "material only", "base rate"}
-    assert records["win model"]["brier"] < records["base rate"]["brier"]
+    assert set(records) == {"win model", "material only", "training rate"}
+    assert records["win model"]["brier"] < records["training rate"]["brier"]
 
 
 def test_a_bad_model_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -161,12 +162,12 @@ def test_a_bad_model_file_is_a_clear_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["values", str(DATA), "--jobs", "1", "--calibrate", "--model", str(bad)]
     )
-    assert result.exit_code == 3 and "another form" in result.stderr
+    assert result.exit_code == 2 and "missing field" in result.stderr
 
 
 def test_the_shipped_model_loads_with_its_provenance(sample_rows: ValueRows) -> None:
     model = shipped_win_model()
-    assert len(model.coef) == len(FEATURES)
+    assert model is not None and len(model.coef) == len(FEATURES)
     assert model.provenance["games"] > 10_000 and len(model.provenance["months"]) == 23
     scores, reliability = calibrate(model, sample_rows)
     assert scores.rows.iloc[0] == reliability.rows.sum()
@@ -209,6 +210,7 @@ def _game(field: str) -> GameRecord:
 def test_swapping_two_unseen_blue_pieces_changes_nothing_in_reds_view() -> None:
     swapped = FIELD[:91] + FIELD[92] + FIELD[91] + FIELD[93:]  # sergeant <-> lieutenant
     model = shipped_win_model()
+    assert model is not None
     first = replay(_game(FIELD)).knowledge()
     second = replay(_game(swapped)).knowledge()
     assert first.plies == second.plies == 4
@@ -339,7 +341,8 @@ def test_the_report_section_shows_values_secrecy_and_calibration(sample_rows: Va
         "Piece values, classic (294 games, 7,709 rows)",
         "Secrecy values, classic (294 games, 7,709 rows)",
         "Win model scores (Brier, log-loss)",
-        "Reliability of the win model by predicted chance",
+        "Reliability of the win model by predicted chance (observed share with a 95% "
+        "interval clustered by game)",
     ]
     marshal = tables["Piece values, classic (294 games, 7,709 rows)"].iloc[0]
     assert marshal["piece"] == "marshal" and marshal["value"] == "1.964"
@@ -377,17 +380,26 @@ def test_calibrate_draws_the_reliability_plot_and_o_alone_is_refused(tmp_path: P
 @pytest.mark.archive
 @pytest.mark.slow
 def test_the_readme_figures_are_what_the_library_computes(gravon_dir: Path) -> None:
-    """The 23 months: the headline values and the held-out score docs/values.md and the
-    README quote (fit on the zips strados2004-11..2014-6, whose games are dated up to July
-    2014, score on strados2014-7..11)."""
-    rows = read_value_rows([str(gravon_dir)])
+    """The 23 months: the headline values, the quiet ratio and the held-out scores
+    docs/values.md and the README quote (fit on the benchmark's train zips, score on its
+    test zips)."""
+    from strat_tools.benchmark.definition import SPLITS
+
+    zips = {s.name: [str(gravon_dir / z.name) for z in s.zips] for s in SPLITS}
+    train = read_value_rows(zips["train"])
+    test = read_value_rows(zips["test"])
+    rows = ValueRows.join([train, read_value_rows(zips["val"]), test])
     table = piece_value_table(rows).set_index("piece")
     assert (table.games.iloc[0], table.rows.iloc[0]) == (11_976, 397_454)
     assert round(table.value["marshal"], 3) == 1.943 and round(table.low["marshal"], 3) == 1.802
     assert round(table.value["scout"], 3) == 0.107
-    held = rows.month >= 201408
-    train = rows.subset(~held[rows.game])
-    scored = rows.subset(held[rows.game])
-    scores, _ = calibrate(fit_win_model(train), scored)
-    brier = dict(zip(scores.model, scores.brier.round(4), strict=True))
-    assert brier == {"win model": 0.1919, "material only": 0.1967, "base rate": 0.25}
+    assert round(table.relative["marshal"], 1) == 18.1
+    quiet = piece_value_table(rows, quiet=True).set_index("piece")
+    assert round(quiet.relative["marshal"], 1) == 14.1 and quiet.games.iloc[0] == 11_271
+    phases = piece_value_table(rows, by="phase")
+    marshal = phases[phases.piece == "marshal"]
+    assert marshal.value.round(2).tolist() == [1.6, 1.87, 1.84]
+    assert set(marshal.games) == {6_232}  # the same games in every band
+    scores, _ = calibrate(fit_win_model(train), test)
+    loss = dict(zip(scores.model, scores.log_loss.round(4), strict=True))
+    assert loss == {"win model": 0.5479, "material only": 0.5668, "training rate": 0.6921}

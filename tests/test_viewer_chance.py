@@ -100,7 +100,8 @@ def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
     after the capture, red's view cannot."""
     from strat_tools.core.board import Side
     from strat_tools.engine.material import material_rows, view_materials
-    from strat_tools.stats.win_model import red_chances, shipped_win_model
+    from strat_tools.stats.win_model import red_chances
+    from strat_tools.stats.win_model_file import shipped_win_model
 
     knows = [replay(_silent_game(*d), "classic+silent").knowledge() for d in ("RS", "SR")]
     assert all(k.plies == 5 for k in knows)
@@ -109,6 +110,34 @@ def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
     views = [view_materials(k, Side.RED) for k in knows]
     assert views[0].tolist() == views[1].tolist()
     model = shipped_win_model()
+    assert model is not None
     chances = [red_chances(model, v, range(6)).tolist() for v in views]
     assert chances[0] == chances[1]
     assert red_chances(model, truths[0], range(6)).tolist() != chances[0]  # the truth knows
+
+
+def test_each_variant_gets_its_own_model_or_none() -> None:
+    """Issue 46.1: barrage by the barrage model, duell (no model shipped) by none, with a
+    note; never the classic model's chance for another variant's game."""
+    from long_classic_game import DATA
+
+    from strat_tools.engine.material import material_rows
+    from strat_tools.formats.readers import read_records
+    from strat_tools.stats.win_model import red_chances
+    from strat_tools.stats.win_model_file import shipped_win_model
+
+    games = {}
+    for record in read_records([DATA]):
+        games.setdefault(record.variant, record)
+    barrage = games["barrage"]
+    data = game_data(barrage, replay(barrage))
+    model = shipped_win_model("barrage")
+    assert model is not None and model.variant == "barrage"
+    know = replay(barrage).knowledge()
+    plies = list(range(know.plies + 1))
+    truth = red_chances(model, material_rows(know, plies), plies)
+    assert data["chance"]["all"] == [round(p * 1000) for p in truth.tolist()]
+    duell = games["duell"]
+    data = game_data(duell, replay(duell))
+    assert data["chance"] is None and data["swings"] == {}
+    assert data["chance_note"].startswith("No calibrated chance for duell")

@@ -48,13 +48,15 @@ def test_the_chance_follows_the_ply_and_the_view(driver: Any, tmp_path: Path) ->
     driver.get(page.as_uri())
     view, chance, text = shown(driver)
     assert (view, chance) == ("all", str(expected["all"][0]))
-    assert text.startswith("Red's chance of winning (win model, everything): ")
+    assert text.startswith("Win chance (classic win model, everything): red ")
+    red, blue = (int(t.split()[-1].rstrip("%")) for t in text.split("\u00b7"))
+    assert red + blue == 100  # blue's is what is left of red's rounded chance
     press(driver, Keys.ARROW_RIGHT, 37)
     assert shown(driver)[1] == str(expected["all"][37])
     press(driver, "v")  # the next view: red's
     view, chance, text = shown(driver)
     assert view == "red" and chance == str(expected["red"][37]) and "as red saw it" in text
-    assert f"{round(expected['red'][37] / 10)}%" in text
+    assert f"red {round(expected['red'][37] / 10)}%" in text
     driver.find_element("css selector", 'input[name="view"][value="blue"]').click()
     view, chance, text = shown(driver)
     assert view == "blue" and chance == str(expected["blue"][37]) and "as blue saw it" in text
@@ -68,3 +70,15 @@ def test_the_chance_follows_the_ply_and_the_view(driver: Any, tmp_path: Path) ->
     assert 0 < ply < record.plies
     assert shown(driver)[1] == str(expected["blue"][ply])
     driver.save_screenshot(str(tmp_path / "chance.png"))
+
+
+def test_a_variant_without_a_model_says_so_instead_of_a_chance(driver: Any, tmp_path: Path) -> None:
+    from strat_tools.formats.readers import read_records
+
+    duell = next(r for r in read_records([DATA]) if r.variant == "duell")
+    page = tmp_path / "duell.html"
+    write_viewer([str(DATA)], page, game_id=duell.game_id)
+    driver.get(page.as_uri())
+    _view, chance, text = shown(driver)
+    assert chance is None and text.startswith("No calibrated chance for duell")
+    assert not driver.find_element("id", "chance-graph").find_elements("css selector", "svg")

@@ -19,6 +19,7 @@ from strat_tools.cli.options import (
     game_filter_options,
     game_filter_options_but,
     paths_argument,
+    refuse_unused,
     rules_option,
     run_options,
 )
@@ -147,6 +148,8 @@ def heatmap(
 
     if not out.lower().endswith(FIGURE_SUFFIXES):
         raise click.BadParameter("the file must end in .png, .svg or .pdf", param_hint="-o")
+    if measure is None:
+        refuse_unused(["view"], "a map of setups (--view turns a --moves map)")
     # Both kinds of map are counts: made batch by batch, flat memory at any size.
     fig, _tally = read_through(
         paths,
@@ -233,6 +236,8 @@ def report(
     from strat_tools.core.rules import check_rules
 
     check_rules(rules)  # a usage error first (exit 2), then the output
+    if setups_only:
+        refuse_unused(["rules"], "--setups-only (nothing is replayed)")
     check_output(paths, out)
     from strat_tools.report.inputs import report_inputs_of_paths
     from strat_tools.report.page import write_report

@@ -68,6 +68,8 @@ def filter_command(
     from strat_tools.core.text import printable
     from strat_tools.run.selection import export_selected, select_games, write_selected_records
 
+    if mirror and game_filter.pattern is None:
+        raise click.BadParameter("--mirror mirrors a --pattern: give one", param_hint="'--mirror'")
     if fmt != "records" and out is None:
         raise click.BadParameter("--format parquet|csv needs -o DIR", param_hint="'--format'")
     if fmt != "records" and out is not None and Path(out).suffix.lower() == ".zip":

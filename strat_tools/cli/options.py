@@ -364,3 +364,29 @@ def parse_game_filter(values: dict[str, Any], mirror: bool = False) -> GameFilte
         )
     except FilterError as exc:
         raise as_click(exc) from None
+
+
+def refuse_unused(names: Sequence[str], job: str) -> None:
+    """A usage error (exit 2) when any option of ``names`` (parameter names: ``"piece"``)
+    was given on the command line though ``job`` (``"--stat flag"``) does not use it: an
+    option that does not apply is never accepted and silently ignored."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    given = [
+        name
+        for name in names
+        if ctx.get_parameter_source(name)
+        in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)
+    ]
+    if given:
+        flags = " and ".join(_flag(ctx, name) for name in given)
+        verb = "does" if len(given) == 1 else "do"
+        raise click.UsageError(f"{flags} {verb} not apply to {job}: leave it out")
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    for param in ctx.command.params:
+        if param.name == name and isinstance(param, click.Option):
+            return max(param.opts, key=len)
+    return name

@@ -21,6 +21,7 @@ from strat_tools.cli.options import (
     game_filter_options_but,
     list_option,
     paths_argument,
+    refuse_unused,
     rules_option,
     run_options,
 )
@@ -82,6 +83,8 @@ def export(
     from strat_tools.core.rules import check_rules
 
     check_rules(rules)  # a usage error first (exit 2), then the output
+    if setups_only:
+        refuse_unused(["rules"], "--setups-only (nothing is replayed)")
     check_output(paths, out, folder=True, create=True)
     from strat_tools.run.driver import export_dataset
 
@@ -207,8 +210,19 @@ def stats(
       strat-tools stats tables/ --stat win-rate --feature flag_corner --format csv
       strat-tools stats ../gravon/ --stat flag --by variant
     """
+    from strat_tools.core.rules import check_rules
+    from strat_tools.stats.registry import STATISTICS
     from strat_tools.stats.stream import compute_streaming
 
+    check_rules(rules)  # an unknown rule set first, the same message in every command
+    chosen = STATISTICS.get(stat)
+    if chosen is not None:
+        unused = [o for o in ("piece", "feature") if o not in chosen.uses]
+        if chosen.needs != "setups":
+            unused.append("include_classicfree")  # games and moves count classicfree anyway
+        else:
+            unused.append("rules")  # setups are read, not replayed
+        refuse_unused(unused, f"--stat {stat}")
     _, options = stat_request(
         stat,
         by=by,

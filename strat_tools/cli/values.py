@@ -27,7 +27,18 @@ from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import message, render
 from strat_tools.core.records import DEFAULT_VARIANT, VARIANTS
 
-SHOWN = ("piece", "term", "value", "low", "high", "relative", "games", "rows")
+SHOWN = (
+    "piece",
+    "term",
+    "value",
+    "low",
+    "high",
+    "relative",
+    "relative_low",
+    "relative_high",
+    "games",
+    "rows",
+)
 
 
 @click.command()
@@ -48,7 +59,13 @@ SHOWN = ("piece", "term", "value", "low", "high", "relative", "games", "rows")
     "--by",
     type=click.Choice(["phase"]),
     default=None,
-    help="phase: one model per ply band (opening 10-100, middle 110-300, end 310 on).",
+    help="phase: one model per ply band (opening 10-100, middle 110-300, end 310 on), "
+    "each on the same games: those that reach the end band.",
+)
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="Only quiet rows: no piece taken within 5 plies either side of the row.",
 )
 @click.option("--fit", is_flag=True, help="Fit the win model and save it to -o (JSON).")
 @click.option(
@@ -74,6 +91,7 @@ def values(
     variant: str,
     secrecy: bool,
     by: str | None,
+    quiet: bool,
     fit: bool,
     calibrate: bool,
     model_path: str | None,
@@ -91,11 +109,14 @@ def values(
     flags stand; the outcome "the side to move wins"; the features the 11 count
     differences (bomb and each movable rank); a logistic regression with an intercept.
     --secrecy splits each rank the data allow into "hidden" and "known" (what the
-    opponent has identified). --fit fits the win model (every 5th ply; see docs/values.md)
-    and writes it to -o; --calibrate scores a saved one (Brier, log-loss beside the base
-    rate and the material-only model, then in the table format a reliability table by
-    probability bin, and with -o its plot; the json records carry a 'brier' field).
-    Associations, not causes.
+    opponent has identified); --quiet keeps the rows with no piece taken 5 plies either
+    side; --by phase fits each ply band on the games that reach the last one. --fit fits
+    the win model of --variant (every 5th ply; see docs/values.md) and writes it to -o;
+    --calibrate scores a saved one, or the one shipped for --variant (classic, barrage):
+    Brier, log-loss beside the material-only model and red's training rate, then in the
+    table format a reliability table by probability bin with intervals clustered by game,
+    and with -o its plot; the json records carry a 'brier' field. Associations, not
+    causes.
 
     \b
     Example:
@@ -106,6 +127,12 @@ def values(
     """
     if fit and calibrate:
         raise click.UsageError("--fit and --calibrate are two jobs: give one")
+    given = [f for f, on in (("--secrecy", secrecy), ("--by", by), ("--quiet", quiet)) if on]
+    if (fit or calibrate) and given:
+        raise click.UsageError(
+            f"{' and '.join(given)} shape the piece values, not the win model "
+            f"({'--fit' if fit else '--calibrate'}): leave {'them' if len(given) > 1 else 'it'} out"
+        )
     if fit and output is None:
         raise click.UsageError("--fit writes the model to -o FILE.json")
     if not (fit or calibrate) and output is not None:
@@ -116,9 +143,7 @@ def values(
 
     check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(list(paths), output)
-    from strat_tools.stats.win_model import load_win_model
-
-    model = load_win_model(model_path) if calibrate else None  # a bad file: before reading
+    model = _model(model_path, variant) if calibrate else None  # a bad file: before reading
     rows = _rows(paths, variant, game_filter, rules, run)
     if fit or calibrate:
         _win_model(rows, paths, variant, model, output, fmt)
@@ -126,7 +151,9 @@ def values(
     from strat_tools.stats.piece_values import TooFewGames, piece_value_table
 
     try:
-        table = piece_value_table(rows, "secrecy" if secrecy else "material", by, variant=variant)
+        table = piece_value_table(
+            rows, "secrecy" if secrecy else "material", by, variant=variant, quiet=quiet
+        )
     except TooFewGames as exc:
         raise NoInput(str(exc)) from None
     if fmt == "table":
@@ -134,11 +161,30 @@ def values(
         render(shown, fmt)
         message(
             "Values in log-odds of the side to move winning, per piece more than the "
-            "opponent; 95% intervals clustered by game; relative: the scout is 1. "
+            "opponent; 95% intervals clustered by game; relative: the scout is 1 (its "
+            "interval by Fieller's method: wide where the scout's value is uncertain). "
             "Associations, not causes (docs/values.md)."
         )
         return
     render(table, fmt)
+
+
+def _model(path: str | None, variant: str) -> WinModel:
+    """The model --calibrate scores, checked (every field, its variant) before any game."""
+    from strat_tools.stats.win_model import check_model_variant
+    from strat_tools.stats.win_model_file import load_win_model, shipped_win_model
+
+    if path is None:
+        model = shipped_win_model(variant)
+        if model is None:
+            raise NoInput(
+                f"the package ships no win model for {variant} (too few games: "
+                "docs/values.md); give one with --model"
+            )
+        return model
+    model = load_win_model(path)
+    check_model_variant(model, variant)
+    return model
 
 
 def _rows(
@@ -181,7 +227,7 @@ def _win_model(
 
         inputs = sorted(Path(p).name for p in paths)
         about = {"variant": variant, "fitted_by": "strat-tools values --fit", "inputs": inputs}
-        made = fit_win_model(rows, provenance=about)
+        made = fit_win_model(rows, variant=variant, provenance=about)
         made.save(output)
         about = made.provenance
         message(

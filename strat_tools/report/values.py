@@ -15,7 +15,8 @@ from strat_tools.core.errors import StratToolsError
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.report.inputs import ReportInputs
 from strat_tools.stats.piece_values import TooFewGames, piece_value_table
-from strat_tools.stats.win_model import calibrate, shipped_win_model
+from strat_tools.stats.win_model import calibrate
+from strat_tools.stats.win_model_file import shipped_win_model
 from strat_tools.views.document import Section
 
 __all__ = ["values_section"]
@@ -58,7 +59,8 @@ def values_section(section: Section, data: ReportInputs) -> bool:
     except TooFewGames as exc:
         section.text(f"No secrecy values: {exc}.")
     try:
-        model = shipped_win_model()
+        model = shipped_win_model(DEFAULT_VARIANT)
+        assert model is not None  # the package ships the classic model
         scores, reliability = calibrate(model, rows)
     except StratToolsError as exc:
         section.text(f"No calibration: {exc}.")
@@ -67,12 +69,17 @@ def values_section(section: Section, data: ReportInputs) -> bool:
     section.text(
         "Who is winning: the win model the package ships (fitted on "
         f"{model.provenance.get('games', 0):,} games of {months}) scored on these games "
-        "after every 5th ply, beside the material-only model and the base rate (lower is "
-        "better). Where these games are among the ones it was fitted on, the score is not "
-        "a held-out one (docs/values.md quotes that)."
+        "after every 5th ply, beside the material-only model and the training rate (red's "
+        "share of the wins in the training months; lower is better). Where these games "
+        "are among the ones it was fitted on, the score is not a held-out one "
+        "(docs/values.md quotes that)."
     )
     section.table("Win model scores (Brier, log-loss)", _digits(scores, 4))
-    section.table("Reliability of the win model by predicted chance", _digits(reliability, 3))
+    section.table(
+        "Reliability of the win model by predicted chance (observed share with a 95% "
+        "interval clustered by game)",
+        _digits(reliability, 3),
+    )
     return True
 
 

@@ -15,15 +15,18 @@ the opponent has not identified (``hidden``) and those it has (``known``; shown 
 or proved by a move, ``engine/knowledge.py``), each as the side to move's minus the
 opponent's. The scout stays whole: it is the unit.
 
-``by="phase"`` fits the model apart in each band of :data:`PHASES`. A model refuses
+``by="phase"`` fits the model apart in each band of :data:`PHASES`, each on the same
+games: those that reach the last band (:func:`phase_sample`). ``quiet`` keeps only the
+rows whose pieces on the board are the same 5 plies before and after
+(:func:`~strat_tools.stats.value_rows.quiet_rows`). A model refuses
 (:class:`TooFewGames`) when a feature is not zero in at least :data:`MIN_GAMES` games of its
 sample, or when the data separate the outcome: no value is printed that the data cannot
 carry. A kind the variant's army has not (barrage has no colonel) is no feature of its
 model.
 
 The table has a row per piece (and per part, ``term``; the intercept last): ``value`` in
-log-odds with ``low`` and ``high``, ``relative`` (the value over the scout's, with a
-delta-method interval), and the sample: ``games`` and ``rows``.
+log-odds with ``low`` and ``high``, ``relative`` (the value over the scout's, with
+Fieller's interval: :func:`ratio_interval`), and the sample: ``games`` and ``rows``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from strat_tools.io.sources import Paths
 from strat_tools.run.options import RunArg
 from strat_tools.stats.formulas import Z95
 from strat_tools.stats.logit import LogitFit, NotConverged, fit_logit
-from strat_tools.stats.value_rows import ValueRows, mover_view, read_value_rows
+from strat_tools.stats.value_rows import ValueRows, mover_view, quiet_rows, read_value_rows
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
@@ -55,8 +58,10 @@ __all__ = [
     "PHASES",
     "SECRET_RANKS",
     "TooFewGames",
+    "phase_sample",
     "piece_value_table",
     "piece_values",
+    "ratio_interval",
 ]
 
 HEADLINE_STEP: Final = 10
@@ -100,13 +105,23 @@ def piece_value_table(
     by: str | None = None,
     *,
     variant: str = "classic",
+    quiet: bool = False,
 ) -> pd.DataFrame:
     """The piece-value table of ``rows`` (see the module docstring); ``by="phase"`` one
-    block per phase. :class:`TooFewGames` when a model's sample cannot carry it."""
+    block per phase, on the games that reach the last band; ``quiet`` only the rows whose
+    pieces on the board are the same 5 plies before and after.
+    :class:`TooFewGames` when a model's sample cannot carry it."""
     if model not in MODELS:
         raise StratToolsError(f"unknown model {model!r}; choose from {', '.join(MODELS)}")
-    headline = rows.subset((rows.ply % HEADLINE_STEP) == 0)
+    if by is not None and by not in BY:
+        raise StratToolsError(f"unknown grouping {by!r}; choose from {', '.join(BY)}")
+    keep = (rows.ply % HEADLINE_STEP) == 0
+    if quiet:
+        keep &= quiet_rows(rows)
+    headline = rows.subset(keep)
     bands = PHASES if by == "phase" else {"all": (0, 10**6)}
+    if by == "phase":  # the same games in every band: those that reach the last one
+        headline = phase_sample(headline)
     blocks = []
     for phase, (first, last) in bands.items():
         sample = headline.subset((headline.ply >= first) & (headline.ply <= last))
@@ -124,6 +139,15 @@ def piece_value_table(
     out.insert(0, "model", model)
     out.insert(1, "variant", variant)
     return out
+
+
+def phase_sample(rows: ValueRows) -> ValueRows:
+    """The rows of the games that reach the last band of :data:`PHASES` (a row after ply
+    310 or later): ``by="phase"`` fits every band on these games alone, so that the bands
+    differ in when in a game, not in which games."""
+    reach = np.zeros(rows.games, dtype=bool)
+    reach[rows.game[rows.ply >= PHASES["end"][0]]] = True
+    return rows.subset(reach[rows.game])
 
 
 def _design(rows: ValueRows, model: str, variant: str) -> Design:
@@ -191,7 +215,7 @@ def _check_sample(design: Design, label: str) -> None:
 def _table(design: Design, fit: LogitFit) -> pd.DataFrame:
     unit = _unit_column(design)
     b, cov = fit.coef, fit.cov
-    relative, rel_se = _ratio(b, cov, unit)
+    relative, rel_low, rel_high = ratio_interval(b, cov, unit)
     games = len(np.unique(design.game))
     out = pd.DataFrame(
         {
@@ -202,8 +226,8 @@ def _table(design: Design, fit: LogitFit) -> pd.DataFrame:
             "high": fit.high,
             "se": fit.se,
             "relative": relative,
-            "relative_low": relative - Z95 * rel_se,
-            "relative_high": relative + Z95 * rel_se,
+            "relative_low": rel_low,
+            "relative_high": rel_high,
             "games": games,
             "rows": fit.rows,
         }
@@ -218,16 +242,25 @@ def _unit_column(design: Design) -> int | None:
     return design.pieces.index(label) if label in design.pieces else None
 
 
-def _ratio(
+def ratio_interval(
     b: npt.NDArray[np.float64], cov: npt.NDArray[np.float64], unit: int | None
-) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """``b / b[unit]`` and its delta-method standard error."""
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``b / b[unit]`` and its 95% interval by Fieller's method: the ``r`` with ``(b_j - r
+    s)^2 <= z^2 (V_jj - 2 r V_js + r^2 V_ss)`` (``s = b[unit]``). Bounded only where the
+    unit's own value is clearly not zero (``s^2 > z^2 V_ss``); otherwise infinite."""
+    n = len(b)
     if unit is None:
-        return np.full(len(b), np.nan), np.full(len(b), np.nan)
-    s = b[unit]
-    ratio = b / s
-    var = np.diag(cov) / s**2 + b**2 * cov[unit, unit] / s**4 - 2 * b * cov[:, unit] / s**3
-    return np.asarray(ratio), np.asarray(np.sqrt(np.maximum(var, 0.0)))
+        return np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan)
+    s, vss = b[unit], cov[unit, unit]
+    z2 = Z95**2
+    qa = s**2 - z2 * vss
+    qb = -2 * (b * s - z2 * cov[:, unit])
+    qc = b**2 - z2 * np.diag(cov)
+    low, high = np.full(n, -np.inf), np.full(n, np.inf)
+    if qa > 0:
+        root = np.sqrt(np.maximum(qb**2 - 4 * qa * qc, 0.0))
+        low, high = (-qb - root) / (2 * qa), (-qb + root) / (2 * qa)
+    return np.asarray(b / s), np.asarray(low), np.asarray(high)
 
 
 def piece_values(
@@ -235,6 +268,7 @@ def piece_values(
     *,
     secrecy: bool = False,
     by: str | None = None,
+    quiet: bool = False,
     variant: str = "classic",
     select: GameFilter | None = None,
     rules: str | None = "auto",
@@ -244,4 +278,5 @@ def piece_values(
     values`` makes): the headline model, or with ``secrecy`` the secrecy model; ``by="phase"``
     one block per phase. Games are read and replayed in the workers."""
     rows = read_value_rows(paths, variant=variant, rules=rules, select=select, run=run)
-    return piece_value_table(rows, "secrecy" if secrecy else "material", by, variant=variant)
+    model = "secrecy" if secrecy else "material"
+    return piece_value_table(rows, model, by, variant=variant, quiet=quiet)

@@ -47,6 +47,7 @@ __all__ = [
     "ValueRowsWork",
     "counts_view",
     "mover_view",
+    "quiet_rows",
     "read_value_rows",
 ]
 
@@ -180,6 +181,34 @@ def read_value_rows(
     if not seen.readable and not seen.dropped:  # every input unreadable, or none
         raise NothingReadable(inputs, seen.reasons)
     return rows
+
+
+def quiet_rows(rows: ValueRows) -> npt.NDArray[np.bool_]:
+    """Per row: whether it is quiet, its pieces on the board (the first 22 counts) the same
+    :data:`STEP` plies before and after (pieces only leave the board, so nothing was taken
+    in between). A row with no row of its game 5 plies before or after (the game's first
+    row, or its last: the game ended or a flag fell within 5 plies) is not quiet.
+
+    >>> counts = np.zeros((4, MATERIAL_WIDTH), dtype=np.int8)
+    >>> counts[3, 0] = -1  # a piece taken between the third row and the fourth
+    >>> rows = ValueRows(counts, np.array([5, 10, 15, 20], dtype=np.int16),
+    ...                  np.zeros(4, dtype=np.int32), np.array([1], dtype=np.int8),
+    ...                  np.zeros(1, dtype=np.int32))
+    >>> quiet_rows(rows).tolist()
+    [False, True, False, False]
+    """
+    n = len(rows.ply)
+    board = rows.counts[:, : 2 * len(MATERIAL_KINDS)]
+    same = np.zeros(max(n - 1, 0), dtype=bool)  # row i and row i + 1 alike and 5 plies apart
+    if n > 1:
+        same = (
+            (rows.game[1:] == rows.game[:-1])
+            & (rows.ply[1:].astype(np.int64) - rows.ply[:-1] == STEP)
+            & (board[1:] == board[:-1]).all(axis=1)
+        )
+    before = np.concatenate([[False], same])
+    after = np.concatenate([same, [False]])
+    return np.asarray(before & after) if n else np.zeros(0, dtype=bool)
 
 
 @dataclass(frozen=True, slots=True)

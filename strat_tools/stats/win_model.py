@@ -1,32 +1,35 @@
-"""Who is winning, at every ply: a win-probability model, fitted, saved, scored.
+"""Who is winning, at every ply: a win-probability model per variant, fitted, saved, scored.
 
-The model (:data:`FEATURES`): a logistic regression of "the side to move wins" on the rows
-of :mod:`strat_tools.stats.value_rows` taken after every 5th ply (both sides to move) of
-decided games, while both flags stand, with the features
+The model of a variant (:func:`features_of`): a logistic regression of "the side to move
+wins" on the rows of :mod:`strat_tools.stats.value_rows` taken after every 5th ply (both
+sides to move) of decided games of that variant, while both flags stand. Its columns, by
+name (a rank the variant's army lacks gives no column: barrage has no colonel):
 
-- ``intercept`` and ``red_to_move`` (+1 red, -1 blue: the first mover's edge);
-- the headline's 11 differences (the side to move's count minus the opponent's, bomb and
-  each movable rank);
-- ``known``: the side to move's pieces the opponent has identified minus the opponent's it
-  has identified (what secrecy is worth, all ranks pooled);
-- ``movable_share``: (own movable - opponent's movable) / (both), the material lead
-  relative to what is left;
-- ``movable_by_ply``: the movable difference times ply / 100 (material counts more late).
+- ``intercept``; ``red_to_move`` (+1 red, -1 blue: the first mover's edge);
+- ``bomb`` .. ``marshal``: the count differences (the side to move's minus the opponent's);
+- ``known_bomb`` .. ``known_marshal``: per rank, the side to move's pieces of it the
+  opponent has identified minus the opponent's it has identified ("identified": has fought,
+  or moved as only that rank can; ``engine/knowledge.py``);
+- ``movable_share``: (own movable - opponent's movable) / (both);
+- ``movable_by_ply``: the movable difference times ply / 100;
+- ``captain_by_ply`` .. ``marshal_by_ply``: those ranks' differences times ply / 100.
 
-:func:`fit_win_model` fits it (and, beside it, the two models it is judged against: the
-constant base rate and the material-only model, the headline's features on the same rows)
-and gives a :class:`WinModel` that saves as a small JSON with its provenance (months,
-games, rows, the form). :func:`calibrate` scores a saved model on other rows: Brier score
-and log-loss of the three, and a reliability table by probability bin.
-:func:`win_probability` is the model's chance for one set of counts (the viewer's, in a
-side's view: see ``engine/material.py``'s ``view_material``).
+Classic (and every variant but barrage) uses all of them; barrage, chosen on its held-out
+months, ``intercept``, the differences, ``movable_share`` and the known differences
+(``red_to_move`` and the ply terms made it worse there). docs/values.md has the comparison.
+
+:func:`fit_win_model` fits it (and, beside it, the material-only model: ``intercept`` and
+the count differences on the same rows; and the training rate: red's share of the training
+rows' wins) and gives a :class:`WinModel` that saves as a small JSON with its provenance.
+:func:`calibrate` scores a model on other rows (Brier score and log-loss of the three, and
+a reliability table by probability bin with intervals clustered by game).
+:mod:`strat_tools.stats.win_model_file` reads a saved model back, checking every field.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,91 +37,150 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import InputError, UsageError
+from strat_tools.core.pieces import ARMIES
 from strat_tools.engine.material import MATERIAL_KINDS
-from strat_tools.stats.logit import fit_logit, predict_logit
+from strat_tools.stats.formulas import Z95
+from strat_tools.stats.logit import NotConverged, fit_logit, predict_logit
 from strat_tools.stats.value_rows import MoverView, ValueRows, counts_view, mover_view
 
 __all__ = [
-    "FEATURES",
-    "FORM",
+    "BASELINES",
+    "WIN_VARIANTS",
     "WinModel",
+    "army_kinds",
     "calibrate",
+    "check_model_variant",
+    "features_of",
     "fit_win_model",
-    "load_win_model",
+    "form_of",
+    "material_features_of",
     "red_chances",
-    "shipped_win_model",
     "win_features",
     "win_probability",
 ]
 
-_KINDS: Final = tuple(k.label for k in MATERIAL_KINDS)
-FEATURES: Final = (
-    "intercept",
-    "red_to_move",
-    *_KINDS,
-    "known",
-    "movable_share",
-    "movable_by_ply",
-)
-MATERIAL_FEATURES: Final = ("intercept", *_KINDS)
-"""The material-only model's columns (the headline's, on the win model's rows)."""
-FORM: Final = (
-    "logit P(side to move wins) = b . [1, red to move (+1/-1), 11 count differences (bomb, "
-    "spy..marshal: own minus opponent's), known (own identified minus opponent's), "
-    "movable share ((own - opp) / (own + opp) movable), movable difference x ply / 100]; "
-    "rows after every 5th ply of decided games while both flags stand; fitted by Newton's "
-    "method"
-)
+KINDS: Final = tuple(k.label for k in MATERIAL_KINDS)
+"""Every kind a count is kept of: bomb, spy, scout, ... marshal."""
+LATE: Final = ("captain", "major", "colonel", "general", "marshal")
+"""The ranks whose difference also enters times the ply (``RANK_by_ply``)."""
+WIN_VARIANTS: Final = ("classic", "barrage")
+"""The variants whose win model the package ships (the others have too few games)."""
+BASELINES: Final = ("material only", "training rate")
 BINS: Final = 10
-SHIPPED: Final = "win_model.json"
+MAX_COEF: Final = 50.0
+"""No coefficient of a model is larger (the fit refuses one that grows past it)."""
 
 
-def win_features(view: MoverView, ply: npt.ArrayLike) -> npt.NDArray[np.float64]:
-    """The model's columns (:data:`FEATURES`) for rows seen from the side to move."""
-    diff = view.own - view.opp
-    bomb = _KINDS.index("bomb")
-    movable = [i for i in range(len(_KINDS)) if i != bomb]
-    own_m, opp_m = view.own[:, movable].sum(axis=1), view.opp[:, movable].sum(axis=1)
-    total = np.maximum(own_m + opp_m, 1.0)
-    known = view.own_known.sum(axis=1) - view.opp_known.sum(axis=1)
-    plies = np.asarray(ply, dtype=np.float64)
-    return np.column_stack(
-        [
-            np.ones(len(diff)),
-            np.where(view.red, 1.0, -1.0),
-            diff,
-            known,
-            (own_m - opp_m) / total,
-            (own_m - opp_m) * plies / 100.0,
-        ]
+def army_kinds(variant: str) -> tuple[str, ...]:
+    """The kinds of ``variant``'s army (every kind where the army is free: classicfree)."""
+    army = ARMIES.get(variant)
+    if army is None:
+        return KINDS
+    return tuple(k.label for k in MATERIAL_KINDS if army[k] > 0)
+
+
+def features_of(variant: str) -> tuple[str, ...]:
+    """The win model's columns for ``variant``, in order (see the module docstring).
+
+    >>> features_of("barrage")  # doctest: +NORMALIZE_WHITESPACE
+    ('intercept', 'bomb', 'spy', 'scout', 'miner', 'general', 'marshal', 'movable_share',
+     'known_bomb', 'known_spy', 'known_scout', 'known_miner', 'known_general', 'known_marshal')
+    >>> len(features_of("classic"))
+    31
+    """
+    kinds = army_kinds(variant)
+    known = tuple(f"known_{k}" for k in kinds)
+    if variant == "barrage":
+        return ("intercept", *kinds, "movable_share", *known)
+    late = tuple(f"{k}_by_ply" for k in LATE if k in kinds)
+    return ("intercept", "red_to_move", *kinds, *known, "movable_share", "movable_by_ply", *late)
+
+
+def material_features_of(variant: str) -> tuple[str, ...]:
+    """The material-only model's columns: the intercept and the count differences."""
+    return ("intercept", *army_kinds(variant))
+
+
+def form_of(variant: str) -> str:
+    """The model of ``variant`` in one line (saved with it, checked when read back)."""
+    return (
+        f"logit P(side to move wins) = b . [{', '.join(features_of(variant))}]; count "
+        "differences own minus opponent's, known_R: own pieces of rank R the opponent has "
+        "identified minus the opponent's identified, movable_share (own - opp) / (own + opp) "
+        "movable, X_by_ply: X difference x ply / 100; rows after every 5th ply of decided "
+        f"{variant} games while both flags stand; fitted by Newton's method"
     )
 
 
-def _material(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    return np.asarray(x[:, [FEATURES.index(f) for f in MATERIAL_FEATURES]])
+def win_features(view: MoverView, ply: npt.ArrayLike, names: tuple[str, ...]) -> npt.NDArray[Any]:
+    """The columns ``names`` (of :func:`features_of`) for rows seen from the side to move."""
+    diff = view.own - view.opp
+    known = view.own_known - view.opp_known
+    plies = np.asarray(ply, dtype=np.float64)
+    bomb = KINDS.index("bomb")
+    movable = [i for i in range(len(KINDS)) if i != bomb]
+    own_m, opp_m = view.own[:, movable].sum(axis=1), view.opp[:, movable].sum(axis=1)
+    columns: list[npt.NDArray[np.float64]] = []
+    for name in names:
+        if name == "intercept":
+            columns.append(np.ones(len(diff)))
+        elif name == "red_to_move":
+            columns.append(np.where(view.red, 1.0, -1.0))
+        elif name == "movable_share":
+            columns.append((own_m - opp_m) / np.maximum(own_m + opp_m, 1.0))
+        elif name == "movable_by_ply":
+            columns.append((own_m - opp_m) * plies / 100.0)
+        elif name.startswith("known_"):
+            columns.append(known[:, KINDS.index(name.removeprefix("known_"))])
+        elif name.endswith("_by_ply"):
+            columns.append(diff[:, KINDS.index(name.removesuffix("_by_ply"))] * plies / 100.0)
+        else:
+            columns.append(diff[:, KINDS.index(name)])
+    return np.column_stack(columns) if columns else np.zeros((len(diff), 0))
 
 
 @dataclass(frozen=True, slots=True)
 class WinModel:
-    """A fitted win model: coefficients (and the two baselines') with provenance."""
+    """A fitted win model of one variant: coefficients (and the material-only model's, and
+    the training rate) with provenance. Its columns are :func:`features_of` its variant."""
 
+    variant: str
     coef: tuple[float, ...]
     material_coef: tuple[float, ...]
     base_rate: float
+    """Red's share of the wins over the training rows (the training rate: the side to move's
+    chance is this when red is to move, one minus it when blue is)."""
     provenance: dict[str, Any] = field(default_factory=dict)
 
-    def predict(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """P(side to move wins) for rows of :func:`win_features`."""
-        return predict_logit(x, self.coef)
+    @property
+    def features(self) -> tuple[str, ...]:
+        return features_of(self.variant)
+
+    @property
+    def material_features(self) -> tuple[str, ...]:
+        return material_features_of(self.variant)
+
+    def chances(self, view: MoverView, ply: npt.ArrayLike) -> dict[str, npt.NDArray[Any]]:
+        """P(side to move wins) by the model and by its two baselines (:data:`BASELINES`)."""
+        red = np.asarray(view.red)
+        return {
+            "win model": predict_logit(win_features(view, ply, self.features), self.coef),
+            "material only": predict_logit(
+                win_features(view, ply, self.material_features), self.material_coef
+            ),
+            "training rate": np.where(red, self.base_rate, 1.0 - self.base_rate),
+        }
 
     def to_json(self) -> dict[str, Any]:
-        """The saved form (what :func:`load_win_model` reads)."""
+        """The saved form (what :func:`strat_tools.stats.win_model_file.load_win_model`
+        reads)."""
         return {
-            "form": FORM,
-            "features": list(FEATURES),
+            "form": form_of(self.variant),
+            "variant": self.variant,
+            "features": list(self.features),
             "coef": list(self.coef),
-            "material_features": list(MATERIAL_FEATURES),
+            "material_features": list(self.material_features),
             "material_coef": list(self.material_coef),
             "base_rate": self.base_rate,
             "provenance": self.provenance,
@@ -131,57 +193,47 @@ class WinModel:
         write_file_atomically(path, (json.dumps(self.to_json(), indent=2) + "\n").encode())
 
 
-def fit_win_model(rows: ValueRows, *, provenance: dict[str, Any] | None = None) -> WinModel:
-    """Fit the model, the material-only model and the base rate on ``rows``."""
+def fit_win_model(
+    rows: ValueRows, *, variant: str = "classic", provenance: dict[str, Any] | None = None
+) -> WinModel:
+    """Fit ``variant``'s model, the material-only model and the training rate on ``rows``
+    (decided games of ``variant``). :class:`InputError` when the rows cannot carry it."""
     view = mover_view(rows)
-    x = win_features(view, rows.ply)
     if len(np.unique(rows.game)) < 2:
         raise InputError("too few games to fit a win model")
-    fit = fit_logit(x, view.y, rows.game)
-    material = fit_logit(_material(x), view.y, rows.game)
-    months = sorted({int(m) for m in rows.month[np.unique(rows.game)] if m})
+    try:
+        fit = fit_logit(win_features(view, rows.ply, features_of(variant)), view.y, rows.game)
+        material = fit_logit(
+            win_features(view, rows.ply, material_features_of(variant)), view.y, rows.game
+        )
+    except NotConverged as exc:
+        raise InputError(f"the {variant} win model cannot be fitted: {exc}") from None
+    games = np.unique(rows.game)
+    months = sorted({int(m) for m in rows.month[games] if m})
     about = {
         "months": [f"{m // 100}-{m % 100:02d}" for m in months],
-        "games": len(np.unique(rows.game)),
+        "games": len(games),
         "rows": len(rows.ply),
         **(provenance or {}),
     }
+    red_won = (rows.winner[rows.game] == 1).astype(np.float64)
     return WinModel(
+        variant,
         tuple(float(b) for b in fit.coef),
         tuple(float(b) for b in material.coef),
-        float(view.y.mean()),
+        float(red_won.mean()),
         about,
     )
 
 
-def load_win_model(path: str | Path | None = None) -> WinModel:
-    """A saved model (None: the one the package ships); :class:`InputError` if it is not one."""
-    if path is None:
-        text = resources.files("strat_tools.stats").joinpath("data", SHIPPED).read_text()
-        where = "the shipped model"
-    else:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the model {path}: {exc}") from None
-        where = str(path)
-    try:
-        data = json.loads(text)
-        if list(data["features"]) != list(FEATURES) or len(data["coef"]) != len(FEATURES):
-            raise InputError(f"{where} is a win model of another form: {data['features']}")
-        return WinModel(
-            tuple(float(b) for b in data["coef"]),
-            tuple(float(b) for b in data["material_coef"]),
-            float(data["base_rate"]),
-            dict(data.get("provenance", {})),
+def check_model_variant(model: WinModel, variant: str) -> None:
+    """:class:`UsageError` (``--model``) when ``model`` is not a model of ``variant``."""
+    if model.variant != variant:
+        raise UsageError(
+            f"a {model.variant} win model cannot score {variant} games (give --variant "
+            f"{model.variant}, or a {variant} model)",
+            option="model",
         )
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InputError(f"{where} is not a win model: {exc!r}") from None
-
-
-def shipped_win_model() -> WinModel:
-    """The model the package ships (fitted on the 23 archive months; see its provenance)."""
-    return load_win_model(None)
 
 
 def win_probability(model: WinModel, counts: npt.ArrayLike, ply: int) -> float:
@@ -196,26 +248,20 @@ def red_chances(
     """Red's chance of winning after each of ``plies``, from its row of 44 counts."""
     ply = np.asarray(plies, dtype=np.int64)
     view = counts_view(counts, ply)
-    red = view.red
-    p = model.predict(win_features(view, ply))
-    return np.asarray(np.where(red, p, 1.0 - p))
+    p = predict_logit(win_features(view, ply, model.features), model.coef)
+    return np.asarray(np.where(view.red, p, 1.0 - p))
 
 
 def calibrate(model: WinModel, rows: ValueRows) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Scores of ``model`` on ``rows`` (Brier, log-loss; beside the base rate and the
-    material-only model) and its reliability table (per probability bin: rows, mean
-    predicted, observed share)."""
+    """Scores of ``model`` on ``rows`` (Brier, log-loss; beside the material-only model and
+    the training rate) and its reliability table: per probability bin its rows and games,
+    the mean predicted chance, the observed share and its 95% interval clustered by game."""
     view = mover_view(rows)
     if not len(view.y):
         raise InputError("no rows to score the model on")
-    x = win_features(view, rows.ply)
     y = view.y
     games = len(np.unique(rows.game))
-    predictions = {
-        "win model": model.predict(x),
-        "material only": predict_logit(_material(x), model.material_coef),
-        "base rate": np.full(len(y), model.base_rate),
-    }
+    predictions = model.chances(view, rows.ply)
     scores = pd.DataFrame(
         [
             {
@@ -228,16 +274,37 @@ def calibrate(model: WinModel, rows: ValueRows) -> tuple[pd.DataFrame, pd.DataFr
             for name, p in predictions.items()
         ]
     )
-    p = predictions["win model"]
+    return scores, reliability_table(predictions["win model"], y, rows.game)
+
+
+def reliability_table(
+    p: npt.NDArray[Any], y: npt.NDArray[Any], game: npt.NDArray[Any]
+) -> pd.DataFrame:
+    """Per bin of ``p``: rows, games, mean predicted, observed share of ``y`` with a 95%
+    interval clustered by game (the share's sandwich: the residuals summed per game)."""
     bin_of = np.minimum((p * BINS).astype(int), BINS - 1)
-    reliability = pd.DataFrame(
-        {
-            "bin": [f"{b / BINS:.1f}-{(b + 1) / BINS:.1f}" for b in range(BINS)],
-            "rows": np.bincount(bin_of, minlength=BINS),
-            "predicted": np.bincount(bin_of, p, BINS)
-            / np.maximum(np.bincount(bin_of, None, BINS), 1),
-            "observed": np.bincount(bin_of, y, BINS)
-            / np.maximum(np.bincount(bin_of, None, BINS), 1),
-        }
-    )
-    return scores, reliability
+    out = []
+    for b in range(BINS):
+        inside = bin_of == b
+        n = int(inside.sum())
+        share = float(y[inside].mean()) if n else float("nan")
+        groups = game[inside]
+        _, label = np.unique(groups, return_inverse=True)
+        g = int(label.max()) + 1 if n else 0
+        if g > 1:
+            sums = np.bincount(label, y[inside] - share, g)
+            se = float(np.sqrt(g / (g - 1) * np.sum(sums**2)) / n)
+        else:
+            se = float("nan")
+        out.append(
+            {
+                "bin": f"{b / BINS:.1f}-{(b + 1) / BINS:.1f}",
+                "rows": n,
+                "games": g,
+                "predicted": float(p[inside].mean()) if n else float("nan"),
+                "observed": share,
+                "observed_low": share - Z95 * se,
+                "observed_high": share + Z95 * se,
+            }
+        )
+    return pd.DataFrame(out)

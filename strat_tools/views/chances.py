@@ -4,10 +4,13 @@
 (``all``: the true position; ``red`` and ``blue``: what that side knew, through
 ``engine/material.py``'s ``view_materials``: its own pieces, the opponent's it has
 identified, and the rest counted by what is left unidentified, never by their true
-identity), red's chance of winning after every ply by the shipped win model
-(``stats/win_model.py``), in thousandths, and the largest swings as key events ("ply 121:
-red's chance falls from 61% to 38%: red's general is lost"). A swing's reason names a lost
-piece only as the view knew it.
+identity), red's chance of winning after every ply by the win model the package ships for the game's
+variant (``stats/win_model.py``: classic and barrage), in thousandths, and the largest
+swings as key events ("ply 121: red's chance falls from 61% to 38%: red's general is
+lost"). A swing's reason names a lost piece only as the view knew it. A variant with no
+shipped model (ultimate lightning, duell, classicfree: too few games to fit one) gets no
+chance, and ``chance_note`` says so: the page never draws one model's chance for another
+variant's game.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
 from strat_tools.engine.material import material_rows, view_materials
-from strat_tools.stats.win_model import WinModel, red_chances, shipped_win_model
+from strat_tools.stats.win_model import WinModel, red_chances
+from strat_tools.stats.win_model_file import shipped_win_model
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
@@ -36,15 +40,20 @@ MIN_SWING: Final = 0.05
 _SIDES: Final = {"red": Side.RED, "blue": Side.BLUE}
 
 
-@lru_cache(maxsize=1)
-def _model() -> WinModel:
-    return shipped_win_model()
+@lru_cache(maxsize=8)
+def _model(variant: str) -> WinModel | None:
+    return shipped_win_model(variant)
 
 
-def game_chances(result: Replay, know: Knowledge) -> dict[str, Any]:
-    """``{"chance": {view: [thousandths per ply]}, "swings": {view: [[ply, text], ...]}}``."""
+def game_chances(result: Replay, know: Knowledge, variant: str = "classic") -> dict[str, Any]:
+    """``{"chance": {view: [thousandths per ply]}, "swings": {view: [[ply, text], ...]}}``
+    by ``variant``'s shipped model; without one ``{"chance": None, "swings": {},
+    "chance_note": why}``."""
     plies = np.arange(know.plies + 1)
-    model = _model()
+    model = _model(variant)
+    if model is None:
+        note = f"No calibrated chance for {variant}: too few games to fit its win model."
+        return {"chance": None, "swings": {}, "chance_note": note}
     chance: dict[str, list[int]] = {}
     swings: dict[str, list[list[Any]]] = {}
     for view in ("all", "red", "blue"):

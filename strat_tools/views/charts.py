@@ -130,13 +130,20 @@ def adjacency_figure(
 
 def reliability_figure(reliability: pd.DataFrame, scores: pd.DataFrame) -> Figure:
     """The win model's reliability: per probability bin the mean predicted chance against
-    the observed share of wins (rows per bin written beside each point), the diagonal for a
+    the observed share of wins with its 95% interval clustered by game (rows per bin
+    written beside each point), the diagonal for a
     perfect model, and the Brier scores of the model and its two baselines in the title."""
     fig = Figure(figsize=(5.2, 5.0), layout="constrained")
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], color="#999", lw=0.8, ls="--", label="perfectly calibrated")
     shown = reliability[reliability["rows"] > 0]
     ax.plot(shown["predicted"], shown["observed"], "o-", color="#b22", label="win model")
+    if "observed_low" in shown:  # 95% intervals clustered by game
+        low = (shown["observed"] - shown["observed_low"]).fillna(0).clip(lower=0)
+        high = (shown["observed_high"] - shown["observed"]).fillna(0).clip(lower=0)
+        ax.errorbar(
+            shown["predicted"], shown["observed"], yerr=[low, high], fmt="none", ecolor="#b22"
+        )
     columns = (shown[c].tolist() for c in ("rows", "predicted", "observed"))
     for rows, x, y in zip(*columns, strict=True):
         ax.annotate(

@@ -128,7 +128,7 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         return data
     know = result.knowledge()
     n = result.plies_replayed
-    data.update(game_chances(result, know))
+    data.update(game_chances(result, know, record.variant))
     data.update(
         plies=n,
         field="".join(CODE_LETTERS[c] for c in record.setup),

@@ -247,11 +247,12 @@
   function drawChance() {
     var game = games[state.game], series = game.chance ? game.chance[state.view] : null;
     var text = $("chance-text"), box = $("chance-graph");
-    if (!series) { text.textContent = ""; box.replaceChildren(); delete boardEl.dataset.chance; return; }
+    if (!series) { text.textContent = game.chance_note || ""; box.replaceChildren(); delete boardEl.dataset.chance; return; }
     var value = series[state.ply], upto = Math.min(shownUpTo(), series.length - 1);
     var who = state.view === "all" ? "everything" : "as " + state.view + " saw it";
-    text.textContent = "Red's chance of winning (win model, " + who + "): " + Math.round(value / 10) + "%" +
-      " \u00B7 blue's " + Math.round((1000 - value) / 10) + "%";
+    var red = Math.round(value / 10);  // blue's is what is left, so the two add to 100%
+    text.textContent = "Win chance (" + game.variant + " win model, " + who + "): red " + red + "%" +
+      " \u00B7 blue " + (100 - red) + "%";
     boardEl.dataset.chance = String(value);
     var width = Math.max(200, Math.min(boardEl.clientWidth || 540, 540));
     box.replaceChildren(P.chanceGraph(series, state.ply, upto, [S.red, S.blue], width));

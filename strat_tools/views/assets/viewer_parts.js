@@ -141,7 +141,7 @@ var StratViewerParts = (function () {
     for (i = 0; i <= Math.min(upto, n); i++) { path += (i ? " L" : "M") + px(i).toFixed(1) + " " + py(series[i]).toFixed(1); }
     svg.appendChild(el("path", { d: path, fill: "none", stroke: colours[0], "stroke-width": 2, "class": "chance" }));
     var label = el("text", { x: pad + 2, y: 12, "font-size": 10, fill: "#555" });
-    label.textContent = "red's chance (50% dashed)";
+    label.textContent = "win chance: red's below the line, blue's above (50% dashed)";
     svg.appendChild(label);
     x = px(ply);
     svg.appendChild(el("line", { x1: x, x2: x, y1: 0, y2: height, stroke: "#222", "stroke-width": 1, "stroke-dasharray": "3 2", "class": "at" }));
