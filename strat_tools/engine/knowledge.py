@@ -15,8 +15,14 @@ after ``p`` plies):
   a rescue). Red's knowledge of blue's pieces is ``flags`` on blue's squares; what blue knows
   of red's pieces is ``flags`` on red's squares. Flags travel with their piece;
 - ``captured[p, s, kind]``: how many of side ``s + 1``'s pieces of each kind were removed;
+- ``captured_unseen[p, s, kind]``: of those, the ones side ``s + 1``'s opponent never
+  identified (taken unseen under silent defense): the opponent saw a piece go, not its rank;
 - ``unseen[p, s, kind]``: how many of the *opponent's* pieces of each kind side ``s + 1``
-  has never identified (on the board or captured).
+  has never identified (on the board or captured), counted down from the army the rules
+  show each player (``rules.army``: the variant's army), never from the opponent's actual
+  setup. In free setup (``classicfree``, any army) no army is shown: the row is all zero
+  and :attr:`Knowledge.army_shown` is false (docs/rules-findings.md, "What a free-setup
+  player knew").
 
 The rules decide what a battle shows, through the replay's ``revealed`` bits: both ranks,
 or under silent defense only the attacker's (both when a scout attacks). Only information
@@ -109,7 +115,16 @@ class Knowledge:
     """``(plies + 1, 2, 12)``: pieces removed per side (index side - 1) and kind."""
     unseen: npt.NDArray[np.uint8]
     """``(plies + 1, 2, 12)``: per side (index side - 1) and kind, the opponent's pieces of
-    that kind the side has not identified yet."""
+    that kind the side has not identified yet, counted from the army the rules show (all
+    zero where they show none: see :attr:`army_shown`)."""
+    captured_unseen: npt.NDArray[np.uint8] = field(
+        default_factory=lambda: np.zeros((0, 2, 12), dtype=np.uint8)
+    )
+    """``(plies + 1, 2, 12)``: of ``captured``, per side and kind, the pieces the side's
+    opponent never identified (it saw them go, not their rank)."""
+    army_shown: bool = True
+    """Whether the rules showed each player the opponent's army (every variant but free
+    setup); where not, ``unseen`` is all zero: no count of kinds was known."""
 
     @property
     def plies(self) -> int:
@@ -144,6 +159,17 @@ class Knowledge:
                 cells[square] = cells[square][0] + ("m" if bits & MOVED else "?")
         return board_diagram(cells)
 
+    def lost_as_known(self, ply: int, side: Side | int, owner: Side | int) -> tuple[list[int], int]:
+        """``owner``'s pieces removed by ``ply`` as ``side`` knew them: per kind the ones
+        it could name, and how many more it saw go without their rank (0 when ``side`` is
+        the owner: a player knows its own pieces)."""
+        index = int(owner) - 1
+        captured = self.captured[ply, index].astype(np.int64)
+        if int(side) == int(owner):
+            return captured.tolist(), 0
+        unnamed = self.captured_unseen[ply, index].astype(np.int64)
+        return (captured - unnamed).tolist(), int(unnamed.sum())
+
     def hidden(self, ply: int, side: Side | int) -> npt.NDArray[np.bool_]:
         """Per square, whether the piece there after ``ply`` is an opponent piece ``side``
         cannot identify (what ``known_board`` writes as :data:`UNKNOWN`)."""
@@ -168,7 +194,9 @@ def knowledge(result: Replayed) -> Knowledge:
     if setup is None or len(setup) != 100:
         empty = np.zeros((0, 100), dtype=np.uint8)
         counts = np.zeros((0, 2, 12), dtype=np.uint8)
-        return Knowledge(empty, empty.copy(), counts, counts.copy())
+        return Knowledge(
+            empty, empty.copy(), counts, counts.copy(), counts.copy(), result.rules.army is not None
+        )
     (whole,) = knowledge_windows(result, result.plies_replayed + 1)
     return whole
 
@@ -203,9 +231,11 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
     # Byte rows, appended as they are each ply (no conversion): counts stay below 256.
     captured = bytearray(24)  # per side-1 * 12 + kind
     hidden = [0] * 24  # captured pieces the opponent never identified, per side-1 * 12 + kind
-    unseen = bytearray(_army_counts(board))  # per viewer side-1 * 12 + kind of the opponent's
+    army = result.rules.army  # what each player was shown of the other's army (None: nothing)
+    unseen = bytearray(list(army) * 2 if army is not None else 24)  # per viewer side-1, kind
     captured_out = bytearray(captured)
     unseen_out = bytearray(unseen)
+    lost_unseen_out = bytearray(24)
     proves = _proving_distance(result)
     sources, targets = record.sources, record.targets
     movers, defenders, outcomes = result.movers, result.defenders, result.outcomes
@@ -255,37 +285,39 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
                 board[rescue.square] = code
                 flags[rescue.square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
         if len(boards_out) == rows * _ROW:
-            yield _window(boards_out, flags_out, captured_out, unseen_out)
+            yield _window(boards_out, flags_out, captured_out, unseen_out, lost_unseen_out, army)
             boards_out, flags_out = bytearray(), bytearray()
-            captured_out, unseen_out = bytearray(), bytearray()
+            captured_out, unseen_out, lost_unseen_out = bytearray(), bytearray(), bytearray()
         boards_out += board
         flags_out += flags
         captured_out += captured
         unseen_out += unseen
-    yield _window(boards_out, flags_out, captured_out, unseen_out)
+        lost_unseen_out += bytes(hidden)
+    yield _window(boards_out, flags_out, captured_out, unseen_out, lost_unseen_out, army)
 
 
 def _window(
-    boards: bytearray, flags: bytearray, captured: bytearray, unseen: bytearray
+    boards: bytearray,
+    flags: bytearray,
+    captured: bytearray,
+    unseen: bytearray,
+    lost_unseen: bytearray,
+    army: tuple[int, ...] | None,
 ) -> Knowledge:
     """One window of :func:`knowledge_windows` from its byte rows."""
     rows = len(boards) // _ROW
+
+    def counts(data: bytearray) -> npt.NDArray[np.uint8]:
+        return np.frombuffer(bytes(data), dtype=np.uint8).reshape(rows, 2, 12)
+
     return Knowledge(
         np.frombuffer(bytes(boards), dtype=np.uint8).reshape(rows, _ROW),
         np.frombuffer(bytes(flags), dtype=np.uint8).reshape(rows, _ROW),
-        np.frombuffer(bytes(captured), dtype=np.uint8).reshape(rows, 2, 12),
-        np.frombuffer(bytes(unseen), dtype=np.uint8).reshape(rows, 2, 12),
+        counts(captured),
+        counts(unseen),
+        counts(lost_unseen),
+        army is not None,
     )
-
-
-def _army_counts(board: bytearray) -> list[int]:
-    """Per viewer (side - 1) and kind: the opponent's pieces on the setup board."""
-    counts = [0] * 24
-    for code in board:
-        side = CODE_SIDE[code]
-        if side:
-            counts[(2 - side) * 12 + CODE_KIND[code]] += 1
-    return counts
 
 
 def _identify(bits: int, code: int, unseen: bytearray) -> int:
