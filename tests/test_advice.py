@@ -580,7 +580,7 @@ def test_advice_table_views_and_errors() -> None:
     assert len(advice.advice_table(context, "catalogue")) == len(tips.TIPS)
     with pytest.raises(ValueError, match="unknown advice view"):
         advice.advice_table(context, "nonsense")
-    with pytest.raises(ValueError, match="no fixed army"):
+    with pytest.raises(ValueError, match="known variant, but advice covers"):
         advice.advice_table(context, "tips", "classicfree")
 
 

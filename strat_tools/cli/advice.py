@@ -30,7 +30,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--variant",
     default=DEFAULT_VARIANT,
     show_default=True,
-    type=VariantName([*ARMIES, "all"]),
+    type=VariantName([*ARMIES, "all"], what="advice"),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
