@@ -94,6 +94,7 @@ def one(texts: list[str], marker: str) -> str:
     return found[0]
 
 
+@pytest.mark.slow  # runs every cell (about 5 s on one core)
 def test_every_mirror_figure_the_notebook_prints_is_counted_up_to_a_mirror(
     tmp_path: Path,
 ) -> None:
@@ -155,3 +156,23 @@ def test_the_stored_figures_are_the_readmes(marker: str) -> None:
     shown = re.search(pattern, stored)
     assert said is not None and shown is not None
     assert shown.groups() == said.groups()
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+def test_every_cell_has_an_id(path: Path) -> None:
+    """nbformat 4.5 wants an id on every cell: without one nbconvert warns and invents them."""
+    notebook = json.loads(path.read_text())
+    assert (notebook["nbformat"], notebook["nbformat_minor"]) >= (4, 5)
+    ids = [cell.get("id") for cell in notebook["cells"]]
+    assert all(isinstance(i, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", i) for i in ids), ids
+    assert len(set(ids)) == len(ids)
+
+
+def test_the_readme_says_how_to_open_the_notebooks_with_an_extra_that_exists() -> None:
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text()
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    named = re.findall(r"pip install -e '\.\[(\w+)\]'\n\.venv/bin/jupyter lab notebooks/", readme)
+    assert named and named[0] in extras["optional-dependencies"]
+    assert any("jupyter" in dep for dep in extras["optional-dependencies"][named[0]])
