@@ -123,8 +123,9 @@ def scout_chain_game(blue_next: str) -> GameRecord:
     )
 
 
-def with_blue(record: GameRecord, square: str, letter: str) -> GameRecord:
-    """``record`` with the piece on ``square`` (blue's) made ``letter``."""
+def with_piece(record: GameRecord, square: str, letter: str) -> GameRecord:
+    """``record`` with the piece on ``square`` made the Gravon letter ``letter`` (``B``-``M``
+    red, ``N``-``Y`` blue): the same moves on a setup that differs in that one piece."""
     assert record.setup is not None
     setup = list(record.setup)
     setup[parse_square(square)] = letter_code(letter)

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hand_games import free_setup_game, with_blue
+from hand_games import free_setup_game, with_piece
 
 from strat_tools.core.board import Side
 from strat_tools.core.records import GameRecord
@@ -34,32 +34,35 @@ RULE_CHOICES = ["auto", *(f"auto+{option}" for option in sorted(OPTIONS))]
 """Every rule option on top of the record's own rules."""
 
 
-def red_view(record: GameRecord, rules: str) -> dict[str, Any]:
-    """Everything red's view is made of, per ply, as plain values."""
+def side_view(record: GameRecord, rules: str, side: Side = Side.RED) -> dict[str, Any]:
+    """Everything ``side``'s view is made of, per ply, as plain values."""
     result = replay(record, rules)
     know: Knowledge = result.knowledge()
     plies = range(know.plies + 1)
     data = game_data(record, result)
     columns = game_columns(result, know, game_legal_ids(result, know.boards[:-1]))
-    red_rows = slice(0, None, 2)
+    mine = slice(side - 1, None, 2)  # the observation rows of this side's moves
+    own, other = (side - 1) * 12, (side.other - 1) * 12
     return {
         "plies": know.plies,
-        "known_board": [know.known_field(p, Side.RED) for p in plies],
-        "unseen": know.unseen[:, 0].tolist(),
+        "known_board": [know.known_field(p, side) for p in plies],
+        "unseen": know.unseen[:, side - 1].tolist(),
         "army_shown": know.army_shown,
-        "blue_lost": [know.lost_as_known(p, Side.RED, Side.BLUE) for p in plies],
-        "red_lost": [know.lost_as_known(p, Side.RED, Side.RED) for p in plies],
-        "materials": view_materials(know, Side.RED).tolist(),
-        "chance": data["chance"]["red"],
-        "swings": data["swings"]["red"],
-        "page_unseen": [_page_row(data, "unseen", 24, data["unseen0"], p)[:12] for p in plies],
-        "page_blue_lost": [_blue_lost_on_page(data, p) for p in plies],
-        "observed_captured": columns.captured[red_rows].tolist(),
-        "observed_unseen": columns.unseen[red_rows].tolist(),
+        "their_lost": [know.lost_as_known(p, side, side.other) for p in plies],
+        "own_lost": [know.lost_as_known(p, side, side) for p in plies],
+        "materials": view_materials(know, side).tolist(),
+        "chance": data["chance"][side.name.lower()],
+        "swings": data["swings"][side.name.lower()],
+        "page_unseen": [
+            _page_row(data, "unseen", data["unseen0"], p)[own : own + 12] for p in plies
+        ],
+        "page_their_lost": [_lost_on_page(data, p, other) for p in plies],
+        "observed_captured": columns.captured[mine].tolist(),
+        "observed_unseen": columns.unseen[mine].tolist(),
     }
 
 
-def _page_row(data: dict[str, Any], key: str, width: int, start: list[int], ply: int) -> list[int]:
+def _page_row(data: dict[str, Any], key: str, start: list[int], ply: int) -> list[int]:
     """Row ``ply`` of one of the page's delta-coded arrays, rebuilt as the page's script does."""
     row = list(start)
     for changes in data[key][:ply]:
@@ -68,17 +71,20 @@ def _page_row(data: dict[str, Any], key: str, width: int, start: list[int], ply:
     return row
 
 
-def _blue_lost_on_page(data: dict[str, Any], ply: int) -> tuple[list[int], int]:
-    """Red's "Blue has lost:" panel from the page's data, as the script computes it."""
-    captured = _page_row(data, "captured", 24, [0] * 24, ply)[12:]
-    unnamed = _page_row(data, "lostUnseen", 24, [0] * 24, ply)[12:]
+def _lost_on_page(data: dict[str, Any], ply: int, at: int) -> tuple[list[int], int]:
+    """A side's "... has lost:" panel in the other side's view, as the page's script computes
+    it from the page's data (``at``: 0 red's losses, 12 blue's)."""
+    captured = _page_row(data, "captured", [0] * 24, ply)[at : at + 12]
+    unnamed = _page_row(data, "lostUnseen", [0] * 24, ply)[at : at + 12]
     return [c - u for c, u in zip(captured, unnamed, strict=True)], sum(unnamed)
 
 
-def assert_red_cannot_tell(first: GameRecord, second: GameRecord, rules: str) -> None:
+def assert_side_cannot_tell(
+    first: GameRecord, second: GameRecord, rules: str, side: Side = Side.RED
+) -> None:
     truth = [replay(r, rules).knowledge() for r in (first, second)]
     assert not np.array_equal(truth[0].boards, truth[1].boards)  # the truth differs
-    one, two = red_view(first, rules), red_view(second, rules)
+    one, two = side_view(first, rules, side), side_view(second, rules, side)
     assert one["plies"] == two["plies"] == first.plies
     for key in one:
         assert one[key] == two[key], key
@@ -87,8 +93,8 @@ def assert_red_cannot_tell(first: GameRecord, second: GameRecord, rules: str) ->
 @pytest.mark.parametrize("rules", RULE_CHOICES)
 def test_free_setup_a_never_seen_bomb_made_a_marshal_changes_nothing_red_knew(rules: str) -> None:
     record = free_setup_game()
-    assert_red_cannot_tell(record, with_blue(record, "K7", "X"), rules)
-    assert red_view(record, rules)["army_shown"] is False
+    assert_side_cannot_tell(record, with_piece(record, "K7", "X"), rules)
+    assert side_view(record, rules)["army_shown"] is False
 
 
 @pytest.mark.parametrize("rules", RULE_CHOICES)
@@ -105,7 +111,7 @@ def test_classic_a_never_seen_bomb_made_a_marshal_changes_nothing_red_knew(rules
         sources=list(record.sources),
         targets=list(record.targets),
     )
-    assert_red_cannot_tell(classic, with_blue(classic, "K7", "X"), rules)
+    assert_side_cannot_tell(classic, with_piece(classic, "K7", "X"), rules)
 
 
 @pytest.mark.parametrize("variant", ["classic", "classicfree"])
@@ -113,7 +119,7 @@ def test_silent_defense_a_piece_taken_unidentified_changes_nothing_red_knew(vari
     """Red's marshal takes blue's piece on A7 under silent defense: red saw a blue piece go,
     not its rank. A sergeant or a lieutenant there: red's view is the same."""
     record = free_setup_game()
-    record = with_blue(record, "A7", "R")
+    record = with_piece(record, "A7", "R")
     record = GameRecord(
         record.source,
         variant=variant,
@@ -123,7 +129,15 @@ def test_silent_defense_a_piece_taken_unidentified_changes_nothing_red_knew(vari
         sources=list(record.sources),
         targets=list(record.targets),
     )
-    assert_red_cannot_tell(record, with_blue(record, "A7", "S"), "auto+silent")
-    view = red_view(record, "auto+silent")
-    assert view["blue_lost"][-1] == ([0] * 12, 1)  # one blue piece gone, rank unknown
-    assert view["page_blue_lost"][-1] == ([0] * 12, 1)
+    assert_side_cannot_tell(record, with_piece(record, "A7", "S"), "auto+silent")
+    view = side_view(record, "auto+silent")
+    assert view["their_lost"][-1] == ([0] * 12, 1)  # one blue piece gone, rank unknown
+    assert view["page_their_lost"][-1] == ([0] * 12, 1)
+
+
+@pytest.mark.parametrize("rules", ["auto", "auto+silent"])
+def test_blues_view_the_same_for_a_red_piece_blue_never_met(rules: str) -> None:
+    """The mirror case: red's miner on K1 never moves and is never attacked; made a
+    marshal, nothing of blue's view moves."""
+    record = free_setup_game()
+    assert_side_cannot_tell(record, with_piece(record, "K1", "L"), rules, Side.BLUE)

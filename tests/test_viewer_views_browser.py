@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from browser import headless_chromium
-from hand_games import free_setup_game, with_blue
+from hand_games import free_setup_game, with_piece
 
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import OPTIONS
@@ -78,7 +78,7 @@ def as_variant(record: GameRecord, variant: str) -> GameRecord:
 
 PAIRS = {
     "free setup, a never-seen bomb made a marshal": (free_setup_game(), "K7", "X"),
-    "silent defense, the piece taken unseen": (with_blue(free_setup_game(), "A7", "R"), "A7", "S"),
+    "silent defense, the piece taken unseen": (with_piece(free_setup_game(), "A7", "R"), "A7", "S"),
     "classic, a never-seen bomb made a marshal": (
         as_variant(free_setup_game(), "classic"),
         "K7",
@@ -98,7 +98,7 @@ def test_reds_view_shows_nothing_the_rules_hid_from_red(
     rules = "auto" + "".join(f"+{o}" for o in dict.fromkeys(options))
     record, square, letter = PAIRS[pair]
     first = red_sees(chrome, record, rules, tmp_path / "first.html")
-    second = red_sees(chrome, with_blue(record, square, letter), rules, tmp_path / "second.html")
+    second = red_sees(chrome, with_piece(record, square, letter), rules, tmp_path / "second.html")
     assert [s["ply"] for s in first] == [str(p) for p in range(record.plies + 1)]
     assert all(s["view"] == "red" for s in first)
     for ply, (one, two) in enumerate(zip(first, second, strict=True)):
