@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from strat_tools.core.board import parse_square
 from strat_tools.core.diagrams import parse_board
+from strat_tools.core.pieces import letter_code
 from strat_tools.core.records import GameRecord, Rescue, Result
 
 EMPTY_BOARD = """
@@ -119,4 +120,33 @@ def scout_chain_game(blue_next: str) -> GameRecord:
         sources=[s for s, _ in pairs],
         targets=[t for _, t in pairs],
         lines=[10 + i for i in range(len(pairs))],
+    )
+
+
+def with_piece(record: GameRecord, square: str, letter: str) -> GameRecord:
+    """``record`` with the piece on ``square`` made the Gravon letter ``letter`` (``B``-``M``
+    red, ``N``-``Y`` blue): the same moves on a setup that differs in that one piece."""
+    assert record.setup is not None
+    setup = list(record.setup)
+    setup[parse_square(square)] = letter_code(letter)
+    return GameRecord(
+        record.source,
+        variant=record.variant,
+        year=record.year,
+        month=record.month,
+        setup=tuple(setup),
+        sources=list(record.sources),
+        targets=list(record.targets),
+        rescues=dict(record.rescues),
+        result=record.result,
+    )
+
+
+def free_setup_game() -> GameRecord:
+    """Free setup: red's marshal walks up the A file and takes blue's sergeant (both ranks
+    shown without silent defense); blue's piece on K7 never moves and is never attacked."""
+    return game(
+        {"A4": "r10", "A7": "b4", "K7": "bB", "E9": "b2"},
+        "A4-A5 E9-E8 A5-A6 E8-E9 A6-A7",
+        variant="classicfree",
     )

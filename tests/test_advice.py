@@ -580,7 +580,7 @@ def test_advice_table_views_and_errors() -> None:
     assert len(advice.advice_table(context, "catalogue")) == len(tips.TIPS)
     with pytest.raises(ValueError, match="unknown advice view"):
         advice.advice_table(context, "nonsense")
-    with pytest.raises(ValueError, match="no fixed army"):
+    with pytest.raises(ValueError, match="known variant, but advice covers"):
         advice.advice_table(context, "tips", "classicfree")
 
 
@@ -650,6 +650,9 @@ def test_advice_command_views_and_errors(fixtures_dir: Path) -> None:
     )
     assert every.exit_code == 0 and "flag_bombed_in" in every.stdout
     assert " 75.0% " in every.stdout  # the digest shows shares as percentages
+    # Where the spy-general tip appears, advice says how it differs from `search ... SG`.
+    assert "spy_next_to_general: A spy in front of or behind" in every.stderr
+    assert "search --anywhere SG --mirror" in every.stderr
     catalogue = runner.invoke(main, ["advice", folder, "--view", "catalogue"])
     assert catalogue.exit_code == 0 and "flag_bombed_in" in catalogue.stdout
     bad = runner.invoke(main, ["advice", folder, "--variant", "classicfree"])

@@ -283,3 +283,22 @@ def test_the_verdicts_the_readme_and_the_docs_name_are_the_code_s() -> None:
         assert f"`{word}`" in docs
     named = set(re.findall(r"verdicts? `([a-z ]+)`", readme + docs))
     assert named <= set(VERDICTS), named - set(VERDICTS)
+
+
+def test_every_page_with_both_spy_general_figures_says_how_they_differ() -> None:
+    """The tip counts a neighbour in front or behind, ``SG`` only side by side: a page that
+    gives the figures of both says so (45.15)."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    pages = {
+        p.name: p.read_text() for p in [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    }
+    notebook = json.loads((root / "notebooks" / "setup_analysis.ipynb").read_text())
+    pages["setup_analysis.ipynb"] = "\n".join("".join(c["source"]) for c in notebook["cells"])
+    both = [name for name, text in pages.items() if "spy_next_to_general" in text and "SG" in text]
+    assert {"README.md", "advice.md", "setup_analysis.ipynb"} <= set(both)
+    for name in both:
+        text = pages[name].replace("\n", " ")
+        assert "in front of or behind the general" in text, name

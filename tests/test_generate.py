@@ -266,7 +266,7 @@ def test_verify_game_refuses_warnings_too() -> None:
 
 
 def test_bad_arguments_are_refused() -> None:
-    with pytest.raises(ValueError, match="cannot generate variant"):
+    with pytest.raises(ValueError, match="is a known variant, but generate covers"):
         list(generate_games(1, variant="ultimate lightning"))
     with pytest.raises(ValueError, match="month"):
         list(generate_games(1, month=0))

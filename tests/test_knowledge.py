@@ -10,7 +10,7 @@ import pytest
 from hand_games import game, lightning
 
 from strat_tools.core.board import Side, parse_square
-from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
+from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Status
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED, knowledge
 from strat_tools.engine.replay import Replay, replay
@@ -18,6 +18,17 @@ from strat_tools.formats.readers import read_records
 from strat_tools.views.svg import knowledge_svg
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+BOMB, SPY, SCOUT, MINER, SERGEANT, LIEUTENANT, CAPTAIN, MAJOR, COLONEL, GENERAL, MARSHAL = range(11)
+
+
+def army_less(*kinds: int, variant: str = "classic") -> list[int]:
+    """The unseen row of a side that has identified ``kinds`` of the opponent's: the army the
+    rules show for ``variant``, less those."""
+    counts = list(ARMIES[variant])
+    for kind in kinds:
+        counts[kind] -= 1
+    return counts
+
 
 SCOUT_BATTLE = game(
     {"B2": "r2", "E4": "r10", "F1": "rB", "E7": "b4", "B9": "b2", "F10": "bB"},
@@ -44,11 +55,9 @@ def test_a_long_move_shows_a_scout_and_a_short_one_only_that_it_moved() -> None:
     )
     assert know.flags[2][parse_square("B6")] == MOVED | LONG | KNOWN
     assert know.flags[2][parse_square("E6")] == MOVED
-    # Red has not seen blue's bomb, scout, miner, sergeant, flag; blue knows red's scout.
-    assert know.unseen[2].tolist() == [
-        [1, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1],
-        [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1],
-    ]
+    # Red has identified nothing of blue's, blue only red's scout: unseen counts down from
+    # the army the rules show (classic), never from the pieces actually set up.
+    assert know.unseen[2].tolist() == [army_less(), army_less(SCOUT)]
     assert know.known_field(2, 1)[60:70] == "AAAAAAAAAA"
     assert know.known_field(2, 1)[50:60] == "AD__?A__AA"
     assert know.known_field(0, 2) == know.field(0).translate(
@@ -94,10 +103,8 @@ def test_a_battle_shows_both_ranks_and_the_winner_stays_known() -> None:
         [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0],
         [0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0],
     ]
-    assert know.unseen[5].tolist() == [
-        [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],
-        [1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1],
-    ]
+    assert know.unseen[5].tolist() == [army_less(SCOUT, SERGEANT), army_less(SCOUT, MARSHAL)]
+    assert know.captured_unseen[5].sum() == 0  # every battle showed both ranks
 
 
 def test_silent_defense_shows_only_the_attacker() -> None:
@@ -124,10 +131,17 @@ def test_silent_defense_shows_only_the_attacker() -> None:
  2   .   .   .   .   .   .   .   .   .   .
  1  rF   .   .   .   .   .   .   .   .  r3"""
     )
-    assert know.unseen[5][0].tolist() == [0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 0, 1]
-    assert know.unseen[5][1].tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert know.unseen[5][0].tolist() == army_less()
+    assert know.unseen[5][1].tolist() == army_less(COLONEL, LIEUTENANT)
+    # Blue's major fell unseen: red saw a blue piece go, not which.
+    assert know.captured_unseen[5].tolist() == [[0] * 12, [0] * 7 + [1] + [0] * 4]
+    assert know.lost_as_known(5, Side.RED, Side.BLUE) == ([0] * 12, 1)
+    assert know.lost_as_known(5, Side.BLUE, Side.BLUE) == ([0] * 7 + [1] + [0] * 4, 0)
+    assert know.lost_as_known(5, Side.BLUE, Side.RED) == ([0] * 5 + [1] + [0] * 6, 0)
     # Without silent defense the same battles show both ranks.
-    assert replay(record).knowledge().unseen[5][0].tolist() == [0, 0, 0, 1] + [0] * 7 + [1]
+    shown = replay(record).knowledge()
+    assert shown.unseen[5][0].tolist() == army_less(MAJOR, GENERAL)
+    assert shown.lost_as_known(5, Side.RED, Side.BLUE) == ([0] * 7 + [1] + [0] * 4, 0)
 
 
 def test_lightning_captain_two_squares_is_ambiguous_until_it_turns() -> None:
@@ -163,7 +177,7 @@ def test_lightning_rescue_brings_back_a_known_piece() -> None:
     assert know.flags[3][parse_square("E4")] == REVEALED | KNOWN | RESCUED
     assert know.captured[2][0][7] == 1 and know.captured[3][0][7] == 0
     # Seen when it fell, the major is not counted as unseen again when it comes back.
-    assert know.unseen[3][1].tolist() == [0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1]
+    assert know.unseen[3][1].tolist() == army_less(MAJOR, variant="ultimate lightning")
 
 
 def test_a_record_without_setup_has_no_rows() -> None:

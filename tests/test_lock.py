@@ -95,3 +95,19 @@ def test_the_torch_lock_pins_nothing_the_main_lock_pins() -> None:
     """Installed after the main lock, it must not move any of its versions."""
     assert "torch" in pins(TORCH_LOCK)
     assert not set(pins(TORCH_LOCK)) & set(pins())
+
+
+def test_the_readme_installs_the_torch_lock_from_where_its_wheel_is_served() -> None:
+    """A pin with a local version (``2.13.0+cpu``) is never on PyPI, which refuses local
+    versions: the README's command must name the index that serves it, and the CI's
+    latest-versions script runs that command with pip's configuration ignored."""
+    local = [v for v, _ in pins(TORCH_LOCK)["torch"] if "+" in v]
+    readme = (ROOT / "README.md").read_text()
+    command = re.findall(
+        r"^\.venv/bin/pip install (--require-hashes -r requirements-torch\.lock .*)$", readme, re.M
+    )
+    assert len(command) == 1
+    if local:
+        assert "--extra-index-url https://download.pytorch.org/whl/cpu" in command[0]
+    latest = (ROOT / "scripts" / "latest.sh").read_text()
+    assert "requirements-torch\\.lock" in latest and "pip --isolated install" in latest

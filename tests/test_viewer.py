@@ -56,6 +56,9 @@ def test_the_page_carries_exactly_the_knowledge_arrays() -> None:
     assert data["battles"] == {"1": [8, 21, 2, 3]}
     captured = rebuild(data, "captured", 24, [0] * 24)
     assert np.array_equal(np.array(captured), know.captured.reshape(-1, 24))
+    unnamed = rebuild(data, "lostUnseen", 24, [0] * 24)
+    assert np.array_equal(np.array(unnamed), know.captured_unseen.reshape(-1, 24))
+    assert data["armyShown"] is True  # ultimate lightning: the rules show its army
     assert data["end"] == "no result recorded" and data["plies"] == 5
 
 

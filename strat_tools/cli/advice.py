@@ -31,7 +31,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--variant",
     default=DEFAULT_VARIANT,
     show_default=True,
-    type=VariantName([*ARMIES, "all"]),
+    type=VariantName([*ARMIES, "all"], what="advice"),
     help="Variant with a fixed army ('all': each of them, one group per variant).",
 )
 @click.option(
@@ -69,7 +69,7 @@ def advice(
       strat-tools advice ../gravon/ --variant barrage --view entropy --format csv
     """
     from strat_tools.stats.advice import advice_table_of_paths
-    from strat_tools.stats.tips import tip_catalogue
+    from strat_tools.stats.tips import SPY_GENERAL_NOTE, tip_catalogue
 
     if view == "catalogue":
         render(tip_catalogue(), fmt)
@@ -91,5 +91,7 @@ def advice(
             "Win rates of decided games with clustered 95% intervals (a setup and its mirror "
             "image counted once); every count and both intervals: --format json or csv."
         )
+        if (table["tip"] == "spy_next_to_general").any():
+            message(f"spy_next_to_general: {SPY_GENERAL_NOTE}")
         return
     render(table.round(3) if fmt == "table" else table, fmt)

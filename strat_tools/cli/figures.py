@@ -43,7 +43,7 @@ from strat_tools.core.records import DEFAULT_VARIANT
     "--variant",
     default=DEFAULT_VARIANT,
     show_default=True,
-    type=VariantName(list(ARMIES)),
+    type=VariantName(list(ARMIES), what="heatmap"),
     help="Variant whose setups are drawn (armies differ, so variants never pool).",
 )
 @click.option(

@@ -242,16 +242,17 @@ class VariantName(click.ParamType[str]):
 
     name = "variant"
 
-    def __init__(self, allowed: Sequence[str] | None = None) -> None:
+    def __init__(self, allowed: Sequence[str] | None = None, what: str = "this command") -> None:
         from strat_tools.core.records import VARIANTS
 
         self.allowed = tuple(allowed or VARIANTS)
+        self.what = what
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from strat_tools.core.records import parse_variant
 
         try:
-            return parse_variant(str(value), self.allowed)
+            return parse_variant(str(value), self.allowed, self.what)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 

@@ -38,9 +38,12 @@ declaration of every game it makes: such games were never played by people. The 
 allows it (XML ignores processing instructions it does not know); both readers see it."""
 
 
-def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
+def parse_variant(
+    text: str, allowed: tuple[str, ...] = VARIANTS, what: str = "this command"
+) -> str:
     """The variant a player means, in any case, with ``-`` or ``_`` for the space
-    (``Ultimate-Lightning``); ``OptionError`` (a ``ValueError``) lists the ``allowed`` names.
+    (``Ultimate-Lightning``); ``OptionError`` (a ``ValueError``) lists the ``allowed`` names,
+    or for a known variant that ``what`` does not cover says so (:func:`variant_not_covered`).
 
     >>> parse_variant("Classic"), parse_variant("ultimate_lightning")
     ('classic', 'ultimate lightning')
@@ -51,7 +54,26 @@ def parse_variant(text: str, allowed: tuple[str, ...] = VARIANTS) -> str:
     word = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
     if word in allowed:
         return word
+    if word == ALL_VARIANTS:
+        raise OptionError(f"{what} takes no 'all': name the variants, from {', '.join(allowed)}")
+    if word in VARIANTS:
+        raise OptionError(variant_not_covered(word, allowed, what))
     raise OptionError(f"unknown variant {text!r}; choose from {', '.join(allowed)}")
+
+
+def variant_not_covered(variant: str, covered: Iterable[str], what: str = "this command") -> str:
+    """What the user reads when ``variant``, a variant Gravon has, is one that ``what``
+    does not cover: it names the variant as known and says which ones it covers (never
+    "unknown variant" for a name the option's own list of variants holds).
+
+    >>> variant_not_covered("classicfree", ["classic", "barrage"], "the explorer")
+    "'classicfree' is a known variant, but the explorer covers classic and barrage only \
+(classicfree: any army on any square)"
+    """
+    names = [name for name in covered if name != ALL_VARIANTS]
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
+    why = " (classicfree: any army on any square)" if variant == "classicfree" else ""
+    return f"{variant!r} is a known variant, but {what} covers {listed} only{why}"
 
 
 class Severity(StrEnum):

@@ -15,8 +15,14 @@ after ``p`` plies):
   a rescue). Red's knowledge of blue's pieces is ``flags`` on blue's squares; what blue knows
   of red's pieces is ``flags`` on red's squares. Flags travel with their piece;
 - ``captured[p, s, kind]``: how many of side ``s + 1``'s pieces of each kind were removed;
+- ``captured_unseen[p, s, kind]``: of those, the ones side ``s + 1``'s opponent never
+  identified (taken unseen under silent defense): the opponent saw a piece go, not its rank;
 - ``unseen[p, s, kind]``: how many of the *opponent's* pieces of each kind side ``s + 1``
-  has never identified (on the board or captured).
+  has never identified (on the board or captured), counted down from the army the rules
+  show each player (``rules.army``: the variant's army), never from the opponent's actual
+  setup. In free setup (``classicfree``, any army) no army is shown: the row is all zero
+  and :attr:`Knowledge.army_shown` is false (docs/rules-findings.md, "What a free-setup
+  player knew").
 
 The rules decide what a battle shows, through the replay's ``revealed`` bits: both ranks,
 or under silent defense only the attacker's (both when a scout attacks). Only information
@@ -114,7 +120,16 @@ class Knowledge:
     """``(plies + 1, 2, 12)``: pieces removed per side (index side - 1) and kind."""
     unseen: npt.NDArray[np.uint8]
     """``(plies + 1, 2, 12)``: per side (index side - 1) and kind, the opponent's pieces of
-    that kind the side has not identified yet."""
+    that kind the side has not identified yet, counted from the army the rules show (all
+    zero where they show none: see :attr:`army_shown`)."""
+    captured_unseen: npt.NDArray[np.uint8] = field(
+        default_factory=lambda: np.zeros((0, 2, 12), dtype=np.uint8)
+    )
+    """``(plies + 1, 2, 12)``: of ``captured``, per side and kind, the pieces the side's
+    opponent never identified (it saw them go, not their rank)."""
+    army_shown: bool = True
+    """Whether the rules showed each player the opponent's army (every variant but free
+    setup); where not, ``unseen`` is all zero: no count of kinds was known."""
 
     @property
     def plies(self) -> int:
@@ -149,6 +164,17 @@ class Knowledge:
                 cells[square] = cells[square][0] + ("m" if bits & MOVED else "?")
         return board_diagram(cells)
 
+    def lost_as_known(self, ply: int, side: Side | int, owner: Side | int) -> tuple[list[int], int]:
+        """``owner``'s pieces removed by ``ply`` as ``side`` knew them: per kind the ones
+        it could name, and how many more it saw go without their rank (0 when ``side`` is
+        the owner: a player knows its own pieces)."""
+        index = int(owner) - 1
+        captured = self.captured[ply, index].astype(np.int64)
+        if int(side) == int(owner):
+            return captured.tolist(), 0
+        unnamed = self.captured_unseen[ply, index].astype(np.int64)
+        return (captured - unnamed).tolist(), int(unnamed.sum())
+
     def hidden(self, ply: int, side: Side | int) -> npt.NDArray[np.bool_]:
         """Per square, whether the piece there after ``ply`` is an opponent piece ``side``
         cannot identify (what ``known_board`` writes as :data:`UNKNOWN`)."""
@@ -173,7 +199,9 @@ def knowledge(result: Replayed) -> Knowledge:
     if setup is None or len(setup) != 100:
         empty = np.zeros((0, 100), dtype=np.uint8)
         counts = np.zeros((0, 2, 12), dtype=np.uint8)
-        return Knowledge(empty, empty.copy(), counts, counts.copy())
+        return Knowledge(
+            empty, empty.copy(), counts, counts.copy(), counts.copy(), result.rules.army is not None
+        )
     (whole,) = knowledge_windows(result, result.plies_replayed + 1)
     return whole
 
@@ -256,12 +284,13 @@ class Rows:
     """Knowledge rows as they are made (byte rows appended as they are each ply, no
     conversion: counts stay below 256), and the :class:`Knowledge` window they make."""
 
-    __slots__ = ("boards", "captured", "count", "flags", "unseen")
+    __slots__ = ("army_shown", "boards", "captured", "count", "flags", "lost_unseen", "unseen")
 
     def __init__(self) -> None:
         self.boards, self.flags = bytearray(), bytearray()
-        self.captured, self.unseen = bytearray(), bytearray()
+        self.captured, self.unseen, self.lost_unseen = bytearray(), bytearray(), bytearray()
         self.count = 0
+        self.army_shown = True
 
     def add(self, state: KnowledgeState) -> None:
         """Append ``state``'s current row."""
@@ -269,11 +298,20 @@ class Rows:
         self.flags += state.flags
         self.captured += state.captured
         self.unseen += state.unseen
+        self.lost_unseen += bytes(state.hidden)
+        self.army_shown = state.army_shown
         self.count += 1
 
     def window(self) -> Knowledge:
         """The rows appended, as one :class:`Knowledge` window."""
-        return _window(self.boards, self.flags, self.captured, self.unseen)
+        return _window(
+            self.boards,
+            self.flags,
+            self.captured,
+            self.unseen,
+            self.lost_unseen,
+            self.army_shown,
+        )
 
 
 Ply = tuple[int, int, int, int, int, int, int, "tuple[int, int] | None"]
@@ -300,7 +338,7 @@ class KnowledgeState:
     True
     """
 
-    __slots__ = ("board", "captured", "flags", "hidden", "proves", "unseen")
+    __slots__ = ("army_shown", "board", "captured", "flags", "hidden", "proves", "unseen")
 
     def __init__(self, setup: Sequence[int], rules: RuleSet) -> None:
         self.board = bytearray(setup)
@@ -311,8 +349,12 @@ class KnowledgeState:
         """Pieces removed, per side - 1 * 12 + kind."""
         self.hidden = [0] * 24
         """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
-        self.unseen = bytearray(_army_counts(self.board))
-        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified."""
+        army = rules.army  # what each player was shown of the other's army (None: nothing)
+        self.unseen = bytearray(list(army) * 2 if army is not None else 24)
+        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified,
+        counted down from the army the rules show (all zero where they show none)."""
+        self.army_shown = army is not None
+        """Whether the rules showed each player the other's army (not in free setup)."""
         self.proves = _proving_distance(rules)
         """The shortest straight move only a scout can make under the rules."""
 
@@ -364,30 +406,33 @@ class KnowledgeState:
                 rows.flags += flags
                 rows.captured += captured
                 rows.unseen += unseen
+                rows.lost_unseen += bytes(hidden)
+                rows.army_shown = self.army_shown
                 rows.count += 1
 
 
 def _window(
-    boards: bytearray, flags: bytearray, captured: bytearray, unseen: bytearray
+    boards: bytearray,
+    flags: bytearray,
+    captured: bytearray,
+    unseen: bytearray,
+    lost_unseen: bytearray,
+    army_shown: bool,
 ) -> Knowledge:
     """One window of :func:`knowledge_windows` from its byte rows."""
     rows = len(boards) // _ROW
+
+    def counts(data: bytearray) -> npt.NDArray[np.uint8]:
+        return np.frombuffer(bytes(data), dtype=np.uint8).reshape(rows, 2, 12)
+
     return Knowledge(
         np.frombuffer(bytes(boards), dtype=np.uint8).reshape(rows, _ROW),
         np.frombuffer(bytes(flags), dtype=np.uint8).reshape(rows, _ROW),
-        np.frombuffer(bytes(captured), dtype=np.uint8).reshape(rows, 2, 12),
-        np.frombuffer(bytes(unseen), dtype=np.uint8).reshape(rows, 2, 12),
+        counts(captured),
+        counts(unseen),
+        counts(lost_unseen),
+        army_shown,
     )
-
-
-def _army_counts(board: bytearray) -> list[int]:
-    """Per viewer (side - 1) and kind: the opponent's pieces on the setup board."""
-    counts = [0] * 24
-    for code in board:
-        side = CODE_SIDE[code]
-        if side:
-            counts[(2 - side) * 12 + CODE_KIND[code]] += 1
-    return counts
 
 
 def _identify(bits: int, code: int, unseen: bytearray) -> int:

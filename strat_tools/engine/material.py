@@ -11,7 +11,9 @@ knows (:data:`~strat_tools.engine.knowledge.KNOWN`: shown in a battle, or proved
 :func:`view_material` is the same row as one side saw it: its own pieces as they are, the
 opponent's identified pieces as they are, and the opponent's unidentified pieces spread over
 the kinds that side has not identified yet (``Knowledge.unseen``), in proportion: never by
-their true identity, so two unseen pieces swapped change nothing in it.
+their true identity, so two unseen pieces swapped change nothing in it. In free setup, where
+the rules show no army (``Knowledge.army_shown`` false), they are spread as
+:data:`FREE_SETUP_MIX` (a classic army's mix), the same whatever the opponent set up.
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord
@@ -24,8 +26,8 @@ their true identity, so two unseen pieces swapped change nothing in it.
 ((2, 44), [0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0])
 >>> int(rows[0, 22 + 2]), int(rows[1, 22 + 2])  # red's scout moved 3 squares: blue knows it
 (0, 1)
->>> float(view_material(replay(record).knowledge(), 1, Side.RED)[11 + 2])  # scout or flag?
-1.0
+>>> float(view_material(replay(record).knowledge(), 1, Side.RED)[11 + 2])  # free setup: 2 x 8/40
+0.4
 """
 
 from __future__ import annotations
@@ -37,13 +39,14 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import Side
-from strat_tools.core.pieces import PieceKind
+from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.engine.knowledge import KNOWN
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
+    "FREE_SETUP_MIX",
     "MATERIAL_KINDS",
     "MATERIAL_WIDTH",
     "flags_standing",
@@ -59,6 +62,11 @@ MATERIAL_KINDS: Final[tuple[PieceKind, ...]] = tuple(
 spy, scout, miner, sergeant, lieutenant, captain, major, colonel, general, marshal."""
 MATERIAL_WIDTH: Final = 4 * len(MATERIAL_KINDS)
 """A row: red's counts, blue's counts, red's known to blue, blue's known to red (11 each)."""
+
+FREE_SETUP_MIX: Final[tuple[int, ...]] = ARMIES["classic"]
+"""How a side's view spreads the opponent's unidentified pieces in free setup, where no army
+was shown: in a classic army's proportions (per kind value), a fixed prior that no piece of
+the opponent's actual setup can change."""
 
 _KIND_INDEX: Final = [int(k) for k in MATERIAL_KINDS]
 _N: Final = len(MATERIAL_KINDS)
@@ -115,7 +123,10 @@ def view_materials(
     flag = PieceKind.FLAG + (13 if viewer == Side.RED else 1)
     standing = (know.boards[at] == flag).any(axis=1)
     unnamed = rows[:, theirs].sum(axis=1) - known.sum(axis=1) + standing
-    unseen = know.unseen[at, viewer - 1].astype(np.float64)
+    if know.army_shown:
+        unseen = know.unseen[at, viewer - 1].astype(np.float64)
+    else:  # free setup showed no army: a fixed mix, the same whatever the opponent set up
+        unseen = np.broadcast_to(np.asarray(FREE_SETUP_MIX, dtype=np.float64), (len(at), 12))
     pool = unseen.sum(axis=1, keepdims=True)
     share = np.divide(unseen[:, _KIND_INDEX], pool, out=np.zeros((len(at), _N)), where=pool > 0)
     rows[:, theirs] = known + share * unnamed[:, None]

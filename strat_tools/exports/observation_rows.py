@@ -150,7 +150,12 @@ def game_columns(
     stop = start + n
     sides = game_sides(n + start % 2)[start % 2 :]
     blue = sides == 2
+    # The mover's own losses as they are; the opponent's only as the mover saw them go
+    # (a piece taken unseen under silent defense is in no kind).
     captured = know.captured[:n].copy()
+    rows = np.arange(n)
+    opponent = 2 - sides  # index of the opponent's half
+    captured[rows, opponent] -= know.captured_unseen[:n][rows, opponent]
     captured[blue] = captured[blue, ::-1]
     first = max(start - last_moves, 0)
     absolute = np.asarray(record.sources[first:stop], np.int64) * 100 + np.asarray(

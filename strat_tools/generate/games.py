@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from functools import partial
 
 from strat_tools.core.errors import OptionError, RunError
-from strat_tools.core.records import GameRecord, Severity, Status
+from strat_tools.core.records import VARIANTS, GameRecord, Severity, Status, variant_not_covered
 from strat_tools.core.rules import rules_for
 from strat_tools.engine.replay import replay
 from strat_tools.formats.readers import parse_record
@@ -58,6 +58,9 @@ __all__ = [
 def _variant_weights(variant: str | Mapping[str, float]) -> tuple[list[str], list[float]]:
     mix = {variant: 1.0} if isinstance(variant, str) else dict(variant)
     unknown = [name for name in mix if name not in SETUP_MODELS]
+    known_not_made = [name for name in unknown if name in VARIANTS]
+    if known_not_made:  # a variant Gravon has, which the generator does not make
+        raise OptionError(variant_not_covered(known_not_made[0], SETUP_MODELS, "generate"))
     if unknown or not mix:
         known = ", ".join(SETUP_MODELS)
         names = ", ".join(map(repr, unknown)) or "(none)"

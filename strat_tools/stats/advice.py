@@ -28,7 +28,12 @@ import pandas as pd
 from strat_tools.core.choices import ADVICE_VIEWS
 from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import ARMIES
-from strat_tools.core.records import ALL_VARIANTS, DEFAULT_VARIANT
+from strat_tools.core.records import (
+    ALL_VARIANTS,
+    DEFAULT_VARIANT,
+    VARIANTS,
+    variant_not_covered,
+)
 from strat_tools.io.sources import Paths
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import reduce_batches
@@ -82,8 +87,10 @@ _VIEW_KEYS: Final = {
 def _check_view(view: str, variant: str | None) -> None:
     if view not in VIEWS:
         raise OptionError(f"unknown advice view {view!r}; choose from {', '.join(VIEWS)}")
-    if variant is not None and variant not in ARMIES:
-        raise OptionError(f"no fixed army for variant {variant!r}; choose from {', '.join(ARMIES)}")
+    if variant is not None and variant not in ARMIES:  # the tips need a fixed army
+        if variant in VARIANTS:
+            raise OptionError(variant_not_covered(variant, ARMIES, "advice"))
+        raise OptionError(f"unknown variant {variant!r}; choose from {', '.join(ARMIES)}")
 
 
 def advice_counts(

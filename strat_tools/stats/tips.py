@@ -144,6 +144,14 @@ def _strong_and_weak(army: Sequence[int]) -> bool:
 _GREEK = "000_a903b6a7c915b209.txt"
 _FINNISH = "002_8ced4ba86565e581.txt"
 
+SPY_GENERAL_NOTE: Final = (
+    "A spy in front of or behind the general counts, as one beside it does; "
+    "`search --anywhere SG --mirror` counts only spy and general side by side in one row, "
+    "so its setups and win rates differ from this tip's (both right by their definitions)."
+)
+"""What ``advice`` says wherever the spy-general tip and the ``SG`` search both appear."""
+
+
 TIPS: Final[tuple[Tip, ...]] = (
     Tip(
         "flag_bombed_in",
@@ -246,7 +254,7 @@ TIPS: Final[tuple[Tip, ...]] = (
         "General (9), your Spy (1) can cover it.",
         "The spy stands orthogonally next to the general: then a marshal that takes the "
         "general lands next to the spy, which can strike it at once (a diagonal spy could "
-        "not). Applies to every fixed army.",
+        "not). Applies to every fixed army. " + SPY_GENERAL_NOTE,
         lambda army: army[PieceKind.SPY] >= 1 and army[PieceKind.GENERAL] >= 1,
         _spy_next_to_general,
     ),

@@ -41,9 +41,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from strat_tools.core.errors import NothingToRead, UsageError
+from strat_tools.core.errors import NothingToRead, OptionError, UsageError
 from strat_tools.core.pieces import ARMIES, KIND_LABELS
-from strat_tools.core.records import DEFAULT_VARIANT
+from strat_tools.core.records import DEFAULT_VARIANT, parse_variant
 from strat_tools.core.text import printable, script_json
 from strat_tools.io.output import check_output, write_file_atomically
 from strat_tools.run.options import Run, RunArg
@@ -271,11 +271,10 @@ def write_explorer(
     from strat_tools.run.filters import GameFilter
     from strat_tools.stats.setup_search import reduce_setups
 
-    if variant not in ARMIES:
-        raise UsageError(
-            f"unknown variant {variant!r}; the explorer shows {', '.join(ARMIES)}",
-            option="variant",
-        )
+    try:  # classicfree is a known variant, but no army is common to its setups
+        variant = parse_variant(variant, tuple(ARMIES), what="the explorer")
+    except OptionError as exc:
+        raise UsageError(str(exc), option="variant") from None
     names = path_list(paths)
     check_output(output, names)  # before reading: writable, and no input
     chosen = select if select is not None else GameFilter()

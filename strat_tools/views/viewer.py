@@ -138,6 +138,8 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
         captured=_deltas(know.captured),
         unseen=_deltas(know.unseen),
         unseen0=know.unseen[0].ravel().tolist(),
+        lostUnseen=_deltas(know.captured_unseen),
+        armyShown=know.army_shown,
         rescues={
             str(ply): rescue.square
             for ply, rescue in record.rescues.items()

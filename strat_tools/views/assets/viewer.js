@@ -22,24 +22,26 @@
   function viewSide() { return state.view === "red" ? 1 : (state.view === "blue" ? 2 : 0); }
 
   function build(game) {
-    var boards = [], flags = [], captured = [], unseen = [];
+    var boards = [], flags = [], captured = [], unseen = [], lost = [];
     var b = new Uint8Array(100), f = new Uint8Array(100);
-    var c = new Uint8Array(24), u = new Uint8Array(24), p, i, d;
+    var c = new Uint8Array(24), u = new Uint8Array(24), l = new Uint8Array(24), p, i, d;
     for (i = 0; i < 100 && game.field; i++) { b[i] = LETTERS.indexOf(game.field.charAt(i)); }
     if (!game.field) { config.lakes.forEach(function (sq) { b[sq] = 25; }); }
     if (game.unseen0) { u = Uint8Array.from(game.unseen0); }
-    boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
+    boards.push(b); flags.push(f); captured.push(c); unseen.push(u); lost.push(l);
     for (p = 0; p < game.plies; p++) {
-      b = b.slice(); f = f.slice(); c = c.slice(); u = u.slice();
+      b = b.slice(); f = f.slice(); c = c.slice(); u = u.slice(); l = l.slice();
       d = game.squares[p];
       for (i = 0; i < d.length; i += 3) { b[d[i]] = d[i + 1]; f[d[i]] = d[i + 2]; }
       d = game.captured[p];
       for (i = 0; i < d.length; i += 2) { c[d[i]] = d[i + 1]; }
       d = game.unseen[p];
       for (i = 0; i < d.length; i += 2) { u[d[i]] = d[i + 1]; }
-      boards.push(b); flags.push(f); captured.push(c); unseen.push(u);
+      d = game.lostUnseen ? game.lostUnseen[p] : [];
+      for (i = 0; i < d.length; i += 2) { l[d[i]] = d[i + 1]; }
+      boards.push(b); flags.push(f); captured.push(c); unseen.push(u); lost.push(l);
     }
-    var cache = { boards: boards, flags: flags, captured: captured, unseen: unseen };
+    var cache = { boards: boards, flags: flags, captured: captured, unseen: unseen, lostUnseen: lost };
     if (game.field) { cache.pieces = P.track(game, cache, F); cache.material = P.material(cache); }
     return cache;
   }
@@ -223,6 +225,7 @@
       delete box.dataset.identified; delete box.dataset.unidentified;
       return;
     }
+    delete box.dataset[sideName(3 - who)];  // a side's view holds no true count of the other's
     var other = P.identified(board, flags, who, KINDS, F.known);
     box.dataset.identified = JSON.stringify(other.known);
     box.dataset.unidentified = String(other.unknown);
@@ -262,8 +265,9 @@
   function copyOut() {
     var game = games[state.game], cache = state.cache, who = viewSide();
     $("position-string").value = game.field ? P.strados3(cache.boards[state.ply], cache.flags[state.ply], state.ply, who, F, LETTERS) : "";
-    $("setup-red").value = game.setups ? game.setups[0] : "";
-    $("setup-blue").value = game.setups ? game.setups[1] : "";
+    // A side's view never copies out the opponent's setup: that side never saw it.
+    $("setup-red").value = game.setups && who !== 2 ? game.setups[0] : "";
+    $("setup-blue").value = game.setups && who !== 1 ? game.setups[1] : "";
   }
 
   function copy(id) {
@@ -280,6 +284,23 @@
   function legacyCopy(done) {
     try { if (document.execCommand("copy")) { done(); return; } } catch (err) { /* no clipboard at all */ }
     $("copied").textContent = "Selected: press Ctrl+C to copy.";
+  }
+
+  // The key events as side `who` knew them (all of them in the view of everything): an event
+  // of a battle that did not show `who` an opponent piece's rank (silent defense) would name
+  // it, so it reads as the battle did for `who`, once per ply.
+  function viewEvents(game, who) {
+    var said = {};
+    if (who === 0) { return game.events; }
+    return game.events.reduce(function (out, e) {
+      var b = e[1] !== "end" && game.battles[String(e[0])];
+      var unseen = b && ((side(b[0]) !== who && !(b[3] & 1)) || (side(b[1]) !== who && !(b[3] & 2)));
+      if (!unseen) { out.push(e); } else if (e[1] !== "battle" && !said[e[0]]) {
+        said[e[0]] = true;  // its kind stays (spoilers, next event); its words are the view's
+        out.push([e[0], e[1], battleText(game, e[0], who), true]);
+      }
+      return out;
+    }, []);
   }
 
   function battleBadge(b, who) {
@@ -318,16 +339,39 @@
     return div;
   }
 
+  // A side's losses as the view knew them: in a side's view the opponent's pieces it saw go
+  // without their rank (silent defense) are "?", never their true rank.
+  function losses(s, who) {
+    var cache = state.cache, ply = state.ply, counts = cache.captured[ply].slice(), unnamed = 0, k, frag, chip;
+    if (who !== 0 && s !== who) {
+      for (k = 0; k < 12; k++) { unnamed += cache.lostUnseen[ply][(s - 1) * 12 + k]; counts[(s - 1) * 12 + k] -= cache.lostUnseen[ply][(s - 1) * 12 + k]; }
+    }
+    frag = chips(counts, (s - 1) * 12, sideName(s));
+    if (unnamed) {
+      chip = document.createElement("span");
+      chip.className = "chip " + sideName(s) + " unnamed";
+      chip.title = unnamed + " " + sideName(s) + " pieces taken without their rank shown";
+      chip.textContent = "?\u00D7" + unnamed;
+      frag.appendChild(chip);
+    }
+    return frag;
+  }
+
   function panels() {
-    var cache = state.cache, ply = state.ply, who = viewSide();
-    var captured = $("captured"), unseen = $("unseen");
+    var game = games[state.game], cache = state.cache, ply = state.ply, who = viewSide();
+    var captured = $("captured"), unseen = $("unseen"), title;
     captured.replaceChildren();
-    captured.appendChild(pile("Red has lost:", chips(cache.captured[ply], 0, "red"), "nothing yet"));
-    captured.appendChild(pile("Blue has lost:", chips(cache.captured[ply], 12, "blue"), "nothing yet"));
+    captured.appendChild(pile("Red has lost:", losses(1, who), "nothing yet"));
+    captured.appendChild(pile("Blue has lost:", losses(2, who), "nothing yet"));
     unseen.replaceChildren();
     if (who !== 0) {
-      unseen.appendChild(pile(sideName(3 - who) + " pieces " + sideName(who) + " has not identified yet:",
-        chips(cache.unseen[ply], (who - 1) * 12, sideName(3 - who), true), "none"));
+      title = sideName(3 - who) + " pieces " + sideName(who) + " has not identified yet:";
+      if (game.armyShown === false) {
+        unseen.appendChild(pile(title, document.createDocumentFragment(),
+          "ranks unknown (free setup: the rules show no army)"));
+      } else {
+        unseen.appendChild(pile(title, chips(cache.unseen[ply], (who - 1) * 12, sideName(3 - who), true), "none"));
+      }
     }
   }
 
@@ -347,8 +391,8 @@
         sqName(from) + "\u2013" + sqName(move % 100) + ". " + battleText(game, ply, who);
     }
     box.appendChild(line);
-    var here = game.events.filter(function (e) {
-      return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture" &&
+    var here = viewEvents(game, who).filter(function (e) {
+      return e[0] === ply && e[1] !== "battle" && e[1] !== "end" && e[1] !== "first_capture" && !e[3] &&
         (ply === game.plies || state.spoilers || e[1] !== "flag_captured");
     });
     here.forEach(function (e) { var d = document.createElement("div"); d.textContent = e[2]; box.appendChild(d); });
@@ -373,7 +417,7 @@
       moves.appendChild(li);
     }
     var swings = (game.swings && game.swings[state.view] || []).map(function (w) { return [w[0], "swing", w[1]]; });
-    game.events.concat(swings).sort(function (a, b) { return (a[1] === "end") - (b[1] === "end") || a[0] - b[0]; }).forEach(function (e) {
+    viewEvents(game, viewSide()).concat(swings).sort(function (a, b) { return (a[1] === "end") - (b[1] === "end") || a[0] - b[0]; }).forEach(function (e) {
       if (e[1] === "battle" || e[0] > upto || (upto < game.plies && (e[1] === "end" || e[1] === "flag_captured"))) { return; }
       var li = document.createElement("li");
       li.textContent = (e[1] === "end" ? "end" : "ply " + e[0]) + ": " + e[2];
