@@ -462,11 +462,11 @@ def iter_observations(
         yield from unpacked(tables)
 
 
-def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
-    """The ``board`` column of an observations table as a ``[rows, 100]`` uint8 array
-    (no copy when the column is one chunk), ready for
-    :func:`~strat_tools.engine.planes.to_planes`."""
-    column = table.column("board").combine_chunks()
+def boards_of(table: pa.Table, column_name: str = "board") -> npt.NDArray[np.uint8]:
+    """A board column of an observations table (``board``, the label with the hidden truth,
+    or ``board_view``, the truth-free board) as a ``[rows, 100]`` uint8 array (no copy when
+    the column is one chunk), ready for :func:`~strat_tools.engine.planes.to_planes`."""
+    column = table.column(column_name).combine_chunks()
     buffer = column.buffers()[1]
     start = column.offset * 100
     data = np.frombuffer(buffer, dtype=np.uint8)[start : start + len(column) * 100]
