@@ -127,21 +127,22 @@ def legal_ids(
     with more legal moves than ``width`` is an :class:`~strat_tools.core.errors.OptionError`
     (never cut silently).
 
-    >>> from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
     >>> table = pa.table({"legal_actions": pa.array([[3, 7], [5]], pa.list_(pa.int16()))})
     >>> ids, counts = legal_ids(table)
     >>> ids.tolist(), counts.tolist()
     ([[3, 7], [5, -1]], [2, 1])
     """
-    rows, within, values = _list_parts(table, "legal_actions")
-    counts = np.bincount(rows, minlength=table.num_rows).astype(np.int64)
+    column = table.column("legal_actions").combine_chunks()
+    offsets = column.offsets.to_numpy()
+    values = column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+    counts = np.diff(offsets).astype(np.int64)
     most = int(counts.max()) if len(counts) else 0
     if width is None:
         width = most
     elif most > width:
         raise OptionError(f"a row has {most} legal moves, more than legal_width {width}")
     out = np.full((table.num_rows, width), -1, dtype=np.int16)
-    out[rows, within] = values
+    out[np.arange(width) < counts[:, None]] = values  # row by row, in order: the lists
     return out, counts
 
 
