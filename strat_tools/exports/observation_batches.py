@@ -44,7 +44,7 @@ from strat_tools.exports.observation_arrays import (
     batch_arrays,
     board_arrays,
 )
-from strat_tools.exports.observation_files import observation_folder
+from strat_tools.exports.observation_files import observation_folder, require_columns
 from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import boards_of
 from strat_tools.io.verified import VerifiedFile
@@ -144,7 +144,9 @@ class ObservationBatches:
         self._groups: list[list[int]] = []  # rows of each row group, shard by shard
         for name in self._names:
             with self._folder.open(name) as shard:
-                meta = pq.ParquetFile(shard.handle).metadata
+                file = pq.ParquetFile(shard.handle)
+                require_columns(file.schema_arrow, self.columns, directory)
+                meta = file.metadata
                 self._groups.append(
                     [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
                 )
