@@ -10,8 +10,10 @@ from strat_tools.engine.knowledge import KNOWN, MOVED, REVEALED
 from strat_tools.engine.planes import (
     CHANNELS,
     LAKE_KIND,
+    MOVED,
     OPPONENT,
     PLANE_TABLE,
+    UNKNOWN_KIND,
     board_diagram,
     encode_boards,
     hidden_truth,
@@ -35,6 +37,10 @@ def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # t
 def test_every_piece_square_sets_exactly_one_of_the_first_29_channels() -> None:
     for byte in range(256):
         kind1 = byte & 0x0F
+        if kind1 == UNKNOWN_KIND and byte & OPPONENT and not byte & BYTE_KNOWN:  # a board view's
+            moved = "opponent_unknown_moved" if byte & MOVED else "opponent_unknown_unmoved"
+            assert np.flatnonzero(PLANE_TABLE[byte]).tolist() == [CHANNELS.index(moved)]
+            continue
         if kind1 > LAKE_KIND:
             assert not PLANE_TABLE[byte].any()
             continue
