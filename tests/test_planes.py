@@ -10,7 +10,6 @@ from strat_tools.engine.knowledge import KNOWN, MOVED, REVEALED
 from strat_tools.engine.planes import (
     CHANNELS,
     LAKE_KIND,
-    MOVED,
     OPPONENT,
     PLANE_TABLE,
     UNKNOWN_KIND,
@@ -20,6 +19,7 @@ from strat_tools.engine.planes import (
     to_planes,
 )
 from strat_tools.engine.planes import KNOWN as BYTE_KNOWN
+from strat_tools.engine.planes import MOVED as BYTE_MOVED
 
 
 def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # type: ignore[no-untyped-def]
@@ -38,7 +38,7 @@ def test_every_piece_square_sets_exactly_one_of_the_first_29_channels() -> None:
     for byte in range(256):
         kind1 = byte & 0x0F
         if kind1 == UNKNOWN_KIND and byte & OPPONENT and not byte & BYTE_KNOWN:  # a board view's
-            moved = "opponent_unknown_moved" if byte & MOVED else "opponent_unknown_unmoved"
+            moved = "opponent_unknown_moved" if byte & BYTE_MOVED else "opponent_unknown_unmoved"
             assert np.flatnonzero(PLANE_TABLE[byte]).tolist() == [CHANNELS.index(moved)]
             continue
         if kind1 > LAKE_KIND:
