@@ -241,7 +241,8 @@ class ObservationBatches:
         of batches; the rest starts the next, the last one whatever is left). So any stretch
         of an epoch draws on row groups of all the shards (all the months), never one
         shard's, and memory holds a buffer and ``mix`` open row groups, whatever the shards'
-        size."""
+        size. Each reader decodes on this thread (measured on two months: with pyarrow's
+        threads for each of the 8 readers, 1.2x the CPU and 1.15x the memory)."""
         units = [(s, g) for s, groups in enumerate(part) for g in groups]
         order = [units[i] for i in rng.permutation(len(units))]
         readers: list[tuple[Iterator[pa.RecordBatch], VerifiedFile]] = []
@@ -254,7 +255,10 @@ class ObservationBatches:
                     self._export.check()
                     file = self._folder.open(self._names[shard])
                     batches = pq.ParquetFile(file.handle).iter_batches(
-                        batch_size=self.batch_size, row_groups=[group], columns=self.columns
+                        batch_size=self.batch_size,
+                        row_groups=[group],
+                        columns=self.columns,
+                        use_threads=False,  # mix readers at once: threads each cost CPU
                     )
                     readers.append((batches, file))
                 if not readers:
@@ -318,13 +322,16 @@ class ObservationBatches:
         for table, rng in self._tables():
             arrays = batch_arrays(table, whole, self.last_moves, self.legal_width)
             boards = {c: boards_of(table, c) for c in {BOARD_FIELDS[n] for n in per_batch}}
+            counts = None
+            if "legal_ids" in arrays and self.legal_width is None:
+                counts = (arrays["legal_ids"] >= 0).sum(axis=1)
             order = rng.permutation(table.num_rows)
             stop = len(order) if not self.drop_last else len(order) - len(order) % size
             for start in range(0, stop, size):
                 rows = order[start : start + size]
                 batch = {name: values[rows] for name, values in arrays.items()}
-                if "legal_ids" in batch and self.legal_width is None:
-                    width = int((batch["legal_ids"] >= 0).sum(axis=1).max(initial=0))
+                if counts is not None:  # legal_ids as wide as this batch's largest count
+                    width = int(counts[rows].max(initial=0))
                     batch["legal_ids"] = np.ascontiguousarray(batch["legal_ids"][:, :width])
                 if per_batch:
                     view, truth = (boards[c][rows] if c in boards else None for c in COLUMN_PAIR)
