@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from strat_tools.core.board import parse_square
+from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.actions import action_id
@@ -21,11 +23,15 @@ from strat_tools.engine.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
+    ENDINGS,
+    FINGERPRINT_COLUMNS,
     boards_of,
     iter_observations,
     observe,
 )
+from strat_tools.formats.readers import read_records
 from strat_tools.run.options import Run
+from strat_tools.tables.build import tables_for_records
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -141,6 +147,23 @@ def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> No
     meta = pq.read_metadata(files[0])
     assert meta.row_group(0).column(0).compression == "ZSTD"
     assert list((tmp_path / "obs").glob(".observations-*")) == []
+    # the games table: period, ending and both setups' fingerprints, as the tables have them
+    first = games[0]
+    assert first["period"] == "2026-11" and first["ending"] in ENDINGS
+    assert {g["ending"] for g in games} == {"board", "resigned", "agreed"}
+    tables = tables_for_records(list(read_records(DATA))[:1])["games"].to_pylist()[0]
+    for name in FINGERPRINT_COLUMNS:
+        assert first[name] == tables[name] and len(first[name]) == 16
+    # columns= and select= read only what is asked
+    few = read_observations(
+        tmp_path / "obs", columns=["ply", "game_id"], select=pc.field("ply") < 3
+    )
+    assert few.column_names == ["ply", "game_id"] and set(few["ply"].to_pylist()) == {1, 2}
+    assert few.num_rows == 2 * sum(1 for g in games if g["observations"] >= 2)
+    one = read_observations(tmp_path / "obs", columns=["action"], select=[first["game_id"]])
+    assert one.column_names == ["action"] and one.num_rows == first["observations"]
+    with pytest.raises(OptionError, match="no column 'bord'"):
+        read_observations(tmp_path / "obs", columns=["bord"])
 
 
 def test_an_unreadable_input_is_a_games_row_with_its_reason(
@@ -327,3 +350,33 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
     assert len(games) == 30 and len(failed) == 1
     assert failed[0]["status"] == "invalid" and failed[0]["observations"] == 0
     assert "IndexError: a bug" in failed[0]["reason"]
+
+
+def test_an_export_of_an_older_schema_is_refused_not_read_as_nulls(
+    tmp_path: Path, thirty_games: Path
+) -> None:
+    """A version 2 shard has no board_view: pyarrow would read it as nulls (the readers
+    give their schema), so the readers refuse it by name."""
+    import hashlib
+    import json
+
+    from strat_tools.exports.observation_batches import observation_batches
+
+    export_observations([thirty_games], tmp_path / "obs", run=1)
+    shard = next((tmp_path / "obs" / "observations").glob("*.parquet"))
+    old = pq.read_table(shard).drop_columns(["board_view"])
+    old = old.replace_schema_metadata({**old.schema.metadata, b"version": b"2"})
+    pq.write_table(old, shard)
+    marker_path = tmp_path / "obs" / ".strat-tools-export.json"
+    marker = json.loads(marker_path.read_text())
+    data = shard.read_bytes()
+    marker["files"][f"observations/{shard.name}"] = {
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    marker_path.write_text(json.dumps(marker))
+    with pytest.raises(InputError, match=r"no column 'board_view'.*schema version 2"):
+        read_observations(tmp_path / "obs")
+    assert read_observations(tmp_path / "obs", columns=["action"]).num_rows > 0
+    with pytest.raises(InputError, match="no column 'board_view'"):
+        observation_batches(tmp_path / "obs")

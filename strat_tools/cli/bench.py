@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import click
 
+from strat_tools.cli.bench_build import build
+
 
 @click.group()
 def bench() -> None:
@@ -23,6 +25,7 @@ def bench() -> None:
 
 
 # bench build: added here.
+bench.add_command(build)
 
 
 # bench predict, bench score: added here.
