@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from click.testing import CliRunner
 
 from strat_tools.benchmark import build as build_module
 from strat_tools.benchmark import manifest as manifest_module
-from strat_tools.benchmark.build import MissingZip, ZipMismatch, build_benchmark
+from strat_tools.benchmark.build import MissingZip, ZipMismatch, build_benchmark, zip_digest
 from strat_tools.benchmark.definition import Split, Zip
 from strat_tools.benchmark.manifest import (
     ManifestError,
@@ -150,6 +151,21 @@ def test_a_missing_zip_is_named_and_a_changed_one_refused(tiny: Path, tmp_path: 
     result = CliRunner().invoke(main, ["bench", "build", str(tiny), "-o", str(tmp_path / "b")])
     assert result.exit_code == 2 and "refused" in result.output
     assert not (tmp_path / "b").exists() and not (tmp_path / "bench").exists()
+
+
+def test_a_fifo_named_like_a_benchmark_zip_is_refused_not_waited_on(
+    tiny: Path, tmp_path: Path
+) -> None:
+    """Hashing opens each zip as every input is opened: a FIFO (opening it for reading
+    would block until a writer comes) is refused at once, in a split and as an extra."""
+    (tiny / NAMES[1]).unlink()
+    os.mkfifo(tiny / NAMES[1])
+    with pytest.raises(ZipMismatch, match=r"strados2030-1\.zip: .*not a regular file"):
+        build_benchmark(tiny, tmp_path / "bench", run=1)
+    os.mkfifo(tmp_path / "strados2031-0.zip")
+    with pytest.raises(ZipMismatch, match="not a regular file"):
+        zip_digest(str(tmp_path / "strados2031-0.zip"))
+    assert not (tmp_path / "bench").exists()
 
 
 def test_an_extra_test_set_of_months_nobody_named_gets_rows_and_views(

@@ -47,8 +47,15 @@ from strat_tools.core.errors import NothingReadable, NothingToRead, UsageError
 from strat_tools.exports.observation_files import ObservationsSummary, export_observations
 from strat_tools.exports.observations import GAMES_FILE, SHARD_ROWS
 from strat_tools.io.output import OutputError, check_output
-from strat_tools.io.owned import file_digest, read_marker
-from strat_tools.io.sources import Paths, iter_reached, path_list, printable
+from strat_tools.io.owned import handle_digest, read_marker
+from strat_tools.io.sources import (
+    Paths,
+    SourceError,
+    iter_reached,
+    open_regular,
+    path_list,
+    printable,
+)
 from strat_tools.io.staging import StagedFolder
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run, RunArg
@@ -109,6 +116,17 @@ def extra_name(name: str) -> str:
     return name
 
 
+def zip_digest(path: str) -> str:
+    """The SHA-256 of the zip at ``path``, opened as every input is (a FIFO or a device named
+    like a benchmark zip is refused, never waited on or read without end)."""
+    try:
+        handle, _size = open_regular(path)
+    except SourceError as exc:
+        raise ZipMismatch(f"{printable(path)}: {exc}; refused, nothing written") from None
+    with handle:
+        return handle_digest(handle)
+
+
 def split_files(paths: Paths) -> dict[str, list[str]]:
     """The files of each shipped split under ``paths`` (folders walked, globs matched),
     each checked against the definition's SHA-256. Raises :class:`MissingZip` naming every
@@ -129,7 +147,7 @@ def split_files(paths: Paths) -> dict[str, list[str]]:
         files[split.name] = []
         for entry in split.zips:
             for path in sorted(found[entry.name]):
-                digest = file_digest(path)
+                digest = zip_digest(path)
                 if digest != entry.sha256:
                     raise ZipMismatch(
                         f"{printable(path)} is not Gravon's {entry.name} (SHA-256 {digest}, the "
@@ -151,7 +169,7 @@ def _extra_files(name: str, paths: Paths) -> tuple[list[str], tuple[ZipEntry, ..
             month: str | None = calendar_month(base)
         except ValueError:
             month = None
-        entries.append(ZipEntry(base, month, file_digest(path)))
+        entries.append(ZipEntry(base, month, zip_digest(path)))
     return files, tuple(entries)
 
 

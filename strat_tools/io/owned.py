@@ -66,10 +66,10 @@ def new_run_id() -> str:
 def file_digest(path: PathArg) -> str:
     """The SHA-256 of a file, in hex, read in 1 MiB blocks."""
     with open(path, "rb") as handle:
-        return _handle_digest(handle)
+        return handle_digest(handle)
 
 
-def _handle_digest(handle: IO[bytes]) -> str:
+def handle_digest(handle: IO[bytes]) -> str:
     """The SHA-256 of an open file from its start, in hex; the handle is left at its start."""
     handle.seek(0)
     digest = hashlib.sha256()
@@ -173,7 +173,7 @@ def verify_file(
             with open(path, "rb") as opened:
                 return verify_file(directory, marker, name, opened)
         stamp = FileStamp.of(os.fstat(handle.fileno()))
-        same = stamp.size == size and _handle_digest(handle) == digest
+        same = stamp.size == size and handle_digest(handle) == digest
     except OSError as exc:
         raise OutputError(f"cannot read {path}: {exc}") from exc
     if not same:
