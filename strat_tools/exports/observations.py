@@ -55,7 +55,8 @@ from strat_tools.exports.observation_rows import (
     packed_game,
     unpacked_windows,
 )
-from strat_tools.io.sources import Paths, estimated_games, path_list
+from strat_tools.io.reached import estimated_games
+from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
@@ -378,7 +379,7 @@ def iter_observations(
     (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
     size of the input, once, before any work: compiled from
     :data:`~strat_tools.engine.moves.COMPILED_FROM_GAMES` games on, estimated from the
-    files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
+    files' sizes (:func:`~strat_tools.io.reached.estimated_games`: no zip is read twice;
     :func:`~strat_tools.engine.moves.compiled_pays`). The ids are the same either way.
 
     >>> for batch in iter_observations(["data/"], run=1):  # doctest: +SKIP

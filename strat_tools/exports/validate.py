@@ -25,10 +25,11 @@ from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths, Skipped, path_list
+from strat_tools.io.sources import Skipped
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import iter_tables, map_games
-from strat_tools.run.options import Run, RunArg
+from strat_tools.run.inputs import Inputs, InputsArg
+from strat_tools.run.options import Run, RunArg, check_select
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +226,7 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
 
 
 def iter_verdicts(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     select: Select | None = None,
@@ -238,11 +239,12 @@ def iter_verdicts(
     ``rules`` is checked when this is called, before any work
     (:func:`~strat_tools.core.rules.check_rules`)."""
     check_rules(rules)
-    return _verdicts(path_list(paths), rules, select, Run.of(run), skipped)
+    check_select(select)
+    return _verdicts(Inputs.of(paths), rules, select, Run.of(run), skipped)
 
 
 def _verdicts(
-    paths: list[str],
+    paths: Inputs,
     rules: str | None,
     select: Select | None,
     run: Run,
@@ -326,7 +328,7 @@ class ValidationReport:
 
 
 def validate(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     select: Select | None = None,

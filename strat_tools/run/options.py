@@ -27,7 +27,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 from strat_tools.core.errors import UsageError
 from strat_tools.run.tally import Tally
 
-__all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress"]
+__all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress", "check_select"]
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
@@ -99,3 +99,30 @@ class Run:
 RunArg: TypeAlias = Run | int | None
 """What a public function's ``run=`` takes: a :class:`Run`, a number of worker processes
 (``run=1``: in this process; ``run=4``: four), or ``None`` (every core)."""
+
+
+def check_select(select: object) -> None:
+    """Refuse a ``select=`` that is not a game filter or a per-game predicate, where a
+    public function is called, before any work (as :class:`Run` refuses a ``run=``): the
+    same :class:`~strat_tools.core.errors.UsageError` in every function. ``None`` keeps
+    every game; a :class:`~strat_tools.run.filters.GameFilter` and any callable taking a
+    :class:`~strat_tools.core.records.GameRecord` are predicates.
+
+    >>> check_select(None), check_select(len)
+    (None, None)
+    >>> check_select("variant=barrage")
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.UsageError: select= is a per-game predicate (a GameFilter, such as \
+GameFilter.parse(variant='barrage'), or a function of a GameRecord that returns True to keep \
+the game) or None; got 'variant=barrage' (a str)
+    """
+    if select is None or callable(select):
+        return
+    shown = repr(select)
+    shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+    raise UsageError(
+        "select= is a per-game predicate (a GameFilter, such as "
+        "GameFilter.parse(variant='barrage'), or a function of a GameRecord that returns True "
+        f"to keep the game) or None; got {shown} (a {type(select).__name__})"
+    )
