@@ -56,10 +56,10 @@ from strat_tools.exports.observation_rows import (
     unpacked_windows,
 )
 from strat_tools.io.reached import estimated_games
-from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.game_ids import GameIds
 
@@ -362,7 +362,7 @@ class ObservationsWork:
 
 
 def iter_observations(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
@@ -387,10 +387,10 @@ def iter_observations(
     """
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     run = Run.of(run)
     if compiled is None:
-        compiled = compiled_pays(estimated_games(inputs))
+        compiled = compiled_pays(estimated_games(inputs.given))
     work = ObservationsWork(rules, last_moves, compiled=compiled, window=WINDOW_PLIES)
     for tables in map_records(work, inputs, select=select, run=run):
         yield from unpacked(tables)

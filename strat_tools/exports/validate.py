@@ -266,19 +266,21 @@ _DIAGNOSTIC_COLUMNS = ("game_id", "code", "severity", "message", "line", "ply")
 
 
 def dataset_verdicts(
-    folder: str, *, select: Select | None = None, run: RunArg = None
+    folder: InputsArg, *, select: Select | None = None, run: RunArg = None
 ) -> Iterator[GameVerdict]:
     """The verdicts an exported dataset folder holds, batch by batch: one per row of its
     ``games`` table, with that game's rows of its ``diagnostics`` table. The folder is read
     as every reader reads it (files checked against its marker; a damaged or incomplete
     one is refused with the file named), ``select`` keeps games as for records.
     """
-    for tables in iter_tables([folder], select=select, run=run):
+    inputs = Inputs.of(folder)
+    (shown,) = inputs.given
+    for tables in iter_tables(inputs, select=select, run=run):
         found: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in tables["diagnostics"].select(list(_DIAGNOSTIC_COLUMNS)).to_pylist():
             found[row["game_id"]].append(row)
         for game in tables["games"].select(list(_VERDICT_COLUMNS)).to_pylist():
-            source, member = game["source"] or folder, game["member"]
+            source, member = game["source"] or shown, game["member"]
             yield GameVerdict(
                 source,
                 member,

@@ -217,6 +217,8 @@ class InputPart(NamedTuple):
 
     folder: str | None
     units: Iterable[Unit]
+    item: Input | None = None
+    """The folder as resolved (for work given it: never resolved again)."""
 
 
 def input_parts(
@@ -243,7 +245,7 @@ def input_parts(
     progress = Run.of(run).progress
     sized = isinstance(progress, SizedProgress)
     parts = [
-        InputPart(folder.given, ())
+        InputPart(folder.given, (), folder)
         if folder is not None
         else InputPart(None, _units(group, skipped, listed=sized))
         for folder, group in runs
@@ -415,13 +417,14 @@ def map_games(
     select: Select | None = None,
     run: RunArg = None,
     skipped: list[Skipped] | None = None,
-    on_dataset: Callable[[str], Iterable[V]] | None = None,
+    on_dataset: Callable[[Inputs], Iterable[V]] | None = None,
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
     the workers; ``per_game`` must be picklable and contain its own failures (as
     :func:`~strat_tools.exports.validate.verdict_for` does; its caller checks the rules it
     binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
-    folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
+    folder has no records left to judge: ``on_dataset(folder)`` (the folder as the one
+    input resolved already) gives its values in its
     place (validate's recorded verdicts), and without it such a folder is refused
     (:class:`NothingToRead`)."""
     inputs = Inputs.of(paths)
@@ -430,8 +433,8 @@ def map_games(
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
     for part in parts:
         if part.folder is not None:
-            assert on_dataset is not None  # input_parts refused the folder otherwise
-            yield from on_dataset(part.folder)
+            assert on_dataset is not None and part.item is not None  # else refused
+            yield from on_dataset(Inputs((part.item,)))
             continue
         for values, batch_tally in map_batches(work, part.units, run=run, max_batch=TABLE_BATCH):
             if run.tally is not None:
