@@ -326,6 +326,8 @@ def _iter_tables(
                         tally.dropped += before - tables["games"].num_rows
                 if tally is not None:
                     tally.count(tables)
+                if run.stop is not None:  # the caller's check, after each batch
+                    run.stop()
                 yield ids.renumber(tables)
             continue
         work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)

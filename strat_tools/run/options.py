@@ -50,14 +50,18 @@ class SizedProgress(Protocol):
 class Run:
     """How a run executes: ``jobs`` worker processes (``None``: every core; more than the
     cores are capped), ``dask`` (or a ``dask_address``) to run the same per-file work on
-    ``dask.distributed``, a ``progress`` callback (units finished) and the ``tally`` that
-    counts what was read (``None``: the caller does not ask)."""
+    ``dask.distributed``, a ``progress`` callback (units finished), the ``tally`` that
+    counts what was read (``None``: the caller does not ask) and ``stop``: called in the
+    collecting process after every batch, whatever ``progress`` is, where what it raises
+    ends the run (the command line's check that stdout's reader is still there: made in
+    the run's own thread, so a stop never waits on another thread or a signal)."""
 
     jobs: int | None = None
     dask: bool = False
     dask_address: str | None = None
     progress: ProgressCallback | None = None
     tally: Tally | None = None
+    stop: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         jobs = self.jobs
@@ -94,6 +98,20 @@ class Run:
     def with_progress(self, progress: ProgressCallback | None) -> Run:
         """This run reporting to ``progress`` instead."""
         return replace(self, progress=progress)
+
+    def after_batch(self) -> ProgressCallback | None:
+        """What the collecting process calls after each batch with its number of units:
+        ``progress``, then ``stop`` (``None`` when neither is set)."""
+        progress, stop = self.progress, self.stop
+        if stop is None:
+            return progress
+
+        def after(done: int) -> None:
+            if progress is not None:
+                progress(done)
+            stop()
+
+        return after
 
 
 RunArg: TypeAlias = Run | int | None

@@ -124,7 +124,7 @@ def map_batches(
     >>> counts = map_batches(len, iter_units(["data/"]), run=1)  # doctest: +SKIP
     """
     run = Run.of(run)
-    progress = run.progress
+    progress = run.after_batch()  # the bar's count, then the caller's stop check
     n_jobs = default_jobs() if run.jobs is None else run.jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
