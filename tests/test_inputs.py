@@ -103,6 +103,10 @@ CALLS: dict[str, Callable[[Path], Any]] = {
     "heatmap": lambda tmp: CliRunner().invoke(
         main, ["heatmap", "games/", "dataset", "-o", str(tmp / "h.png"), "--jobs", "1"]
     ),
+    "validate (command)": lambda tmp: CliRunner().invoke(
+        main, ["validate", "games/", "dataset", "--rules", "classic", "--jobs", "1"]
+    ),
+    "setups (command)": lambda tmp: CliRunner().invoke(main, ["setups", "games/", "--jobs", "1"]),
     "report": lambda tmp: report_inputs_of_paths(["games/", "dataset"], run=1),
     "read_games": lambda tmp: st.read_games(["games/", "dataset"], run=1),
     "validate": lambda tmp: st.validate(["games/", "dataset"], run=1),

@@ -90,13 +90,14 @@ def _run_validate(
         problem_lines,
     )
     from strat_tools.io.sources import matches_nothing
-    from strat_tools.run.driver import input_parts
+    from strat_tools.run.inputs import Inputs
     from strat_tools.run.tally import Tally
 
     summary = Summary()
     tally = Tally()
     # A dataset folder's verdicts are the ones its export recorded.
-    if rules != "auto" and any(part.folder is not None for part in input_parts(paths)):
+    inputs = Inputs.of(paths)  # resolved once: the check below and the run take it
+    if rules != "auto" and any(item.kind == "dataset" for item in inputs):
         message(
             f"--rules {rules} applies to game records; a dataset folder's verdicts are "
             "those of its export"
@@ -121,7 +122,7 @@ def _run_validate(
         # Streamed: the driver expands the inputs once (sizing the bar, when one is drawn).
         with progress_bar("validating") as update:
             for verdict in iter_verdicts(
-                paths,
+                inputs,
                 rules=rules,
                 select=select,
                 run=run.with_progress(update).with_tally(tally),
