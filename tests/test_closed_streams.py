@@ -126,16 +126,21 @@ def test_every_command_has_its_arguments_here() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "code"),
-    [([INVALID, "--format", "csv"], 1), ([GAME, "--format", "json"], 0)],
-    ids=["csv, invalid", "json"],
+    ("args", "closed", "code"),
+    [
+        ([INVALID, "--format", "csv"], (1,), 1),
+        ([GAME, "--format", "json"], (1,), 0),
+        ([GAME, "--format", "csv"], (2,), 0),  # unseen stderr: a traceback would exit 1
+        ([GAME], (1, 2), 0),
+    ],
+    ids=["csv, invalid, >&-", "json, >&-", "csv, 2>&-", ">&- 2>&-"],
 )
-def test_the_console_script_takes_a_closed_stdout_as_dev_null(
-    console_script: Path, args: list[str], code: int
+def test_the_console_script_takes_a_closed_stream_as_dev_null(
+    console_script: Path, args: list[str], closed: tuple[int, ...], code: int
 ) -> None:
-    run = _run(console_script, ["validate", *args, "--jobs", "1"], closed=(1,))
-    assert run.returncode == code, run.stderr.decode()[-2000:]
-    assert b"Traceback" not in run.stderr
+    run = _run(console_script, ["validate", *args, "--jobs", "1"], closed=closed)
+    assert run.returncode == code, (run.stderr or b"").decode()[-2000:]
+    assert b"Traceback" not in (run.stderr or b"")
 
 
 @pytest.mark.slow  # about fifty commands started: two minutes
