@@ -182,3 +182,15 @@ def test_an_ids_file_with_a_control_character_is_refused(tmp_path: Path) -> None
         read_id_file(ids)
     ids.write_bytes(b"\xef\xbb\xbfclassic-2014.4-17  # a comment\nNAME#2\n")
     assert read_id_file(ids) == ["classic-2014.4-17", "NAME#2"]
+
+
+def test_a_staging_folder_naming_no_possible_process_is_left_alone(tmp_path: Path) -> None:
+    """A staging folder's name holds the process id of the run that made it; one naming a
+    process id no system gives (a name no run of ours wrote) is left alone, never an
+    ``OverflowError`` from ``kill`` (a traceback, before)."""
+    folder = tmp_path / "tables"
+    export_dataset(GAME, folder, setups_only=True, run=1)
+    stranger = folder / ".dataset.tmp-99999999999999999999-abcdefgh"
+    stranger.mkdir()
+    export_dataset(GAME, folder, setups_only=True, run=1)
+    assert stranger.is_dir()
