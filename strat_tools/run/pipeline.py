@@ -206,7 +206,8 @@ def _map_pool(
 
 def check_visible(batch: Iterable[object], where: str = "this worker") -> None:
     """Stop with a :class:`PipelineError` when a unit of ``batch`` that the collecting
-    process listed (no ``error``) names a file this process cannot see: a Dask worker on
+    process listed (its absolute ``path`` set, no ``error``) names a file this process
+    cannot see: a Dask worker on
     another machine without the inputs, or one that was given paths it cannot resolve. The
     run's inputs must be at the same path on every worker; saying so beats reading nothing.
 
@@ -219,9 +220,12 @@ shared file system)
     """
     unseen = sorted(
         {
-            unit.open_path
+            unit.path
             for unit in batch
-            if isinstance(unit, Unit) and unit.error is None and not os.path.exists(unit.open_path)
+            if isinstance(unit, Unit)
+            and unit.path is not None  # listed by the inputs' expansion (not made by hand)
+            and unit.error is None
+            and not os.path.exists(unit.path)
         }
     )
     if unseen:
