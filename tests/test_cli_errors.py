@@ -282,6 +282,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     from strat_tools.io.sources import SourceError
     from strat_tools.io.verified import FolderChanged
     from strat_tools.io.zipdir import ZipError
+    from strat_tools.run.batch_work import SelectError
     from strat_tools.run.filters import FilterError
     from strat_tools.run.pipeline import PipelineError
     from strat_tools.run.processes import WorkerFailure
@@ -299,7 +300,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     failed = [StratToolsError, OptionError, InputError, DatasetError, IllegalMove, RunError]
     failed += [RecordError, SeveralGames, GenerationError, OutputError, SourceError, ZipError]
     failed += [PipelineError, WorkerFailure, PositionError, MoveError, FolderChanged]
-    failed += [NotConverged, TooFewGames]
+    failed += [NotConverged, TooFewGames, SelectError]
     return [(bare(kind), EXIT_USAGE) for kind in usage] + [
         (bare(kind), EXIT_FAILED) for kind in failed
     ]

@@ -11,6 +11,8 @@ import pytest
 
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.records import GameRecord
+from strat_tools.exports.validate import iter_verdicts
+from strat_tools.run.batch_work import SelectError
 from strat_tools.run.driver import (
     export_dataset,
     iter_tables,
@@ -107,7 +109,7 @@ def test_a_reduction_that_fails_on_every_game_together_only_is_a_bug() -> None:
 
 
 class Exploding:
-    """A selection that raises on one game: that game becomes an invalid entry."""
+    """A selection that raises on one game: the caller's error, not the game's."""
 
     def __init__(self, number: int) -> None:
         self.number = number
@@ -118,21 +120,17 @@ class Exploding:
         return True
 
 
-def test_a_game_whose_per_game_step_raises_becomes_one_invalid_entry() -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_select_predicate_that_raises_stops_the_run_naming_the_game(jobs: int) -> None:
+    # Round five: it made every game of the batch invalid (internal.select), silently.
     everything = read_games(DATA, setups_only=True, run=1)
     number = int(everything.games["number"].dropna().iloc[3])
-    tally = Tally()
-    games = read_games(
-        DATA, setups_only=True, select=Exploding(number), run=Run(jobs=1, tally=tally)
-    )
-    assert len(games) == len(everything)
-    assert games.games["game_id"].tolist() == everything.games["game_id"].tolist()
-    hit = games.games[games.games["number"] == number]
-    assert hit["status"].tolist() == ["invalid"]
-    diag = games.diagnostics[games.diagnostics["game_id"] == hit["game_id"].iloc[0]]
-    assert "internal.select" in diag["code"].tolist()
-    assert tally.failed == 1 and "LookupError: selection bug" in tally.failures[0]
-    assert not (games.setups["game_id"] == hit["game_id"].iloc[0]).any()
+    member = everything.games[everything.games["number"] == number]["member"].iloc[0]
+    with pytest.raises(SelectError, match="select= predicate raised LookupError") as caught:
+        read_games(DATA, setups_only=True, select=Exploding(number), run=jobs)
+    assert f"!{member}" in str(caught.value)
+    with pytest.raises(SelectError, match="selection bug"):
+        list(iter_verdicts(DATA, select=Exploding(number), run=jobs))
 
 
 def test_rows_failing_on_one_game_become_an_internal_rows_entry(

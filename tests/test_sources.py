@@ -11,15 +11,14 @@ import pytest
 from hostile_paths import DEEP, deep_folder, remove_deep_folder
 
 from strat_tools.io.output import OutputOverInput, refuse_overlap
+from strat_tools.io.reached import estimated_games, iter_reached
 from strat_tools.io.sources import (
     Skipped,
     SourceError,
     Unit,
     UnitReader,
-    estimated_games,
     expand,
     is_unsafe_member_name,
-    iter_reached,
     iter_units,
 )
 

@@ -393,7 +393,7 @@ def test_the_parser_sees_imports(module: str) -> None:
     assert found & {"core.checks", "core.errors", "stats.frames"}
 
 
-RUN_SETTINGS = frozenset({"jobs", "dask", "dask_address", "progress", "tally"})
+RUN_SETTINGS = frozenset({"jobs", "dask", "dask_address", "progress", "tally", "stop"})
 """One run's settings: they travel whole as :class:`strat_tools.run.options.Run`."""
 
 

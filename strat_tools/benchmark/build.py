@@ -48,10 +48,10 @@ from strat_tools.exports.observation_files import ObservationsSummary, export_ob
 from strat_tools.exports.observations import GAMES_FILE, SHARD_ROWS
 from strat_tools.io.output import OutputError, check_output
 from strat_tools.io.owned import handle_digest, read_marker
+from strat_tools.io.reached import iter_reached
 from strat_tools.io.sources import (
     Paths,
     SourceError,
-    iter_reached,
     open_regular,
     path_list,
     printable,

@@ -265,9 +265,12 @@ class ReaderWatch:
         )
         self._thread.start()
         self.watching = True
+        _WATCHED.append(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self in _WATCHED:
+            _WATCHED.remove(self)
         if self._wake is not None:
             with suppress(OSError):
                 os.write(self._wake[1], b"x")
@@ -277,6 +280,21 @@ class ReaderWatch:
                 with suppress(OSError):
                     os.close(fd)
             self._wake = self._thread = None
+
+
+_WATCHED: Final[list[ReaderWatch]] = []
+"""The :class:`ReaderWatch` of the command running, while it watches stdout's reader."""
+
+
+def stop_if_reader_gone() -> None:
+    """The command line's :attr:`~strat_tools.run.options.Run.stop`, called after each
+    batch in the run's own thread: while a :class:`ReaderWatch` watches (a command that
+    prints), :class:`ReaderGone` once stdout's reader has gone. The watch's signal stops a
+    run in the middle of its work; this check makes the stop certain at the next batch,
+    whatever the machine's load does to the watch's thread or the signal's delivery."""
+    if _WATCHED and threading.current_thread() is threading.main_thread() and stdout_gone():
+        _one_clean_up(pipe_gone=True)
+        raise ReaderGone
 
 
 def _stdout_pipe() -> int | None:

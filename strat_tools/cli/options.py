@@ -156,10 +156,12 @@ def run_options(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kw: Any) -> Any:
+        from strat_tools.cli.errors import stop_if_reader_gone
         from strat_tools.run.options import Run
 
         jobs, dask, address = kw.pop("jobs"), kw.pop("dask"), kw.pop("dask_address")
-        kw["run"] = Run(jobs=jobs, dask=dask or bool(address), dask_address=address)
+        stop = stop_if_reader_gone  # after each batch: a gone reader stops the run there
+        kw["run"] = Run(jobs=jobs, dask=dask or bool(address), dask_address=address, stop=stop)
         return func(*args, **kw)
 
     return jobs_option(dask_options(wrapper))  # type: ignore[return-value]

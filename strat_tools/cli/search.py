@@ -76,9 +76,11 @@ def read_setups(
     batch at a time with a progress bar, the parts joined by ``add``; nothing readable is
     a usage error (exit 2), not an empty table."""
     from strat_tools.run.driver import dataset_folder
+    from strat_tools.run.inputs import Inputs
     from strat_tools.stats.setup_search import folder_outcomes, reduce_setups
 
-    folder = dataset_folder(paths)  # the driver's one decision: a dataset folder alone
+    inputs = Inputs.of(paths)  # resolved once: the folder test and the run take it
+    folder = dataset_folder(inputs)  # the driver's one decision: a dataset folder alone
     if folder is not None:
         found = folder_outcomes(folder, game_filter, variant)
         if found is not None:
@@ -89,7 +91,7 @@ def read_setups(
     with progress_bar("reading setups") as update:
         counted = run.with_progress(update).with_tally(counts)
         kept = reduce_setups(
-            paths, reduce, add, game_filter, variant, run=counted, from_table=False
+            inputs, reduce, add, game_filter, variant, run=counted, from_table=False
         )
     require_readable(counts, paths)
     return kept

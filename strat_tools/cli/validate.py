@@ -80,10 +80,11 @@ def _run_validate(
     """Stream verdicts to stdout in ``fmt`` (the library's one call), then say the rest on
     stderr."""
     from strat_tools.exports.validation_stream import write_validation
-    from strat_tools.run.driver import input_parts
+    from strat_tools.run.inputs import Inputs
 
     # A dataset folder's verdicts are the ones its export recorded.
-    if rules != "auto" and any(part.folder is not None for part in input_parts(paths)):
+    inputs = Inputs.of(paths)  # resolved once: the check below and the run take it
+    if rules != "auto" and any(item.kind == "dataset" for item in inputs):
         message(
             f"--rules {rules} applies to game records; a dataset folder's verdicts are "
             "those of its export"
@@ -91,7 +92,7 @@ def _run_validate(
     # Streamed: the driver expands the inputs once (sizing the bar, when one is drawn).
     with progress_bar("validating") as update:
         done = write_validation(
-            paths,
+            inputs,
             sys.stdout,
             fmt=fmt,
             rules=rules,

@@ -47,11 +47,17 @@ def is_command_line(argv: list[str] | None = None) -> bool:
     True
     >>> is_command_line(["/usr/bin/strat-tools", "view", "data/"])
     True
+
+    The console script as the system starts it (its ``#!`` line names the interpreter, so
+    the interpreter's own arguments hold the script's path second):
+
+    >>> is_command_line(["/venv/bin/python3", "/venv/bin/strat-tools", "validate", "g"])
+    True
     >>> is_command_line(["python3", "notebook.py"]), is_command_line(["python3", "-c", "..."])
     (False, False)
     """
     args = list(getattr(sys, "orig_argv", sys.argv)) if argv is None else argv
-    if args and os.path.basename(args[0]) == "strat-tools":
+    if args and _is_console_script(args[0]):
         return True
     for index, arg in enumerate(args[1:], start=1):
         if arg == "-m":
@@ -59,8 +65,13 @@ def is_command_line(argv: list[str] | None = None) -> bool:
         if arg == "-mstrat_tools":
             return True
         if not arg.startswith("-"):
-            return False  # a script: the rest are its arguments
+            return _is_console_script(arg)  # a script: the rest are its arguments
     return False
+
+
+def _is_console_script(path: str) -> bool:
+    """Whether ``path`` is the ``strat-tools`` console script (as installers name it)."""
+    return os.path.basename(path) in ("strat-tools", "strat-tools.exe", "strat-tools-script.py")
 
 
 def _stop_now(signum: int, frame: Any) -> None:

@@ -41,9 +41,10 @@ from strat_tools.formats.gravon_fields import is_game_name
 from strat_tools.formats.readers import resolve, unreadable_reason
 from strat_tools.formats.xml_writer import write_files
 from strat_tools.io.output import OutputError, atomic_folder, check_output, refuse_overlap
-from strat_tools.io.sources import Paths, Skipped, path_list
+from strat_tools.io.sources import Skipped
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.run.tally import Tally
 
@@ -244,7 +245,7 @@ def writes_through(out: str | os.PathLike[str]) -> bool:
 
 
 def convert(
-    paths: Paths,
+    paths: InputsArg,
     out: str | os.PathLike[str],
     *,
     to: str,
@@ -259,7 +260,7 @@ def convert(
     device (``/dev/null/``); :class:`~strat_tools.core.errors.NothingReadable` (nothing
     written) when the inputs hold no readable game record at all.
     """
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     fmt = format_named(to)
     writer_of(fmt)
     out_text = os.fspath(out)
@@ -267,13 +268,13 @@ def convert(
     if through and out_text.endswith("/"):
         raise OutputError(f"cannot write a folder of games to {out_text}: it is a device")
     folder = not (through or (out_text.lower().endswith(".zip") and not os.path.isdir(out_text)))
-    check_output(out_text, inputs, folder=folder)
+    check_output(out_text, inputs.given, folder=folder)
     report = ConvertReport(out=out_text, to=fmt.name)
     run, seen = Run.of(run).counting()
     results = map_records(
         ConvertWork(fmt.name), inputs, select=select, run=run, skipped=report.skipped
     )
-    files = _named_files(results, report, seen, inputs, select)
+    files = _named_files(results, report, seen, inputs.given, select)
     out_path = Path(out_text)
     if through or (out_path.suffix.lower() == ".zip" and not out_path.is_dir()):
         write_files(files, out_path, zip=True)  # through output.atomic_output

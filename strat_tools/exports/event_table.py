@@ -32,9 +32,10 @@ from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import EventBatch
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths, Unit, path_list
+from strat_tools.io.sources import Unit
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
 
@@ -97,7 +98,7 @@ def events_batch(units: list[Unit], rules: str | None = "auto") -> pa.Table:
 
 
 def iter_events(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     kinds: Iterable[str] | None = None,
@@ -110,7 +111,7 @@ def iter_events(
     be (and no filter left any out) :class:`~strat_tools.core.errors.NothingReadable` is raised
     with nothing given out."""
     wanted = _kinds(kinds)
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     run, seen = Run.of(run).counting()
     held: list[pa.Table] = []
     for table in map_records(EventsWork(rules), inputs, select=select, run=run):
@@ -120,7 +121,7 @@ def iter_events(
         if seen.readable or (seen.dropped and seen.games):
             yield from held
             held.clear()
-    seen.require(inputs, select)  # every input unreadable, or none, or none kept
+    seen.require(inputs.given, select)  # every input unreadable, or none, or none kept
 
 
 def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
@@ -134,7 +135,7 @@ def _kinds(kinds: Iterable[str] | None) -> pa.Array | None:
 
 
 def read_events(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     run: RunArg = None,

@@ -37,10 +37,10 @@ from strat_tools.exports.observations import (
 )
 from strat_tools.io.output import OutputError, check_output
 from strat_tools.io.owned import Marker, read_marker
-from strat_tools.io.sources import Paths, path_list
 from strat_tools.io.staging import StagedFolder
 from strat_tools.io.verified import VerifiedFolder
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 
 __all__ = [
@@ -229,7 +229,7 @@ class ShardWriter:
 
 
 def export_observations(
-    paths: Paths,
+    paths: InputsArg,
     directory: str | os.PathLike[str],
     *,
     rules: str | None = "auto",
@@ -253,8 +253,8 @@ def export_observations(
     >>> export_observations(["strados2014-1.zip"], "obs/")  # doctest: +SKIP
     """
     started = time.perf_counter()
-    inputs = path_list(paths)
-    check_output(directory, inputs, folder=True, create=True)
+    inputs = Inputs.of(paths)
+    check_output(directory, inputs.given, folder=True, create=True)
     run, seen = Run.of(run).counting()
     with ShardWriter(directory, shard_rows) as writer:
         for tables in iter_observations(
@@ -270,7 +270,7 @@ def export_observations(
                 on_batch(tables)
         writer.summary.dropped = seen.dropped
         if not writer.summary.readable:  # raised inside: nothing is put in place
-            seen.require(inputs, select)  # the reader's reasons, as every command's
+            seen.require(inputs.given, select)  # the reader's reasons, as every command's
     writer.summary.seconds = time.perf_counter() - started
     return writer.summary
 

@@ -55,10 +55,11 @@ from strat_tools.exports.observation_rows import (
     packed_game,
     unpacked_windows,
 )
-from strat_tools.io.sources import Paths, estimated_games, path_list
+from strat_tools.io.reached import estimated_games
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.identity import SetupIdentity
 from strat_tools.tables.game_ids import GameIds
@@ -428,7 +429,7 @@ class ObservationsWork:
 
 
 def iter_observations(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     last_moves: int = LAST_MOVES,
@@ -445,7 +446,7 @@ def iter_observations(
     (where numba is installed), ``False`` NumPy's stages, ``None`` (the default) by the
     size of the input, once, before any work: compiled from
     :data:`~strat_tools.engine.moves.COMPILED_FROM_GAMES` games on, estimated from the
-    files' sizes (:func:`~strat_tools.io.sources.estimated_games`: no zip is read twice;
+    files' sizes (:func:`~strat_tools.io.reached.estimated_games`: no zip is read twice;
     :func:`~strat_tools.engine.moves.compiled_pays`). The ids are the same either way.
 
     >>> for batch in iter_observations(["data/"], run=1):  # doctest: +SKIP
@@ -453,10 +454,10 @@ def iter_observations(
     """
     if last_moves < 0:
         raise OptionError(f"last_moves must be 0 or more, got {last_moves}")
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     run = Run.of(run)
     if compiled is None:
-        compiled = compiled_pays(estimated_games(inputs))
+        compiled = compiled_pays(estimated_games(inputs.given))
     work = ObservationsWork(rules, last_moves, compiled=compiled, window=WINDOW_PLIES)
     for tables in map_records(work, inputs, select=select, run=run):
         yield from unpacked(tables)

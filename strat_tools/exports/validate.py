@@ -25,10 +25,11 @@ from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths, Skipped, path_list
+from strat_tools.io.sources import Skipped
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import iter_tables, map_games
-from strat_tools.run.options import Run, RunArg
+from strat_tools.run.inputs import Inputs, InputsArg
+from strat_tools.run.options import Run, RunArg, check_select
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +226,7 @@ def verdict_for(record: GameRecord, rules: str | None = "auto") -> GameVerdict:
 
 
 def iter_verdicts(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     select: Select | None = None,
@@ -238,11 +239,12 @@ def iter_verdicts(
     ``rules`` is checked when this is called, before any work
     (:func:`~strat_tools.core.rules.check_rules`)."""
     check_rules(rules)
-    return _verdicts(path_list(paths), rules, select, Run.of(run), skipped)
+    check_select(select)
+    return _verdicts(Inputs.of(paths), rules, select, Run.of(run), skipped)
 
 
 def _verdicts(
-    paths: list[str],
+    paths: Inputs,
     rules: str | None,
     select: Select | None,
     run: Run,
@@ -264,19 +266,21 @@ _DIAGNOSTIC_COLUMNS = ("game_id", "code", "severity", "message", "line", "ply")
 
 
 def dataset_verdicts(
-    folder: str, *, select: Select | None = None, run: RunArg = None
+    folder: InputsArg, *, select: Select | None = None, run: RunArg = None
 ) -> Iterator[GameVerdict]:
     """The verdicts an exported dataset folder holds, batch by batch: one per row of its
     ``games`` table, with that game's rows of its ``diagnostics`` table. The folder is read
     as every reader reads it (files checked against its marker; a damaged or incomplete
     one is refused with the file named), ``select`` keeps games as for records.
     """
-    for tables in iter_tables([folder], select=select, run=run):
+    inputs = Inputs.of(folder)
+    (shown,) = inputs.given
+    for tables in iter_tables(inputs, select=select, run=run):
         found: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in tables["diagnostics"].select(list(_DIAGNOSTIC_COLUMNS)).to_pylist():
             found[row["game_id"]].append(row)
         for game in tables["games"].select(list(_VERDICT_COLUMNS)).to_pylist():
-            source, member = game["source"] or folder, game["member"]
+            source, member = game["source"] or shown, game["member"]
             yield GameVerdict(
                 source,
                 member,
@@ -326,7 +330,7 @@ class ValidationReport:
 
 
 def validate(
-    paths: Paths,
+    paths: InputsArg,
     *,
     rules: str | None = "auto",
     select: Select | None = None,

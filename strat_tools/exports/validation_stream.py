@@ -26,8 +26,9 @@ from strat_tools.exports.validate import (
     iter_verdicts,
     problem_lines,
 )
-from strat_tools.io.sources import Paths, matches_nothing, path_list
+from strat_tools.io.sources import matches_nothing
 from strat_tools.run.batch_work import Select
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.run.tally import Tally
 
@@ -103,7 +104,7 @@ class _Document:
 
 
 def write_validation(
-    paths: Paths,
+    paths: InputsArg,
     out: TextIO,
     *,
     fmt: str = "json",
@@ -129,13 +130,14 @@ def write_validation(
     """
     if fmt not in VALIDATION_FORMATS:
         raise UsageError(f"unknown format {fmt!r}; expected {', '.join(VALIDATION_FORMATS)}")
-    listed = path_list(paths)
+    inputs = Inputs.of(paths)  # resolved once: the run and the checks below take it
+    listed = inputs.given
     summary = Summary()
     tally = Tally()
     document = _Document(out, fmt, quiet, verbose)
     try:
         for verdict in iter_verdicts(
-            listed,
+            inputs,
             rules=rules,
             select=select,
             run=Run.of(run).with_tally(tally),

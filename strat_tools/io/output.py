@@ -276,7 +276,7 @@ def refuse_overlap(
     replace one: the one rule of every ``-o`` of every command.
 
     Compared by real path (links followed) and by device and inode (hard links) with every
-    file and folder the inputs reach (:func:`strat_tools.io.sources.iter_reached`: the
+    file and folder the inputs reach (:func:`strat_tools.io.reached.iter_reached`: the
     paths given, the folders walked under them and the files there that reading takes,
     also through symlinks inside an input folder). ``output`` is refused when it is one of
     them, when it holds one (a folder output around an input), and when it lies inside a
@@ -290,7 +290,7 @@ def refuse_overlap(
     Traceback (most recent call last):
     strat_tools.io.output.OutputOverInput: the output data/tables lies inside the input folder ...
     """
-    from strat_tools.io.sources import iter_reached, taken_by_reading
+    from strat_tools.io.reached import iter_reached, taken_by_reading
 
     shown = os.fspath(output)
     out = Path(os.path.realpath(output))

@@ -33,6 +33,16 @@ from strat_tools.io.output import (
     refuse_folder_link,
     write_file_atomically,
 )
+from strat_tools.io.own_files import (
+    FieldError,
+    expect_flag,
+    expect_int,
+    expect_keys,
+    expect_name,
+    expect_object,
+    expect_text,
+    load_json,
+)
 
 MARKER_NAME: Final = ".strat-tools-export.json"
 """The marker file of a folder written by ``strat-tools export``."""
@@ -79,23 +89,59 @@ def handle_digest(handle: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
+_KIND: Final = "[a-z][a-z0-9_-]{0,31}"
+"""A kind of output's name (:attr:`Marker.output`: ``dataset``, ``observations``)."""
+MAX_MARKER_BYTES: Final = 64 * 1024 * 1024
+"""The largest marker read back (one lists each file of its export: 150 bytes a file)."""
+_RUN_ID: Final = "[0-9a-f]{32}"
+_SHA256: Final = "[0-9a-f]{64}"
+
+
 def read_marker(directory: PathArg) -> Marker | None:
     """The marker of ``directory``, or None when it has none; :class:`OutputError` when it
-    cannot be read (then the folder is not trusted)."""
+    cannot be read or is not as an export writes one (then the folder is not trusted).
+
+    A marker is an input like any other (:mod:`strat_tools.io.own_files`): opened as a
+    regular file of bounded size, strict JSON, every field checked (the keys an export
+    writes and no other, the kind of output a lower-case name, the run id 32 hex
+    digits, ``complete`` a real flag, each file a name inside the folder with a size from 0
+    and a SHA-256 of 64 hex digits, or the empty placeholder of an unfinished export); the
+    message names the field.
+    """
     path = Path(directory) / MARKER_NAME
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("kind") != MARKER_KIND:
-            raise ValueError("not a strat-tools export marker")
-        files = {str(k): (int(v["bytes"]), str(v["sha256"])) for k, v in data["files"].items()}
-        output = data.get("output") or _legacy_output(files)
-        if not isinstance(output, str):
-            raise ValueError(f"output {output!r} is not a name")
-        return Marker(str(data["run_id"]), files, bool(data.get("complete", False)), output)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise OutputError(f"the export marker {path} cannot be read: {exc}") from exc
+    try:  # anything there named so is read as a marker: a FIFO or a folder is refused
+        return _marker(load_json(str(path), limit=MAX_MARKER_BYTES))
+    except FieldError as exc:
+        raise OutputError(f"the export marker {path} cannot be read: {exc}") from None
+
+
+def _marker(data: object) -> Marker:
+    """A marker's parsed JSON as a :class:`Marker`, every field checked."""
+    fields = expect_keys(
+        data, "the marker", required=("kind", "run_id", "files"), optional=("output", "complete")
+    )
+    if fields["kind"] != MARKER_KIND:
+        raise FieldError(f"kind: {fields['kind']!r} is not {MARKER_KIND!r}")
+    run_id = expect_text(fields["run_id"], "run_id", _RUN_ID, what="a run id (32 hex digits)")
+    complete = expect_flag(fields.get("complete", False), "complete")
+    files: dict[str, tuple[int, str]] = {}
+    for name, entry in expect_object(fields["files"], "files").items():
+        where = f"files[{name!r}]"
+        expect_name(name, "files")
+        stamp = expect_keys(entry, where, required=("bytes", "sha256"))
+        size = expect_int(stamp["bytes"], f"{where}.bytes")
+        digest = expect_text(stamp["sha256"], f"{where}.sha256")
+        unfinished = not complete and digest == "" and size == 0  # begin()'s placeholder
+        if not unfinished:
+            expect_text(digest, f"{where}.sha256", _SHA256, what="a SHA-256 (64 hex digits)")
+        files[name] = (size, digest)
+    output = fields.get("output")
+    if output is None:
+        output = _legacy_output(files)
+    what = "a kind of output (a lower-case name: dataset, observations)"
+    return Marker(run_id, files, complete, expect_text(output, "output", _KIND, what=what))
 
 
 def _legacy_output(files: dict[str, tuple[int, str]]) -> str:

@@ -38,11 +38,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from types import TracebackType
-from typing import BinaryIO, Final, NamedTuple
+from typing import BinaryIO, Final, Literal, NamedTuple
 
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.record_formats import is_record_name, record_suffixes
@@ -59,7 +58,8 @@ PathArg = str | os.PathLike[str]
 Paths = PathArg | Iterable[PathArg]
 """One path, or an iterable of them."""
 
-_GLOB_CHARS: Final = frozenset("*?[")
+GLOB_CHARS: Final = frozenset("*?[")
+"""The characters that make a path given a glob pattern (when no such file exists)."""
 _NOT_REGULAR: Final = "not a regular file (a FIFO, device or socket)"
 
 
@@ -123,8 +123,10 @@ def _only_escapes(name: str) -> bool:
 class Unit:
     """One game file: a plain file (``member`` None) or a zip member; ``error`` if unusable.
 
-    ``source`` and ``member`` are printable (:func:`printable`); ``path`` is the real path to
-    open when it differs from ``source``; ``entry`` locates a zip member in its archive.
+    ``source`` and ``member`` are printable (:func:`printable`), as the path was given;
+    ``path`` is the path to open, absolute (:func:`iter_units` sets it from the resolved
+    :class:`Input`, so a worker in another folder opens the same file; a unit made by hand
+    without it opens ``source``); ``entry`` locates a zip member in its archive.
     """
 
     source: str
@@ -140,14 +142,100 @@ class Unit:
 
     @property
     def open_path(self) -> str:
-        """The path to open (``source`` unless the name needed escaping)."""
+        """The path to open: ``path``, or ``source`` for a unit made by hand without one."""
         return self.source if self.path is None else self.path
 
 
-def _unit(path: str, member: str | None = None, error: str | None = None) -> Unit:
-    """A unit named printably, keeping ``path`` to open when the name needed escaping."""
-    shown = printable(path)
-    return Unit(shown, member, error, None if shown == path else path)
+def _unit(shown: str, opened: str, member: str | None = None, error: str | None = None) -> Unit:
+    """A unit shown as ``shown`` (printably) that opens ``opened`` (absolute)."""
+    return Unit(printable(shown), member, error, opened)
+
+
+InputKind = Literal["file", "zip", "folder", "dataset", "glob", "missing"]
+"""What a path given is: a file (a record, or anything not a folder or a zip), a zip, a
+folder of records, an exported dataset folder (decided a floor up, by
+:class:`strat_tools.run.inputs.Inputs`), a glob pattern (with what it matched), or nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One path given, resolved once: as given (``given``: what messages and the tables'
+    ``source`` show), absolute (``path``: what every process opens, in whatever folder it
+    runs) and its kind; a glob's ``matches`` are its files and folders, resolved alike."""
+
+    given: str
+    path: str
+    kind: InputKind
+    matches: tuple[Input, ...] = ()
+
+    def shown(self, opened: str) -> str:
+        """How to show ``opened``, a path under :attr:`path` (a folder's entry): as if the
+        folder had been walked from the path as given.
+
+        >>> Input("data/", "/w/data/", "folder").shown("/w/data/sub/a.zip")
+        'data/sub/a.zip'
+        >>> Input("data", "/w/data", "folder").shown("/w/data/a.zip")
+        'data/a.zip'
+        """
+        if not opened.startswith(self.path):
+            return opened
+        rest = opened[len(self.path) :].lstrip(os.sep)
+        return os.path.join(self.given, rest) if rest else self.given
+
+
+def resolve(given: str, cwd: str | None = None) -> Input:
+    """The path ``given`` as an :class:`Input`: joined to the working folder ``cwd`` unless
+    absolute, not normalised (``link/..`` means what the system makes of it, as when the
+    path is opened as given); a glob with its matches, shown as ``glob`` gives them.
+
+    >>> item = resolve("data/")
+    >>> item.given, item.kind, os.path.isabs(item.path), item.path.endswith("/data/")
+    ('data/', 'folder', True, True)
+    >>> resolve("nowhere-*.zip").kind, resolve("no-such.xml").kind, resolve("a.zip").kind
+    ('glob', 'missing', 'missing')
+    """
+    cwd = os.getcwd() if cwd is None else cwd
+    path = given if os.path.isabs(given) else os.path.join(cwd, given)
+    if not given:  # not the working folder
+        return Input(given, given, "missing")
+    if os.path.isdir(path):
+        return Input(given, path, "folder")
+    if not os.path.lexists(path):
+        if not GLOB_CHARS & set(given):
+            return Input(given, path, "missing")
+        base = None if os.path.isabs(given) else os.path.join(cwd, "")
+        return Input(given, path, "glob", tuple(_match(m, base) for m in glob_paths(path)))
+    return Input(given, path, "zip" if given.lower().endswith(".zip") else "file")
+
+
+def _match(opened: str, base: str | None) -> Input:
+    """A glob's match, globbed from the absolute pattern: a relative pattern's (``base``:
+    the folder it was joined to, ending in a separator) is shown relative, as ``glob``
+    gives it."""
+    shown = opened[len(base) :] if base is not None and opened.startswith(base) else opened
+    if os.path.isdir(opened):
+        return Input(shown, opened, "folder")
+    return Input(shown, opened, "zip" if shown.lower().endswith(".zip") else "file")
+
+
+def resolved(paths: Paths | Iterable[Input]) -> Iterator[Input]:
+    """``paths`` as :class:`Input` values, lazily: those resolved already as they are, each
+    path (str or Path) resolved once; anything else is a ``TypeError``."""
+    if isinstance(paths, str | os.PathLike):
+        yield resolve(os.fspath(paths))
+        return
+    if isinstance(paths, bytes) or not isinstance(paths, Iterable):
+        raise TypeError(
+            f"expected a path (str or Path) or an iterable of paths, not {type(paths).__name__}"
+        )
+    cwd = os.getcwd()
+    for path in paths:
+        if isinstance(path, Input):
+            yield path
+        elif isinstance(path, str | os.PathLike):
+            yield resolve(os.fspath(path), cwd)
+        else:
+            raise TypeError(f"expected a path (str or Path), not {type(path).__name__}")
 
 
 class Skipped(NamedTuple):
@@ -206,19 +294,19 @@ def archive_budget(archive_bytes: int, limit: int = MAX_GAME_BYTES) -> int:
     return max(limit, DEFLATE_MAX_RATIO * archive_bytes)
 
 
-def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
-    """One unit per game-record member of the zip at ``path``, in name order."""
-    shown = printable(path)
+def _zip_units(given: str, path: str, skipped: list[Skipped]) -> list[Unit]:
+    """One unit per game-record member of the zip at ``path`` (shown as ``given``), in
+    name order."""
+    shown = printable(given)
     try:
         handle, size = open_regular(path)
     except SourceError as exc:
-        return [_unit(path, None, f"not a readable zip archive: {exc}")]
+        return [_unit(given, path, None, f"not a readable zip archive: {exc}")]
     try:
         with handle:
             entries = read_directory(handle, size)
     except (OSError, ZipError, ValueError) as exc:
-        return [_unit(path, None, f"not a readable zip archive: {_reason(exc)}")]
-    raw = None if shown == path else path
+        return [_unit(given, path, None, f"not a readable zip archive: {_reason(exc)}")]
     units: list[Unit] = []
     budget, declared = archive_budget(size), 0
     for entry in sorted(entries, key=lambda e: e.name):
@@ -235,7 +323,7 @@ def _zip_units(path: str, skipped: list[Skipped]) -> list[Unit]:
                     f"the archive's members declare more than {budget:,} bytes in all, more "
                     "than deflate can make of its size (zip bomb?); refused"
                 )
-            units.append(Unit(shown, name, error, raw, entry))
+            units.append(Unit(shown, name, error, path, entry))
     return units
 
 
@@ -247,33 +335,33 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _walk(folder: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]) -> Iterator[Unit]:
+def _walk(folder: Input, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]) -> Iterator[Unit]:
     """Units under ``folder``, sorted by name, each real folder visited once, at any depth."""
-    for entry in walk(folder, seen_dirs):
-        path = entry.path
+    for entry in walk(folder.path, seen_dirs):
+        path, shown = entry.path, folder.shown(entry.path)
         if entry.kind == REPEAT:
             reason = "folder already visited (symlink loop or repeat)"
-            skipped.append(Skipped(printable(path), None, reason))
+            skipped.append(Skipped(printable(shown), None, reason))
         elif entry.kind == ERROR:
             assert entry.error is not None
-            yield _unit(path, None, f"cannot list folder: {_reason(entry.error)}")
-        elif path.lower().endswith(".zip"):
-            yield from _zip_units(path, skipped)
-        elif _is_game_name(os.path.basename(path)):
-            yield _file_unit(path)
+            yield _unit(shown, path, None, f"cannot list folder: {_reason(entry.error)}")
+        elif shown.lower().endswith(".zip"):
+            yield from _zip_units(shown, path, skipped)
+        elif _is_game_name(os.path.basename(shown)):
+            yield _file_unit(shown, path)
         else:
-            skipped.append(Skipped(printable(path), None, _not_a_record(" or .zip")))
+            skipped.append(Skipped(printable(shown), None, _not_a_record(" or .zip")))
 
 
-def _file_unit(path: str) -> Unit:
+def _file_unit(given: str, path: str) -> Unit:
     """A unit for a plain file, with an error when it is not a regular readable file."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
-        return _unit(path, None, f"cannot read: {_reason(exc)}")
+        return _unit(given, path, None, f"cannot read: {_reason(exc)}")
     if not stat.S_ISREG(mode):
-        return _unit(path, None, _NOT_REGULAR)
-    return _unit(path)
+        return _unit(given, path, None, _NOT_REGULAR)
+    return _unit(given, path)
 
 
 def matches_nothing(path: str) -> bool:
@@ -285,144 +373,49 @@ def matches_nothing(path: str) -> bool:
     """
     if os.path.lexists(path):
         return False
-    return not (_GLOB_CHARS & set(path)) or not glob_paths(path)
+    return not (GLOB_CHARS & set(path)) or not glob_paths(path)
 
 
 def _expand_one(
-    path: str, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]
+    item: Input, seen_dirs: set[tuple[int, int]], skipped: list[Skipped]
 ) -> Iterator[Unit]:
-    if os.path.isdir(path):
-        yield from _walk(path, seen_dirs, skipped)
-    elif not os.path.lexists(path):
-        if _GLOB_CHARS & set(path):
-            matches = glob_paths(path)
-            if not matches:
-                yield _unit(path, None, "no file matches this pattern")
-            for match in matches:
-                yield from _expand_one(match, seen_dirs, skipped)
-        else:
-            yield _unit(path, None, "no such file or folder")
-    elif path.lower().endswith(".zip"):
-        yield from _zip_units(path, skipped)
+    if item.kind in ("folder", "dataset"):
+        yield from _walk(item, seen_dirs, skipped)
+    elif item.kind == "glob":
+        if not item.matches:
+            yield _unit(item.given, item.path, None, "no file matches this pattern")
+        for match in item.matches:
+            yield from _expand_one(match, seen_dirs, skipped)
+    elif item.kind == "missing":
+        yield _unit(item.given, item.path, None, "no such file or folder")
+    elif item.kind == "zip":
+        yield from _zip_units(item.given, item.path, skipped)
     else:
-        yield _file_unit(path)
+        yield _file_unit(item.given, item.path)
 
 
-def iter_units(paths: Paths, *, skipped: list[Skipped] | None = None) -> Iterator[Unit]:
+def iter_units(
+    paths: Paths | Iterable[Input], *, skipped: list[Skipped] | None = None
+) -> Iterator[Unit]:
     """Every game file under ``paths`` as a :class:`Unit`, in a stable order, lazily.
 
     The streaming form of :func:`expand`: folders are listed and zips' directories read only
     when the iteration reaches them, so memory does not grow with the number of inputs.
     ``skipped`` (a list) is filled as the iteration goes. ``paths`` is one path or an
-    iterable of them (an iterable is consumed lazily).
+    iterable of them (an iterable is consumed lazily), or :class:`Input` values resolved
+    already (:func:`resolve`: never resolved again). Each unit opens the absolute path, so
+    a worker in another folder reads what this process listed.
 
     >>> sum(1 for _ in iter_units("games/"))  # doctest: +SKIP
     400
     """
     sink: list[Skipped] = [] if skipped is None else skipped
     seen_dirs: set[tuple[int, int]] = set()
-    for path in iter_paths(paths):
-        yield from _expand_one(path, seen_dirs, sink)
+    for item in resolved(paths):
+        yield from _expand_one(item, seen_dirs, sink)
 
 
-READ_SUFFIXES: Final = (".zip", ".parquet", ".csv", ".json")
-"""Besides the record suffixes, what reading a folder takes: archives of records and an
-exported dataset's tables and marker."""
-
-
-def taken_by_reading(name: str) -> bool:
-    """Whether reading a folder would take a file named ``name`` (a record, a zip, a table).
-
-    >>> taken_by_reading("a.xml"), taken_by_reading("games.parquet"), taken_by_reading("r.html")
-    (True, True, False)
-    """
-    return _is_game_name(name) or name.lower().endswith(READ_SUFFIXES)
-
-
-class Reached(NamedTuple):
-    """A file or folder that reading an input opens: its real path (links followed),
-    whether it is a folder, and the input given that reaches it."""
-
-    path: str
-    folder: bool
-    given: str
-
-
-def iter_reached(paths: Paths) -> Iterator[Reached]:
-    """Every file and folder that reading ``paths`` opens, by real path (links followed):
-    each path given (a glob: what it matches), every folder walked under a folder given
-    (each real folder once, as :func:`iter_units` walks them) and every file in those
-    folders that reading takes (:func:`taken_by_reading`). What "is this output an input?"
-    compares with; a path that does not exist reaches nothing. Reads no file.
-    """
-    seen_dirs: set[str] = set()
-    for given in iter_paths(paths):
-        if os.path.lexists(given):
-            matches = [given]
-        else:
-            matches = sorted(glob_paths(given)) if _GLOB_CHARS & set(given) else []
-        for path in matches:
-            if os.path.isdir(path):
-                yield from _reached_folder(path, given, seen_dirs)
-            elif os.path.exists(path):
-                yield Reached(os.path.realpath(path), False, given)
-
-
-def _reached_folder(folder: str, given: str, seen_dirs: set[str]) -> Iterator[Reached]:
-    """The folders and taken files under ``folder``, depth first, from a stack of listings
-    (never a recursive call: a folder of any depth, as :func:`strat_tools.io.walk.walk`)."""
-    # Each entry carries its real path: a child that is no link is its parent's real path
-    # and its name (realpath on every level costs a lstat a level above it: quadratic).
-    stack = [(folder, os.path.realpath(folder))]
-    while stack:
-        current, real = stack.pop()
-        if real in seen_dirs:
-            continue
-        seen_dirs.add(real)
-        yield Reached(real, True, given)
-        try:
-            entries = sorted(os.scandir(current), key=lambda e: e.name)
-        except OSError:
-            continue
-        folders = []
-        for entry in entries:
-            try:
-                is_dir = entry.is_dir()  # links followed
-                linked = entry.is_symlink()
-            except OSError:
-                continue
-            if is_dir:
-                below = os.path.realpath(entry.path) if linked else os.path.join(real, entry.name)
-                folders.append((entry.path, below))
-            elif taken_by_reading(entry.name) and os.path.exists(entry.path):
-                found = os.path.realpath(entry.path) if linked else os.path.join(real, entry.name)
-                yield Reached(found, False, given)
-        stack.extend(reversed(folders))
-
-
-ZIP_BYTES_PER_GAME: Final = 2000
-"""About how many bytes a game takes in a monthly zip (the 23 Gravon months: 29.6 MB for
-13,980 games, 2,117 a game; the shipped sample 1,680)."""
-
-
-def estimated_games(paths: Paths) -> int:
-    """About how many games ``paths`` hold, from the files' sizes alone: a zip's bytes over
-    :data:`ZIP_BYTES_PER_GAME`, every other file reading takes one game. No zip is opened
-    and nothing is read, so a choice made before a run (the observation export's legal-move
-    path) costs no second expansion of its inputs."""
-    games = 0
-    for reached in iter_reached(paths):
-        if reached.folder:
-            continue
-        if reached.path.lower().endswith(".zip"):
-            with suppress(OSError):
-                games += max(1, os.stat(reached.path).st_size // ZIP_BYTES_PER_GAME)
-        else:
-            games += 1
-    return games
-
-
-def expand(paths: Paths, *, skipped: list[Skipped] | None = None) -> list[Unit]:
+def expand(paths: Paths | Iterable[Input], *, skipped: list[Skipped] | None = None) -> list[Unit]:
     """Every game file under ``paths`` as a :class:`Unit`, in a stable order (a list; see
     :func:`iter_units` to stream them).
 

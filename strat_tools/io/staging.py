@@ -17,11 +17,17 @@ import shutil
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Final
 
 from strat_tools.io.output import PathArg
 from strat_tools.io.owned import OwnedFolder, file_digest
 
 __all__ = ["StagedFolder"]
+
+
+MAX_PID: Final = 2**31 - 1
+"""The largest process id there can be (a ``pid_t``; ``kill`` takes no larger): a staging
+folder's name naming a larger one was not written by a run of ours."""
 
 
 def _process_alive(pid: int) -> bool:
@@ -85,6 +91,7 @@ class StagedFolder:
                 or not pid.isascii()
                 or not pid.isdigit()
                 or len(tag) != 8
+                or not 0 < int(pid) <= MAX_PID  # a name no run of ours wrote: left alone
                 or _process_alive(int(pid))
             ):
                 continue

@@ -20,7 +20,8 @@ import pandas as pd
 from strat_tools.core.records import ALL_VARIANTS
 from strat_tools.io.sources import Paths
 from strat_tools.run.batch_work import Select
-from strat_tools.run.driver import input_parts, reduce_batches
+from strat_tools.run.driver import reduce_batches
+from strat_tools.run.inputs import Inputs
 from strat_tools.run.options import Run, RunArg
 from strat_tools.setups.grid import setup_grid
 from strat_tools.stats import arrangement, repeats, tip_rates
@@ -271,10 +272,11 @@ def report_inputs_of_paths(
     memory grows by a few dozen bytes a game (its row in the corpus tables), not by its
     setup and moves. Equal to ``report_inputs(read_games(paths))`` but for the piece values,
     which a GameSet cannot give (:data:`NO_VALUES_FROM_TABLES`)."""
+    inputs = Inputs.of(paths)  # resolved once: both passes and the folder test take it
     combiner = ReportCombiner()
     for part in reduce_batches(
         reduce_report,
-        paths,
+        inputs,
         setups_only=setups_only,
         rules=rules,
         select=select,
@@ -284,10 +286,10 @@ def report_inputs_of_paths(
     done = combiner.result()
     if setups_only:
         return replace(done, values_absent=NO_VALUES_FROM_SETUPS)
-    if any(part.folder is not None for part in input_parts(paths)):
+    if any(item.kind == "dataset" for item in inputs):
         return done  # the piece values need the replay's knowledge, from game records
     quiet = Run.of(run).with_tally(None).with_progress(None)  # counted once, above
-    rows = read_value_rows(paths, rules=rules, select=select, run=quiet)
+    rows = read_value_rows(inputs, rules=rules, select=select, run=quiet)
     return replace(done, values=rows)
 
 

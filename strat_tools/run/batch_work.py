@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from strat_tools.core.errors import InputError
+from strat_tools.core.errors import InputError, StratToolsError
 from strat_tools.core.records import GameRecord, Severity
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import Unit
@@ -88,12 +88,41 @@ class RecordWork(Protocol[R]):
     def renumber(self, ids: GameIds, result: R, /) -> R: ...
 
 
+class SelectError(StratToolsError):
+    """The caller's ``select=`` predicate raised on a game: the caller's error, not the
+    game's (it stops the run, naming the game and the exception; a game is never made
+    invalid for it)."""
+
+
+def keeps(select: Select | None, record: GameRecord) -> bool:
+    """Whether ``select`` keeps ``record`` (``None`` keeps every game); an exception the
+    predicate raises is a :class:`SelectError` naming the game, never a game's diagnostic.
+
+    >>> from strat_tools.core.records import GameRecord
+    >>> keeps(lambda record: 1 / 0, GameRecord(source="g.zip", member="a.xml"))
+    Traceback (most recent call last):
+    ...
+    strat_tools.run.batch_work.SelectError: the select= predicate raised ZeroDivisionError: \
+division by zero on g.zip!a.xml; it is the caller's: fix it, or make it return False there
+    """
+    if select is None:
+        return True
+    try:
+        return bool(select(record))
+    except Exception as exc:
+        where = record.source if record.member is None else f"{record.source}!{record.member}"
+        raise SelectError(
+            f"the select= predicate raised {type(exc).__name__}: {exc} on {where}; it is the "
+            "caller's: fix it, or make it return False there"
+        ) from exc
+
+
 def selected(
     records: Iterable[GameRecord], select: Select | None, tally: Tally
 ) -> Iterator[GameRecord]:
     """The records ``select`` keeps; the others are counted as dropped."""
     for record in records:
-        if select is None or select(record):
+        if keeps(select, record):
             yield record
         else:
             tally.dropped += 1
@@ -143,6 +172,8 @@ def tables_batch(
         tables = tables_for_records(
             selected(read_units(units), select, tally), rules=rules, setups_only=setups_only
         )
+    except SelectError:  # the caller's predicate: never a game's error
+        raise
     except Exception:  # a per-game step failed: redo this batch game by game
         return _tables_game_by_game(units, rules, setups_only, select)
     tally.count(tables)
@@ -160,12 +191,11 @@ def _tables_game_by_game(
     ids = GameIds()
     parts: list[Tables] = []
     for record in read_units(units):
-        code = "internal.select"
+        if not keeps(select, record):
+            tally.dropped += 1
+            continue
+        code = "internal.rows"
         try:
-            if select is not None and not select(record):
-                tally.dropped += 1
-                continue
-            code = "internal.rows"
             one = tables_for_records([record], rules=rules, setups_only=setups_only)
         except Exception as exc:  # one bad game must never stop a run
             tally.fail(failure_line(record, code, exc))
@@ -333,6 +363,8 @@ def records_batch(
 
     try:
         return work(counted(read_units(units, check=work.check))), tally
+    except SelectError:  # the caller's predicate: never a game's error
+        raise
     except Exception:  # a per-game step failed: redo this batch game by game
         return _records_game_by_game(units, work, select)
 
@@ -346,12 +378,11 @@ def _records_game_by_game(
     ids = GameIds()
     parts: list[R] = []
     for record in read_units(units, check=work.check):
-        code = "internal.select"
+        if not keeps(select, record):
+            tally.dropped += 1
+            continue
+        code = work.code
         try:
-            if select is not None and not select(record):
-                tally.dropped += 1
-                continue
-            code = work.code
             part = work([record])
         except Exception as exc:  # one bad game must never stop a run
             tally.fail(failure_line(record, code, exc))

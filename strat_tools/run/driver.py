@@ -30,20 +30,24 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
   cost, so a short input is not cut below :data:`REDUCE_MIN_BATCH` either, while every
   worker still gets a batch);
 * **selection**: ``select`` is a :class:`~strat_tools.run.filters.GameFilter` or any picklable
-  per-game predicate; the driver makes the select step of it once, here
+  per-game predicate, checked when an entry point is called
+  (:func:`~strat_tools.run.options.check_select`: anything else is a usage error, before
+  any work); a predicate that raises stops the run with a
+  :class:`~strat_tools.run.batch_work.SelectError` naming the game (the caller's error,
+  never a game's diagnostic); the driver makes the select step of it once, here
   (:func:`select_step`): a filter's per-game part, or, when it judges duplicates (which
   needs every game), the games a first pass (setups only, no progress, not counted) kept,
   by file and member. That hook runs in the worker right after a record is read, before the
   replay, the rows and any reduction; the games it leaves out are counted in the
   :class:`Tally` (``dropped``), never silently lost;
 * **containment**: one bad game never stops a run. The replay is contained by
-  :func:`~strat_tools.engine.replay.replay_safely`; here the other per-game steps are: a game whose
-  table rows (or ``select``) raise becomes one invalid games row with an ``internal.rows``
-  (``internal.select``) error, and a game a reduction raises on becomes an invalid game
-  with an ``internal.reduce`` error, its other rows left out, and the reduction is run again
-  without it; a game a :class:`~strat_tools.run.batch_work.RecordWork` raises on becomes that
-  work's invalid entry (``internal.events``, ...). Each names the file, the member and the
-  exception. Only the failing batch pays for finding the game: the usual path does no
+  :func:`~strat_tools.engine.replay.replay_safely`; here the other per-game steps are: a
+  game whose table rows raise becomes one invalid games row with an ``internal.rows``
+  error, and a game a reduction raises on becomes an invalid game with an
+  ``internal.reduce`` error, its other rows left out, and the reduction is run again
+  without it; a game a :class:`~strat_tools.run.batch_work.RecordWork` raises on becomes
+  that work's invalid entry (``internal.events``, ...). Each names the file, the member and
+  the exception. Only the failing batch pays for finding the game: the usual path does no
   per-game work of its own.
 
 This module knows no statistic and draws nothing; it moves tables.
@@ -57,7 +61,6 @@ This module knows no statistic and draws nothing; it moves tables.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -67,7 +70,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple, TypeVar, cast
 from strat_tools.core.errors import NothingReadable, NothingToRead
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules
-from strat_tools.io.sources import PathArg, Paths, Skipped, Unit, iter_units, path_list
+from strat_tools.io.sources import Input, PathArg, Skipped, Unit, iter_units
 from strat_tools.run.batch_work import (
     RecordWork,
     Select,
@@ -80,7 +83,8 @@ from strat_tools.run.batch_work import (
     rows_kept,
     tables_batch,
 )
-from strat_tools.run.options import Run, RunArg, SizedProgress
+from strat_tools.run.inputs import Inputs, InputsArg
+from strat_tools.run.options import Run, RunArg, SizedProgress, check_select
 from strat_tools.run.pipeline import map_batches
 from strat_tools.run.tally import Tally
 
@@ -134,12 +138,6 @@ on two; a long input is cut as before (about eight batches a worker)."""
 # --- in the collecting process ---------------------------------------------------------------
 
 
-def _is_dataset(path: str) -> bool:
-    from strat_tools.tables.layout import is_dataset  # only for folders: a zip needs no pandas
-
-    return is_dataset(path)
-
-
 class UnitKeys:
     """The select hook for a known set of games, by file and member (picklable; ``rows``
     does the same for a dataset folder's games table): what a first pass kept."""
@@ -162,13 +160,15 @@ class UnitKeys:
         )
 
 
-def select_step(paths: Paths, select: Select | None, run: RunArg = None) -> Select | None:
+def select_step(paths: InputsArg, select: Select | None, run: RunArg = None) -> Select | None:
     """The hook the workers run for ``select``, decided once per run: a
     :class:`~strat_tools.run.filters.GameFilter` gives its per-game part (``None`` when
     that keeps everything), or, with ``duplicates`` (judged among the games the rest
     keeps, so it needs every game), the games a first pass over ``paths`` kept
     (:func:`kept_games`; where ``run`` runs, neither reporting progress nor counting: the
-    real pass does), by file and member. Any other predicate is its own hook."""
+    real pass does), by file and member. Any other predicate is its own hook; anything
+    else is a usage error (:func:`~strat_tools.run.options.check_select`)."""
+    check_select(select)
     if select is None:
         return None
     from strat_tools.run.filters import GameFilter  # pandas: only when a filter is given
@@ -184,13 +184,14 @@ def select_step(paths: Paths, select: Select | None, run: RunArg = None) -> Sele
 
 
 def kept_games(
-    paths: Paths, select: GameFilter, columns: Sequence[str], *, run: RunArg = None
+    paths: InputsArg, select: GameFilter, columns: Sequence[str], *, run: RunArg = None
 ) -> pa.Table:
     """``columns`` of the games table for every game of ``paths`` that ``select``
     keeps, in input order, read without a replay: its per-game part applied in the
     workers, then ``duplicates`` among what that kept (the two-pass rule's first pass,
     and all of :func:`strat_tools.run.selection.select_games`). ``run``'s tally counts what
     was read."""
+    check_select(select)
     import pandas as pd
     import pyarrow as pa
 
@@ -211,43 +212,42 @@ def kept_games(
 
 
 class InputPart(NamedTuple):
-    """One run of the inputs: an exported dataset folder (``folder``), or the units of the
-    record inputs between two such folders (``folder`` None)."""
+    """One run of the inputs: an exported dataset folder (``folder``, as given), or the
+    units of the record inputs between two such folders (``folder`` None)."""
 
     folder: str | None
     units: Iterable[Unit]
+    item: Input | None = None
+    """The folder as resolved (for work given it: never resolved again)."""
 
 
 def input_parts(
-    paths: Paths,
+    paths: InputsArg,
     run: RunArg = None,
     *,
     skipped: list[Skipped] | None = None,
     datasets: bool = True,
 ) -> list[InputPart]:
-    """``paths`` as dataset folders and runs of record units, in the order given: the one
-    place deciding "dataset folder or records" and the one expansion of the records
-    (``skipped`` collects what is not a game file). The units stream, expanded as the work
-    reaches them, unless ``run.progress`` is a :class:`SizedProgress`: then they are listed
-    here and its ``start`` is told how many. ``datasets=False``: a dataset folder among
-    the paths is refused (:class:`NothingToRead`), for work on game records only."""
-    runs: list[tuple[str | None, list[str]]] = []  # (dataset folder, or None and records)
-    for path in path_list(paths):
-        if os.path.isdir(path) and _is_dataset(path):
-            if not datasets:
-                raise NothingToRead(
-                    f"{path} is an exported dataset folder; this reads game records "
-                    "(the files, folders or zips it was exported from)"
-                )
-            runs.append((path, []))
-        elif runs and runs[-1][0] is None:
-            runs[-1][1].append(path)
-        else:
-            runs.append((None, [path]))
+    """``paths`` as dataset folders and runs of record units, in the order given: the
+    inputs' one decision "dataset folder or records" (:class:`~strat_tools.run.inputs.
+    Inputs`) and the one expansion of the records (``skipped`` collects what is not a game
+    file). The units stream, expanded as the work reaches them, unless ``run.progress`` is
+    a :class:`SizedProgress`: then they are listed here and its ``start`` is told how many.
+    ``datasets=False``: a dataset folder among the paths is refused
+    (:class:`NothingToRead`), for work on game records only."""
+    runs = Inputs.of(paths).parts()
+    for folder, _ in runs:
+        if folder is not None and not datasets:
+            raise NothingToRead(
+                f"{folder.given} is an exported dataset folder; this reads game records "
+                "(the files, folders or zips it was exported from)"
+            )
     progress = Run.of(run).progress
     sized = isinstance(progress, SizedProgress)
     parts = [
-        InputPart(folder, () if folder is not None else _units(group, skipped, listed=sized))
+        InputPart(folder.given, (), folder)
+        if folder is not None
+        else InputPart(None, _units(group, skipped, listed=sized))
         for folder, group in runs
     ]
     if isinstance(progress, SizedProgress):
@@ -255,7 +255,7 @@ def input_parts(
     return parts
 
 
-def dataset_folder(paths: Paths) -> str | None:
+def dataset_folder(paths: InputsArg) -> str | None:
     """The folder, when ``paths`` are one exported dataset folder and nothing else (as
     :func:`input_parts` decides: the one decision), else ``None``; the records are not
     expanded to find out. For work a dataset folder answers faster on its own (a setup
@@ -264,11 +264,13 @@ def dataset_folder(paths: Paths) -> str | None:
     >>> dataset_folder(["data/"]) is None  # game records
     True
     """
-    parts = input_parts(paths)
-    return parts[0].folder if len(parts) == 1 else None
+    runs = Inputs.of(paths).parts()
+    return runs[0][0].given if len(runs) == 1 and runs[0][0] is not None else None
 
 
-def _units(group: list[str], skipped: list[Skipped] | None, *, listed: bool) -> Iterable[Unit]:
+def _units(
+    group: tuple[Input, ...], skipped: list[Skipped] | None, *, listed: bool
+) -> Iterable[Unit]:
     units = iter_units(group, skipped=skipped)
     return list(units) if listed else units
 
@@ -280,7 +282,7 @@ def _record_units(parts: list[InputPart]) -> Iterator[Unit]:
 
 
 def iter_tables(
-    paths: Paths,
+    paths: InputsArg,
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
@@ -296,11 +298,12 @@ def iter_tables(
     >>> batches = iter_tables("data/", setups_only=True, run=1)  # doctest: +SKIP
     """
     check_rules(rules)
-    return _iter_tables(path_list(paths), setups_only, rules, select, Run.of(run), skipped)
+    check_select(select)
+    return _iter_tables(Inputs.of(paths), setups_only, rules, select, Run.of(run), skipped)
 
 
 def _iter_tables(
-    inputs: list[str],
+    inputs: Inputs,
     setups_only: bool,
     rules: str | None,
     select: Select | None,
@@ -323,6 +326,8 @@ def _iter_tables(
                         tally.dropped += before - tables["games"].num_rows
                 if tally is not None:
                     tally.count(tables)
+                if run.stop is not None:  # the caller's check, after each batch
+                    run.stop()
                 yield ids.renumber(tables)
             continue
         work = partial(tables_batch, rules=rules, setups_only=setups_only, select=select)
@@ -335,7 +340,7 @@ def _iter_tables(
 
 def reduce_batches(
     reduce: Callable[[GameSet], T],
-    paths: Paths,
+    paths: InputsArg,
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
@@ -353,13 +358,14 @@ def reduce_batches(
     so a statistic of nothing is an error, never zeros.
     """
     check_rules(rules)
+    check_select(select)
     run, _ = Run.of(run).counting()
-    return _reduce_batches(reduce, path_list(paths), setups_only, rules, select, run)
+    return _reduce_batches(reduce, Inputs.of(paths), setups_only, rules, select, run)
 
 
 def _reduce_batches(
     reduce: Callable[[GameSet], T],
-    inputs: list[str],
+    inputs: Inputs,
     setups_only: bool,
     rules: str | None,
     select: Select | None,
@@ -387,7 +393,7 @@ def _reduce_batches(
                 run.tally.add(batch_tally)
             yield reduced
     if run.tally is not None and not run.tally.readable:
-        run.tally.require(inputs, asked)
+        run.tally.require(inputs.given, asked)
 
 
 def folder_run(run: RunArg) -> Run:
@@ -408,28 +414,29 @@ def folder_run(run: RunArg) -> Run:
 
 def map_games(
     per_game: Callable[[GameRecord], V],
-    paths: Paths,
+    paths: InputsArg,
     *,
     select: Select | None = None,
     run: RunArg = None,
     skipped: list[Skipped] | None = None,
-    on_dataset: Callable[[str], Iterable[V]] | None = None,
+    on_dataset: Callable[[Inputs], Iterable[V]] | None = None,
 ) -> Iterator[V]:
     """``per_game(record)`` for every game record under ``paths``, in input order, run in
     the workers; ``per_game`` must be picklable and contain its own failures (as
     :func:`~strat_tools.exports.validate.verdict_for` does; its caller checks the rules it
     binds, as :func:`~strat_tools.exports.validate.iter_verdicts` does). An exported dataset
-    folder has no records left to judge: ``on_dataset(folder)`` gives its values in its
+    folder has no records left to judge: ``on_dataset(folder)`` (the folder as the one
+    input resolved already) gives its values in its
     place (validate's recorded verdicts), and without it such a folder is refused
     (:class:`NothingToRead`)."""
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     run = Run.of(run)
     parts = input_parts(inputs, run, skipped=skipped, datasets=on_dataset is not None)
     work = partial(map_units, per_game=per_game, select=select_step(inputs, select, run))
     for part in parts:
         if part.folder is not None:
-            assert on_dataset is not None  # input_parts refused the folder otherwise
-            yield from on_dataset(part.folder)
+            assert on_dataset is not None and part.item is not None  # else refused
+            yield from on_dataset(Inputs((part.item,)))
             continue
         for values, batch_tally in map_batches(work, part.units, run=run, max_batch=TABLE_BATCH):
             if run.tally is not None:
@@ -439,7 +446,7 @@ def map_games(
 
 def map_records(
     work: RecordWork[R],
-    paths: Paths,
+    paths: InputsArg,
     *,
     select: Select | None = None,
     run: RunArg = None,
@@ -457,12 +464,13 @@ def map_records(
     records only: an exported dataset folder is refused (:class:`NothingToRead`).
     """
     check_rules(work.rules)
-    return _map_records(work, path_list(paths), select, Run.of(run), skipped, max_batch)
+    check_select(select)
+    return _map_records(work, Inputs.of(paths), select, Run.of(run), skipped, max_batch)
 
 
 def _map_records(
     work: RecordWork[R],
-    inputs: list[str],
+    inputs: Inputs,
     select: Select | None,
     run: Run,
     skipped: list[Skipped] | None,
@@ -483,7 +491,7 @@ def _map_records(
 
 
 def read_games(
-    paths: Paths,
+    paths: InputsArg,
     *,
     setups_only: bool = False,
     rules: str | None = "auto",
@@ -516,16 +524,17 @@ def read_games(
     from strat_tools.tables.dataset import GameSet
     from strat_tools.tables.schemas import concat_tables
 
+    inputs = Inputs.of(paths)
     run, seen = Run.of(run).counting()
-    parts = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
+    parts = iter_tables(inputs, setups_only=setups_only, rules=rules, select=select, run=run)
     games = GameSet(concat_tables(parts))
     if not seen.readable:
-        seen.require(path_list(paths), select)
+        seen.require(inputs.given, select)
     return games
 
 
 def export_dataset(
-    paths: Paths,
+    paths: InputsArg,
     directory: PathArg,
     *,
     format: Format = "parquet",
@@ -546,18 +555,19 @@ def export_dataset(
     from strat_tools.tables.dataset_writer import DatasetWriter
 
     started = time.perf_counter()
-    check_output(directory, path_list(paths), folder=True, create=True)
+    inputs = Inputs.of(paths)
+    check_output(directory, inputs.given, folder=True, create=True)
     run, seen = Run.of(run).counting()
-    batches = iter_tables(paths, setups_only=setups_only, rules=rules, select=select, run=run)
+    batches = iter_tables(inputs, setups_only=setups_only, rules=rules, select=select, run=run)
     with DatasetWriter(directory, format) as writer:
         for tables in batches:
             writer.write(tables)
             if on_batch is not None:
                 on_batch(tables)
         if not seen.games:  # raised inside: nothing is put in place
-            seen.require(path_list(paths), select)
+            seen.require(inputs.given, select)
         if not seen.readable:
-            raise NothingReadable(path_list(paths), seen.reasons)
+            raise NothingReadable(inputs.given, seen.reasons)
     summary = writer.summary(time.perf_counter() - started)
     summary.dropped = seen.dropped
     return summary

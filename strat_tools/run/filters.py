@@ -373,11 +373,12 @@ def duplicate_mask(fingerprints: pd.Series, duplicates: Duplicates) -> npt.NDArr
 
 def read_id_file(path: str | Path) -> list[str]:
     """Game ids from a file, one a line (blank lines and ``#`` comments, at a line's start
-    or after a space, skipped: ``NAME#2`` is an id; a trailing
-    ``.xml`` is dropped; a UTF-8 byte-order mark, as Windows editors write, is not part of
-    the first id). Raises :class:`FilterError` when it cannot be read: only a regular
-    file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
-    read), as for game records."""
+        or after a space, skipped: ``NAME#2`` is an id; a trailing
+        ``.xml`` is dropped; a UTF-8 byte-order mark, as Windows editors write, is not part of
+        the first id). Raises :class:`FilterError` when it cannot be read, or when a line holds a
+    control character (no game id does: a binary file is not a list of ids): only a regular
+        file of at most ``MAX_GAME_BYTES`` is read (a FIFO never blocks, ``/dev/zero`` is never
+        read), as for game records."""
     try:
         handle, size = open_regular(str(path))
         with handle:
@@ -388,6 +389,10 @@ def read_id_file(path: str | Path) -> list[str]:
         raise FilterError("--ids", f"cannot read {path}: {exc}") from None
     # A comment starts a line or follows a space: NAME#2 is an id (the second game NAME).
     ids = [re.split(r"(?:^|\s)#", line, maxsplit=1)[0].strip() for line in text.splitlines()]
+    for number, game_id in enumerate(ids, 1):
+        if not game_id.isprintable():  # a game id is printable text: a binary file is no list
+            shown = repr(game_id) if len(game_id) <= 40 else f"{game_id[:37]!r}..."
+            raise FilterError("--ids", f"{path} line {number}: {shown} is not a game id")
     return [i for i in ids if i]
 
 

@@ -27,7 +27,7 @@ from typing import Protocol, TypeAlias, runtime_checkable
 from strat_tools.core.errors import UsageError
 from strat_tools.run.tally import Tally
 
-__all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress"]
+__all__ = ["ProgressCallback", "Run", "RunArg", "SizedProgress", "check_select"]
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of units just finished."""
@@ -50,14 +50,18 @@ class SizedProgress(Protocol):
 class Run:
     """How a run executes: ``jobs`` worker processes (``None``: every core; more than the
     cores are capped), ``dask`` (or a ``dask_address``) to run the same per-file work on
-    ``dask.distributed``, a ``progress`` callback (units finished) and the ``tally`` that
-    counts what was read (``None``: the caller does not ask)."""
+    ``dask.distributed``, a ``progress`` callback (units finished), the ``tally`` that
+    counts what was read (``None``: the caller does not ask) and ``stop``: called in the
+    collecting process after every batch, whatever ``progress`` is, where what it raises
+    ends the run (the command line's check that stdout's reader is still there: made in
+    the run's own thread, so a stop never waits on another thread or a signal)."""
 
     jobs: int | None = None
     dask: bool = False
     dask_address: str | None = None
     progress: ProgressCallback | None = None
     tally: Tally | None = None
+    stop: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         jobs = self.jobs
@@ -95,7 +99,48 @@ class Run:
         """This run reporting to ``progress`` instead."""
         return replace(self, progress=progress)
 
+    def after_batch(self) -> ProgressCallback | None:
+        """What the collecting process calls after each batch with its number of units:
+        ``progress``, then ``stop`` (``None`` when neither is set)."""
+        progress, stop = self.progress, self.stop
+        if stop is None:
+            return progress
+
+        def after(done: int) -> None:
+            if progress is not None:
+                progress(done)
+            stop()
+
+        return after
+
 
 RunArg: TypeAlias = Run | int | None
 """What a public function's ``run=`` takes: a :class:`Run`, a number of worker processes
 (``run=1``: in this process; ``run=4``: four), or ``None`` (every core)."""
+
+
+def check_select(select: object) -> None:
+    """Refuse a ``select=`` that is not a game filter or a per-game predicate, where a
+    public function is called, before any work (as :class:`Run` refuses a ``run=``): the
+    same :class:`~strat_tools.core.errors.UsageError` in every function. ``None`` keeps
+    every game; a :class:`~strat_tools.run.filters.GameFilter` and any callable taking a
+    :class:`~strat_tools.core.records.GameRecord` are predicates.
+
+    >>> check_select(None), check_select(len)
+    (None, None)
+    >>> check_select("variant=barrage")
+    Traceback (most recent call last):
+    ...
+    strat_tools.core.errors.UsageError: select= is a per-game predicate (a GameFilter, such as \
+GameFilter.parse(variant='barrage'), or a function of a GameRecord that returns True to keep \
+the game) or None; got 'variant=barrage' (a str)
+    """
+    if select is None or callable(select):
+        return
+    shown = repr(select)
+    shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+    raise UsageError(
+        "select= is a per-game predicate (a GameFilter, such as "
+        "GameFilter.parse(variant='barrage'), or a function of a GameRecord that returns True "
+        f"to keep the game) or None; got {shown} (a {type(select).__name__})"
+    )

@@ -12,20 +12,27 @@ move lists: shipping those between processes costs as much as replaying them.
 
 Past one machine the same function runs on ``dask.distributed`` (``dask=True``): a local
 cluster by default, or the scheduler at ``dask_address``. The workers then read the input
-paths themselves, so on a real cluster the paths must be visible to every worker (a shared
-file system). The local cluster's workers die with this process, as the pool's do
-(:func:`strat_tools.run.processes.dask_worker_options`); a remote cluster's are its own. This
-module does no scheduling of its own beyond the ordered window.
+paths themselves: each unit carries the absolute path this process resolved
+(:class:`strat_tools.run.inputs.Inputs`), so a worker started in another folder opens the
+same file; on a real cluster the paths must be visible to every worker (a shared file
+system), and a worker that cannot see one stops the run saying so
+(:func:`check_visible`), never a run of "unreadable" games. The local cluster's workers
+die with this process, as the pool's do (:func:`strat_tools.run.processes.
+dask_worker_options`); a remote cluster's are its own. This module does no scheduling of its
+own beyond the ordered window.
 """
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import chain, islice
 from typing import Any, TypeVar
 
 from strat_tools.core.errors import RunError
+from strat_tools.io.sources import Unit
 from strat_tools.run.options import ProgressCallback, Run, RunArg
 from strat_tools.run.processes import (
     WorkerFailure,
@@ -117,7 +124,7 @@ def map_batches(
     >>> counts = map_batches(len, iter_units(["data/"]), run=1)  # doctest: +SKIP
     """
     run = Run.of(run)
-    progress = run.progress
+    progress = run.after_batch()  # the bar's count, then the caller's stop check
     n_jobs = default_jobs() if run.jobs is None else run.jobs
     if n_jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {n_jobs}")
@@ -197,6 +204,51 @@ def _map_pool(
             raise PipelineError(str(exc)) from exc
 
 
+def check_visible(batch: Iterable[object], where: str = "this worker") -> None:
+    """Stop with a :class:`PipelineError` when a unit of ``batch`` that the collecting
+    process listed (its absolute ``path`` set, no ``error``) names a file this process
+    cannot see: a Dask worker on
+    another machine without the inputs, or one that was given paths it cannot resolve. The
+    run's inputs must be at the same path on every worker; saying so beats reading nothing.
+
+    >>> check_visible([Unit("g.zip", "a.xml", path="/nowhere/g.zip")], "tcp://w:1")
+    Traceback (most recent call last):
+    ...
+    strat_tools.run.pipeline.PipelineError: the Dask worker tcp://w:1 cannot see \
+/nowhere/g.zip, which the inputs name: every worker must see the inputs at the same path (a \
+shared file system)
+    """
+    unseen = sorted(
+        {
+            unit.path
+            for unit in batch
+            if isinstance(unit, Unit)
+            and unit.path is not None  # listed by the inputs' expansion (not made by hand)
+            and unit.error is None
+            and not os.path.exists(unit.path)
+        }
+    )
+    if unseen:
+        more = f" (and {len(unseen) - 1:,} more)" if len(unseen) > 1 else ""
+        raise PipelineError(
+            f"the Dask worker {where} cannot see {unseen[0]}{more}, which the inputs name: "
+            "every worker must see the inputs at the same path (a shared file system)"
+        )
+
+
+def on_dask_worker(func: Callable[[list[U]], T], batch: list[U]) -> T:
+    """``func(batch)`` on a Dask worker, once it has checked that it sees every input the
+    batch opens (:func:`check_visible`)."""
+    try:
+        from dask.distributed import get_worker
+
+        where = str(get_worker().address)
+    except (ImportError, ValueError):
+        where = "this worker"
+    check_visible(batch, where)
+    return func(batch)
+
+
 def _map_dask(
     func: Callable[[list[U]], T],
     batches: Iterable[list[U]],
@@ -205,9 +257,10 @@ def _map_dask(
     progress: ProgressCallback | None,
 ) -> Iterator[T]:
     client, cluster = _dask_client(jobs, address)
+    work = partial(on_dask_worker, func)
     try:
         yield from _in_order(
-            lambda b: client.submit(func, b, pure=False), batches, max(4, jobs * 3), progress
+            lambda b: client.submit(work, b, pure=False), batches, max(4, jobs * 3), progress
         )
     finally:
         client.close()

@@ -33,9 +33,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.core.errors import RunError
-from strat_tools.io.sources import Paths, SourceError, Unit, UnitReader, path_list
+from strat_tools.io.sources import SourceError, Unit, UnitReader
 from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_games
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 from strat_tools.tables.dataset import GameSet
 from strat_tools.tables.dataset_writer import ExportSummary, Format
@@ -111,7 +112,7 @@ def filter_gameset(games: GameSet, select: GameFilter) -> GameSet:
 
 
 def read_selected(
-    paths: Paths,
+    paths: InputsArg,
     select: GameFilter,
     *,
     setups_only: bool = False,
@@ -124,7 +125,7 @@ def read_selected(
     20
     """
     return read_games(
-        path_list(paths),
+        paths,
         setups_only=setups_only,
         rules=rules,
         select=select,
@@ -141,7 +142,7 @@ class SelectedUnits(UnitKeys):
 
 
 def select_games(
-    paths: Paths,
+    paths: InputsArg,
     select: GameFilter,
     *,
     run: RunArg = None,
@@ -154,9 +155,9 @@ def select_games(
     '20 of 400 games selected (duell)'
     """
     run, tally = Run.of(run).counting()
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     games = to_frame(kept_games(inputs, select, KEPT_COLUMNS, run=run))
-    tally.require(inputs, select)
+    tally.require(inputs.given, select)
     return Selection(games.reset_index(drop=True), tally.games + tally.dropped, select)
 
 

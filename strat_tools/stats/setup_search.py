@@ -37,6 +37,7 @@ from strat_tools.core.errors import NothingKept
 from strat_tools.core.records import DEFAULT_VARIANT
 from strat_tools.run.driver import dataset_folder
 from strat_tools.run.filters import GameFilter
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.setups.identity import SETUP_STRING_COLUMNS
 from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
 from strat_tools.tables.dataset import read_games_table
@@ -103,7 +104,7 @@ def _variant_rows(games: Any, variant: Variant) -> Any:
 
 
 def read_outcomes(
-    paths: Sequence[str],
+    paths: InputsArg,
     select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,
@@ -133,7 +134,7 @@ def _same(outcomes: SetupOutcomes) -> SetupOutcomes:
 
 
 def _batch_outcomes(
-    paths: Sequence[str], chosen: GameFilter, variant: Variant, run: RunArg
+    paths: InputsArg, chosen: GameFilter, variant: Variant, run: RunArg
 ) -> Iterator[SetupOutcomes]:
     """The setups of each batch of the records under ``paths``, in order, game ids unique
     over the run: a batch's tables live only while its setups are taken from them."""
@@ -141,7 +142,7 @@ def _batch_outcomes(
     from strat_tools.stats.repeats import setup_outcomes
     from strat_tools.tables.dataset import GameSet
 
-    for tables in iter_tables(list(paths), setups_only=True, select=chosen, run=run):
+    for tables in iter_tables(paths, setups_only=True, select=chosen, run=run):
         yield setup_outcomes(GameSet(tables), variant)
 
 
@@ -150,7 +151,7 @@ MERGE_EVERY: Final = 16
 
 
 def reduce_setups(
-    paths: Sequence[str],
+    paths: InputsArg,
     reduce: Callable[[SetupOutcomes], T],
     add: Callable[[Sequence[T]], T],
     select: GameFilter | None = None,
@@ -175,6 +176,7 @@ def reduce_setups(
     from strat_tools.stats.repeats import concat_outcomes
 
     chosen = select if select is not None else GameFilter()
+    paths = Inputs.of(paths)  # resolved once: the folder test and the batches take it
     folder = dataset_folder(paths) if from_table else None
     if folder is not None:
         found = folder_outcomes(folder, chosen, variant)
@@ -191,7 +193,7 @@ def reduce_setups(
 
 
 def read_tally(
-    paths: Sequence[str],
+    paths: InputsArg,
     select: GameFilter | None = None,
     variant: Variant = DEFAULT_VARIANT,
     *,

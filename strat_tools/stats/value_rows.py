@@ -31,9 +31,9 @@ from strat_tools.engine.material import (
     material_rows,
 )
 from strat_tools.engine.replay import replay_safely
-from strat_tools.io.sources import Paths, path_list
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
+from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ class ValueRowsWork:
 
 
 def read_value_rows(
-    paths: Paths,
+    paths: InputsArg,
     *,
     variant: str | None = DEFAULT_VARIANT,
     rules: str | None = "auto",
@@ -174,12 +174,12 @@ def read_value_rows(
     ``select`` (a :class:`~strat_tools.run.filters.GameFilter` or any per-game
     predicate) keeps. :class:`~strat_tools.core.errors.NothingReadable` when not one
     input could be read."""
-    inputs = path_list(paths)
+    inputs = Inputs.of(paths)
     counted, seen = Run.of(run).counting()
     work = ValueRowsWork(variant, rules)
     rows = ValueRows.join(map_records(work, inputs, select=select, run=counted))
     if not seen.readable and not seen.dropped:  # every input unreadable, or none
-        raise NothingReadable(inputs, seen.reasons)
+        raise NothingReadable(inputs.given, seen.reasons)
     return rows
 
 

@@ -267,20 +267,21 @@ def write_explorer(
 
     >>> write_explorer("data/", "explore.html")  # doctest: +SKIP
     """
-    from strat_tools.io.sources import path_list
     from strat_tools.run.filters import GameFilter
+    from strat_tools.run.inputs import Inputs
     from strat_tools.stats.setup_search import reduce_setups
 
     try:  # classicfree is a known variant, but no army is common to its setups
         variant = parse_variant(variant, tuple(ARMIES), what="the explorer")
     except OptionError as exc:
         raise UsageError(str(exc), option="variant") from None
-    names = path_list(paths)
+    inputs = Inputs.of(paths)
+    names = inputs.given
     check_output(output, names)  # before reading: writable, and no input
     chosen = select if select is not None else GameFilter()
     run, counted = Run.of(run).counting()
     rows = reduce_setups(  # streamed: the page's rows of each batch, joined
-        names, setup_rows, add_setup_rows, chosen, variant, run=run, from_table=False
+        inputs, setup_rows, add_setup_rows, chosen, variant, run=run, from_table=False
     )
     counted.require(names, chosen)  # the reader's reasons, or the filters kept none
     if not len(rows.setup):

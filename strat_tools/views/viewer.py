@@ -44,7 +44,8 @@ from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
 from strat_tools.engine.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
-from strat_tools.run.options import Run, RunArg
+from strat_tools.run.inputs import Inputs
+from strat_tools.run.options import Run, RunArg, check_select
 from strat_tools.setups.strings import format_setup
 from strat_tools.tables.game_ids import GameIds
 from strat_tools.views.chances import game_chances
@@ -348,7 +349,6 @@ def write_viewer(
     """
     from dataclasses import replace
 
-    from strat_tools.io.sources import path_list
     from strat_tools.run.driver import map_records
     from strat_tools.run.filters import GameFilter
     from strat_tools.run.selection import Selection, select_games
@@ -356,7 +356,9 @@ def write_viewer(
 
     _check_limit(limit)
     check_rules(rules)  # before the selecting pass: the driver's own check comes after it
-    names = path_list(paths)
+    check_select(select)
+    inputs = Inputs.of(paths)
+    names = inputs.given
     chosen = select if select is not None else GameFilter()
     if game_id is not None:  # NAME#2, the second game NAME, as the filter reads --ids
         wanted = frozenset({game_id})
@@ -364,7 +366,7 @@ def write_viewer(
     tally = Tally()
     run = Run.of(run)
     try:  # nothing readable, or the filters kept none: as every command says it
-        found = select_games(names, chosen, run=run.with_tally(tally))
+        found = select_games(inputs, chosen, run=run.with_tally(tally))
     except NothingKept:
         if game_id is None:
             raise
@@ -385,7 +387,7 @@ def write_viewer(
     # The run's ids (NAME#2 for a second file NAME), as the tables and the explorer say.
     where = [(unit.source, unit.member) for unit in first.units()]
     named = dict(zip(where, first.game_ids, strict=True))
-    for batch in map_records(ViewerWork(rules), names, select=first.select, run=run):
+    for batch in map_records(ViewerWork(rules), inputs, select=first.select, run=run):
         for game in batch:
             source, member = game.pop("unit")
             game["id"] = printable(named.get((source, member), str(game["id"])))
