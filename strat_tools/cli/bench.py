@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import click
 
+from strat_tools.cli import bench_score
+
 
 @click.group()
 def bench() -> None:
@@ -26,3 +28,5 @@ def bench() -> None:
 
 
 # bench predict, bench score: added here.
+bench.add_command(bench_score.predict)
+bench.add_command(bench_score.score)
