@@ -1,26 +1,35 @@
-"""A small benchmark folder for the scorer's tests: the sample month (``data/``) exported as
-observations once, copied as each split, and a manifest written per the contract of
-``strat_tools/benchmark/definition.py`` (the test split's games alternately fresh and
-seen, so both views have games)."""
+"""A small benchmark folder for the scorer's tests: the sample month's first games
+(``data/``) exported as observations once, copied as each split, and a manifest written
+per the contract of ``strat_tools/benchmark/definition.py`` (the test split's games
+alternately fresh and seen, so both views have games)."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 from strat_tools.benchmark.definition import MONTH_NOTE, NAME, VERSION
 from strat_tools.exports.observation_files import export_observations, observation_games
 from strat_tools.io.owned import file_digest
+from strat_tools.run.filters import GameFilter
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "strados2026-10.zip"
 SPLIT_NAMES = ("train", "val", "test")
 
 
+GAMES = 40
+"""The sample's first games that make the benchmark (about 9,000 rows: tests stay cheap)."""
+
+
 def make_bench(folder: Path) -> None:
     """Write the sample benchmark into the (empty) ``folder``."""
-    export_observations([str(SAMPLE)], folder / "train", run=1)
+    with zipfile.ZipFile(SAMPLE) as archive:
+        names = [Path(n).stem for n in archive.namelist() if n.endswith(".xml")][:GAMES]
+    select = GameFilter.parse(ids=names)
+    export_observations([str(SAMPLE)], folder / "train", run=1, select=select)
     for split in SPLIT_NAMES[1:]:
         shutil.copytree(folder / "train", folder / split)
     games = observation_games(folder / "train").to_pylist()
