@@ -12,10 +12,14 @@ from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.engine.actions import (
     ACTION_COUNT,
+    HEAD_COUNT,
+    HEAD_DIRECTIONS,
     YORKTOWN_ACTION_COUNT,
+    action_heads,
     action_id,
     action_squares,
     from_yorktown,
+    head_actions,
     legal_actions,
     to_yorktown,
     yorktown_action,
@@ -300,3 +304,21 @@ def test_every_move_of_a_real_month_maps_to_yorktown_and_back(gravon_dir: Path) 
             assert from_yorktown(theirs, side - 1) == ours
             moves += 1
     assert moves > 250_000 and turning < moves / 1000
+
+
+def test_the_action_head_is_from_square_direction_distance_in_the_movers_view() -> None:
+    """Every id of a straight move has a head index and back; a turn has none; a head index
+    off the board has no id; red's B4-B5 and blue's I7-I6 (one forward from each seat)
+    share one index."""
+    ids = np.arange(ACTION_COUNT)
+    heads = action_heads(ids)
+    straight = heads >= 0
+    assert (head_actions(heads[straight]) == ids[straight]).all()
+    assert straight.sum() == (head_actions(np.arange(HEAD_COUNT)) >= 0).sum()
+    source, target = np.divmod(ids, 100)
+    d_row, d_col = target // 10 - source // 10, target % 10 - source % 10
+    assert (straight == ((d_row == 0) != (d_col == 0))).all()
+    red, blue = action_id(31, 41, Side.RED), action_id(68, 58, Side.BLUE)
+    assert int(action_heads(red)) == int(action_heads(blue)) == (31 * 4 + 0) * 9 + 0
+    assert HEAD_DIRECTIONS[(int(action_heads(action_id(31, 30, Side.RED))) // 9) % 4] == "left"
+    assert int(action_heads(action_id(31, 91, Side.RED))) % 9 == 5  # six squares: index 5

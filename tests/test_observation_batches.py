@@ -18,7 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from strat_tools.core.errors import InputError, OptionError
-from strat_tools.exports.observation_batches import FIELDS, observation_batches
+from strat_tools.engine.actions import action_heads
+from strat_tools.engine.planes import to_planes
+from strat_tools.exports.observation_arrays import FIELDS
+from strat_tools.exports.observation_batches import observation_batches
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observations import boards_of
 from strat_tools.io.output import OutputError
@@ -49,13 +52,17 @@ def concatenated(batches: Any) -> dict[str, np.ndarray]:
 
 def test_batches_hold_every_row_in_order_with_the_promised_dtypes(export: Path) -> None:
     table = read_observations(export)
-    batches = observation_batches(export, 256, fields=list(FIELDS))
+    batches = observation_batches(export, 256, fields=list(FIELDS), legal_width=160)
     sizes = [len(b["action"]) for b in batches]
     assert sizes[:-1] == [256] * (len(sizes) - 1) and 0 < sizes[-1] <= 256
     assert sum(sizes) == table.num_rows == batches.rows and len(sizes) == len(batches)
     got = concatenated(batches)
     dtypes = {name: str(array.dtype) for name, array in got.items()}
     assert dtypes == {
+        "board_view": "uint8",
+        "legal_ids": "int16",
+        "legal_count": "int64",
+        "action_head": "int64",
         "board": "uint8",
         "planes": "bool",
         "action": "int64",
@@ -75,12 +82,20 @@ def test_batches_hold_every_row_in_order_with_the_promised_dtypes(export: Path) 
     }
     assert got["planes"].shape == (table.num_rows, 32, 10, 10)
     assert np.array_equal(got["board"], boards_of(table))
+    assert np.array_equal(got["board_view"], boards_of(table, "board_view"))
+    assert np.array_equal(got["planes"], to_planes(got["board"], contiguous=True))
+    assert got["legal_ids"].shape == (table.num_rows, 160)
     rows = table.to_pylist()
     for i in (0, 1, 699, 700, 701, len(rows) - 1):  # shard edges included
         row = rows[i]
         assert got["game_id"][i] == row["game_id"] and got["ply"][i] == row["ply"]
         assert got["action"][i] == row["action"]
         assert np.flatnonzero(got["legal_mask"][i]).tolist() == row["legal_actions"]
+        count = got["legal_count"][i]
+        assert count == len(row["legal_actions"])
+        assert got["legal_ids"][i, :count].tolist() == row["legal_actions"]
+        assert (got["legal_ids"][i, count:] == -1).all()
+        assert got["action_head"][i] == action_heads(row["action"])
         assert got["legal_mask"][i, row["action"]]
         assert got["side"][i] == (row["side"] == "blue")
         value = got["value"][i]
@@ -122,7 +137,7 @@ def test_drop_last_gives_only_whole_batches(export: Path) -> None:
     assert sizes == [1000] * (batches.rows // 1000) == [1000] * len(batches)
 
 
-def test_the_first_batch_comes_after_reading_one_shard(
+def test_the_first_batch_comes_after_reading_one_shard_or_mix_row_groups_shuffled(
     export: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     opened: list[str] = []
@@ -133,12 +148,40 @@ def test_the_first_batch_comes_after_reading_one_shard(
         return real(path, *args, **kwargs)
 
     plain = observation_batches(export, 64)
-    shuffled = observation_batches(export, 64, shuffle=True, seed=1)
+    shuffled = observation_batches(export, 64, shuffle=True, seed=1, mix=3, shuffle_rows=64)
     monkeypatch.setattr(pq, "ParquetFile", recording)
-    for batches in (plain, shuffled):
+    for batches, most in ((plain, 1), (shuffled, 3)):
         opened.clear()
         next(iter(batches))
-        assert len(opened) == 1 and opened[0].startswith("part-")
+        assert len(opened) == most and all(name.startswith("part-") for name in opened)
+
+
+def test_a_shuffled_epoch_mixes_the_shards_from_its_first_batch(export: Path) -> None:
+    """Rows shuffle across shards (the old shard-local shuffle gave a first batch of one
+    shard): the first batches already hold rows of several shards, and of all of them
+    within the first half of the epoch."""
+    table = read_observations(export, columns=["game_id", "ply"])
+    shard_rows = [
+        pq.ParquetFile(p).metadata.num_rows for p in sorted(export.glob("observations/*"))
+    ]
+    shard_of = {
+        key: i
+        for i, key in enumerate(
+            zip(table["game_id"].to_pylist(), table["ply"].to_pylist(), strict=True)
+        )
+    }
+    bounds = np.cumsum(shard_rows)
+    batches = observation_batches(export, 100, fields=("game_id", "ply"), shuffle=True, seed=2)
+    shards_seen: list[set[int]] = []
+    for batch in batches:
+        rows = [
+            shard_of[key]
+            for key in zip(batch["game_id"].tolist(), batch["ply"].tolist(), strict=True)
+        ]
+        shards_seen.append(set(np.searchsorted(bounds, rows, side="right").tolist()))
+    assert len(shards_seen[0]) >= 2
+    half = set().union(*shards_seen[: len(shards_seen) // 2])
+    assert half == set(range(len(shard_rows)))
 
 
 def test_bad_arguments_and_folders_are_refused_clearly(export: Path, tmp_path: Path) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
 from strat_tools.core.board import parse_square
+from strat_tools.core.errors import OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.actions import action_id
@@ -21,11 +23,15 @@ from strat_tools.engine.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
+    ENDINGS,
+    FINGERPRINT_COLUMNS,
     boards_of,
     iter_observations,
     observe,
 )
+from strat_tools.formats.readers import read_records
 from strat_tools.run.options import Run
+from strat_tools.tables.build import tables_for_records
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -141,6 +147,23 @@ def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> No
     meta = pq.read_metadata(files[0])
     assert meta.row_group(0).column(0).compression == "ZSTD"
     assert list((tmp_path / "obs").glob(".observations-*")) == []
+    # the games table: period, ending and both setups' fingerprints, as the tables have them
+    first = games[0]
+    assert first["period"] == "2026-11" and first["ending"] in ENDINGS
+    assert {g["ending"] for g in games} == {"board", "resigned", "agreed"}
+    tables = tables_for_records(list(read_records(DATA))[:1])["games"].to_pylist()[0]
+    for name in FINGERPRINT_COLUMNS:
+        assert first[name] == tables[name] and len(first[name]) == 16
+    # columns= and select= read only what is asked
+    few = read_observations(
+        tmp_path / "obs", columns=["ply", "game_id"], select=pc.field("ply") < 3
+    )
+    assert few.column_names == ["ply", "game_id"] and set(few["ply"].to_pylist()) == {1, 2}
+    assert few.num_rows == 2 * sum(1 for g in games if g["observations"] >= 2)
+    one = read_observations(tmp_path / "obs", columns=["action"], select=[first["game_id"]])
+    assert one.column_names == ["action"] and one.num_rows == first["observations"]
+    with pytest.raises(OptionError, match="no column 'bord'"):
+        read_observations(tmp_path / "obs", columns=["bord"])
 
 
 def test_an_unreadable_input_is_a_games_row_with_its_reason(

@@ -234,15 +234,18 @@ def test_a_pushed_position_knows_what_the_export_observes() -> None:
         if result.status is not Status.VALID or not result.plies_replayed:
             continue
         know = result.knowledge()
-        exported = observe(result, record.game_id).column("board").to_pylist()
+        rows = observe(result, record.game_id)
+        exported = rows.column("board").to_pylist()
+        views = rows.column("board_view").to_pylist()
         board = Position(record.setup or (), result.rules)
         for ply, move in enumerate(record.moves[: result.plies_replayed]):
             mine = board.knowledge()
             assert (mine.flags[-1] == know.flags[ply]).all(), (record.game_id, ply)
             assert (mine.unseen[-1] == know.unseen[ply]).all(), (record.game_id, ply)
-            observation = board.observation()
+            observation = board.observation_with_truth()
             assert observation.tobytes() == bytes(exported[ply]), (record.game_id, ply)
-            assert to_planes(observation[None]).shape[0] == 1
+            assert board.observe().tobytes() == bytes(views[ply]), (record.game_id, ply)
+            assert (to_planes(board.observe()[None]) == to_planes(observation[None])).all()
             board.push(move)
         checked += 1
     assert checked > 5

@@ -55,7 +55,7 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "exports": (
         "validation, conversion, the events table, observations for learning",
-        ("core", "io", "formats", "engine", "tables", "run"),
+        ("core", "setups", "io", "formats", "engine", "tables", "run"),
     ),
     "generate": (
         "synthetic games: setup model, playing policy, replay before writing",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from strat_tools.cli import bench_score
+from strat_tools.cli.bench_build import build
 
 
 @click.group()
@@ -25,6 +26,7 @@ def bench() -> None:
 
 
 # bench build: added here.
+bench.add_command(build)
 
 
 # bench predict, bench score: added here.

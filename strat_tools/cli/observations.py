@@ -55,9 +55,10 @@ def observations(
 ) -> None:
     """Write, for every ply of every valid game, what the side to move knew.
 
-    One row per ply (zstd Parquet shards): the observation board with the hidden truth
-    of every piece the mover could not identify, captures, two-squares counters, the
-    last moves, the move played and every legal move as action ids, and the result.
+    One row per ply (zstd Parquet shards): the truth-free board the mover saw
+    (board_view) and, as a label, the board with the hidden truth of every piece it
+    could not identify (board), captures, two-squares counters, the last moves, the move
+    played and every legal move as action ids, and the result.
     games/ accounts for every game read: the rows it gave, or why none (games the
     filters leave out are not in it; stderr says how many). Schema and encodings:
     docs/observations.md.

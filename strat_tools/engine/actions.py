@@ -52,14 +52,21 @@ Action = int
 
 __all__ = [
     "ACTION_COUNT",
+    "ACTION_OF_HEAD",
     "ACTION_OF_YORKTOWN",
+    "HEAD_COUNT",
+    "HEAD_DIRECTIONS",
+    "HEAD_DISTANCES",
+    "HEAD_OF_ACTION",
     "YORKTOWN_ACTION_COUNT",
     "YORKTOWN_DESTINATIONS",
     "YORKTOWN_OF_ACTION",
     "Action",
+    "action_heads",
     "action_id",
     "action_squares",
     "from_yorktown",
+    "head_actions",
     "legal_actions",
     "to_yorktown",
     "yorktown_action",
@@ -193,4 +200,64 @@ def from_yorktown(actions: npt.ArrayLike, side_index: npt.ArrayLike) -> npt.NDAr
     """Our ids of yorktown ``actions`` (the inverse of :func:`to_yorktown`); -1 for an id
     that leaves the board."""
     found: npt.NDArray[np.int16] = ACTION_OF_YORKTOWN[np.asarray(side_index), np.asarray(actions)]
+    return found
+
+
+# -- the action head: from square, direction, distance -----------------------------------
+
+HEAD_DIRECTIONS: Final = ("forward", "back", "left", "right")
+"""The directions of the action head, in the mover's view: towards the opponent's back row
+(view row + 1), towards its own, to its left (view column - 1) and to its right."""
+HEAD_DISTANCES: Final = 9
+"""Distances 1..9 squares."""
+HEAD_COUNT: Final = 100 * len(HEAD_DIRECTIONS) * HEAD_DISTANCES
+"""The action head's size: 3,600 = 100 from squares x 4 directions x 9 distances."""
+_STEPS: Final = ((1, 0), (-1, 0), (0, -1), (0, 1))
+"""(row, column) step of each direction in the mover's view."""
+
+
+def _head_tables() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    """Our id → head index (-1: not a straight move), and head index → our id (-1: off the
+    board)."""
+    of_action = np.full(ACTION_COUNT, -1, dtype=np.int16)
+    of_head = np.full(HEAD_COUNT, -1, dtype=np.int16)
+    for source in range(100):
+        row, column = divmod(source, 10)
+        for direction, (d_row, d_column) in enumerate(_STEPS):
+            for distance in range(1, HEAD_DISTANCES + 1):
+                to_row, to_column = row + d_row * distance, column + d_column * distance
+                head = (source * len(_STEPS) + direction) * HEAD_DISTANCES + distance - 1
+                if 0 <= to_row < 10 and 0 <= to_column < 10:
+                    action = source * 100 + to_row * 10 + to_column
+                    of_action[action], of_head[head] = head, action
+    return of_action, of_head
+
+
+HEAD_OF_ACTION, ACTION_OF_HEAD = _head_tables()
+"""Lookup tables: ``HEAD_OF_ACTION[id]`` the head index of our action id (-1 for a move that
+is not a straight line: the turning lightning captain's), ``ACTION_OF_HEAD[index]`` back
+(-1 for a head index that leaves the board)."""
+
+
+def action_heads(actions: npt.ArrayLike) -> npt.NDArray[np.int16]:
+    """The **action head index** of our action ids (any shape): ``(from * 4 + direction) * 9
+    + distance - 1``, where ``from`` is the source square in the mover's view (0..99, the
+    first square of the id), ``direction`` the index in :data:`HEAD_DIRECTIONS` (in the
+    mover's view: 0 forward, 1 back, 2 left, 3 right) and ``distance`` 1..9 squares; -1 for a
+    move that is not a straight line. Both are in the mover's view, so the same index means
+    the same move from the player's seat whichever side plays it.
+
+    >>> action_heads([3141, 3132, 9989]).tolist()  # B4-B5 (one forward), B4-C4, a corner
+    [1116, 1143, 3573]
+    >>> int(head_actions(1116)), int(head_actions(3599))  # back to the id; off the board
+    (3141, -1)
+    """
+    found: npt.NDArray[np.int16] = HEAD_OF_ACTION[np.asarray(actions)]
+    return found
+
+
+def head_actions(heads: npt.ArrayLike) -> npt.NDArray[np.int16]:
+    """Our action ids of head indices (any shape), the inverse of :func:`action_heads`; -1
+    for an index that leaves the board."""
+    found: npt.NDArray[np.int16] = ACTION_OF_HEAD[np.asarray(heads)]
     return found

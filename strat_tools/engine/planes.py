@@ -17,7 +17,10 @@ Each byte (:data:`CODE_VERSION` 1):
 
 - bits 0-3: the piece's kind + 1 (1 bomb, 2 spy, 3 scout ... 11 marshal, 12 flag), 0 an
   empty square, 13 a lake. For an opponent piece this is the **hidden truth**: the planes
-  show it only where the mover knows it;
+  show it only where the mover knows it. In a **board view** (:func:`board_views`, the
+  truth-free board: what the mover could know, nothing more) an opponent piece the mover
+  has not identified has :data:`UNKNOWN_KIND` (14) here instead, and keeps only its
+  "moved" bit;
 - bit 4 (:data:`OPPONENT`): the piece is the opponent's (else the mover's own);
 - bit 5 (:data:`KNOWN`), bit 6 (:data:`MOVED`), bit 7 (:data:`REVEALED`): what the *other*
   side knows of this piece (for the mover's pieces: what the opponent knows of them; for
@@ -50,6 +53,9 @@ CODE_VERSION: Final = 1
 KIND_BITS: Final = 0x0F
 LAKE_KIND: Final = 13
 """Bits 0-3 of a lake square."""
+UNKNOWN_KIND: Final = 14
+"""Bits 0-3, in a board view (:func:`board_views`), of an opponent piece the mover has not
+identified: its rank is not there."""
 OPPONENT: Final = 0x10
 KNOWN: Final = 0x20
 MOVED: Final = 0x40
@@ -96,10 +102,13 @@ def _plane_table() -> npt.NDArray[np.bool_]:
         if kind1 == LAKE_KIND:
             row[index["lake"]] = True
             continue
+        known, moved, revealed = bool(byte & KNOWN), bool(byte & MOVED), bool(byte & REVEALED)
+        if kind1 == UNKNOWN_KIND and byte & OPPONENT and not known:  # a board view's
+            row[index["opponent_unknown_moved" if moved else "opponent_unknown_unmoved"]] = True
+            continue
         if kind1 > 12:
             continue  # not a code an observation board holds
         label = KIND_LABELS[kind1 - 1]
-        known, moved, revealed = bool(byte & KNOWN), bool(byte & MOVED), bool(byte & REVEALED)
         if byte & OPPONENT:
             if known:
                 row[index[f"opponent_{label}"]] = True
@@ -160,6 +169,32 @@ def encode_boards(
     out = view_boards(_BYTE_OF_CODE, np.asarray(boards, dtype=np.uint8), side)
     out |= view_boards(_BYTE_OF_FLAGS, np.asarray(flags, dtype=np.uint8), side)
     return out
+
+
+def _view_of_byte() -> npt.NDArray[np.uint8]:
+    """``[byte]``: the byte of a board view for each byte of an observation board."""
+    codes = np.arange(256, dtype=np.uint8)
+    kind1 = codes & KIND_BITS
+    hidden = (kind1 >= 1) & (kind1 <= 12) & ((codes & OPPONENT) != 0) & ((codes & KNOWN) == 0)
+    view = np.where(hidden, (codes & ~np.uint8(KIND_BITS | REVEALED)) | UNKNOWN_KIND, codes)
+    return view.astype(np.uint8)
+
+
+VIEW_OF_BYTE: Final = _view_of_byte()
+"""``VIEW_OF_BYTE[byte]``: the one definition of what a board view keeps of a square."""
+
+
+def board_views(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:
+    """The truth-free **board views** of observation boards (any shape of bytes): every
+    opponent piece the mover has not identified becomes :data:`UNKNOWN_KIND`, keeping only
+    whether it has moved (and the opponent bit); everything else as it is. What a model of
+    the mover may read; :func:`to_planes` gives a view the same planes as its board.
+
+    >>> board = np.array([[0x10 | 12, 0x10 | 0x40 | 11, 0x10 | 0x20 | 11] + [0] * 97], np.uint8)
+    >>> board_views(board)[0, :3].tolist()  # unseen flag, moved marshal, known marshal
+    [30, 94, 59]
+    """
+    return np.take(VIEW_OF_BYTE, np.asarray(boards, dtype=np.uint8))
 
 
 def to_planes(
@@ -229,6 +264,8 @@ def board_diagram(board: npt.ArrayLike) -> str:
                 text = "."
             elif kind1 == LAKE_KIND:
                 text = "~~"
+            elif kind1 == UNKNOWN_KIND:
+                text = "-m" if byte & MOVED else "-?"
             else:
                 label = MODERN_LABELS[kind1 - 1]
                 if not byte & OPPONENT:

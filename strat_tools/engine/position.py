@@ -383,9 +383,19 @@ class Position(ReferenceMoves):
         moves = [(e.move.source, e.move.target, e.move.rescue) for e in entries]
         return pushed_knowledge(start, self.rules, moves, [e.event for e in entries])
 
-    def observation(self) -> npt.NDArray[np.uint8]:
-        """The side to move's observation board (100 bytes, its view) as the observation
-        export writes it for this ply; ``to_planes(pos.observation()[None])`` its planes."""
+    def observe(self) -> npt.NDArray[np.uint8]:
+        """What the side to move sees (100 bytes, its view): the truth-free board view the
+        observation export writes as ``board_view`` for this ply (an opponent piece it has
+        not identified keeps only whether it moved; :func:`~strat_tools.engine.planes.
+        board_views`); ``to_planes(pos.observe()[None])`` its planes."""
+        from strat_tools.engine.planes import board_views
+
+        return board_views(self.observation_with_truth())
+
+    def observation_with_truth(self) -> npt.NDArray[np.uint8]:
+        """The side to move's observation board *with the hidden truth* (the rank of every
+        opponent piece; the export's ``board`` label column), for analysis and the belief
+        task: never what a player of this side may read (that is :meth:`observe`)."""
         import numpy as np
 
         from strat_tools.engine.planes import encode_boards

@@ -3,15 +3,20 @@
 :func:`observation_batches` iterates the shards an export finished
 (:func:`~strat_tools.exports.observation_files.observation_folder`), one shard at a time,
 and cuts the rows into batches of ``batch_size`` (only the last one shorter, unless ``drop_last``),
-each a ``dict`` of NumPy arrays named in :data:`FIELDS`: labels ``int64`` (what PyTorch's
-losses take), boards ``uint8``, masks ``bool``. Memory is bounded by one shard (at most
-``--shard-rows`` rows) plus a batch, whatever the size of the export. NumPy arrays go
+each a ``dict`` of NumPy arrays named in
+:data:`~strat_tools.exports.observation_arrays.FIELDS` (made by
+:func:`~strat_tools.exports.observation_arrays.batch_arrays`): labels ``int64`` (what
+PyTorch's losses take), boards ``uint8``, legal ids ``int16``, masks ``bool``. Memory is
+bounded by a row group plus a batch (unshuffled) or a shuffle buffer and :data:`MIX` open
+row groups (shuffled), whatever the size of the export or its shards. NumPy arrays go
 into PyTorch with ``torch.from_numpy`` and into JAX with ``jnp.asarray``, without copies
 where the framework allows; docs/observations.md has both loops.
 
-With ``shuffle=True`` the shards come in a random order and the rows of each shard are
-shuffled (a shard-local shuffle: a row meets only rows of its own shard in a batch);
-every iteration (epoch) draws a new order from ``seed``, reproducibly.
+With ``shuffle=True`` the rows are shuffled across the shards: the row groups of every
+shard come in a random order, :data:`MIX` of them read side by side into a buffer that is
+shuffled every ``shuffle_rows`` rows, so that any part of an epoch draws on all the shards
+(all the months of a benchmark's train split), never on the first ones; every iteration
+(epoch) draws a new order from ``seed``, reproducibly.
 
 This module reads files only; the rows, their schema and their meaning are
 :mod:`strat_tools.exports.observations`, the board code :mod:`strat_tools.engine.planes`.
@@ -31,157 +36,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import OptionError
-from strat_tools.engine.actions import ACTION_COUNT
-from strat_tools.engine.planes import hidden_truth, to_planes
+from strat_tools.exports.observation_arrays import COLUMNS, DEFAULT_FIELDS, FIELDS, batch_arrays
 from strat_tools.exports.observation_files import observation_folder
 from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
-from strat_tools.exports.observations import boards_of
+from strat_tools.io.verified import VerifiedFile
 
 __all__ = [
-    "DEFAULT_FIELDS",
-    "FIELDS",
+    "MIX",
     "ObservationBatches",
-    "batch_arrays",
     "observation_batches",
 ]
 
-FIELDS: Final[dict[str, str]] = {
-    "board": "uint8 [n, 100]: the observation board, mover's view (hidden truth included)",
-    "planes": "bool [n, 32, 10, 10]: planes.to_planes of the board (C order)",
-    "action": "int64 [n]: our id of the move played (0..9999)",
-    "legal_mask": "bool [n, 10000]: True at the id of every legal move",
-    "hidden": "bool [n, 100]: squares of opponent pieces the mover cannot identify",
-    "kinds": "int64 [n, 100]: true kind of every piece (0 bomb .. 11 flag), -1 empty or lake",
-    "value": "float32 [n]: 1 the mover won, -1 lost, 0 draw, NaN unknown",
-    "side": "int64 [n]: the side to move, 0 red, 1 blue",
-    "ply": "int64 [n]: 1 = the first move (the row is the position before it)",
-    "captured": "uint8 [n, 24]: mover's pieces removed by kind, then the opponent's",
-    "unseen": "uint8 [n, 12]: opponent pieces of each kind the mover has not identified",
-    "own_repetition": "int64 [n]: the mover's two-squares counter",
-    "opponent_repetition": "int64 [n]: the opponent's two-squares counter",
-    "plies_since_battle": "int64 [n]: plies since the last battle",
-    "last_moves": "int64 [n, last_moves]: earlier plies' ids, mover's view, oldest first, "
-    "-1 before the first ply (left-padded, so the last column is the latest ply)",
-    "game_id": "str [n]: the game each row comes from",
-}
-"""Every field a batch can hold, with its dtype, shape and meaning (one definition, for
-the docs and the error that names an unknown field)."""
-
-DEFAULT_FIELDS: Final = ("board", "action", "legal_mask")
-"""What a policy network needs: the input board, the label, the legal-move mask."""
-
-_COLUMNS: Final[dict[str, tuple[str, ...]]] = {
-    "board": ("board",),
-    "planes": ("board",),
-    "hidden": ("board",),
-    "kinds": ("board",),
-    "action": ("action",),
-    "legal_mask": ("legal_actions",),
-    "value": ("value",),
-    "side": ("side",),
-    "ply": ("ply",),
-    "captured": ("captured",),
-    "unseen": ("unseen",),
-    "own_repetition": ("own_repetition",),
-    "opponent_repetition": ("opponent_repetition",),
-    "plies_since_battle": ("plies_since_battle",),
-    "last_moves": ("last_moves",),
-    "game_id": ("game_id",),
-}
-"""The Parquet columns each field is made from (only those are read)."""
-
-
-def _fixed_bytes(table: pa.Table, name: str, width: int) -> npt.NDArray[np.uint8]:
-    column = table.column(name).combine_chunks()
-    data = np.frombuffer(column.buffers()[1], dtype=np.uint8)
-    start = column.offset * width
-    return data[start : start + len(column) * width].reshape(len(column), width).copy()
-
-
-def _list_parts(
-    table: pa.Table, name: str
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """A list column as (row of each value, position within its row, the values)."""
-    column = table.column(name).combine_chunks()
-    offsets = column.offsets.to_numpy().astype(np.int64)
-    values = column.values.to_numpy(zero_copy_only=False).astype(np.int64)
-    values = values[offsets[0] : offsets[-1]]
-    counts = np.diff(offsets)
-    rows = np.repeat(np.arange(len(column), dtype=np.int64), counts)
-    within = np.arange(len(values), dtype=np.int64) - (offsets[:-1] - offsets[0])[rows]
-    return rows, within, values
-
-
-def _legal_mask(table: pa.Table) -> npt.NDArray[np.bool_]:
-    rows, _within, values = _list_parts(table, "legal_actions")
-    mask = np.zeros((table.num_rows, ACTION_COUNT), dtype=np.bool_)
-    mask[rows, values] = True
-    return mask
-
-
-def _last_moves(table: pa.Table, width: int) -> npt.NDArray[np.int64]:
-    rows, within, values = _list_parts(table, "last_moves")
-    counts = np.bincount(rows, minlength=table.num_rows)
-    column = width - counts[rows] + within  # left-padded: the latest ply in the last column
-    keep = column >= 0  # a row with more earlier plies than width keeps the latest ones
-    out = np.full((table.num_rows, width), -1, dtype=np.int64)
-    out[rows[keep], column[keep]] = values[keep]
-    return out
-
-
-def _integers(table: pa.Table, name: str) -> npt.NDArray[np.int64]:
-    return np.asarray(table.column(name).to_numpy(), dtype=np.int64)
-
-
-def batch_arrays(
-    table: pa.Table, fields: Sequence[str] = DEFAULT_FIELDS, last_moves: int = LAST_MOVES
-) -> dict[str, npt.NDArray[Any]]:
-    """The ``fields`` of the rows of an observations table (any slice of an export) as
-    NumPy arrays, as :func:`observation_batches` yields them.
-
-    >>> from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
-    >>> arrays = batch_arrays(OBSERVATIONS_SCHEMA.empty_table(), ("board", "action"))
-    >>> arrays["board"].shape, arrays["action"].dtype
-    ((0, 100), dtype('int64'))
-    """
-    out: dict[str, npt.NDArray[Any]] = {}
-    boards = None
-    if {"board", "planes", "hidden", "kinds"} & set(fields):
-        boards = boards_of(table).copy() if table.num_rows else np.zeros((0, 100), np.uint8)
-    hidden = kinds = None
-    if boards is not None and {"hidden", "kinds"} & set(fields):
-        hidden, kinds = hidden_truth(boards)
-    for name in fields:
-        if name == "board":
-            assert boards is not None
-            out[name] = boards
-        elif name == "planes":
-            assert boards is not None
-            out[name] = to_planes(boards, contiguous=True)
-        elif name == "hidden":
-            assert hidden is not None
-            out[name] = hidden
-        elif name == "kinds":
-            assert kinds is not None
-            out[name] = kinds.astype(np.int64)
-        elif name == "legal_mask":
-            out[name] = _legal_mask(table)
-        elif name == "last_moves":
-            out[name] = _last_moves(table, last_moves)
-        elif name in ("captured", "unseen"):
-            out[name] = _fixed_bytes(table, name, 24 if name == "captured" else 12)
-        elif name == "value":
-            values = table.column("value").to_numpy(zero_copy_only=False)
-            out[name] = np.asarray(values, dtype=np.float32)
-        elif name == "side":
-            side = table.column("side").combine_chunks()
-            labels = np.asarray(side.dictionary.to_pylist())
-            out[name] = (labels[side.indices.to_numpy()] == "blue").astype(np.int64)
-        elif name == "game_id":
-            out[name] = np.asarray(table.column("game_id").to_pylist(), dtype=np.str_)
-        else:
-            out[name] = _integers(table, name)
-    return out
+MIX: Final = 8
+"""How many row groups, drawn at random from all the shards, a shuffled read interleaves at
+a time (their rows shuffled together in a buffer)."""
 
 
 def _worker() -> tuple[int, int, int]:
@@ -221,7 +89,14 @@ class ObservationBatches:
         last_moves: int = LAST_MOVES,
         rank: int = 0,
         world_size: int = 1,
+        legal_width: int | None = None,
+        mix: int = MIX,
+        shuffle_rows: int | None = None,
     ) -> None:
+        if mix < 1 or (shuffle_rows is not None and shuffle_rows < 1):
+            raise OptionError(f"mix and shuffle_rows must be at least 1, got {mix}, {shuffle_rows}")
+        if legal_width is not None and legal_width < 1:
+            raise OptionError(f"legal_width must be at least 1, got {legal_width}")
         if batch_size < 1:
             raise OptionError(f"batch_size must be at least 1, got {batch_size}")
         if last_moves < 0:
@@ -245,10 +120,13 @@ class ObservationBatches:
         self.last_moves = last_moves
         self.rank = rank
         self.world_size = world_size
+        self.legal_width = legal_width
+        self.mix = mix
+        self.shuffle_rows = shuffle_rows if shuffle_rows is not None else max(batch_size, 65_536)
         self._export = observation_folder(directory)
         self._folder, self._names = self._export.folder, self._export.shards
         self.shards = [Path(directory) / name for name in self._names]
-        self.columns = sorted({c for name in self.fields for c in _COLUMNS[name]})
+        self.columns = sorted({c for name in self.fields for c in COLUMNS[name]})
         self._groups: list[list[int]] = []  # rows of each row group, shard by shard
         for name in self._names:
             with self._folder.open(name) as shard:
@@ -320,23 +198,65 @@ class ObservationBatches:
         rng = np.random.default_rng([self._seed, self.rank, worker, shared, self._epoch])
         self._epoch += 1
         schema = pa.schema([OBSERVATIONS_SCHEMA.field(c) for c in self.columns])
-        order = rng.permutation(len(part)) if self.shuffle else range(len(part))
-        for index in order:
+        if self.shuffle:
+            yield from self._shuffled(part, rng, schema)
+            return
+        for index in range(len(part)):
             if not part[index]:
                 continue
             self._export.check()
             with self._folder.open(self._names[index]) as file:
                 shard = pq.ParquetFile(file.handle)
-                if self.shuffle:
-                    table = shard.read_row_groups(part[index], columns=self.columns)
-                    file.confirm()
-                    yield table.cast(schema).take(rng.permutation(table.num_rows))
-                    continue
                 for rows in shard.iter_batches(
                     batch_size=self.batch_size, row_groups=part[index], columns=self.columns
                 ):
                     file.confirm()
                     yield pa.Table.from_batches([rows]).cast(schema)
+
+    def _shuffled(
+        self, part: list[list[int]], rng: np.random.Generator, schema: pa.Schema
+    ) -> Iterator[pa.Table]:
+        """This reader's rows shuffled across the shards with bounded memory: its row groups
+        (of every shard) in a random order, :attr:`mix` of them open at a time, each read a
+        batch at a time into a buffer from a random one of the open ones; every
+        :attr:`shuffle_rows` rows the buffer is shuffled and given on. So any stretch of an
+        epoch draws on row groups of all the shards (all the months), never one shard's, and
+        memory holds a buffer and ``mix`` open row groups, whatever the shards' size."""
+        units = [(s, g) for s, groups in enumerate(part) for g in groups]
+        order = [units[i] for i in rng.permutation(len(units))]
+        readers: list[tuple[Iterator[pa.RecordBatch], VerifiedFile]] = []
+        pending: list[pa.Table] = []
+        held = 0
+        try:
+            while True:
+                while len(readers) < self.mix and order:
+                    shard, group = order.pop()
+                    self._export.check()
+                    file = self._folder.open(self._names[shard])
+                    batches = pq.ParquetFile(file.handle).iter_batches(
+                        batch_size=self.batch_size, row_groups=[group], columns=self.columns
+                    )
+                    readers.append((batches, file))
+                if not readers:
+                    break
+                pick = int(rng.integers(len(readers)))
+                batches, file = readers[pick]
+                rows = next(batches, None)
+                if rows is None:
+                    file.close()
+                    del readers[pick]
+                    continue
+                file.confirm()
+                pending.append(pa.Table.from_batches([rows]).cast(schema))
+                held += rows.num_rows
+                if held >= self.shuffle_rows:
+                    yield pa.concat_tables(pending).take(rng.permutation(held))
+                    pending, held = [], 0
+            if held:
+                yield pa.concat_tables(pending).take(rng.permutation(held))
+        finally:
+            for _batches, file in readers:
+                file.close()
 
     def __iter__(self) -> Iterator[dict[str, npt.NDArray[Any]]]:
         pending: list[pa.Table] = []
@@ -350,12 +270,14 @@ class ObservationBatches:
             start = 0
             while rows.num_rows - start >= self.batch_size:
                 chunk = rows.slice(start, self.batch_size)
-                yield batch_arrays(chunk, self.fields, self.last_moves)
+                yield batch_arrays(chunk, self.fields, self.last_moves, self.legal_width)
                 start += self.batch_size
             pending = [rows.slice(start)]
             held = rows.num_rows - start
         if held and not self.drop_last:
-            yield batch_arrays(pa.concat_tables(pending), self.fields, self.last_moves)
+            yield batch_arrays(
+                pa.concat_tables(pending), self.fields, self.last_moves, self.legal_width
+            )
 
 
 def observation_batches(
@@ -369,15 +291,22 @@ def observation_batches(
     last_moves: int = LAST_MOVES,
     rank: int = 0,
     world_size: int = 1,
+    legal_width: int | None = None,
+    mix: int = MIX,
+    shuffle_rows: int | None = None,
 ) -> ObservationBatches:
     """The rows of the observation export in ``directory`` (written by
     ``strat-tools observations`` or
     :func:`~strat_tools.exports.observation_files.export_observations`) as batches: each a dict of
-    NumPy arrays, one per name in ``fields`` (see :data:`FIELDS`; default: ``board``,
-    ``action``, ``legal_mask``), ``batch_size`` rows each (the last one shorter unless
-    ``drop_last``). Streams one shard at a time; ``shuffle`` shuffles the shards' order
-    and the rows within each shard, anew each epoch, from ``seed``. ``last_moves`` is the
-    width of the ``last_moves`` field (the export's ``--last-moves``, 8 by default).
+    NumPy arrays, one per name in ``fields`` (see
+    :data:`~strat_tools.exports.observation_arrays.FIELDS`; default: ``board_view``,
+    ``action``, ``legal_ids``, ``legal_count``: truth-free inputs and the label; the dense
+    ``legal_mask`` only when asked), ``batch_size`` rows each (the last one shorter unless
+    ``drop_last``). Streams a row group at a time; ``shuffle`` shuffles across the shards
+    with bounded memory (``mix`` row groups open, a buffer of ``shuffle_rows`` rows,
+    65,536 by default), anew each epoch, from ``seed``. ``last_moves`` is the width of the
+    ``last_moves`` field (the export's ``--last-moves``, 8 by default); ``legal_width``
+    fixes the width of ``legal_ids`` (default: each batch's largest count).
 
     Each row comes exactly once an epoch to exactly one reader: ``rank`` of
     ``world_size`` processes (DDP, JAX, Dask: each process makes its own with its rank)
@@ -396,7 +325,7 @@ def observation_batches(
 
     >>> batches = observation_batches("obs/", 256, shuffle=True, seed=0)  # doctest: +SKIP
     >>> for batch in batches:  # doctest: +SKIP
-    ...     batch["board"], batch["action"], batch["legal_mask"]  # uint8, int64, bool
+    ...     batch["board_view"], batch["action"], batch["legal_ids"]  # uint8, int64, int16
     """
     return ObservationBatches(
         directory,
@@ -408,4 +337,7 @@ def observation_batches(
         last_moves=last_moves,
         rank=rank,
         world_size=world_size,
+        legal_width=legal_width,
+        mix=mix,
+        shuffle_rows=shuffle_rows,
     )

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
@@ -42,6 +43,7 @@ __all__ = [
     "SHARD_OPTIONS",
     "ObservationExport",
     "ObservationsSummary",
+    "RowSelection",
     "ShardWriter",
     "export_file_names",
     "export_observations",
@@ -348,18 +350,55 @@ def observation_games(directory: str | os.PathLike[str]) -> pa.Table:
     )
 
 
-def read_observations(directory: str | os.PathLike[str]) -> pa.Table:
-    """Every observation row an export wrote, as one Arrow table (for a dataset larger
+RowSelection: TypeAlias = "pc.Expression | Iterable[str]"
+"""What ``select=`` of :func:`read_observations` takes: a pyarrow compute expression over
+the observation columns, or the game ids whose rows to keep."""
+
+
+def read_observations(
+    directory: str | os.PathLike[str],
+    *,
+    columns: Sequence[str] | None = None,
+    select: RowSelection | None = None,
+) -> pa.Table:
+    """The observation rows an export wrote, as one Arrow table (for a dataset larger
     than memory, :func:`strat_tools.exports.observation_batches.observation_batches` streams it in
-    batches of NumPy arrays). The folder is checked against its marker first
-    (:func:`observation_folder`): a shard missing, damaged or not the export's is refused,
-    naming it; each shard is read through the very file checked, and one written while it
-    is read is refused too."""
+    batches of NumPy arrays): only ``columns`` (all by default, in the schema's order), and
+    only the rows ``select`` keeps (a pyarrow compute expression, ``pc.field("ply") <= 10``,
+    or the game ids to keep), shard by shard, so memory holds what is kept, not the
+    export. The folder is checked against its marker first (:func:`observation_folder`): a
+    shard missing, damaged or not the export's is refused, naming it; each shard is read
+    through the very file checked, and one written while it is read is refused too.
+
+    >>> read_observations("bench/test", columns=["game_id", "action"],
+    ...                   select=["classic-2014.9-1"])  # doctest: +SKIP
+    """
+    names = list(OBSERVATIONS_SCHEMA.names) if columns is None else list(columns)
+    unknown = [name for name in names if name not in OBSERVATIONS_SCHEMA.names]
+    if unknown or not names:
+        what = f"no column {unknown[0]!r}" if unknown else "no columns"
+        raise OptionError(f"{what}; the observations have {', '.join(OBSERVATIONS_SCHEMA.names)}")
+    if select is None or isinstance(select, pc.Expression):
+        keep = select
+    else:
+        ids = [select] if isinstance(select, str) else list(select)
+        keep = pc.field("game_id").isin(pa.array(ids, pa.string()))
+    needed = names if keep is None else sorted(set(names) | _referenced(keep))
+    schema = pa.schema([OBSERVATIONS_SCHEMA.field(name) for name in needed])
     export = observation_folder(directory)
-    parts = [
-        export.folder.read(name, lambda handle: pq.read_table(handle, schema=OBSERVATIONS_SCHEMA))
-        for name in export.shards
-    ]
+
+    def one(handle: Any) -> pa.Table:
+        table = pq.read_table(handle, columns=needed, schema=OBSERVATIONS_SCHEMA)
+        table = table.select(needed).cast(schema)
+        return (table if keep is None else table.filter(keep)).select(names)
+
+    parts = [export.folder.read(name, one) for name in export.shards]
     if not parts:
-        return OBSERVATIONS_SCHEMA.empty_table()
+        return pa.schema([OBSERVATIONS_SCHEMA.field(name) for name in names]).empty_table()
     return pa.concat_tables(parts)
+
+
+def _referenced(expression: pc.Expression) -> set[str]:
+    """The observation columns an expression names (read beside the columns asked for)."""
+    text = str(expression)
+    return {name for name in OBSERVATIONS_SCHEMA.names if name in text}

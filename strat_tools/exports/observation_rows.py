@@ -28,11 +28,17 @@ from strat_tools.engine.knowledge import Knowledge, knowledge_windows
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves import Moves, game_sides
 from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
-from strat_tools.engine.planes import CHANNELS, CHANNELS_VERSION, CODE_VERSION, encode_boards
+from strat_tools.engine.planes import (
+    CHANNELS,
+    CHANNELS_VERSION,
+    CODE_VERSION,
+    board_views,
+    encode_boards,
+)
 from strat_tools.engine.replay import Replay
 from strat_tools.tables.schemas import dictionary_column, labels_column
 
-OBSERVATIONS_VERSION: Final = 2
+OBSERVATIONS_VERSION: Final = 3
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
 LAST_MOVES: Final = 8
 """Default number of earlier plies kept in ``last_moves``."""
@@ -52,6 +58,7 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
         pa.field("rules", pa.string(), nullable=False),
         pa.field("winner", pa.dictionary(pa.int8(), pa.string())),
         pa.field("value", pa.int8()),
+        pa.field("board_view", pa.binary(100), nullable=False),
         pa.field("board", pa.binary(100), nullable=False),
         pa.field("captured", pa.binary(24), nullable=False),
         pa.field("unseen", pa.binary(12), nullable=False),
@@ -69,6 +76,7 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
         "channels": ",".join(CHANNELS),
         "doc": "One row per ply of a valid game, from the side to move's view; squares and "
         "action ids in that side's own view. See docs/observations.md.",
+        "labels": ",".join(("winner", "value", "board", "action")),
     },
 )
 """The observations table:
@@ -78,8 +86,11 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
 - ``winner`` (recorded: ``red``, ``blue``, null for a draw or unknown, as in the games
   table, :mod:`strat_tools.tables.schemas`; version 1 had Gravon's codes) and ``value`` (from
   the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
-- ``board``: the observation board (100 bytes, :mod:`strat_tools.engine.planes`), with the hidden
-  truth of every opponent piece the mover cannot identify;
+- ``board_view``: the **truth-free** observation board (100 bytes,
+  :func:`~strat_tools.engine.planes.board_views`): an opponent piece the mover has not
+  identified keeps only "moved / not moved", never its rank; what a model of the mover reads;
+- ``board``: a **label** (the belief task's): the same board with the hidden truth of every
+  opponent piece the mover cannot identify (:mod:`strat_tools.engine.planes`);
 - ``captured``: 24 counts, the mover's pieces removed so far by kind (bomb, spy ... flag),
   then the opponent's; ``unseen``: 12 counts, the opponent's pieces of each kind the mover
   has not identified yet (on the board or captured);
@@ -90,7 +101,18 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
 - ``last_moves``: the ids of the last plies of both sides (up to ``last_moves``, oldest
   first); ``action``: the id of the move played; ``legal_actions``: the ids of every legal
   move, ascending.
+
+The label columns (:data:`LABEL_COLUMNS`: what the scorer and the belief task read, never a
+model's input) are ``winner``, ``value``, ``board`` and ``action``; every other column is
+what the mover could know at that ply (:data:`TRUTH_FREE_COLUMNS`).
 """
+
+LABEL_COLUMNS: Final = ("winner", "value", "board", "action")
+"""The columns that carry what the mover could not know: the result, the hidden truth, the
+move played."""
+TRUTH_FREE_COLUMNS: Final = tuple(n for n in OBSERVATIONS_SCHEMA.names if n not in LABEL_COLUMNS)
+"""The columns a model of the mover may read (``captured`` counts opponent pieces removed,
+each shown in its battle under every rule set without silent defense)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +213,7 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
     winners = np.fromiter((g.winner or 0 for g in parts), np.int64, len(parts))[which]
     known = (winners == 1) | (winners == 2)
     value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
+    boards = np.concatenate([g.boards for g in parts])
     columns: list[Any] = [
         _repeated([game_id for game_id, _ in games], which),
         pa.array(ply),
@@ -199,7 +222,8 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
         _repeated([g.rules for g in parts], which),
         dictionary_column("winner", winners - 1, mask=~known),
         pa.array(value.astype(np.int8), pa.int8(), mask=~(known | (winners == 3))),
-        _fixed(np.concatenate([g.boards for g in parts]), 100),
+        _fixed(board_views(boards), 100),
+        _fixed(boards, 100),
         _fixed(np.concatenate([g.captured for g in parts]), 24),
         _fixed(np.concatenate([g.unseen for g in parts]), 12),
         pa.array(np.concatenate([g.own_repetition for g in parts]), pa.int8()),

@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.core.errors import OptionError
-from strat_tools.core.records import GameRecord, Severity, Status
+from strat_tools.core.records import GameRecord, Severity, Status, Termination
 from strat_tools.engine.knowledge import Knowledge
 from strat_tools.engine.moves import Moves, compiled_pays
 from strat_tools.engine.moves.games import games_legal_ids_of
@@ -60,10 +60,13 @@ from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.options import Run, RunArg
+from strat_tools.setups.identity import SetupIdentity
 from strat_tools.tables.game_ids import GameIds
 
 __all__ = [
+    "ENDINGS",
     "FAILED",
+    "FINGERPRINT_COLUMNS",
     "GAMES",
     "GAMES_FILE",
     "GAMES_SCHEMA",
@@ -74,6 +77,7 @@ __all__ = [
     "ObservationsWork",
     "Observed",
     "boards_of",
+    "ending_of",
     "iter_observations",
     "observations_for_records",
     "observe",
@@ -110,6 +114,16 @@ PACKED_SCHEMA: Final = pa.schema(
 """A batch's packed windows: the game, the batch's observation row before which its rows
 go, and one window's table (:func:`~strat_tools.exports.observation_rows.packed_game`)."""
 
+FINGERPRINT_COLUMNS: Final = (
+    "red_fingerprint",
+    "red_mirror_fingerprint",
+    "blue_fingerprint",
+    "blue_mirror_fingerprint",
+)
+"""The games table's setup fingerprints: each side's setup as drawn, and up to a mirror
+image (equal for a setup and its left-right mirror), in its owner's view, as the tables'
+games table has them (:class:`~strat_tools.setups.identity.SetupIdentity`)."""
+
 GAMES_SCHEMA: Final = pa.schema(
     [
         pa.field("game_id", pa.string(), nullable=False),
@@ -122,11 +136,44 @@ GAMES_SCHEMA: Final = pa.schema(
         pa.field("plies", pa.int32(), nullable=False),
         pa.field("observations", pa.int32(), nullable=False),
         pa.field("reason", pa.string()),
+        pa.field("period", pa.string()),
+        pa.field("termination", pa.string()),
+        pa.field("ending", pa.string()),
+        *(pa.field(name, pa.string()) for name in FINGERPRINT_COLUMNS),
     ],
-    metadata={"doc": "One row per input: how many observation rows it gave, or why none."},
+    metadata={
+        "doc": "One row per input: how many observation rows it gave, or why none; its "
+        "calendar month, how it ended, and both setups' fingerprints (as drawn and up to a "
+        "mirror image)."
+    },
 )
 """The ``games`` table of an observations export: every input, with its status, the rows
-it gave and, when it gave none, the reason (the first error, or "no moves")."""
+it gave and, when it gave none, the reason (the first error, or "no moves"); ``period``
+(the calendar month ``YYYY-MM``, as in the tables' games table), ``termination`` (the
+recorded ending's name, ``resigned``, ``flag_captured`` ...) and ``ending`` (its kind,
+:data:`ENDINGS`), and both setups' fingerprints as drawn and up to a mirror image
+(:mod:`strat_tools.setups.identity`; null without a setup)."""
+
+ENDINGS: Final[dict[str, tuple[Termination, ...]]] = {
+    "board": (Termination.FLAG_CAPTURED, Termination.NO_MOVES, Termination.BOTH_NO_MOVES),
+    "resigned": (Termination.RESIGNED,),
+    "agreed": (Termination.DRAW_AGREED,),
+    "clock": (Termination.CLOCK, Termination.GAME_CLOCK, Termination.CLOCK_WHILE_MISSING),
+    "missing": (Termination.OPPONENT_MISSING, Termination.BOTH_MISSING),
+}
+"""The ``ending`` of a game by its recorded termination: decided on the board (a flag
+taken, a side left without moves), resigned, a draw agreed, on the clock, a player gone;
+``unknown`` for anything else.
+
+>>> ending_of(Termination.RESIGNED), ending_of(Termination.FLAG_CAPTURED), ending_of(None)
+('resigned', 'board', 'unknown')
+"""
+_ENDING_OF: Final = {t: name for name, kinds in ENDINGS.items() for t in kinds}
+
+
+def ending_of(termination: Termination | None) -> str:
+    """The kind of ending (a key of :data:`ENDINGS`, or ``unknown``) of a termination."""
+    return _ENDING_OF.get(termination, "unknown") if termination is not None else "unknown"
 
 
 def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Table:
@@ -250,6 +297,7 @@ def observations_for_records(
                 rows = game.plies
                 at += rows
                 observed.append((game_id, game))
+        termination = record.result.termination if record.result is not None else None
         row = {
             "game_id": game_id,
             "source": record.source,
@@ -261,9 +309,23 @@ def observations_for_records(
             "plies": record.plies,
             "observations": rows,
             "reason": failure or (None if rows else _reason(record, result)),
+            "period": f"{record.year:04d}-{record.month:02d}"
+            if record.year is not None and record.month is not None
+            else None,
+            "termination": termination.label if termination is not None else None,
+            "ending": ending_of(termination),
         }
         for name, value in row.items():
             games[name].append(value)
+    with_setup = [i for i, (record, *_rest) in enumerate(read) if _has_field(record)]
+    fields = [read[i][0].setup or () for i in with_setup]
+    identity = SetupIdentity(
+        np.array(fields, np.int16) if fields else np.zeros((0, 100), np.int16),
+        with_setup,
+        len(read),
+    )
+    for name in FINGERPRINT_COLUMNS:
+        games[name] = identity.games[name]
     observations = observations_table(observed)
     games_table = pa.table(
         [pa.array(games[f.name], f.type) for f in GAMES_SCHEMA], schema=GAMES_SCHEMA
@@ -299,6 +361,11 @@ def unpacked(tables: dict[str, pa.Table]) -> Iterator[dict[str, pa.Table]]:
             games = GAMES_SCHEMA.empty_table()
     if done < observations.num_rows:
         yield {"games": games, "observations": observations.slice(done)}
+
+
+def _has_field(record: GameRecord) -> bool:
+    """Whether a record has a whole 100-square field (its setups get fingerprints)."""
+    return record.setup is not None and len(record.setup) == 100
 
 
 def _reason(record: GameRecord, result: Replay | None) -> str:
@@ -395,11 +462,11 @@ def iter_observations(
         yield from unpacked(tables)
 
 
-def boards_of(table: pa.Table) -> npt.NDArray[np.uint8]:
-    """The ``board`` column of an observations table as a ``[rows, 100]`` uint8 array
-    (no copy when the column is one chunk), ready for
-    :func:`~strat_tools.engine.planes.to_planes`."""
-    column = table.column("board").combine_chunks()
+def boards_of(table: pa.Table, column_name: str = "board") -> npt.NDArray[np.uint8]:
+    """A board column of an observations table (``board``, the label with the hidden truth,
+    or ``board_view``, the truth-free board) as a ``[rows, 100]`` uint8 array (no copy when
+    the column is one chunk), ready for :func:`~strat_tools.engine.planes.to_planes`."""
+    column = table.column(column_name).combine_chunks()
     buffer = column.buffers()[1]
     start = column.offset * 100
     data = np.frombuffer(buffer, dtype=np.uint8)[start : start + len(column) * 100]
