@@ -1,59 +1,64 @@
-"""A small benchmark folder for the scorer's tests: the sample month's first games
-(``data/``) exported as observations once, copied as each split, and a manifest written
-per the contract of ``strat_tools/benchmark/definition.py`` (the test split's games
-alternately fresh and seen, so both views have games)."""
+"""A small benchmark for the scorer's and the baselines' tests, made by ``bench build``.
+
+The shipped definition names the archive's 23 zips; here three tiny zips cut from the
+sample month (``data/strados2026-10.zip``: its classic games, 60 for train, 10 for val,
+40 for test plus 5 copied from train, which are seen) stand in for train, val and test:
+:func:`sample_splits` is the definition to patch in (``patch_definition``) wherever the
+folder is built or read.
+"""
 
 from __future__ import annotations
 
-import json
-import shutil
 import zipfile
 from pathlib import Path
 
-from strat_tools.benchmark.definition import MONTH_NOTE, NAME, VERSION
-from strat_tools.exports.observation_files import export_observations, observation_games
+import pytest
+
+from strat_tools.benchmark import build as build_module
+from strat_tools.benchmark import manifest as manifest_module
+from strat_tools.benchmark.build import build_benchmark
+from strat_tools.benchmark.definition import Split, Zip
 from strat_tools.io.owned import file_digest
-from strat_tools.run.filters import GameFilter
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "strados2026-10.zip"
-SPLIT_NAMES = ("train", "val", "test")
+NAMES = ("strados2030-0.zip", "strados2030-1.zip", "strados2030-2.zip")
+SIZES = (60, 10, 40)
+SEEN = 5
 
 
-GAMES = 40
-"""The sample's first games that make the benchmark (about 9,000 rows: tests stay cheap)."""
+def _write_zips(folder: Path) -> None:
+    with zipfile.ZipFile(SAMPLE) as archive:
+        classic = sorted(n for n in archive.namelist() if "classic-" in n and n.endswith(".xml"))
+        starts = [0, SIZES[0], SIZES[0] + SIZES[1]]
+        parts = [classic[s : s + n] for s, n in zip(starts, SIZES, strict=True)]
+        parts[2] += parts[0][:SEEN]
+        folder.mkdir()
+        for name, part in zip(NAMES, parts, strict=True):
+            with zipfile.ZipFile(folder / name, "w") as out:
+                for member in part:
+                    info = zipfile.ZipInfo(member, date_time=(2030, 1, 1, 0, 0, 0))
+                    out.writestr(info, archive.read(member))
+
+
+def sample_splits(gravon: Path) -> tuple[Split, ...]:
+    """The definition of the sample benchmark: the three tiny zips as train, val, test."""
+    return tuple(
+        Split(split, (Zip(name, file_digest(gravon / name)),))
+        for split, name in zip(("train", "val", "test"), NAMES, strict=True)
+    )
+
+
+def patch_definition(monkeypatch: pytest.MonkeyPatch, gravon: Path) -> None:
+    """Make the sample's splits the definition the build and the manifest's reader use."""
+    splits = sample_splits(gravon)
+    monkeypatch.setattr(build_module, "SPLITS", splits)
+    monkeypatch.setattr(manifest_module, "SPLITS", splits)
 
 
 def make_bench(folder: Path) -> None:
-    """Write the sample benchmark into the (empty) ``folder``."""
-    with zipfile.ZipFile(SAMPLE) as archive:
-        names = [Path(n).stem for n in archive.namelist() if n.endswith(".xml")][:GAMES]
-    select = GameFilter.parse(ids=names)
-    export_observations([str(SAMPLE)], folder / "train", run=1, select=select)
-    for split in SPLIT_NAMES[1:]:
-        shutil.copytree(folder / "train", folder / split)
-    games = observation_games(folder / "train").to_pylist()
-    with_rows = [g for g in games if g["observations"] > 0]
-    zips = [{"name": SAMPLE.name, "month": "2026-11", "sha256": file_digest(SAMPLE)}]
-    rows = sum(g["observations"] for g in with_rows)
-    manifest = {
-        "benchmark": NAME,
-        "version": VERSION,
-        "strat_tools": "test",
-        "month_note": MONTH_NOTE,
-        "splits": {s: {"zips": zips, "games": len(with_rows), "rows": rows} for s in SPLIT_NAMES},
-        "games": [
-            {
-                "game_id": g["game_id"],
-                "split": split,
-                "view": (("fresh", "seen")[i % 2] if split == "test" else None),
-                "red_fingerprint": "0" * 16,
-                "red_mirror_fingerprint": "0" * 16,
-                "blue_fingerprint": "0" * 16,
-                "blue_mirror_fingerprint": "0" * 16,
-            }
-            for split in SPLIT_NAMES
-            for i, g in enumerate(with_rows)
-        ],
-    }
-    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    """``folder/gravon`` (the tiny zips) and ``folder/bench`` (the benchmark built)."""
+    _write_zips(folder / "gravon")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        patch_definition(monkeypatch, folder / "gravon")
+        build_benchmark(folder / "gravon", folder / "bench", run=1)

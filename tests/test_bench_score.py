@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from bench_sample import make_bench
+from bench_sample import make_bench, patch_definition
 from click.testing import CliRunner
 
 from conftest import shared_once
@@ -35,17 +35,29 @@ CARD = {
 
 
 @pytest.fixture(scope="session")
-def bench(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return shared_once(tmp_path_factory, "bench-sample", make_bench)
 
 
-@pytest.fixture(scope="session")
-def truth(bench: Path) -> pa.Table:
-    """The test split's rows read with pyarrow alone (no strat-tools reader)."""
-    files = sorted((bench / "test" / "observations").glob("*.parquet"))
+@pytest.fixture
+def bench(sample: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The sample benchmark, its definition patched in for the manifest's reader."""
+    patch_definition(monkeypatch, sample / "gravon")
+    return sample / "bench"
+
+
+def split_truth(bench: Path, split: str) -> pa.Table:
+    """A split's rows read with pyarrow alone (no strat-tools reader)."""
+    files = sorted((bench / split / "observations").glob("*.parquet"))
     return pa.concat_tables(
         pq.read_table(f, columns=["game_id", "ply", "legal_actions", "action"]) for f in files
     )
+
+
+@pytest.fixture(scope="session")
+def truth(sample: Path) -> pa.Table:
+    """The test split's rows."""
+    return split_truth(sample / "bench", "test")
 
 
 def uniform_lists(truth: pa.Table) -> list[list[float]]:
@@ -142,8 +154,11 @@ def test_val_has_one_view_and_an_unknown_split_is_refused(
     bench: Path, truth: pa.Table, tmp_path: Path
 ) -> None:
     pred = write_submission(tmp_path / "pred", *columns(truth))
-    data = json.loads(score(bench, pred, "--split", "val", "--format", "json").output)
+    val = write_submission(tmp_path / "val", *columns(split_truth(bench, "val")))
+    data = json.loads(score(bench, val, "--split", "val", "--format", "json").output)
     assert list(data["views"]) == ["all"]
+    result = score(bench, pred, "--split", "val")
+    assert result.exit_code == 2 and "not in the split" in result.output
     result = score(bench, pred, "--split", "nope")
     assert result.exit_code == 2 and "no split 'nope'" in result.output, result.output
     for fmt in ("table", "csv", "jsonl"):

@@ -32,7 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.benchmark.batches import BATCH_ROWS, split_batches
-from strat_tools.benchmark.bench_folder import BenchFolder, read_manifest
+from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, same_piece
 from strat_tools.benchmark.policy import MovePolicy
@@ -72,7 +72,7 @@ class UniformPolicy:
     """Every legal move alike."""
 
     name = "uniform"
-    columns: tuple[str, ...] = ()
+    fields: tuple[str, ...] = ()
 
     def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
         """``-log(legal_count)`` at every legal move."""
@@ -138,7 +138,7 @@ class CountPolicy:
     def __init__(self, table: CountTable) -> None:
         self.table = table
         self.name = table.form
-        self.columns: tuple[str, ...] = (
+        self.fields: tuple[str, ...] = (
             ("board_view",) if table.form == "counts" else ("board_view", "last_moves")
         )
         self._log_weights = table.log_weights()
@@ -202,15 +202,15 @@ def fit_count_tables(
     """Both count tables fitted on the train split of the benchmark folder ``bench``, with
     their provenance (the benchmark, train's calendar months, its games and rows, the
     strat-tools version)."""
-    folder = bench if isinstance(bench, BenchFolder) else read_manifest(bench)
+    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     seen: set[str] = set()
     rows = 0
 
     def batches() -> Iterable[Mapping[str, Any]]:
         nonlocal rows
-        columns = ("board_view", "last_moves")
+        fields = ("board_view", "last_moves")
         for ids, batch in split_batches(
-            folder, "train", columns, batch_rows=batch_rows, labels=True
+            folder, "train", fields, batch_rows=batch_rows, labels=True
         ):
             seen.update(ids.column("game_id").unique().to_pylist())
             rows += ids.num_rows

@@ -20,7 +20,7 @@ its interval. Whole games are drawn because a game's plies are not independent.
 
 >>> import numpy as np
 >>> values = np.log(np.array([0.5, 0.25, 0.25, 0.5, 0.5]))
->>> m = row_metrics(values, np.array([0, 3, 5]), np.array([1, 3]))
+>>> m = row_metrics(values, np.array([0, 3, 5]), np.array([1, 1]))
 >>> m.nll.round(3).tolist(), m.top1.tolist(), m.top3.tolist(), m.confidence.tolist()
 ([1.386, 0.693], [0.0, 0.5], [1.0, 1.0], [0.5, 0.5])
 """

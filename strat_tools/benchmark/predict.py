@@ -1,7 +1,7 @@
 """Write a submission: any :class:`~strat_tools.benchmark.policy.MovePolicy` over a split.
 
 :func:`predict` feeds the split's rows to the policy in batches
-(:func:`~strat_tools.benchmark.batches.split_batches`: only the truth-free columns it
+(:func:`~strat_tools.benchmark.batches.split_batches`: only the truth-free fields it
 names), normalises each row's log-probabilities over its legal moves (in float64), and
 writes ``PRED/part-NNNNN.parquet`` (``game_id``, ``ply``, ``log_probs`` as a list of
 float32, one file a shard of the split) and ``PRED/card.json`` (the policy's card, with
@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.batches import BATCH_ROWS, check_columns, split_batches
-from strat_tools.benchmark.bench_folder import BenchFolder, read_manifest
+from strat_tools.benchmark.batches import BATCH_ROWS, check_fields, split_batches
+from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.policy import MovePolicy, flat_values
 from strat_tools.benchmark.submission import CARD, check_card
 from strat_tools.core.errors import UsageError
@@ -98,14 +98,14 @@ def predict(
 ) -> PredictSummary:
     """Write ``policy``'s submission for ``split`` of the benchmark folder ``bench`` to the
     new folder ``output``; ``card`` adds to or replaces fields of the policy's card."""
-    folder = bench if isinstance(bench, BenchFolder) else read_manifest(bench)
+    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     folder.split_folder(split)
-    check_columns(policy.columns, f"policy {policy.name!r}")
+    check_fields(policy.fields, f"policy {policy.name!r}")
     the_card = check_card({**policy.card(), **(card or {})}, f"the card of {policy.name!r}")
     rows = files = 0
     with atomic_folder(output) as building:
         writer: pq.ParquetWriter | None = None
-        for ids, batch in split_batches(folder, split, policy.columns, batch_rows=batch_rows):
+        for ids, batch in split_batches(folder, split, policy.fields, batch_rows=batch_rows):
             values = pa.array(_normalised(policy, batch).astype(np.float32), pa.float32())
             offsets = np.concatenate([[0], np.cumsum(batch["legal_count"])]).astype(np.int32)
             lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)

@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
-    read_manifest,
+    open_bench,
     split_games_table,
     split_rows,
 )
@@ -181,7 +181,7 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    folder = bench if isinstance(bench, BenchFolder) else read_manifest(bench)
+    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
     sub = predictions if isinstance(predictions, Submission) else read_submission(predictions)
     games = pa.array(listed.game_ids.tolist(), pa.string())
