@@ -123,7 +123,7 @@ DAMAGE = {
         "not counted on",
     ),
     "another kinds version": (
-        lambda t: t["tables"][0].__setitem__("kinds_version", 2),
+        lambda t: t["tables"][0].__setitem__("kinds_version", 1),
         "another kinds version",
     ),
     "one table only": (lambda t: t["tables"].pop(), "forms"),

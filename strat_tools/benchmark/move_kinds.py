@@ -55,7 +55,8 @@ __all__ = [
 
 KINDS_VERSION: Final = 2
 """The version of this definition; a fitted count table names the one it was counted with
-(version 1 had no "moved before": 14.0% top-1 for ``counts`` on test, against 20.3%)."""
+(version 1 had no "moved before": ``counts`` scored 2.847 nats and 14.0% top-1 on test,
+against 2.569 and 19.0% with it)."""
 
 RANKS: Final = (
     "bomb",

@@ -199,16 +199,23 @@ def score(
         for view in ("fresh", "seen"):
             views[view] = listed.views[present] == view
     result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
-    sums = [
-        (by, labels, game_sums(metrics, game_of_row, groups, len(labels)))
-        for by, groups, labels in groupings
-    ]
+    (_, whole, _), *breakdowns = groupings
+    overall = game_sums(metrics, game_of_row, whole, 1)
+    parts = [game_sums(metrics, game_of_row, g, len(labels)) for _, g, labels in breakdowns]
+    # every breakdown's groups side by side: one product with the draws for all of them
+    together = {name: np.hstack([part[name] for part in parts]) for name in overall}
+    labels = [label for _, _, names in breakdowns for label in names]
+    by = [name for name, _, names in breakdowns for _ in names]
     for view, keep in views.items():
         draws = bootstrap_draws(int(keep.sum()), replicates, seed)
-        for by, labels, per_game in sums:
-            mine = {name: values[keep] for name, values in per_game.items()}
-            found = summarise(mine, labels, draws, ece_interval=by == "all")
-            result.rows.extend({"view": view, "by": by, **row} for row in found if row["rows"])
-            if by == "all":
-                result.views[view] = {k: v for k, v in found[0].items() if k != "group"}
+        [found] = summarise({k: v[keep] for k, v in overall.items()}, ["all"], draws)
+        result.views[view] = {k: v for k, v in found.items() if k != "group"}
+        result.rows.append({"view": view, "by": "all", **found})
+        mine = {name: values[keep] for name, values in together.items()}
+        rows = summarise(mine, labels, draws, ece_interval=False)
+        result.rows.extend(
+            {"view": view, "by": name, **row}
+            for name, row in zip(by, rows, strict=True)
+            if row["rows"]
+        )
     return result
