@@ -4,12 +4,14 @@
     python bench/bench_score.py BENCH_DIR [--split test] [--rounds 5]
 
 BENCH_DIR is a built benchmark (``strat-tools bench build ../shared/gravon -o BENCH_DIR``).
-The script writes the uniform submission of the split once (into a temporary folder), then
-alternates, in one process, ``read_observations`` of the split (every column, the marker
-check included) with :func:`strat_tools.benchmark.score.score` of the submission (the
-manifest read and checked, the submission read and checked, every metric and every
-bootstrap), and prints the best wall and CPU seconds of each and their ratio. Best of
-several alternated rounds, because the machine may be shared.
+The script writes a shipped policy's submission of the split once, into a temporary
+folder (``--policy``; by default ``counts-last``, whose float32 lists, unlike the uniform
+ones, hardly compress: 78 MB on test against 2.5 MB). Then it alternates, in one process,
+``read_observations`` of the split (every column, the marker check included) and
+``strat_tools.benchmark.score.score`` of the submission (the manifest, the submission and
+the split checked, every metric and every bootstrap), and prints the best wall and CPU
+seconds of each and their ratio: the best of several alternated rounds, because the
+machine may be shared.
 """
 
 from __future__ import annotations
@@ -38,9 +40,10 @@ def main() -> int:
     parser.add_argument("bench_dir")
     parser.add_argument("--split", default="test")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--policy", default="counts-last", help="the shipped policy scored")
     args = parser.parse_args()
 
-    from strat_tools.benchmark.baselines import UniformPolicy
+    from strat_tools.benchmark.baselines import policy_by_name
     from strat_tools.benchmark.predict import predict
     from strat_tools.benchmark.score import score
     from strat_tools.exports.observation_files import read_observations
@@ -48,7 +51,7 @@ def main() -> int:
     split_dir = Path(args.bench_dir) / args.split
     with tempfile.TemporaryDirectory() as tmp:
         pred = Path(tmp) / "pred"
-        predict(args.bench_dir, args.split, UniformPolicy(), pred)
+        predict(args.bench_dir, args.split, policy_by_name(args.policy), pred)
         reads, scores = [], []
         for _ in range(args.rounds):
             reads.append(_timed(lambda: read_observations(split_dir)))

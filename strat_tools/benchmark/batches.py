@@ -17,7 +17,7 @@ from typing import Any, Final
 import numpy as np
 import pyarrow as pa
 
-from strat_tools.benchmark.bench_folder import BenchFolder, iter_split_rows
+from strat_tools.benchmark.bench_folder import BenchFolder, iter_split_rows, split_export
 from strat_tools.benchmark.policy import POLICY_FIELDS
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.exports.observation_arrays import COLUMNS, batch_arrays
@@ -52,7 +52,7 @@ def split_batches(
     wanted = ["legal_ids", "legal_count", *fields, *(["action"] if labels else [])]
     columns = ["game_id", "ply", "legal_actions"]
     columns += [c for name in wanted for c in COLUMNS[name] if c not in columns]
-    for shard in iter_split_rows(folder, split, columns):
+    for shard in iter_split_rows(split_export(folder, split), columns):
         for start in range(0, shard.num_rows, batch_rows):
             part = shard.slice(start, batch_rows)
             batch = batch_arrays(part, wanted)

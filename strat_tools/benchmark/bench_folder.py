@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 
 from strat_tools.benchmark.manifest import MANIFEST, Manifest, read_manifest
 from strat_tools.core.errors import InputError, UsageError
-from strat_tools.exports.observation_files import observation_folder, observation_games
+from strat_tools.exports.observation_files import ObservationExport, observation_folder
 from strat_tools.io.owned import file_digest
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "SplitGames",
     "iter_split_rows",
     "open_bench",
+    "split_export",
     "split_games_table",
     "split_rows",
 ]
@@ -95,23 +96,38 @@ def open_bench(directory: str | os.PathLike[str]) -> BenchFolder:
     return BenchFolder(root, manifest, file_digest(root / MANIFEST))
 
 
-def iter_split_rows(folder: BenchFolder, split: str, columns: list[str]) -> Iterator[pa.Table]:
-    """The observation rows of ``split`` (only ``columns``), a shard at a time in the
-    export's order, read through the export's check against its marker (``DIR/<split>``
-    is an observation export folder)."""
-    export = observation_folder(folder.split_folder(split))
+def split_export(folder: BenchFolder, split: str) -> ObservationExport:
+    """``DIR/<split>``, an observation export, checked against its marker (every file's
+    size and SHA-256) once: read its rows and games table through it."""
+    return observation_folder(folder.split_folder(split))
+
+
+def iter_split_rows(
+    export: ObservationExport, columns: list[str], *, dictionary: tuple[str, ...] = ()
+) -> Iterator[pa.Table]:
+    """The observation rows of a split (only ``columns``), a shard at a time in the
+    export's order, each read through the very file checked (``dictionary``: columns read
+    as dictionaries, never made into one string a row)."""
     for name in export.shards:
-        yield export.folder.read(name, lambda handle: pq.read_table(handle, columns=columns))
+        yield export.folder.read(
+            name,
+            lambda handle: pq.read_table(handle, columns=columns, read_dictionary=dictionary),
+        )
 
 
-def split_rows(folder: BenchFolder, split: str, columns: list[str]) -> pa.Table:
+def split_rows(
+    export: ObservationExport, columns: list[str], *, dictionary: tuple[str, ...] = ()
+) -> pa.Table:
     """:func:`iter_split_rows` as one table."""
-    parts = list(iter_split_rows(folder, split, columns))
+    parts = list(iter_split_rows(export, columns, dictionary=dictionary))
     if not parts:
-        raise InputError(f"split {split!r} of {folder.directory} holds no observation rows")
+        raise InputError(f"{export.directory} holds no observation rows")
     return pa.concat_tables(parts)
 
 
-def split_games_table(folder: BenchFolder, split: str) -> pa.Table:
-    """The games table of ``split`` (``DIR/<split>/games/``), checked as an export's."""
-    return observation_games(folder.split_folder(split))
+def split_games_table(export: ObservationExport) -> pa.Table:
+    """The games table of a split (``DIR/<split>/games/``), read through the file checked."""
+    export.check()
+    return export.folder.read(
+        export.games, lambda handle: pq.read_table(handle, page_checksum_verification=True)
+    )

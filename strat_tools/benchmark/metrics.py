@@ -42,6 +42,8 @@ __all__ = [
     "SEED",
     "RowMetrics",
     "bootstrap_draws",
+    "calibration_error",
+    "calibration_sums",
     "game_sums",
     "row_metrics",
     "summarise",
@@ -96,12 +98,18 @@ def row_metrics(
 
 
 def game_sums(
-    metrics: RowMetrics, games: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], size: int
+    metrics: RowMetrics,
+    games: npt.NDArray[np.int64],
+    groups: npt.NDArray[np.int64],
+    size: int,
+    *,
+    bins: bool = True,
 ) -> dict[str, Floats]:
     """Per (game, group): rows and the sums of each metric, ``[games, groups]``; and per
     (game, group, bin) the rows, probabilities and top-1 credit, ``[games, groups * BINS]``.
     ``games`` numbers each row's game ``0 .. G-1``; ``groups`` each row's group ``0 ..
-    size-1``. A view (a subset of the games) takes the rows of these arrays."""
+    size-1``. A view (a subset of the games) takes the rows of these arrays. ``bins=False``
+    leaves the bins out (their ECE then comes from :func:`calibration_sums`)."""
     n_games = int(games.max()) + 1 if len(games) else 0
     cell = games * size + groups
     cells = n_games * size
@@ -112,11 +120,30 @@ def game_sums(
     per_row: list[tuple[str, Floats | None]] = [("rows", None), ("nll", metrics.nll)]
     per_row += [("top1", metrics.top1), ("top3", metrics.top3)]
     out = {name: total(v, cell, cells).reshape(n_games, size) for name, v in per_row}
+    if not bins:
+        return out
     binned = cell * BINS + np.minimum((metrics.confidence * BINS).astype(np.int64), BINS - 1)
     per_bin = (("bin_rows", None), ("bin_conf", metrics.confidence), ("bin_acc", metrics.top1))
     for name, values in per_bin:
         out[name] = total(values, binned, cells * BINS).reshape(n_games, size * BINS)
     return out
+
+
+def calibration_sums(metrics: RowMetrics, cells: npt.NDArray[np.int64], size: int) -> Floats:
+    """Per cell (``cells``: each row's, ``0 .. size-1``) and bin: rows, summed top-choice
+    probability and summed top-1 credit, ``[3, size, BINS]`` (:func:`calibration_error`)."""
+    bin_of = np.minimum((metrics.confidence * BINS).astype(np.int64), BINS - 1)
+    binned = cells * BINS + bin_of
+    weights = (None, metrics.confidence, metrics.top1)
+    sums = [np.bincount(binned, weights=w, minlength=size * BINS) for w in weights]
+    return np.stack(sums).astype(np.float64).reshape(3, size, BINS)
+
+
+def calibration_error(sums: Floats) -> Floats:
+    """The ECE of each cell of :func:`calibration_sums` (summed over any cells first)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        error: Floats = np.abs(sums[2] - sums[1]).sum(axis=-1) / sums[0].sum(axis=-1)
+    return error
 
 
 def _metric_values(sums: dict[str, Any], size: int) -> dict[str, Floats]:
@@ -168,18 +195,26 @@ def summarise(
     draws: Floats,
     *,
     ece_interval: bool = True,
+    ece: Floats | None = None,
 ) -> list[dict[str, Any]]:
     """Each group's metrics and 95% intervals (one dict a group, in ``labels``' order):
     ``games`` (with a row in the group), ``rows``, and per metric its value, ``_low`` and
     ``_high``, from the per-game ``sums`` (:func:`game_sums`, the rows of a view's games)
     and ``draws``, the bootstrap's ``[replicates, games]`` counts (:func:`bootstrap_draws`),
     the same for every grouping of the same games. ``ece_interval=False`` leaves the
-    ECE's interval out (``None``): its bootstrap multiplies 45 columns a group."""
+    ECE's interval out (``None``): its bootstrap multiplies 45 columns a group; ``ece``
+    gives each group's ECE where ``sums`` has no bins."""
     size = len(labels)
     point = _metric_values({k: v.sum(axis=0) for k, v in sums.items()}, size)
+    if ece is not None:
+        point["ece"] = ece
     drawn = {k: v for k, v in sums.items() if ece_interval or not k.startswith("bin_")}
     if sums["rows"].shape[0]:
-        spread = _metric_values({k: draws @ v for k, v in drawn.items()}, size)
+        # one product for every sum: the draws are read once, not once a sum
+        product = draws @ np.hstack(list(drawn.values()))
+        ends = np.cumsum([v.shape[1] for v in drawn.values()])
+        pieces = np.split(product, ends[:-1], axis=1)
+        spread = _metric_values(dict(zip(drawn, pieces, strict=True)), size)
     else:
         spread = {k: np.full((1, size), np.nan) for k in _metric_values(drawn, size)}
     low = {k: _percentile(v, 2.5) for k, v in spread.items()}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -30,20 +31,30 @@ import pyarrow.compute as pc
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
+    split_export,
     split_games_table,
     split_rows,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.metrics import (
+    BINS,
     REPLICATES,
     SEED,
     bootstrap_draws,
+    calibration_error,
+    calibration_sums,
     game_sums,
     row_metrics,
     summarise,
 )
-from strat_tools.benchmark.submission import Submission, aligned_log_probs, read_submission
+from strat_tools.benchmark.submission import (
+    Submission,
+    aligned_log_probs,
+    game_codes,
+    read_submission,
+)
 from strat_tools.core.errors import InputError
+from strat_tools.exports.observation_files import ObservationExport
 
 __all__ = [
     "BATTLE_BANDS",
@@ -65,6 +76,8 @@ BATTLE_BANDS: Final = (1, 4, 10, 30)
 ENDING_ORDER: Final = ("board", "resigned", "agreed", "clock", "missing", "unknown")
 """How games end (the games table's ``ending``): decided on the board, resigned, a draw
 agreed, on the clock, a player gone, unknown."""
+VIEW_CODE: Final = {"fresh": 0, "seen": 1}
+"""A test game's view as a number (a split without views: all 0)."""
 SCORED_COLUMNS: Final = ["game_id", "ply", "side", "action", "legal_actions", "plies_since_battle"]
 """The only observation columns the scorer reads."""
 
@@ -107,14 +120,16 @@ class BenchScore:
         }
 
 
-def _truth(folder: BenchFolder, split: str, games: pa.Array) -> tuple[pa.Table, npt.NDArray[Any]]:
+def _truth(
+    export: ObservationExport, split: str, games: pa.Array
+) -> tuple[pa.Table, npt.NDArray[Any]]:
     """The split's rows and each one's game index in ``games`` (the manifest's)."""
-    table = split_rows(folder, split, SCORED_COLUMNS)
-    codes = pc.index_in(table.column("game_id"), value_set=games)
-    if codes.null_count:
-        first = table.column("game_id")[int(np.flatnonzero(codes.is_null().to_numpy(False))[0])]
+    table = split_rows(export, SCORED_COLUMNS, dictionary=("game_id",))
+    codes = game_codes(table.column("game_id"), games)
+    if (codes < 0).any():
+        first = table.column("game_id")[int(np.flatnonzero(codes < 0)[0])]
         raise InputError(f"split {split!r} has rows of game {first} the manifest does not list")
-    return table, codes.to_numpy(zero_copy_only=False).astype(np.int64)
+    return table, codes
 
 
 def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
@@ -134,10 +149,10 @@ def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDA
     return offsets, hit - offsets[:-1]
 
 
-def _endings(folder: BenchFolder, split: str, games: pa.Array) -> npt.NDArray[np.int64]:
+def _endings(export: ObservationExport, games: pa.Array) -> npt.NDArray[np.int64]:
     """Each game's ending as an index into :data:`ENDING_ORDER` (``unknown`` where the
     games table has none)."""
-    table = split_games_table(folder, split)
+    table = split_games_table(export)
     out = np.full(len(games), ENDING_ORDER.index("unknown"), dtype=np.int64)
     if "ending" not in table.column_names:
         return out
@@ -183,15 +198,22 @@ def score(
     """
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
-    sub = predictions if isinstance(predictions, Submission) else read_submission(predictions)
     games = pa.array(listed.game_ids.tolist(), pa.string())
-    table, codes = _truth(folder, split, games)
+    export = split_export(folder, split)
+    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's rows
+        if isinstance(predictions, Submission):
+            table, codes = _truth(export, split, games)
+            sub = predictions
+        else:
+            reading = pool.submit(read_submission, predictions)
+            table, codes = _truth(export, split, games)
+            sub = reading.result()
     offsets, played = _played(table, split)
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)
     metrics = row_metrics(values, offsets, played)
-    endings = _endings(folder, split, games)[codes]
+    endings = _endings(export, games)[codes]
     groupings = _groupings(table, counts, endings)
     present, game_of_row = np.unique(codes, return_inverse=True)
     views = {"all": np.ones(len(present), bool)}
@@ -201,18 +223,30 @@ def score(
     result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
     (_, whole, _), *breakdowns = groupings
     overall = game_sums(metrics, game_of_row, whole, 1)
-    parts = [game_sums(metrics, game_of_row, g, len(labels)) for _, g, labels in breakdowns]
+    parts = [game_sums(metrics, game_of_row, g, len(n), bins=False) for _, g, n in breakdowns]
     # every breakdown's groups side by side: one product with the draws for all of them
-    together = {name: np.hstack([part[name] for part in parts]) for name in overall}
+    together = {name: np.hstack([part[name] for part in parts]) for name in parts[0]}
     labels = [label for _, _, names in breakdowns for label in names]
     by = [name for name, _, names in breakdowns for _ in names]
+    # the breakdowns' calibration per view of the row's game (fresh 0, seen 1; 0 without)
+    view_of_row = (listed.views[present] == "seen").astype(np.int64)[game_of_row]
+    calibration = np.concatenate(
+        [
+            calibration_sums(metrics, view_of_row * len(n) + g, 2 * len(n)).reshape(
+                3, 2, len(n), BINS
+            )
+            for _, g, n in breakdowns
+        ],
+        axis=2,
+    )
     for view, keep in views.items():
         draws = bootstrap_draws(int(keep.sum()), replicates, seed)
         [found] = summarise({k: v[keep] for k, v in overall.items()}, ["all"], draws)
         result.views[view] = {k: v for k, v in found.items() if k != "group"}
         result.rows.append({"view": view, "by": "all", **found})
         mine = {name: values[keep] for name, values in together.items()}
-        rows = summarise(mine, labels, draws, ece_interval=False)
+        which = calibration.sum(axis=1) if view == "all" else calibration[:, VIEW_CODE[view]]
+        rows = summarise(mine, labels, draws, ece_interval=False, ece=calibration_error(which))
         result.rows.extend(
             {"view": view, "by": name, **row}
             for name, row in zip(by, rows, strict=True)

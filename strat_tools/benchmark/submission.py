@@ -41,6 +41,7 @@ __all__ = [
     "SubmissionError",
     "aligned_log_probs",
     "check_card",
+    "game_codes",
     "read_submission",
     "submission_sha256",
 ]
@@ -111,13 +112,22 @@ def submission_sha256(directory: str | os.PathLike[str]) -> str:
     """The SHA-256 of what ``sha256sum`` prints for the card and each Parquet file."""
     root = Path(directory)
     names = [CARD, *(p.relative_to(root).as_posix() for p in _parquet_files(root))]
-    lines = "".join(f"{file_digest(root / name)}  {name}\n" for name in names)
+    return _digest_lines([(file_digest(root / name), name) for name in names])
+
+
+def _digest_lines(digests: list[tuple[str, str]]) -> str:
+    lines = "".join(f"{digest}  {name}\n" for digest, name in digests)
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def _read_file(path: Path, name: str) -> pa.Table:
+def _read_file(data: bytes, name: str) -> pa.Table:
+    """A predictions file's three columns from its bytes (read once: hashed, then parsed)."""
     try:
-        table = pq.read_table(path, columns=["game_id", "ply", "log_probs"])
+        table = pq.read_table(
+            pa.BufferReader(data),
+            columns=["game_id", "ply", "log_probs"],
+            read_dictionary=["game_id"],
+        )
     except (OSError, pa.ArrowException, KeyError) as exc:
         raise SubmissionError(
             f"{name} is not a predictions file (game_id, ply, log_probs): {exc}"
@@ -130,10 +140,9 @@ def _read_file(path: Path, name: str) -> pa.Table:
         raise SubmissionError(f"{name}: log_probs is {values}, not a list of float32")
     if not pa.types.is_integer(kinds["ply"]):
         raise SubmissionError(f"{name}: ply is {kinds['ply']}, not an integer")
-    try:
-        ids = table.column("game_id").cast(pa.string())
-    except pa.ArrowException:
-        raise SubmissionError(f"{name}: game_id is {kinds['game_id']}, not text") from None
+    ids = table.column("game_id")
+    if not (pa.types.is_dictionary(ids.type) and pa.types.is_string(ids.type.value_type)):
+        raise SubmissionError(f"{name}: game_id is {kinds['game_id']}, not text")
     return pa.table(
         {
             "game_id": ids,
@@ -150,7 +159,8 @@ def read_submission(directory: str | os.PathLike[str]) -> Submission:
     if not root.is_dir():
         raise SubmissionError(f"{root} is not a folder of predictions")
     try:
-        card = check_card(json.loads((root / CARD).read_bytes()), str(root / CARD))
+        card_bytes = (root / CARD).read_bytes()
+        card = check_card(json.loads(card_bytes), str(root / CARD))
     except (OSError, ValueError) as exc:
         if isinstance(exc, SubmissionError):
             raise
@@ -159,12 +169,20 @@ def read_submission(directory: str | os.PathLike[str]) -> Submission:
     if not paths:
         raise SubmissionError(f"{root} holds no Parquet file of predictions")
     names = [p.relative_to(root).as_posix() for p in paths]
-    tables = [_read_file(path, name) for path, name in zip(paths, names, strict=True)]
+    digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
+    tables = []
+    for path, name in zip(paths, names, strict=True):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SubmissionError(f"cannot read {name}: {exc}") from None
+        digests.append((hashlib.sha256(data).hexdigest(), name))
+        tables.append(_read_file(data, name))
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     table = pa.concat_tables(tables).combine_chunks()
-    return Submission(card, table, names, file_of_row, row_in_file, submission_sha256(root))
+    return Submission(card, table, names, file_of_row, row_in_file, _digest_lines(digests))
 
 
 def _rows_text(
@@ -194,6 +212,20 @@ def _refuse_rows(sub: Submission, what: str, rows: npt.NDArray[np.int64]) -> Non
         )
 
 
+def game_codes(column: pa.ChunkedArray | pa.Array, games: pa.Array) -> npt.NDArray[np.int64]:
+    """Each row's game as its index in ``games`` (-1 for a game not there), from a column
+    of game ids read as a dictionary (each chunk's few distinct ids looked up once)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_encode()
+        found = pc.index_in(chunk.dictionary, value_set=games).fill_null(-1)
+        index = np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
+        out.append(index[chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)])
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
 def _keys(codes: npt.NDArray[np.int64], plies: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """One int64 per (game, ply): the game's index in the high bits, the ply below."""
     return (codes << 32) | (plies & 0xFFFFFFFF)
@@ -202,11 +234,10 @@ def _keys(codes: npt.NDArray[np.int64], plies: npt.NDArray[np.int64]) -> npt.NDA
 def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """For each of the split's rows (``truth`` keys, games indexed in ``games``) the
     submission's row that predicts it; every row not accounted for refused."""
-    codes = pc.index_in(sub.table.column("game_id"), value_set=games)
+    codes = game_codes(sub.table.column("game_id"), games)
     plies = sub.table.column("ply").to_numpy()
-    stranger = np.flatnonzero(codes.is_null().to_numpy(zero_copy_only=False))
-    _refuse_rows(sub, "rows of games that are not in the split", stranger)
-    keys = _keys(codes.to_numpy(zero_copy_only=False).astype(np.int64), plies)
+    _refuse_rows(sub, "rows of games that are not in the split", np.flatnonzero(codes < 0))
+    keys = _keys(codes, plies)
     if len(keys) == len(truth) and (keys == truth).all():
         return np.arange(len(keys))  # in the split's order, each row once: nothing to sort
     order = np.argsort(keys, kind="stable")
@@ -281,12 +312,10 @@ def aligned_log_probs(
     values = raw if take is None else raw[take]
     strange = np.unique(np.searchsorted(ends, np.flatnonzero(~np.isfinite(values)), side="right"))
     _refuse_rows(sub, "rows with a non-finite value in log_probs", np.sort(rows[strange]))
+    # summed in the values' own precision: float32 errs by ~1e-5 on a row's ~100 terms, far
+    # inside the tolerance, and a conversion to float64 would cost ten times the sum
     with np.errstate(over="ignore"):
-        total = (
-            np.add.reduceat(np.exp(values), ends - counts, dtype=np.float64)
-            if len(counts)
-            else np.zeros(0)
-        )
+        total = np.add.reduceat(np.exp(values), ends - counts) if len(counts) else np.zeros(0)
     off = np.flatnonzero(np.abs(total - 1) > TOLERANCE)
     _refuse_rows(
         sub,
