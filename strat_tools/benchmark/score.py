@@ -141,8 +141,9 @@ def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDA
     counts = np.diff(offsets)
     action = table.column("action").to_numpy().astype(legal.dtype)
     hit = np.flatnonzero(legal == np.repeat(action, counts))
-    rows = np.searchsorted(offsets, hit, side="right") - 1
-    if len(hit) != len(counts) or (len(rows) and (np.diff(rows) != 1).any()):
+    # once in each row: as many hits as rows, the i-th inside row i
+    once = len(hit) == len(counts) and bool(((hit >= offsets[:-1]) & (hit < offsets[1:])).all())
+    if not once:
         raise InputError(
             f"split {split!r} has rows whose move played is not once among its legal moves"
         )
