@@ -99,7 +99,7 @@ def predict(
     """Write ``policy``'s submission for ``split`` of the benchmark folder ``bench`` to the
     new folder ``output``; ``card`` adds to or replaces fields of the policy's card."""
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
-    folder.split_folder(split)
+    folder.check_split(split)
     check_fields(policy.fields, f"policy {policy.name!r}")
     the_card = check_card({**policy.card(), **(card or {})}, f"the card of {policy.name!r}")
     rows = files = 0
