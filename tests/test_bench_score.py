@@ -171,6 +171,15 @@ def test_val_has_one_view_and_an_unknown_split_is_refused(
         assert score(bench, pred, "--format", fmt).exit_code == 0
 
 
+def test_an_extra_split_scores_with_its_views(bench: Path, tmp_path: Path) -> None:
+    later = split_truth(bench, "later")
+    pred = write_submission(tmp_path / "pred", *columns(later))
+    result = score(bench, pred, "--split", "later", "--format", "json")
+    assert result.exit_code == 0, result.output
+    views = json.loads(result.output)["views"]
+    assert sorted(views) == ["all", "fresh", "seen"] and views["all"]["rows"] == later.num_rows
+
+
 def first_row(truth: pa.Table, i: int = 0) -> str:
     return f"game {truth.column('game_id')[i]} ply {truth.column('ply')[i]}"
 
