@@ -127,6 +127,10 @@ DAMAGE = {
         "another kinds version",
     ),
     "one table only": (lambda t: t["tables"].pop(), "forms"),
+    "a zero-based month": (
+        lambda t: t["tables"][0]["provenance"]["months"].__setitem__(0, "2014-00"),
+        "not YYYY-MM",
+    ),
     "rows not the moves chosen": (
         lambda t: t["tables"][0]["provenance"].__setitem__("rows", 5),
         "chosen moves are not the rows",
