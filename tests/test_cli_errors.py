@@ -260,6 +260,9 @@ def test_every_deliberate_error_is_a_strat_tools_error() -> None:
 
 def error_samples() -> list[tuple[BaseException, int]]:
     """One instance of each deliberate error class, with the exit code its class means."""
+    from strat_tools.benchmark.build import MissingZip, ZipMismatch
+    from strat_tools.benchmark.manifest import ManifestError
+    from strat_tools.benchmark.submission import SubmissionError
     from strat_tools.core.errors import (
         DatasetError,
         IllegalMove,
@@ -279,6 +282,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     from strat_tools.formats.readers import SeveralGames
     from strat_tools.generate.games import GenerationError
     from strat_tools.io.output import OutputError, OutputOfAnotherKind, OutputOverInput
+    from strat_tools.io.own_files import FieldError
     from strat_tools.io.sources import SourceError
     from strat_tools.io.verified import FolderChanged
     from strat_tools.io.zipdir import ZipError
@@ -297,10 +301,11 @@ def error_samples() -> list[tuple[BaseException, int]]:
 
     usage = [UsageError, FilterError, NotationError, PatternError, NothingReadable]
     usage += [OutputOverInput, OutputOfAnotherKind, NothingToRead, NothingKept]
+    usage += [SubmissionError, MissingZip, ZipMismatch]
     failed = [StratToolsError, OptionError, InputError, DatasetError, IllegalMove, RunError]
     failed += [RecordError, SeveralGames, GenerationError, OutputError, SourceError, ZipError]
     failed += [PipelineError, WorkerFailure, PositionError, MoveError, FolderChanged]
-    failed += [NotConverged, TooFewGames, SelectError]
+    failed += [NotConverged, TooFewGames, SelectError, ManifestError, FieldError]
     return [(bare(kind), EXIT_USAGE) for kind in usage] + [
         (bare(kind), EXIT_FAILED) for kind in failed
     ]

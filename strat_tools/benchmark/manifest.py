@@ -16,7 +16,6 @@ This module reads one file and writes none.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from strat_tools.benchmark.definition import MONTH_NOTE, NAME, SPLITS, VERSION, 
 from strat_tools.core.errors import InputError
 from strat_tools.exports.observation_files import observation_games
 from strat_tools.io.output import OutputError
+from strat_tools.io.own_files import FieldError, load_json
 from strat_tools.io.owned import verify_folder
 
 __all__ = [
@@ -45,6 +45,9 @@ __all__ = [
 ]
 
 MANIFEST: Final = "manifest.json"
+MAX_MANIFEST_BYTES: Final = 1 << 28
+"""A manifest is about 200 bytes a game (2.5 MB for v1); a file over 256 MiB is refused
+unread (a million-game extra set still fits)."""
 """The manifest's file name in the benchmark folder."""
 BENCHMARK_KIND: Final = "benchmark"
 """The kind of output that owns a benchmark folder (its marker says so)."""
@@ -172,9 +175,9 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
         except OutputError as exc:
             raise ManifestError(f"{where} is not a finished benchmark build: {exc}") from None
         where = where / MANIFEST
-    try:
-        data = json.loads(where.read_bytes())
-    except (OSError, ValueError) as exc:
+    try:  # opened and parsed as every file of ours read back: regular, bounded, strict
+        data = load_json(str(where), limit=MAX_MANIFEST_BYTES)
+    except FieldError as exc:
         raise ManifestError(f"cannot read the manifest {where}: {exc}") from None
     return manifest_of(data, str(where))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import click
 
+from strat_tools.cli import bench_score
 from strat_tools.cli.bench_build import build
 
 
@@ -29,3 +30,5 @@ bench.add_command(build)
 
 
 # bench predict, bench score: added here.
+bench.add_command(bench_score.predict)
+bench.add_command(bench_score.score)

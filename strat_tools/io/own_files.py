@@ -32,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
 from typing import Any, Final
 
+from strat_tools.core.errors import InputError
 from strat_tools.io.sources import SourceError, open_regular
 
 __all__ = [
@@ -54,13 +55,23 @@ LARGEST: Final = 1 << 62
 """The largest whole number a field may hold unless it says otherwise (a size, a count)."""
 
 
-class FieldError(ValueError):
+class FieldError(InputError):
     """A file of ours that is not as the code wrote it: the message names the field (its
     path in the file) and what was found there."""
 
 
 def _no_constant(name: str) -> float:
     raise FieldError(f"{name} is not a number a file of ours holds")
+
+
+def _bounded_int(digits: str) -> int:
+    """A whole number of at most 20 digits (every count and size of ours has fewer): a
+    400-digit one is refused by its length, never converted."""
+    if len(digits.lstrip("-")) > 20:
+        raise FieldError(
+            f"an integer of {len(digits.lstrip('-'))} digits is more than a file of ours holds"
+        )
+    return int(digits)
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -96,7 +107,12 @@ def loads(text: str) -> Any:
     if _depth(text) > MAX_DEPTH:
         raise FieldError(f"nested more than {MAX_DEPTH} deep")
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
+        return json.loads(
+            text,
+            parse_constant=_no_constant,
+            parse_int=_bounded_int,
+            object_pairs_hook=_no_repeats,
+        )
     except RecursionError:  # pragma: no cover - _depth refused it first
         raise FieldError(f"nested more than {MAX_DEPTH} deep") from None
     except json.JSONDecodeError as exc:

@@ -3,9 +3,10 @@
 A model file is an input like any other (docs/security.md): it is opened as a record is
 (non-blocking, ``fstat``-checked, a regular file of at most :data:`MAX_MODEL_BYTES`: a FIFO
 never blocks, ``/dev/zero`` is never read), parsed as strict JSON (no ``NaN`` or
-``Infinity``, nesting at most :data:`MAX_DEPTH` deep, integers of at most 20 digits), and
-then every field is checked against what the code expects: ``variant`` one of the known
-variants, ``form``, ``features`` and ``material_features`` exactly
+``Infinity``, no key twice, nesting bounded: :func:`strat_tools.io.own_files.load_json`, the
+one reader of every file the project reads back), and then every field is checked against
+what the code expects: ``variant`` one of the known variants, ``form``, ``features`` and
+``material_features`` exactly
 :func:`~strat_tools.stats.win_model.features_of` its variant (order too), ``coef`` and
 ``material_coef`` one finite number of at most :data:`~strat_tools.stats.win_model.MAX_COEF`
 per feature, ``base_rate`` strictly between 0 and 1, and the ``provenance``'s fields of
@@ -19,7 +20,6 @@ it ships none (too few games: docs/values.md).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from importlib import resources
@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from strat_tools.core.errors import UsageError
 from strat_tools.core.records import VARIANTS
-from strat_tools.io.sources import SourceError, open_regular
+from strat_tools.io.own_files import FieldError, load_json, loads
 from strat_tools.stats.win_model import (
     MAX_COEF,
     WIN_VARIANTS,
@@ -38,12 +38,10 @@ from strat_tools.stats.win_model import (
     material_features_of,
 )
 
-__all__ = ["MAX_DEPTH", "MAX_MODEL_BYTES", "load_win_model", "shipped_win_model"]
+__all__ = ["MAX_MODEL_BYTES", "load_win_model", "shipped_win_model"]
 
 MAX_MODEL_BYTES: Final = 1 << 20
 """A model file is a few kilobytes; a larger one is refused unread."""
-MAX_DEPTH: Final = 8
-"""No model file nests deeper (it nests 3 deep)."""
 FIELDS: Final = (
     "form",
     "variant",
@@ -65,27 +63,12 @@ PROVENANCE: Final[dict[str, type]] = {
 _MONTH = re.compile(r"^\d{4}-\d{2}$")
 
 
-class _Refused(Exception):
-    """A field that does not hold: its message names it."""
-
-
 def load_win_model(path: str | Path, *, option: str = "model") -> WinModel:
     """The model saved at ``path``, every field checked (see the module docstring);
     :class:`UsageError` naming ``option`` and the field when it is not one."""
     try:
-        handle, size = open_regular(str(path))
-        with handle:
-            if size > MAX_MODEL_BYTES:
-                raise SourceError(f"{size:,} bytes, more than {MAX_MODEL_BYTES:,}")
-            raw = handle.read(MAX_MODEL_BYTES + 1)
-        if len(raw) > MAX_MODEL_BYTES:
-            raise SourceError(f"more than {MAX_MODEL_BYTES:,} bytes")
-        text = raw.decode("utf-8")
-    except (SourceError, OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the model {path}: {exc}", option=option) from None
-    try:
-        return model_from_json(parse_json(text))
-    except _Refused as exc:
+        return model_from_json(load_json(str(path), limit=MAX_MODEL_BYTES))
+    except FieldError as exc:
         raise UsageError(
             f"{path} is not a win model this version reads: {exc}", option=option
         ) from None
@@ -98,48 +81,17 @@ def shipped_win_model(variant: str = "classic") -> WinModel | None:
         return None
     name = "win_model.json" if variant == "classic" else f"win_model-{variant}.json"
     text = resources.files("strat_tools.stats").joinpath("data", name).read_text()
-    return model_from_json(parse_json(text))
-
-
-def parse_json(text: str) -> Any:
-    """Strict JSON of at most :data:`MAX_DEPTH` levels, no NaN/Infinity, no huge integer."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:  # brackets outside strings, before the parser recurses into them
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (char == "\\", char != '"')
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > MAX_DEPTH:
-                raise _Refused(f"JSON nested more than {MAX_DEPTH} deep")
-        elif char in "]}":
-            depth -= 1
-
-    def constant(name: str) -> Any:
-        raise _Refused(f"{name} is not a number")
-
-    def integer(digits: str) -> int:
-        if len(digits.lstrip("-")) > 20:
-            raise _Refused(f"an integer of {len(digits)} digits")
-        return int(digits)
-
-    try:
-        return json.loads(text, parse_constant=constant, parse_int=integer)
-    except (ValueError, RecursionError) as exc:
-        raise _Refused(f"not JSON ({exc})") from None
+    return model_from_json(loads(text))
 
 
 def model_from_json(data: Any) -> WinModel:
     """A :class:`WinModel` from its parsed JSON, every field checked (:class:`_Refused`)."""
     if not isinstance(data, dict):
-        raise _Refused("not a JSON object")
+        raise FieldError("not a JSON object")
     missing = [f for f in FIELDS if f not in data]
     extra = [f for f in data if f not in FIELDS]
     if missing or extra:
-        raise _Refused(
+        raise FieldError(
             "; ".join(
                 [f"missing field {', '.join(missing)}"] * bool(missing)
                 + [f"unknown field {', '.join(map(repr, extra))}"] * bool(extra)
@@ -147,15 +99,15 @@ def model_from_json(data: Any) -> WinModel:
         )
     variant = data["variant"]
     if variant not in VARIANTS:
-        raise _Refused(f"variant: {variant!r} is none of {', '.join(VARIANTS)}")
+        raise FieldError(f"variant: {variant!r} is none of {', '.join(VARIANTS)}")
     if data["form"] != form_of(variant):
-        raise _Refused(f"form: not the form of a {variant} win model of this version")
+        raise FieldError(f"form: not the form of a {variant} win model of this version")
     for name, expected in (
         ("features", features_of(variant)),
         ("material_features", material_features_of(variant)),
     ):
         if data[name] != list(expected):
-            raise _Refused(
+            raise FieldError(
                 f"{name}: {_short(data[name])} where a {variant} model has "
                 f"{', '.join(expected)} (in that order)"
             )
@@ -165,51 +117,51 @@ def model_from_json(data: Any) -> WinModel:
     )
     rate = _number(data["base_rate"], "base_rate")
     if not 0.0 < rate < 1.0:
-        raise _Refused(f"base_rate: {rate!r} is not strictly between 0 and 1")
+        raise FieldError(f"base_rate: {rate!r} is not strictly between 0 and 1")
     return WinModel(variant, coef, material, rate, _provenance(data["provenance"], variant))
 
 
 def _coefficients(value: Any, name: str, n: int) -> tuple[float, ...]:
     if not isinstance(value, list) or len(value) != n:
         got = f"{len(value)} numbers" if isinstance(value, list) else type(value).__name__
-        raise _Refused(f"{name}: {got} where the model has {n} features")
+        raise FieldError(f"{name}: {got} where the model has {n} features")
     out = tuple(_number(v, f"{name}[{i}]") for i, v in enumerate(value))
     for i, b in enumerate(out):
         if abs(b) > MAX_COEF:
-            raise _Refused(f"{name}[{i}]: {b!r} is beyond +-{MAX_COEF:g} (no fit gives it)")
+            raise FieldError(f"{name}[{i}]: {b!r} is beyond +-{MAX_COEF:g} (no fit gives it)")
     return out
 
 
 def _number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _Refused(f"{name}: {_short(value)} is not a number")
+        raise FieldError(f"{name}: {_short(value)} is not a number")
     try:
         number = float(value)
     except OverflowError:
-        raise _Refused(f"{name}: an integer too large for a number") from None
+        raise FieldError(f"{name}: an integer too large for a number") from None
     if not math.isfinite(number):
-        raise _Refused(f"{name}: {number!r} is not finite")
+        raise FieldError(f"{name}: {number!r} is not finite")
     return number
 
 
 def _provenance(value: Any, variant: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _Refused("provenance: not a JSON object")
+        raise FieldError("provenance: not a JSON object")
     for key, item in value.items():
         kind = PROVENANCE.get(key)
         if kind is None:
-            raise _Refused(f"provenance: unknown field {key!r}")
+            raise FieldError(f"provenance: unknown field {key!r}")
         if not isinstance(item, kind) or isinstance(item, bool):
-            raise _Refused(f"provenance.{key}: {_short(item)} is not a {kind.__name__}")
+            raise FieldError(f"provenance.{key}: {_short(item)} is not a {kind.__name__}")
     if any(not isinstance(m, str) or not _MONTH.match(m) for m in value.get("months", [])):
-        raise _Refused("provenance.months: each must be a YYYY-MM text")
+        raise FieldError("provenance.months: each must be a YYYY-MM text")
     if any(not isinstance(m, str) for m in value.get("inputs", [])):
-        raise _Refused("provenance.inputs: each must be a text")
+        raise FieldError("provenance.inputs: each must be a text")
     for key in ("games", "rows"):
         if value.get(key, 0) < 0:
-            raise _Refused(f"provenance.{key}: negative")
+            raise FieldError(f"provenance.{key}: negative")
     if value.get("variant", variant) != variant:
-        raise _Refused(f"provenance.variant: {value['variant']!r}, the model's is {variant!r}")
+        raise FieldError(f"provenance.variant: {value['variant']!r}, the model's is {variant!r}")
     return dict(value)
 
 

@@ -1,0 +1,327 @@
+"""A submission: its card checked, its Parquet files read and lined up with a split's rows.
+
+A submission is a folder ``PRED/``: Parquet files (any ``*.parquet`` under it, read in
+path order) with ``game_id`` (string), ``ply`` (integer) and ``log_probs`` (a list of
+float32, float64 accepted, aligned with that row's legal action ids in ascending order),
+and ``PRED/card.json`` (:data:`CARD_FIELDS`). :func:`aligned_log_probs` refuses, naming
+the first offending rows (at most :data:`SHOWN`, with their file and row), a row of a game
+not in the split or of a ply the game does not have, a repeated row, a missing row, a list
+of the wrong length or with a null, a non-finite value, and a row whose probabilities do
+not sum to 1 within :data:`TOLERANCE`: :class:`SubmissionError`, a usage error (exit 2).
+
+The submission's SHA-256 (:func:`submission_sha256`) is that of the lines ``sha256sum``
+prints for ``card.json`` and each Parquet file, by path: ``<sha256>  <path>\\n``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from strat_tools.core.errors import UsageError
+from strat_tools.io.owned import file_digest
+
+__all__ = [
+    "CARD",
+    "CARD_FIELDS",
+    "SHOWN",
+    "TOLERANCE",
+    "Submission",
+    "SubmissionError",
+    "aligned_log_probs",
+    "check_card",
+    "game_codes",
+    "read_submission",
+    "submission_sha256",
+]
+
+CARD: Final = "card.json"
+TOLERANCE: Final = 1e-3
+"""How far a row's probabilities may sum from 1."""
+SHOWN: Final = 5
+"""Offending rows named in a refusal, at most."""
+
+CARD_FIELDS: Final[dict[str, tuple[type, ...]]] = {
+    "model": (str,),
+    "parameters": (int,),
+    "training_data": (str,),
+    "training_months": (list,),
+    "external_data": (str,),
+    "compute": (str,),
+    "seed": (int, type(None)),
+    "trained_on_val": (bool,),
+}
+"""The card's fields and their JSON types: the model's name, its number of parameters,
+the data it was trained on and its calendar months (``YYYY-MM`` each), any external data
+(setup lists, other games: ``"none"`` if none), the compute it took, its seed (null if it
+has none) and whether it was trained on val."""
+
+
+class SubmissionError(UsageError):
+    """A submission that cannot be scored as it is (its card, a file, or rows: the message
+    names the first offending rows). The caller's mistake: exit status 2."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A submission read: its card, its rows (``game_id``, ``ply``, ``log_probs``, one
+    table), where each row comes from (file index and row within it) and the SHA-256."""
+
+    card: dict[str, Any]
+    table: pa.Table
+    files: list[str]
+    file_of_row: npt.NDArray[np.int64]
+    row_in_file: npt.NDArray[np.int64]
+    sha256: str
+
+
+def check_card(card: Any, where: str = CARD) -> dict[str, Any]:
+    """``card`` if it is a submission card (:data:`CARD_FIELDS`, each of its type; other
+    fields allowed), else :class:`SubmissionError` naming the field."""
+    if not isinstance(card, Mapping):
+        raise SubmissionError(f"{where} is not a JSON object")
+    for name, kinds in CARD_FIELDS.items():
+        if name not in card:
+            raise SubmissionError(f"{where} has no {name!r} (a card has {', '.join(CARD_FIELDS)})")
+        value = card[name]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise SubmissionError(f"{where}: {name!r} is {value!r}, not a {kinds[0].__name__}")
+    if card["parameters"] < 0 or not card["model"].strip():
+        raise SubmissionError(f"{where}: a model needs a name and a count of parameters >= 0")
+    if not all(isinstance(m, str) for m in card["training_months"]):
+        raise SubmissionError(f"{where}: 'training_months' is not a list of YYYY-MM months")
+    return dict(card)
+
+
+def _parquet_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.parquet") if p.is_file())
+
+
+def submission_sha256(directory: str | os.PathLike[str]) -> str:
+    """The SHA-256 of what ``sha256sum`` prints for the card and each Parquet file."""
+    root = Path(directory)
+    names = [CARD, *(p.relative_to(root).as_posix() for p in _parquet_files(root))]
+    return _digest_lines([(file_digest(root / name), name) for name in names])
+
+
+def _digest_lines(digests: list[tuple[str, str]]) -> str:
+    lines = "".join(f"{digest}  {name}\n" for digest, name in digests)
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def _read_file(data: bytes, name: str) -> pa.Table:
+    """A predictions file's three columns from its bytes (read once: hashed, then parsed)."""
+    try:
+        table = pq.read_table(
+            pa.BufferReader(data),
+            columns=["game_id", "ply", "log_probs"],
+            read_dictionary=["game_id"],
+        )
+    except (OSError, pa.ArrowException, KeyError) as exc:
+        raise SubmissionError(
+            f"{name} is not a predictions file (game_id, ply, log_probs): {exc}"
+        ) from None
+    kinds = {f.name: f.type for f in table.schema}
+    values = kinds["log_probs"]
+    if not (pa.types.is_list(values) or pa.types.is_large_list(values)) or not (
+        pa.types.is_floating(values.value_type)
+    ):
+        raise SubmissionError(f"{name}: log_probs is {values}, not a list of float32")
+    if not pa.types.is_integer(kinds["ply"]):
+        raise SubmissionError(f"{name}: ply is {kinds['ply']}, not an integer")
+    ids = table.column("game_id")
+    if not (pa.types.is_dictionary(ids.type) and pa.types.is_string(ids.type.value_type)):
+        raise SubmissionError(f"{name}: game_id is {kinds['game_id']}, not text")
+    return pa.table(
+        {
+            "game_id": ids,
+            "ply": table.column("ply").cast(pa.int64()),
+            "log_probs": table.column("log_probs"),
+        }
+    )
+
+
+def read_submission(directory: str | os.PathLike[str]) -> Submission:
+    """The submission in ``directory``: its card checked, every Parquet file read (only
+    the three columns), and its SHA-256."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise SubmissionError(f"{root} is not a folder of predictions")
+    try:
+        card_bytes = (root / CARD).read_bytes()
+        card = check_card(json.loads(card_bytes), str(root / CARD))
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, SubmissionError):
+            raise
+        raise SubmissionError(f"cannot read the card {root / CARD}: {exc}") from None
+    paths = _parquet_files(root)
+    if not paths:
+        raise SubmissionError(f"{root} holds no Parquet file of predictions")
+    names = [p.relative_to(root).as_posix() for p in paths]
+    digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
+    tables = []
+    for path, name in zip(paths, names, strict=True):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SubmissionError(f"cannot read {name}: {exc}") from None
+        digests.append((hashlib.sha256(data).hexdigest(), name))
+        tables.append(_read_file(data, name))
+    sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
+    file_of_row = np.repeat(np.arange(len(tables)), sizes)
+    row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    table = pa.concat_tables(tables).combine_chunks()
+    return Submission(card, table, names, file_of_row, row_in_file, _digest_lines(digests))
+
+
+def _rows_text(
+    what: str, total: int, game_ids: npt.NDArray[Any], plies: npt.NDArray[Any], where: list[str]
+) -> str:
+    """``what`` and the first offending rows (of ``total``): ``game G ply P`` (with where
+    each is)."""
+    shown = [
+        f"game {game_ids[i]!s} ply {int(plies[i])}" + (f" ({where[i]})" if where else "")
+        for i in range(min(total, SHOWN))
+    ]
+    more = f" and {total - SHOWN:,} more" if total > SHOWN else ""
+    return f"{what}: {total:,} row(s): {'; '.join(shown)}{more}"
+
+
+def _place(sub: Submission, rows: npt.NDArray[np.int64]) -> list[str]:
+    return [f"{sub.files[sub.file_of_row[r]]} row {int(sub.row_in_file[r])}" for r in rows[:SHOWN]]
+
+
+def _refuse_rows(sub: Submission, what: str, rows: npt.NDArray[np.int64]) -> None:
+    if len(rows):
+        ids = sub.table.column("game_id").to_numpy(zero_copy_only=False)
+        plies = sub.table.column("ply").to_numpy()
+        first = rows[:SHOWN]
+        raise SubmissionError(
+            _rows_text(what, len(rows), ids[first], plies[first], _place(sub, rows))
+        )
+
+
+def game_codes(column: pa.ChunkedArray | pa.Array, games: pa.Array) -> npt.NDArray[np.int64]:
+    """Each row's game as its index in ``games`` (-1 for a game not there), from a column
+    of game ids read as a dictionary (each chunk's few distinct ids looked up once)."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_encode()
+        found = pc.index_in(chunk.dictionary, value_set=games).fill_null(-1)
+        index = np.asarray(found.to_numpy(zero_copy_only=False), dtype=np.int64)
+        out.append(index[chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)])
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def _keys(codes: npt.NDArray[np.int64], plies: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """One int64 per (game, ply): the game's index in the high bits, the ply below."""
+    return (codes << 32) | (plies & 0xFFFFFFFF)
+
+
+def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """For each of the split's rows (``truth`` keys, games indexed in ``games``) the
+    submission's row that predicts it; every row not accounted for refused."""
+    codes = game_codes(sub.table.column("game_id"), games)
+    plies = sub.table.column("ply").to_numpy()
+    _refuse_rows(sub, "rows of games that are not in the split", np.flatnonzero(codes < 0))
+    keys = _keys(codes, plies)
+    if len(keys) == len(truth) and (keys == truth).all():
+        return np.arange(len(keys))  # in the split's order, each row once: nothing to sort
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    known = np.sort(truth)
+    near = np.minimum(np.searchsorted(known, ordered), max(len(known) - 1, 0))
+    extra = order[known[near] != ordered] if len(known) else order
+    _refuse_rows(sub, "rows of plies the split does not have", np.sort(extra))
+    again = order[1:][ordered[1:] == ordered[:-1]]
+    _refuse_rows(sub, "repeated rows", np.sort(again))
+    at = np.minimum(np.searchsorted(ordered, truth), max(len(ordered) - 1, 0))
+    found = ordered[at] == truth if len(ordered) else np.zeros(len(truth), bool)
+    if not found.all():
+        missing = np.flatnonzero(~found)
+        first = truth[missing[:SHOWN]]
+        raise SubmissionError(
+            _rows_text(
+                f"the predictions miss rows of the split (of {len(truth):,})",
+                len(missing),
+                games.to_numpy(zero_copy_only=False)[first >> 32],
+                first & 0xFFFFFFFF,
+                [],
+            )
+        )
+    return order[at]
+
+
+def aligned_log_probs(
+    sub: Submission,
+    games: pa.Array,
+    codes: npt.NDArray[np.int64],
+    plies: npt.NDArray[np.int64],
+    counts: npt.NDArray[np.int64],
+) -> npt.NDArray[np.floating[Any]]:
+    """The submission's log-probabilities in the split's row order, flat (row ``i``'s
+    ``counts[i]`` values after the rows before it), once every row is checked: the split's
+    rows are ``codes`` (each row's game, an index into ``games``), ``plies`` and
+    ``counts`` (its number of legal moves). :class:`SubmissionError` for the first
+    offending rows (see the module's docstring)."""
+    rows = _order(sub, games, _keys(codes, plies))
+    lists = sub.table.column("log_probs").combine_chunks()
+    nulls = np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False))
+    _refuse_rows(sub, "rows with a null log_probs", nulls)
+    offsets = lists.offsets.to_numpy().astype(np.int64)
+    lengths = np.diff(offsets)
+    wrong = np.flatnonzero(lengths[rows] != counts)
+    _refuse_rows(
+        sub,
+        "rows whose log_probs are not as long as their legal moves (the first one: "
+        + (f"{lengths[rows[wrong[0]]]} for {counts[wrong[0]]})" if len(wrong) else ")"),
+        np.sort(rows[wrong]),
+    )
+    ends = np.cumsum(counts)
+    flat = (
+        lists.values.slice(offsets[0], offsets[-1] - offsets[0]) if len(offsets) else lists.values
+    )
+    offsets = offsets - offsets[0]
+    in_order = bool((rows == np.arange(len(rows))).all())
+    take = None
+    if not in_order:
+        take = np.arange(int(ends[-1]) if len(ends) else 0)
+        take += np.repeat(offsets[rows] - (ends - counts), counts)
+    if flat.null_count:
+        holes = flat.is_null().to_numpy(zero_copy_only=False)
+        bad = np.unique(
+            np.searchsorted(
+                ends, np.flatnonzero(holes if take is None else holes[take]), side="right"
+            )
+        )
+        _refuse_rows(sub, "rows with a null value in log_probs", np.sort(rows[bad]))
+    raw = flat.to_numpy(zero_copy_only=False)
+    values = raw if take is None else raw[take]
+    strange = np.unique(np.searchsorted(ends, np.flatnonzero(~np.isfinite(values)), side="right"))
+    _refuse_rows(sub, "rows with a non-finite value in log_probs", np.sort(rows[strange]))
+    # summed in the values' own precision: float32 errs by ~1e-5 on a row's ~100 terms, far
+    # inside the tolerance, and a conversion to float64 would cost ten times the sum
+    with np.errstate(over="ignore"):
+        total = np.add.reduceat(np.exp(values), ends - counts) if len(counts) else np.zeros(0)
+    off = np.flatnonzero(np.abs(total - 1) > TOLERANCE)
+    _refuse_rows(
+        sub,
+        f"rows whose probabilities do not sum to 1 within {TOLERANCE:g} (the first one sums "
+        + (f"to {total[off[0]]:.6g})" if len(off) else ")"),
+        np.sort(rows[off]),
+    )
+    out: npt.NDArray[np.floating[Any]] = values
+    return out

@@ -1,0 +1,112 @@
+"""``strat-tools bench predict`` and ``bench score``: a shipped policy's submission, and the
+scorer (``docs/benchmark.md``). The work is the library's
+(:mod:`strat_tools.benchmark.predict`, :mod:`strat_tools.benchmark.score`); this module
+parses options and renders."""
+
+from __future__ import annotations
+
+import click
+
+from strat_tools.cli.errors import library_errors
+from strat_tools.cli.options import format_option
+from strat_tools.cli.outputs import check_output
+from strat_tools.cli.render import message, render
+
+POLICY_NAMES = ("uniform", "counts", "counts-last")
+"""The shipped policies (:data:`strat_tools.benchmark.baselines.POLICIES`, repeated here
+so that ``--help`` loads no NumPy; a test holds the two equal)."""
+
+SHOWN = (
+    "view",
+    "by",
+    "group",
+    "games",
+    "rows",
+    "nll",
+    "nll_low",
+    "nll_high",
+    "top1",
+    "top3",
+    "ece",
+)
+"""The columns the table format shows (csv and jsonl give every column)."""
+
+
+@click.command("predict")
+@click.argument("bench_dir", type=click.Path(file_okay=False))
+@click.option("--split", default="test", show_default=True, help="A split of the manifest.")
+@click.option(
+    "--policy",
+    type=click.Choice(POLICY_NAMES),
+    required=True,
+    help="A shipped policy: uniform, counts (a kind of move's rate of being chosen when "
+    "legal) or counts-last (the same, split by 'moves the piece it moved last turn').",
+)
+@click.option(
+    "--counts",
+    "counts_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Count tables to use instead of the shipped ones (the library's save_counts).",
+)
+@click.option("-o", "--output", required=True, help="The new folder of the submission.")
+@library_errors
+def predict(bench_dir: str, split: str, policy: str, counts_path: str | None, output: str) -> None:
+    """Write the submission of a shipped policy for a split: PRED/part-00000.parquet
+    (game_id, ply, log_probs over the row's legal moves, ascending ids) and
+    PRED/card.json. Any model does the same through the library's MovePolicy.
+
+    \b
+    Example:
+      strat-tools bench predict bench-v1 --split test --policy counts -o pred
+      strat-tools bench score bench-v1 pred --split test
+    """
+    if counts_path is not None and policy == "uniform":
+        raise click.UsageError("--counts is for the count policies (counts, counts-last)")
+    check_output([bench_dir], output, folder=True)
+    from strat_tools.benchmark.baselines import policy_by_name
+    from strat_tools.benchmark.predict import predict as write_predictions
+
+    summary = write_predictions(bench_dir, split, policy_by_name(policy, counts_path), output)
+    message(str(summary))
+
+
+@click.command("score")
+@click.argument("bench_dir", type=click.Path(file_okay=False))
+@click.argument("pred", type=click.Path(file_okay=False))
+@click.option("--split", default="test", show_default=True, help="A split of the manifest.")
+@format_option()
+@library_errors
+def score(bench_dir: str, pred: str, split: str, fmt: str) -> None:
+    """Score a submission on a split: mean NLL of the move played (the primary metric),
+    top-1 (ties split), top-3, perplexity and calibration error (15 bins), each with a
+    95% interval from a bootstrap over games; for each view (all, and fresh and seen for a
+    test split) and by ply band, side, legal moves, plies since the last battle and
+    ending. A malformed submission is refused (exit 2) naming its first offending rows.
+    --format json gives views.<view>.{games, rows, nll, nll_low, ...} and the SHA-256 of
+    the manifest and of the predictions.
+
+    \b
+    Example:
+      strat-tools bench score bench-v1 pred --split test
+      strat-tools bench score bench-v1 pred --split val --format json
+    """
+    from strat_tools.benchmark.score import score as score_submission
+
+    result = score_submission(bench_dir, pred, split)
+    if fmt == "json":
+        render(result.to_json(), fmt)
+        return
+    rows = result.rows
+    if fmt == "table":
+        rows = [{k: _short(row[k]) for k in SHOWN} for row in rows]
+        message(
+            f"{result.card['model']} on {split}: manifest {result.manifest_sha256[:12]}, "
+            f"predictions {result.predictions_sha256[:12]}"
+        )
+    render(rows, fmt)
+
+
+def _short(value: object) -> object:
+    """A float to four decimals for the table (csv and json keep every digit)."""
+    return round(value, 4) if isinstance(value, float) else value
