@@ -86,7 +86,7 @@ def test_a_wrong_typed_field_is_refused_by_name(
         ("12", "'12' is not a whole number"),
         (12.5, "12.5 is not a whole number"),
         (True, "True is not a whole number"),
-        (10**400, "an integer of 401 digits"),
+        (10**400, "an integer of 401 digits is not a whole number"),
     ],
     ids=["negative", "text", "fraction", "bool", "400 digits"],
 )

@@ -64,14 +64,20 @@ def _no_constant(name: str) -> float:
     raise FieldError(f"{name} is not a number a file of ours holds")
 
 
-def _bounded_int(digits: str) -> int:
-    """A whole number of at most 20 digits (every count and size of ours has fewer): a
-    400-digit one is refused by its length, never converted."""
-    if len(digits.lstrip("-")) > 20:
-        raise FieldError(
-            f"an integer of {len(digits.lstrip('-'))} digits is more than a file of ours holds"
-        )
-    return int(digits)
+class LongInteger:
+    """A whole number of more digits than any file of ours holds (20), kept unconverted: the
+    field's own check then refuses it by the field's name, and a 400-digit number costs no
+    conversion."""
+
+    def __init__(self, digits: str) -> None:
+        self.digits = len(digits.lstrip("-"))
+
+    def __repr__(self) -> str:
+        return f"an integer of {self.digits} digits"
+
+
+def _bounded_int(digits: str) -> int | LongInteger:
+    return int(digits) if len(digits.lstrip("-")) <= 20 else LongInteger(digits)
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
