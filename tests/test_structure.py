@@ -656,6 +656,25 @@ def test_no_module_imports_a_name_through_a_module_that_only_forwards_it() -> No
     assert imports_through_forwarders(dict(parsed())) == []
 
 
+def class_definitions() -> dict[str, list[str]]:
+    """Each class name the package defines at a module's top level, and the modules that
+    define it."""
+    found: dict[str, list[str]] = {}
+    for module, tree in parsed().items():
+        for node in getattr(tree, "body", []):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(module)
+    return found
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    """One definition of each thing: two classes of one name (two ``Move`` classes, one a
+    record's and one the engine's, once) make a user's ``isinstance`` and ``==`` lie."""
+    twice = {name: where for name, where in class_definitions().items() if len(where) > 1}
+    assert twice == {}, twice
+    assert "Move" in class_definitions() and "RuleState" in class_definitions()
+
+
 def test_only_a_face_offers_names_it_does_not_define() -> None:
     """A module's ``__all__`` (and any ``import X as X``) names only what it defines; the
     package's faces (its ``__init__`` modules: ``st``, ``st.stats``, ``st.tables``, ...) are
