@@ -89,7 +89,7 @@ def test_python_chess_habits() -> None:
     again = st.Position(pos.strados3(exact=True))
     assert again == pos and st.Position.from_strados3(pos.strados3(exact=True)) == pos
     assert str(Termination.RESIGNED) == "resigned" and f"{Termination.RESIGNED:d}" == "3"
-    assert str(Outcome(Termination.FLAG_CAPTURED, Side.BLUE).termination) == "flag_captured"
+    assert str(Outcome(Termination.FLAG_CAPTURED, Side.BLUE)) == "flag_captured, blue wins"
 
 
 def test_a_capture_and_a_result_on_the_board() -> None:

@@ -25,6 +25,12 @@ whole games); it agrees with the pure-Python
 :meth:`~strat_tools.engine.position.Position.reference_pairs` (tested move by move on the
 archive).
 
+**The side** of a move, wherever a function here takes one, is read by
+:meth:`Side.of <strat_tools.core.board.Side.of>`, the project's one convention: 0 red, 1 blue
+(the training batches' and the observation export's ``side``), ``'red'``/``'blue'`` or a
+:class:`~strat_tools.core.board.Side`; a bare 2 (a Gravon player id) is refused, so that a
+1 never means red in one place and blue in another (``Move.from_action`` reads it the same).
+
 This module knows no records and no XML; it does not replay games.
 """
 

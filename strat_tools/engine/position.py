@@ -489,12 +489,15 @@ def play_known(
     board, state = pos.board, pos.state
     side = state.side
     count, lo, hi = pos.repetition(source, target)
+    red, blue = state.chains
     if count == 1:
         path: tuple[int, ...] = (source, target)
     else:
         kept = min(count, CHAIN_KEPT - 1)
-        path = (*state.chains[side - 1].path[-kept:], target)
-    chains = state.with_chain(side, Chain(source * 100 + target, count, lo, hi, path))
+        path = (*(red if side == 1 else blue).path[-kept:], target)
+    # Built without NamedTuple's argument handling: a push or a generated ply makes two.
+    chain = _new(Chain, (source * 100 + target, count, lo, hi, path))
+    chains = (chain, blue) if side == 1 else (red, chain)
     piece, defender = board[source], board[target]
     outcome = OUTCOME_NONE
     winner = state.winner
@@ -539,10 +542,14 @@ def play_known(
             rescued = (rescued[0] + 1, rescued[1]) if side == 1 else (rescued[0], rescued[1] + 1)
             followed.add(target)
         rescuers = frozenset(followed)
-    pos.state = RuleState(
-        OTHER_SIDE[side], state.plies + 1, winner, chains, captured, rescued, rescuers
+    pos.state = _new(
+        RuleState,
+        (OTHER_SIDE[side], state.plies + 1, winner, chains, captured, rescued, rescuers),
     )
     return outcome
+
+
+_new: Final = tuple.__new__
 
 
 BATTLES: Final = tuple(Battle)
