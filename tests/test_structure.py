@@ -26,7 +26,8 @@ MAX_LINES = 600
 
 FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "core": (
-        "the board and squares, pieces, game records, the record-format registry, rule sets, "
+        "the board and squares, pieces, the move, game records, the record-format registry, "
+        "rule sets, "
         "record checks, errors, text helpers, text board diagrams",
         (),
     ),
@@ -40,7 +41,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io"),
     ),
     "engine": (
-        "positions and legality, the hot loop, the batch move generator, chasing, replay, "
+        "positions, their rule state and legality, the hot loop, the batch move generator, "
+        "chasing, replay, "
         "knowledge, key events, action ids, planes, StraDos3",
         ("core",),
     ),
