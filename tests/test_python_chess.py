@@ -80,6 +80,9 @@ def test_python_chess_habits() -> None:
     assert pos.piece_at(square) == pos.board[square] and pos.piece_at(parse_square("E5")) is None
     assert pos.piece_at(parse_square("C5")) is None  # a lake holds no piece
     assert not pos.is_capture("A7-A6")
+    pos.push("A7-A6")
+    assert list(map(str, pos.copy(stack=1).move_stack)) == ["A7-A6"]
+    assert pos.copy(stack=1).pop() == Move.parse("A7-A6") and pos.pop() == Move.parse("A7-A6")
     bare = pos.copy(stack=False)
     assert (
         bare == pos and bare.move_stack == [] and list(map(str, pos.copy().move_stack)) == ["I4-I5"]
