@@ -82,7 +82,8 @@ def test_a_python_chess_loop_agrees_with_the_replay_across_the_archive(
     """About 100 games spread over the archive (every 150th, and the first three of each
     variant: every month, period and variant; about 10 s, mostly reading the archive to
     choose them); the replay under the loop is held against the outside referee on every
-    ply elsewhere. ``STRAT_TOOLS_WHOLE_ARCHIVE=1`` walks every game (13,979, under 3 minutes a core)."""
+    ply elsewhere. ``STRAT_TOOLS_WHOLE_ARCHIVE=1`` walks every game (13,979, under 3
+    minutes a core)."""
     whole = WHOLE_ARCHIVE
     seen: Counter[str] = Counter()
     taken: Counter[str] = Counter()
