@@ -86,10 +86,6 @@ class RuleState(NamedTuple):
         every field but the pieces lost."""
         return (self.side, self.plies, self.winner, self.chains, self.rescued, self.rescuers)
 
-    def with_chain(self, side: int, chain: Chain) -> tuple[Chain, Chain]:
-        """The chains with ``side``'s replaced by ``chain``."""
-        return (chain, self.chains[1]) if side == Side.RED else (self.chains[0], chain)
-
 
 class History(NamedTuple):
     """The position before one :meth:`Position.push
