@@ -7,7 +7,7 @@ ARCHIVE_DIR defaults to $STRAT_TOOLS_GRAVON or ../shared/gravon. The games are r
 (not timed); then each variant runs ``--repeat`` times and the best run counts (the machine
 is shared: CPU seconds are printed too). Prints one line per variant with games/s and moves/s:
 
-- ``hot loop``: :func:`strat_tools.engine.hotloop.play_span` alone over each game (up to
+- ``hot loop``: :meth:`Position.play_span` (the hot loop) alone over each game (up to
   the first ply it leaves to ``Position``: a turning captain, a rescue, an illegal move):
   every move checked and played, battles resolved, per-ply columns filled; the time of the
   same per-game setup without the loop (``Position``, columns) is subtracted;
@@ -57,7 +57,6 @@ sys.path.insert(0, str(REPO))
 
 from strat_tools.core.records import GameRecord  # noqa: E402
 from strat_tools.core.rules import resolve_rules  # noqa: E402
-from strat_tools.engine.hotloop import play_span  # noqa: E402
 from strat_tools.engine.position import Position  # noqa: E402
 from strat_tools.engine.replay import Replay, replay  # noqa: E402
 from strat_tools.engine.replay import _play_all as play_all  # noqa: E402
@@ -95,7 +94,7 @@ def hot_loop(records: list[GameRecord], *, play: bool = True) -> int:
         n = record.plies
         columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
         if play:
-            played += play_span(pos, record.sources, record.targets, 0, n, columns)
+            played += pos.play_span(record.sources, record.targets, 0, n, columns)
     return played
 
 

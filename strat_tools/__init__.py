@@ -31,10 +31,11 @@ guard_startup()  # before any other import: Ctrl-C while the command line starts
 # names and shadows them, and ``strat-tools --version`` need not import the engine.
 if TYPE_CHECKING:
     from strat_tools.core.errors import IllegalMove
+    from strat_tools.core.move import Move
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
-    from strat_tools.engine.move import Battle, Move
+    from strat_tools.engine.move import Battle
     from strat_tools.engine.outcome import Outcome
     from strat_tools.engine.position import Position
     from strat_tools.engine.replay import Replay, board_at, replay
@@ -54,7 +55,7 @@ _LAZY = {
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
     "Position": "engine.position",
-    "Move": "engine.move",
+    "Move": "core.move",
     "Battle": "engine.move",
     "Outcome": "engine.outcome",
     "IllegalMove": "core.errors",

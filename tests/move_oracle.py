@@ -15,7 +15,7 @@ from strat_tools.engine.position import Position
 
 def reference_ids(board: list[int], side: int, rules: str) -> list[int]:
     pos = Position(board, rules, Side(side))
-    return sorted(action_id(s, t, side) for s, t in pos.reference_pairs())
+    return sorted(action_id(s, t, Side(side)) for s, t in pos.reference_pairs())
 
 
 def rows_of(offsets: np.ndarray, ids: np.ndarray) -> list[list[int]]:

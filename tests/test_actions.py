@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strat_tools.core.board import Side, parse_square
+from strat_tools.core.board import Side, parse_square, view_square
 from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.engine.actions import (
@@ -25,7 +25,7 @@ from strat_tools.engine.actions import (
     yorktown_action,
     yorktown_move,
 )
-from strat_tools.engine.mover_view import view_keys, view_square
+from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.games import two_squares_bans
 from strat_tools.engine.position import Position, play_known

@@ -276,9 +276,9 @@ def error_samples() -> list[tuple[BaseException, int]]:
         StratToolsError,
         UsageError,
     )
+    from strat_tools.core.move import MoveError
     from strat_tools.core.records import RecordError
     from strat_tools.engine.board_check import PositionError
-    from strat_tools.engine.move import MoveError
     from strat_tools.formats.readers import SeveralGames
     from strat_tools.generate.games import GenerationError
     from strat_tools.io.output import OutputError, OutputOfAnotherKind, OutputOverInput

@@ -19,7 +19,7 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import ARMIES, CODE_SIDE, LAKE, PieceKind
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet, get_rules
-from strat_tools.engine.hotloop import ADJACENT, DISTANCE_128, PATH_128, STEP_128, play_span
+from strat_tools.engine.hotloop import ADJACENT, DISTANCE_128, PATH_128, STEP_128
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import Replay, _play_all, _slow
 from strat_tools.engine.rule_tables import ADJACENT_ROWS, DISTANCE, PATH, STEP
@@ -179,7 +179,7 @@ def test_spans_split_anywhere_give_the_same_game(rules: RuleSet | str, variant: 
         pos, out = fresh(record, rules)
         columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed, out.chains)
         cut = rng.randrange(record.plies + 1)
-        index = play_span(pos, record.sources, record.targets, 0, cut, columns)
+        index = pos.play_span(record.sources, record.targets, 0, cut, columns)
         index = _play_all_from(record, pos, out, index)
         assert state(pos, out, index) == whole
 
@@ -188,7 +188,7 @@ def _play_all_from(record: GameRecord, pos: Position, out: Replay, index: int) -
     """Go on from ``index`` like ``_play_all``: the loop, and Position for what it leaves."""
     columns = (out.movers, out.defenders, out.outcomes, out.distances, out.revealed, out.chains)
     while index < record.plies:
-        index = play_span(pos, record.sources, record.targets, index, record.plies, columns)
+        index = pos.play_span(record.sources, record.targets, index, record.plies, columns)
         if index < record.plies:
             if not _slow(record, pos, index, out):
                 return index
@@ -229,7 +229,7 @@ def test_unreadable_squares_stop_the_loop_before_the_ply(
     pos = Position(start, "classic")
     n = len(sources)
     columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
-    assert play_span(pos, sources, targets, 0, n, columns) == stop_at
+    assert pos.play_span(sources, targets, 0, n, columns) == stop_at
     expected = start[:]
     if stop_at:
         expected[parse_square("A1")], expected[parse_square("A2")] = 0, expected[0]
@@ -263,6 +263,6 @@ def test_scout_clause_chain_over_shared_squares_is_counted_in_the_loop() -> None
         pos = Position(board, rules)
         n = len(plies)
         columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
-        assert play_span(pos, sources, targets, 0, n, columns) == played
+        assert pos.play_span(sources, targets, 0, n, columns) == played
         assert pos.rep_count[1] == (3 if played == 6 else 4)
         assert columns[3][:5] == [3, 1, 2, 1, 2]

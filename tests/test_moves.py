@@ -312,7 +312,7 @@ def test_bans_come_off_one_square_pieces_and_far_pieces_alike() -> None:
     banned = legal_ids(boards, sides, rules, bans)
     for row in range(40):
         want = set(whole[1][whole[0][row] : whole[0][row + 1]].tolist())
-        want -= {action_id(key // 100, key % 100, sides[row]) for r, key in bans if r == row}
+        want -= {action_id(k // 100, k % 100, Side(sides[row])) for r, k in bans if r == row}
         got = banned[1][banned[0][row] : banned[0][row + 1]].tolist()
         assert got == sorted(want), row
     assert np.diff(whole[0])[0] - np.diff(banned[0])[0] == 2

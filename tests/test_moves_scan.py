@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from move_oracle import random_boards, reference_ids, rows_of
 
-from strat_tools.core.board import LAKES, square_name
+from strat_tools.core.board import LAKES, Side, square_name
 from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import LAKE, PieceKind
 from strat_tools.core.rules import get_rules
@@ -43,7 +43,7 @@ def moves_from(board: list[int], side: int, rules: str, square: str) -> set[str]
     assert all(row == rows[0] for row in rows)
     names = set()
     for action in rows[0]:
-        source, target = action_squares(action, side)
+        source, target = action_squares(action, Side(side))
         if square_name(source) == square:
             names.add(f"{square}-{square_name(target)}")
     return names

@@ -8,7 +8,7 @@ from strat_tools.core.board import Side
 from strat_tools.core.records import (
     Diagnostic,
     GameRecord,
-    Move,
+    RecordedMove,
     Result,
     Severity,
     Termination,
@@ -16,11 +16,11 @@ from strat_tools.core.records import (
 
 
 def test_move_from_str_round_trips_and_reads_gravon_row_ten() -> None:
-    move = Move.from_str("D4-D5", ply=3)
-    assert move.to_str() == "D4-D5" and move.ply == 3
-    assert Move.from_str("K9-K:").to_str() == "K9-K10"
+    move = RecordedMove.from_str("D4-D5", ply=3)
+    assert move.to_str() == "D4-D5" == str(move) and move.ply == 3
+    assert RecordedMove.from_str("K9-K:").to_str() == "K9-K10"
     with pytest.raises(ValueError):
-        Move.from_str("D4D5")
+        RecordedMove.from_str("D4D5")
 
 
 def test_termination_from_every_known_result_type() -> None:

@@ -16,7 +16,6 @@ from strat_tools.core.board import parse_square, square_name
 from strat_tools.core.records import Status
 from strat_tools.engine.actions import legal_actions
 from strat_tools.engine.chains import scout_chain
-from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.position import Position
 from strat_tools.engine.replay import replay
 from strat_tools.exports.observations import observe
@@ -49,7 +48,7 @@ def test_the_game_stays_valid_and_the_sixth_move_is_refused_fast_and_slow() -> N
         pos = Position(record.setup or (), "gravon-2004")
         n = record.plies
         columns = ([0] * n, [0] * n, [0] * n, [1] * n, [0] * n, [1] * n)
-        assert play_span(pos, record.sources, record.targets, 0, n, columns) == 15
+        assert pos.play_span(record.sources, record.targets, 0, n, columns) == 15
         assert pos.rep_count[2] == 5
 
 

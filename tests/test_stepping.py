@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 
 import strat_tools as st
+from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError, Status
 from strat_tools.engine.actions import action_id
-from strat_tools.engine.move import MoveError
 from strat_tools.engine.position import Position
 from strat_tools.exports.observations import observe
 from strat_tools.formats.readers import read_records
@@ -115,9 +115,10 @@ def test_strados3_keeps_the_two_squares_state() -> None:
 @pytest.mark.slow
 @pytest.mark.archive
 def test_positions_list_exactly_the_exports_legal_moves(gravon_dir: Path) -> None:
-    """150 games of a real month: at every ply, st.positions + legal_moves() are the
-    export's legal ids, and the position read back from its StraDos3 string lists the same
-    moves (about 13 s on a busy shared machine: two generator calls a ply)."""
+    """150 games of a real month: at every ply, st.positions + legal_moves (the engine's
+    scalar search of one position) are the export's legal ids (the batch generator over the
+    whole game): two implementations agree; and the position read back from its StraDos3
+    string lists the same moves (a few seconds on a busy shared machine)."""
     games = plies = 0
     for record in read_records([gravon_dir / "strados2014-5.zip"]):
         result = st.replay(record)

@@ -26,7 +26,8 @@ MAX_LINES = 600
 
 FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "core": (
-        "the board and squares, pieces, game records, the record-format registry, rule sets, "
+        "the board and squares, pieces, the move, game records, the record-format registry, "
+        "rule sets, "
         "record checks, errors, text helpers, text board diagrams",
         (),
     ),
@@ -40,7 +41,8 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("core", "setups", "io"),
     ),
     "engine": (
-        "positions and legality, the hot loop, the batch move generator, chasing, replay, "
+        "positions, their rule state and legality, the hot loop, the batch move generator, "
+        "chasing, replay, "
         "knowledge, key events, action ids, planes, StraDos3",
         ("core",),
     ),
@@ -675,6 +677,25 @@ def test_no_module_imports_a_name_through_a_module_that_only_forwards_it() -> No
     (``strat_tools/__init__.py``, ``st.stats``, ``st.tables``, ...), which may offer names
     from below for ``import strat_tools as st``, nor through a module that imported it."""
     assert imports_through_forwarders(dict(parsed())) == []
+
+
+def class_definitions() -> dict[str, list[str]]:
+    """Each class name the package defines at a module's top level, and the modules that
+    define it."""
+    found: dict[str, list[str]] = {}
+    for module, tree in parsed().items():
+        for node in getattr(tree, "body", []):
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(module)
+    return found
+
+
+def test_no_class_name_is_defined_twice() -> None:
+    """One definition of each thing: two classes of one name (two ``Move`` classes, one a
+    record's and one the engine's, once) make a user's ``isinstance`` and ``==`` lie."""
+    twice = {name: where for name, where in class_definitions().items() if len(where) > 1}
+    assert twice == {}, twice
+    assert "Move" in class_definitions() and "RuleState" in class_definitions()
 
 
 def test_only_a_face_offers_names_it_does_not_define() -> None:

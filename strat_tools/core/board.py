@@ -10,6 +10,7 @@ This module knows geometry only: it does not know pieces, rules or the XML forma
 
 from __future__ import annotations
 
+import operator
 from enum import IntEnum
 from typing import Final
 
@@ -42,6 +43,14 @@ class Side(IntEnum):
     RED = 1
     BLUE = 2
 
+    def __str__(self) -> str:
+        """``'red'`` or ``'blue'`` (:attr:`label`), as python-chess prints a colour's name."""
+        return self.name.lower()
+
+    def __format__(self, spec: str) -> str:
+        """As an int with a format spec (``f"{side:d}"``), else :attr:`label`."""
+        return format(int(self), spec) if spec else str(self)
+
     @property
     def other(self) -> Side:
         """The opponent."""
@@ -59,15 +68,26 @@ class Side(IntEnum):
 
     @classmethod
     def of(cls, value: object) -> Side:
-        """The side a table's string (``'red'``) or a batch's index (0, 1) names;
-        ``ValueError`` for anything else (a Side is itself)."""
+        """The side a table's string (``'red'``) or a batch's index (0, 1, a NumPy integer
+        too) names: the one reading of a side given from outside (an action's side, say).
+        :class:`~strat_tools.core.errors.NotationError` (a ``ValueError``) for anything else,
+        a bare 2 included (a Side is itself: ``Side.BLUE``, whose value is 2, is blue).
+
+        >>> Side.of(1), Side.of(Side.RED)
+        (<Side.BLUE: 2>, <Side.RED: 1>)
+        """
         if isinstance(value, Side):
             return value
         if isinstance(value, str) and value.lower() in ("red", "blue"):
             return cls[value.upper()]
-        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-            return cls(value + 1)
-        raise ValueError(f"a side is 'red', 'blue', 0 or 1 (or a Side), got {value!r}")
+        if not isinstance(value, bool) and type(value).__name__ != "bool_":
+            try:
+                index = operator.index(value)  # type: ignore[arg-type]
+            except TypeError:
+                index = -1
+            if index in (0, 1):
+                return cls(index + 1)
+        raise NotationError(f"a side is 0 (red), 1 (blue), 'red', 'blue' or a Side, got {value!r}")
 
 
 def square_name(square: Square, *, gravon: bool = False) -> str:
@@ -112,6 +132,19 @@ def row_of(square: Square) -> int:
 def col_of(square: Square) -> int:
     """Board column 1..10 from red's left (A=1, K=10)."""
     return square % 10 + 1
+
+
+def view_square(square: Square, side: Side) -> Square:
+    """``square`` as ``side`` sees it: red's squares as they are, blue's turned 180 degrees
+    (``99 - square``, a turn that keeps the lakes where they are): the one definition of the
+    mover's view of a square (``engine/mover_view.py`` turns columns and boards the same way).
+
+    Its own inverse: ``view_square(view_square(s, side), side) == s``.
+
+    >>> view_square(0, Side.BLUE), view_square(0, Side.RED)
+    (99, 0)
+    """
+    return 99 - square if side == Side.BLUE else square
 
 
 def owner_view(square: Square, side: Side) -> tuple[int, int]:

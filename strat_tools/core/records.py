@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from pathlib import PurePosixPath
-from typing import Final, NamedTuple
+from typing import Final
 
 from strat_tools.core.board import Side, Square, parse_square, square_name
 from strat_tools.core.errors import OptionError, StratToolsError
+from strat_tools.core.move import Move, decode_rescue_piece
 from strat_tools.core.record_formats import strip_record_suffix
 
 VARIANTS: Final = ("classic", "barrage", "duell", "ultimate lightning", "classicfree")
@@ -164,6 +165,17 @@ class Termination(IntEnum):
         """Lower-case name for tables: ``'flag_captured'``."""
         return self.name.lower()
 
+    def __str__(self) -> str:
+        """Its name, :attr:`label` (``'resigned'``), not the Gravon number.
+
+        >>> str(Termination.RESIGNED), f"{Termination.RESIGNED:d}"
+        ('resigned', '3')
+        """
+        return self.name.lower()
+
+    def __format__(self, spec: str) -> str:
+        return format(int(self), spec) if spec else str(self)
+
     @classmethod
     def from_type(cls, result_type: int | None) -> Termination:
         """The termination for a Gravon result type (``UNKNOWN`` if not a known type)."""
@@ -213,22 +225,71 @@ class Rescue:
     raw_piece: str
 
 
-class Move(NamedTuple):
-    """One recorded move. ``source``/``target`` are squares, or -1 where the name was bad."""
+class RecordedMove:
+    """One recorded move: the :class:`~strat_tools.core.move.Move` it carries (``move``), and
+    beside it its ``ply`` (1-based), the record file's ``line`` and the ``rescue`` as recorded
+    (:class:`Rescue`, undecoded). It compares and hashes as the move it carries where it meets
+    a :class:`Move` (so ``m in pos.legal_moves``, ``Move.of(m) == m``), prints as it
+    (``'B2-B3'``) and :meth:`Position.push <strat_tools.engine.position.Position.push>`
+    takes it. ``source``/``target`` are squares, or -1 where the name was bad (printed
+    ``??``).
 
-    ply: int
-    source: Square
-    target: Square
-    line: int | None = None
-    rescue: Rescue | None = None
+    >>> m = RecordedMove.from_str("B2-B3", ply=1)
+    >>> str(m), m == Move.parse("B2-B3"), Move.of(m) == m, (m.ply, m.source, m.target)
+    ('B2-B3', True, True, (1, 11, 21))
+    """
+
+    __slots__ = ("line", "move", "ply", "rescue")
+
+    def __init__(
+        self, ply: int, move: Move, line: int | None = None, rescue: Rescue | None = None
+    ) -> None:
+        self.ply = ply
+        self.move = move
+        self.line = line
+        self.rescue = rescue
 
     @classmethod
-    def from_str(cls, text: str, ply: int = 1) -> Move:
-        """``Move.from_str('D4-D5')``; accepts Gravon's ``K:`` too."""
+    def of(
+        cls,
+        ply: int,
+        source: Square,
+        target: Square,
+        line: int | None = None,
+        rescue: Rescue | None = None,
+    ) -> RecordedMove:
+        """The move of ply ``ply`` as a record holds it: its rescue decoded into the carried
+        move when the record's rescue reads (the mover is red on odd plies)."""
+        carried = None
+        if rescue is not None and rescue.square is not None:
+            code = decode_rescue_piece(rescue.piece, Side.RED if ply % 2 else Side.BLUE)
+            carried = (rescue.square, code) if code > 0 else None
+        return cls(ply, Move(source, target, carried), line, rescue)
+
+    @property
+    def source(self) -> Square:
+        """The source square (-1 where the record's name was bad)."""
+        return self.move.source
+
+    @property
+    def target(self) -> Square:
+        """The target square (-1 where the record's name was bad)."""
+        return self.move.target
+
+    @property
+    def readable(self) -> bool:
+        """Whether the move and its rescue, if any, read (squares 0..99, a rescued piece
+        named): a move :meth:`Position.push` can judge."""
+        squares_read = 0 <= self.move.source < 100 and 0 <= self.move.target < 100
+        return squares_read and (self.rescue is None or self.move.rescue is not None)
+
+    @classmethod
+    def from_str(cls, text: str, ply: int = 1) -> RecordedMove:
+        """``RecordedMove.from_str('D4-D5')``; accepts Gravon's ``K:`` too."""
         left, sep, right = text.partition("-")
         if not sep:
             raise ValueError(f"not a move: {text!r} (expected like 'D4-D5')")
-        return cls(ply, parse_square(left.strip()), parse_square(right.strip()))
+        return cls(ply, Move(parse_square(left.strip()), parse_square(right.strip())))
 
     def to_str(self) -> str:
         """``'D4-D5'``; bad squares as ``'??'``."""
@@ -238,6 +299,31 @@ class Move(NamedTuple):
 
         return f"{name(self.source)}-{name(self.target)}"
 
+    def uci(self) -> str:
+        """As :meth:`Move.uci`: ``'D4-D5'``."""
+        return self.to_str()
+
+    __str__ = to_str
+
+    def __repr__(self) -> str:
+        rescue = "" if self.rescue is None else f", rescue={self.rescue!r}"
+        return f"RecordedMove(ply={self.ply}, {self.to_str()}, line={self.line}{rescue})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordedMove):
+            return (self.ply, self.move, self.line, self.rescue) == (
+                other.ply,
+                other.move,
+                other.line,
+                other.rescue,
+            )
+        if isinstance(other, Move):
+            return self.move == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.move)
+
 
 @dataclass(slots=True)
 class GameRecord:
@@ -245,7 +331,7 @@ class GameRecord:
 
     The setup is a tuple of 100 board codes (see ``pieces.py``), or ``None`` when the file
     has no usable ``field``. Moves are kept as parallel int lists (fast to build and replay);
-    :attr:`moves` gives them as :class:`Move` values.
+    :attr:`moves` gives them as :class:`RecordedMove` values.
     """
 
     source: str
@@ -294,11 +380,15 @@ class GameRecord:
         return len(self.sources)
 
     @property
-    def moves(self) -> tuple[Move, ...]:
-        """The moves as values (built on demand; hot code should use the int lists)."""
+    def moves(self) -> tuple[RecordedMove, ...]:
+        """The moves as values, each carrying its :class:`~strat_tools.core.move.Move`
+        (built on demand; hot code should use the int lists)."""
         lines = self.lines if len(self.lines) == len(self.sources) else [None] * len(self.sources)
+        rescues = self.rescues
         return tuple(
-            Move(i + 1, s, t, ln, self.rescues.get(i + 1))
+            RecordedMove.of(i + 1, s, t, ln, rescues.get(i + 1))
+            if rescues
+            else RecordedMove(i + 1, Move(s, t), ln)
             for i, (s, t, ln) in enumerate(zip(self.sources, self.targets, lines, strict=True))
         )
 

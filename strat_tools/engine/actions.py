@@ -2,7 +2,7 @@
 
 **Our action id** (:data:`ACTION_COUNT` = 10,000 ids) names a move from the mover's own
 seat: ``view(source) * 100 + view(target)``, where ``view`` keeps a red square and turns a
-blue one by 180 degrees (``99 - square``, :func:`~strat_tools.engine.mover_view.view_square`,
+blue one by 180 degrees (``99 - square``, :func:`~strat_tools.core.board.view_square`,
 the one definition of the turn, with its column and board forms), the same turn as a setup
 "in its owner's view". So an id means the same move on the board as its player sees it,
 whichever side plays it, and for blue the id is simply ``9999 - (source * 100 + target)``
@@ -25,6 +25,12 @@ whole games); it agrees with the pure-Python
 :meth:`~strat_tools.engine.position.Position.reference_pairs` (tested move by move on the
 archive).
 
+**The side** of a move, wherever a function here takes one, is read by
+:meth:`Side.of <strat_tools.core.board.Side.of>`, the project's one convention: 0 red, 1 blue
+(the training batches' and the observation export's ``side``), ``'red'``/``'blue'`` or a
+:class:`~strat_tools.core.board.Side`; a bare 2 (a Gravon player id) is refused, so that a
+1 never means red in one place and blue in another (``Move.from_action`` reads it the same).
+
 This module knows no records and no XML; it does not replay games.
 """
 
@@ -35,8 +41,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import Side, Square
-from strat_tools.engine.mover_view import view_square
+from strat_tools.core.board import Side, Square, view_square
 from strat_tools.engine.moves import position_ids
 from strat_tools.engine.position import Position
 
@@ -82,7 +87,8 @@ def action_id(source: Square, target: Square, side: Side | int) -> Action:
     """
     if not (0 <= source < 100 and 0 <= target < 100):
         raise ValueError(f"squares must be 0..99, got {source}, {target}")
-    return view_square(source, side) * 100 + view_square(target, side)
+    mover = Side.of(side)
+    return view_square(source, mover) * 100 + view_square(target, mover)
 
 
 def action_squares(action: Action, side: Side | int) -> tuple[Square, Square]:
@@ -95,7 +101,8 @@ def action_squares(action: Action, side: Side | int) -> tuple[Square, Square]:
     if not 0 <= action < ACTION_COUNT:
         raise ValueError(f"not an action id (0..{ACTION_COUNT - 1}): {action!r}")
     source, target = divmod(action, 100)
-    return view_square(source, side), view_square(target, side)
+    mover = Side.of(side)
+    return view_square(source, mover), view_square(target, mover)
 
 
 def legal_actions(pos: Position) -> list[Action]:
@@ -117,7 +124,7 @@ def _yorktown_coords(square: Square, side: Side | int) -> tuple[int, int]:
     """(file, rank) of a Gravon square in yorktown's frame for ``side`` (rank reflected for
     blue)."""
     rank, file = divmod(square, 10)
-    return file, (9 - rank if side == Side.BLUE else rank)
+    return file, (9 - rank if Side.of(side) is Side.BLUE else rank)
 
 
 def yorktown_action(source: Square, target: Square, side: Side | int) -> int | None:
@@ -158,8 +165,10 @@ def yorktown_move(action: int, side: Side | int) -> tuple[Square, Square]:
     if not (0 <= to_file < 10 and 0 <= to_rank < 10):
         raise ValueError(f"yorktown action {action} leaves the board")
 
+    blue = Side.of(side) is Side.BLUE
+
     def gravon(f: int, r: int) -> Square:
-        return (9 - r if side == Side.BLUE else r) * 10 + f
+        return (9 - r if blue else r) * 10 + f
 
     return gravon(file, rank), gravon(to_file, to_rank)
 

@@ -16,9 +16,17 @@ from collections.abc import Sequence
 
 from strat_tools.core.board import LAKES, Side, square_name
 from strat_tools.core.errors import StratToolsError
-from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, LAKE, PieceKind, piece_name
+from strat_tools.core.pieces import (
+    ARMIES,
+    CODE_KIND,
+    CODE_SIDE,
+    EMPTY,
+    LAKE,
+    PieceKind,
+    piece_name,
+)
 
-__all__ = ["PositionError", "position_winner"]
+__all__ = ["PositionError", "position_winner", "refuse_another_army"]
 
 ARMY_SIZE = 40
 
@@ -85,3 +93,31 @@ def position_winner(
         f"{names} has no flag (a captured flag ends the game: only the side that lost it "
         "can be to move, after at least one ply)"
     )
+
+
+def refuse_another_army(board: Sequence[int], default: str) -> None:
+    """:class:`PositionError` for a board holding another variant's whole army (both
+    sides) given without rules: the ``default`` (classic) rules would judge it wrongly (a
+    lightning captain's two squares, a barrage army's losses) without a word of why.
+
+    >>> from strat_tools.core.pieces import ARMIES, piece_code
+    >>> board = [0] * 100
+    >>> for side, squares in ((Side.RED, range(0, 8)), (Side.BLUE, range(92, 100))):
+    ...     kinds = [k for k, n in enumerate(ARMIES["barrage"]) for _ in range(n)]
+    ...     for square, kind in zip(squares, kinds):
+    ...         board[square] = piece_code(side, PieceKind(kind))
+    >>> refuse_another_army(board, "gravon-2013")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    strat_tools.engine.board_check.PositionError: this board holds the barrage army: ...
+    """
+    counts = [[0] * 12, [0] * 12]
+    for code in board:
+        if 0 < code < LAKE:
+            counts[CODE_SIDE[code] - 1][CODE_KIND[code]] += 1
+    for variant, army in ARMIES.items():
+        if variant != "classic" and counts[0] == counts[1] == list(army):
+            raise PositionError(
+                f"this board holds the {variant} army: give its rules, "
+                "Position(setup, st.rules_for(record)) or a rule-set name (without them "
+                f"the classic rules, {default}, would judge it)"
+            )

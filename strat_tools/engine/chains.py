@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from typing import Final
 
 CHAIN_KEPT: Final = 128
-"""How many squares of a scout's chain :attr:`Position.rep_path` keeps (the newest): a chain
-that breaks is recounted over at most this many (only a run without a limit gets that long)."""
+"""How many squares of a scout's chain ``Chain.path`` (``engine/rule_state.py``) keeps (the
+newest): a chain that breaks is recounted over at most this many (only a run without a limit
+gets that long)."""
 
 
 def scout_chain(path: Sequence[int], target: int, unit: int) -> tuple[int, int, int]:

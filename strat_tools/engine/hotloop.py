@@ -29,15 +29,12 @@ This module knows no XML and no records; it does not report diagnostics (the cal
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from strat_tools.core.board import LAKES, RAYS
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.position import OTHER_SIDE
-from strat_tools.engine.rule_tables import ADJACENT_ROWS
-
-if TYPE_CHECKING:
-    from strat_tools.engine.position import Position
+from strat_tools.engine.rule_state import OTHER_SIDE, Chain, RuleState
+from strat_tools.engine.rule_tables import ADJACENT_ROWS, RuleTables
 
 STRIDE: Final = 128
 """Key of a move in the hot loop's tables: ``source * STRIDE + target``."""
@@ -71,58 +68,64 @@ NO_MOVE: Final = (-1, -1)
 
 
 def play_span(
-    pos: Position,
+    board: list[int],
+    state: RuleState,
+    tables: RuleTables,
     sources: Sequence[int],
     targets: Sequence[int],
     start: int,
     stop: int,
     columns: tuple[list[int], list[int], list[int], list[int], list[int], list[int]],
-) -> int:
-    """Play plies ``start..stop-1`` while they are ordinary and legal; return the index of
-    the first ply not played (``stop`` when all were).
+) -> tuple[int, RuleState]:
+    """Play plies ``start..stop-1`` on ``board`` (changed in place) from rule ``state``
+    under the rule ``tables`` while they are ordinary and legal; return the index of the
+    first ply not played (``stop`` when all were) and the rule state after the last played
+    ply. :meth:`Position.play_span <strat_tools.engine.position.Position.play_span>` calls
+    it with its own board and state, and keeps what it returns.
 
     ``columns`` are the replay's per-ply lists (movers, defenders, outcomes, distances,
     revealed, chains), filled at the played indices; distances and chains must hold 1 and
     the others 0 there. ``chains`` gets the length of the mover's two-squares chain after
     each ply that goes on with one (the others start a chain of 1, the value already there).
-    ``pos`` is left after the last played ply, its side to move and repetition state
-    updated. Squares are 0..99, or -1 for an unreadable one (that ply is not played).
+    Squares are 0..99, or -1 for an unreadable one (that ply is not played).
     """
     if stop - start > 1 and (stop - start) % 2:
         # An odd span: the pairs first, then the last ply alone (only a short list to pad).
-        index = play_span(pos, sources, targets, start, stop - 1, columns)
+        index, state = play_span(board, state, tables, sources, targets, start, stop - 1, columns)
         if index < stop - 1:
-            return index
+            return index, state
         start = index
-    if pos.winner or pos.rescuers or start >= stop:
-        return start
+    if state.winner or state.rescuers or start >= stop:
+        return start, state
     movers, defenders, outcomes, distances, revealed, chains = columns
-    board, steps, limit = pos.board, pos.steps, pos.limit
-    tables = pos.tables
+    steps, limit = tables.steps, tables.limit
     battle = tables.battle_rows
-    a = int(pos.side)
+    a = int(state.side)
     b = 3 - a
     one_a, one_b = tables.one_step[a], tables.one_step[b]
     kind_a, kind_b = tables.reach_kind[a], tables.reach_kind[b]
     clause_a, clause_b = tables.clause[a], tables.clause[b]
     own_a, own_b = tables.own[a], tables.own[b]
     reveal = tables.reveal
-    lost_a, lost_b = pos.captured[a].append, pos.captured[b].append
+    lost = [list(state.captured[0]), list(state.captured[1])]
+    lost_a, lost_b = lost[a - 1].append, lost[b - 1].append
+    winner = 0
     adjacent, distance_of, step_of, path_of = ADJACENT_ROWS, DISTANCE_128, STEP_128, PATH_128
     square_at = board.__getitem__
     # Each side's two-squares chain: its length (a_cnt) holds for the chain's move at index
     # a_next - 2; a move that is not straight back leaves it, so a later back move that
     # finds a_next stale starts a new chain (the common move stores nothing). a_lo..a_hi
     # is the span a scout's chain shares under the scout clause (a_lo -1: a plain chain).
-    a_cnt, a_lo, a_hi = pos.rep_count[a], pos.rep_lo[a], pos.rep_hi[a]
-    b_cnt, b_lo, b_hi = pos.rep_count[b], pos.rep_lo[b], pos.rep_hi[b]
+    chain_a, chain_b = state.chains[a - 1], state.chains[b - 1]
+    a_cnt, a_lo, a_hi = chain_a.length, chain_a.lo, chain_a.hi
+    b_cnt, b_lo, b_hi = chain_b.length, chain_b.lo, chain_b.hi
     # A scout's chain as its squares (for recounting one that stops sharing two squares).
-    a_path, b_path = pos.rep_path[a], pos.rep_path[b]
+    a_path, b_path = chain_a.path, chain_b.path
     a_next, b_next = start, start + 1
     # Each side's last move (-1 before its first). Two plies per iteration, read from one
     # iterator each (the whole game's lists when the span is the game: no copy); a single
     # ply is padded with an unreadable move, which stops the loop after it.
-    a_last, b_last = pos.rep_key[a], pos.rep_key[b]
+    a_last, b_last = chain_a.key, chain_b.key
     a_src, a_tgt = divmod(a_last, 100) if a_last >= 0 else NO_MOVE
     b_src, b_tgt = divmod(b_last, 100) if b_last >= 0 else NO_MOVE
     if stop - start == 1:
@@ -234,7 +237,7 @@ def play_span(
             else:
                 board[ta] = pa
                 lost_b(qa)
-                pos.winner = a
+                winner = a
                 index = ia + 1
                 break
         else:
@@ -333,48 +336,44 @@ def play_span(
             else:
                 board[tb] = pb
                 lost_a(qb)
-                pos.winner = b
+                winner = b
                 index = ib + 1
                 break
         else:
             board[tb] = pb
-    # Write back each side's last played move and chain, as Position keeps them.
+    # Each side's last played move and chain, as Position keeps them.
     played = index - start
     if played >= 1:
         last = start + (played - 1) // 2 * 2
         length = a_cnt if a_next == last + 2 else 1
-        _store_chain(pos, a, sources[last], targets[last], length, a_lo, a_hi, a_path)
+        chain_a = _chain(sources[last], targets[last], length, a_lo, a_hi, a_path)
     if played >= 2:
         last = start + 1 + (played - 2) // 2 * 2
         length = b_cnt if b_next == last + 2 else 1
-        _store_chain(pos, b, sources[last], targets[last], length, b_lo, b_hi, b_path)
-    pos.side = OTHER_SIDE[b] if played % 2 == 0 else OTHER_SIDE[a]  # a Side, no enum call
-    pos.plies += played
-    return index
+        chain_b = _chain(sources[last], targets[last], length, b_lo, b_hi, b_path)
+    return index, RuleState(
+        OTHER_SIDE[b] if played % 2 == 0 else OTHER_SIDE[a],  # a Side, no enum call
+        state.plies + played,
+        winner,
+        (chain_a, chain_b) if a == 1 else (chain_b, chain_a),
+        (tuple(lost[0]), tuple(lost[1])),
+        state.rescued,
+        state.rescuers,
+    )
 
 
-def _store_chain(
-    pos: Position,
-    side: int,
-    source: int,
-    target: int,
-    length: int,
-    low: int,
-    high: int,
-    path: tuple[int, ...],
-) -> None:
-    """Write one side's last move and two-squares chain back into ``pos``.
+def _chain(
+    source: int, target: int, length: int, low: int, high: int, path: tuple[int, ...]
+) -> Chain:
+    """One side's last move and two-squares chain as :class:`Position` keeps them.
 
     A span ``low`` of -1 marks a plain chain (not under the scout clause): like a chain of
     one, :class:`Position` keeps the move's own squares as its span, and the chain's squares
     go back and forth between the move's two (``path`` is the loop's only for a scout's chain).
     """
-    pos.rep_key[side] = source * 100 + target
-    pos.rep_count[side] = length
     if length == 1 or low < 0:
         low, high = (source, target) if source < target else (target, source)
         kept = min(length, CHAIN_KEPT - 1)
         # The last kept + 1 squares of source, target, source, target ... (ending at target).
         path = ((source, target) * (kept // 2 + 1))[-(kept + 1) :]
-    pos.rep_lo[side], pos.rep_hi[side] = low, high
-    pos.rep_path[side] = path
+    return Chain(source * 100 + target, length, low, high, path)

@@ -4,10 +4,10 @@ Red sees the board as Gravon writes it; blue sees it turned by 180 degrees (``99
 the same turn as a setup "in its owner's view", and one that keeps the lakes where they
 are). **Our action id** of a move is ``view(source) * 100 + view(target)``: for blue that is
 simply ``9999 - (source * 100 + target)`` with Gravon squares. This module is the one
-definition of that turn, for one square (:func:`view_square`), for whole columns of moves
-(:func:`view_keys`) and for whole boards (:func:`view_boards`); the action ids
-(``actions.py``), the batch move generator (``engine/moves/``), the observation boards
-(``planes.py``) and the observation export all go through it.
+definition of that turn for whole columns of moves (:func:`view_keys`) and for whole
+boards (:func:`view_boards`), with :func:`~strat_tools.core.board.view_square` for one
+square; the action ids (``actions.py``), the batch move generator (``engine/moves/``), the
+observation boards (``planes.py``) and the observation export all go through it.
 
 This module knows only squares and arrays.
 """
@@ -19,26 +19,14 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.board import Side, Square
-
 TURNED_KEY: Final = 9999
 """``source * 100 + target`` turned by 180 degrees is ``TURNED_KEY - key``."""
 
 
-def view_square(square: Square, side: Side | int) -> Square:
-    """``square`` as ``side`` sees it: red's squares as they are, blue's turned 180 degrees.
-
-    Its own inverse: ``view_square(view_square(s, side), side) == s``.
-
-    >>> view_square(0, Side.BLUE), view_square(0, Side.RED)
-    (99, 0)
-    """
-    return 99 - square if side == Side.BLUE else square
-
-
 def view_keys(keys: npt.ArrayLike, blue: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Moves ``source * 100 + target`` (Gravon squares, any shape) as our action ids, where
-    ``blue`` (broadcast) says which were blue's; its own inverse, like :func:`view_square`.
+    ``blue`` (broadcast) says which were blue's; its own inverse, like
+    :func:`~strat_tools.core.board.view_square`.
 
     >>> view_keys([3141, 6858], [False, True]).tolist()  # red B4-B5, blue I7-I6
     [3141, 3141]

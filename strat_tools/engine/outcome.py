@@ -36,10 +36,18 @@ class Outcome(NamedTuple):
 
     >>> Outcome(Termination.FLAG_CAPTURED, Side.BLUE).result
     Result(type=1, winner=2)
+    >>> print(Outcome(Termination.RESIGNED, Side.RED))
+    resigned, red wins
     """
 
     termination: Termination
     winner: Side | None
+
+    def __str__(self) -> str:
+        """The termination's name and the winner: ``'flag_captured, red wins'``,
+        ``'both_no_moves, a draw'``."""
+        who = "a draw" if self.winner is None else f"{self.winner} wins"
+        return f"{self.termination}, {who}"
 
     @property
     def result(self) -> Result:

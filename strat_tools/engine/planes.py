@@ -2,7 +2,7 @@
 
 An **observation board** is 100 bytes: the position before a ply as the side to move sees
 it, *oriented from its own back row*. Byte ``v`` is the square ``view_square(sq, side)``
-(:func:`strat_tools.engine.actions.view_square`): red's squares as they are, blue's turned by 180
+(:func:`strat_tools.core.board.view_square`): red's squares as they are, blue's turned by 180
 degrees, so for either side byte 0 is its back row's left corner and byte 99 the far
 right corner of the opponent's back row::
 

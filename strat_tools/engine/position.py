@@ -1,12 +1,14 @@
 """A Stratego position that knows the rules, in python-chess's shape (docs/position.md).
 
-:class:`Position` holds a flat 100-int board (codes from ``pieces.py``), the side to move,
-each side's two-squares state, captures and rescues. ``legal_moves`` (a view of
-:class:`~strat_tools.engine.move.Move`), ``push`` (checked, recorded, returns a
-:class:`~strat_tools.engine.move.Battle`), ``pop``, ``peek``, ``move_stack``, ``copy``,
-``outcome``, ``==``, ``knowledge`` and the StraDos3 strings. The replay's hot loop
-(``hotloop.py``) runs a faster loop over the same state and falls back to this class for
-anything unusual, so the rules live here once; the line tables are ``rule_tables.py``'s.
+:class:`Position` is a flat 100-int board (codes from ``pieces.py``) and one immutable
+:class:`~strat_tools.engine.rule_state.RuleState` (the side to move, plies, each side's
+two-squares chain, captures and rescues): ``legal_moves`` (a view of
+:class:`~strat_tools.core.move.Move`), ``push`` (checked, recorded, returns a
+:class:`~strat_tools.engine.move.Battle`), ``pop`` (the board and the state before, whole),
+``peek``, ``move_stack``, ``copy``, ``outcome``, ``==``, ``knowledge`` and the StraDos3
+strings. The replay's hot loop (``hotloop.py``) runs a faster loop over the same values and
+falls back to this class for anything unusual, so the rules live here once; the line tables
+are ``rule_tables.py``'s. Only this module sets a position's board and state.
 
 This module knows no XML and no game records; it does not check armies or setups.
 """
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Final
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.errors import IllegalMove
+from strat_tools.core.move import Move, MoveError
 from strat_tools.core.pieces import (
     CODE_KIND,
     CODE_SIDE,
@@ -27,7 +30,6 @@ from strat_tools.core.pieces import (
     check_board,
     piece_name,
 )
-from strat_tools.core.records import Move as RecordMove
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
     OUTCOME_BOTH,
@@ -37,22 +39,14 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
-from strat_tools.engine.board_check import position_winner
+from strat_tools.engine.board_check import PositionError, refuse_another_army
 from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.move import (
-    Battle,
-    History,
-    LegalMoves,
-    Move,
-    decode_rescue_piece,
-)
+from strat_tools.engine.hotloop import play_span
+from strat_tools.engine.move import Battle, LegalMoves
 from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
-from strat_tools.engine.rule_tables import (
-    SCOUT_CODES,
-    STEP,
-    rule_tables,
-)
+from strat_tools.engine.rule_state import OTHER_SIDE, Chain, History, RuleState, StateView
+from strat_tools.engine.rule_tables import SCOUT_CODES, STEP, rule_tables
 
 if TYPE_CHECKING:
     import numpy as np
@@ -64,52 +58,61 @@ __all__ = [
     "Position",
 ]
 
+DEFAULT_RULES: Final = "gravon-2013"
+"""The rule set a position takes when none is given, for a board of the classic army."""
 
-class Position(ReferenceMoves):
-    """A board, the side to move and the rule state (repetition, captures, rescues).
+
+class Position(ReferenceMoves, StateView):
+    """A board and its rule state (side to move, repetition, captures, rescues).
+
+    ``Position(setup, rules)`` starts from a board of codes (a record's setup), red to move;
+    ``Position(text, rules)`` from a StraDos3 string (:meth:`from_strados3`). Without
+    ``rules`` the classic ``gravon-2013`` set is taken, and a board holding another
+    variant's whole army is refused (:class:`~strat_tools.engine.board_check.PositionError`
+    naming the variant): say its rules, ``st.rules_for(record)``.
 
     >>> from strat_tools.formats.readers import read_records
     >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
     >>> pos = Position(record.setup, 'gravon-2013')
     >>> pos.push("I4-I5")  # a plain move: no battle
     <Battle.NONE: 0>
-    >>> pos.peek(), pos.move_stack, pos.outcome()
-    (Move(source=38, target=48, rescue=None), [Move(source=38, target=48, rescue=None)], None)
+    >>> str(pos.peek()), pos.ply(), str(pos.turn), pos.outcome(), pos.result()
+    ('I4-I5', 1, 'blue', None, '*')
     """
 
     __slots__ = (
         "battle",
         "board",
-        "captured",
-        "declared",
         "history",
         "limit",
-        "plies",
-        "rep_count",
-        "rep_hi",
-        "rep_key",
-        "rep_lo",
-        "rep_path",
-        "rescued",
-        "rescuers",
         "rules",
-        "side",
         "spans",
+        "state",
         "steps",
         "tables",
-        "winner",
     )
 
     def __init__(
         self,
-        setup: Sequence[int],
-        rules: RuleSet | str = "gravon-2013",
+        setup: Sequence[int] | str,
+        rules: RuleSet | str | None = None,
         side: Side = Side.RED,
     ) -> None:
-        check_board(setup)
-        self.board: list[int] = list(setup)
-        self.side: Side = Side.RED if side == Side.RED else Side(side)  # no enum call
-        self.rules = get_rules(rules)
+        ruleset = get_rules(DEFAULT_RULES if rules is None else rules)
+        if isinstance(setup, str):
+            from strat_tools.engine.strados3 import position_state
+
+            board, state = position_state(setup, ruleset.army)
+        else:
+            check_board(setup)
+            board, state = list(setup), RuleState(Side.RED if side == Side.RED else Side(side))
+        if rules is None:
+            refuse_another_army(board, DEFAULT_RULES)
+        self.board: list[int] = board
+        """The 100 board codes (``pieces.py``), Gravon squares."""
+        self.state: RuleState = state
+        """Everything besides the board, one immutable value (a push makes a new one)."""
+        self.rules = ruleset
         tables = self.tables = rule_tables(self.rules)
         self.battle, self.steps, self.spans, self.limit = (
             tables.battle,
@@ -117,32 +120,21 @@ class Position(ReferenceMoves):
             tables.spans,
             tables.limit,
         )
-        # Repetition state per side (index 1 red, 2 blue): last move and how many moves in a
-        # row went back and forth; lo/hi is the span shared by the chain (scout clause).
-        self.rep_key = [-1, -1, -1]
-        """Each side's last move as ``source * 100 + target`` (-1 before its first move)."""
-        self.rep_count = [0, 0, 0]
-        self.rep_lo = [0, 0, 0]
-        self.rep_hi = [0, 0, 0]
-        self.rep_path: list[tuple[int, ...]] = [(), (), ()]
-        """Each side's chain as its squares, oldest first (count + 1 of them, at most
-        :data:`CHAIN_KEPT`): a scout's chain that stops sharing two squares is recounted
-        over them (:func:`scout_chain`)."""
-        self.captured: tuple[list[int], list[int], list[int]] = ([], [], [])
-        """Codes of each side's pieces removed so far (index = side)."""
-        self.rescued: list[int] = [0, 0, 0]
-        """Rescues made per side."""
-        self.rescuers: set[int] = set()
-        """Squares of pieces that have made a rescue (a piece may rescue only once)."""
-        self.winner: int = 0
-        """The side that captured the flag, 0 while the game is open."""
-        self.plies = 0
-        """Plies played since the setup (or since the position a StraDos3 string gave)."""
         self.history: History | None = None
-        """What :meth:`pop` restores: the state before each :meth:`push` (shared by copies)."""
-        self.declared: Outcome | None = None
-        """An ending the board does not show (a resignation, a clock): the record's, on a
-        replayed game's last position (:func:`~strat_tools.engine.steps.walk`)."""
+        """What :meth:`pop` restores: the board and state before each :meth:`push`."""
+
+    def piece_at(self, square: int) -> int | None:
+        """The board code on ``square`` (``pieces.py``: 1..12 red, 13..24 blue), ``None``
+        for an empty square or a lake (python-chess's ``board.piece_at``)."""
+        code = self.board[square]
+        return None if code in (EMPTY, LAKE) else code
+
+    def is_capture(self, move: object) -> bool:
+        """Whether ``move`` (any form :meth:`push` takes) attacks a piece: its target holds
+        one of the other side's (python-chess's ``board.is_capture``; in Stratego the
+        attacker may lose)."""
+        found = Move.of(move)
+        return CODE_SIDE[self.board[found.target]] == OTHER_SIDE[self.state.side]
 
     # -- inspection -------------------------------------------------------------------
 
@@ -154,38 +146,39 @@ class Position(ReferenceMoves):
     def __repr__(self) -> str:
         pieces = [sum(1 for c in self.board if CODE_SIDE[c] == s) for s in (1, 2)]
         return (
-            f"<Position {Side(self.side).label} to move, {pieces[0]} red and {pieces[1]} "
+            f"<Position {self.side} to move, {pieces[0]} red and {pieces[1]} "
             f"blue pieces, {self.rules.name}>"
         )
 
-    def copy(self) -> Position:
-        """An independent copy (for search or the game generator)."""
+    def copy(self, *, stack: bool | int = True) -> Position:
+        """An independent copy (for search or the game generator). ``stack`` as
+        python-chess's: ``True`` keeps the move stack (shared: :meth:`pop` works on the
+        copy), ``False`` none, a number that many of the last moves."""
         other = Position.__new__(Position)
         other.board = self.board[:]
-        other.side = self.side
+        other.state = self.state
         other.rules = self.rules
         other.battle = self.battle
         other.steps = self.steps
         other.limit = self.limit
         other.tables = self.tables
         other.spans = self.spans
-        for name in ("rep_key", "rep_count", "rep_lo", "rep_hi", "rep_path", "rescued"):
-            setattr(other, name, getattr(self, name)[:])
-        other.captured = (self.captured[0][:], self.captured[1][:], self.captured[2][:])
-        other.rescuers = set(self.rescuers)
-        other.winner = self.winner
-        other.plies = self.plies
-        other.history = self.history
-        other.declared = self.declared
+        if stack is True:
+            other.history = self.history
+        elif stack is False:
+            other.history = None
+        elif isinstance(stack, int) and stack >= 0:
+            other.history = None
+            for entry in self._stack()[-stack:] if stack else []:
+                other.history = entry._replace(previous=other.history)
+        else:
+            raise MoveError(f"stack is True, False or a number of moves, got {stack!r}")
         return other
 
     def _key(self) -> tuple[object, ...]:
         """The position and its rule state: what ``==`` and ``hash`` compare (not the
         pieces captured: a StraDos3 string counts every piece missing from the army)."""
-        chains = (self.rep_key, self.rep_count, self.rep_lo, self.rep_hi, self.rescued)
-        head = (bytes(self.board), int(self.side), self.plies, self.winner, self.rules)
-        state = (*(tuple(c) for c in chains), tuple(self.rep_path), frozenset(self.rescuers))
-        return (*head, *state)
+        return (bytes(self.board), self.rules, self.state.key())
 
     def __eq__(self, other: object) -> bool:
         """Same board, side to move, plies and rule state (the move stack is not compared,
@@ -200,42 +193,52 @@ class Position(ReferenceMoves):
     # -- the end of the game ----------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
-        """How the game ended (:func:`~strat_tools.engine.outcome.board_ending`, else the
-        record's ending a replayed game's last position carries), ``None`` while it goes on."""
-        ending = board_ending(self)
-        return ending if ending is not None else self.declared
+        """How the game ended on this board (:func:`~strat_tools.engine.outcome.board_ending`:
+        a captured flag, a side without a move), ``None`` while it goes on. Equal positions
+        have equal outcomes: a resignation or a clock is the record's ending, not the
+        position's (:meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`)."""
+        return board_ending(self)
 
     def is_game_over(self) -> bool:
         """Whether :meth:`outcome` names an ending."""
         return self.outcome() is not None
+
+    def result(self) -> str:
+        """python-chess's ``board.result()``: ``'1-0'`` red won, ``'0-1'`` blue won,
+        ``'1/2-1/2'`` a draw, ``'*'`` while the game goes on (on this board)."""
+        ending = self.outcome()
+        if ending is None:
+            return "*"
+        return {Side.RED: "1-0", Side.BLUE: "0-1", None: "1/2-1/2"}[ending.winner]
 
     # -- repetition -------------------------------------------------------------------
 
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
         """(count, lo, hi) the mover's back-and-forth chain would have after this move
         (``side``: the mover, default the side to move)."""
-        side = side or self.side
+        side = side or self.state.side
         seg_lo, seg_hi = min(source, target), max(source, target)
-        last = self.rep_key[side]
+        chain = self.state.chains[side - 1]
+        last = chain.key
         if last < 0 or source != last % 100:
             return 1, seg_lo, seg_hi
         prev_src = last // 100
         if not self.spans[self.board[source]]:
             if target == prev_src:
-                return self.rep_count[side] + 1, seg_lo, seg_hi
+                return chain.length + 1, seg_lo, seg_hi
             return 1, seg_lo, seg_hi
         # Scout clause: the scout stands on every square it passes over, so a reversing move
         # on the same line continues the chain while all its moves share two squares.
         unit = STEP[source * 100 + target]
         if unit == 0 or unit != -STEP[prev_src * 100 + source]:
             return 1, seg_lo, seg_hi
-        lo = max(self.rep_lo[side], seg_lo)
-        hi = min(self.rep_hi[side], seg_hi)
+        lo = max(chain.lo, seg_lo)
+        hi = min(chain.hi, seg_hi)
         if hi - lo >= abs(unit):
-            return self.rep_count[side] + 1, lo, hi
+            return chain.length + 1, lo, hi
         # The whole chain no longer shares two squares: count the longest run of its latest
         # moves that still does (at least the last one and this one).
-        return scout_chain(self.rep_path[side] or (prev_src, source), target, abs(unit))
+        return scout_chain(chain.path or (prev_src, source), target, abs(unit))
 
     # -- legality ---------------------------------------------------------------------
 
@@ -250,8 +253,8 @@ class Position(ReferenceMoves):
     def check(self, source: int, target: int) -> int:
         """Raise :class:`IllegalMove` naming the rule unless the move is legal; return the
         distance travelled."""
-        board, side = self.board, self.side
-        if self.winner:
+        board, side = self.board, self.state.side
+        if self.state.winner:
             raise IllegalMove("rule.after_end", "the game already ended: the flag was captured")
         if not (0 <= source < 100 and 0 <= target < 100):
             raise IllegalMove("rule.off_board", "a square is not on the board")
@@ -278,32 +281,49 @@ class Position(ReferenceMoves):
             )
         return distance
 
+    def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
+        """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
+        side, board, state = self.state.side, self.board, self.state
+        piece = board[source]
+        if not self.rules.rescue:
+            raise IllegalMove("rule.rescue", "these rules have no rescue")
+        back_row = target >= 90 if side == Side.RED else target < 10
+        if not back_row:
+            raise IllegalMove("rule.rescue", "a rescue needs a move onto the enemy back row")
+        if piece in SCOUT_CODES:
+            raise IllegalMove("rule.rescue", "a scout cannot rescue")
+        if state.rescues(side) >= self.rules.rescue_limit:
+            raise IllegalMove("rule.rescue", f"at most {self.rules.rescue_limit} rescues each")
+        if source in state.rescuers:
+            raise IllegalMove("rule.rescue", "this piece already made a rescue")
+        own_half = square < 50 if side == Side.RED else square >= 50
+        if not (0 <= square < 100 and own_half and board[square] == EMPTY):
+            raise IllegalMove("rule.rescue", "the rescue square must be empty, in the own half")
+        if CODE_SIDE[code] != side or code not in state.lost(side):
+            raise IllegalMove("rule.rescue", f"no captured {piece_name(code)} to rescue")
+        if CODE_KIND[code] == PieceKind.BOMB and not self.rules.rescue_bombs:
+            raise IllegalMove("rule.rescue", "a bomb cannot be rescued")
+        if self.battle[piece * 26 + board[target]] in (OUTCOME_DEFENDER, OUTCOME_BOTH):
+            raise IllegalMove("rule.rescue", "the rescuing piece did not survive its attack")
+
     # -- playing ----------------------------------------------------------------------
 
     def push(self, move: object, target: object = None, rescue: object = None) -> Battle:
         """Check a move, play it and record it (:meth:`pop` takes it back); returns the
         battle it started (:attr:`Battle.NONE` for none).
 
-        ``move`` is a :class:`~strat_tools.engine.move.Move`, its text (``"B4-B5"``,
+        ``move`` is a :class:`~strat_tools.core.move.Move`, its text (``"B4-B5"``,
         ``"I4×I7"``, ``K10`` or Gravon's ``K:``), a record's move, or a source square with
         ``target``; ``rescue`` is ``(square, board code)`` for a rescue made with this move.
         Raises :class:`~strat_tools.core.errors.IllegalMove` (a ``ValueError``) naming the
-        rule if the move is not legal, :class:`~strat_tools.engine.move.MoveError` saying
+        rule if the move is not legal, :class:`~strat_tools.core.move.MoveError` saying
         what was expected if it is no move.
         """
-        if isinstance(move, RecordMove) and target is None and rescue is None:
-            found = Move.of(move.source, move.target)
-            if move.rescue is not None:
-                if move.rescue.square is None:
-                    raise IllegalMove(
-                        "rule.rescue", f"unreadable rescue square {move.rescue.raw_field!r}"
-                    )
-                code = decode_rescue_piece(move.rescue.piece, self.side)
-                found = Move.of(found, rescue=(move.rescue.square, code))
-        else:
-            found = Move.of(move, target, rescue)
-        if self.declared is not None:
-            raise IllegalMove("rule.after_end", f"the game already ended: {self.declared}")
+        found = Move.of(move, target, rescue)
+        recorded = getattr(move, "rescue", None) if target is None else None
+        if recorded is not None and found.rescue is None and not isinstance(move, Move):
+            what = "square" if recorded.square is None else "piece"
+            raise IllegalMove("rule.rescue", f"the record's rescue {what} does not read")
         source, target_square = found.source, found.target
         distance = self.check(source, target_square)
         if found.rescue is not None:
@@ -318,37 +338,28 @@ class Position(ReferenceMoves):
         self.history = History(
             found,
             self.board[:],
-            self.side,
-            (self.rep_key[:], self.rep_count[:], self.rep_lo[:], self.rep_hi[:]),
-            self.rep_path[:],
-            (self.captured[0][:], self.captured[1][:], self.captured[2][:]),
-            self.rescued[:],
-            frozenset(self.rescuers),
-            self.winner,
-            self.plies,
+            self.state,
             (piece, defender, outcome, distance, shown),
             self.history,
         )
         return BATTLES[play_known(self, source, target_square, found.rescue)]
 
+    def push_uci(self, text: str) -> Move:
+        """python-chess's ``board.push_uci``: push the move ``text`` names (``"B4-B5"``) and
+        return it as a :class:`~strat_tools.core.move.Move`."""
+        self.push(Move.parse(text))
+        return self.peek()
+
     def pop(self) -> Move:
         """Take back the last :meth:`push` (of this position or of the one it was copied
-        from); returns that move. ``IndexError`` when there is none."""
+        from): the board and rule state before it, whole; returns that move.
+        ``IndexError`` when there is none."""
         last = self.history
         if last is None:
             raise IndexError("no move to take back: nothing was pushed")
         self.board = last.board[:]
-        self.side, self.winner, self.plies, self.history = (
-            last.side,
-            last.winner,
-            last.plies,
-            last.previous,
-        )
-        self.rep_key, self.rep_count, self.rep_lo, self.rep_hi = (c[:] for c in last.chains)
-        self.rep_path = last.paths[:]
-        self.captured = (last.captured[0][:], last.captured[1][:], last.captured[2][:])
-        self.rescued, self.rescuers = last.rescued[:], set(last.rescuers)
-        self.declared = None
+        self.state = last.state
+        self.history = last.previous
         return last.move
 
     def peek(self) -> Move:
@@ -370,6 +381,24 @@ class Position(ReferenceMoves):
     def move_stack(self) -> list[Move]:
         """Every move pushed, oldest first (a replayed game's positions: every move)."""
         return [entry.move for entry in self._stack()]
+
+    def play_span(
+        self,
+        sources: Sequence[int],
+        targets: Sequence[int],
+        start: int,
+        stop: int,
+        columns: tuple[list[int], list[int], list[int], list[int], list[int], list[int]],
+    ) -> int:
+        """Play the recorded plies ``start..stop-1`` while they are ordinary and legal, in
+        the replay's hot loop (:func:`~strat_tools.engine.hotloop.play_span`), unrecorded;
+        returns the index of the first ply not played."""
+        if self.state.winner or self.state.rescuers or start >= stop:
+            return start
+        index, self.state = play_span(
+            self.board, self.state, self.tables, sources, targets, start, stop, columns
+        )
+        return index
 
     def knowledge(self) -> Knowledge:
         """What each side knows after the moves pushed (from the oldest position on the
@@ -404,46 +433,24 @@ class Position(ReferenceMoves):
         boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
         return np.asarray(boards[0], dtype=np.uint8)
 
-    def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
-        """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
-        side, board = self.side, self.board
-        piece = board[source]
-        if not self.rules.rescue:
-            raise IllegalMove("rule.rescue", "these rules have no rescue")
-        back_row = target >= 90 if side == Side.RED else target < 10
-        if not back_row:
-            raise IllegalMove("rule.rescue", "a rescue needs a move onto the enemy back row")
-        if piece in SCOUT_CODES:
-            raise IllegalMove("rule.rescue", "a scout cannot rescue")
-        if self.rescued[side] >= self.rules.rescue_limit:
-            raise IllegalMove("rule.rescue", f"at most {self.rules.rescue_limit} rescues each")
-        if source in self.rescuers:
-            raise IllegalMove("rule.rescue", "this piece already made a rescue")
-        own_half = square < 50 if side == Side.RED else square >= 50
-        if not (0 <= square < 100 and own_half and board[square] == EMPTY):
-            raise IllegalMove("rule.rescue", "the rescue square must be empty, in the own half")
-        if CODE_SIDE[code] != side or code not in self.captured[side]:
-            raise IllegalMove("rule.rescue", f"no captured {piece_name(code)} to rescue")
-        if CODE_KIND[code] == PieceKind.BOMB and not self.rules.rescue_bombs:
-            raise IllegalMove("rule.rescue", "a bomb cannot be rescued")
-        if self.battle[piece * 26 + board[target]] in (OUTCOME_DEFENDER, OUTCOME_BOTH):
-            raise IllegalMove("rule.rescue", "the rescuing piece did not survive its attack")
-
     # -- move generation --------------------------------------------------------------
 
     @property
     def legal_moves(self) -> LegalMoves:
         """Every legal move of the side to move under the rule set (reach, lakes, the
-        two-squares limit and scout clause, turning captains), in square order: a sequence
-        of :class:`~strat_tools.engine.move.Move` (``len``, ``in``, iteration), none once
-        the game is over."""
-        if self.declared is not None:
-            return LegalMoves(())
-        return LegalMoves(self.legal_pairs())
+        two-squares limit and scout clause, turning captains), in square order (source, then
+        target): a sequence
+        of :class:`~strat_tools.core.move.Move` (``len``, ``count()``, ``in``, iteration),
+        none once the game is over. The engine's own scalar search of one position
+        (:meth:`reference_pairs`); the batch generator (:meth:`legal_pairs`) is for many."""
+        pairs = self.reference_pairs()
+        pairs.sort()
+        return LegalMoves(pairs)
 
     def legal_pairs(self) -> list[tuple[int, int]]:
-        """:meth:`legal_moves` as (source, target) squares, from the library's one move
-        generator (:func:`~strat_tools.engine.moves.legal_ids`)."""
+        """The legal moves as (source, target) squares from the library's batch move
+        generator (:func:`~strat_tools.engine.moves.legal_ids`) run on this one position:
+        the same moves as :attr:`legal_moves`, by the other implementation."""
         from strat_tools.engine.moves import position_pairs  # numpy: on first use
 
         return position_pairs(self)
@@ -462,57 +469,24 @@ class Position(ReferenceMoves):
         """
         from strat_tools.engine.strados3 import chains_text, to_strados3
 
-        text = to_strados3(self.board, self.side, self.plies)
+        state = self.state
+        text = to_strados3(self.board, state.side, state.plies)
         if not exact:
             return text
-        chains = [
-            (self.rep_key[s], self.rep_count[s], self.rep_lo[s], self.rep_hi[s])
-            if self.rep_key[s] >= 0
-            else None
-            for s in (1, 2)
-        ]
-        return f"{text} {chains_text(chains, self.rep_path[1:])}"
+        return f"{text} {chains_text(state.chains)}"
 
     @classmethod
-    def from_strados3(cls, text: str, rules: RuleSet | str = "gravon-2013") -> Position:
+    def from_strados3(cls, text: str, rules: RuleSet | str | None = None) -> Position:
         """The position of a StraDos3 string (three parts, or four as
-        ``strados3(exact=True)`` writes them) under ``rules``; pieces missing from the rule
-        set's army count as captured, and a board whose flag was just captured is a finished
-        game. :class:`~strat_tools.engine.board_check.PositionError` (a ``ValueError``)
-        naming what is wrong for a string that is no position or a board no game reaches
-        (a piece on a lake, two flags, 41 pieces of a side...)."""
-        from strat_tools.engine.board_check import PositionError
-        from strat_tools.engine.strados3 import parse_chains, parse_strados3
-
+        ``strados3(exact=True)`` writes them) under ``rules`` (``Position(text, rules)``
+        too); pieces missing from the rule set's army count as captured, and a board whose
+        flag was just captured is a finished game.
+        :class:`~strat_tools.engine.board_check.PositionError` (a ``ValueError``) naming
+        what is wrong for a string that is no position or a board no game reaches (a piece
+        on a lake, two flags, 41 pieces of a side...)."""
         if not isinstance(text, str):
             raise PositionError(f"a StraDos3 string is text, got {type(text).__name__}")
-        parts = text.strip().split(" ")
-        if len(parts) not in (3, 4):
-            raise PositionError(f"a StraDos3 string has 3 or 4 parts, got {len(parts)}")
-        try:
-            state = parse_strados3(" ".join(parts[:3]))
-            chains = parse_chains(parts[3]) if len(parts) == 4 else [None, None]
-        except ValueError as exc:
-            raise PositionError(str(exc)) from None
-        if -1 in state.board:
-            raise PositionError("a position to play needs every piece: this string has '?'")
-        board = list(state.board)
-        ruleset = get_rules(rules)
-        winner = position_winner(board, state.side, state.plies, ruleset.army)
-        pos = cls(board, ruleset, state.side)
-        pos.plies, pos.winner = state.plies, winner
-        for side, found in enumerate(chains, 1):
-            if found is not None:
-                chain, pos.rep_path[side] = found
-                pos.rep_key[side], pos.rep_count[side], pos.rep_lo[side], pos.rep_hi[side] = chain
-        army = pos.rules.army or ()
-        for code in range(1, 25) if army else ():
-            missing = army[CODE_KIND[code]] - board.count(code)
-            pos.captured[CODE_SIDE[code]].extend([code] * max(0, missing))
-        return pos
-
-
-SQUARE_NAMES: Final = tuple(square_name(s) for s in range(100))
+        return cls(text, rules)
 
 
 def play_known(
@@ -522,55 +496,71 @@ def play_known(
     outcome code. The engine's own loops use it (the replay's slow ply, the generator, the
     observation export), which check or generate every move themselves; a caller steps
     with :meth:`Position.push`, which checks and records (and calls this)."""
-    board, side = pos.board, pos.side
+    board, state = pos.board, pos.state
+    side = state.side
     count, lo, hi = pos.repetition(source, target)
-    pos.rep_key[side], pos.rep_count[side] = source * 100 + target, count
-    pos.rep_lo[side], pos.rep_hi[side] = lo, hi
+    red, blue = state.chains
     if count == 1:
-        pos.rep_path[side] = (source, target)
+        path: tuple[int, ...] = (source, target)
     else:
         kept = min(count, CHAIN_KEPT - 1)
-        pos.rep_path[side] = (*pos.rep_path[side][-kept:], target)
+        path = (*(red if side == 1 else blue).path[-kept:], target)
+    # Built without NamedTuple's argument handling: a push or a generated ply makes two.
+    chain = _new(Chain, (source * 100 + target, count, lo, hi, path))
+    chains = (chain, blue) if side == 1 else (red, chain)
     piece, defender = board[source], board[target]
     outcome = OUTCOME_NONE
+    winner = state.winner
+    captured = state.captured
     board[source] = EMPTY
     if defender == EMPTY:
         board[target] = piece
     else:
         outcome = pos.battle[piece * 26 + defender]
-        other = 3 - side
+        lost = [list(captured[0]), list(captured[1])]
         if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
             board[target] = piece
-            pos.captured[other].append(defender)
+            lost[2 - side].append(defender)
             if outcome == OUTCOME_FLAG:
-                pos.winner = side
+                winner = side
         elif outcome == OUTCOME_DEFENDER:
-            pos.captured[side].append(piece)
+            lost[side - 1].append(piece)
         else:
             board[target] = EMPTY
-            pos.captured[side].append(piece)
-            pos.captured[other].append(defender)
-    rescuers = pos.rescuers
-    if rescuers:
+            lost[side - 1].append(piece)
+            lost[2 - side].append(defender)
+        if rescue is not None:
+            lost[side - 1].remove(rescue[1])
+        captured = (tuple(lost[0]), tuple(lost[1]))
+    rescuers, rescued = state.rescuers, state.rescued
+    if rescuers or rescue is not None:
         # Follow the pieces that rescued: a piece may rescue only once.
-        moved = source in rescuers
-        rescuers.discard(source)
+        followed = set(rescuers)
+        moved = source in followed
+        followed.discard(source)
         if board[target] != defender:
-            rescuers.discard(target)
+            followed.discard(target)
         if moved and board[target] == piece:
-            rescuers.add(target)
-    if rescue is not None:
-        square, code = rescue
-        board[square] = code
-        pos.captured[side].remove(code)
-        pos.rescued[side] += 1
-        rescuers.add(target)
-    pos.side = OTHER_SIDE[side]
-    pos.plies += 1
+            followed.add(target)
+        if rescue is not None:
+            square, code = rescue
+            board[square] = code
+            if defender == EMPTY:
+                mine = list(captured[side - 1])
+                mine.remove(code)
+                captured = (tuple(mine), captured[1]) if side == 1 else (captured[0], tuple(mine))
+            rescued = (rescued[0] + 1, rescued[1]) if side == 1 else (rescued[0], rescued[1] + 1)
+            followed.add(target)
+        rescuers = frozenset(followed)
+    pos.state = _new(
+        RuleState,
+        (OTHER_SIDE[side], state.plies + 1, winner, chains, captured, rescued, rescuers),
+    )
     return outcome
 
 
-OTHER_SIDE: Final = (Side.RED, Side.BLUE, Side.RED)
-"""The opponent of side 1 or 2 (index 0 unused)."""
+_new: Final = tuple.__new__
+
+
 BATTLES: Final = tuple(Battle)
 """Battle per outcome code."""

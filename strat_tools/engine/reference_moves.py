@@ -12,12 +12,14 @@ This module knows no XML and no game records.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
-from strat_tools.core.board import LAKES, RAYS, Side, square_name
+from strat_tools.core.board import LAKES, RAYS, square_name
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind, piece_name
 from strat_tools.core.rules import RuleSet
+from strat_tools.engine.rule_state import RuleState
 from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, PATH, SCOUT_CODES, RuleTables
 
 __all__ = ["CODE_KIND_LABEL", "ReferenceMoves"]
@@ -33,13 +35,11 @@ class ReferenceMoves:
     __slots__ = ()
 
     board: list[int]
-    side: Side
+    state: RuleState
     steps: tuple[int, ...]
     limit: int
     tables: RuleTables
     rules: RuleSet
-    rep_key: list[int]
-    winner: int
 
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]:
         """(count, lo, hi) of the mover's chain after this move (``Position`` defines it)."""
@@ -84,15 +84,16 @@ class ReferenceMoves:
     def reference_pairs(self) -> list[tuple[int, int]]:
         """:meth:`legal_pairs` found square by square in pure Python: the reference the
         vectorised generator is tested against (tests/test_moves.py)."""
-        if self.winner:
+        state = self.state
+        if state.winner:
             return []
-        return list(self._moves(self.side, first_only=False))
+        return self._moves(state.side, first_only=False)
 
     def has_legal_move(self, side: int | None = None) -> bool:
         """Whether ``side`` (default: the side to move) could move now."""
-        if self.winner:
+        if self.state.winner:
             return False
-        return self._any_move(self.side if side is None else side)
+        return self._any_move(self.state.side if side is None else side)
 
     def _any_move(self, side: int) -> bool:
         """Whether the side to move has a legal move: first a quick look at the first square
@@ -102,7 +103,7 @@ class ReferenceMoves:
         # Only the piece the side moved last has a chain (:meth:`repetition` counts 1 for any
         # other): asking it for that piece alone keeps this check, run at the end of every
         # replayed game, from a method call per line.
-        last = self.rep_key[side]
+        last = self.state.chains[side - 1].key
         moved_last = last % 100 if last >= 0 else -1
         for source in range(100):
             piece = board[source]
@@ -116,19 +117,55 @@ class ReferenceMoves:
         return bool(self._moves(side, first_only=True))
 
     def _moves(self, side: int, *, first_only: bool) -> list[tuple[int, int]]:
+        """Every legal (source, target) of ``side`` in square order (the first only, with
+        ``first_only``): each piece's reach line by line; only the piece ``side`` moved
+        last can break the two-squares rule (:meth:`repetition` counts 1 for any other)."""
         board, steps = self.board, self.steps
         limit = self.limit
+        own = self.tables.own[side]
+        last = self.state.chains[side - 1].key
+        moved_last = last % 100 if last >= 0 else -1
+        turns = self.rules.captain_turns
         found: list[tuple[int, int]] = []
+        add = found.append
         for source in range(100):
             piece = board[source]
-            if CODE_SIDE[piece] != side or steps[piece] == 0:
+            reach = steps[piece]
+            if not reach or not own[piece]:
                 continue
-            for target in self._reach(source, piece, side):
-                if self.repetition(source, target, side)[0] <= limit:
-                    found.append((source, target))
-                    if first_only:
-                        return found
+            if reach == 1 and source != moved_last:
+                for ray in RAYS[source]:
+                    if ray and not own[board[ray[0]]]:
+                        add((source, ray[0]))
+            else:
+                targets = (
+                    self._reach(source, piece, side) if turns else self._lines(source, reach, own)
+                )
+                if source == moved_last:
+                    targets = [t for t in targets if self.repetition(source, t, side)[0] <= limit]
+                for target in targets:
+                    add((source, target))
+            if first_only and found:
+                return found[:1]
         return found
+
+    def _lines(self, source: int, reach: int, own: Sequence[int]) -> list[int]:
+        """The squares ``reach`` squares or fewer along the four lines from ``source``, up
+        to the first piece (an opponent's included), in :meth:`_reach`'s order."""
+        board = self.board
+        out: list[int] = []
+        for ray in RAYS[source]:
+            for travelled, square in enumerate(ray, 1):
+                if travelled > reach:
+                    break
+                occupant = board[square]
+                if occupant == EMPTY:
+                    out.append(square)
+                    continue
+                if not own[occupant]:
+                    out.append(square)
+                break
+        return out
 
     def _reach(self, source: int, piece: int, side: int) -> list[int]:
         """Targets the piece's movement allows (ignoring repetition)."""

@@ -28,6 +28,7 @@ from strat_tools.core.board import Side, square_name
 from strat_tools.core.checks import consistency_problem, require_consistent
 from strat_tools.core.diagrams import BoardNumbering, render_board
 from strat_tools.core.errors import IllegalMove
+from strat_tools.core.move import MoveError, decode_rescue_piece
 from strat_tools.core.pieces import piece_name
 from strat_tools.core.records import (
     Diagnostic,
@@ -41,9 +42,7 @@ from strat_tools.core.records import (
 )
 from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.chasing import ChaseViolation, find_chases
-from strat_tools.engine.hotloop import play_span
-from strat_tools.engine.move import MoveError, decode_rescue_piece
-from strat_tools.engine.outcome import board_ending
+from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position, play_known
 from strat_tools.engine.rule_tables import SCOUT_CODES
 from strat_tools.engine.steps import position_of
@@ -113,6 +112,20 @@ class Replay:
         from strat_tools.engine.knowledge import knowledge
 
         return knowledge(self)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended: the ending the board shows (:meth:`Position.outcome
+        <strat_tools.engine.position.Position.outcome>` of the last position), else, when
+        every ply was replayed, the record's ending (a resignation, a clock, a draw agreed:
+        the record's, not the position's, as in python-chess); ``None`` for a game that
+        stopped early or records no result."""
+        if self.termination is not None:
+            winner = self.winner if self.winner in (Side.RED, Side.BLUE) else None
+            return Outcome(self.termination, None if winner is None else Side(winner))
+        result = self.record.result
+        if self.plies_replayed == self.record.plies and result is not None:
+            return Outcome.of_result(result)
+        return None
 
     def position(self, ply: int) -> Position:
         """The :class:`Position` after ``ply`` plies (0: the setup; ``plies_replayed``:
@@ -370,7 +383,7 @@ def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None =
             if rescue_index >= index:
                 stop = rescue_index
                 break
-        index = play_span(pos, srcs, tgts, index, stop, columns)
+        index = pos.play_span(srcs, tgts, index, stop, columns)
         if index < n:
             if not _slow(record, pos, index, out):
                 return index
@@ -398,7 +411,7 @@ def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
         return False
     piece, defender, side = pos.board[source], pos.board[target], pos.side
     outcome = play_known(pos, source, target, rescue)
-    out.movers[index], out.chains[index] = piece, pos.rep_count[side]
+    out.movers[index], out.chains[index] = piece, pos.state.chain(side).length
     out.defenders[index], out.outcomes[index], out.distances[index] = defender, outcome, distance
     if defender:
         silent = pos.rules.silent_defense and piece not in SCOUT_CODES

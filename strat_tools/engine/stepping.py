@@ -38,8 +38,9 @@ __all__ = ["positions"]
 def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterator[Position]:
     """The position after each ply of ``record`` (position 0 first: the setup, red to move;
     the last: after the last replayed move), each its own copy, with every earlier move on
-    its move stack. The last position of a complete replay carries the record's ending when
-    the board shows none: ``outcome()`` is then the record's result.
+    its move stack. A position's ``outcome()`` is the board's; the record's ending (a
+    resignation, a clock) is the replay's, :meth:`Replay.outcome
+    <strat_tools.engine.replay.Replay.outcome>`.
 
     Replays the record first (``rules`` as :func:`~strat_tools.engine.replay.replay` takes
     them; ``None`` picks the game's own) and stops before the first illegal move. A record

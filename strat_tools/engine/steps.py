@@ -11,17 +11,17 @@ position ``n - 1`` to position ``n``. ``board_at(r, n)``, ``positions(r)[n]``,
 
 This module knows no XML and replays nothing: it pushes a replay's moves again on a
 :class:`~strat_tools.engine.position.Position`, so every position has the earlier moves on
-its move stack, and the last one of a complete replay carries the record's ending when the
-board shows none (a resignation, a clock).
+its move stack. A position's outcome is the board's only: a resignation or a clock is the
+record's ending, which :meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`
+reports (equal positions have equal outcomes, as in python-chess).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError
-from strat_tools.engine.move import MoveError
-from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position
 from strat_tools.engine.replayed import Replayed
 
@@ -44,14 +44,12 @@ def walk(result: Replayed, upto: int | None = None) -> Iterator[Position]:
             assert square is not None  # the replay played this rescue
             rescue = (square, result.rescued[index + 1])
         pos.push(record.sources[index], record.targets[index], rescue)
-    if n == record.plies and record.result is not None and board_ending(pos) is None:
-        pos.declared = Outcome.of_result(record.result)
     yield pos
 
 
 def position_of(result: Replayed, ply: int) -> Position:
     """The position after ``ply`` plies of a replayed game (0: the setup; ``plies_replayed``:
-    after its last replayed move); :class:`~strat_tools.engine.move.MoveError` (a
+    after its last replayed move); :class:`~strat_tools.core.move.MoveError` (a
     ``ValueError``) for any other ply."""
     last = result.plies_replayed
     if isinstance(ply, bool) or not isinstance(ply, int):

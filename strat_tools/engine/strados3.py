@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 
 from strat_tools.core.board import LAKES, Side, parse_square, square_name
 from strat_tools.core.errors import NotationError
-from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
+from strat_tools.engine.board_check import PositionError, position_winner
 from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.rule_state import NO_CHAIN, Chain, RuleState
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
@@ -152,52 +154,46 @@ def parse_strados3(text: str) -> StraDos3:
     return StraDos3(tuple(board), tuple(visible), sides[side_letter], int(plies_text))
 
 
-Chain = tuple[int, int, int, int]
-"""One side's two-squares state: last move ``source * 100 + target``, chain length, span
-low and high square (as :class:`~strat_tools.engine.position.Position` keeps them)."""
+def chains_text(chains: Sequence[Chain]) -> str:
+    """The fourth part: red's then blue's chain (:data:`~strat_tools.engine.rule_state.NO_CHAIN`:
+    that side has not moved); a chain whose squares are not just its last move's adds them
+    after ``/``, so that a scout's chain is recounted over the same squares when it breaks
+    (the exact round trip).
 
-
-def chains_text(
-    chains: Sequence[Chain | None], paths: Sequence[Sequence[int]] | None = None
-) -> str:
-    """The fourth part: red's then blue's chain (``None``: that side has not moved); with
-    ``paths`` (each side's chain squares, oldest first), a chain whose squares are not
-    just its last move's adds them after ``/``, so that a scout's chain is recounted over
-    the same squares when it breaks (the exact round trip).
-
-    >>> chains_text([(3141, 2, 31, 41), None])
+    >>> chains_text([Chain(3141, 2, 31, 41), NO_CHAIN])
     'r:B4-B5x2'
-    >>> chains_text([(3171, 3, 51, 61), None])
+    >>> chains_text([Chain(3171, 3, 51, 61), NO_CHAIN])
     'r:B4-B8x3@B6-B7'
-    >>> chains_text([(3171, 3, 51, 61), None], [(61, 31, 71), ()])
+    >>> chains_text([Chain(3171, 3, 51, 61, (61, 31, 71)), NO_CHAIN])
     'r:B4-B8x3@B6-B7/B7.B4.B8'
     """
     parts = []
     for side, chain in zip((Side.RED, Side.BLUE), chains, strict=True):
-        if chain is None:
+        if chain.key < 0:
             continue
-        key, count, low, high = chain
-        source, target = divmod(key, 100)
-        text = f"{SIDE_LETTERS[side]}:{square_name(source)}-{square_name(target)}x{count}"
-        if (low, high) != (min(source, target), max(source, target)):
-            text += f"@{square_name(low)}-{square_name(high)}"
-        path = tuple(paths[side - 1]) if paths is not None else ()
-        if path and path != (source, target):
-            text += "/" + ".".join(square_name(s) for s in path)
+        source, target = divmod(chain.key, 100)
+        text = f"{SIDE_LETTERS[side]}:{square_name(source)}-{square_name(target)}x{chain.length}"
+        if (chain.lo, chain.hi) != (min(source, target), max(source, target)):
+            text += f"@{square_name(chain.lo)}-{square_name(chain.hi)}"
+        if chain.path and chain.path != (source, target):
+            text += "/" + ".".join(square_name(s) for s in chain.path)
         parts.append(text)
     return ",".join(parts) or "-"
 
 
-def parse_chains(text: str) -> list[tuple[Chain, tuple[int, ...]] | None]:
+def parse_chains(text: str) -> tuple[Chain, Chain]:
     """Red's and blue's chain from a fourth part, each with its squares (the last move's
     when the part does not list them); ``ValueError`` saying what is wrong.
 
-    >>> parse_chains("r:B4-B8x3@B6-B7/B7.B4.B8,b:I7-I6x1")
-    [((3171, 3, 51, 61), (61, 31, 71)), ((6858, 1, 58, 68), (68, 58))]
+    >>> red, blue = parse_chains("r:B4-B8x3@B6-B7/B7.B4.B8,b:I7-I6x1")
+    >>> red
+    Chain(key=3171, length=3, lo=51, hi=61, path=(61, 31, 71))
+    >>> blue
+    Chain(key=6858, length=1, lo=58, hi=68, path=(68, 58))
     """
-    chains: list[tuple[Chain, tuple[int, ...]] | None] = [None, None]
+    chains = [NO_CHAIN, NO_CHAIN]
     if text == "-":
-        return chains
+        return chains[0], chains[1]
     sides = {letter: side for side, letter in SIDE_LETTERS.items()}
     for part in text.split(","):
         letter, _, rest = part.partition(":")
@@ -219,9 +215,35 @@ def parse_chains(text: str) -> list[tuple[Chain, tuple[int, ...]] | None]:
             raise ValueError(f"a chain's squares read like /B7.B4.B8, got {part!r}") from None
         if path and (len(path) < 2 or path[-2:] != (source, target)):
             raise ValueError(f"a chain's squares end with its last move, got {part!r}")
-        chain = (source * 100 + target, int(count_text), low, high)
-        chains[sides[letter] - 1] = (chain, path or (source, target))
-    return chains
+        key = source * 100 + target
+        chains[sides[letter] - 1] = Chain(key, int(count_text), low, high, path or (source, target))
+    return chains[0], chains[1]
+
+
+def position_state(text: str, army: Sequence[int] | None) -> tuple[list[int], RuleState]:
+    """The board and rule state of a StraDos3 string (three parts, or four as
+    ``Position.strados3(exact=True)`` writes them) whose game has the ``army`` (counts per
+    kind; ``None``: any): the pieces missing from it count as lost, a board whose flag was
+    just captured is a finished game. :class:`~strat_tools.engine.board_check.PositionError`
+    naming what is wrong for a string that is no position or a board no game reaches."""
+    parts = text.strip().split(" ")
+    if len(parts) not in (3, 4):
+        raise PositionError(f"a StraDos3 string has 3 or 4 parts, got {len(parts)}")
+    try:
+        found = parse_strados3(" ".join(parts[:3]))
+        chains = parse_chains(parts[3]) if len(parts) == 4 else (NO_CHAIN, NO_CHAIN)
+    except ValueError as exc:
+        raise PositionError(str(exc)) from None
+    if -1 in found.board:
+        raise PositionError("a position to play needs every piece: this string has '?'")
+    board = list(found.board)
+    winner = position_winner(board, found.side, found.plies, army)
+    lost: tuple[list[int], list[int]] = ([], [])
+    for code in range(1, 25) if army else ():
+        missing = army[CODE_KIND[code]] - board.count(code)  # type: ignore[index]
+        lost[CODE_SIDE[code] - 1].extend([code] * max(0, missing))
+    captured = (tuple(lost[0]), tuple(lost[1]))
+    return board, RuleState(Side(found.side), found.plies, winner, chains, captured)
 
 
 def move_squares(text: str) -> tuple[int, int]:

@@ -42,7 +42,7 @@ from pettingzoo.utils import wrappers
 
 from strat_tools.core.board import Side
 from strat_tools.core.errors import IllegalMove, OptionError
-from strat_tools.core.records import GameRecord, Move, Rescue, Result
+from strat_tools.core.records import GameRecord, RecordedMove, Rescue, Result
 from strat_tools.core.rules import RuleSet, get_rules, rules_for
 from strat_tools.engine.actions import ACTION_COUNT, action_id, action_squares, legal_actions
 from strat_tools.engine.outcome import Outcome
@@ -290,7 +290,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # PettingZoo's name
             self.infos = {name: {"legal_ids": []} for name in self.agents}
             self.infos[self.agent_selection]["legal_ids"] = self._legal_ids()
 
-    def _recorded(self, source: int, target: int) -> Move | None:
+    def _recorded(self, source: int, target: int) -> RecordedMove | None:
         """The followed record's move at this ply if it is ``source``→``target`` (with its
         rescue); ``None`` otherwise, and the record is no longer followed."""
         record = self._replaying

@@ -37,6 +37,7 @@ from strat_tools.core.rules import RuleSet
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
 from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.rule_state import RuleState
 from strat_tools.engine.rule_tables import rule_tables
 
 __all__ = [
@@ -70,10 +71,7 @@ class PositionState(Protocol):
     def winner(self) -> int: ...
 
     @property
-    def rep_key(self) -> list[int]: ...
-
-    @property
-    def rep_count(self) -> list[int]: ...
+    def state(self) -> RuleState: ...
 
     def repetition(self, source: int, target: int, side: int = 0) -> tuple[int, int, int]: ...
 
@@ -110,8 +108,9 @@ def repetition_bans(pos: PositionState) -> list[int]:
     []
     """
     side, limit = pos.side, pos.limit
-    last = pos.rep_key[side]
-    if last < 0 or pos.rep_count[side] < ban_from(limit):
+    chain = pos.state.chain(side)
+    last = chain.key
+    if last < 0 or chain.length < ban_from(limit):
         return []
     moved = last % 100
     reachable = [t for ray in RAYS[moved] for t in ray]
