@@ -228,7 +228,10 @@ def test_the_docs_training_loops_run(
     workers = 2 if framework == "torch" else 1  # the torch loop's DataLoader has 2 workers
     shares = [observation_batches(export, 256, rank=i, world_size=workers) for i in range(workers)]
     assert len(losses) == sum(len(share) for share in shares) and np.isfinite(losses).all()
-    assert losses[-1] < losses[0]  # the loop learns: the loss falls over the epoch
+    # the loop learns: the loss falls over the epoch (compared over thirds of it, not one
+    # batch against another: the batches are shuffled, and one batch's loss is noisy)
+    third = max(1, len(losses) // 3)
+    assert np.mean(losses[-third:]) < np.mean(losses[:third]), losses
 
 
 def keys_of(batches: Any) -> list[tuple[str, int]]:

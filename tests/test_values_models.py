@@ -77,7 +77,8 @@ def test_the_ratio_interval_is_fiellers_and_unbounded_for_an_uncertain_unit() ->
 
 
 def test_the_table_shows_the_relative_interval() -> None:
-    result = CliRunner().invoke(main, ["values", str(DATA), "--jobs", "1"])
+    # a wide terminal: the table's layout follows COLUMNS, which another test may have set
+    result = CliRunner().invoke(main, ["values", str(DATA), "--jobs", "1"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     header = result.stdout.splitlines()[0].split()
     assert header[5:8] == ["relative", "relative_low", "relative_high"]

@@ -576,8 +576,8 @@ def record_to_gsn(record: GameRecord) -> bytes:
     result = record.result
     tail = ""
     if result is not None:
-        rtype = "" if result.type is None else str(result.type)
-        winner = "" if result.winner is None else str(result.winner - 1)
+        rtype = "" if result.type is None else str(int(result.type))
+        winner = "" if result.winner is None else str(int(result.winner) - 1)
         tail = f" result {rtype} winner {winner}"
     parts.append(f"{_players_line(record)}{tail}\n")
     return "".join(parts).encode("utf-8")

@@ -126,7 +126,7 @@ def record_to_xml(record: GameRecord, *, gravon_quirks: bool = False) -> bytes:
     result = record.result
     if result is not None:
         attrs = "".join(
-            f' {key}="{value}"'
+            f' {key}="{int(value)}"'  # a number even for a Side, which prints its name
             for key, value in (("type", result.type), ("winner", result.winner))
             if value is not None
         )
