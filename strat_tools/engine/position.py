@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from strat_tools.engine.beliefs import BeliefModel
     from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
@@ -391,6 +392,20 @@ class Position(ReferenceMoves):
         from strat_tools.engine.planes import board_views
 
         return board_views(self.observation_with_truth())
+
+    def beliefs(self, model: BeliefModel | None = None) -> dict[int, dict[str, float]]:
+        """For each square holding an opponent piece the side to move has not identified,
+        a distribution over its kind (``{square: {kind: probability}}``, Gravon squares,
+        kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
+        the unidentified counts): the counts left, or ``model``'s
+        (:mod:`strat_tools.engine.beliefs`)."""
+        from strat_tools.engine.beliefs import belief_map, model_beliefs
+        from strat_tools.engine.mover_view import view_square
+
+        view = self.observe()
+        unseen = self.knowledge().unseen[-1, int(self.side) - 1]
+        probs = model_beliefs(model, {"board_view": view[None], "unseen": unseen[None]})
+        return belief_map(probs[0], view, [view_square(v, self.side) for v in range(100)])
 
     def observation_with_truth(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board *with the hidden truth* (the rank of every
