@@ -46,10 +46,10 @@ class BeliefRows:
 
     codes: npt.NDArray[np.int64]
     ply: npt.NDArray[np.int64]
-    square: npt.NDArray[np.int64]
+    square: npt.NDArray[np.int16]
     moved: npt.NDArray[np.bool_]
     allowed: npt.NDArray[np.bool_]
-    truth: npt.NDArray[np.int64]
+    truth: npt.NDArray[np.int8]
 
 
 def iter_belief_chunks(
@@ -85,13 +85,13 @@ def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> Belie
         if (codes < 0).any():
             first = ids.column("game_id")[int(np.flatnonzero(codes < 0)[0])]
             raise InputError(f"split {split!r} has rows of game {first} the manifest does not list")
-        truth = arrays["kinds"][row, square].astype(np.int64)
+        truth = arrays["kinds"][row, square].astype(np.int8)
         allowed = allowed_kinds(view, unseen)[row, square]
         if not allowed[np.arange(len(row)), truth].all():
             raise InputError(f"split {split!r}: a piece's true kind is not among those left")
         parts["codes"].append(codes[row])
         parts["ply"].append(ids.column("ply").to_numpy().astype(np.int64)[row])
-        parts["square"].append(square.astype(np.int64))
+        parts["square"].append(square.astype(np.int16))
         parts["moved"].append(moved[row, square])
         parts["allowed"].append(allowed)
         parts["truth"].append(truth)

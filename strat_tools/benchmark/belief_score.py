@@ -27,6 +27,8 @@ Each with a 95% interval from the move task's bootstrap over games
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -40,7 +42,7 @@ from strat_tools.benchmark.score import PLY_BANDS, BenchScore, band_labels
 from strat_tools.benchmark.submission import Submission, aligned_log_probs, read_submission
 from strat_tools.core.pieces import PieceKind
 
-__all__ = ["BELIEF_METRICS", "belief_sums", "score_beliefs"]
+__all__ = ["BELIEF_METRICS", "PieceMetrics", "belief_sums", "score_beliefs"]
 
 BELIEF_METRICS: Final = ("ce", "ce_moved", "ce_unmoved", "top1", "true_prob", "flag_prob")
 """The belief task's metrics (each with ``_low`` and ``_high``)."""
@@ -62,36 +64,50 @@ def _ratios(sums: dict[str, Any], size: int) -> dict[str, Floats]:
         }
 
 
+@dataclass(frozen=True)
+class PieceMetrics:
+    """Per piece: minus the log-probability of its true kind, its top-1 credit (ties
+    split), whether it moved, whether it is the flag, and the probability of ``flag``."""
+
+    ce: Floats
+    top1: npt.NDArray[np.float32]
+    moved: npt.NDArray[np.bool_]
+    flag: npt.NDArray[np.bool_]
+    flag_prob: npt.NDArray[np.float32]
+
+    @classmethod
+    def of(cls, values: npt.NDArray[np.floating[Any]], rows: BeliefRows) -> PieceMetrics:
+        """From the flat log-probabilities (12 a piece, in ``rows``' order)."""
+        table = values.reshape(-1, 12)
+        mine = table[np.arange(len(table)), rows.truth]
+        above = (table > mine[:, None]).sum(axis=1, dtype=np.int8)
+        tied = (table == mine[:, None]).sum(axis=1, dtype=np.int8)
+        top1 = np.clip((1 - above) / tied, 0, 1).astype(np.float32)
+        flag = rows.truth == PieceKind.FLAG
+        flag_prob = np.exp(table[:, PieceKind.FLAG], dtype=np.float32)
+        return cls(-mine.astype(np.float64), top1, rows.moved, flag, flag_prob)
+
+
 def belief_sums(
-    values: npt.NDArray[np.floating[Any]],
-    rows: BeliefRows,
-    games: npt.NDArray[np.int64],
-    groups: npt.NDArray[np.int64],
-    size: int,
+    metrics: PieceMetrics, games: npt.NDArray[np.int64], groups: npt.NDArray[np.int64], size: int
 ) -> dict[str, Floats]:
     """Per (game, group), ``[games, size]``: the pieces and the sums of each metric's
-    numerator (``values``: the flat log-probabilities, 12 a piece, in ``rows``' order)."""
-    table = values.reshape(-1, 12)
-    at = np.arange(len(table))
-    mine = table[at, rows.truth]
-    above = (table > mine[:, None]).sum(axis=1)
-    tied = (table == mine[:, None]).sum(axis=1)
-    ce = -mine.astype(np.float64)
-    flag = rows.truth == PieceKind.FLAG
+    numerator (each weight made only when it is counted)."""
     n_games = int(games.max()) + 1 if len(games) else 0
     cell = games * size + groups
-    weights: dict[str, Floats | None] = {
-        "rows": None,
-        "ce": ce,
-        "top1": np.clip((1 - above) / tied, 0, 1),
-        "true_prob": np.exp(-ce),
-        "rows_moved": rows.moved.astype(np.float64),
-        "ce_moved": np.where(rows.moved, ce, 0.0),
-        "flag_rows": flag.astype(np.float64),
-        "flag_prob": np.where(flag, np.exp(table[:, PieceKind.FLAG].astype(np.float64)), 0.0),
+    m = metrics
+    weights: dict[str, Callable[[], npt.NDArray[Any] | None]] = {
+        "rows": lambda: None,
+        "ce": lambda: m.ce,
+        "top1": lambda: m.top1,
+        "true_prob": lambda: np.exp(-m.ce),
+        "rows_moved": lambda: m.moved,
+        "ce_moved": lambda: np.where(m.moved, m.ce, 0.0),
+        "flag_rows": lambda: m.flag,
+        "flag_prob": lambda: np.where(m.flag, m.flag_prob, 0.0),
     }
     return {
-        name: np.bincount(cell, weights=w, minlength=n_games * size)
+        name: np.bincount(cell, weights=w(), minlength=n_games * size)
         .astype(np.float64)
         .reshape(n_games, size)
         for name, w in weights.items()
@@ -136,8 +152,9 @@ def score_beliefs(
     )
     present, game_of_row = np.unique(rows.codes, return_inverse=True)
     labels = band_labels(PLY_BANDS)
-    whole = belief_sums(values, rows, game_of_row, np.zeros(len(game_of_row), np.int64), 1)
-    bands = belief_sums(values, rows, game_of_row, np.searchsorted(PLY_BANDS, rows.ply), 4)
+    metrics = PieceMetrics.of(values, rows)
+    whole = belief_sums(metrics, game_of_row, np.zeros(len(game_of_row), np.int64), 1)
+    bands = belief_sums(metrics, game_of_row, np.searchsorted(PLY_BANDS, rows.ply), 4)
     views = {"all": np.ones(len(present), bool)}
     if listed.has_views:
         for view in ("fresh", "seen"):

@@ -254,7 +254,7 @@ def game_codes(column: pa.ChunkedArray | pa.Array, games: pa.Array) -> npt.NDArr
 def _keys(
     codes: npt.NDArray[np.int64],
     plies: npt.NDArray[np.int64],
-    squares: npt.NDArray[np.int64] | None = None,
+    squares: npt.NDArray[np.integer[Any]] | None = None,
 ) -> npt.NDArray[np.int64]:
     """One int64 per (game, ply): the game's index in the high bits, the ply below; per
     (game, ply, square) for a belief: the game, 32 bits of ply, then 7 of square."""
@@ -316,7 +316,7 @@ def aligned_log_probs(
     plies: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
     *,
-    squares: npt.NDArray[np.int64] | None = None,
+    squares: npt.NDArray[np.integer[Any]] | None = None,
     forbidden: Sequence[tuple[str, npt.NDArray[np.bool_]]] = (),
 ) -> npt.NDArray[np.floating[Any]]:
     """The submission's log-probabilities in the split's row order, flat (row ``i``'s
