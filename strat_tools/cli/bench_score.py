@@ -95,6 +95,8 @@ def predict(
       strat-tools bench score bench-v1 pred --split test
       strat-tools bench predict bench-v1 --task belief --policy belief-prior -o bpred
     """
+    if counts_path is not None and policy == "uniform":
+        raise click.UsageError("--counts is for the count policies (counts, counts-last)")
     check_output([bench_dir], output, folder=True)
     if (task == "belief") != (policy in BELIEF_POLICY_NAMES):
         raise click.UsageError(
