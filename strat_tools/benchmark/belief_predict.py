@@ -60,7 +60,7 @@ def predict_beliefs(
     """Write ``model``'s belief submission for ``split`` of ``bench`` to the new folder
     ``output`` (``model`` None: the counts left); ``card`` adds to the model's card."""
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
-    folder.split_folder(split)
+    folder.check_split(split)
     chosen = model or CountsLeftBelief()
     about = chosen.card() if hasattr(chosen, "card") else {"model": chosen.name}
     the_card = check_card({**about, **(card or {})}, f"the card of {chosen.name!r}")
