@@ -89,6 +89,12 @@ def hand(sample: Path) -> dict[str, list[Any]]:
     return by_hand(sample / "bench")
 
 
+@pytest.fixture(scope="module")
+def hand_val(sample: Path) -> dict[str, list[Any]]:
+    """Val's rows (10 games: the cheap split for the refusals)."""
+    return by_hand(sample / "bench", "val")
+
+
 def write(folder: Path, rows: dict[str, list[Any]], card: Any = CARD) -> Path:
     folder.mkdir()
     pq.write_table(
@@ -150,9 +156,22 @@ def test_the_setup_prior_beats_the_counts_on_the_sample_and_matches_the_api(
     scores = {}
     for policy in BELIEF_POLICIES:
         out = tmp_path / policy
-        made = run("predict", str(bench), "--task", "belief", "--policy", policy, "-o", str(out))
+        made = run(
+            "predict",
+            str(bench),
+            "--task",
+            "belief",
+            "--split",
+            "val",
+            "--policy",
+            policy,
+            "-o",
+            str(out),
+        )
         assert made.exit_code == 0, made.output
-        scored = run("score", str(bench), str(out), "--task", "belief", "--format", "json")
+        scored = run(
+            "score", str(bench), str(out), "--task", "belief", "--split", "val", "--format", "json"
+        )
         scores[policy] = json.loads(scored.output)["views"]["all"]["ce"]
     assert scores["belief-prior"] < scores["belief-counts"]
     # Position.beliefs(model=the prior) is the submission's row for the same position
@@ -164,6 +183,7 @@ def test_the_setup_prior_beats_the_counts_on_the_sample_and_matches_the_api(
         position.push(move)  # before ply 12: blue to move
     beliefs = position.beliefs(SetupPriorBelief(load_belief_prior()))
     mine = {r["square"]: r["log_probs"] for r in rows if r["game_id"] == game and r["ply"] == 12}
+    assert int(position.side) == 2
     assert len(mine) == len(beliefs) > 30
     for square, belief in beliefs.items():
         expected = np.exp(mine[99 - square])  # blue's view: square 99 - s
@@ -212,11 +232,12 @@ def break_rows(hand: dict[str, list[Any]], how: str) -> dict[str, list[Any]]:
     ],
 )
 def test_a_malformed_belief_submission_is_refused_naming_the_row(
-    bench: Path, hand: dict[str, list[Any]], tmp_path: Path, how: str, says: str
+    bench: Path, hand_val: dict[str, list[Any]], tmp_path: Path, how: str, says: str
 ) -> None:
+    hand = hand_val
     rows = break_rows(hand, how)
     pred = write(tmp_path / "pred", rows)
-    result = run("score", str(bench), str(pred), "--task", "belief")
+    result = run("score", str(bench), str(pred), "--task", "belief", "--split", "val")
     assert result.exit_code == 2, result.output
     assert says in result.output
     i = rows["at"][0]
