@@ -49,6 +49,7 @@ __all__ = [
     "allowed_kinds",
     "belief_map",
     "counts_left",
+    "kinds_allowed",
     "model_beliefs",
     "unidentified",
 ]
@@ -73,13 +74,18 @@ def unidentified(board_view: npt.ArrayLike) -> tuple[npt.NDArray[np.bool_], npt.
     return hidden, hidden & ((view & MOVED) != 0)
 
 
+def kinds_allowed(unseen: npt.ArrayLike, moved: npt.ArrayLike) -> npt.NDArray[np.bool_]:
+    """The rules of a belief, per piece (``unseen`` ``[..., 12]`` its row's counts, ``moved``
+    ``[...]``): a kind with an unidentified piece left, and not bomb or flag once it moved."""
+    left = np.asarray(unseen) > 0
+    return np.asarray(left & (~np.asarray(moved, bool)[..., None] | _STILL))
+
+
 def allowed_kinds(board_view: npt.ArrayLike, unseen: npt.ArrayLike) -> npt.NDArray[np.bool_]:
-    """``[n, 100, 12]``: the kinds each unidentified piece may be (a kind with an
-    unidentified piece left; not bomb or flag once it moved); all False elsewhere."""
+    """``[n, 100, 12]``: the kinds each unidentified piece may be (:func:`kinds_allowed`);
+    all False where no unidentified piece stands."""
     hidden, moved = unidentified(board_view)
-    left = np.asarray(unseen)[:, None, :] > 0
-    allowed = left & hidden[:, :, None]
-    allowed &= ~moved[:, :, None] | _STILL[None, None, :]
+    allowed = kinds_allowed(np.asarray(unseen)[:, None, :], moved) & hidden[:, :, None]
     return np.asarray(allowed)
 
 
