@@ -252,6 +252,20 @@ def test_the_task_and_the_policy_must_agree(bench: Path, tmp_path: Path) -> None
     assert BELIEF_POLICY_NAMES == BELIEF_POLICIES
     wrong = run("predict", str(bench), "--policy", "belief-prior", "-o", str(tmp_path / "x"))
     assert wrong.exit_code == 2 and "not a policy of --task move" in wrong.output
+    counts = run(
+        "predict",
+        str(bench),
+        "--task",
+        "belief",
+        "--policy",
+        "belief-counts",
+        "--counts",
+        "x.json",
+        "-o",
+        str(tmp_path / "y"),
+    )
+    assert counts.exit_code == 2 and "not for --task belief" in counts.output
+    assert not (tmp_path / "y").exists()
 
 
 def test_the_shipped_prior_is_checked_field_by_field(tmp_path: Path) -> None:

@@ -103,6 +103,8 @@ def predict(
             f"--policy {policy} is not a policy of --task {task} (belief: "
             f"{', '.join(BELIEF_POLICY_NAMES)}; move: {', '.join(POLICY_NAMES)})"
         )
+    if task == "belief" and counts_path is not None:
+        raise click.UsageError("--counts is the move task's count tables: not for --task belief")
     if task == "belief":
         from strat_tools.benchmark.belief_baselines import belief_by_name
         from strat_tools.benchmark.belief_predict import predict_beliefs
