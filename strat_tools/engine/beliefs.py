@@ -37,9 +37,19 @@ from typing import Any, Final, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.core.board import Side
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import PieceKind
-from strat_tools.engine.planes import KIND_BITS, MOVED, OPPONENT, UNKNOWN_KIND
+from strat_tools.engine.knowledge import Knowledge
+from strat_tools.engine.mover_view import view_square
+from strat_tools.engine.planes import (
+    KIND_BITS,
+    MOVED,
+    OPPONENT,
+    UNKNOWN_KIND,
+    board_views,
+    encode_boards,
+)
 
 __all__ = [
     "BELIEF_FIELDS",
@@ -50,6 +60,7 @@ __all__ = [
     "belief_map",
     "counts_left",
     "kinds_allowed",
+    "known_beliefs",
     "model_beliefs",
     "unidentified",
 ]
@@ -158,3 +169,16 @@ def belief_map(
         int(names[v]): {kind: float(p) for kind, p in zip(BELIEF_KINDS, probs[v], strict=True)}
         for v in np.flatnonzero(hidden[0])
     }
+
+
+def known_beliefs(
+    know: Knowledge, side: Side | int, model: BeliefModel | None = None
+) -> dict[int, dict[str, float]]:
+    """``Position.beliefs``: ``side``'s beliefs after the last row of ``know`` (its board
+    view, as ``Position.observe()``, and its unidentified counts; Gravon squares), from
+    ``model`` (None: the counts left). The knowledge model is asked once."""
+    board = encode_boards(know.boards[-1:], know.flags[-1:], [int(side)])
+    view = board_views(board)
+    unseen = know.unseen[-1:, int(side) - 1]
+    probs = model_beliefs(model, {"board_view": view, "unseen": unseen})
+    return belief_map(probs[0], view[0], [view_square(v, side) for v in range(100)])

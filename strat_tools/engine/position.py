@@ -399,13 +399,9 @@ class Position(ReferenceMoves):
         kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
         the unidentified counts): the counts left, or ``model``'s
         (:mod:`strat_tools.engine.beliefs`)."""
-        from strat_tools.engine.beliefs import belief_map, model_beliefs
-        from strat_tools.engine.mover_view import view_square
+        from strat_tools.engine.beliefs import known_beliefs
 
-        view = self.observe()
-        unseen = self.knowledge().unseen[-1, int(self.side) - 1]
-        probs = model_beliefs(model, {"board_view": view[None], "unseen": unseen[None]})
-        return belief_map(probs[0], view, [view_square(v, self.side) for v in range(100)])
+        return known_beliefs(self.knowledge(), self.side, model)
 
     def observation_with_truth(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board *with the hidden truth* (the rank of every
