@@ -202,6 +202,8 @@ def break_rows(hand: dict[str, list[Any]], how: str) -> dict[str, list[Any]]:
             rows[k].append(rows[k][3])
     elif how == "stranger square":
         rows["square"][3] = 55 if rows["square"][3] != 55 else 54
+    elif how == "square off the board":
+        rows["square"][3] += 128  # the same square modulo 128: refused, never aliased
     elif how == "short":
         rows["lists"][3] = rows["lists"][3][:11]
     elif how == "not normalised":
@@ -225,6 +227,7 @@ def break_rows(hand: dict[str, list[Any]], how: str) -> dict[str, list[Any]]:
         ("missing", "miss rows"),
         ("repeated", "repeated rows"),
         ("stranger square", "does not have"),
+        ("square off the board", "outside 0..99"),
         ("short", "not as long"),
         ("not normalised", "do not sum to 1"),
         ("bomb on a moved piece", "bomb or the flag for a piece that has moved"),
@@ -241,7 +244,7 @@ def test_a_malformed_belief_submission_is_refused_naming_the_row(
     assert result.exit_code == 2, result.output
     assert says in result.output
     i = rows["at"][0]
-    if how == "stranger square":
+    if how in ("stranger square", "square off the board"):
         named = f"square {rows['square'][i]}"
     else:
         named = f"game {hand['game_id'][i]} ply {hand['ply'][i]} square {hand['square'][i]}"

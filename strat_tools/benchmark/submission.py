@@ -279,6 +279,9 @@ def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> np
     plies = sub.table.column("ply").to_numpy()
     _refuse_rows(sub, "rows of games that are not in the split", np.flatnonzero(codes < 0))
     squares = _squares(sub)
+    if squares is not None:
+        outside = np.flatnonzero((squares < 0) | (squares > 99))
+        _refuse_rows(sub, "rows of a square outside 0..99", outside)
     keys = _keys(codes, plies, squares)
     if len(keys) == len(truth) and (keys == truth).all():
         return np.arange(len(keys))  # in the split's order, each row once: nothing to sort
