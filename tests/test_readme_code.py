@@ -1,7 +1,9 @@
 """Every Python block of README.md and of docs/*.md runs (issue 25, point 22), one test per
 block, on the shipped sample; a block that names the archive (``strados2014-*.zip``,
 ``../gravon/``) runs on one month of the real archive and is skipped with the reason when it
-is absent; one that reads ``obs/`` gets an observations export of 12 sample games first; a
+is absent; one that reads ``obs/`` gets an observations export of 12 sample games first, one
+that reads ``bench-v1`` a benchmark built from tiny zips of the sample (``my_policy``: a
+shipped baseline); a
 block needing a framework that is not a dependency (torch, jax) is skipped with the reason.
 Shell blocks are not Python and are not run here."""
 
@@ -78,11 +80,23 @@ def test_every_python_block_runs(
             code = code.replace(name, month)
     if '"obs/"' in code:
         (tmp_path / "obs").symlink_to(request.getfixturevalue("observations"))
+    extra: dict[str, Any] = {}
+    if '"bench-v1"' in code:  # a benchmark built from the sample's tiny zips (its definition)
+        from bench_sample import make_bench, patch_definition
+
+        from strat_tools.benchmark.baselines import policy_by_name
+
+        (tmp_path / "sample").mkdir()
+        make_bench(tmp_path / "sample")
+        patch_definition(monkeypatch, tmp_path / "sample" / "gravon")
+        (tmp_path / "bench-v1").symlink_to(tmp_path / "sample" / "bench")
+        extra["my_policy"] = policy_by_name("counts-last")
     code = code.replace('"data/"', repr(f"{REPO / 'data'}/"))  # the blocks run in a scratch folder
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {
         "st": st,
         "paths": [str(REPO / "data")],
         "my_function": my_function,
+        **extra,
     }
     exec(compile(code, f"{page} block {number}", "exec"), namespace)

@@ -40,7 +40,7 @@ from strat_tools.benchmark.manifest import (
     SHIPPED,
     GameEntry,
     SplitEntry,
-    ZipEntry,
+    SplitZip,
     manifest_data,
 )
 from strat_tools.core.errors import NothingReadable, NothingToRead, UsageError
@@ -157,7 +157,7 @@ def split_files(paths: Paths) -> dict[str, list[str]]:
     return files
 
 
-def _extra_files(name: str, paths: Paths) -> tuple[list[str], tuple[ZipEntry, ...]]:
+def _extra_files(name: str, paths: Paths) -> tuple[list[str], tuple[SplitZip, ...]]:
     """The files of an extra test set and their manifest entries."""
     files = sorted({r.path for r in iter_reached(paths) if not r.folder})
     if not files:
@@ -169,7 +169,7 @@ def _extra_files(name: str, paths: Paths) -> tuple[list[str], tuple[ZipEntry, ..
             month: str | None = calendar_month(base)
         except ValueError:
             month = None
-        entries.append(ZipEntry(base, month, zip_digest(path)))
+        entries.append(SplitZip(base, month, zip_digest(path)))
     return files, tuple(entries)
 
 
@@ -225,8 +225,8 @@ def build_benchmark(
     for name in extras:
         extra_name(name)
     files = split_files(paths)
-    zips: dict[str, tuple[ZipEntry, ...]] = {
-        split.name: tuple(ZipEntry(z.name, z.month, z.sha256) for z in split.zips)
+    zips: dict[str, tuple[SplitZip, ...]] = {
+        split.name: tuple(SplitZip(z.name, z.month, z.sha256) for z in split.zips)
         for split in SPLITS
     }
     for name, extra in extras.items():

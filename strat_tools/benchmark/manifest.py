@@ -38,7 +38,7 @@ __all__ = [
     "Manifest",
     "ManifestError",
     "SplitEntry",
-    "ZipEntry",
+    "SplitZip",
     "manifest_data",
     "read_manifest",
     "split_folder",
@@ -74,7 +74,7 @@ class ManifestError(InputError):
 
 
 @dataclass(frozen=True, slots=True)
-class ZipEntry:
+class SplitZip:
     """One input file of a split: its name, calendar month (``None`` for a file that is not
     a Gravon monthly zip, possible in an extra) and SHA-256."""
 
@@ -88,7 +88,7 @@ class SplitEntry:
     """A split as the manifest lists it: its input files, games and observation rows."""
 
     name: str
-    zips: tuple[ZipEntry, ...]
+    zips: tuple[SplitZip, ...]
     games: int
     rows: int
 
@@ -230,7 +230,7 @@ def _splits(value: object, where: str) -> dict[str, SplitEntry]:
     return found
 
 
-def _zip(value: object, field: str, where: str) -> ZipEntry:
+def _zip(value: object, field: str, where: str) -> SplitZip:
     entry = _mapping(value, field, where)
     _keys(entry, {"name", "month", "sha256"}, field, where)
     name = _string(entry["name"], f"{field}.name", where)
@@ -243,7 +243,7 @@ def _zip(value: object, field: str, where: str) -> ZipEntry:
     sha = entry["sha256"]
     if not isinstance(sha, str) or not _HEX64.match(sha):
         _fail(where, f"{field}.sha256", "is not 64 lower-case hex digits")
-    return ZipEntry(name, month, sha)
+    return SplitZip(name, month, sha)
 
 
 def _games(value: object, splits: Mapping[str, SplitEntry], where: str) -> tuple[GameEntry, ...]:

@@ -28,7 +28,7 @@ its interval. Whole games are drawn because a game's plies are not independent.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -218,6 +218,8 @@ def summarise(
     *,
     ece_interval: bool = True,
     ece: Floats | None = None,
+    ratios: Callable[[dict[str, Any], int], dict[str, Floats]] | None = None,
+    names: Sequence[str] = METRICS,
 ) -> list[dict[str, Any]]:
     """Each group's metrics and 95% intervals (one dict a group, in ``labels``' order):
     ``games`` (with a row in the group), ``rows``, and per metric its value, ``_low`` and
@@ -225,9 +227,11 @@ def summarise(
     and ``draws``, the bootstrap's ``[replicates, games]`` counts (:func:`bootstrap_draws`),
     the same for every grouping of the same games. ``ece_interval=False`` leaves the
     ECE's interval out (``None``): its bootstrap multiplies 45 columns a group; ``ece``
-    gives each group's ECE where ``sums`` has no bins."""
+    gives each group's ECE where ``sums`` has no bins. Another task's metrics: ``ratios``
+    (its metrics of summed ``sums``, as :func:`_metric_values`) and their ``names``."""
     size = len(labels)
-    point = _metric_values({k: v.sum(axis=0) for k, v in sums.items()}, size)
+    metric_values = ratios or _metric_values
+    point = metric_values({k: v.sum(axis=0) for k, v in sums.items()}, size)
     if ece is not None:
         point["ece"] = ece
     drawn = {k: v for k, v in sums.items() if ece_interval or not k.startswith("bin_")}
@@ -236,9 +240,9 @@ def summarise(
         product = draws @ np.hstack(list(drawn.values()))
         ends = np.cumsum([v.shape[1] for v in drawn.values()])
         pieces = np.split(product, ends[:-1], axis=1)
-        spread = _metric_values(dict(zip(drawn, pieces, strict=True)), size)
+        spread = metric_values(dict(zip(drawn, pieces, strict=True)), size)
     else:
-        spread = {k: np.full((1, size), np.nan) for k in _metric_values(drawn, size)}
+        spread = {k: np.full((1, size), np.nan) for k in metric_values(drawn, size)}
     low = {k: _percentile(v, 2.5) for k, v in spread.items()}
     high = {k: _percentile(v, 97.5) for k, v in spread.items()}
     played = (sums["rows"] > 0).sum(axis=0)
@@ -246,7 +250,7 @@ def summarise(
     for i, label in enumerate(labels):
         row: dict[str, Any] = {"group": label, "games": int(played[i])}
         row["rows"] = int(sums["rows"][:, i].sum())
-        for name in METRICS:
+        for name in names:
             row[name] = float(point[name][i])
             row[f"{name}_low"] = float(low[name][i]) if name in low else None
             row[f"{name}_high"] = float(high[name][i]) if name in high else None

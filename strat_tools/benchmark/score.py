@@ -104,6 +104,8 @@ class BenchScore:
     seed: int
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    task: str = "move"
+    """``move``, or ``belief`` (:mod:`strat_tools.benchmark.belief_score`)."""
 
     def to_json(self) -> dict[str, Any]:
         """The score as JSON: benchmark, split, model, card, ``views.<view>.{games, rows,
@@ -111,6 +113,7 @@ class BenchScore:
         return {
             "benchmark": NAME,
             "version": VERSION,
+            "task": self.task,
             "split": self.split,
             "model": self.card["model"],
             "card": self.card,

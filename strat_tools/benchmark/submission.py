@@ -9,6 +9,11 @@ not in the split or of a ply the game does not have, a repeated row, a missing r
 of the wrong length or with a null, a non-finite value, and a row whose probabilities do
 not sum to 1 within :data:`TOLERANCE`: :class:`SubmissionError`, a usage error (exit 2).
 
+The belief task's submission (``task="belief"``, ``docs/benchmark.md``) has a fourth key
+column, ``square`` (the mover's view, as ``board_view``): one row per unidentified piece,
+``log_probs`` over the 12 kinds; :func:`aligned_log_probs` refuses it as above and, where
+the caller gives them, rows with mass (a probability above ``NO_MASS``) where none may be.
+
 The submission's SHA-256 (:func:`submission_sha256`) is that of the lines ``sha256sum``
 prints for ``card.json`` and each Parquet file, by path: ``<sha256>  <path>\\n``.
 """
@@ -18,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -30,12 +35,14 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import UsageError
+from strat_tools.engine.beliefs import NO_MASS
 from strat_tools.io.owned import file_digest
 
 __all__ = [
     "CARD",
     "CARD_FIELDS",
     "SHOWN",
+    "TASK_KEYS",
     "TOLERANCE",
     "Submission",
     "SubmissionError",
@@ -51,6 +58,8 @@ TOLERANCE: Final = 1e-3
 """How far a row's probabilities may sum from 1."""
 SHOWN: Final = 5
 """Offending rows named in a refusal, at most."""
+TASK_KEYS: Final = {"move": ("game_id", "ply"), "belief": ("game_id", "ply", "square")}
+"""Each task's key columns: a row of a move submission is a ply, a belief's a piece."""
 
 CARD_FIELDS: Final[dict[str, tuple[type, ...]]] = {
     "model": (str,),
@@ -120,17 +129,15 @@ def _digest_lines(digests: list[tuple[str, str]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def _read_file(data: bytes, name: str) -> pa.Table:
-    """A predictions file's three columns from its bytes (read once: hashed, then parsed)."""
+def _read_file(data: bytes, name: str, task: str = "move") -> pa.Table:
+    """A predictions file's key columns and ``log_probs`` from its bytes (read once: hashed,
+    then parsed)."""
+    columns = [*TASK_KEYS[task], "log_probs"]
     try:
-        table = pq.read_table(
-            pa.BufferReader(data),
-            columns=["game_id", "ply", "log_probs"],
-            read_dictionary=["game_id"],
-        )
+        table = pq.read_table(pa.BufferReader(data), columns=columns, read_dictionary=["game_id"])
     except (OSError, pa.ArrowException, KeyError) as exc:
         raise SubmissionError(
-            f"{name} is not a predictions file (game_id, ply, log_probs): {exc}"
+            f"{name} is not a predictions file ({', '.join(columns)}): {exc}"
         ) from None
     kinds = {f.name: f.type for f in table.schema}
     values = kinds["log_probs"]
@@ -138,23 +145,19 @@ def _read_file(data: bytes, name: str) -> pa.Table:
         pa.types.is_floating(values.value_type)
     ):
         raise SubmissionError(f"{name}: log_probs is {values}, not a list of float32")
-    if not pa.types.is_integer(kinds["ply"]):
-        raise SubmissionError(f"{name}: ply is {kinds['ply']}, not an integer")
+    for key in columns[1:-1]:
+        if not pa.types.is_integer(kinds[key]):
+            raise SubmissionError(f"{name}: {key} is {kinds[key]}, not an integer")
     ids = table.column("game_id")
     if not (pa.types.is_dictionary(ids.type) and pa.types.is_string(ids.type.value_type)):
         raise SubmissionError(f"{name}: game_id is {kinds['game_id']}, not text")
-    return pa.table(
-        {
-            "game_id": ids,
-            "ply": table.column("ply").cast(pa.int64()),
-            "log_probs": table.column("log_probs"),
-        }
-    )
+    keys = {key: table.column(key).cast(pa.int64()) for key in columns[1:-1]}
+    return pa.table({"game_id": ids, **keys, "log_probs": table.column("log_probs")})
 
 
-def read_submission(directory: str | os.PathLike[str]) -> Submission:
+def read_submission(directory: str | os.PathLike[str], task: str = "move") -> Submission:
     """The submission in ``directory``: its card checked, every Parquet file read (only
-    the three columns), and its SHA-256."""
+    the task's key columns and ``log_probs``, :data:`TASK_KEYS`), and its SHA-256."""
     root = Path(directory)
     if not root.is_dir():
         raise SubmissionError(f"{root} is not a folder of predictions")
@@ -177,7 +180,7 @@ def read_submission(directory: str | os.PathLike[str]) -> Submission:
         except OSError as exc:
             raise SubmissionError(f"cannot read {name}: {exc}") from None
         digests.append((hashlib.sha256(data).hexdigest(), name))
-        tables.append(_read_file(data, name))
+        tables.append(_read_file(data, name, task))
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
@@ -186,12 +189,19 @@ def read_submission(directory: str | os.PathLike[str]) -> Submission:
 
 
 def _rows_text(
-    what: str, total: int, game_ids: npt.NDArray[Any], plies: npt.NDArray[Any], where: list[str]
+    what: str,
+    total: int,
+    game_ids: npt.NDArray[Any],
+    plies: npt.NDArray[Any],
+    where: list[str],
+    squares: npt.NDArray[Any] | None = None,
 ) -> str:
-    """``what`` and the first offending rows (of ``total``): ``game G ply P`` (with where
-    each is)."""
+    """``what`` and the first offending rows (of ``total``): ``game G ply P`` (``square S``
+    for a belief; with where each is)."""
     shown = [
-        f"game {game_ids[i]!s} ply {int(plies[i])}" + (f" ({where[i]})" if where else "")
+        f"game {game_ids[i]!s} ply {int(plies[i])}"
+        + (f" square {int(squares[i])}" if squares is not None else "")
+        + (f" ({where[i]})" if where else "")
         for i in range(min(total, SHOWN))
     ]
     more = f" and {total - SHOWN:,} more" if total > SHOWN else ""
@@ -207,9 +217,24 @@ def _refuse_rows(sub: Submission, what: str, rows: npt.NDArray[np.int64]) -> Non
         ids = sub.table.column("game_id").to_numpy(zero_copy_only=False)
         plies = sub.table.column("ply").to_numpy()
         first = rows[:SHOWN]
+        squares = _squares(sub)
         raise SubmissionError(
-            _rows_text(what, len(rows), ids[first], plies[first], _place(sub, rows))
+            _rows_text(
+                what,
+                len(rows),
+                ids[first],
+                plies[first],
+                _place(sub, rows),
+                None if squares is None else squares[first],
+            )
         )
+
+
+def _squares(sub: Submission) -> npt.NDArray[np.int64] | None:
+    """A belief submission's squares (None for a move submission)."""
+    if "square" not in sub.table.column_names:
+        return None
+    return np.asarray(sub.table.column("square").to_numpy(), np.int64)
 
 
 def game_codes(column: pa.ChunkedArray | pa.Array, games: pa.Array) -> npt.NDArray[np.int64]:
@@ -226,9 +251,25 @@ def game_codes(column: pa.ChunkedArray | pa.Array, games: pa.Array) -> npt.NDArr
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
-def _keys(codes: npt.NDArray[np.int64], plies: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """One int64 per (game, ply): the game's index in the high bits, the ply below."""
-    return (codes << 32) | (plies & 0xFFFFFFFF)
+def _keys(
+    codes: npt.NDArray[np.int64],
+    plies: npt.NDArray[np.int64],
+    squares: npt.NDArray[np.integer[Any]] | None = None,
+) -> npt.NDArray[np.int64]:
+    """One int64 per (game, ply): the game's index in the high bits, the ply below; per
+    (game, ply, square) for a belief: the game, 32 bits of ply, then 7 of square."""
+    if squares is None:
+        return (codes << 32) | (plies & 0xFFFFFFFF)
+    return (codes << 39) | ((plies & 0xFFFFFFFF) << 7) | (squares & 0x7F)
+
+
+def _key_parts(
+    keys: npt.NDArray[np.int64], belief: bool
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64] | None]:
+    """:func:`_keys` undone: the game index, the ply and (a belief's) the square."""
+    if not belief:
+        return keys >> 32, keys & 0xFFFFFFFF, None
+    return keys >> 39, (keys >> 7) & 0xFFFFFFFF, keys & 0x7F
 
 
 def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -237,7 +278,11 @@ def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> np
     codes = game_codes(sub.table.column("game_id"), games)
     plies = sub.table.column("ply").to_numpy()
     _refuse_rows(sub, "rows of games that are not in the split", np.flatnonzero(codes < 0))
-    keys = _keys(codes, plies)
+    squares = _squares(sub)
+    if squares is not None:
+        outside = np.flatnonzero((squares < 0) | (squares > 99))
+        _refuse_rows(sub, "rows of a square outside 0..99", outside)
+    keys = _keys(codes, plies, squares)
     if len(keys) == len(truth) and (keys == truth).all():
         return np.arange(len(keys))  # in the split's order, each row once: nothing to sort
     order = np.argsort(keys, kind="stable")
@@ -245,21 +290,23 @@ def _order(sub: Submission, games: pa.Array, truth: npt.NDArray[np.int64]) -> np
     known = np.sort(truth)
     near = np.minimum(np.searchsorted(known, ordered), max(len(known) - 1, 0))
     extra = order[known[near] != ordered] if len(known) else order
-    _refuse_rows(sub, "rows of plies the split does not have", np.sort(extra))
+    what = "plies" if squares is None else "plies or squares (pieces)"
+    _refuse_rows(sub, f"rows of {what} the split does not have", np.sort(extra))
     again = order[1:][ordered[1:] == ordered[:-1]]
     _refuse_rows(sub, "repeated rows", np.sort(again))
     at = np.minimum(np.searchsorted(ordered, truth), max(len(ordered) - 1, 0))
     found = ordered[at] == truth if len(ordered) else np.zeros(len(truth), bool)
     if not found.all():
         missing = np.flatnonzero(~found)
-        first = truth[missing[:SHOWN]]
+        game, ply, square = _key_parts(truth[missing[:SHOWN]], squares is not None)
         raise SubmissionError(
             _rows_text(
                 f"the predictions miss rows of the split (of {len(truth):,})",
                 len(missing),
-                games.to_numpy(zero_copy_only=False)[first >> 32],
-                first & 0xFFFFFFFF,
+                games.to_numpy(zero_copy_only=False)[game],
+                ply,
                 [],
+                square,
             )
         )
     return order[at]
@@ -271,13 +318,18 @@ def aligned_log_probs(
     codes: npt.NDArray[np.int64],
     plies: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
+    *,
+    squares: npt.NDArray[np.integer[Any]] | None = None,
+    forbidden: Sequence[tuple[str, npt.NDArray[np.bool_]]] = (),
 ) -> npt.NDArray[np.floating[Any]]:
     """The submission's log-probabilities in the split's row order, flat (row ``i``'s
     ``counts[i]`` values after the rows before it), once every row is checked: the split's
     rows are ``codes`` (each row's game, an index into ``games``), ``plies`` and
-    ``counts`` (its number of legal moves). :class:`SubmissionError` for the first
-    offending rows (see the module's docstring)."""
-    rows = _order(sub, games, _keys(codes, plies))
+    ``counts`` (its number of legal moves; a belief's: 12, and ``squares`` its piece's
+    square). ``forbidden``: (what, flat mask aligned with the values) pairs, each refusing
+    the rows with a probability above :data:`NO_MASS` where the mask is set.
+    :class:`SubmissionError` for the first offending rows (see the module's docstring)."""
+    rows = _order(sub, games, _keys(codes, plies, squares))
     lists = sub.table.column("log_probs").combine_chunks()
     nulls = np.flatnonzero(lists.is_null().to_numpy(zero_copy_only=False))
     _refuse_rows(sub, "rows with a null log_probs", nulls)
@@ -323,5 +375,9 @@ def aligned_log_probs(
         + (f"to {total[off[0]]:.6g})" if len(off) else ")"),
         np.sort(rows[off]),
     )
+    for what, mask in forbidden:
+        heavy = np.flatnonzero(mask & (values > np.log(NO_MASS)))
+        bad = np.unique(np.searchsorted(ends, heavy, side="right"))
+        _refuse_rows(sub, f"rows with mass (above {NO_MASS:g}) {what}", np.sort(rows[bad]))
     out: npt.NDArray[np.floating[Any]] = values
     return out

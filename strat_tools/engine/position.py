@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from strat_tools.engine.beliefs import BeliefModel
     from strat_tools.engine.knowledge import Knowledge
 
 __all__ = [
@@ -420,6 +421,16 @@ class Position(ReferenceMoves, StateView):
         from strat_tools.engine.planes import board_views
 
         return board_views(self.observation_with_truth())
+
+    def beliefs(self, model: BeliefModel | None = None) -> dict[int, dict[str, float]]:
+        """For each square holding an opponent piece the side to move has not identified,
+        a distribution over its kind (``{square: {kind: probability}}``, Gravon squares,
+        kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
+        the unidentified counts): the counts left, or ``model``'s
+        (:mod:`strat_tools.engine.beliefs`)."""
+        from strat_tools.engine.beliefs import known_beliefs
+
+        return known_beliefs(self.knowledge(), self.side, model)
 
     def observation_with_truth(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board *with the hidden truth* (the rank of every

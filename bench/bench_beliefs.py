@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""``Position.beliefs()`` against ``Position.observe()``: what a belief costs over seeing.
+
+    python bench/bench_beliefs.py [--rounds 7] [--plies 50,100,200,400]
+
+Takes the sample month's classic games (``data/strados2026-10.zip``) long enough, pushes
+each to every ply asked for, and alternates, in one process, ``observe()`` (the truth-free
+view: one knowledge model of the moves pushed) with ``beliefs()`` (the counts left) and
+``beliefs(model=SetupPriorBelief)`` (the shipped setup prior) at those positions. Prints the
+best mean milliseconds a call of each over the rounds, and each belief's ratio to
+``observe()`` (the best of alternated rounds, because the machine may be shared). The
+issue's target compares ``beliefs()`` with the human-move model's probabilities, which this
+branch does not have; ``observe()`` is the floor either must pay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--plies", default="50,100,200,400")
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO))
+    from strat_tools.benchmark.belief_baselines import SetupPriorBelief, load_belief_prior
+    from strat_tools.engine.position import Position
+    from strat_tools.engine.replay import replay
+    from strat_tools.formats.readers import read_records
+
+    plies = [int(p) for p in args.plies.split(",")]
+    positions = []
+    for record in read_records(REPO / "data" / "strados2026-10.zip"):
+        if record.variant != "classic" or len(record.moves) < max(plies) + 1:
+            continue
+        rules = replay(record).rules
+        for ply in plies:
+            position = Position(record.setup or (), rules)
+            for move in record.moves[:ply]:
+                position.push(move)
+            positions.append(position)
+        if len(positions) >= 20:
+            break
+    prior = SetupPriorBelief(load_belief_prior())
+    work = {
+        "observe()": lambda p: p.observe(),
+        "beliefs()": lambda p: p.beliefs(),
+        "beliefs(prior)": lambda p: p.beliefs(prior),
+    }
+    best = dict.fromkeys(work, float("inf"))
+    for _ in range(args.rounds):
+        for name, call in work.items():
+            start = time.perf_counter()
+            for position in positions:
+                call(position)
+            best[name] = min(best[name], (time.perf_counter() - start) / len(positions))
+    print(f"{len(positions)} positions (plies {args.plies}), best of {args.rounds} rounds")
+    for name, seconds in best.items():
+        ratio = seconds / best["observe()"]
+        print(f"{name:>16}: {seconds * 1000:.3f} ms a call, {ratio:.2f}x observe()")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

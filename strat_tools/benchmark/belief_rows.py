@@ -1,0 +1,101 @@
+"""The rows of the belief task: one per ply and opponent piece the mover has not identified.
+
+A split's belief rows come from its observation rows (the same splits, views and manifest as
+the move task): for each ply, every square of the mover's ``board_view`` holding an
+unidentified opponent piece, in ascending square order (the mover's view, as
+``board_view``: byte ``v`` is ``view_square(sq, side)``). Each carries its ``moved`` bit
+and the kinds it may be (:func:`~strat_tools.engine.beliefs.kinds_allowed`, from the
+truth-free ``unseen``); the **label**, its true kind (0 bomb .. 11 flag), comes from the
+hidden-truth ``board`` label column only, never from an input column.
+
+>>> BELIEF_COLUMNS
+['game_id', 'ply', 'board_view', 'board', 'unseen']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+import pyarrow as pa
+
+from strat_tools.benchmark.bench_folder import iter_split_rows
+from strat_tools.benchmark.submission import game_codes
+from strat_tools.core.errors import InputError
+from strat_tools.engine.beliefs import kinds_allowed, unidentified
+from strat_tools.engine.planes import hidden_truth
+from strat_tools.exports.observation_arrays import batch_arrays
+from strat_tools.exports.observation_files import ObservationExport
+
+__all__ = ["BELIEF_COLUMNS", "CHUNK_ROWS", "BeliefRows", "belief_rows", "iter_belief_chunks"]
+
+BELIEF_COLUMNS: Final = ["game_id", "ply", "board_view", "board", "unseen"]
+"""The only observation columns the belief task reads (``board`` for the label only)."""
+CHUNK_ROWS: Final = 8192
+"""Plies a chunk (a chunk's beliefs are ``[rows, 100, 12]`` floats)."""
+
+
+@dataclass(frozen=True)
+class BeliefRows:
+    """A split's belief rows, one per unidentified piece (in the split's ply order, then by
+    square): its game (an index into the manifest's games), ply, square (mover's view),
+    whether it moved, the kinds allowed ``[m, 12]`` and its true kind (the label)."""
+
+    codes: npt.NDArray[np.int64]
+    ply: npt.NDArray[np.int64]
+    square: npt.NDArray[np.int16]
+    moved: npt.NDArray[np.bool_]
+    allowed: npt.NDArray[np.bool_]
+    truth: npt.NDArray[np.int8]
+
+
+def iter_belief_chunks(
+    export: ObservationExport, chunk_rows: int = CHUNK_ROWS, *, labels: bool = False
+) -> Iterator[tuple[pa.Table, dict[str, npt.NDArray[np.generic]]]]:
+    """The split's plies a chunk at a time: ``game_id``/``ply`` (a table) and the arrays
+    ``board_view`` and ``unseen`` (and, with ``labels``, ``kinds``: the true kind of every
+    square, from the ``board`` label)."""
+    columns = BELIEF_COLUMNS if labels else [c for c in BELIEF_COLUMNS if c != "board"]
+    for shard in iter_split_rows(export, columns, dictionary=("game_id",)):
+        for start in range(0, shard.num_rows, chunk_rows):
+            part = shard.slice(start, chunk_rows)
+            arrays = batch_arrays(part, ["board_view", "unseen"])
+            if labels:
+                board = batch_arrays(part, ["board"])["board"]
+                mask, kinds = hidden_truth(board)
+                if not np.array_equal(mask, unidentified(arrays["board_view"])[0]):
+                    raise InputError("the board label and board_view disagree on a piece")
+                arrays["kinds"] = kinds
+            yield part.select(["game_id", "ply"]), arrays
+
+
+def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> BeliefRows:
+    """Every belief row of a split (``games``: the manifest's game ids of the split)."""
+    parts: dict[str, list[npt.NDArray[np.generic]]] = {
+        k: [] for k in ("codes", "ply", "square", "moved", "allowed", "truth")
+    }
+    for ids, arrays in iter_belief_chunks(export, labels=True):
+        view, unseen = arrays["board_view"], arrays["unseen"]
+        hidden, moved = unidentified(view)
+        row, square = np.nonzero(hidden)
+        codes = game_codes(ids.column("game_id"), games)
+        if (codes < 0).any():
+            first = ids.column("game_id")[int(np.flatnonzero(codes < 0)[0])]
+            raise InputError(f"split {split!r} has rows of game {first} the manifest does not list")
+        truth = arrays["kinds"][row, square].astype(np.int8)
+        allowed = kinds_allowed(unseen[row], moved[row, square])
+        if not allowed[np.arange(len(row)), truth].all():
+            raise InputError(f"split {split!r}: a piece's true kind is not among those left")
+        parts["codes"].append(codes[row])
+        parts["ply"].append(ids.column("ply").to_numpy().astype(np.int64)[row])
+        parts["square"].append(square.astype(np.int16))
+        parts["moved"].append(moved[row, square])
+        parts["allowed"].append(allowed)
+        parts["truth"].append(truth)
+    if not parts["codes"]:
+        raise InputError(f"split {split!r} holds no observation rows")
+    joined = {k: np.concatenate(v) for k, v in parts.items()}
+    return BeliefRows(**joined)
