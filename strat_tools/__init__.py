@@ -36,9 +36,9 @@ if TYPE_CHECKING:
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
     from strat_tools.engine.move import Battle
-    from strat_tools.engine.outcome import Outcome
     from strat_tools.engine.position import Position
     from strat_tools.engine.replay import Replay, board_at, replay
+    from strat_tools.engine.rules.outcome import Outcome
     from strat_tools.engine.stepping import positions
     from strat_tools.exports.event_table import read_events
     from strat_tools.exports.validate import ValidationReport, validate
@@ -57,7 +57,7 @@ _LAZY = {
     "Position": "engine.position",
     "Move": "core.move",
     "Battle": "engine.move",
-    "Outcome": "engine.outcome",
+    "Outcome": "engine.rules.outcome",
     "IllegalMove": "core.errors",
     "positions": "engine.stepping",
     "board_at": "engine.replay",

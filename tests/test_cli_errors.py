@@ -278,7 +278,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     )
     from strat_tools.core.move import MoveError
     from strat_tools.core.records import RecordError
-    from strat_tools.engine.board_check import PositionError
+    from strat_tools.engine.rules.board_check import PositionError
     from strat_tools.formats.readers import SeveralGames
     from strat_tools.generate.games import GenerationError
     from strat_tools.io.output import OutputError, OutputOfAnotherKind, OutputOverInput

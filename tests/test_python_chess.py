@@ -16,9 +16,9 @@ from strat_tools.core.board import Side, parse_square
 from strat_tools.core.move import Move, MoveError
 from strat_tools.core.pieces import ARMIES, PieceKind, piece_code
 from strat_tools.core.records import RecordedMove, Status, Termination
-from strat_tools.engine.board_check import PositionError
-from strat_tools.engine.outcome import Outcome
-from strat_tools.engine.rule_state import Chain, RuleState
+from strat_tools.engine.rules.board_check import PositionError
+from strat_tools.engine.rules.outcome import Outcome
+from strat_tools.engine.rules.rule_state import Chain, RuleState
 from strat_tools.exports.observations import observe
 from strat_tools.formats.readers import read_records
 

@@ -381,7 +381,7 @@ def test_no_module_is_over_the_line_limit() -> None:
     long = {
         name
         for name, path in modules().items()
-        if name != "engine.hotloop" and len(path.read_text().splitlines()) > MAX_LINES
+        if name != "engine.rules.hotloop" and len(path.read_text().splitlines()) > MAX_LINES
     }
     assert long - KNOWN_LONG == set(), "split these modules by concern"
     assert KNOWN_LONG - long == set(), "these are short now: take them off KNOWN_LONG"
@@ -476,13 +476,13 @@ RULE_FLOORS = ("core", "engine")
 
 RULE_INTERNALS = frozenset(
     {
-        "engine.rule_tables",
+        "engine.rules.rule_tables",
         "engine.moves.tables",
         "engine.moves.scan",
         "engine.moves.kernel",
         "engine.moves.bans",
-        "engine.hotloop",
-        "engine.chasing",
+        "engine.rules.hotloop",
+        "engine.rules.chasing",
     }
 )
 """The engine's rule tables, generator stages and bans: read only on the rule floors (above
@@ -506,8 +506,8 @@ def rule_logic(tree: ast.AST, module: str) -> list[str]:
 
         >>> rule_logic(ast.parse("def two_squares_bans(r): return r.spans"), "exports.x")
         ['exports.x:1 defines two_squares_bans', 'exports.x:1 reads .spans']
-        >>> rule_logic(ast.parse("from strat_tools.engine.rule_tables import rule_tables"), "x")
-        ['x:1 imports engine.rule_tables.rule_tables']
+        >>> rule_logic(ast.parse("from strat_tools.engine.rules.chasing import find_chases"), "x")
+        ['x:1 imports engine.rules.chasing.find_chases']
         >>> rule_logic(ast.parse("def observe(game, bans=()): return game.plies"), "exports.x")
         []
     """

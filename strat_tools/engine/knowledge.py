@@ -68,7 +68,7 @@ from strat_tools.core.rules import (
     RuleSet,
 )
 from strat_tools.engine.replayed import Replayed
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
+from strat_tools.engine.rules.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 
 __all__ = [
     "KNOWN",

@@ -1,7 +1,7 @@
 """A Stratego position that knows the rules, in python-chess's shape (docs/position.md).
 
 :class:`Position` is a flat 100-int board (codes from ``pieces.py``) and one immutable
-:class:`~strat_tools.engine.rule_state.RuleState` (the side to move, plies, each side's
+:class:`~strat_tools.engine.rules.rule_state.RuleState` (the side to move, plies, each side's
 two-squares chain, captures and rescues): ``legal_moves`` (a view of
 :class:`~strat_tools.core.move.Move`), ``push`` (checked, recorded, returns a
 :class:`~strat_tools.engine.move.Battle`), ``pop`` (the board and the state before, whole),
@@ -39,14 +39,14 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
-from strat_tools.engine.board_check import PositionError, refuse_another_army
-from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.hotloop import play_span
 from strat_tools.engine.move import Battle, LegalMoves
-from strat_tools.engine.outcome import Outcome, board_ending
-from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
-from strat_tools.engine.rule_state import OTHER_SIDE, Chain, History, RuleState, StateView
-from strat_tools.engine.rule_tables import SCOUT_CODES, STEP, rule_tables
+from strat_tools.engine.rules.board_check import PositionError, refuse_another_army
+from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.rules.hotloop import play_span
+from strat_tools.engine.rules.outcome import Outcome, board_ending
+from strat_tools.engine.rules.reference_moves import CODE_KIND_LABEL, ReferenceMoves
+from strat_tools.engine.rules.rule_state import OTHER_SIDE, Chain, History, RuleState, StateView
+from strat_tools.engine.rules.rule_tables import SCOUT_CODES, STEP, rule_tables
 
 if TYPE_CHECKING:
     import numpy as np
@@ -68,7 +68,7 @@ class Position(ReferenceMoves, StateView):
     ``Position(setup, rules)`` starts from a board of codes (a record's setup), red to move;
     ``Position(text, rules)`` from a StraDos3 string (:meth:`from_strados3`). Without
     ``rules`` the classic ``gravon-2013`` set is taken, and a board holding another
-    variant's whole army is refused (:class:`~strat_tools.engine.board_check.PositionError`
+    variant's whole army is refused (:class:`~strat_tools.engine.rules.board_check.PositionError`
     naming the variant): say its rules, ``st.rules_for(record)``.
 
     >>> from strat_tools.formats.readers import read_records
@@ -193,7 +193,7 @@ class Position(ReferenceMoves, StateView):
     # -- the end of the game ----------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
-        """How the game ended on this board (:func:`~strat_tools.engine.outcome.board_ending`:
+        """How the game ended on this board (:func:`~strat_tools.engine.rules.outcome.board_ending`:
         a captured flag, a side without a move), ``None`` while it goes on. Equal positions
         have equal outcomes: a resignation or a clock is the record's ending, not the
         position's (:meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`)."""
@@ -391,7 +391,7 @@ class Position(ReferenceMoves, StateView):
         columns: tuple[list[int], list[int], list[int], list[int], list[int], list[int]],
     ) -> int:
         """Play the recorded plies ``start..stop-1`` while they are ordinary and legal, in
-        the replay's hot loop (:func:`~strat_tools.engine.hotloop.play_span`), unrecorded;
+        the replay's hot loop (:func:`~strat_tools.engine.rules.hotloop.play_span`), unrecorded;
         returns the index of the first ply not played."""
         if self.state.winner or self.state.rescuers or start >= stop:
             return start
@@ -481,7 +481,7 @@ class Position(ReferenceMoves, StateView):
         ``strados3(exact=True)`` writes them) under ``rules`` (``Position(text, rules)``
         too); pieces missing from the rule set's army count as captured, and a board whose
         flag was just captured is a finished game.
-        :class:`~strat_tools.engine.board_check.PositionError` (a ``ValueError``) naming
+        :class:`~strat_tools.engine.rules.board_check.PositionError` (a ``ValueError``) naming
         what is wrong for a string that is no position or a board no game reaches (a piece
         on a lake, two flags, 41 pieces of a side...)."""
         if not isinstance(text, str):

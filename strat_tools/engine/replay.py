@@ -8,10 +8,10 @@ on the board; everything before it is kept. At the end it infers how the game en
 board and checks the recorded result against it. A rule set with a fallback two-squares
 limit (Gravon 2013-14: 3, some games 5) replays a game that breaks the limit but keeps the
 fallback under the fallback, with a warning; with the chasing rule on, the chases
-are checked after the replay (``engine/chasing.py``). See docs/rules-findings.md.
+are checked after the replay (``engine/rules/chasing.py``). See docs/rules-findings.md.
 
 Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
-distance, revealed) for the tables. The hot loop (``engine/hotloop.py``) builds no per-move
+distance, revealed) for the tables. The hot loop (``engine/rules/hotloop.py``) builds no per-move
 objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
 to :class:`~strat_tools.engine.position.Position`, where the rules live.
 
@@ -41,10 +41,10 @@ from strat_tools.core.records import (
     require_record,
 )
 from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
-from strat_tools.engine.chasing import ChaseViolation, find_chases
-from strat_tools.engine.outcome import Outcome, board_ending
 from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.rule_tables import SCOUT_CODES
+from strat_tools.engine.rules.chasing import ChaseViolation, find_chases
+from strat_tools.engine.rules.outcome import Outcome, board_ending
+from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 from strat_tools.engine.steps import position_of
 
 if TYPE_CHECKING:
@@ -366,7 +366,7 @@ def _status(record: GameRecord, out: Replay) -> Status:
 def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None = None) -> int:
     """Play every move (the first ``upto``), fast where possible; return how many were legal.
 
-    The hot loop (:func:`~strat_tools.engine.hotloop.play_span`) plays runs of plies and
+    The hot loop (:func:`~strat_tools.engine.rules.hotloop.play_span`) plays runs of plies and
     stops before a rescue and at any ply it does not play itself (an illegal move, an
     unreadable square, a turning captain); :func:`_slow` checks and plays that one ply with
     the full rules, or reports it.

@@ -45,8 +45,8 @@ from strat_tools.core.errors import IllegalMove, OptionError
 from strat_tools.core.records import GameRecord, RecordedMove, Rescue, Result
 from strat_tools.core.rules import RuleSet, get_rules, rules_for
 from strat_tools.engine.actions import ACTION_COUNT, action_id, action_squares, legal_actions
-from strat_tools.engine.outcome import Outcome
 from strat_tools.engine.position import Position
+from strat_tools.engine.rules.outcome import Outcome
 from strat_tools.env.observe import PLANES_SHAPE, Observer
 from strat_tools.generate.setups import SETUP_MODELS, draw_setup, setup_field
 

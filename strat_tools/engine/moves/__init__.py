@@ -71,7 +71,7 @@ from strat_tools.engine.moves.scan import (
     turn_keys,
 )
 from strat_tools.engine.moves.tables import NIBBLE_CODE
-from strat_tools.engine.rule_tables import rule_tables
+from strat_tools.engine.rules.rule_tables import rule_tables
 
 
 def legal_ids(

@@ -5,8 +5,8 @@ The generator (:func:`~strat_tools.engine.moves.legal_ids`) knows where pieces c
 two-squares rule needs a position's rule state too. The rule itself (how a move's
 back-and-forth chain counts, the scout clause's shared squares) is stated once, in
 :meth:`Position.repetition <strat_tools.engine.position.Position.repetition>` and
-:func:`~strat_tools.engine.chains.scout_chain`, and the rule set's limit and which pieces
-count under the clause in :mod:`strat_tools.engine.rule_tables`. This module names the moves
+:func:`~strat_tools.engine.rules.chains.scout_chain`, and the rule set's limit and which pieces
+count under the clause in :mod:`strat_tools.engine.rules.rule_tables`. This module names the moves
 that rule bans, as ``(row, source * 100 + target)`` pairs, Gravon squares:
 
 * only the piece its side moved last can continue a chain, and only from the chain length
@@ -37,8 +37,8 @@ from strat_tools.core.rules import RuleSet
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
 from strat_tools.engine.replayed import Replayed
-from strat_tools.engine.rule_state import RuleState
-from strat_tools.engine.rule_tables import rule_tables
+from strat_tools.engine.rules.rule_state import RuleState
+from strat_tools.engine.rules.rule_tables import rule_tables
 
 __all__ = [
     "PositionState",

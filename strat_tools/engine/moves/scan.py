@@ -43,7 +43,7 @@ from strat_tools.engine.moves.tables import (
     STEPS,
     offsets_of,
 )
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
+from strat_tools.engine.rules.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
 
 __all__ = [
     "FAR",

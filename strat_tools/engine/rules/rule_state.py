@@ -31,7 +31,7 @@ class Chain(NamedTuple):
     """One side's two-squares chain: its last move (``key`` = ``source * 100 + target``, -1
     before its first), how many moves in a row went back and forth (``length``), the span
     ``lo..hi`` all of them share (the scout clause) and the chain's squares (``path``,
-    oldest first, at most :data:`~strat_tools.engine.chains.CHAIN_KEPT`): a scout's chain
+    oldest first, at most :data:`~strat_tools.engine.rules.chains.CHAIN_KEPT`): a scout's chain
     that stops sharing two squares is recounted over them."""
 
     key: int = -1

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Final
 
 CHAIN_KEPT: Final = 128
-"""How many squares of a scout's chain ``Chain.path`` (``engine/rule_state.py``) keeps (the
+"""How many squares of a scout's chain ``Chain.path`` (``engine/rules/rule_state.py``) keeps (the
 newest): a chain that breaks is recounted over at most this many (only a run without a limit
 gets that long)."""
 

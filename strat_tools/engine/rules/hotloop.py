@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from strat_tools.core.board import LAKES, RAYS
-from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.rule_state import OTHER_SIDE, Chain, RuleState
-from strat_tools.engine.rule_tables import ADJACENT_ROWS, RuleTables
+from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.rules.rule_state import OTHER_SIDE, Chain, RuleState
+from strat_tools.engine.rules.rule_tables import ADJACENT_ROWS, RuleTables
 
 STRIDE: Final = 128
 """Key of a move in the hot loop's tables: ``source * STRIDE + target``."""
