@@ -57,7 +57,7 @@ sys.path.insert(0, str(REPO))
 
 from strat_tools.core.records import GameRecord  # noqa: E402
 from strat_tools.core.rules import resolve_rules  # noqa: E402
-from strat_tools.engine.position import Position  # noqa: E402
+from strat_tools.engine.position.position import Position  # noqa: E402
 from strat_tools.engine.replay import Replay, replay  # noqa: E402
 from strat_tools.engine.replay import _play_all as play_all  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402

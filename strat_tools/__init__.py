@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
     from strat_tools.engine.knowledge import Knowledge, knowledge
-    from strat_tools.engine.move import Battle
-    from strat_tools.engine.position import Position
+    from strat_tools.engine.position.move import Battle
+    from strat_tools.engine.position.position import Position
     from strat_tools.engine.replay import Replay, board_at, replay
     from strat_tools.engine.rules.outcome import Outcome
     from strat_tools.engine.stepping import positions
@@ -54,9 +54,9 @@ _LAZY = {
     "write_board_image": "views.boardimage",
     "Knowledge": "engine.knowledge",
     "knowledge": "engine.knowledge",
-    "Position": "engine.position",
+    "Position": "engine.position.position",
     "Move": "core.move",
-    "Battle": "engine.move",
+    "Battle": "engine.position.move",
     "Outcome": "engine.rules.outcome",
     "IllegalMove": "core.errors",
     "positions": "engine.stepping",
@@ -190,7 +190,7 @@ def enable_notebook_display() -> None:
     formatter.for_type_by_name("strat_tools.core.records", "GameRecord", _notebook_html)
     formatter.for_type_by_name("strat_tools.engine.replay", "Replay", _notebook_html)
     pictures = shell.display_formatter.formatters["image/svg+xml"]
-    pictures.for_type_by_name("strat_tools.engine.position", "Position", _position_svg)
+    pictures.for_type_by_name("strat_tools.engine.position.position", "Position", _position_svg)
 
 
 enable_notebook_display()

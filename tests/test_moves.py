@@ -16,7 +16,7 @@ from strat_tools.core.rules import get_rules
 from strat_tools.engine.actions import action_id, action_squares
 from strat_tools.engine.moves import game_sides, games_legal_ids, legal_ids, position_ids
 from strat_tools.engine.moves.bans import repetition_bans
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 from strat_tools.engine.replay import Replay, replay
 from strat_tools.engine.steps import walk
 from strat_tools.formats.readers import read_records

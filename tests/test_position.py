@@ -16,8 +16,8 @@ from conftest import WHOLE_ARCHIVE
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.move import Move, MoveError
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.move import Battle
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.move import Battle
+from strat_tools.engine.position.position import Position
 from strat_tools.engine.rules.board_check import PositionError
 from strat_tools.engine.rules.outcome import Outcome
 from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, strados3_at, to_strados3

@@ -16,7 +16,7 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import ARMIES, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Result, Status, Termination
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 from strat_tools.engine.replay import board_at, replay, show
 
 

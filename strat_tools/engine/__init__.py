@@ -10,6 +10,6 @@ from __future__ import annotations
 
 from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.errors import IllegalMove
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 
 __all__ = ["IllegalMove", "Position", "parse_board", "render_board"]

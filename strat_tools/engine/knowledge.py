@@ -485,7 +485,7 @@ def pushed_knowledge(
     """:func:`knowledge` of the moves pushed on a position from ``start``: ``moves``
     (source, target, rescue) and, per move, (mover, defender, outcome, distance, revealed)
     as the replay keeps them. What :meth:`Position.knowledge
-    <strat_tools.engine.position.Position.knowledge>` gives."""
+    <strat_tools.engine.position.position.Position.knowledge>` gives."""
     rescues = {
         ply: Rescue(rescue[0], None, "", "")
         for ply, (_, _, rescue) in enumerate(moves, 1)

@@ -13,7 +13,7 @@ are checked after the replay (``engine/rules/chasing.py``). See docs/rules-findi
 Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
 distance, revealed) for the tables. The hot loop (``engine/rules/hotloop.py``) builds no per-move
 objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
-to :class:`~strat_tools.engine.position.Position`, where the rules live.
+to :class:`~strat_tools.engine.position.position.Position`, where the rules live.
 
 This module knows no XML: records come from a reader (``formats/readers.py``) or are built
 by hand. It does not check armies or setups (``checks.py`` does).
@@ -41,7 +41,7 @@ from strat_tools.core.records import (
     require_record,
 )
 from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
-from strat_tools.engine.position import Position, play_known
+from strat_tools.engine.position.position import Position, play_known
 from strat_tools.engine.rules.chasing import ChaseViolation, find_chases
 from strat_tools.engine.rules.outcome import Outcome, board_ending
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES
@@ -115,7 +115,7 @@ class Replay:
 
     def outcome(self) -> Outcome | None:
         """How the game ended: the ending the board shows (:meth:`Position.outcome
-        <strat_tools.engine.position.Position.outcome>` of the last position), else, when
+        <strat_tools.engine.position.position.Position.outcome>` of the last position), else, when
         every ply was replayed, the record's ending (a resignation, a clock, a draw agreed:
         the record's, not the position's, as in python-chess); ``None`` for a game that
         stopped early or records no result."""

@@ -1,5 +1,5 @@
 """Step through a game yourself, as python-chess users do: :func:`positions` yields the
-:class:`~strat_tools.engine.position.Position` after 0, 1, ... every ply of a record
+:class:`~strat_tools.engine.position.position.Position` after 0, 1, ... every ply of a record
 (docs/position.md).
 
 Each position knows the game's rule set (the one its replay used: the two-squares limit of
@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 from strat_tools.engine.replay import replay
 from strat_tools.engine.steps import walk
 

@@ -10,7 +10,7 @@ position ``n - 1`` to position ``n``. ``board_at(r, n)``, ``positions(r)[n]``,
 ``ply`` all count this way.
 
 This module knows no XML and replays nothing: it pushes a replay's moves again on a
-:class:`~strat_tools.engine.position.Position`, so every position has the earlier moves on
+:class:`~strat_tools.engine.position.position.Position`, so every position has the earlier moves on
 its move stack. A position's outcome is the board's only: a resignation or a clock is the
 record's ending, which :meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`
 reports (equal positions have equal outcomes, as in python-chess).
@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 from strat_tools.engine.replayed import Replayed
 
 __all__ = ["position_of", "walk"]

@@ -1,6 +1,6 @@
 """OpenSpiel yorktown's state string, "StraDos3": a position as one line of text, written,
 read, and taken at any ply of a replayed game, with the rule-state part
-:meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` adds.
+:meth:`Position.strados3 <strat_tools.engine.position.position.Position.strados3>` adds.
 
 A StraDos3 string has three parts separated by one space: the 100-character field, the side
 to move (``r`` or ``b``) and the number of plies played. The field is a Gravon field string

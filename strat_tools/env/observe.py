@@ -1,6 +1,6 @@
 """What the environment shows a player: truth-free planes, kept up to date one push at a time.
 
-:class:`Observer` follows a :class:`~strat_tools.engine.position.Position` as moves are
+:class:`Observer` follows a :class:`~strat_tools.engine.position.position.Position` as moves are
 pushed on it, through the knowledge model's resumable step
 (:class:`~strat_tools.engine.knowledge.KnowledgeState`: what a move, a battle and a rescue
 show, stated once in ``engine/knowledge.py``), so an observation costs the same at ply 10
@@ -25,7 +25,7 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.engine.knowledge import KnowledgeState
 from strat_tools.engine.planes import CHANNELS, encode_boards, to_planes
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 
 __all__ = ["PLANES_SHAPE", "Observer"]
 

@@ -25,7 +25,7 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     RuleSet,
 )
-from strat_tools.engine.position import Position, play_known
+from strat_tools.engine.position.position import Position, play_known
 from strat_tools.engine.rules.outcome import board_ending
 
 B, FL = PieceKind.BOMB, PieceKind.FLAG

@@ -3,7 +3,7 @@ the mover's own view. This package is the library's one generator, and holds eve
 
 * here, the face: :func:`legal_ids` (boards and sides in, action ids out), its batches of
   games (:func:`games_legal_ids`) and of one position (:func:`position_ids`, what
-  :meth:`Position.legal_moves <strat_tools.engine.position.Position.legal_moves>` and
+  :meth:`Position.legal_moves <strat_tools.engine.position.position.Position.legal_moves>` and
   :func:`~strat_tools.engine.actions.legal_actions` ask), and the caller's choice of the
   compiled loop (:func:`compiled_pays`);
 * :mod:`~strat_tools.engine.moves.tables`: board geometry and run codes (squares only);
@@ -41,7 +41,7 @@ observation export asks once, before its run, from its input's size (:func:`comp
 The two-squares rule needs the rule state of a position, not just its board: the bans
 (:mod:`~strat_tools.engine.moves.bans`) name the moves it forbids and :func:`legal_ids`
 removes them (a one-square piece's before its ids are written). The pure-Python
-:meth:`~strat_tools.engine.position.Position.reference_pairs` is the independent check
+:meth:`~strat_tools.engine.position.position.Position.reference_pairs` is the independent check
 (tests/test_moves.py compares the two on the archive).
 """
 

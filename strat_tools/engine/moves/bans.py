@@ -4,7 +4,7 @@ removal from the generated ids.
 The generator (:func:`~strat_tools.engine.moves.legal_ids`) knows where pieces can go; the
 two-squares rule needs a position's rule state too. The rule itself (how a move's
 back-and-forth chain counts, the scout clause's shared squares) is stated once, in
-:meth:`Position.repetition <strat_tools.engine.position.Position.repetition>` and
+:meth:`Position.repetition <strat_tools.engine.position.position.Position.repetition>` and
 :func:`~strat_tools.engine.rules.chains.scout_chain`, and the rule set's limit and which pieces
 count under the clause in :mod:`strat_tools.engine.rules.rule_tables`. This module names the moves
 that rule bans, as ``(row, source * 100 + target)`` pairs, Gravon squares:
@@ -52,7 +52,7 @@ __all__ = [
 
 
 class PositionState(Protocol):
-    """What the one-position calls read of a :class:`~strat_tools.engine.position.Position`
+    """What the one-position calls read of a :class:`~strat_tools.engine.position.position.Position`
     (a type only: the position imports the generator, not the other way round)."""
 
     @property
@@ -103,7 +103,7 @@ def repetition_bans(pos: PositionState) -> list[int]:
     :func:`ban_from`; then :meth:`Position.repetition` judges each square that piece could
     reach.
 
-    >>> from strat_tools.engine.position import Position
+    >>> from strat_tools.engine.position.position import Position
     >>> repetition_bans(Position([0] * 100, "gravon-2013"))
     []
     """

@@ -5,7 +5,7 @@ chain goes on while its moves start where the last one ended, reverse on one lin
 share two squares (docs/rules-findings.md). When a move no longer shares two squares with
 the chain's first moves, the chain is the longest run of the latest moves that still share
 them: :func:`scout_chain` counts it from the chain's squares, which
-:class:`~strat_tools.engine.position.Position` keeps per side. The engine's hot loop and
+:class:`~strat_tools.engine.position.position.Position` keeps per side. The engine's hot loop and
 :class:`Position` both count through it, so they agree. This module knows only squares.
 """
 

@@ -1,4 +1,5 @@
-"""The geometry and pure-Python move search of a :class:`~strat_tools.engine.position.Position`:
+"""The geometry and pure-Python move search of a
+:class:`~strat_tools.engine.position.position.Position`:
 a move's path (straight, lake-free, within reach, nothing in between, a captain's turn),
 whether a side can move (the end of a game, ``engine/rules/outcome.py``) and every legal move
 square by square, the reference the batch generator (``engine/moves/``) is tested
@@ -36,7 +37,7 @@ CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE
 
 class ReferenceMoves:
     """Move search over a position's board and rule state (a mixin of
-    :class:`~strat_tools.engine.position.Position`)."""
+    :class:`~strat_tools.engine.position.position.Position`)."""
 
     __slots__ = ()
 

@@ -4,7 +4,7 @@
 :class:`~strat_tools.engine.rules.rule_state.RuleState` (the side to move, plies, each side's
 two-squares chain, captures and rescues): ``legal_moves`` (a view of
 :class:`~strat_tools.core.move.Move`), ``push`` (checked, recorded, returns a
-:class:`~strat_tools.engine.move.Battle`), ``pop`` (the board and the state before, whole),
+:class:`~strat_tools.engine.position.move.Battle`), ``pop`` (the board and the state before, whole),
 ``peek``, ``move_stack``, ``copy``, ``outcome``, ``==``, ``knowledge`` and the StraDos3
 strings. The replay's hot loop (``hotloop.py``) runs a faster loop over the same values and
 falls back to this class for anything unusual, so the rules live here once; the line tables
@@ -39,7 +39,7 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
-from strat_tools.engine.move import Battle, LegalMoves
+from strat_tools.engine.position.move import Battle, LegalMoves
 from strat_tools.engine.rules.board_check import PositionError, refuse_another_army
 from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
 from strat_tools.engine.rules.hotloop import play_span
