@@ -13,7 +13,8 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   same per-game setup without the loop (``Position``, columns) is subtracted;
 - ``move loop``: the same plus the per-game setup (rule set, ``Position``, ``Replay`` and
   its columns), through the replay's ``_play_all``;
-- ``replay``: the full :func:`strat_tools.engine.replay.replay` per game, which adds the ending
+- ``replay``: the full :func:`strat_tools.engine.replays.replay.replay` per game, which adds the
+ending
   inference (legal-move search for both sides) and the result check;
 - ``legal``: legal-move generation,
   :func:`strat_tools.engine.moves.games_legal_ids` over batches of 100 valid games (one
@@ -58,8 +59,8 @@ sys.path.insert(0, str(REPO))
 from strat_tools.core.records import GameRecord  # noqa: E402
 from strat_tools.core.rules import resolve_rules  # noqa: E402
 from strat_tools.engine.position.position import Position  # noqa: E402
-from strat_tools.engine.replay import Replay, replay  # noqa: E402
-from strat_tools.engine.replay import _play_all as play_all  # noqa: E402
+from strat_tools.engine.replays.replay import Replay, replay  # noqa: E402
+from strat_tools.engine.replays.replay import _play_all as play_all  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402
 
 BATCH_GAMES = 100
@@ -128,7 +129,7 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
 
 def sample_positions(records: list[GameRecord], every: int = 50) -> list[Position]:
     """Every ``every``-th position of every valid game (for the single-position timing)."""
-    from strat_tools.engine.steps import walk
+    from strat_tools.engine.replays.steps import walk
 
     found = []
     for record in records:

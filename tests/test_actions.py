@@ -29,7 +29,7 @@ from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.games import two_squares_bans
 from strat_tools.engine.position.position import Position, play_known
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 

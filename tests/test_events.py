@@ -14,7 +14,7 @@ from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue, Result, Severity
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import EVENT_COLUMNS, EventBatch, game_events
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.event_table import events_batch, read_events
 from strat_tools.io.sources import iter_units
 from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table

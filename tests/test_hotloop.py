@@ -20,7 +20,7 @@ from strat_tools.core.pieces import ARMIES, CODE_SIDE, LAKE, PieceKind
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet, get_rules
 from strat_tools.engine.position.position import Position
-from strat_tools.engine.replay import Replay, _play_all, _slow
+from strat_tools.engine.replays.replay import Replay, _play_all, _slow
 from strat_tools.engine.rules.hotloop import ADJACENT, DISTANCE_128, PATH_128, STEP_128
 from strat_tools.engine.rules.rule_tables import ADJACENT_ROWS, DISTANCE, PATH, STEP
 

@@ -13,7 +13,7 @@ from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Status
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED, knowledge
-from strat_tools.engine.replay import Replay, replay
+from strat_tools.engine.replays.replay import Replay, replay
 from strat_tools.formats.readers import read_records
 from strat_tools.views.svg import knowledge_svg
 

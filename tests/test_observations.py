@@ -17,7 +17,7 @@ from strat_tools.engine.actions import action_id
 from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
 from strat_tools.engine.position.position import Position, play_known
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.engine.rules.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA

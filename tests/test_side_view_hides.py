@@ -26,7 +26,7 @@ from strat_tools.core.rules import OPTIONS
 from strat_tools.engine.knowledge import Knowledge
 from strat_tools.engine.material import view_materials
 from strat_tools.engine.moves.games import game_legal_ids
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.observation_rows import game_columns
 from strat_tools.views.viewer import game_data
 

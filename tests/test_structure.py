@@ -242,8 +242,8 @@ def test_the_parser_sees_lazy_imports() -> None:
     """In a function, or by ``import_module`` with the module's name: both are arrows."""
     found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
     assert "setups.strings" in found
-    lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
-    assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
+    lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replays.replay")\n')
+    assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replays.replay"]
 
 
 def test_each_floor_may_import_only_floors_below_it() -> None:

@@ -263,7 +263,9 @@ def test_an_engine_crash_is_a_diagnostic_not_an_exception(monkeypatch: pytest.Mo
     def broken(record: Any, rules: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(importlib.import_module("strat_tools.engine.replay"), "replay", broken)
+    monkeypatch.setattr(
+        importlib.import_module("strat_tools.engine.replays.replay"), "replay", broken
+    )
     result = tables_for_units(expand([TWO_BATTLES]))
     games = to_frame(result["games"])
     assert list(games["status"]) == ["invalid"]

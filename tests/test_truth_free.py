@@ -22,7 +22,7 @@ from strat_tools.engine.planes import (
     to_planes,
 )
 from strat_tools.engine.position.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.observation_arrays import FIELDS, LABEL_FIELDS, batch_arrays
 from strat_tools.exports.observation_rows import LABEL_COLUMNS, TRUTH_FREE_COLUMNS
 from strat_tools.exports.observations import observe

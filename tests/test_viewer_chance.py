@@ -9,7 +9,7 @@ from long_classic_game import sample_game
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.knowledge import KNOWN
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.views.viewer import game_data
 
 

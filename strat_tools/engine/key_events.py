@@ -15,7 +15,7 @@ files and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord, Result
->>> from strat_tools.engine.replay import replay
+>>> from strat_tools.engine.replays.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 39 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9],
@@ -50,7 +50,7 @@ from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.event_words import VOCABULARY, sentences
 
 if TYPE_CHECKING:
-    from strat_tools.engine.replay import Replay
+    from strat_tools.engine.replays.replay import Replay
 
 __all__ = [
     "EVENT_COLUMNS",

@@ -17,7 +17,7 @@ the rules show no army (``Knowledge.army_shown`` false), they are spread as
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord
->>> from strat_tools.engine.replay import replay
+>>> from strat_tools.engine.replays.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9], targets=[39])

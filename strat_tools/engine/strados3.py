@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from strat_tools.core.board import LAKES, Side, parse_square, square_name
 from strat_tools.core.errors import NotationError
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
-from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.replays.replayed import Replayed
 from strat_tools.engine.rules.board_check import PositionError, position_winner
 from strat_tools.engine.rules.rule_state import NO_CHAIN, Chain, RuleState
 

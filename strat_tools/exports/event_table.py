@@ -31,7 +31,7 @@ from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import EventBatch
-from strat_tools.engine.replay import replay_safely
+from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.io.sources import Unit
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records

@@ -35,7 +35,7 @@ from strat_tools.engine.planes import (
     board_views,
     encode_boards,
 )
-from strat_tools.engine.replay import Replay
+from strat_tools.engine.replays.replay import Replay
 from strat_tools.tables.schemas import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 3
@@ -270,7 +270,7 @@ def _counters(
     result: Replay, start: int, stop: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Both sides' two-squares counters before each of the plies ``start`` to ``stop - 1``
-    (from 0), from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains` (a
+    (from 0), from the replay's own :attr:`~strat_tools.engine.replays.replay.Replay.chains` (a
     side's counter before ply ``i`` is its chain after ply ``i - 2``)."""
     low = max(start - 2, 0)
     chains = np.asarray(result.chains[low:stop], np.int64)

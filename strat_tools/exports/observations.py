@@ -43,7 +43,7 @@ from strat_tools.core.records import GameRecord, Severity, Status, Termination
 from strat_tools.engine.knowledge import Knowledge
 from strat_tools.engine.moves import Moves, compiled_pays
 from strat_tools.engine.moves.games import games_legal_ids_of
-from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.exports.observation_rows import (
     LAST_MOVES,
     OBSERVATIONS_SCHEMA,
@@ -181,7 +181,7 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     """The observation rows of one replayed game (every replayed ply; none without moves).
 
     >>> from strat_tools.core.pieces import letter_code
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
     >>> record = GameRecord("doc.xml", variant="classicfree",
     ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])

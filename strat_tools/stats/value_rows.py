@@ -30,7 +30,7 @@ from strat_tools.engine.material import (
     flags_standing,
     material_rows,
 )
-from strat_tools.engine.replay import replay_safely
+from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.inputs import Inputs, InputsArg

@@ -30,7 +30,7 @@ from strat_tools.stats.win_model_file import shipped_win_model
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
-    from strat_tools.engine.replay import Replay
+    from strat_tools.engine.replays.replay import Replay
 
 __all__ = ["SWINGS", "game_chances", "swing_events"]
 

@@ -192,7 +192,7 @@ def knowledge_svg(
     >>> from strat_tools.core.board import Side
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.records import GameRecord
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8
     >>> setup = tuple(letter_code(c) for c in field + "Y")
     >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9])

@@ -41,7 +41,7 @@ from strat_tools.core.text import script_json as _script_json
 from strat_tools.engine.event_kinds import EVENT_KINDS
 from strat_tools.engine.key_events import game_events
 from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
-from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.inputs import Inputs

@@ -36,7 +36,7 @@ from strat_tools.core.board import RAYS
 from strat_tools.core.rules import RuleSet
 from strat_tools.engine.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
-from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.replays.replayed import Replayed
 from strat_tools.engine.rules.rule_state import RuleState
 from strat_tools.engine.rules.rule_tables import rule_tables
 
@@ -77,8 +77,8 @@ class PositionState(Protocol):
 
 
 class ReplayedGame(Replayed, Protocol):
-    """What the bans need of a replay (:class:`~strat_tools.engine.replay.Replay` has it):
-    a :class:`~strat_tools.engine.replayed.Replayed` game (its record, rule set and the
+    """What the bans need of a replay (:class:`~strat_tools.engine.replays.replay.Replay` has it):
+    a :class:`~strat_tools.engine.replays.replayed.Replayed` game (its record, rule set and the
     rescues the replay resolved) with each ply's two-squares chain after it."""
 
     @property
@@ -128,7 +128,7 @@ def chain_bans(
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
     each of the plies ``start`` to ``n - 1`` (counted from 0) of a replayed game
     (``boards``: the boards before them; the indices counted from ``start``), read off the
-    replay's :attr:`~strat_tools.engine.replay.Replay.chains`, and the plies (ascending,
+    replay's :attr:`~strat_tools.engine.replays.replay.Replay.chains`, and the plies (ascending,
     counted from 0) where the piece at the limit is a scout under the scout clause, whose
     bans only a position knows (:func:`repetition_bans`).
 

@@ -196,7 +196,7 @@ class Position(ReferenceMoves, StateView):
         """How the game ended on this board (:func:`~strat_tools.engine.rules.outcome.board_ending`:
         a captured flag, a side without a move), ``None`` while it goes on. Equal positions
         have equal outcomes: a resignation or a clock is the record's ending, not the
-        position's (:meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`)."""
+        position's (:meth:`Replay.outcome <strat_tools.engine.replays.replay.Replay.outcome>`)."""
         return board_ending(self)
 
     def is_game_over(self) -> bool:

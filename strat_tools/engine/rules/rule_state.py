@@ -97,7 +97,7 @@ class History(NamedTuple):
     state: RuleState
     event: tuple[int, int, int, int, int]
     """What the move did, as a replay keeps it: mover, defender, outcome, distance and
-    revealed bits (:class:`~strat_tools.engine.replay.Replay`)."""
+    revealed bits (:class:`~strat_tools.engine.replays.replay.Replay`)."""
     previous: History | None
 
 

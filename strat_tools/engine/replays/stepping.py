@@ -13,12 +13,12 @@ takes moves back, through every ply before it::
     for pos in st.positions(record):
         print(pos.plies, list(pos.legal_moves), pos.outcome())
 
-:meth:`Replay.position <strat_tools.engine.replay.Replay.position>` gives one of them: the
+:meth:`Replay.position <strat_tools.engine.replays.replay.Replay.position>` gives one of them: the
 ``n``-th element of ``positions(r)`` is ``Replay.position(n)`` is ``board_at(r, n)``.
 
 This module replays a record and walks its positions (the walk itself, on a replay already
-made, is :mod:`strat_tools.engine.steps`, which the replay imports for
-:meth:`Replay.position <strat_tools.engine.replay.Replay.position>`: so it cannot live
+made, is :mod:`strat_tools.engine.replays.steps`, which the replay imports for
+:meth:`Replay.position <strat_tools.engine.replays.replay.Replay.position>`: so it cannot live
 here, above the replay). It knows no XML (the readers do); the rules are the engine's.
 """
 
@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet
 from strat_tools.engine.position.position import Position
-from strat_tools.engine.replay import replay
-from strat_tools.engine.steps import walk
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.steps import walk
 
 __all__ = ["positions"]
 
@@ -40,9 +40,9 @@ def positions(record: GameRecord, rules: RuleSet | str | None = None) -> Iterato
     the last: after the last replayed move), each its own copy, with every earlier move on
     its move stack. A position's ``outcome()`` is the board's; the record's ending (a
     resignation, a clock) is the replay's, :meth:`Replay.outcome
-    <strat_tools.engine.replay.Replay.outcome>`.
+    <strat_tools.engine.replays.replay.Replay.outcome>`.
 
-    Replays the record first (``rules`` as :func:`~strat_tools.engine.replay.replay` takes
+    Replays the record first (``rules`` as :func:`~strat_tools.engine.replays.replay.replay` takes
     them; ``None`` picks the game's own) and stops before the first illegal move. A record
     without a setup raises :class:`~strat_tools.core.records.RecordError`.
 

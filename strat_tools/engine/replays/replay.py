@@ -42,10 +42,10 @@ from strat_tools.core.records import (
 )
 from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
 from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.replays.steps import position_of
 from strat_tools.engine.rules.chasing import ChaseViolation, find_chases
 from strat_tools.engine.rules.outcome import Outcome, board_ending
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES
-from strat_tools.engine.steps import position_of
 
 if TYPE_CHECKING:
     from strat_tools.engine.knowledge import Knowledge
@@ -130,7 +130,7 @@ class Replay:
     def position(self, ply: int) -> Position:
         """The :class:`Position` after ``ply`` plies (0: the setup; ``plies_replayed``:
         after the last replayed move), under the replay's rules, with the moves before it
-        on its move stack: the one ply convention of :mod:`strat_tools.engine.steps`."""
+        on its move stack: the one ply convention of :mod:`strat_tools.engine.replays.steps`."""
         return position_of(self, ply)
 
 
@@ -539,7 +539,7 @@ def board_at(
     record: GameRecord, ply: int | None = None, rules: RuleSet | str | None = None
 ) -> Position:
     """The position after ``ply`` plies (all of them if None; the one ply convention of
-    :mod:`strat_tools.engine.steps`): :func:`replay` under ``rules`` (so with the rule
+    :mod:`strat_tools.engine.replays.steps`): :func:`replay` under ``rules`` (so with the rule
     set's two-squares fallback, as ``show`` and ``positions`` take it), then
     :meth:`Replay.position`, with the moves before it on its move stack.
 
