@@ -33,7 +33,7 @@ ending
   pass over them costs);
 - ``stages``: where ``legal/numpy``'s time goes, in nanoseconds a ply (each stage the best of
   ``--repeat`` runs, chunk by chunk as ``legal_ids`` takes them): ``turn`` the class bytes in
-  the movers' views (:func:`~strat_tools.engine.mover_view.view_boards`), ``scan`` the
+  the movers' views (:func:`~strat_tools.engine.information.mover_view.view_boards`), ``scan`` the
   pieces that can move and their step bits (:func:`~strat_tools.engine.moves.scan.candidates`),
   ``rays`` the far pieces' walk (:func:`~strat_tools.engine.moves.scan.far_codes`), ``ids``
   the ids written (:func:`~strat_tools.engine.moves.scan.expand`), ``rest`` the joins, the
@@ -144,7 +144,7 @@ def stage_times(batches: list[tuple[Any, list[tuple[Any, Any]]]], repeat: int) -
     """CPU seconds of the generator's stages over ``batches`` (as ``legal`` calls it: joined
     per batch, :data:`~strat_tools.engine.moves.CHUNK_ROWS` rows at a time), each chunk's
     stage the fastest of ``repeat`` runs."""
-    from strat_tools.engine.mover_view import view_boards
+    from strat_tools.engine.information.mover_view import view_boards
     from strat_tools.engine.moves import CHUNK_ROWS, game_sides, join_games
     from strat_tools.engine.moves.scan import candidates, expand, far_codes, move_classes
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from strat_tools.core.move import Move
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
-    from strat_tools.engine.knowledge import Knowledge, knowledge
+    from strat_tools.engine.information.knowledge import Knowledge, knowledge
     from strat_tools.engine.position.move import Battle
     from strat_tools.engine.position.position import Position
     from strat_tools.engine.replays.replay import Replay, board_at, replay
@@ -52,8 +52,8 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "write_board_image": "views.boardimage",
-    "Knowledge": "engine.knowledge",
-    "knowledge": "engine.knowledge",
+    "Knowledge": "engine.information.knowledge",
+    "knowledge": "engine.information.knowledge",
     "Position": "engine.position.position",
     "Move": "core.move",
     "Battle": "engine.position.move",

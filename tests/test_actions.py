@@ -25,7 +25,7 @@ from strat_tools.engine.actions import (
     yorktown_action,
     yorktown_move,
 )
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.games import two_squares_bans
 from strat_tools.engine.position.position import Position, play_known

@@ -177,7 +177,7 @@ def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
 
 
 def test_strados3_at_any_ply_of_a_real_game_reads_back_as_its_position() -> None:
-    from strat_tools.engine.knowledge import KNOWN, REVEALED
+    from strat_tools.engine.information.knowledge import KNOWN, REVEALED
     from strat_tools.engine.replays.replay import replay
     from strat_tools.engine.strados3 import strados3_at
 

@@ -239,7 +239,7 @@ def test_board_at_takes_the_two_squares_fallback(gravon_dir: Path, tmp_path: Pat
 def test_a_pushed_position_knows_what_the_export_observes() -> None:
     """Every ply of sample games: the knowledge kept as moves are pushed is the replay's,
     and the observation board and planes are the export's."""
-    from strat_tools.engine.planes import to_planes
+    from strat_tools.engine.information.planes import to_planes
     from strat_tools.exports.observations import observe
 
     checked = 0

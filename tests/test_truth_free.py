@@ -13,7 +13,7 @@ import numpy as np
 
 from strat_tools.core.pieces import CODE_SIDE
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.planes import (
+from strat_tools.engine.information.planes import (
     KIND_BITS,
     OPPONENT,
     UNKNOWN_KIND,

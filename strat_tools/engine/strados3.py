@@ -39,7 +39,7 @@ from strat_tools.engine.rules.board_check import PositionError, position_winner
 from strat_tools.engine.rules.rule_state import NO_CHAIN, Chain, RuleState
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 UNSEEN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
@@ -106,7 +106,11 @@ def strados3_at(
     only a scout can make, in lower case, the others ``?``). Pass ``know``
     (``result.knowledge()``) when writing many plies of one game.
     """
-    from strat_tools.engine.knowledge import KNOWN, REVEALED, knowledge  # numpy: on first use
+    from strat_tools.engine.information.knowledge import (  # numpy: on first use
+        KNOWN,
+        REVEALED,
+        knowledge,
+    )
 
     know = know if know is not None else knowledge(result)
     if not 0 <= ply <= know.plies:

@@ -14,9 +14,9 @@ the mover's own view. This package is the library's one generator, and holds eve
 * :mod:`~strat_tools.engine.moves.games`: the moves of replayed games, ply by ply (the
   observation export's call).
 
-:func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
-squares) and the side to move of each, and returns every legal move of every row as our
-action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
+:func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon squares)
+and the side to move of each, and returns every legal move of every row as our action ids
+(:mod:`strat_tools.engine.information.mover_view`: ``view(source) * 100 + view(target)``),
 ascending, in one flat array with row offsets, the layout of an Arrow list column.
 
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
@@ -54,7 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.mover_view import view_boards, view_keys
+from strat_tools.engine.information.mover_view import view_boards, view_keys
 from strat_tools.engine.moves import kernel
 from strat_tools.engine.moves.bans import (
     PositionState,

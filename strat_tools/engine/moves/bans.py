@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import RAYS
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
 from strat_tools.engine.replays.replayed import Replayed
 from strat_tools.engine.rules.rule_state import RuleState

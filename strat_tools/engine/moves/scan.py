@@ -2,7 +2,7 @@
 
 :mod:`strat_tools.engine.moves` is the generator's face (its chunks and the bans it removes);
 this module does the work, NumPy over the positions' boards in their movers' views
-(:func:`~strat_tools.engine.mover_view.view_boards`), one **class** byte a square
+(:func:`~strat_tools.engine.information.mover_view.view_boards`), one **class** byte a square
 (:class:`MoveClasses`):
 
 1. :func:`candidates`: the whole batch taken as one flat byte array, four shifts bring each

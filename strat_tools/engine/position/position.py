@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = [
     "Position",
@@ -402,10 +402,10 @@ class Position(ReferenceMoves, StateView):
 
     def knowledge(self) -> Knowledge:
         """What each side knows after the moves pushed (from the oldest position on the
-        move stack: a replayed game's setup): the knowledge model of ``engine/knowledge.py``,
-        row ``-1`` this position, equal to the replay's ``knowledge()`` at this ply.
-        ``know.known_board(-1, side)`` is what ``side`` sees."""
-        from strat_tools.engine.knowledge import pushed_knowledge
+        move stack: a replayed game's setup): the knowledge model of
+        ``engine/information/knowledge.py``, row ``-1`` this position, equal to the replay's
+        ``knowledge()`` at this ply. ``know.known_board(-1, side)`` is what ``side`` sees."""
+        from strat_tools.engine.information.knowledge import pushed_knowledge
 
         entries = self._stack()
         start = entries[0].board if entries else self.board
@@ -415,9 +415,9 @@ class Position(ReferenceMoves, StateView):
     def observe(self) -> npt.NDArray[np.uint8]:
         """What the side to move sees (100 bytes, its view): the truth-free board view the
         observation export writes as ``board_view`` for this ply (an opponent piece it has
-        not identified keeps only whether it moved; :func:`~strat_tools.engine.planes.
+        not identified keeps only whether it moved; :func:`~strat_tools.engine.information.planes.
         board_views`); ``to_planes(pos.observe()[None])`` its planes."""
-        from strat_tools.engine.planes import board_views
+        from strat_tools.engine.information.planes import board_views
 
         return board_views(self.observation_with_truth())
 
@@ -427,7 +427,7 @@ class Position(ReferenceMoves, StateView):
         task: never what a player of this side may read (that is :meth:`observe`)."""
         import numpy as np
 
-        from strat_tools.engine.planes import encode_boards
+        from strat_tools.engine.information.planes import encode_boards
 
         know = self.knowledge()
         boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])

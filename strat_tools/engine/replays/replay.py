@@ -48,7 +48,7 @@ from strat_tools.engine.rules.outcome import Outcome, board_ending
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = [
     "Replay",
@@ -108,8 +108,8 @@ class Replay:
 
     def knowledge(self) -> Knowledge:
         """Every ply's board and what each side knew of the other's pieces (computed on
-        each call, in one pass: keep the result). See ``engine/knowledge.py``."""
-        from strat_tools.engine.knowledge import knowledge
+        each call, in one pass: keep the result). See ``engine/information/knowledge.py``."""
+        from strat_tools.engine.information.knowledge import knowledge
 
         return knowledge(self)
 
@@ -564,7 +564,7 @@ def show(
 ) -> str:
     """The board after ``ply`` as text with the last move (and any battle) marked; ``game``
     a record (replayed under ``rules``) or a replay already made (not replayed again)."""
-    from strat_tools.engine.knowledge import board_after
+    from strat_tools.engine.information.knowledge import board_after
 
     result = game if isinstance(game, Replay) else replay(game, rules)
     record = result.record

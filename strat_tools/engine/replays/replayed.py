@@ -16,7 +16,7 @@ __all__ = ["Replayed"]
 
 
 class Replayed(Protocol):
-    """What stepping and :func:`~strat_tools.engine.knowledge.knowledge` read of a
+    """What stepping and :func:`~strat_tools.engine.information.knowledge.knowledge` read of a
     :class:`~strat_tools.engine.replays.replay.Replay`."""
 
     @property
