@@ -12,8 +12,8 @@ from hand_games import game, lightning
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue, Result, Severity
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.key_events import EVENT_COLUMNS, EventBatch, game_events
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.key_events import EVENT_COLUMNS, EventBatch, game_events
 from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.event_table import events_batch, read_events
 from strat_tools.io.sources import iter_units

@@ -41,7 +41,7 @@ import pyarrow.compute as pc
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import VARIANTS, Diagnostic, GameRecord, Severity, Status
-from strat_tools.engine.key_events import End, Rescue, end_row, find_events, rescue_rows
+from strat_tools.engine.events.key_events import End, Rescue, end_row, find_events, rescue_rows
 from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import Unit

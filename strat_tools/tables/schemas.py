@@ -52,9 +52,9 @@ from strat_tools.core.board import COLUMNS
 from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import VARIANTS, Severity, Status, Termination
 from strat_tools.core.rules import OUTCOME_LABELS
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.event_words import EMPTY, VOCABULARY
-from strat_tools.engine.key_events import EventCodes
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.event_words import EMPTY, VOCABULARY
+from strat_tools.engine.events.key_events import EventCodes
 from strat_tools.setups.identity import (
     GAME_IDENTITY_COLUMNS,
     SETUP_STRING_COLUMNS,
@@ -257,10 +257,11 @@ _EVENTS_BUILT: Final = pa.schema(
         pa.field("detail", pa.string()),
     ],
     metadata={
-        "doc": "One row per key event of a replayed game (kinds: strat_tools.engine.key_events."
-        "EVENT_KINDS); every game has an end row (termination, winner, detail why). "
-        "mover/mover_piece moved, defender_piece was attacked, loser lost the piece the event "
-        "is about, rescued_piece came back; empty where it does not apply."
+        "doc": "One row per key event of a replayed game (kinds: "
+        "strat_tools.engine.events.event_kinds.EVENT_KINDS); every game has an end row "
+        "(termination, winner, detail why). mover/mover_piece moved, defender_piece was "
+        "attacked, loser lost the piece the event is about, rescued_piece came back; empty "
+        "where it does not apply."
     },
 )
 """``events``: battles, first capture, big losses, rescues and each game's end."""

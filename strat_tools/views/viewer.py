@@ -38,9 +38,9 @@ from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
-from strat_tools.engine.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.key_events import game_events
 from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
-from strat_tools.engine.key_events import game_events
 from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
