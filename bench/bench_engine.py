@@ -39,8 +39,8 @@ ending
   the ids written (:func:`~strat_tools.engine.moves.scan.expand`), ``rest`` the joins, the
   two-squares bans, the lightning captains' turns and the splits per game (``legal/numpy``'s CPU
   time less the stages', so on a busy machine it holds the noise too);
-- ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
-  50th of each valid game), in microseconds a position: the stepping API's cost.
+- ``position``: :func:`strat_tools.engine.encodings.actions.legal_actions` of one ``Position``
+  (every 50th of each valid game), in microseconds a position: the stepping API's cost.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def main() -> None:
         + " ".join(f"{k}_ns={v / max(plies, 1) * 1e9:.0f}" for k, v in spent.items())
         + " (ns a ply of legal/numpy's CPU time)"
     )
-    from strat_tools.engine.actions import legal_actions
+    from strat_tools.engine.encodings.actions import legal_actions
 
     positions = sample_positions(records)
 

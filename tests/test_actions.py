@@ -10,7 +10,7 @@ import pytest
 from strat_tools.core.board import Side, parse_square, view_square
 from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
-from strat_tools.engine.actions import (
+from strat_tools.engine.encodings.actions import (
     ACTION_COUNT,
     HEAD_COUNT,
     HEAD_DIRECTIONS,

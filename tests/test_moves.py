@@ -13,7 +13,7 @@ from strat_tools.core.board import Side, parse_square, square_name
 from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
-from strat_tools.engine.actions import action_id, action_squares
+from strat_tools.engine.encodings.actions import action_id, action_squares
 from strat_tools.engine.moves import game_sides, games_legal_ids, legal_ids, position_ids
 from strat_tools.engine.moves.bans import repetition_bans
 from strat_tools.engine.position.position import Position

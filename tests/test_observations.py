@@ -13,7 +13,7 @@ from strat_tools.core.board import parse_square, view_square
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.actions import action_id
+from strat_tools.engine.encodings.actions import action_id
 from strat_tools.engine.information.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.information.planes import CHANNELS, board_diagram, hidden_truth, to_planes
 from strat_tools.engine.position.position import Position, play_known

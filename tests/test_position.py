@@ -16,11 +16,16 @@ from conftest import WHOLE_ARCHIVE
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.move import Move, MoveError
 from strat_tools.core.records import GameRecord, Status, Termination
+from strat_tools.engine.encodings.strados3 import (
+    EMPTY_FIELD,
+    parse_strados3,
+    strados3_at,
+    to_strados3,
+)
 from strat_tools.engine.position.move import Battle
 from strat_tools.engine.position.position import Position
 from strat_tools.engine.rules.board_check import PositionError
 from strat_tools.engine.rules.outcome import Outcome
-from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, strados3_at, to_strados3
 from strat_tools.formats.readers import read_records
 from tests.hand_games import put, scout_chain_game
 

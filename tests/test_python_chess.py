@@ -105,7 +105,7 @@ def test_a_capture_and_a_result_on_the_board() -> None:
 
 def _two_flags_text() -> str:
     """Red's marshal on A2 below blue's flag on A3; red's flag on K1."""
-    from strat_tools.engine.strados3 import to_strados3
+    from strat_tools.engine.encodings.strados3 import to_strados3
     from tests.hand_games import put
 
     return to_strados3(put({"A2": "r10", "A3": "bF", "K1": "rF", "K10": "b3"}), 1, 0)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from strat_tools.core.board import parse_square, square_name
 from strat_tools.core.records import Status
-from strat_tools.engine.actions import legal_actions
+from strat_tools.engine.encodings.actions import legal_actions
 from strat_tools.engine.position.position import Position
 from strat_tools.engine.replays.replay import replay
 from strat_tools.engine.rules.chains import scout_chain

@@ -7,8 +7,8 @@ as that side knows it, with the hidden truth beside it, in one 100-byte observat
 for the dense planes), plus the counters, the last moves, the move played and every legal
 move, and the game's result. :data:`OBSERVATIONS_SCHEMA` declares the columns once.
 
-Every square and every action id in a row is in the mover's own view (blue's turned by
-180 degrees; :mod:`strat_tools.engine.actions`), so a row reads the same whichever side moves.
+Every square and every action id in a row is in the mover's own view (blue's turned by 180 degrees;
+:mod:`strat_tools.engine.encodings.actions`), so a row reads the same whichever side moves.
 
 :class:`ObservationsWork` is the per-batch work (replay, observe) that the input driver
 (:func:`strat_tools.run.driver.map_records`) runs in the workers, with its one treatment of

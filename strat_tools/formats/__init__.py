@@ -6,7 +6,7 @@ format's bytes into checked records (:mod:`~strat_tools.formats.readers`).
 This package is also the face of the 40-character setup strings other projects load
 (``st.formats.format_setup``; they live in :mod:`strat_tools.setups.strings`, a floor below),
 imported on first use; OpenSpiel's StraDos3 position string is the engine's
-(:mod:`strat_tools.engine.strados3`).
+(:mod:`strat_tools.engine.encodings.strados3`).
 
 >>> import strat_tools as st
 >>> len(st.formats.parse_setup("F" + "B" * 39, 1, "owner"))  # a board of 100 squares

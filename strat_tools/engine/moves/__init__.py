@@ -4,7 +4,7 @@ the mover's own view. This package is the library's one generator, and holds eve
 * here, the face: :func:`legal_ids` (boards and sides in, action ids out), its batches of
   games (:func:`games_legal_ids`) and of one position (:func:`position_ids`, what
   :meth:`Position.legal_moves <strat_tools.engine.position.position.Position.legal_moves>` and
-  :func:`~strat_tools.engine.actions.legal_actions` ask), and the caller's choice of the
+  :func:`~strat_tools.engine.encodings.actions.legal_actions` ask), and the caller's choice of the
   compiled loop (:func:`compiled_pays`);
 * :mod:`~strat_tools.engine.moves.tables`: board geometry and run codes (squares only);
 * :mod:`~strat_tools.engine.moves.scan`: the NumPy stages, where pieces can go;

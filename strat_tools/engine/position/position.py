@@ -100,7 +100,7 @@ class Position(ReferenceMoves, StateView):
     ) -> None:
         ruleset = get_rules(DEFAULT_RULES if rules is None else rules)
         if isinstance(setup, str):
-            from strat_tools.engine.strados3 import position_state
+            from strat_tools.engine.encodings.strados3 import position_state
 
             board, state = position_state(setup, ruleset.army)
         else:
@@ -457,17 +457,17 @@ class Position(ReferenceMoves, StateView):
 
     def strados3(self, *, exact: bool = False) -> str:
         """The position as a StraDos3 string. By default OpenSpiel yorktown's three parts
-        (field, side to move, plies; :mod:`strat_tools.engine.strados3`), the string its
+        (field, side to move, plies; :mod:`strat_tools.engine.encodings.strados3`), the string its
         loader takes. ``exact=True`` adds the rule state, each side's two-squares chain with
         every square a scout's chain passed over, so that :meth:`from_strados3` gives back a
         position equal to this one (rescues made are not kept: ultimate lightning only).
 
-        >>> from strat_tools.engine.strados3 import EMPTY_FIELD
+        >>> from strat_tools.engine.encodings.strados3 import EMPTY_FIELD
         >>> pos = Position.from_strados3(EMPTY_FIELD.replace("A", "M", 1)[:-1] + "Y r 0")
         >>> pos.strados3(exact=True)[-6:], pos.strados3()[-4:], len(pos.legal_moves)
         (' r 0 -', ' r 0', 0)
         """
-        from strat_tools.engine.strados3 import chains_text, to_strados3
+        from strat_tools.engine.encodings.strados3 import chains_text, to_strados3
 
         state = self.state
         text = to_strados3(self.board, state.side, state.plies)
