@@ -17,7 +17,8 @@ from strat_tools.engine.events.key_events import EVENT_COLUMNS, EventBatch, game
 from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.event_table import events_batch, read_events
 from strat_tools.io.sources import iter_units
-from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table
+from strat_tools.tables.columns import events_table
+from strat_tools.tables.schemas import EVENTS_SCHEMA
 
 BIG_LOSSES = game(
     {"E5": "r1", "E6": "b10", "B4": "r3", "B7": "bB", "F4": "r9", "F7": "b10", "I7": "bF"},

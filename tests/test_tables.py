@@ -27,7 +27,8 @@ from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.io.sources import expand
 from strat_tools.setups import identity
 from strat_tools.tables.build import tables_for_units
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, table_from_columns, to_frame
+from strat_tools.tables.columns import table_from_columns, to_frame
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 TWO_BATTLES = FIXTURES / "two_battles" / "classic-2014.4-1.xml"

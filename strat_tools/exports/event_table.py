@@ -37,7 +37,8 @@ from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
 from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
-from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
+from strat_tools.tables.columns import events_table, to_frame
+from strat_tools.tables.schemas import EVENTS_SCHEMA
 
 if TYPE_CHECKING:
     import pandas as pd

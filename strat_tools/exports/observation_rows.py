@@ -36,7 +36,7 @@ from strat_tools.engine.information.planes import (
 from strat_tools.engine.moves import Moves, game_sides
 from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
 from strat_tools.engine.replays.replay import Replay
-from strat_tools.tables.schemas import dictionary_column, labels_column
+from strat_tools.tables.columns import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 3
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""

@@ -521,8 +521,8 @@ def read_games(
     ...     print(exc)
     nothing readable in nowhere-*.zip: no file matches this pattern
     """
+    from strat_tools.tables.columns import concat_tables
     from strat_tools.tables.dataset import GameSet
-    from strat_tools.tables.schemas import concat_tables
 
     inputs = Inputs.of(paths)
     run, seen = Run.of(run).counting()

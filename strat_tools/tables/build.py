@@ -46,17 +46,9 @@ from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import Unit
 from strat_tools.setups.identity import SetupIdentity, game_fingerprint
+from strat_tools.tables.columns import dictionary_column, empty_table, events_table, labels_column
 from strat_tools.tables.game_ids import GameIds
-from strat_tools.tables.schemas import (
-    BUILT_SCHEMAS,
-    DIAGNOSTICS_SCHEMA,
-    GAMES_SCHEMA,
-    add_ranks,
-    dictionary_column,
-    empty_table,
-    events_table,
-    labels_column,
-)
+from strat_tools.tables.schemas import BUILT_SCHEMAS, DIAGNOSTICS_SCHEMA, GAMES_SCHEMA, add_ranks
 
 __all__ = ["tables_for_records", "tables_for_units"]
 

@@ -35,7 +35,8 @@ from strat_tools.core.text import count_of, neutralise_csv_table
 from strat_tools.io.output import OutputError
 from strat_tools.io.sources import PathArg
 from strat_tools.io.staging import StagedFolder
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, file_schema
+from strat_tools.tables.columns import file_schema
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
 __all__ = [
     "INCOMPLETE_MARKER",
