@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from strat_tools.engine.information.knowledge import Knowledge, knowledge
     from strat_tools.engine.position.move import Battle
     from strat_tools.engine.position.position import Position
-    from strat_tools.engine.replays.replay import Replay, board_at, replay
-    from strat_tools.engine.replays.stepping import positions
+    from strat_tools.engine.replays.replay import Replay, replay
+    from strat_tools.engine.replays.stepping import board_at, positions
     from strat_tools.engine.rules.outcome import Outcome
     from strat_tools.exports.event_table import read_events
     from strat_tools.exports.validate import ValidationReport, validate
@@ -60,7 +60,7 @@ _LAZY = {
     "Outcome": "engine.rules.outcome",
     "IllegalMove": "core.errors",
     "positions": "engine.replays.stepping",
-    "board_at": "engine.replays.replay",
+    "board_at": "engine.replays.stepping",
     "board_svg": "views.svg",
     "read_events": "exports.event_table",
     "write_viewer": "views.viewer",

@@ -9,7 +9,7 @@ import pytest
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
 from strat_tools.engine.encodings.strados3 import UNSEEN, parse_strados3, to_strados3
-from strat_tools.engine.replays.replay import board_at
+from strat_tools.engine.replays.stepping import board_at
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup

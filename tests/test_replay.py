@@ -17,7 +17,8 @@ from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import ARMIES, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Result, Status, Termination
 from strat_tools.engine.position.position import Position
-from strat_tools.engine.replays.replay import board_at, replay, show
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at, show
 
 
 def move(pos: Position, text: str) -> int:

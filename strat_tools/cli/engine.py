@@ -71,7 +71,7 @@ def show(
     from strat_tools.core.errors import InputError
     from strat_tools.core.text import printable_lines
     from strat_tools.engine.replays.replay import replay
-    from strat_tools.engine.replays.replay import show as show_board
+    from strat_tools.engine.replays.stepping import show as show_board
     from strat_tools.formats.readers import SeveralGames, read_game
 
     if output is not None and not output.lower().endswith((".svg", ".png")):

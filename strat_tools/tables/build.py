@@ -20,7 +20,8 @@ This module does not write files (see :mod:`strat_tools.tables.dataset`) and com
 (see :mod:`strat_tools.stats`).
 
 >>> from strat_tools.io.sources import iter_units
->>> from strat_tools.tables.schemas import TABLE_NAMES, to_frame
+>>> from strat_tools.tables.columns import to_frame
+>>> from strat_tools.tables.schemas import TABLE_NAMES
 >>> tables = tables_for_units(list(iter_units(["tests/fixtures/gravon/classic-2014.4-17.xml"])))
 >>> sorted(tables) == sorted(TABLE_NAMES)
 True

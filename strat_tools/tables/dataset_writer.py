@@ -295,7 +295,7 @@ def setups_in(setups: pa.Table) -> int:
     first call imports ``pyarrow.acero`` and ``pyarrow.dataset`` (about 40 million
     instructions, a fifth of the cost of exporting a month).
 
-    >>> from strat_tools.tables.schemas import table_from_columns
+    >>> from strat_tools.tables.columns import table_from_columns
     >>> setups_in(table_from_columns("setups", {"game_id": ["a", "a", "b", "a"],
     ...     "side": ["red", "red", "red", "blue"], "row": [1] * 4, "col": [1, 2, 1, 1],
     ...     "square": ["A1"] * 4, "piece": ["flag"] * 4, "fingerprint": ["f"] * 4,

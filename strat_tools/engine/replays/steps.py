@@ -1,6 +1,6 @@
 """The positions of a game already replayed, one per ply, and the ply convention they keep:
 what :meth:`Replay.position <strat_tools.engine.replays.replay.Replay.position>`,
-:func:`~strat_tools.engine.replays.replay.board_at` and (after replaying a record)
+:func:`~strat_tools.engine.replays.stepping.board_at` and (after replaying a record)
 :func:`strat_tools.engine.replays.stepping.positions` give.
 
 **The ply convention** (docs/position.md): position ``n`` is the position *after* ``n``
