@@ -13,9 +13,8 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   same per-game setup without the loop (``Position``, columns) is subtracted;
 - ``move loop``: the same plus the per-game setup (rule set, ``Position``, ``Replay`` and
   its columns), through the replay's ``_play_all``;
-- ``replay``: the full :func:`strat_tools.engine.replays.replay.replay` per game, which adds the
-ending
-  inference (legal-move search for both sides) and the result check;
+- ``replay``: the full :func:`strat_tools.engine.replays.replay.replay` per game, which adds
+  the ending inference (legal-move search for both sides) and the result check;
 - ``legal``: legal-move generation,
   :func:`strat_tools.engine.moves.games_legal_ids` over batches of 100 valid games (one
   call a batch and rule set, as the observation export calls it; the boards before each

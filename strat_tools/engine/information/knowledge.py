@@ -1,9 +1,8 @@
 """What each side knew at every ply: revealed, moved and scout pieces, captures, unseen ranks.
 
 :func:`knowledge` takes a :class:`~strat_tools.engine.replays.replay.Replay` and builds, in one pass
-over its
-plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the position
-after ``p`` plies):
+over its plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the
+position after ``p`` plies):
 
 - ``boards[p, sq]``: the board code on square ``sq`` (codes of ``pieces.py``: 0 empty,
   1..12 red, 13..24 blue, 25 lake);

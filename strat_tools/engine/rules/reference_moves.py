@@ -1,9 +1,8 @@
 """The geometry and pure-Python move search of a
-:class:`~strat_tools.engine.position.position.Position`:
-a move's path (straight, lake-free, within reach, nothing in between, a captain's turn),
-whether a side can move (the end of a game, ``engine/rules/outcome.py``) and every legal move
-square by square, the reference the batch generator (``engine/moves/``) is tested
-against.
+:class:`~strat_tools.engine.position.position.Position`: a move's path (straight, lake-free,
+within reach, nothing in between, a captain's turn), whether a side can move (the end of a
+game, ``engine/rules/outcome.py``) and every legal move square by square, the reference the
+batch generator (``engine/moves/``) is tested against.
 
 :class:`ReferenceMoves` is the part of :class:`Position` that searches; the position's
 state and its rules (:meth:`Position.repetition`) stay in ``position.py``.
