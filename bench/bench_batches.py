@@ -31,7 +31,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from strat_tools.engine.planes import to_planes  # noqa: E402
+from strat_tools.engine.information.planes import to_planes  # noqa: E402
 from strat_tools.exports.observation_batches import observation_batches  # noqa: E402
 from strat_tools.exports.observation_files import export_observations, read_observations  # noqa: E402
 from strat_tools.exports.observations import boards_of  # noqa: E402

@@ -30,8 +30,8 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from strat_tools.benchmark.belief_baselines import SetupPriorBelief, load_belief_prior
-    from strat_tools.engine.position import Position
-    from strat_tools.engine.replay import replay
+    from strat_tools.engine.position.position import Position
+    from strat_tools.engine.replays.replay import replay
     from strat_tools.formats.readers import read_records
 
     plies = [int(p) for p in args.plies.split(",")]

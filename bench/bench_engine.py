@@ -13,8 +13,8 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   same per-game setup without the loop (``Position``, columns) is subtracted;
 - ``move loop``: the same plus the per-game setup (rule set, ``Position``, ``Replay`` and
   its columns), through the replay's ``_play_all``;
-- ``replay``: the full :func:`strat_tools.engine.replay.replay` per game, which adds the ending
-  inference (legal-move search for both sides) and the result check;
+- ``replay``: the full :func:`strat_tools.engine.replays.replay.replay` per game, which adds
+  the ending inference (legal-move search for both sides) and the result check;
 - ``legal``: legal-move generation,
   :func:`strat_tools.engine.moves.games_legal_ids` over batches of 100 valid games (one
   call a batch and rule set, as the observation export calls it; the boards before each
@@ -32,14 +32,14 @@ is shared: CPU seconds are printed too). Prints one line per variant with games/
   pass over them costs);
 - ``stages``: where ``legal/numpy``'s time goes, in nanoseconds a ply (each stage the best of
   ``--repeat`` runs, chunk by chunk as ``legal_ids`` takes them): ``turn`` the class bytes in
-  the movers' views (:func:`~strat_tools.engine.mover_view.view_boards`), ``scan`` the
+  the movers' views (:func:`~strat_tools.engine.information.mover_view.view_boards`), ``scan`` the
   pieces that can move and their step bits (:func:`~strat_tools.engine.moves.scan.candidates`),
   ``rays`` the far pieces' walk (:func:`~strat_tools.engine.moves.scan.far_codes`), ``ids``
   the ids written (:func:`~strat_tools.engine.moves.scan.expand`), ``rest`` the joins, the
   two-squares bans, the lightning captains' turns and the splits per game (``legal/numpy``'s CPU
   time less the stages', so on a busy machine it holds the noise too);
-- ``position``: :func:`strat_tools.engine.actions.legal_actions` of one ``Position`` (every
-  50th of each valid game), in microseconds a position: the stepping API's cost.
+- ``position``: :func:`strat_tools.engine.encodings.actions.legal_actions` of one ``Position``
+  (every 50th of each valid game), in microseconds a position: the stepping API's cost.
 """
 
 from __future__ import annotations
@@ -57,9 +57,9 @@ sys.path.insert(0, str(REPO))
 
 from strat_tools.core.records import GameRecord  # noqa: E402
 from strat_tools.core.rules import resolve_rules  # noqa: E402
-from strat_tools.engine.position import Position  # noqa: E402
-from strat_tools.engine.replay import Replay, replay  # noqa: E402
-from strat_tools.engine.replay import _play_all as play_all  # noqa: E402
+from strat_tools.engine.position.position import Position  # noqa: E402
+from strat_tools.engine.replays.replay import Replay, replay  # noqa: E402
+from strat_tools.engine.replays.replay import _play_all as play_all  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402
 
 BATCH_GAMES = 100
@@ -128,7 +128,7 @@ def legal_inputs(records: list[GameRecord]) -> list[tuple[Any, Any, Any, list[An
 
 def sample_positions(records: list[GameRecord], every: int = 50) -> list[Position]:
     """Every ``every``-th position of every valid game (for the single-position timing)."""
-    from strat_tools.engine.steps import walk
+    from strat_tools.engine.replays.steps import walk
 
     found = []
     for record in records:
@@ -143,7 +143,7 @@ def stage_times(batches: list[tuple[Any, list[tuple[Any, Any]]]], repeat: int) -
     """CPU seconds of the generator's stages over ``batches`` (as ``legal`` calls it: joined
     per batch, :data:`~strat_tools.engine.moves.CHUNK_ROWS` rows at a time), each chunk's
     stage the fastest of ``repeat`` runs."""
-    from strat_tools.engine.mover_view import view_boards
+    from strat_tools.engine.information.mover_view import view_boards
     from strat_tools.engine.moves import CHUNK_ROWS, game_sides, join_games
     from strat_tools.engine.moves.scan import candidates, expand, far_codes, move_classes
 
@@ -262,7 +262,7 @@ def main() -> None:
         + " ".join(f"{k}_ns={v / max(plies, 1) * 1e9:.0f}" for k, v in spent.items())
         + " (ns a ply of legal/numpy's CPU time)"
     )
-    from strat_tools.engine.actions import legal_actions
+    from strat_tools.engine.encodings.actions import legal_actions
 
     positions = sample_positions(records)
 

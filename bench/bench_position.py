@@ -32,9 +32,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from strat_tools.engine.position import Position  # noqa: E402
-from strat_tools.engine.replay import replay  # noqa: E402
-from strat_tools.engine.steps import walk  # noqa: E402
+from strat_tools.engine.position.position import Position  # noqa: E402
+from strat_tools.engine.replays.replay import replay  # noqa: E402
+from strat_tools.engine.replays.steps import walk  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402
 
 TARGET = 1.5

@@ -27,19 +27,19 @@ from strat_tools.core.startup import guard_startup
 guard_startup()  # before any other import: Ctrl-C while the command line starts up
 
 # Every name is bound on first use, ``replay`` and ``validate`` too: they live in
-# ``engine.replay`` and ``exports.validate``, so no submodule of this package shares their
+# ``engine.replays.replay`` and ``exports.validate``, so no submodule of this package shares their
 # names and shadows them, and ``strat-tools --version`` need not import the engine.
 if TYPE_CHECKING:
     from strat_tools.core.errors import IllegalMove
     from strat_tools.core.move import Move
     from strat_tools.core.records import GameRecord
     from strat_tools.core.rules import RULESETS, RuleSet, get_rules, rules_for
-    from strat_tools.engine.knowledge import Knowledge, knowledge
-    from strat_tools.engine.move import Battle
-    from strat_tools.engine.outcome import Outcome
-    from strat_tools.engine.position import Position
-    from strat_tools.engine.replay import Replay, board_at, replay
-    from strat_tools.engine.stepping import positions
+    from strat_tools.engine.information.knowledge import Knowledge, knowledge
+    from strat_tools.engine.position.move import Battle
+    from strat_tools.engine.position.position import Position
+    from strat_tools.engine.replays.replay import Replay, replay
+    from strat_tools.engine.replays.stepping import board_at, positions
+    from strat_tools.engine.rules.outcome import Outcome
     from strat_tools.exports.event_table import read_events
     from strat_tools.exports.validate import ValidationReport, validate
     from strat_tools.formats.readers import parse_record, read_game, read_records
@@ -52,15 +52,15 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "write_board_image": "views.boardimage",
-    "Knowledge": "engine.knowledge",
-    "knowledge": "engine.knowledge",
-    "Position": "engine.position",
+    "Knowledge": "engine.information.knowledge",
+    "knowledge": "engine.information.knowledge",
+    "Position": "engine.position.position",
     "Move": "core.move",
-    "Battle": "engine.move",
-    "Outcome": "engine.outcome",
+    "Battle": "engine.position.move",
+    "Outcome": "engine.rules.outcome",
     "IllegalMove": "core.errors",
-    "positions": "engine.stepping",
-    "board_at": "engine.replay",
+    "positions": "engine.replays.stepping",
+    "board_at": "engine.replays.stepping",
     "board_svg": "views.svg",
     "read_events": "exports.event_table",
     "write_viewer": "views.viewer",
@@ -72,13 +72,13 @@ _LAZY = {
     "read_records": "formats.readers",
     "read_game": "formats.readers",
     "GameRecord": "core.records",
-    "Replay": "engine.replay",
+    "Replay": "engine.replays.replay",
     "RULESETS": "core.rules",
     "RuleSet": "core.rules",
     "get_rules": "core.rules",
     "rules_for": "core.rules",
     "ValidationReport": "exports.validate",
-    "replay": "engine.replay",
+    "replay": "engine.replays.replay",
     "validate": "exports.validate",
 }
 """Each public name and the module it lives in, imported on first use."""
@@ -188,9 +188,9 @@ def enable_notebook_display() -> None:
         return
     formatter = shell.display_formatter.formatters["text/html"]
     formatter.for_type_by_name("strat_tools.core.records", "GameRecord", _notebook_html)
-    formatter.for_type_by_name("strat_tools.engine.replay", "Replay", _notebook_html)
+    formatter.for_type_by_name("strat_tools.engine.replays.replay", "Replay", _notebook_html)
     pictures = shell.display_formatter.formatters["image/svg+xml"]
-    pictures.for_type_by_name("strat_tools.engine.position", "Position", _position_svg)
+    pictures.for_type_by_name("strat_tools.engine.position.position", "Position", _position_svg)
 
 
 enable_notebook_display()

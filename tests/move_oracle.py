@@ -9,8 +9,8 @@ import numpy as np
 
 from strat_tools.core.board import LAKES, Side
 from strat_tools.core.pieces import LAKE, PieceKind
-from strat_tools.engine.actions import action_id
-from strat_tools.engine.position import Position
+from strat_tools.engine.encodings.actions import action_id
+from strat_tools.engine.position.position import Position
 
 
 def reference_ids(board: list[int], side: int, rules: str) -> list[int]:

@@ -10,7 +10,7 @@ import pytest
 from strat_tools.core.board import Side, parse_square, view_square
 from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
-from strat_tools.engine.actions import (
+from strat_tools.engine.encodings.actions import (
     ACTION_COUNT,
     HEAD_COUNT,
     HEAD_DIRECTIONS,
@@ -25,11 +25,11 @@ from strat_tools.engine.actions import (
     yorktown_action,
     yorktown_move,
 )
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.games import two_squares_bans
-from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.replay import replay
+from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 

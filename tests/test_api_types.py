@@ -11,8 +11,8 @@ import pytest
 
 import strat_tools as st
 from strat_tools.core.diagrams import render_board
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import parse_record
 
 CALLS: list[tuple[str, Callable[..., Any], tuple[Any, ...], type[Exception], str]] = [

@@ -1,4 +1,4 @@
-"""Beliefs (``Position.beliefs``, ``engine/beliefs.py``): what the side to move believes
+"""Beliefs (``Position.beliefs``, ``engine/information/beliefs.py``): what the side to move believes
 about the opponent's unidentified pieces depends on nothing it cannot know (two of blue's
 pieces red never identifies, swapped in a real game: red's beliefs identical at every ply,
 while the truth differs), and never breaks a rule of a belief (no mass on a kind with no
@@ -17,7 +17,7 @@ import pytest
 from strat_tools.benchmark.belief_baselines import SetupPriorBelief, load_belief_prior
 from strat_tools.core.pieces import CODE_SIDE
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.beliefs import (
+from strat_tools.engine.information.beliefs import (
     BELIEF_KINDS,
     NO_MASS,
     allowed_kinds,
@@ -25,9 +25,9 @@ from strat_tools.engine.beliefs import (
     model_beliefs,
     unidentified,
 )
-from strat_tools.engine.planes import hidden_truth
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.information.planes import hidden_truth
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.observation_arrays import batch_arrays
 from strat_tools.exports.observations import observe
 from strat_tools.formats.readers import read_records

@@ -27,8 +27,8 @@ from strat_tools.benchmark.belief_baselines import (
 from strat_tools.cli import main
 from strat_tools.cli.bench_score import BELIEF_POLICY_NAMES
 from strat_tools.core.errors import InputError
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import read_records
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "strados2026-10.zip"

@@ -201,7 +201,8 @@ def test_an_engine_crash_on_one_game_is_an_invalid_entry_not_a_stopped_run(
 ) -> None:
     import importlib
 
-    engine = importlib.import_module("strat_tools.engine.replay")  # the module, not st.replay
+    # the module, not st.replay
+    engine = importlib.import_module("strat_tools.engine.replays.replay")
     real = engine.replay
 
     def crash_on_the_second_game(record, rules=None):  # type: ignore[no-untyped-def]

@@ -278,7 +278,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     )
     from strat_tools.core.move import MoveError
     from strat_tools.core.records import RecordError
-    from strat_tools.engine.board_check import PositionError
+    from strat_tools.engine.rules.board_check import PositionError
     from strat_tools.formats.readers import SeveralGames
     from strat_tools.generate.games import GenerationError
     from strat_tools.io.output import OutputError, OutputOfAnotherKind, OutputOverInput
@@ -341,7 +341,7 @@ def test_a_bug_keeps_its_traceback() -> None:
 
 def test_bad_move_text_is_a_notation_error() -> None:
     from strat_tools.core.errors import NotationError
-    from strat_tools.engine.strados3 import move_squares
+    from strat_tools.engine.encodings.strados3 import move_squares
 
     with pytest.raises(NotationError, match="not a move: 'B4B5'"):
         move_squares("B4B5")

@@ -17,7 +17,7 @@ from strat_tools.cli import main
 from strat_tools.core.records import GameRecord
 from strat_tools.exports.convert import convert
 from strat_tools.exports.validate import GameVerdict, verdict_for
-from strat_tools.formats.gsn import gsn_file_name, record_to_gsn
+from strat_tools.formats.gsn_writer import gsn_file_name, record_to_gsn
 from strat_tools.formats.readers import read_records
 from strat_tools.formats.xml_writer import record_to_xml, write_games
 from strat_tools.generate.games import generate_games

@@ -32,9 +32,9 @@ from strat_tools.run import batch_work, driver
 from strat_tools.run.driver import export_dataset, iter_tables, read_games
 from strat_tools.run.options import Run
 from strat_tools.tables import dataset, dataset_writer, layout
+from strat_tools.tables.columns import concat_tables
 from strat_tools.tables.dataset import GameSet, read_dataset
 from strat_tools.tables.dataset_writer import DatasetWriter
-from strat_tools.tables.schemas import concat_tables
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 ROOT = Path(__file__).resolve().parent.parent
@@ -599,7 +599,8 @@ def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path)
     """No strat-tools reader: pd.read_parquet alone gives each table the dtypes of
     to_frame (nullable ints with their nulls, booleans, categoricals; pieces ordered)."""
     from strat_tools.run.driver import export_dataset
-    from strat_tools.tables.schemas import TABLE_NAMES, empty_table, to_frame
+    from strat_tools.tables.columns import empty_table, to_frame
+    from strat_tools.tables.schemas import TABLE_NAMES
 
     out = tmp_path / "out"
     export_dataset(["tests/fixtures/tables/"], str(out), run=1)
@@ -621,7 +622,8 @@ def test_plain_pandas_reads_an_export_with_the_documented_dtypes(tmp_path: Path)
 def test_each_file_schema_carries_the_pandas_metadata_pyarrow_writes_for_its_frame() -> None:
     """The metadata comes from one probe frame of the tables' distinct columns; it must be,
     byte for byte, what ``pa.Schema.from_pandas`` gives for each table's own frame."""
-    from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, empty_table, file_schema, to_frame
+    from strat_tools.tables.columns import empty_table, file_schema, to_frame
+    from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
     for name in TABLE_NAMES:
         frame = to_frame(empty_table(name))
@@ -635,7 +637,7 @@ def test_each_file_schema_carries_the_pandas_metadata_pyarrow_writes_for_its_fra
 def test_setups_are_counted_by_game_and_side_wherever_their_rows_lie() -> None:
     """Runs of one setup's rows are hashed once; a pair met again later (rows out of order,
     another chunk) is still one setup, and the same side of another game another."""
-    from strat_tools.tables.schemas import table_from_columns
+    from strat_tools.tables.columns import table_from_columns
 
     def setups(games: list[str], sides: list[str]) -> pa.Table:
         fixed = {"row": 1, "col": 1, "square": "A1", "piece": "flag", "fingerprint": "f"}

@@ -11,7 +11,7 @@ import pytest
 from conftest import shared_value
 from strat_tools.core.pieces import CODE_KIND, PieceKind
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.replay import Replay, replay
+from strat_tools.engine.replays.replay import Replay, replay
 from strat_tools.formats.readers import read_records
 
 pytestmark = [pytest.mark.archive, pytest.mark.slow]

@@ -26,8 +26,8 @@ from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE, EMPTY, PieceKind
 from strat_tools.core.records import Diagnostic, GameRecord, Result, Severity, Status, Termination
 from strat_tools.core.rules import RuleSet, resolve_rules, rules_for
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import Replay, replay
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import Replay, replay
 from strat_tools.formats.readers import parse_record, read_units
 from strat_tools.formats.xml_writer import game_file_name, record_to_xml
 from strat_tools.generate.games import generate_game

@@ -23,10 +23,10 @@ from pettingzoo.test import api_test
 from strat_tools.core.errors import IllegalMove, OptionError
 from strat_tools.core.pieces import letter_code
 from strat_tools.core.records import GameRecord, Status
-from strat_tools.engine.knowledge import pushed_knowledge
-from strat_tools.engine.planes import CHANNELS, encode_boards, to_planes
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.information.knowledge import pushed_knowledge
+from strat_tools.engine.information.planes import CHANNELS, encode_boards, to_planes
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.env import env, play_random, raw_env, record_actions
 from strat_tools.exports.validate import validate
 from strat_tools.formats.readers import read_records

@@ -12,12 +12,13 @@ from hand_games import game, lightning
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue, Result, Severity
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.key_events import EVENT_COLUMNS, EventBatch, game_events
-from strat_tools.engine.replay import replay
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.key_events import EVENT_COLUMNS, EventBatch, game_events
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.event_table import events_batch, read_events
 from strat_tools.io.sources import iter_units
-from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table
+from strat_tools.tables.columns import events_table
+from strat_tools.tables.schemas import EVENTS_SCHEMA
 
 BIG_LOSSES = game(
     {"E5": "r1", "E6": "b10", "B4": "r3", "B7": "bB", "F4": "r9", "F7": "b10", "I7": "bF"},

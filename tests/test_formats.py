@@ -8,8 +8,8 @@ import pytest
 
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
-from strat_tools.engine.replay import board_at
-from strat_tools.engine.strados3 import UNSEEN, parse_strados3, to_strados3
+from strat_tools.engine.encodings.strados3 import UNSEEN, parse_strados3, to_strados3
+from strat_tools.engine.replays.stepping import board_at
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import iter_units
 from strat_tools.setups.strings import SETUP_FORMATS, format_setup, parse_setup
@@ -177,9 +177,9 @@ def test_setup_strings_of_a_setups_table_match_those_of_the_records() -> None:
 
 
 def test_strados3_at_any_ply_of_a_real_game_reads_back_as_its_position() -> None:
-    from strat_tools.engine.knowledge import KNOWN, REVEALED
-    from strat_tools.engine.replay import replay
-    from strat_tools.engine.strados3 import strados3_at
+    from strat_tools.engine.encodings.strados3 import strados3_at
+    from strat_tools.engine.information.knowledge import KNOWN, REVEALED
+    from strat_tools.engine.replays.replay import replay
 
     for record in records([DATA], limit=12):
         result = replay(record)

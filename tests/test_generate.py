@@ -13,8 +13,8 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import ARMIES, PieceKind
 from strat_tools.core.records import Result, Status, Termination
 from strat_tools.core.rules import RULESETS
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import parse_record, read_records
 from strat_tools.formats.xml_writer import (
     archive_name,

@@ -12,8 +12,10 @@ import pytest
 
 from strat_tools.core.diagrams import render_board
 from strat_tools.core.records import GameRecord, Rescue, Result, Severity
-from strat_tools.engine.replay import board_at, replay
-from strat_tools.formats.gsn import gsn_file_name, parse_gsn, record_to_gsn
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at
+from strat_tools.formats.gsn import parse_gsn
+from strat_tools.formats.gsn_writer import gsn_file_name, record_to_gsn
 from strat_tools.formats.readers import parse_record, read_records
 from strat_tools.generate.games import generate_games
 

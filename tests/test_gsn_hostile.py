@@ -11,7 +11,8 @@ import pytest
 
 from strat_tools.core.records import GameRecord, Result
 from strat_tools.exports.convert import convert
-from strat_tools.formats.gsn import parse_gsn, quote_name, record_to_gsn, split_result_line
+from strat_tools.formats.gsn import parse_gsn, split_result_line
+from strat_tools.formats.gsn_writer import quote_name, record_to_gsn
 from strat_tools.formats.readers import parse_record, read_records
 
 HEAD = "#X38FA11 Stratego-Notation v2\ntype 1\n"

@@ -51,7 +51,7 @@ from click.testing import CliRunner, Result
 from hostile_paths import GAME, build_inputs, remove_deep_folder, snapshot
 
 from strat_tools.cli import main
-from strat_tools.formats.gsn import record_to_gsn
+from strat_tools.formats.gsn_writer import record_to_gsn
 from strat_tools.formats.readers import parse_record
 
 GAME_FILE = Path(__file__).parent / "fixtures" / "gravon" / "classic-2014.4-17.xml"

@@ -1,4 +1,4 @@
-"""Tests for the replay engine's hot loop (``engine/hotloop.py``): it must play exactly what
+"""Tests for the replay engine's hot loop (``engine/rules/hotloop.py``): it must play exactly what
 :class:`Position` plays, ply by ply, and stop where Position would refuse a move.
 
 The reference is the replay's slow path (``_slow``: :meth:`Position.check` and
@@ -19,10 +19,10 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import ARMIES, CODE_SIDE, LAKE, PieceKind
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet, get_rules
-from strat_tools.engine.hotloop import ADJACENT, DISTANCE_128, PATH_128, STEP_128
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import Replay, _play_all, _slow
-from strat_tools.engine.rule_tables import ADJACENT_ROWS, DISTANCE, PATH, STEP
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import Replay, _play_all, _slow
+from strat_tools.engine.rules.hotloop import ADJACENT, DISTANCE_128, PATH_128, STEP_128
+from strat_tools.engine.rules.rule_tables import ADJACENT_ROWS, DISTANCE, PATH, STEP
 
 LIMIT_ONE = replace(get_rules("gravon-2013"), name="limit1", two_squares_limit=1)
 LIMIT_TWO_CLASSIC = replace(get_rules("classic"), name="classic-limit2", two_squares_limit=2)

@@ -12,8 +12,15 @@ from hand_games import game, lightning
 from strat_tools.core.board import Side, parse_square
 from strat_tools.core.pieces import ARMIES, CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Status
-from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED, knowledge
-from strat_tools.engine.replay import Replay, replay
+from strat_tools.engine.information.knowledge import (
+    KNOWN,
+    LONG,
+    MOVED,
+    RESCUED,
+    REVEALED,
+    knowledge,
+)
+from strat_tools.engine.replays.replay import Replay, replay
 from strat_tools.formats.readers import read_records
 from strat_tools.views.svg import knowledge_svg
 
@@ -262,7 +269,7 @@ def test_knowledge_windows_cut_the_knowledge_into_consecutive_rows(rows: int) ->
     """The windows of a long game (the observation export's) are its knowledge's rows, in
     order, ``rows`` at a time (the state carried over each edge: captures, unseen counts,
     flags)."""
-    from strat_tools.engine.knowledge import knowledge_windows
+    from strat_tools.engine.information.knowledge import knowledge_windows
 
     records = [r for r in read_records([DATA]) if r.setup is not None and r.plies > 100][:8]
     for record in records:

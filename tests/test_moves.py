@@ -13,12 +13,12 @@ from strat_tools.core.board import Side, parse_square, square_name
 from strat_tools.core.diagrams import parse_board
 from strat_tools.core.records import Status
 from strat_tools.core.rules import get_rules
-from strat_tools.engine.actions import action_id, action_squares
+from strat_tools.engine.encodings.actions import action_id, action_squares
 from strat_tools.engine.moves import game_sides, games_legal_ids, legal_ids, position_ids
 from strat_tools.engine.moves.bans import repetition_bans
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import Replay, replay
-from strat_tools.engine.steps import walk
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import Replay, replay
+from strat_tools.engine.replays.steps import walk
 from strat_tools.formats.readers import read_records
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -123,7 +123,7 @@ def test_every_ply_of_a_month_as_the_export_batches_it(gravon_dir: Path) -> None
     rule set a call: the compiled path and the NumPy stages agree on every ply."""
     from strat_tools.core.records import Status
     from strat_tools.engine.moves.games import two_squares_bans
-    from strat_tools.engine.replay import replay
+    from strat_tools.engine.replays.replay import replay
     from strat_tools.formats.readers import read_records
 
     by_rules: dict[str, list[tuple[np.ndarray, list[tuple[int, int]]]]] = {}

@@ -16,7 +16,7 @@ from strat_tools.core.board import LAKES, Side, square_name
 from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.pieces import LAKE, PieceKind
 from strat_tools.core.rules import get_rules
-from strat_tools.engine.actions import action_squares
+from strat_tools.engine.encodings.actions import action_squares
 from strat_tools.engine.moves import legal_ids
 from strat_tools.engine.moves.scan import FAR, FREE, ONE, OPEN, move_classes
 from strat_tools.engine.moves.tables import (

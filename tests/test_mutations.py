@@ -15,9 +15,10 @@ from strat_tools.core.board import LAKES, NEIGHBOURS, RAYS
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind
 from strat_tools.core.records import GameRecord, Rescue, Result, Status
 from strat_tools.core.rules import resolve_rules
-from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.replay import board_at, replay
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, SCOUT_CODES
+from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at
+from strat_tools.engine.rules.rule_tables import CAPTAIN_CODES, SCOUT_CODES
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import expand
 

@@ -18,8 +18,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from strat_tools.core.errors import InputError, OptionError
-from strat_tools.engine.actions import action_heads
-from strat_tools.engine.planes import to_planes
+from strat_tools.engine.encodings.actions import action_heads
+from strat_tools.engine.information.planes import to_planes
 from strat_tools.exports.observation_arrays import FIELDS
 from strat_tools.exports.observation_batches import observation_batches
 from strat_tools.exports.observation_files import export_observations, read_observations

@@ -55,7 +55,7 @@ def test_a_game_longer_than_a_window_gives_the_rows_it_gives_whole(
 
 
 def test_a_window_is_an_even_number_of_plies() -> None:
-    from strat_tools.engine.replay import replay
+    from strat_tools.engine.replays.replay import replay
     from strat_tools.exports.observation_rows import packed_game
     from strat_tools.formats.readers import parse_record
 

@@ -13,12 +13,12 @@ from strat_tools.core.board import parse_square, view_square
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.actions import action_id
-from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
-from strat_tools.engine.planes import CHANNELS, board_diagram, hidden_truth, to_planes
-from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.replay import replay
-from strat_tools.engine.rule_tables import DISTANCE
+from strat_tools.engine.encodings.actions import action_id
+from strat_tools.engine.information.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.information.planes import CHANNELS, board_diagram, hidden_truth, to_planes
+from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.rules.rule_tables import DISTANCE
 from strat_tools.exports.observation_files import export_observations, read_observations
 from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
@@ -255,7 +255,7 @@ def _track(pos, record, result, index, piece_at, shown_at) -> None:  # type: ign
 def _direct_planes_equal(planes, truth, flags, side) -> None:  # type: ignore[no-untyped-def]
     """The planes of one position built square by square from the true board and the
     knowledge flags, compared with ``to_planes`` of the stored bytes."""
-    from strat_tools.engine.knowledge import MOVED, REVEALED
+    from strat_tools.engine.information.knowledge import MOVED, REVEALED
 
     expected = np.zeros((len(CHANNELS), 10, 10), dtype=bool)
     index = {name: i for i, name in enumerate(CHANNELS)}

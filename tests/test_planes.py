@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from strat_tools.core.board import parse_square
-from strat_tools.engine.knowledge import KNOWN, MOVED, REVEALED
-from strat_tools.engine.planes import (
+from strat_tools.engine.information.knowledge import KNOWN, MOVED, REVEALED
+from strat_tools.engine.information.planes import (
     CHANNELS,
     LAKE_KIND,
     OPPONENT,
@@ -18,8 +18,8 @@ from strat_tools.engine.planes import (
     hidden_truth,
     to_planes,
 )
-from strat_tools.engine.planes import KNOWN as BYTE_KNOWN
-from strat_tools.engine.planes import MOVED as BYTE_MOVED
+from strat_tools.engine.information.planes import KNOWN as BYTE_KNOWN
+from strat_tools.engine.information.planes import MOVED as BYTE_MOVED
 
 
 def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # type: ignore[no-untyped-def]

@@ -16,11 +16,16 @@ from conftest import WHOLE_ARCHIVE
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.move import Move, MoveError
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.board_check import PositionError
-from strat_tools.engine.move import Battle
-from strat_tools.engine.outcome import Outcome
-from strat_tools.engine.position import Position
-from strat_tools.engine.strados3 import EMPTY_FIELD, parse_strados3, strados3_at, to_strados3
+from strat_tools.engine.encodings.strados3 import (
+    EMPTY_FIELD,
+    parse_strados3,
+    strados3_at,
+    to_strados3,
+)
+from strat_tools.engine.position.move import Battle
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.rules.board_check import PositionError
+from strat_tools.engine.rules.outcome import Outcome
 from strat_tools.formats.readers import read_records
 from tests.hand_games import put, scout_chain_game
 
@@ -239,7 +244,7 @@ def test_board_at_takes_the_two_squares_fallback(gravon_dir: Path, tmp_path: Pat
 def test_a_pushed_position_knows_what_the_export_observes() -> None:
     """Every ply of sample games: the knowledge kept as moves are pushed is the replay's,
     and the observation board and planes are the export's."""
-    from strat_tools.engine.planes import to_planes
+    from strat_tools.engine.information.planes import to_planes
     from strat_tools.exports.observations import observe
 
     checked = 0

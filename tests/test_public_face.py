@@ -78,7 +78,7 @@ def alias_uses(code: str) -> set[str]:
 
 def mentioned() -> dict[str, set[str]]:
     """Every dotted name the documents use, as a path from the package (``read_games``,
-    ``stats.piece_placement``, ``engine.strados3.to_strados3``), and where."""
+    ``stats.piece_placement``, ``engine.encodings.strados3.to_strados3``), and where."""
     found: dict[str, set[str]] = {}
     for where, text in documents().items():
         names = {*ST_NAME.findall(text), *PACKAGE_NAME.findall(text), *alias_uses(code_of(text))}
@@ -93,7 +93,7 @@ def mentioned() -> dict[str, set[str]]:
 
 def resolve(dotted: str) -> object:
     """``dotted`` from ``st``: each part an attribute, or else a submodule to import (as
-    ``from strat_tools.engine.strados3 import ...`` would)."""
+    ``from strat_tools.engine.encodings.strados3 import ...`` would)."""
     found: object = st
     parts = dotted.split(".")
     for index, part in enumerate(parts):
@@ -167,7 +167,7 @@ def test_a_name_gone_from_the_face_is_missed() -> None:
         resolve("formats.to_strados3")
     with pytest.raises(AttributeError):
         resolve("sources.count_units")
-    assert resolve("engine.strados3.to_strados3") is not None
+    assert resolve("engine.encodings.strados3.to_strados3") is not None
 
 
 def test_the_face_lists_what_it_offers() -> None:

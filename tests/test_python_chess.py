@@ -16,9 +16,9 @@ from strat_tools.core.board import Side, parse_square
 from strat_tools.core.move import Move, MoveError
 from strat_tools.core.pieces import ARMIES, PieceKind, piece_code
 from strat_tools.core.records import RecordedMove, Status, Termination
-from strat_tools.engine.board_check import PositionError
-from strat_tools.engine.outcome import Outcome
-from strat_tools.engine.rule_state import Chain, RuleState
+from strat_tools.engine.rules.board_check import PositionError
+from strat_tools.engine.rules.outcome import Outcome
+from strat_tools.engine.rules.rule_state import Chain, RuleState
 from strat_tools.exports.observations import observe
 from strat_tools.formats.readers import read_records
 
@@ -105,7 +105,7 @@ def test_a_capture_and_a_result_on_the_board() -> None:
 
 def _two_flags_text() -> str:
     """Red's marshal on A2 below blue's flag on A3; red's flag on K1."""
-    from strat_tools.engine.strados3 import to_strados3
+    from strat_tools.engine.encodings.strados3 import to_strados3
     from tests.hand_games import put
 
     return to_strados3(put({"A2": "r10", "A3": "bF", "K1": "rF", "K10": "b3"}), 1, 0)

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 import strat_tools as st
 from strat_tools.cli import main
 from strat_tools.core.records import GameRecord, RecordError, Rescue, Status
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay, replay_safely
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay, replay_safely
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 GRAVON = Path(__file__).parent / "fixtures" / "gravon"

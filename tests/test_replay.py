@@ -16,8 +16,9 @@ from strat_tools.core.diagrams import parse_board, render_board
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import ARMIES, CODE_SIDE
 from strat_tools.core.records import GameRecord, Rescue, Result, Status, Termination
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import board_at, replay, show
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at, show
 
 
 def move(pos: Position, text: str) -> int:
@@ -317,7 +318,7 @@ def test_cli_show_replays_once_and_pushes_nothing(
 ) -> None:
     """One replay, then the board at the ply from its own events: the game is not replayed
     a second time nor pushed again on a Position (it was: two replays and a third pass)."""
-    import strat_tools.engine.replay as replaying
+    import strat_tools.engine.replays.replay as replaying
 
     calls: list[str] = []
 

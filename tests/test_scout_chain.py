@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from strat_tools.core.board import parse_square, square_name
 from strat_tools.core.records import Status
-from strat_tools.engine.actions import legal_actions
-from strat_tools.engine.chains import scout_chain
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.encodings.actions import legal_actions
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.rules.chains import scout_chain
 from strat_tools.exports.observations import observe
 from tests.hand_games import BEFORE_THE_NEXT_MOVE, scout_chain_game
 

@@ -23,10 +23,10 @@ from hand_games import free_setup_game, with_piece
 from strat_tools.core.board import Side
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import OPTIONS
-from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.material import view_materials
+from strat_tools.engine.information.knowledge import Knowledge
+from strat_tools.engine.information.material import view_materials
 from strat_tools.engine.moves.games import game_legal_ids
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.observation_rows import game_columns
 from strat_tools.views.viewer import game_data
 

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from strat_tools import stats
-from strat_tools.tables.schemas import table_from_columns, to_frame
+from strat_tools.tables.columns import table_from_columns, to_frame
 
 LETTERS = {"F": "flag", "B": "bomb", "S": "scout", ".": "sergeant"}
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as hst
 import strat_tools as st
 from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError, Status
-from strat_tools.engine.actions import action_id
-from strat_tools.engine.position import Position
+from strat_tools.engine.encodings.actions import action_id
+from strat_tools.engine.position.position import Position
 from strat_tools.exports.observations import observe
 from strat_tools.formats.readers import read_records
 

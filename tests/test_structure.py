@@ -242,8 +242,8 @@ def test_the_parser_sees_lazy_imports() -> None:
     """In a function, or by ``import_module`` with the module's name: both are arrows."""
     found = {imported for imported, _n, _l in imports(parsed()["formats.__init__"], "formats")}
     assert "setups.strings" in found
-    lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replay")\n')
-    assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replay"]
+    lazy = ast.parse('def f():\n    return import_module("strat_tools.engine.replays.replay")\n')
+    assert [imported for imported, _n, _l in imports(lazy, "views.x")] == ["engine.replays.replay"]
 
 
 def test_each_floor_may_import_only_floors_below_it() -> None:
@@ -271,6 +271,88 @@ def floor_table() -> str:
         name = f"`{floor}`" if floor.startswith("_") else f"`{floor}/`"
         rows.append(f"| {name} | {holds} | {', '.join(allowed) or '-'} |")
     return "\n".join(rows)
+
+
+ENGINE_PARTS: dict[str, str] = {
+    "rules": "the rules over a flat board: rule state, rule tables, the hot loop, the scout "
+    "clause's chains, the reference move search, chasing, the end of a game, which boards exist",
+    "position": "`Position` (one board, one `RuleState`) and what a push returns",
+    "replays": "a record replayed and checked (`replay`), the `Replayed` protocol, the positions "
+    "of a game (steps, stepping)",
+    "information": "what each side knows and sees: knowledge, material, the mover's view, "
+    "observation boards and planes",
+    "moves": "the batch move generator: legal moves of many positions at once, and the bans",
+    "encodings": "a move as an action id (ours, OpenSpiel yorktown's), a position as StraDos3",
+    "events": "key events of replayed games, their kinds and their words",
+}
+"""The engine floor's plan, bottom up: ``ls strat_tools/engine`` is these parts (and the
+floor's face, ``__init__.py``). A module's imports that run when it is loaded go only to its
+own part or one listed before it; an import in a function (``Position.knowledge`` loads
+``information`` on first use) or for a type only may reach up, and the module-level cycle
+check still holds for those. ``docs/architecture.md``'s engine table is generated from it."""
+
+
+def load_time_imports(tree: ast.AST, module: str) -> Iterator[tuple[str, int]]:
+    """(imported module, line) for the imports that run when the module is loaded: at its
+    top level (in an ``if`` or ``try`` too, not under ``if TYPE_CHECKING``), not in a function
+    or class::
+
+        >>> tree = ast.parse("import os\\nfrom strat_tools.core import board\\ndef f():\\n"
+        ...     "    from strat_tools.engine.moves import legal_ids")
+        >>> list(load_time_imports(tree, "engine.x.y"))
+        [('core.board', 2)]
+    """
+    body = list(getattr(tree, "body", []))
+    while body:
+        node = body.pop(0)
+        if isinstance(node, ast.If):
+            body[:0] = node.orelse if _type_checking(node) else [*node.body, *node.orelse]
+        elif isinstance(node, ast.Try):
+            body[:0] = [*node.body, *node.orelse, *node.finalbody]
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for imported, _name, line in imports(node, module):
+                yield imported, line
+
+
+def engine_part(module: str) -> str:
+    """The part of the engine floor ``module`` (``engine.rules.hotloop``) is in."""
+    return module.split(".")[1] if module.count(".") >= 2 else "__init__"
+
+
+def test_the_engine_floor_is_its_parts() -> None:
+    """``ls strat_tools/engine`` reads as the plan: the face and one subpackage a concern."""
+    entries = {p.name for p in (PACKAGE / "engine").iterdir() if p.name != "__pycache__"}
+    assert entries == {"__init__.py", *ENGINE_PARTS}
+    face = ast.get_docstring(parsed()["engine.__init__"]) or ""
+    assert [part for part in ENGINE_PARTS if f"{part}/" not in face] == []
+
+
+def test_the_engine_parts_load_bottom_up() -> None:
+    order = list(ENGINE_PARTS)
+    upward = [
+        f"strat_tools/{module.replace('.', '/')}.py:{line} imports {imported}"
+        for module, tree in parsed().items()
+        if module.startswith("engine.") and engine_part(module) in ENGINE_PARTS
+        for imported, line in load_time_imports(tree, module)
+        if imported.startswith("engine.")
+        and engine_part(imported) in ENGINE_PARTS
+        and order.index(engine_part(imported)) > order.index(engine_part(module))
+    ]
+    assert upward == []
+
+
+def engine_table() -> str:
+    """The engine table of ``docs/architecture.md``, generated from :data:`ENGINE_PARTS`."""
+    rows = ["| part | holds |", "|---|---|"]
+    rows += [f"| `engine/{part}/` | {holds} |" for part, holds in ENGINE_PARTS.items()]
+    return "\n".join(rows)
+
+
+def test_the_architecture_doc_shows_the_engine_plan() -> None:
+    doc = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    begin, end = "<!-- engine: generated by tests/test_structure.py -->", "<!-- /engine -->"
+    shown = doc[doc.index(begin) + len(begin) : doc.index(end)].strip()
+    assert shown == engine_table(), "paste engine_table() into docs/architecture.md"
 
 
 def test_the_architecture_doc_shows_this_floor_plan() -> None:
@@ -381,7 +463,7 @@ def test_no_module_is_over_the_line_limit() -> None:
     long = {
         name
         for name, path in modules().items()
-        if name != "engine.hotloop" and len(path.read_text().splitlines()) > MAX_LINES
+        if name != "engine.rules.hotloop" and len(path.read_text().splitlines()) > MAX_LINES
     }
     assert long - KNOWN_LONG == set(), "split these modules by concern"
     assert KNOWN_LONG - long == set(), "these are short now: take them off KNOWN_LONG"
@@ -476,13 +558,13 @@ RULE_FLOORS = ("core", "engine")
 
 RULE_INTERNALS = frozenset(
     {
-        "engine.rule_tables",
+        "engine.rules.rule_tables",
         "engine.moves.tables",
         "engine.moves.scan",
         "engine.moves.kernel",
         "engine.moves.bans",
-        "engine.hotloop",
-        "engine.chasing",
+        "engine.rules.hotloop",
+        "engine.rules.chasing",
     }
 )
 """The engine's rule tables, generator stages and bans: read only on the rule floors (above
@@ -506,8 +588,8 @@ def rule_logic(tree: ast.AST, module: str) -> list[str]:
 
         >>> rule_logic(ast.parse("def two_squares_bans(r): return r.spans"), "exports.x")
         ['exports.x:1 defines two_squares_bans', 'exports.x:1 reads .spans']
-        >>> rule_logic(ast.parse("from strat_tools.engine.rule_tables import rule_tables"), "x")
-        ['x:1 imports engine.rule_tables.rule_tables']
+        >>> rule_logic(ast.parse("from strat_tools.engine.rules.chasing import find_chases"), "x")
+        ['x:1 imports engine.rules.chasing.find_chases']
         >>> rule_logic(ast.parse("def observe(game, bans=()): return game.plies"), "exports.x")
         []
     """

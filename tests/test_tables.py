@@ -27,7 +27,8 @@ from strat_tools.core.pieces import CODE_LETTERS, PieceKind, piece_code
 from strat_tools.io.sources import expand
 from strat_tools.setups import identity
 from strat_tools.tables.build import tables_for_units
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, table_from_columns, to_frame
+from strat_tools.tables.columns import table_from_columns, to_frame
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tables"
 TWO_BATTLES = FIXTURES / "two_battles" / "classic-2014.4-1.xml"
@@ -263,7 +264,9 @@ def test_an_engine_crash_is_a_diagnostic_not_an_exception(monkeypatch: pytest.Mo
     def broken(record: Any, rules: Any = None) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(importlib.import_module("strat_tools.engine.replay"), "replay", broken)
+    monkeypatch.setattr(
+        importlib.import_module("strat_tools.engine.replays.replay"), "replay", broken
+    )
     result = tables_for_units(expand([TWO_BATTLES]))
     games = to_frame(result["games"])
     assert list(games["status"]) == ["invalid"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from strat_tools.core.pieces import CODE_SIDE
 from strat_tools.core.records import GameRecord, Status, Termination
-from strat_tools.engine.planes import (
+from strat_tools.engine.information.planes import (
     KIND_BITS,
     OPPONENT,
     UNKNOWN_KIND,
@@ -21,8 +21,8 @@ from strat_tools.engine.planes import (
     board_views,
     to_planes,
 )
-from strat_tools.engine.position import Position
-from strat_tools.engine.replay import replay
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
 from strat_tools.exports.observation_arrays import FIELDS, LABEL_FIELDS, batch_arrays
 from strat_tools.exports.observation_rows import LABEL_COLUMNS, TRUTH_FREE_COLUMNS
 from strat_tools.exports.observations import observe

@@ -16,8 +16,8 @@ from strat_tools.cli import main
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.material import MATERIAL_KINDS, material_rows, view_material
-from strat_tools.engine.replay import replay
+from strat_tools.engine.information.material import MATERIAL_KINDS, material_rows, view_material
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import parse_record
 from strat_tools.stats.logit import fit_logit
 from strat_tools.stats.piece_values import TooFewGames, piece_value_table

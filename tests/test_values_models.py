@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli import main
-from strat_tools.engine.material import MATERIAL_WIDTH
+from strat_tools.engine.information.material import MATERIAL_WIDTH
 from strat_tools.stats.piece_values import PHASES, TooFewGames, piece_value_table
 from strat_tools.stats.value_rows import ValueRows, read_value_rows
 

@@ -18,7 +18,8 @@ import strat_tools as st
 from strat_tools.cli import main
 from strat_tools.core.board import parse_square
 from strat_tools.core.records import GameRecord, Rescue
-from strat_tools.engine.replay import board_at, replay
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at
 from strat_tools.exports.validate import validate
 from strat_tools.views import viewer
 from strat_tools.views.svg import board_svg

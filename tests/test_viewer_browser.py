@@ -21,9 +21,10 @@ from browser import headless_chromium
 
 from strat_tools.core.pieces import CODE_LETTERS, CODE_SIDE
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.key_events import game_events
-from strat_tools.engine.knowledge import KNOWN
-from strat_tools.engine.replay import board_at, replay
+from strat_tools.engine.events.key_events import game_events
+from strat_tools.engine.information.knowledge import KNOWN
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at
 from strat_tools.formats.readers import read_records
 from strat_tools.views.viewer import write_viewer
 

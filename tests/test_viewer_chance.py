@@ -8,8 +8,8 @@ from long_classic_game import sample_game
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.knowledge import KNOWN
-from strat_tools.engine.replay import replay
+from strat_tools.engine.information.knowledge import KNOWN
+from strat_tools.engine.replays.replay import replay
 from strat_tools.views.viewer import game_data
 
 
@@ -99,7 +99,7 @@ def test_a_piece_taken_unseen_stays_unseen_in_reds_view() -> None:
     and the lieutenant in the other, neither shown (silent defense): the truth differs
     after the capture, red's view cannot."""
     from strat_tools.core.board import Side
-    from strat_tools.engine.material import material_rows, view_materials
+    from strat_tools.engine.information.material import material_rows, view_materials
     from strat_tools.stats.win_model import red_chances
     from strat_tools.stats.win_model_file import shipped_win_model
 
@@ -121,7 +121,7 @@ def test_each_variant_gets_its_own_model_or_none() -> None:
     note; never the classic model's chance for another variant's game."""
     from long_classic_game import DATA
 
-    from strat_tools.engine.material import material_rows
+    from strat_tools.engine.information.material import material_rows
     from strat_tools.formats.readers import read_records
     from strat_tools.stats.win_model import red_chances
     from strat_tools.stats.win_model_file import shipped_win_model

@@ -11,7 +11,7 @@ import pytest
 from browser import headless_chromium
 from long_classic_game import DATA, sample_game
 
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.views.viewer import game_data, write_viewer
 
 pytestmark = [pytest.mark.browser]

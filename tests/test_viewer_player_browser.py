@@ -16,8 +16,9 @@ from browser import headless_chromium
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.core.records import GameRecord
-from strat_tools.engine.replay import board_at, replay
-from strat_tools.engine.strados3 import strados3_at
+from strat_tools.engine.encodings.strados3 import strados3_at
+from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import board_at
 from strat_tools.exports.event_table import read_events
 from strat_tools.formats.readers import read_records
 from strat_tools.setups.strings import format_setup

@@ -22,7 +22,7 @@ from hand_games import free_setup_game, with_piece
 
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import OPTIONS
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.views.viewer import game_data, viewer_html
 
 pytestmark = pytest.mark.browser

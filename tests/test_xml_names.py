@@ -24,7 +24,7 @@ from strat_tools.cli import main
 from strat_tools.core.records import GameRecord, Result
 from strat_tools.exports.convert import convert
 from strat_tools.formats.gravon_fields import unescape_name, xml_name_text
-from strat_tools.formats.gsn import record_to_gsn
+from strat_tools.formats.gsn_writer import record_to_gsn
 from strat_tools.formats.readers import parse_record, read_records
 from strat_tools.formats.xml_writer import record_to_xml
 

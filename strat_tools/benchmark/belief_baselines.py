@@ -3,7 +3,7 @@
 - ``belief-counts`` (:class:`CountsLeftBelief`): every unidentified piece the same
   distribution, the opponent's pieces not yet identified (``unseen``) in proportion, a
   piece seen moving never a bomb or the flag (Ataraxos' ``uniform_belief``;
-  :func:`~strat_tools.engine.beliefs.counts_left`, the engine's own, which
+  :func:`~strat_tools.engine.information.beliefs.counts_left`, the engine's own, which
   ``Position.beliefs()`` gives without a model).
 - ``belief-prior`` (:class:`SetupPriorBelief`): a piece never seen moving stands on its
   setup square, so its belief is the setup prior of that square, learned from train's
@@ -47,8 +47,13 @@ from strat_tools.benchmark.bench_folder import (
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.core.pieces import ARMIES
-from strat_tools.engine.beliefs import BELIEF_FIELDS, BELIEF_KINDS, counts_left, unidentified
-from strat_tools.engine.planes import KIND_BITS, OPPONENT
+from strat_tools.engine.information.beliefs import (
+    BELIEF_FIELDS,
+    BELIEF_KINDS,
+    counts_left,
+    unidentified,
+)
+from strat_tools.engine.information.planes import KIND_BITS, OPPONENT
 from strat_tools.io.output import write_file_atomically
 
 __all__ = [
@@ -97,7 +102,8 @@ def _card(name: str, parameters: int, about: Mapping[str, Any] | None) -> dict[s
 
 
 class CountsLeftBelief:
-    """``belief-counts``: the counts left (:func:`~strat_tools.engine.beliefs.counts_left`)."""
+    """``belief-counts``: the counts left
+    (:func:`~strat_tools.engine.information.beliefs.counts_left`)."""
 
     name = "belief-counts"
     fields: tuple[str, ...] = BELIEF_FIELDS

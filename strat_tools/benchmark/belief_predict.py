@@ -2,11 +2,11 @@
 
 :func:`predict_beliefs` reads the split's plies a chunk at a time (only ``game_id``,
 ``ply``, ``board_view`` and ``unseen``: never the ``board`` label), asks the model
-(:class:`~strat_tools.engine.beliefs.BeliefModel`; None: the counts left) for its
-beliefs through :func:`~strat_tools.engine.beliefs.model_beliefs` (renormalised over the
+(:class:`~strat_tools.engine.information.beliefs.BeliefModel`; None: the counts left) for its
+beliefs through :func:`~strat_tools.engine.information.beliefs.model_beliefs` (renormalised over the
 kinds each piece may be), and writes one row per unidentified piece: ``game_id``, ``ply``,
 ``square`` (the mover's view) and ``log_probs`` (12 float32 over
-:data:`~strat_tools.engine.beliefs.BELIEF_KINDS`; a kind given no mass is written as
+:data:`~strat_tools.engine.information.beliefs.BELIEF_KINDS`; a kind given no mass is written as
 :data:`NO_MASS_LOG`, finite). ``PRED/card.json`` as for the move task.
 
 >>> from strat_tools.benchmark.belief_baselines import CountsLeftBelief
@@ -31,7 +31,7 @@ from strat_tools.benchmark.belief_rows import iter_belief_chunks
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_export
 from strat_tools.benchmark.predict import PredictSummary
 from strat_tools.benchmark.submission import CARD, check_card
-from strat_tools.engine.beliefs import BeliefModel, model_beliefs, unidentified
+from strat_tools.engine.information.beliefs import BeliefModel, model_beliefs, unidentified
 from strat_tools.io.output import atomic_folder
 
 __all__ = ["BELIEF_SCHEMA", "NO_MASS_LOG", "predict_beliefs"]

@@ -4,7 +4,7 @@ A split's belief rows come from its observation rows (the same splits, views and
 the move task): for each ply, every square of the mover's ``board_view`` holding an
 unidentified opponent piece, in ascending square order (the mover's view, as
 ``board_view``: byte ``v`` is ``view_square(sq, side)``). Each carries its ``moved`` bit
-and the kinds it may be (:func:`~strat_tools.engine.beliefs.kinds_allowed`, from the
+and the kinds it may be (:func:`~strat_tools.engine.information.beliefs.kinds_allowed`, from the
 truth-free ``unseen``); the **label**, its true kind (0 bomb .. 11 flag), comes from the
 hidden-truth ``board`` label column only, never from an input column.
 
@@ -25,8 +25,8 @@ import pyarrow as pa
 from strat_tools.benchmark.bench_folder import iter_split_rows
 from strat_tools.benchmark.submission import game_codes
 from strat_tools.core.errors import InputError
-from strat_tools.engine.beliefs import kinds_allowed, unidentified
-from strat_tools.engine.planes import hidden_truth
+from strat_tools.engine.information.beliefs import kinds_allowed, unidentified
+from strat_tools.engine.information.planes import hidden_truth
 from strat_tools.exports.observation_arrays import batch_arrays
 from strat_tools.exports.observation_files import ObservationExport
 

@@ -3,8 +3,8 @@
 A belief submission (``docs/benchmark.md``, *Task 2*) has one row per ply and opponent piece
 the mover has not identified (:mod:`strat_tools.benchmark.belief_rows`): ``game_id``,
 ``ply``, ``square`` (the mover's view) and ``log_probs``, 12 values over
-:data:`~strat_tools.engine.beliefs.BELIEF_KINDS`. :func:`score_beliefs` checks it with the
-move task's checks (:func:`~strat_tools.benchmark.submission.aligned_log_probs`: every row
+:data:`~strat_tools.engine.information.beliefs.BELIEF_KINDS`. :func:`score_beliefs` checks it
+with the move task's checks (:func:`~strat_tools.benchmark.submission.aligned_log_probs`: every row
 once, 12 finite values, normalised within 1e-3) and refuses mass (a probability above
 ``NO_MASS``, 1e-6) on a bomb or the flag for a piece that has moved, or on a kind of which
 the opponent has no unidentified piece left. Per piece, from the true kind (the ``board``

@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import UsageError
-from strat_tools.engine.beliefs import NO_MASS
+from strat_tools.engine.information.beliefs import NO_MASS
 from strat_tools.io.owned import file_digest
 
 __all__ = [

@@ -70,8 +70,8 @@ def show(
     check_output(path, output)
     from strat_tools.core.errors import InputError
     from strat_tools.core.text import printable_lines
-    from strat_tools.engine.replay import replay
-    from strat_tools.engine.replay import show as show_board
+    from strat_tools.engine.replays.replay import replay
+    from strat_tools.engine.replays.stepping import show as show_board
     from strat_tools.formats.readers import SeveralGames, read_game
 
     if output is not None and not output.lower().endswith((".svg", ".png")):

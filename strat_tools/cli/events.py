@@ -21,7 +21,7 @@ from strat_tools.cli.options import (
 )
 from strat_tools.cli.reading import read_through
 from strat_tools.cli.render import render_stream
-from strat_tools.engine.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
 
 
 @click.command()

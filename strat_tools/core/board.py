@@ -136,8 +136,8 @@ def col_of(square: Square) -> int:
 
 def view_square(square: Square, side: Side) -> Square:
     """``square`` as ``side`` sees it: red's squares as they are, blue's turned 180 degrees
-    (``99 - square``, a turn that keeps the lakes where they are): the one definition of the
-    mover's view of a square (``engine/mover_view.py`` turns columns and boards the same way).
+    (``99 - square``, a turn that keeps the lakes where they are): the one definition of the mover's
+    view of a square (``engine/information/mover_view.py`` turns columns and boards the same way).
 
     Its own inverse: ``view_square(view_square(s, side), side) == s``.
 

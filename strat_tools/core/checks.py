@@ -267,7 +267,7 @@ def consistency_problem(record: GameRecord, *, moves: bool = True) -> str | None
     hand (a reader's records always pass). Judging a well-formed record is the other
     checks' and the replay's job. ``moves=False`` skips the scans of the setup's and the
     moves' codes (the cheap checks only: sizes, rescues, result; the engine's
-    :class:`~strat_tools.engine.position.Position` refuses bad setup codes itself).
+    :class:`~strat_tools.engine.position.position.Position` refuses bad setup codes itself).
 
     >>> consistency_problem(GameRecord("x.xml", setup=(0,) * 99))
     'the setup has 99 squares, not 100'

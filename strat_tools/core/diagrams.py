@@ -6,8 +6,8 @@ without colour; lakes are ``~~``, empty squares ``.``. Labels follow a numbering
 (two-letter names). Row 10 is at the top, as red sees the board.
 
 :func:`board_diagram` is the one layout (the header of columns, row 10 on top, a cell three
-characters wide and a mark after it): :func:`render_board` fills it with pieces, and a
-side's knowledge (:meth:`strat_tools.engine.knowledge.Knowledge.diagram`) with what that side
+characters wide and a mark after it): :func:`render_board` fills it with pieces, and a side's
+knowledge (:meth:`strat_tools.engine.information.knowledge.Knowledge.diagram`) with what that side
 knows of them. :func:`parse_board` reads a diagram back.
 
 This module draws only: it knows no rules and no records.

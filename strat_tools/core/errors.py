@@ -109,7 +109,7 @@ class DatasetError(InputError):
 
 class IllegalMove(StratToolsError, ValueError):
     """A move the rules forbid; ``code`` names the rule (``'rule.lake'``), ``message`` says
-    why. :meth:`Position.push <strat_tools.engine.position.Position.push>` raises it (the
+    why. :meth:`Position.push <strat_tools.engine.position.position.Position.push>` raises it (the
     replay reports it as a diagnostic instead: a bad game is data)."""
 
     def __init__(self, code: str, message: str) -> None:

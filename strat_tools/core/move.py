@@ -1,6 +1,6 @@
 """A move as a value, defined once: what a game record's moves carry, what
-:class:`Position.push <strat_tools.engine.position.Position.push>` takes and returns and what
-``Position.legal_moves`` lists (python-chess's ``Move``).
+:class:`Position.push <strat_tools.engine.position.position.Position.push>` takes and returns and
+what ``Position.legal_moves`` lists (python-chess's ``Move``).
 
 :class:`Move` is (source, target, rescue): it prints as ``B4-B5``, reads every notation the
 project prints (``B4-B5``, the viewer's ``I4×I7``, ``I4xI7``, Gravon's ``K:``, a record's

@@ -108,8 +108,8 @@ FORMATS: tuple[RecordFormat, ...] = (
         header=b"#X38FA11 Stratego-Notation",
         parse="strat_tools.formats.gsn:parse_gsn",
         blank="strat_tools.formats.gsn:blank_record",
-        encode="strat_tools.formats.gsn:record_to_gsn",
-        file_name="strat_tools.formats.gsn:gsn_file_name",
+        encode="strat_tools.formats.gsn_writer:record_to_gsn",
+        file_name="strat_tools.formats.gsn_writer:gsn_file_name",
     ),
 )
 """Every format the project reads, in the order they are tried when sniffing."""

@@ -230,7 +230,7 @@ class RecordedMove:
     beside it its ``ply`` (1-based), the record file's ``line`` and the ``rescue`` as recorded
     (:class:`Rescue`, undecoded). It compares and hashes as the move it carries where it meets
     a :class:`Move` (so ``m in pos.legal_moves``, ``Move.of(m) == m``), prints as it
-    (``'B2-B3'``) and :meth:`Position.push <strat_tools.engine.position.Position.push>`
+    (``'B2-B3'``) and :meth:`Position.push <strat_tools.engine.position.position.Position.push>`
     takes it. ``source``/``target`` are squares, or -1 where the name was bad (printed
     ``??``).
 

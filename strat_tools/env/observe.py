@@ -1,15 +1,14 @@
 """What the environment shows a player: truth-free planes, kept up to date one push at a time.
 
-:class:`Observer` follows a :class:`~strat_tools.engine.position.Position` as moves are
+:class:`Observer` follows a :class:`~strat_tools.engine.position.position.Position` as moves are
 pushed on it, through the knowledge model's resumable step
-(:class:`~strat_tools.engine.knowledge.KnowledgeState`: what a move, a battle and a rescue
-show, stated once in ``engine/knowledge.py``), so an observation costs the same at ply 10
-as at ply 100,000. :meth:`Observer.planes` gives a side's view as the planes of
-``engine/planes.py`` (:data:`~strat_tools.engine.planes.CHANNELS`), channels last: its own
-pieces by kind and what the opponent knows of them, the opponent's pieces by kind only
-where the side has identified them (an unidentified one shows only whether it has moved),
-lakes and empty squares. The hidden truth of the observation board's low bits never leaves
-this module.
+(:class:`~strat_tools.engine.information.knowledge.KnowledgeState`: what a move, a battle and a
+rescue show, stated once in ``engine/information/knowledge.py``), so an observation costs the same
+at ply 10 as at ply 100,000. :meth:`Observer.planes` gives a side's view as the planes of
+``engine/information/planes.py`` (:data:`~strat_tools.engine.information.planes.CHANNELS`), channels
+last: its own pieces by kind and what the opponent knows of them, the opponent's pieces by kind only
+where the side has identified them (an unidentified one shows only whether it has moved), lakes and
+empty squares. The hidden truth of the observation board's low bits never leaves this module.
 
 This is the one place the environment builds observations; a truth-free view offered by
 ``Position`` itself can replace it here without touching the environment.
@@ -23,15 +22,15 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.board import Side
-from strat_tools.engine.knowledge import KnowledgeState
-from strat_tools.engine.planes import CHANNELS, encode_boards, to_planes
-from strat_tools.engine.position import Position
+from strat_tools.engine.information.knowledge import KnowledgeState
+from strat_tools.engine.information.planes import CHANNELS, encode_boards, to_planes
+from strat_tools.engine.position.position import Position
 
 __all__ = ["PLANES_SHAPE", "Observer"]
 
 PLANES_SHAPE: Final = (10, 10, len(CHANNELS))
 """An observation's planes: row 0 the observer's back row, column 0 its left, then the
-channels of :data:`~strat_tools.engine.planes.CHANNELS` (channels last, as PettingZoo's
+channels of :data:`~strat_tools.engine.information.planes.CHANNELS` (channels last, as PettingZoo's
 board games lay them out)."""
 
 

@@ -4,10 +4,10 @@
 illegal action ends the game with -1 for its player, an action outside the space is
 refused, the calls must come in the AEC order); :class:`raw_env` is the bare one. Two
 agents, ``player_0`` (red, moves first) and ``player_1`` (blue), over a
-:class:`~strat_tools.engine.position.Position`, whose rules are the library's:
+:class:`~strat_tools.engine.position.position.Position`, whose rules are the library's:
 
 - **actions**: :class:`~gymnasium.spaces.Discrete` (10,000): our action ids
-  (:mod:`strat_tools.engine.actions`), a move from its player's own seat;
+  (:mod:`strat_tools.engine.encodings.actions`), a move from its player's own seat;
 - **observations**: a :class:`~gymnasium.spaces.Dict` of ``observation`` (the truth-free
   planes of :mod:`strat_tools.env.observe`, ``(10, 10, 32)`` booleans) and
   ``action_mask`` (10,000 ``int8``, 1 for each legal action of the player to move; zeros
@@ -44,9 +44,14 @@ from strat_tools.core.board import Side
 from strat_tools.core.errors import IllegalMove, OptionError
 from strat_tools.core.records import GameRecord, RecordedMove, Rescue, Result
 from strat_tools.core.rules import RuleSet, get_rules, rules_for
-from strat_tools.engine.actions import ACTION_COUNT, action_id, action_squares, legal_actions
-from strat_tools.engine.outcome import Outcome
-from strat_tools.engine.position import Position
+from strat_tools.engine.encodings.actions import (
+    ACTION_COUNT,
+    action_id,
+    action_squares,
+    legal_actions,
+)
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.rules.outcome import Outcome
 from strat_tools.env.observe import PLANES_SHAPE, Observer
 from strat_tools.generate.setups import SETUP_MODELS, draw_setup, setup_field
 

@@ -3,7 +3,7 @@
 :func:`read_events` reads files, folders, globs and zips through the input driver
 (:func:`strat_tools.run.driver.map_records`: rules checked once, game ids unique over the run,
 the pool or Dask, one bad game contained), replays every game in the workers and returns
-one table with a row per event (kinds and columns are declared in ``engine/key_events.py``,
+one table with a row per event (kinds and columns are declared in ``engine/events/key_events.py``,
 the table's types in :mod:`strat_tools.tables.schemas`: the same table ``export`` writes as
 ``events``), with ``game_id`` first. A :class:`~strat_tools.run.filters.GameFilter` chooses the
 games.
@@ -29,15 +29,16 @@ import pyarrow.compute as pc
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.key_events import EventBatch
-from strat_tools.engine.replay import replay_safely
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.key_events import EventBatch
+from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.io.sources import Unit
 from strat_tools.run.batch_work import failure_of, records_batch
 from strat_tools.run.driver import map_records
 from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
-from strat_tools.tables.schemas import EVENTS_SCHEMA, events_table, to_frame
+from strat_tools.tables.columns import events_table, to_frame
+from strat_tools.tables.schemas import EVENTS_SCHEMA
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,8 +19,8 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
-from strat_tools.engine.actions import ACTION_COUNT, action_heads
-from strat_tools.engine.planes import hidden_truth, to_planes
+from strat_tools.engine.encodings.actions import ACTION_COUNT, action_heads
+from strat_tools.engine.information.planes import hidden_truth, to_planes
 from strat_tools.exports.observation_rows import LAST_MOVES
 from strat_tools.exports.observations import boards_of
 

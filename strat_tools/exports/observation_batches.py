@@ -19,7 +19,8 @@ shuffled every ``shuffle_rows`` rows, so that any part of an epoch draws on all 
 (epoch) draws a new order from ``seed``, reproducibly.
 
 This module reads files only; the rows, their schema and their meaning are
-:mod:`strat_tools.exports.observations`, the board code :mod:`strat_tools.engine.planes`.
+:mod:`strat_tools.exports.observations`, the board code
+:mod:`strat_tools.engine.information.planes`.
 """
 
 from __future__ import annotations

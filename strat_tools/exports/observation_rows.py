@@ -24,19 +24,19 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from strat_tools.engine.knowledge import Knowledge, knowledge_windows
-from strat_tools.engine.mover_view import view_keys
-from strat_tools.engine.moves import Moves, game_sides
-from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
-from strat_tools.engine.planes import (
+from strat_tools.engine.information.knowledge import Knowledge, knowledge_windows
+from strat_tools.engine.information.mover_view import view_keys
+from strat_tools.engine.information.planes import (
     CHANNELS,
     CHANNELS_VERSION,
     CODE_VERSION,
     board_views,
     encode_boards,
 )
-from strat_tools.engine.replay import Replay
-from strat_tools.tables.schemas import dictionary_column, labels_column
+from strat_tools.engine.moves import Moves, game_sides
+from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
+from strat_tools.engine.replays.replay import Replay
+from strat_tools.tables.columns import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 3
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
@@ -87,10 +87,10 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
   table, :mod:`strat_tools.tables.schemas`; version 1 had Gravon's codes) and ``value`` (from
   the mover's side: 1 won, -1 lost, 0 draw, null unknown), for value targets;
 - ``board_view``: the **truth-free** observation board (100 bytes,
-  :func:`~strat_tools.engine.planes.board_views`): an opponent piece the mover has not
+  :func:`~strat_tools.engine.information.planes.board_views`): an opponent piece the mover has not
   identified keeps only "moved / not moved", never its rank; what a model of the mover reads;
 - ``board``: a **label** (the belief task's): the same board with the hidden truth of every
-  opponent piece the mover cannot identify (:mod:`strat_tools.engine.planes`);
+  opponent piece the mover cannot identify (:mod:`strat_tools.engine.information.planes`);
 - ``captured``: 24 counts, the mover's pieces removed so far by kind (bomb, spy ... flag),
   then the opponent's; ``unseen``: 12 counts, the opponent's pieces of each kind the mover
   has not identified yet (on the board or captured);
@@ -270,7 +270,7 @@ def _counters(
     result: Replay, start: int, stop: int
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Both sides' two-squares counters before each of the plies ``start`` to ``stop - 1``
-    (from 0), from the replay's own :attr:`~strat_tools.engine.replay.Replay.chains` (a
+    (from 0), from the replay's own :attr:`~strat_tools.engine.replays.replay.Replay.chains` (a
     side's counter before ply ``i`` is its chain after ply ``i - 2``)."""
     low = max(start - 2, 0)
     chains = np.asarray(result.chains[low:stop], np.int64)
@@ -325,7 +325,7 @@ def packed_game(
 ) -> PackedRows:
     """The rows of one replayed game (with moves and a setup), made ``window`` plies at a
     time (an even number: each window starts with red to move) from
-    :func:`~strat_tools.engine.knowledge.knowledge_windows` and
+    :func:`~strat_tools.engine.information.knowledge.knowledge_windows` and
     :func:`~strat_tools.engine.moves.games.game_legal_ids` of that window, each window's
     table kept as a zstd-compressed Arrow IPC stream (its ``game_id`` empty: the one the
     game gets is set when it is unpacked, :func:`unpacked_windows`). Raises as

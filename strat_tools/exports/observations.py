@@ -2,13 +2,13 @@
 
 For every ply of every valid game, one row from the view of the side to move: the position
 as that side knows it, with the hidden truth beside it, in one 100-byte observation board
-(see :mod:`strat_tools.engine.planes` for the byte layout and
-:func:`~strat_tools.engine.planes.to_planes`
+(see :mod:`strat_tools.engine.information.planes` for the byte layout and
+:func:`~strat_tools.engine.information.planes.to_planes`
 for the dense planes), plus the counters, the last moves, the move played and every legal
 move, and the game's result. :data:`OBSERVATIONS_SCHEMA` declares the columns once.
 
-Every square and every action id in a row is in the mover's own view (blue's turned by
-180 degrees; :mod:`strat_tools.engine.actions`), so a row reads the same whichever side moves.
+Every square and every action id in a row is in the mover's own view (blue's turned by 180 degrees;
+:mod:`strat_tools.engine.encodings.actions`), so a row reads the same whichever side moves.
 
 :class:`ObservationsWork` is the per-batch work (replay, observe) that the input driver
 (:func:`strat_tools.run.driver.map_records`) runs in the workers, with its one treatment of
@@ -40,10 +40,10 @@ import pyarrow.compute as pc
 
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status, Termination
-from strat_tools.engine.knowledge import Knowledge
+from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.moves import Moves, compiled_pays
 from strat_tools.engine.moves.games import games_legal_ids_of
-from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.exports.observation_rows import (
     LAST_MOVES,
     OBSERVATIONS_SCHEMA,
@@ -181,7 +181,7 @@ def observe(result: Replay, game_id: str, last_moves: int = LAST_MOVES) -> pa.Ta
     """The observation rows of one replayed game (every replayed ply; none without moves).
 
     >>> from strat_tools.core.pieces import letter_code
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
     >>> record = GameRecord("doc.xml", variant="classicfree",
     ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])
@@ -466,7 +466,7 @@ def iter_observations(
 def boards_of(table: pa.Table, column_name: str = "board") -> npt.NDArray[np.uint8]:
     """A board column of an observations table (``board``, the label with the hidden truth,
     or ``board_view``, the truth-free board) as a ``[rows, 100]`` uint8 array (no copy when
-    the column is one chunk), ready for :func:`~strat_tools.engine.planes.to_planes`."""
+    the column is one chunk), ready for :func:`~strat_tools.engine.information.planes.to_planes`."""
     column = table.column(column_name).combine_chunks()
     buffer = column.buffers()[1]
     start = column.offset * 100

@@ -24,7 +24,7 @@ from typing import Any
 from strat_tools.core.records import Diagnostic, GameRecord, Severity, Status
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of
-from strat_tools.engine.replay import replay_safely
+from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.io.sources import Skipped
 from strat_tools.run.batch_work import Select
 from strat_tools.run.driver import iter_tables, map_games

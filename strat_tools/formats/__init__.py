@@ -1,12 +1,13 @@
 """The game-record formats: Gravon's StraDoS2 XML (:mod:`~strat_tools.formats.gravon_xml`, its
 fields and the fast scanner, :mod:`~strat_tools.formats.xml_writer`), the older ``.gsn`` text
-records (:mod:`~strat_tools.formats.gsn`, read and written) and the reader seam that turns any
-format's bytes into checked records (:mod:`~strat_tools.formats.readers`).
+records (read by :mod:`~strat_tools.formats.gsn`, written by
+:mod:`~strat_tools.formats.gsn_writer`) and the reader seam that turns any format's bytes into
+checked records (:mod:`~strat_tools.formats.readers`).
 
 This package is also the face of the 40-character setup strings other projects load
 (``st.formats.format_setup``; they live in :mod:`strat_tools.setups.strings`, a floor below),
 imported on first use; OpenSpiel's StraDos3 position string is the engine's
-(:mod:`strat_tools.engine.strados3`).
+(:mod:`strat_tools.engine.encodings.strados3`).
 
 >>> import strat_tools as st
 >>> len(st.formats.parse_setup("F" + "B" * 39, 1, "owner"))  # a board of 100 squares

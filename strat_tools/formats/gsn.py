@@ -19,10 +19,10 @@ followed by more moves after its result line. Every other oddity is a diagnostic
 number; a file that does not start with the header is not a game record (``readable=False``). It
 never raises for bad input.
 
-:func:`record_to_gsn` writes a record back in the same grammar (``v2``), quoting a player
-name that could be misread, and :func:`gsn_file_name` names a record that has no game name
-(a converted game keeps its id, ``convert.file_name_for``; the readers read both formats'
-names). Day ``00`` in a daily name means "day unknown".
+Writing is :mod:`strat_tools.formats.gsn_writer` (``record_to_gsn``, ``gsn_file_name``),
+in the grammar this module states (:data:`HEADER`, :data:`TYPE_OF_VARIANT`,
+:data:`SQUARESQUARE_NAMES`, :data:`RESULT_LINE`); :func:`split_result_line` reads back the names
+it quotes. Day ``00`` in a daily name means "day unknown".
 
 What it does not do: judge the setup or the result (``checks.py``) or the moves
 (``replay.py``); it knows no rules. It never modifies its input.
@@ -35,7 +35,6 @@ import re
 from typing import Final, NamedTuple
 
 from strat_tools.core.board import square_lookup, square_name
-from strat_tools.core.pieces import CODE_LETTERS
 from strat_tools.core.record_formats import Parsed
 from strat_tools.core.records import GameRecord, Rescue, Result
 from strat_tools.core.text import first_of
@@ -54,7 +53,6 @@ HEADER: Final = "#X38FA11 Stratego-Notation v"
 """The first line, before its version digit."""
 VERSIONS: Final = (1, 2)
 """The header versions real files carry; no public source tells them apart."""
-WRITTEN_VERSION: Final = 2
 
 GSN_TYPES: Final = {
     0: "classic",
@@ -71,7 +69,7 @@ WORD_OF_VARIANT: Final = {variant: word for word, variant in DAILY_WORDS.items()
 
 # ASCII only: a non-ASCII digit ('٠', '²') is no number in a record.
 _TYPE_LINE: Final = re.compile(r"type\s*(\d{1,3})", re.ASCII)
-_RESULT_LINE: Final = re.compile(
+RESULT_LINE: Final = re.compile(
     r"(?P<players>.*) result (?P<type>\S*) winner (?P<winner>\S*)\s*", re.ASCII
 )
 _NUMBER: Final = re.compile(r"-?\d{1,9}", re.ASCII)
@@ -79,9 +77,9 @@ WINNERS: Final = (0, 1, 2)
 """The result line's winners, counted from 0: red, blue, draw."""
 
 SQUARES: Final = square_lookup()
-_NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
+SQUARE_NAMES: Final = tuple(square_name(sq, gravon=True) for sq in range(100))
 _MOVE_LINES: Final = {
-    f"{a}-{b}": (i, j) for i, a in enumerate(_NAMES) for j, b in enumerate(_NAMES)
+    f"{a}-{b}": (i, j) for i, a in enumerate(SQUARE_NAMES) for j, b in enumerate(SQUARE_NAMES)
 }
 """Every well-formed move line → (source, target): one dict lookup per move."""
 
@@ -179,7 +177,7 @@ class _Lines:
                 start += 1
         # Without any END, a last line that reads as a result line is taken as one.
         no_end = all(line.strip() != "END" for line in lines[start:])
-        last = len(lines) - 1 if no_end and _RESULT_LINE.fullmatch(lines[-1]) else None
+        last = len(lines) - 1 if no_end and RESULT_LINE.fullmatch(lines[-1]) else None
         after_end = False
         for index in range(start, len(lines)):
             number, text = self.numbers[index], lines[index]
@@ -242,7 +240,7 @@ class _Lines:
         ply = len(record.sources) + 1
         left, sep, right = text.partition("-")
         if not sep or len(text) > 7:
-            if _RESULT_LINE.fullmatch(text) is not None:
+            if RESULT_LINE.fullmatch(text) is not None:
                 what = "a result line that does not follow END; not read"
             else:
                 what = f"{text[:40]!r}: not a move (B2-B3), a rescue (E7:22) or END; not read"
@@ -458,33 +456,8 @@ def parse_gsn(
     return Parsed(record, state.field_line or 2, state.result_line)
 
 
-# --- writing --------------------------------------------------------------------------------
+# --- the result line's names (quoted by gsn_writer.quote_name) ------------------------------
 
-
-def quote_name(name: str) -> str:
-    """A player name as the result line writes it: as it is, or quoted when it could be
-    misread (a JSON string: ``"..."`` with backslash escapes).
-
-    A name is quoted when it is empty, starts or ends with white space, starts with ``"``,
-    holds a character that is not printable (a line break, a control character) or holds
-    ``vs``, ``result`` or ``winner`` (words of the line's grammar), so that no name can end
-    the other name or invent a result, and trailing spaces survive (a lone surrogate: ASCII JSON).
-
-    >>> quote_name("ann"), quote_name("bob result 1 winner 0"), quote_name("eve  ")
-    ('ann', '"bob result 1 winner 0"', '"eve  "')
-    """
-    if (
-        name
-        and name.isprintable()
-        and name == name.strip()
-        and not name.startswith('"')
-        and not any(word in name for word in _GRAMMAR_WORDS)
-    ):
-        return name
-    return json.dumps(name, ensure_ascii=any("\ud800" <= c <= "\udfff" for c in name))
-
-
-_GRAMMAR_WORDS: Final = ("vs", "result", "winner")
 _JSON: Final = json.JSONDecoder()
 
 
@@ -501,9 +474,9 @@ def _unquote(text: str) -> tuple[str, str] | None:
 
 def split_result_line(text: str) -> tuple[tuple[str, str] | None, re.Match[str] | None]:
     """A result line's two names (``None`` without `` vs ``) and its ``result ... winner``
-    part (``None`` without one). A quoted name (:func:`quote_name`) is read back exactly;
-    an unquoted one is taken as it stands, red up to the first `` vs ``, blue up to the last
-    `` result <type> winner <w>``.
+    part (``None`` without one). A quoted name (:func:`~strat_tools.formats.gsn_writer.quote_name`)
+    is read back exactly; an unquoted one is taken as it stands, red up to the first `` vs ``, blue
+    up to the last `` result <type> winner <w>``.
 
     >>> names, found = split_result_line('ann vs "bob result 1 winner 0"')
     >>> names, found
@@ -515,86 +488,18 @@ def split_result_line(text: str) -> tuple[tuple[str, str] | None, re.Match[str] 
     if quoted is not None:
         red, rest = quoted
         if not rest.startswith(" vs "):
-            return None, _RESULT_LINE.fullmatch(text)
+            return None, RESULT_LINE.fullmatch(text)
         rest = rest[4:]
     else:
         red, sep, rest = text.partition(" vs ")
         if not sep:
-            found = _RESULT_LINE.fullmatch(text)
+            found = RESULT_LINE.fullmatch(text)
             return None, found
     quoted = _unquote(rest)
     if quoted is not None:
         blue, tail = quoted
-        found = _RESULT_LINE.fullmatch("x" + tail) if tail.strip() else None
+        found = RESULT_LINE.fullmatch("x" + tail) if tail.strip() else None
         return (red, blue), found
-    found = _RESULT_LINE.fullmatch(rest)
+    found = RESULT_LINE.fullmatch(rest)
     blue = found["players"] if found is not None else rest.rstrip()
     return (red, blue), found
-
-
-def _players_line(record: GameRecord) -> str:
-    red, blue = record.players
-    return f"{quote_name(red)} vs {quote_name(blue)}"
-
-
-def record_to_gsn(record: GameRecord) -> bytes:
-    """The ``.gsn`` text of ``record`` (header v2, ``\\n`` line ends, UTF-8).
-
-    A rescue is written on the line after its move as ``<square>:<piece>``, the piece
-    number zero-padded to two digits; a player name that could be misread is quoted
-    (:func:`quote_name`). Raises ``ValueError`` for what the format cannot say: a variant
-    without a type number, a move with an unreadable square, an unreadable rescue or a setup
-    not of 100 squares.
-
-    >>> record = GameRecord("x.xml", variant="barrage", sources=[33], targets=[43],
-    ...                     players=("ann", "bob"), result=Result(1, 2))
-    >>> print(record_to_gsn(record).decode(), end="")
-    #X38FA11 Stratego-Notation v2
-    type 1
-    D4-D5
-    END
-    ann vs bob result 1 winner 1
-    """
-    number = TYPE_OF_VARIANT.get(record.variant)
-    if number is None:
-        raise ValueError(f"{record.game_id}: variant {record.variant!r} has no .gsn type number")
-    parts = [f"{HEADER}{WRITTEN_VERSION}\n", f"type {number}\n"]
-    if record.setup is not None:
-        if len(record.setup) != 100:
-            raise ValueError(f"a setup has 100 squares, this one has {len(record.setup)}")
-        parts.append("".join(CODE_LETTERS[code] for code in record.setup) + "\n")
-    for ply, (source, target) in enumerate(zip(record.sources, record.targets, strict=True), 1):
-        if not (0 <= source < 100 and 0 <= target < 100):
-            raise ValueError(f"{record.game_id}: move {ply} has an unreadable square")
-        parts.append(f"{_NAMES[source]}-{_NAMES[target]}\n")
-        rescue = record.rescues.get(ply)
-        if rescue is not None:
-            if rescue.square is None or rescue.piece is None or not 0 <= rescue.piece < 100:
-                raise ValueError(f"{record.game_id}: move {ply} has an unreadable rescue")
-            parts.append(f"{_NAMES[rescue.square]}:{rescue.piece:02d}\n")
-    parts.append("END\n")
-    result = record.result
-    tail = ""
-    if result is not None:
-        rtype = "" if result.type is None else str(int(result.type))
-        winner = "" if result.winner is None else str(int(result.winner) - 1)
-        tail = f" result {rtype} winner {winner}"
-    parts.append(f"{_players_line(record)}{tail}\n")
-    return "".join(parts).encode("utf-8")
-
-
-def gsn_file_name(record: GameRecord) -> str:
-    """The daily file name: ``classic.2003.06.07.505.gsn``; day ``00`` when it is not known.
-
-    Raises ``ValueError`` when the record lacks its variant, year, month or number.
-    """
-    word = WORD_OF_VARIANT.get(record.variant)
-    if word is None or record.year is None or record.month is None or record.number is None:
-        raise ValueError(
-            f"{record.game_id}: a .gsn name needs variant, year, month and number "
-            f"(have {record.variant!r}, {record.year}, {record.month}, {record.number})"
-        )
-    if not 1 <= record.month <= 12:
-        raise ValueError(f"{record.game_id}: month must be 1..12, got {record.month}")
-    day = record.day or 0
-    return f"{word}.{record.year:04d}.{record.month:02d}.{day:02d}.{record.number}.gsn"

@@ -26,7 +26,7 @@ from functools import partial
 from strat_tools.core.errors import OptionError, RunError
 from strat_tools.core.records import VARIANTS, GameRecord, Severity, Status, variant_not_covered
 from strat_tools.core.rules import rules_for
-from strat_tools.engine.replay import replay
+from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import parse_record
 from strat_tools.formats.xml_writer import game_file_name, record_to_xml
 from strat_tools.generate.play import (

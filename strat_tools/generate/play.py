@@ -25,8 +25,8 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     RuleSet,
 )
-from strat_tools.engine.outcome import board_ending
-from strat_tools.engine.position import Position, play_known
+from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.rules.outcome import board_ending
 
 B, FL = PieceKind.BOMB, PieceKind.FLAG
 

@@ -184,8 +184,8 @@ def _tables_game_by_game(
     units: Sequence[Unit], rules: str | None, setups_only: bool, select: Select | None
 ) -> tuple[Tables, Tally]:
     from strat_tools.tables.build import tables_for_records
+    from strat_tools.tables.columns import concat_tables
     from strat_tools.tables.game_ids import GameIds
-    from strat_tools.tables.schemas import concat_tables
 
     tally = Tally()
     ids = GameIds()
@@ -230,7 +230,7 @@ def mark_invalid(tables: Tables, failing: dict[str, str], code: str) -> Tables:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from strat_tools.tables.schemas import labels_column, table_from_columns
+    from strat_tools.tables.columns import labels_column, table_from_columns
 
     games = tables["games"]
     bad = pa.array(list(failing), pa.string())

@@ -41,7 +41,7 @@ batch, in the worker, is :mod:`strat_tools.run.batch_work`; what a run read is c
   replay, the rows and any reduction; the games it leaves out are counted in the
   :class:`Tally` (``dropped``), never silently lost;
 * **containment**: one bad game never stops a run. The replay is contained by
-  :func:`~strat_tools.engine.replay.replay_safely`; here the other per-game steps are: a
+  :func:`~strat_tools.engine.replays.replay.replay_safely`; here the other per-game steps are: a
   game whose table rows raise becomes one invalid games row with an ``internal.rows``
   error, and a game a reduction raises on becomes an invalid game with an
   ``internal.reduce`` error, its other rows left out, and the reduction is run again
@@ -521,8 +521,8 @@ def read_games(
     ...     print(exc)
     nothing readable in nowhere-*.zip: no file matches this pattern
     """
+    from strat_tools.tables.columns import concat_tables
     from strat_tools.tables.dataset import GameSet
-    from strat_tools.tables.schemas import concat_tables
 
     inputs = Inputs.of(paths)
     run, seen = Run.of(run).counting()

@@ -42,7 +42,7 @@ from strat_tools.core.records import GameRecord, Termination, parse_variant
 from strat_tools.io.sources import MAX_GAME_BYTES, SourceError, open_regular
 from strat_tools.setups.identity import Codes, codes_of_strings, owner_codes, setup_array
 from strat_tools.setups.patterns import AnywherePattern, PatternError, SetupPattern, parse_pattern
-from strat_tools.tables.schemas import to_frame
+from strat_tools.tables.columns import to_frame
 
 Duplicates = Literal["only", "exclude"]
 DUPLICATES: Final = ("only", "exclude")

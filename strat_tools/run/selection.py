@@ -38,9 +38,9 @@ from strat_tools.run.driver import UnitKeys, export_dataset, kept_games, read_ga
 from strat_tools.run.filters import GameFilter
 from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
+from strat_tools.tables.columns import to_frame
 from strat_tools.tables.dataset import GameSet
 from strat_tools.tables.dataset_writer import ExportSummary, Format
-from strat_tools.tables.schemas import to_frame
 
 KEPT_COLUMNS: Final = (
     "game_id",

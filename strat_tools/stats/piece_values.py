@@ -12,7 +12,7 @@ factor), 95% intervals ``b +- 1.96 se``.
 The secrecy model (``secrecy``) splits the count of each rank of :data:`SECRET_RANKS` that
 the data allow (each part not zero in at least :data:`MIN_GAMES` games) in two: the pieces
 the opponent has not identified (``hidden``) and those it has (``known``; shown in a battle
-or proved by a move, ``engine/knowledge.py``), each as the side to move's minus the
+or proved by a move, ``engine/information/knowledge.py``), each as the side to move's minus the
 opponent's. The scout stays whole: it is the unit.
 
 ``by="phase"`` fits the model apart in each band of :data:`PHASES`, each on the same
@@ -40,7 +40,7 @@ import pandas as pd
 
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.pieces import ARMIES, PieceKind
-from strat_tools.engine.material import MATERIAL_KINDS
+from strat_tools.engine.information.material import MATERIAL_KINDS
 from strat_tools.io.sources import Paths
 from strat_tools.run.options import RunArg
 from strat_tools.stats.formulas import Z95

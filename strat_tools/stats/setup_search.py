@@ -40,8 +40,8 @@ from strat_tools.run.filters import GameFilter
 from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.setups.identity import SETUP_STRING_COLUMNS
 from strat_tools.stats.repeats import SetupOutcomes, Variant, string_outcomes
+from strat_tools.tables.columns import to_frame
 from strat_tools.tables.dataset import read_games_table
-from strat_tools.tables.schemas import to_frame
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,12 +1,12 @@
 """The rows the piece-value and win models learn from, read from games in the workers.
 
-Every decided, valid game of the chosen variant gives one row every :data:`STEP` plies
-(after 5, 10, 15, ... plies) while both flags stand: the ply and the 44 counts of
-:func:`strat_tools.engine.material.material_rows` (each side's pieces of each kind on the
-board, and how many of them the opponent knows). A worker returns its games' rows as compact
-``int8``/``int16`` arrays (:class:`ValueRows`, about 50 bytes a row), never Python objects
-per row, and :func:`read_value_rows` joins them in input order. The models choose their
-rows from these (the headline piece values: every 10th ply; the win model: every 5th).
+Every decided, valid game of the chosen variant gives one row every :data:`STEP` plies (after 5, 10,
+15, ... plies) while both flags stand: the ply and the 44 counts of
+:func:`strat_tools.engine.information.material.material_rows` (each side's pieces of each kind on
+the board, and how many of them the opponent knows). A worker returns its games' rows as compact
+``int8``/``int16`` arrays (:class:`ValueRows`, about 50 bytes a row), never Python objects per row,
+and :func:`read_value_rows` joins them in input order. The models choose their rows from these (the
+headline piece values: every 10th ply; the win model: every 5th).
 
 What is left out is counted (:attr:`ValueRows.left_out`): games of another variant, games
 with no winner (drawn, or no result), and games that are invalid or could not be replayed.
@@ -24,13 +24,13 @@ import numpy.typing as npt
 from strat_tools.core.errors import NothingReadable
 from strat_tools.core.records import DEFAULT_VARIANT, GameRecord, Status
 from strat_tools.core.rules import resolve_rules
-from strat_tools.engine.material import (
+from strat_tools.engine.information.material import (
     MATERIAL_KINDS,
     MATERIAL_WIDTH,
     flags_standing,
     material_rows,
 )
-from strat_tools.engine.replay import replay_safely
+from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.driver import map_records
 from strat_tools.run.inputs import Inputs, InputsArg

@@ -9,7 +9,7 @@ name (a rank the variant's army lacks gives no column: barrage has no colonel):
 - ``bomb`` .. ``marshal``: the count differences (the side to move's minus the opponent's);
 - ``known_bomb`` .. ``known_marshal``: per rank, the side to move's pieces of it the
   opponent has identified minus the opponent's it has identified ("identified": has fought,
-  or moved as only that rank can; ``engine/knowledge.py``);
+  or moved as only that rank can; ``engine/information/knowledge.py``);
 - ``movable_share``: (own movable - opponent's movable) / (both);
 - ``movable_by_ply``: the movable difference times ply / 100;
 - ``captain_by_ply`` .. ``marshal_by_ply``: those ranks' differences times ply / 100.
@@ -39,7 +39,7 @@ import pandas as pd
 
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.core.pieces import ARMIES
-from strat_tools.engine.material import MATERIAL_KINDS
+from strat_tools.engine.information.material import MATERIAL_KINDS
 from strat_tools.stats.formulas import Z95
 from strat_tools.stats.logit import NotConverged, fit_logit, predict_logit
 from strat_tools.stats.value_rows import MoverView, ValueRows, counts_view, mover_view

@@ -20,7 +20,8 @@ This module does not write files (see :mod:`strat_tools.tables.dataset`) and com
 (see :mod:`strat_tools.stats`).
 
 >>> from strat_tools.io.sources import iter_units
->>> from strat_tools.tables.schemas import TABLE_NAMES, to_frame
+>>> from strat_tools.tables.columns import to_frame
+>>> from strat_tools.tables.schemas import TABLE_NAMES
 >>> tables = tables_for_units(list(iter_units(["tests/fixtures/gravon/classic-2014.4-17.xml"])))
 >>> sorted(tables) == sorted(TABLE_NAMES)
 True
@@ -41,22 +42,14 @@ import pyarrow.compute as pc
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import VARIANTS, Diagnostic, GameRecord, Severity, Status
-from strat_tools.engine.key_events import End, Rescue, end_row, find_events, rescue_rows
-from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.events.key_events import End, Rescue, end_row, find_events, rescue_rows
+from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.formats.readers import read_units
 from strat_tools.io.sources import Unit
 from strat_tools.setups.identity import SetupIdentity, game_fingerprint
+from strat_tools.tables.columns import dictionary_column, empty_table, events_table, labels_column
 from strat_tools.tables.game_ids import GameIds
-from strat_tools.tables.schemas import (
-    BUILT_SCHEMAS,
-    DIAGNOSTICS_SCHEMA,
-    GAMES_SCHEMA,
-    add_ranks,
-    dictionary_column,
-    empty_table,
-    events_table,
-    labels_column,
-)
+from strat_tools.tables.schemas import BUILT_SCHEMAS, DIAGNOSTICS_SCHEMA, GAMES_SCHEMA, add_ranks
 
 __all__ = ["tables_for_records", "tables_for_units"]
 

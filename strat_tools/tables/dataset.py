@@ -48,9 +48,10 @@ from strat_tools.core.errors import DatasetError
 from strat_tools.core.text import restore_csv_table
 from strat_tools.io.sources import PathArg
 from strat_tools.io.verified import FolderChanged
+from strat_tools.tables.columns import conform, empty_tables, to_frame
 from strat_tools.tables.dataset_writer import DatasetWriter, ExportSummary, Format, csv_schema
 from strat_tools.tables.layout import DatasetFiles, dataset_files, games_parts
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, conform, empty_tables, to_frame
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
 __all__ = [
     "GameSet",

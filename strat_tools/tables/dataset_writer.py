@@ -35,7 +35,8 @@ from strat_tools.core.text import count_of, neutralise_csv_table
 from strat_tools.io.output import OutputError
 from strat_tools.io.sources import PathArg
 from strat_tools.io.staging import StagedFolder
-from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES, file_schema
+from strat_tools.tables.columns import file_schema
+from strat_tools.tables.schemas import SCHEMAS, TABLE_NAMES
 
 __all__ = [
     "INCOMPLETE_MARKER",
@@ -294,7 +295,7 @@ def setups_in(setups: pa.Table) -> int:
     first call imports ``pyarrow.acero`` and ``pyarrow.dataset`` (about 40 million
     instructions, a fifth of the cost of exporting a month).
 
-    >>> from strat_tools.tables.schemas import table_from_columns
+    >>> from strat_tools.tables.columns import table_from_columns
     >>> setups_in(table_from_columns("setups", {"game_id": ["a", "a", "b", "a"],
     ...     "side": ["red", "red", "red", "blue"], "row": [1] * 4, "col": [1, 2, 1, 1],
     ...     "square": ["A1"] * 4, "piece": ["flag"] * 4, "fingerprint": ["f"] * 4,

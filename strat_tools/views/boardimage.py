@@ -16,8 +16,8 @@ from typing import Any
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.knowledge import board_after
-from strat_tools.engine.replay import Replay, replay
+from strat_tools.engine.information.knowledge import board_after
+from strat_tools.engine.replays.replay import Replay, replay
 from strat_tools.io.output import write_file_atomically
 from strat_tools.views.svg import STYLE, board_shapes, board_svg
 

@@ -2,7 +2,7 @@
 
 :func:`game_chances` gives, for one replayed game and each of the viewer's three views
 (``all``: the true position; ``red`` and ``blue``: what that side knew, through
-``engine/material.py``'s ``view_materials``: its own pieces, the opponent's it has
+``engine/information/material.py``'s ``view_materials``: its own pieces, the opponent's it has
 identified, and the rest counted by what is left unidentified, never by their true
 identity), red's chance of winning after every ply by the win model the package ships for the game's
 variant (``stats/win_model.py``: classic and barrage), in thousandths, and the largest
@@ -24,13 +24,13 @@ import numpy.typing as npt
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS
 from strat_tools.core.rules import OUTCOME_ATTACKER, OUTCOME_BOTH, OUTCOME_DEFENDER, OUTCOME_FLAG
-from strat_tools.engine.material import material_rows, view_materials
+from strat_tools.engine.information.material import material_rows, view_materials
 from strat_tools.stats.win_model import WinModel, red_chances
 from strat_tools.stats.win_model_file import shipped_win_model
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
-    from strat_tools.engine.replay import Replay
+    from strat_tools.engine.information.knowledge import Knowledge
+    from strat_tools.engine.replays.replay import Replay
 
 __all__ = ["SWINGS", "game_chances", "swing_events"]
 

@@ -26,11 +26,11 @@ import numpy as np
 from strat_tools.core.board import COLUMNS
 from strat_tools.core.diagrams import BoardNumbering, cell_text
 from strat_tools.core.pieces import CODE_SIDE, EMPTY, LAKE, check_board
-from strat_tools.engine.knowledge import MOVED
+from strat_tools.engine.information.knowledge import MOVED
 
 if TYPE_CHECKING:
     from strat_tools.core.board import Side
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = ["STYLE", "Shape", "board_shapes", "board_svg", "knowledge_svg", "square_xy"]
 
@@ -184,15 +184,16 @@ def _svg_shape(shape: Shape) -> str:
 def knowledge_svg(
     know: Knowledge, ply: int, side: Side | int | None = None, **options: object
 ) -> str:
-    """The board after ``ply`` of a game's :class:`~strat_tools.engine.knowledge.Knowledge`
-    as an SVG picture, as ``side`` saw it from its own seat: each opponent piece it cannot
-    identify shows ``?``, with a dot once it has moved. ``side=None`` shows everything. In
-    Jupyter: ``IPython.display.SVG(knowledge_svg(know, 40, Side.RED))``.
+    """The board after ``ply`` of a game's
+    :class:`~strat_tools.engine.information.knowledge.Knowledge` as an SVG picture, as ``side`` saw
+    it from its own seat: each opponent piece it cannot identify shows ``?``, with a dot once it has
+    moved. ``side=None`` shows everything. In Jupyter: ``IPython.display.SVG(knowledge_svg(know, 40,
+    Side.RED))``.
 
     >>> from strat_tools.core.board import Side
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.records import GameRecord
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8
     >>> setup = tuple(letter_code(c) for c in field + "Y")
     >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9])

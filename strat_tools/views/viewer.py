@@ -3,7 +3,7 @@
 :func:`viewer_html` turns replayed records into one page (no network, no external files:
 its script and style come from ``strat_tools/assets`` and are inlined). Each game travels
 as compact JSON: the setup, the moves, and per ply only the squares whose board code or
-knowledge flags changed (from :func:`~strat_tools.engine.knowledge.knowledge`), so the
+knowledge flags changed (from :func:`~strat_tools.engine.information.knowledge.knowledge`), so the
 script rebuilds every ply's true board and each side's knowledge without knowing the
 rules. :func:`write_viewer` reads paths through the input driver (a
 :class:`~strat_tools.run.filters.GameFilter` picks the games: a first pass without replays
@@ -38,10 +38,10 @@ from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import check_rules, resolve_rules
 from strat_tools.core.text import count_of, printable
 from strat_tools.core.text import script_json as _script_json
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.key_events import game_events
-from strat_tools.engine.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
-from strat_tools.engine.replay import Replay, replay_safely
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.key_events import game_events
+from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.io.output import write_file_atomically
 from strat_tools.run.batch_work import failure_of
 from strat_tools.run.inputs import Inputs

@@ -3,8 +3,8 @@ the mover's own view. This package is the library's one generator, and holds eve
 
 * here, the face: :func:`legal_ids` (boards and sides in, action ids out), its batches of
   games (:func:`games_legal_ids`) and of one position (:func:`position_ids`, what
-  :meth:`Position.legal_moves <strat_tools.engine.position.Position.legal_moves>` and
-  :func:`~strat_tools.engine.actions.legal_actions` ask), and the caller's choice of the
+  :meth:`Position.legal_moves <strat_tools.engine.position.position.Position.legal_moves>` and
+  :func:`~strat_tools.engine.encodings.actions.legal_actions` ask), and the caller's choice of the
   compiled loop (:func:`compiled_pays`);
 * :mod:`~strat_tools.engine.moves.tables`: board geometry and run codes (squares only);
 * :mod:`~strat_tools.engine.moves.scan`: the NumPy stages, where pieces can go;
@@ -14,9 +14,9 @@ the mover's own view. This package is the library's one generator, and holds eve
 * :mod:`~strat_tools.engine.moves.games`: the moves of replayed games, ply by ply (the
   observation export's call).
 
-:func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon
-squares) and the side to move of each, and returns every legal move of every row as our
-action ids (:mod:`strat_tools.engine.mover_view`: ``view(source) * 100 + view(target)``),
+:func:`legal_ids` takes the boards before a run of plies (``[n, 100]`` board codes, Gravon squares)
+and the side to move of each, and returns every legal move of every row as our action ids
+(:mod:`strat_tools.engine.information.mover_view`: ``view(source) * 100 + view(target)``),
 ascending, in one flat array with row offsets, the layout of an Arrow list column.
 
 How: each row is turned into its mover's view first (blue's board by 180 degrees, which
@@ -41,7 +41,7 @@ observation export asks once, before its run, from its input's size (:func:`comp
 The two-squares rule needs the rule state of a position, not just its board: the bans
 (:mod:`~strat_tools.engine.moves.bans`) name the moves it forbids and :func:`legal_ids`
 removes them (a one-square piece's before its ids are written). The pure-Python
-:meth:`~strat_tools.engine.position.Position.reference_pairs` is the independent check
+:meth:`~strat_tools.engine.position.position.Position.reference_pairs` is the independent check
 (tests/test_moves.py compares the two on the archive).
 """
 
@@ -54,7 +54,7 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.mover_view import view_boards, view_keys
+from strat_tools.engine.information.mover_view import view_boards, view_keys
 from strat_tools.engine.moves import kernel
 from strat_tools.engine.moves.bans import (
     PositionState,
@@ -71,7 +71,7 @@ from strat_tools.engine.moves.scan import (
     turn_keys,
 )
 from strat_tools.engine.moves.tables import NIBBLE_CODE
-from strat_tools.engine.rule_tables import rule_tables
+from strat_tools.engine.rules.rule_tables import rule_tables
 
 
 def legal_ids(

@@ -4,9 +4,9 @@ removal from the generated ids.
 The generator (:func:`~strat_tools.engine.moves.legal_ids`) knows where pieces can go; the
 two-squares rule needs a position's rule state too. The rule itself (how a move's
 back-and-forth chain counts, the scout clause's shared squares) is stated once, in
-:meth:`Position.repetition <strat_tools.engine.position.Position.repetition>` and
-:func:`~strat_tools.engine.chains.scout_chain`, and the rule set's limit and which pieces
-count under the clause in :mod:`strat_tools.engine.rule_tables`. This module names the moves
+:meth:`Position.repetition <strat_tools.engine.position.position.Position.repetition>` and
+:func:`~strat_tools.engine.rules.chains.scout_chain`, and the rule set's limit and which pieces
+count under the clause in :mod:`strat_tools.engine.rules.rule_tables`. This module names the moves
 that rule bans, as ``(row, source * 100 + target)`` pairs, Gravon squares:
 
 * only the piece its side moved last can continue a chain, and only from the chain length
@@ -34,11 +34,11 @@ import numpy.typing as npt
 
 from strat_tools.core.board import RAYS
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.mover_view import view_keys
+from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.moves.tables import DIAGONAL, PAD, STEPS
-from strat_tools.engine.replayed import Replayed
-from strat_tools.engine.rule_state import RuleState
-from strat_tools.engine.rule_tables import rule_tables
+from strat_tools.engine.replays.replayed import Replayed
+from strat_tools.engine.rules.rule_state import RuleState
+from strat_tools.engine.rules.rule_tables import rule_tables
 
 __all__ = [
     "PositionState",
@@ -52,7 +52,7 @@ __all__ = [
 
 
 class PositionState(Protocol):
-    """What the one-position calls read of a :class:`~strat_tools.engine.position.Position`
+    """What the one-position calls read of a :class:`~strat_tools.engine.position.position.Position`
     (a type only: the position imports the generator, not the other way round)."""
 
     @property
@@ -77,8 +77,8 @@ class PositionState(Protocol):
 
 
 class ReplayedGame(Replayed, Protocol):
-    """What the bans need of a replay (:class:`~strat_tools.engine.replay.Replay` has it):
-    a :class:`~strat_tools.engine.replayed.Replayed` game (its record, rule set and the
+    """What the bans need of a replay (:class:`~strat_tools.engine.replays.replay.Replay` has it):
+    a :class:`~strat_tools.engine.replays.replayed.Replayed` game (its record, rule set and the
     rescues the replay resolved) with each ply's two-squares chain after it."""
 
     @property
@@ -103,7 +103,7 @@ def repetition_bans(pos: PositionState) -> list[int]:
     :func:`ban_from`; then :meth:`Position.repetition` judges each square that piece could
     reach.
 
-    >>> from strat_tools.engine.position import Position
+    >>> from strat_tools.engine.position.position import Position
     >>> repetition_bans(Position([0] * 100, "gravon-2013"))
     []
     """
@@ -128,7 +128,7 @@ def chain_bans(
     """The ``(ply index, source * 100 + target)`` moves the two-squares rule bans before
     each of the plies ``start`` to ``n - 1`` (counted from 0) of a replayed game
     (``boards``: the boards before them; the indices counted from ``start``), read off the
-    replay's :attr:`~strat_tools.engine.replay.Replay.chains`, and the plies (ascending,
+    replay's :attr:`~strat_tools.engine.replays.replay.Replay.chains`, and the plies (ascending,
     counted from 0) where the piece at the limit is a scout under the scout clause, whose
     bans only a position knows (:func:`repetition_bans`).
 

@@ -6,7 +6,7 @@ batch call of the generator (:func:`~strat_tools.engine.moves.games_legal_ids`) 
 set. The bans come from :mod:`strat_tools.engine.moves.bans`, read off each replay's own
 chains (:func:`~strat_tools.engine.moves.bans.chain_bans`), except at the rare plies of a
 scout under the scout clause, whose chain spans squares: there the game is played again on
-a :class:`~strat_tools.engine.position.Position` and asked
+a :class:`~strat_tools.engine.position.position.Position` and asked
 (:func:`~strat_tools.engine.moves.bans.repetition_bans`). So no floor above the engine (the
 observation export, tests, benchmarks) knows the rule.
 """
@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from strat_tools.engine.moves import Moves, game_sides, games_legal_ids, legal_ids
 from strat_tools.engine.moves.bans import ReplayedGame, chain_bans, repetition_bans
-from strat_tools.engine.position import Position, play_known
+from strat_tools.engine.position.position import Position, play_known
 
 __all__ = ["ReplayWalk", "game_legal_ids", "games_legal_ids_of", "two_squares_bans"]
 

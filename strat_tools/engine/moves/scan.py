@@ -2,7 +2,7 @@
 
 :mod:`strat_tools.engine.moves` is the generator's face (its chunks and the bans it removes);
 this module does the work, NumPy over the positions' boards in their movers' views
-(:func:`~strat_tools.engine.mover_view.view_boards`), one **class** byte a square
+(:func:`~strat_tools.engine.information.mover_view.view_boards`), one **class** byte a square
 (:class:`MoveClasses`):
 
 1. :func:`candidates`: the whole batch taken as one flat byte array, four shifts bring each
@@ -43,7 +43,7 @@ from strat_tools.engine.moves.tables import (
     STEPS,
     offsets_of,
 )
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
+from strat_tools.engine.rules.rule_tables import CAPTAIN_CODES, REACH_ONE, rule_tables
 
 __all__ = [
     "FAR",

@@ -1,5 +1,5 @@
 // strat-tools game viewer. Rebuilds every ply from the per-ply changes the page carries
-// (board codes and knowledge flags computed by strat_tools.engine.knowledge); knows no rules.
+// (board codes and knowledge flags computed by strat_tools.engine.information.knowledge); knows no rules.
 // Names from game files are only ever inserted as text.
 (function () {
   "use strict";

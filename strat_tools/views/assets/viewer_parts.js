@@ -1,6 +1,6 @@
 // strat-tools game viewer, its parts that only compute from a game's rebuilt plies (no page
 // state): pieces left per side, the StraDos3 string of a position (an exact port of
-// strat_tools.engine.strados3.strados3_at, tested equal), the pieces' identities and
+// strat_tools.engine.encodings.strados3.strados3_at, tested equal), the pieces' identities and
 // histories across plies, and the material graph. viewer.js draws and steps with them.
 var StratViewerParts = (function () {
   "use strict";

@@ -5,7 +5,7 @@ One definition, built for many games at once: an :class:`EventBatch` takes repla
 their per-ply movers, defenders and outcomes (:meth:`EventBatch.codes`: integer columns and
 one sentence per row, for the export's table); :func:`game_events` is a batch of one game
 as plain labels, for the viewer and the tests. The kinds are declared once, in
-:data:`~strat_tools.engine.event_kinds.EVENT_KINDS` (its own module, light enough for the
+:data:`~strat_tools.engine.events.event_kinds.EVENT_KINDS` (its own module, light enough for the
 command line's help); the CLI's ``events`` command, the viewer's "next event" and the docs
 take them from there.
 
@@ -15,7 +15,7 @@ files and checks no moves (the replay did).
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord, Result
->>> from strat_tools.engine.replay import replay
+>>> from strat_tools.engine.replays.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 39 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9],
@@ -45,12 +45,12 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     OUTCOME_LABELS,
 )
-from strat_tools.engine import event_words
-from strat_tools.engine.event_kinds import EVENT_KINDS
-from strat_tools.engine.event_words import VOCABULARY, sentences
+from strat_tools.engine.events import event_words
+from strat_tools.engine.events.event_kinds import EVENT_KINDS
+from strat_tools.engine.events.event_words import VOCABULARY, sentences
 
 if TYPE_CHECKING:
-    from strat_tools.engine.replay import Replay
+    from strat_tools.engine.replays.replay import Replay
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -159,7 +159,7 @@ class EventCodes:
     """Index in :data:`TERMINATIONS` (``end`` rows only)."""
     detail: _I32
     """Each row's sentence as ``[n, WIDTH]`` fragment indices into ``words()``
-    (:mod:`strat_tools.engine.event_words`)."""
+    (:mod:`strat_tools.engine.events.event_words`)."""
     texts: tuple[str, ...]
     """The batch's own sentences (its end rows'), indexed after the vocabulary."""
 

@@ -4,7 +4,7 @@ The line tables (:data:`DISTANCE`, :data:`STEP`, :data:`PATH`, :data:`ADJACENT_R
 every straight, lake-free move, indexed by ``source * 100 + target``; :func:`rule_tables`
 turns a :class:`~strat_tools.core.rules.RuleSet` into the flat per-code tables the hot loop,
 the batch move generator (``engine/moves/``) and
-:class:`~strat_tools.engine.position.Position` read.
+:class:`~strat_tools.engine.position.position.Position` read.
 
 This module knows no records and plays no moves.
 """

@@ -1,6 +1,7 @@
 """What a push returns and keeps, and the legal moves a position lists: :class:`Battle` names
-what a :meth:`Position.push <strat_tools.engine.position.Position.push>` did, :class:`History`
-is what :meth:`Position.pop <strat_tools.engine.position.Position.pop>` restores, and
+what a :meth:`Position.push <strat_tools.engine.position.position.Position.push>` did,
+:class:`History` is what :meth:`Position.pop
+<strat_tools.engine.position.position.Position.pop>` restores, and
 :class:`LegalMoves` is python-chess's ``board.legal_moves``. The move itself is
 :class:`~strat_tools.core.move.Move`, defined once on the ground floor.
 

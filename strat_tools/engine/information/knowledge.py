@@ -1,9 +1,8 @@
 """What each side knew at every ply: revealed, moved and scout pieces, captures, unseen ranks.
 
-:func:`knowledge` takes a :class:`~strat_tools.engine.replay.Replay` and builds, in one pass over
-its
-plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the position
-after ``p`` plies):
+:func:`knowledge` takes a :class:`~strat_tools.engine.replays.replay.Replay` and builds, in one pass
+over its plies, flat ``uint8`` arrays with one row per ply (row 0 is the setup, row ``p`` the
+position after ``p`` plies):
 
 - ``boards[p, sq]``: the board code on square ``sq`` (codes of ``pieces.py``: 0 empty,
   1..12 red, 13..24 blue, 25 lake);
@@ -33,7 +32,7 @@ for every ply of every game. It knows no XML and checks no moves (the replay did
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord, RecordError, Rescue
->>> from strat_tools.engine.replay import replay
+>>> from strat_tools.engine.replays.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9], targets=[39])
@@ -67,8 +66,8 @@ from strat_tools.core.rules import (
     OUTCOME_FLAG,
     RuleSet,
 )
-from strat_tools.engine.replayed import Replayed
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
+from strat_tools.engine.replays.replayed import Replayed
+from strat_tools.engine.rules.rule_tables import CAPTAIN_CODES, DISTANCE, SCOUT_CODES
 
 __all__ = [
     "KNOWN",
@@ -215,7 +214,7 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
 
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.records import GameRecord
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
     >>> record = GameRecord("doc.xml", variant="classicfree",
     ...                     setup=tuple(letter_code(c) for c in field), sources=[9], targets=[39])
@@ -267,7 +266,7 @@ def board_after(result: Replayed, ply: int) -> list[int]:
     checked again (``strat-tools show`` replays once and draws this).
 
     >>> from strat_tools.formats.readers import read_records
-    >>> from strat_tools.engine.replay import replay
+    >>> from strat_tools.engine.replays.replay import replay
     >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
     >>> result = replay(record)
     >>> board_after(result, 99) == result.final_board, board_after(result, 0) == list(record.setup)
@@ -485,7 +484,7 @@ def pushed_knowledge(
     """:func:`knowledge` of the moves pushed on a position from ``start``: ``moves``
     (source, target, rescue) and, per move, (mover, defender, outcome, distance, revealed)
     as the replay keeps them. What :meth:`Position.knowledge
-    <strat_tools.engine.position.Position.knowledge>` gives."""
+    <strat_tools.engine.position.position.Position.knowledge>` gives."""
     rescues = {
         ply: Rescue(rescue[0], None, "", "")
         for ply, (_, _, rescue) in enumerate(moves, 1)

@@ -1,7 +1,7 @@
 """The positions of a game already replayed, one per ply, and the ply convention they keep:
-what :meth:`Replay.position <strat_tools.engine.replay.Replay.position>`,
-:func:`~strat_tools.engine.replay.board_at` and (after replaying a record)
-:func:`strat_tools.engine.stepping.positions` give.
+what :meth:`Replay.position <strat_tools.engine.replays.replay.Replay.position>`,
+:func:`~strat_tools.engine.replays.stepping.board_at` and (after replaying a record)
+:func:`strat_tools.engine.replays.stepping.positions` give.
 
 **The ply convention** (docs/position.md): position ``n`` is the position *after* ``n``
 plies (0: the setup, red to move); ply ``n`` is the ``n``-th move, the one that leads from
@@ -10,9 +10,9 @@ position ``n - 1`` to position ``n``. ``board_at(r, n)``, ``positions(r)[n]``,
 ``ply`` all count this way.
 
 This module knows no XML and replays nothing: it pushes a replay's moves again on a
-:class:`~strat_tools.engine.position.Position`, so every position has the earlier moves on
+:class:`~strat_tools.engine.position.position.Position`, so every position has the earlier moves on
 its move stack. A position's outcome is the board's only: a resignation or a clock is the
-record's ending, which :meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`
+record's ending, which :meth:`Replay.outcome <strat_tools.engine.replays.replay.Replay.outcome>`
 reports (equal positions have equal outcomes, as in python-chess).
 """
 
@@ -22,8 +22,8 @@ from collections.abc import Iterator
 
 from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError
-from strat_tools.engine.position import Position
-from strat_tools.engine.replayed import Replayed
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replayed import Replayed
 
 __all__ = ["position_of", "walk"]
 

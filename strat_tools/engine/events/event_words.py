@@ -3,7 +3,7 @@ as the fragments it joins.
 
 A sentence is a row of :data:`WIDTH` indices into :data:`VOCABULARY` (-1: nothing there),
 so a whole batch's sentences are chosen by NumPy without a Python step per event, and
-joined by Arrow for the export's table (:func:`strat_tools.tables.schemas.events_table`) or by
+joined by Arrow for the export's table (:func:`strat_tools.tables.columns.events_table`) or by
 :func:`sentences` for one game. Sentences that are not made of fixed fragments (how a game
 ended, why it was not replayed) are a batch's own texts, indexed after the vocabulary.
 

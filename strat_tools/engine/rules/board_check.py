@@ -52,7 +52,7 @@ def position_winner(
     >>> position_winner(board, Side.RED, 0, None)
     Traceback (most recent call last):
     ...
-    strat_tools.engine.board_check.PositionError: G5 is a lake, but it holds a red spy
+    strat_tools.engine.rules.board_check.PositionError: G5 is a lake, but it holds a red spy
     """
     for square, code in enumerate(board):
         if square in LAKES:
@@ -108,7 +108,7 @@ def refuse_another_army(board: Sequence[int], default: str) -> None:
     ...         board[square] = piece_code(side, PieceKind(kind))
     >>> refuse_another_army(board, "gravon-2013")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    strat_tools.engine.board_check.PositionError: this board holds the barrage army: ...
+    strat_tools.engine.rules.board_check.PositionError: this board holds the barrage army: ...
     """
     counts = [[0] * 12, [0] * 12]
     for code in board:

@@ -2,7 +2,7 @@
 
 :class:`RuleState` is the side to move, the plies played, the flag's capturer, each side's
 two-squares :class:`Chain`, the pieces each side lost, the rescues each side made and the
-squares of the pieces that rescued. A :class:`~strat_tools.engine.position.Position` is a
+squares of the pieces that rescued. A :class:`~strat_tools.engine.position.position.Position` is a
 board and one of these: ``copy`` shares it, ``==`` and ``hash`` compare it (less the pieces
 lost, which a StraDos3 string cannot tell from pieces never set up), and ``push`` keeps it in
 the :class:`History` whole and ``pop`` puts it back whole, as python-chess's ``_BoardState``.
@@ -31,7 +31,7 @@ class Chain(NamedTuple):
     """One side's two-squares chain: its last move (``key`` = ``source * 100 + target``, -1
     before its first), how many moves in a row went back and forth (``length``), the span
     ``lo..hi`` all of them share (the scout clause) and the chain's squares (``path``,
-    oldest first, at most :data:`~strat_tools.engine.chains.CHAIN_KEPT`): a scout's chain
+    oldest first, at most :data:`~strat_tools.engine.rules.chains.CHAIN_KEPT`): a scout's chain
     that stops sharing two squares is recounted over them."""
 
     key: int = -1
@@ -89,21 +89,21 @@ class RuleState(NamedTuple):
 
 class History(NamedTuple):
     """The position before one :meth:`Position.push
-    <strat_tools.engine.position.Position.push>`, whole (its board and rule state), the move
-    pushed and what it did, and the history before that."""
+    <strat_tools.engine.position.position.Position.push>`, whole (its board and rule state), the
+    move pushed and what it did, and the history before that."""
 
     move: Move
     board: list[int]
     state: RuleState
     event: tuple[int, int, int, int, int]
     """What the move did, as a replay keeps it: mover, defender, outcome, distance and
-    revealed bits (:class:`~strat_tools.engine.replay.Replay`)."""
+    revealed bits (:class:`~strat_tools.engine.replays.replay.Replay`)."""
     previous: History | None
 
 
 class StateView:
     """A position's rule state read field by field, read-only (a mixin of
-    :class:`~strat_tools.engine.position.Position`): :attr:`side` (python-chess's
+    :class:`~strat_tools.engine.position.position.Position`): :attr:`side` (python-chess's
     :attr:`turn`), :attr:`plies` (:meth:`ply`), :attr:`winner`, and copies of the
     captures, rescues and chains indexed by side as the engine kept them before the state
     was one value. Nothing writes through them: a position changes by a push or a pop."""

@@ -19,10 +19,10 @@ yorktown id: :func:`yorktown_action` gives ``None``, :data:`YORKTOWN_OF_ACTION` 
 docs/observations.md for where this was read off OpenSpiel's code.
 
 :func:`legal_actions` lists the ids of every legal move of a
-:class:`~strat_tools.engine.position.Position`, under its rule set, with the library's one
+:class:`~strat_tools.engine.position.position.Position`, under its rule set, with the library's one
 move generator (:mod:`strat_tools.engine.moves`, which the observation export runs over
 whole games); it agrees with the pure-Python
-:meth:`~strat_tools.engine.position.Position.reference_pairs` (tested move by move on the
+:meth:`~strat_tools.engine.position.position.Position.reference_pairs` (tested move by move on the
 archive).
 
 **The side** of a move, wherever a function here takes one, is read by
@@ -43,7 +43,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side, Square, view_square
 from strat_tools.engine.moves import position_ids
-from strat_tools.engine.position import Position
+from strat_tools.engine.position.position import Position
 
 ACTION_COUNT: Final = 10_000
 """Our action ids: 0..9999 (``view(source) * 100 + view(target)``)."""

@@ -1,6 +1,6 @@
 """The end of a game, stated once: what the replay infers from the final board, what the game
 generator checks after every move and what :meth:`Position.outcome
-<strat_tools.engine.position.Position.outcome>` says.
+<strat_tools.engine.position.position.Position.outcome>` says.
 
 Gravon's rule (docs/rules-findings.md): a game ends when a flag is captured (its capturer
 wins) or when a side has no legal move: if neither side can move it is a draw, else the side

@@ -1,6 +1,6 @@
 """OpenSpiel yorktown's state string, "StraDos3": a position as one line of text, written,
 read, and taken at any ply of a replayed game, with the rule-state part
-:meth:`Position.strados3 <strat_tools.engine.position.Position.strados3>` adds.
+:meth:`Position.strados3 <strat_tools.engine.position.position.Position.strados3>` adds.
 
 A StraDos3 string has three parts separated by one space: the 100-character field, the side
 to move (``r`` or ``b``) and the number of plies played. The field is a Gravon field string
@@ -34,12 +34,12 @@ from typing import TYPE_CHECKING, Final, NamedTuple
 from strat_tools.core.board import LAKES, Side, parse_square, square_name
 from strat_tools.core.errors import NotationError
 from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY, LAKE
-from strat_tools.engine.board_check import PositionError, position_winner
-from strat_tools.engine.replayed import Replayed
-from strat_tools.engine.rule_state import NO_CHAIN, Chain, RuleState
+from strat_tools.engine.replays.replayed import Replayed
+from strat_tools.engine.rules.board_check import PositionError, position_winner
+from strat_tools.engine.rules.rule_state import NO_CHAIN, Chain, RuleState
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 UNSEEN: Final = -1
 """Board code :func:`parse_strados3` gives a ``?`` square (a piece the viewer has not seen)."""
@@ -106,7 +106,11 @@ def strados3_at(
     only a scout can make, in lower case, the others ``?``). Pass ``know``
     (``result.knowledge()``) when writing many plies of one game.
     """
-    from strat_tools.engine.knowledge import KNOWN, REVEALED, knowledge  # numpy: on first use
+    from strat_tools.engine.information.knowledge import (  # numpy: on first use
+        KNOWN,
+        REVEALED,
+        knowledge,
+    )
 
     know = know if know is not None else knowledge(result)
     if not 0 <= ply <= know.plies:
@@ -155,10 +159,10 @@ def parse_strados3(text: str) -> StraDos3:
 
 
 def chains_text(chains: Sequence[Chain]) -> str:
-    """The fourth part: red's then blue's chain (:data:`~strat_tools.engine.rule_state.NO_CHAIN`:
-    that side has not moved); a chain whose squares are not just its last move's adds them
-    after ``/``, so that a scout's chain is recounted over the same squares when it breaks
-    (the exact round trip).
+    """The fourth part: red's then blue's chain
+    (:data:`~strat_tools.engine.rules.rule_state.NO_CHAIN`: that side has not moved); a chain
+    whose squares are not just its last move's adds them after ``/``, so that a scout's chain
+    is recounted over the same squares when it breaks (the exact round trip).
 
     >>> chains_text([Chain(3141, 2, 31, 41), NO_CHAIN])
     'r:B4-B5x2'
@@ -224,7 +228,7 @@ def position_state(text: str, army: Sequence[int] | None) -> tuple[list[int], Ru
     """The board and rule state of a StraDos3 string (three parts, or four as
     ``Position.strados3(exact=True)`` writes them) whose game has the ``army`` (counts per
     kind; ``None``: any): the pieces missing from it count as lost, a board whose flag was
-    just captured is a finished game. :class:`~strat_tools.engine.board_check.PositionError`
+    just captured is a finished game. :class:`~strat_tools.engine.rules.board_check.PositionError`
     naming what is wrong for a string that is no position or a board no game reaches."""
     parts = text.strip().split(" ")
     if len(parts) not in (3, 4):

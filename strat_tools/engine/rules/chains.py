@@ -5,7 +5,7 @@ chain goes on while its moves start where the last one ended, reverse on one lin
 share two squares (docs/rules-findings.md). When a move no longer shares two squares with
 the chain's first moves, the chain is the longest run of the latest moves that still share
 them: :func:`scout_chain` counts it from the chain's squares, which
-:class:`~strat_tools.engine.position.Position` keeps per side. The engine's hot loop and
+:class:`~strat_tools.engine.position.position.Position` keeps per side. The engine's hot loop and
 :class:`Position` both count through it, so they agree. This module knows only squares.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Final
 
 CHAIN_KEPT: Final = 128
-"""How many squares of a scout's chain ``Chain.path`` (``engine/rule_state.py``) keeps (the
+"""How many squares of a scout's chain ``Chain.path`` (``engine/rules/rule_state.py``) keeps (the
 newest): a chain that breaks is recounted over at most this many (only a run without a limit
 gets that long)."""
 

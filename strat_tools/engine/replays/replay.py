@@ -8,12 +8,12 @@ on the board; everything before it is kept. At the end it infers how the game en
 board and checks the recorded result against it. A rule set with a fallback two-squares
 limit (Gravon 2013-14: 3, some games 5) replays a game that breaks the limit but keeps the
 fallback under the fallback, with a warning; with the chasing rule on, the chases
-are checked after the replay (``engine/chasing.py``). See docs/rules-findings.md.
+are checked after the replay (``engine/rules/chasing.py``). See docs/rules-findings.md.
 
 Per replayed ply the :class:`Replay` keeps parallel int lists (mover, defender, outcome,
-distance, revealed) for the tables. The hot loop (``engine/hotloop.py``) builds no per-move
+distance, revealed) for the tables. The hot loop (``engine/rules/hotloop.py``) builds no per-move
 objects and leaves anything unusual (an illegal move, a rescue, a turning lightning captain)
-to :class:`~strat_tools.engine.position.Position`, where the rules live.
+to :class:`~strat_tools.engine.position.position.Position`, where the rules live.
 
 This module knows no XML: records come from a reader (``formats/readers.py``) or are built
 by hand. It does not check armies or setups (``checks.py`` does).
@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING
 
 from strat_tools.core.board import Side, square_name
 from strat_tools.core.checks import consistency_problem, require_consistent
-from strat_tools.core.diagrams import BoardNumbering, render_board
 from strat_tools.core.errors import IllegalMove
-from strat_tools.core.move import MoveError, decode_rescue_piece
+from strat_tools.core.move import decode_rescue_piece
 from strat_tools.core.pieces import piece_name
 from strat_tools.core.records import (
     Diagnostic,
@@ -40,19 +39,18 @@ from strat_tools.core.records import (
     capped,
     require_record,
 )
-from strat_tools.core.rules import OUTCOME_FLAG, OUTCOME_LABELS, RuleSet, resolve_rules
-from strat_tools.engine.chasing import ChaseViolation, find_chases
-from strat_tools.engine.outcome import Outcome, board_ending
-from strat_tools.engine.position import Position, play_known
-from strat_tools.engine.rule_tables import SCOUT_CODES
-from strat_tools.engine.steps import position_of
+from strat_tools.core.rules import RuleSet, resolve_rules
+from strat_tools.engine.position.position import Position, play_known
+from strat_tools.engine.replays.steps import position_of
+from strat_tools.engine.rules.chasing import ChaseViolation, find_chases
+from strat_tools.engine.rules.outcome import Outcome, board_ending
+from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = [
     "Replay",
-    "board_at",
     "replay",
 ]
 
@@ -108,14 +106,14 @@ class Replay:
 
     def knowledge(self) -> Knowledge:
         """Every ply's board and what each side knew of the other's pieces (computed on
-        each call, in one pass: keep the result). See ``engine/knowledge.py``."""
-        from strat_tools.engine.knowledge import knowledge
+        each call, in one pass: keep the result). See ``engine/information/knowledge.py``."""
+        from strat_tools.engine.information.knowledge import knowledge
 
         return knowledge(self)
 
     def outcome(self) -> Outcome | None:
         """How the game ended: the ending the board shows (:meth:`Position.outcome
-        <strat_tools.engine.position.Position.outcome>` of the last position), else, when
+        <strat_tools.engine.position.position.Position.outcome>` of the last position), else, when
         every ply was replayed, the record's ending (a resignation, a clock, a draw agreed:
         the record's, not the position's, as in python-chess); ``None`` for a game that
         stopped early or records no result."""
@@ -130,7 +128,7 @@ class Replay:
     def position(self, ply: int) -> Position:
         """The :class:`Position` after ``ply`` plies (0: the setup; ``plies_replayed``:
         after the last replayed move), under the replay's rules, with the moves before it
-        on its move stack: the one ply convention of :mod:`strat_tools.engine.steps`."""
+        on its move stack: the one ply convention of :mod:`strat_tools.engine.replays.steps`."""
         return position_of(self, ply)
 
 
@@ -290,7 +288,7 @@ def _chase_diagnostic(
 ) -> Diagnostic:
     """The diagnostic for a chasing move that repeats a position of its chase."""
     index = violation.ply - 1
-    move = _move_text(record.sources[index], record.targets[index])
+    move = move_text(record.sources[index], record.targets[index])
     message = (
         f"{Side(violation.chaser).label}'s move {move} chases the piece on "
         f"{square_name(violation.chased_square)} back into a position already seen in the "
@@ -366,7 +364,7 @@ def _status(record: GameRecord, out: Replay) -> Status:
 def _play_all(record: GameRecord, pos: Position, out: Replay, upto: int | None = None) -> int:
     """Play every move (the first ``upto``), fast where possible; return how many were legal.
 
-    The hot loop (:func:`~strat_tools.engine.hotloop.play_span`) plays runs of plies and
+    The hot loop (:func:`~strat_tools.engine.rules.hotloop.play_span`) plays runs of plies and
     stops before a rescue and at any ply it does not play itself (an illegal move, an
     unreadable square, a turning captain); :func:`_slow` checks and plays that one ply with
     the full rules, or reports it.
@@ -423,7 +421,9 @@ def _slow(record: GameRecord, pos: Position, index: int, out: Replay) -> bool:
     return True
 
 
-def _move_text(source: int, target: int) -> str:
+def move_text(source: int, target: int) -> str:
+    """A move as ``B2-B3`` (``??`` for a square off the board), as diagnostics quote it."""
+
     def name(square: int) -> str:
         return square_name(square) if 0 <= square < 100 else "??"
 
@@ -439,7 +439,7 @@ def _illegal(record: GameRecord, pos: Position, index: int, exc: IllegalMove) ->
         f"{square_name(sq)}: {piece_name(board[sq])}" for sq in (source, target) if 0 <= sq < 100
     ]
     message = (
-        f"{side}'s move {_move_text(source, target)} is illegal: {exc.message} ({'; '.join(holds)})"
+        f"{side}'s move {move_text(source, target)} is illegal: {exc.message} ({'; '.join(holds)})"
     )
     line = record.lines[index] if index < len(record.lines) else None
     return Diagnostic(
@@ -533,64 +533,3 @@ def _result_problems(
 def _said(rtype: int | None, winner: int | None) -> str:
     """How a result diagnostic quotes the recorded result."""
     return f"the result says type {rtype}, winner {winner}"
-
-
-def board_at(
-    record: GameRecord, ply: int | None = None, rules: RuleSet | str | None = None
-) -> Position:
-    """The position after ``ply`` plies (all of them if None; the one ply convention of
-    :mod:`strat_tools.engine.steps`): :func:`replay` under ``rules`` (so with the rule
-    set's two-squares fallback, as ``show`` and ``positions`` take it), then
-    :meth:`Replay.position`, with the moves before it on its move stack.
-
-    Stops early at an illegal move; raises :class:`~strat_tools.core.records.RecordError` (a
-    ``ValueError``) when the record has no setup.
-    """
-    if record.setup is None:
-        raise RecordError(f"{record.game_id}: the record has no setup to show")
-    if ply is not None and (isinstance(ply, bool) or not isinstance(ply, int)):
-        raise MoveError(f"a ply is an int, got {ply!r}")
-    result = replay(record, rules)
-    upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
-    return result.position(upto)
-
-
-def show(
-    game: GameRecord | Replay,
-    ply: int | None = None,
-    *,
-    numbering: BoardNumbering = "modern",
-    rules: RuleSet | str | None = None,
-) -> str:
-    """The board after ``ply`` as text with the last move (and any battle) marked; ``game``
-    a record (replayed under ``rules``) or a replay already made (not replayed again)."""
-    from strat_tools.engine.knowledge import board_after
-
-    result = game if isinstance(game, Replay) else replay(game, rules)
-    record = result.record
-    upto = result.plies_replayed if ply is None else max(0, min(ply, result.plies_replayed))
-    last = None
-    caption = [f"{record.game_id}  ply {upto}/{record.plies}  rules {result.rules.name}"]
-    if upto:
-        i = upto - 1
-        last = (record.sources[i], record.targets[i])
-        mover, defender, outcome = result.movers[i], result.defenders[i], result.outcomes[i]
-        text = f"last move {_move_text(*last)}: {piece_name(mover)}"
-        if defender:
-            verdict = {3: "both removed", 4: "the flag is captured"}.get(
-                outcome, f"{OUTCOME_LABELS[outcome]} wins"
-            )
-            text += f" attacks {piece_name(defender)}: {verdict}"
-        caption.append(text)
-    board = render_board(
-        board_after(result, upto),
-        numbering=numbering,
-        last_move=last,
-        battle=bool(upto and result.defenders[upto - 1]),
-    )
-    taken = upto and result.outcomes[upto - 1] == OUTCOME_FLAG
-    to_move = Side.RED if upto % 2 == 0 else Side.BLUE  # red moves first
-    caption.append(
-        f"{to_move.other.label} captured the flag" if taken else f"{to_move.label} to move"
-    )
-    return "\n".join([caption[0], board, *caption[1:]])

@@ -1,5 +1,5 @@
 """What the stepping API and the knowledge model read of a replayed game: a
-:class:`~strat_tools.engine.replay.Replay`, or a game pushed on a position, named as a
+:class:`~strat_tools.engine.replays.replay.Replay`, or a game pushed on a position, named as a
 ``Protocol`` so that neither imports the replay (nor numpy, for stepping).
 
 This module holds a type only.
@@ -16,8 +16,8 @@ __all__ = ["Replayed"]
 
 
 class Replayed(Protocol):
-    """What stepping and :func:`~strat_tools.engine.knowledge.knowledge` read of a
-    :class:`~strat_tools.engine.replay.Replay`."""
+    """What stepping and :func:`~strat_tools.engine.information.knowledge.knowledge` read of a
+    :class:`~strat_tools.engine.replays.replay.Replay`."""
 
     @property
     def record(self) -> GameRecord: ...

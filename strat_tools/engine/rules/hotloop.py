@@ -1,6 +1,6 @@
 """The replay engine's hot loop: check and play a run of ordinary plies on a flat board.
 
-:func:`play_span` plays recorded plies on a :class:`~strat_tools.engine.position.Position`
+:func:`play_span` plays recorded plies on a :class:`~strat_tools.engine.position.position.Position`
 with every check the rules make (the right side, an own movable piece, target on the board,
 not a lake, not an own piece, a straight line, the piece's reach, a scout's clear path, the
 two-squares rule with the scout clause, battles, nothing after the flag fell) and stops at the
@@ -32,9 +32,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from strat_tools.core.board import LAKES, RAYS
-from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.rule_state import OTHER_SIDE, Chain, RuleState
-from strat_tools.engine.rule_tables import ADJACENT_ROWS, RuleTables
+from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.rules.rule_state import OTHER_SIDE, Chain, RuleState
+from strat_tools.engine.rules.rule_tables import ADJACENT_ROWS, RuleTables
 
 STRIDE: Final = 128
 """Key of a move in the hot loop's tables: ``source * STRIDE + target``."""
@@ -80,7 +80,7 @@ def play_span(
     """Play plies ``start..stop-1`` on ``board`` (changed in place) from rule ``state``
     under the rule ``tables`` while they are ordinary and legal; return the index of the
     first ply not played (``stop`` when all were) and the rule state after the last played
-    ply. :meth:`Position.play_span <strat_tools.engine.position.Position.play_span>` calls
+    ply. :meth:`Position.play_span <strat_tools.engine.position.position.Position.play_span>` calls
     it with its own board and state, and keeps what it returns.
 
     ``columns`` are the replay's per-ply lists (movers, defenders, outcomes, distances,

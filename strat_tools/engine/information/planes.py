@@ -26,7 +26,7 @@ Each byte (:data:`CODE_VERSION` 1):
   side knows of this piece (for the mover's pieces: what the opponent knows of them; for
   the opponent's: what the mover knows): its rank is known (from a battle, a rescue, or a
   move only a scout can make), it has been seen to move, its rank was shown in a battle or
-  a rescue. These are the knowledge model's flags (``engine/knowledge.py``).
+  a rescue. These are the knowledge model's flags (``engine/information/knowledge.py``).
 
 :func:`to_planes` turns a stack of boards into ``[plies, channels, 10, 10]`` arrays, with
 the channels of :data:`CHANNELS` (version :data:`CHANNELS_VERSION`); row 0 of a plane is
@@ -43,10 +43,10 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MODERN_LABELS
-from strat_tools.engine.knowledge import KNOWN as KNOWLEDGE_KNOWN
-from strat_tools.engine.knowledge import MOVED as KNOWLEDGE_MOVED
-from strat_tools.engine.knowledge import REVEALED as KNOWLEDGE_REVEALED
-from strat_tools.engine.mover_view import view_boards
+from strat_tools.engine.information.knowledge import KNOWN as KNOWLEDGE_KNOWN
+from strat_tools.engine.information.knowledge import MOVED as KNOWLEDGE_MOVED
+from strat_tools.engine.information.knowledge import REVEALED as KNOWLEDGE_REVEALED
+from strat_tools.engine.information.mover_view import view_boards
 
 CODE_VERSION: Final = 1
 """Version of the byte layout of an observation board."""

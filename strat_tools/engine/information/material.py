@@ -1,11 +1,11 @@
 """Piece counts on the board at chosen plies, and how many of them the opponent knows.
 
-:func:`material_rows` reads a :class:`~strat_tools.engine.knowledge.Knowledge` (the per-ply
-boards and knowledge bits of one replayed game) at the plies asked for and gives one
-``int8`` row of :data:`MATERIAL_WIDTH` counts each: for red then blue, the pieces of each of
-the eleven kinds of :data:`MATERIAL_KINDS` on the board (bomb, spy, scout, ..., marshal: the
-flag is left out), then for red then blue the pieces of each kind whose rank the *opponent*
-knows (:data:`~strat_tools.engine.knowledge.KNOWN`: shown in a battle, or proved by a move).
+:func:`material_rows` reads a :class:`~strat_tools.engine.information.knowledge.Knowledge` (the
+per-ply boards and knowledge bits of one replayed game) at the plies asked for and gives one
+``int8`` row of :data:`MATERIAL_WIDTH` counts each: for red then blue, the pieces of each of the
+eleven kinds of :data:`MATERIAL_KINDS` on the board (bomb, spy, scout, ..., marshal: the flag is
+left out), then for red then blue the pieces of each kind whose rank the *opponent* knows
+(:data:`~strat_tools.engine.information.knowledge.KNOWN`: shown in a battle, or proved by a move).
 :func:`flags_standing` says at which plies both flags are still on the board.
 
 :func:`view_material` is the same row as one side saw it: its own pieces as they are, the
@@ -17,7 +17,7 @@ the rules show no army (``Knowledge.army_shown`` false), they are spread as
 
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord
->>> from strat_tools.engine.replay import replay
+>>> from strat_tools.engine.replays.replay import replay
 >>> field = "M" + "A" * 8 + "D" + "A" * 30 + "AA__AA__AA" * 2 + "A" * 30 + "P" + "A" * 8 + "Y"
 >>> setup = tuple(letter_code(c) for c in field)
 >>> record = GameRecord("doc.xml", variant="classicfree", setup=setup, sources=[9], targets=[39])
@@ -40,10 +40,10 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import ARMIES, PieceKind
-from strat_tools.engine.knowledge import KNOWN
+from strat_tools.engine.information.knowledge import KNOWN
 
 if TYPE_CHECKING:
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = [
     "FREE_SETUP_MIX",

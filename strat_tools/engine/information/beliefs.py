@@ -40,8 +40,8 @@ import numpy.typing as npt
 from strat_tools.core.board import Side, view_square
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import PieceKind
-from strat_tools.engine.knowledge import Knowledge
-from strat_tools.engine.planes import (
+from strat_tools.engine.information.knowledge import Knowledge
+from strat_tools.engine.information.planes import (
     KIND_BITS,
     MOVED,
     OPPONENT,

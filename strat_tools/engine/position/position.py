@@ -1,10 +1,10 @@
 """A Stratego position that knows the rules, in python-chess's shape (docs/position.md).
 
 :class:`Position` is a flat 100-int board (codes from ``pieces.py``) and one immutable
-:class:`~strat_tools.engine.rule_state.RuleState` (the side to move, plies, each side's
+:class:`~strat_tools.engine.rules.rule_state.RuleState` (the side to move, plies, each side's
 two-squares chain, captures and rescues): ``legal_moves`` (a view of
 :class:`~strat_tools.core.move.Move`), ``push`` (checked, recorded, returns a
-:class:`~strat_tools.engine.move.Battle`), ``pop`` (the board and the state before, whole),
+:class:`~strat_tools.engine.position.move.Battle`), ``pop`` (the board and the state before, whole),
 ``peek``, ``move_stack``, ``copy``, ``outcome``, ``==``, ``knowledge`` and the StraDos3
 strings. The replay's hot loop (``hotloop.py``) runs a faster loop over the same values and
 falls back to this class for anything unusual, so the rules live here once; the line tables
@@ -39,21 +39,21 @@ from strat_tools.core.rules import (
     RuleSet,
     get_rules,
 )
-from strat_tools.engine.board_check import PositionError, refuse_another_army
-from strat_tools.engine.chains import CHAIN_KEPT, scout_chain
-from strat_tools.engine.hotloop import play_span
-from strat_tools.engine.move import Battle, LegalMoves
-from strat_tools.engine.outcome import Outcome, board_ending
-from strat_tools.engine.reference_moves import CODE_KIND_LABEL, ReferenceMoves
-from strat_tools.engine.rule_state import OTHER_SIDE, Chain, History, RuleState, StateView
-from strat_tools.engine.rule_tables import SCOUT_CODES, STEP, rule_tables
+from strat_tools.engine.position.move import Battle, LegalMoves
+from strat_tools.engine.rules.board_check import PositionError, refuse_another_army
+from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
+from strat_tools.engine.rules.hotloop import play_span
+from strat_tools.engine.rules.outcome import Outcome, board_ending
+from strat_tools.engine.rules.reference_moves import CODE_KIND_LABEL, ReferenceMoves
+from strat_tools.engine.rules.rule_state import OTHER_SIDE, Chain, History, RuleState, StateView
+from strat_tools.engine.rules.rule_tables import SCOUT_CODES, STEP, rule_tables
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from strat_tools.engine.beliefs import BeliefModel
-    from strat_tools.engine.knowledge import Knowledge
+    from strat_tools.engine.information.beliefs import BeliefModel
+    from strat_tools.engine.information.knowledge import Knowledge
 
 __all__ = [
     "Position",
@@ -69,7 +69,7 @@ class Position(ReferenceMoves, StateView):
     ``Position(setup, rules)`` starts from a board of codes (a record's setup), red to move;
     ``Position(text, rules)`` from a StraDos3 string (:meth:`from_strados3`). Without
     ``rules`` the classic ``gravon-2013`` set is taken, and a board holding another
-    variant's whole army is refused (:class:`~strat_tools.engine.board_check.PositionError`
+    variant's whole army is refused (:class:`~strat_tools.engine.rules.board_check.PositionError`
     naming the variant): say its rules, ``st.rules_for(record)``.
 
     >>> from strat_tools.formats.readers import read_records
@@ -101,7 +101,7 @@ class Position(ReferenceMoves, StateView):
     ) -> None:
         ruleset = get_rules(DEFAULT_RULES if rules is None else rules)
         if isinstance(setup, str):
-            from strat_tools.engine.strados3 import position_state
+            from strat_tools.engine.encodings.strados3 import position_state
 
             board, state = position_state(setup, ruleset.army)
         else:
@@ -194,10 +194,10 @@ class Position(ReferenceMoves, StateView):
     # -- the end of the game ----------------------------------------------------------
 
     def outcome(self) -> Outcome | None:
-        """How the game ended on this board (:func:`~strat_tools.engine.outcome.board_ending`:
+        """How the game ended on this board (:func:`~strat_tools.engine.rules.outcome.board_ending`:
         a captured flag, a side without a move), ``None`` while it goes on. Equal positions
         have equal outcomes: a resignation or a clock is the record's ending, not the
-        position's (:meth:`Replay.outcome <strat_tools.engine.replay.Replay.outcome>`)."""
+        position's (:meth:`Replay.outcome <strat_tools.engine.replays.replay.Replay.outcome>`)."""
         return board_ending(self)
 
     def is_game_over(self) -> bool:
@@ -392,7 +392,7 @@ class Position(ReferenceMoves, StateView):
         columns: tuple[list[int], list[int], list[int], list[int], list[int], list[int]],
     ) -> int:
         """Play the recorded plies ``start..stop-1`` while they are ordinary and legal, in
-        the replay's hot loop (:func:`~strat_tools.engine.hotloop.play_span`), unrecorded;
+        the replay's hot loop (:func:`~strat_tools.engine.rules.hotloop.play_span`), unrecorded;
         returns the index of the first ply not played."""
         if self.state.winner or self.state.rescuers or start >= stop:
             return start
@@ -403,10 +403,10 @@ class Position(ReferenceMoves, StateView):
 
     def knowledge(self) -> Knowledge:
         """What each side knows after the moves pushed (from the oldest position on the
-        move stack: a replayed game's setup): the knowledge model of ``engine/knowledge.py``,
-        row ``-1`` this position, equal to the replay's ``knowledge()`` at this ply.
-        ``know.known_board(-1, side)`` is what ``side`` sees."""
-        from strat_tools.engine.knowledge import pushed_knowledge
+        move stack: a replayed game's setup): the knowledge model of
+        ``engine/information/knowledge.py``, row ``-1`` this position, equal to the replay's
+        ``knowledge()`` at this ply. ``know.known_board(-1, side)`` is what ``side`` sees."""
+        from strat_tools.engine.information.knowledge import pushed_knowledge
 
         entries = self._stack()
         start = entries[0].board if entries else self.board
@@ -416,9 +416,9 @@ class Position(ReferenceMoves, StateView):
     def observe(self) -> npt.NDArray[np.uint8]:
         """What the side to move sees (100 bytes, its view): the truth-free board view the
         observation export writes as ``board_view`` for this ply (an opponent piece it has
-        not identified keeps only whether it moved; :func:`~strat_tools.engine.planes.
+        not identified keeps only whether it moved; :func:`~strat_tools.engine.information.planes.
         board_views`); ``to_planes(pos.observe()[None])`` its planes."""
-        from strat_tools.engine.planes import board_views
+        from strat_tools.engine.information.planes import board_views
 
         return board_views(self.observation_with_truth())
 
@@ -427,8 +427,8 @@ class Position(ReferenceMoves, StateView):
         a distribution over its kind (``{square: {kind: probability}}``, Gravon squares,
         kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
         the unidentified counts): the counts left, or ``model``'s
-        (:mod:`strat_tools.engine.beliefs`)."""
-        from strat_tools.engine.beliefs import known_beliefs
+        (:mod:`strat_tools.engine.information.beliefs`)."""
+        from strat_tools.engine.information.beliefs import known_beliefs
 
         return known_beliefs(self.knowledge(), self.side, model)
 
@@ -438,7 +438,7 @@ class Position(ReferenceMoves, StateView):
         task: never what a player of this side may read (that is :meth:`observe`)."""
         import numpy as np
 
-        from strat_tools.engine.planes import encode_boards
+        from strat_tools.engine.information.planes import encode_boards
 
         know = self.knowledge()
         boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
@@ -468,17 +468,17 @@ class Position(ReferenceMoves, StateView):
 
     def strados3(self, *, exact: bool = False) -> str:
         """The position as a StraDos3 string. By default OpenSpiel yorktown's three parts
-        (field, side to move, plies; :mod:`strat_tools.engine.strados3`), the string its
+        (field, side to move, plies; :mod:`strat_tools.engine.encodings.strados3`), the string its
         loader takes. ``exact=True`` adds the rule state, each side's two-squares chain with
         every square a scout's chain passed over, so that :meth:`from_strados3` gives back a
         position equal to this one (rescues made are not kept: ultimate lightning only).
 
-        >>> from strat_tools.engine.strados3 import EMPTY_FIELD
+        >>> from strat_tools.engine.encodings.strados3 import EMPTY_FIELD
         >>> pos = Position.from_strados3(EMPTY_FIELD.replace("A", "M", 1)[:-1] + "Y r 0")
         >>> pos.strados3(exact=True)[-6:], pos.strados3()[-4:], len(pos.legal_moves)
         (' r 0 -', ' r 0', 0)
         """
-        from strat_tools.engine.strados3 import chains_text, to_strados3
+        from strat_tools.engine.encodings.strados3 import chains_text, to_strados3
 
         state = self.state
         text = to_strados3(self.board, state.side, state.plies)
@@ -492,7 +492,7 @@ class Position(ReferenceMoves, StateView):
         ``strados3(exact=True)`` writes them) under ``rules`` (``Position(text, rules)``
         too); pieces missing from the rule set's army count as captured, and a board whose
         flag was just captured is a finished game.
-        :class:`~strat_tools.engine.board_check.PositionError` (a ``ValueError``) naming
+        :class:`~strat_tools.engine.rules.board_check.PositionError` (a ``ValueError``) naming
         what is wrong for a string that is no position or a board no game reaches (a piece
         on a lake, two flags, 41 pieces of a side...)."""
         if not isinstance(text, str):

@@ -1,8 +1,8 @@
-"""The geometry and pure-Python move search of a :class:`~strat_tools.engine.position.Position`:
-a move's path (straight, lake-free, within reach, nothing in between, a captain's turn),
-whether a side can move (the end of a game, ``engine/outcome.py``) and every legal move
-square by square, the reference the batch generator (``engine/moves/``) is tested
-against.
+"""The geometry and pure-Python move search of a
+:class:`~strat_tools.engine.position.position.Position`: a move's path (straight, lake-free,
+within reach, nothing in between, a captain's turn), whether a side can move (the end of a
+game, ``engine/rules/outcome.py``) and every legal move square by square, the reference the
+batch generator (``engine/moves/``) is tested against.
 
 :class:`ReferenceMoves` is the part of :class:`Position` that searches; the position's
 state and its rules (:meth:`Position.repetition`) stay in ``position.py``.
@@ -19,8 +19,14 @@ from strat_tools.core.board import LAKES, RAYS, square_name
 from strat_tools.core.errors import IllegalMove
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, EMPTY, PieceKind, piece_name
 from strat_tools.core.rules import RuleSet
-from strat_tools.engine.rule_state import RuleState
-from strat_tools.engine.rule_tables import CAPTAIN_CODES, DISTANCE, PATH, SCOUT_CODES, RuleTables
+from strat_tools.engine.rules.rule_state import RuleState
+from strat_tools.engine.rules.rule_tables import (
+    CAPTAIN_CODES,
+    DISTANCE,
+    PATH,
+    SCOUT_CODES,
+    RuleTables,
+)
 
 __all__ = ["CODE_KIND_LABEL", "ReferenceMoves"]
 
@@ -30,7 +36,7 @@ CODE_KIND_LABEL: Final = tuple("" if k < 0 else PieceKind(k).label for k in CODE
 
 class ReferenceMoves:
     """Move search over a position's board and rule state (a mixin of
-    :class:`~strat_tools.engine.position.Position`)."""
+    :class:`~strat_tools.engine.position.position.Position`)."""
 
     __slots__ = ()
 

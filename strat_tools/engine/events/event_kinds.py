@@ -3,7 +3,7 @@ viewer's "next event", ``strat-tools events --kind`` and the docs take.
 
 Its own module, importing nothing, so that the command line can offer the kinds as
 choices (and show them in ``--help``) without loading NumPy with the event finder
-(:mod:`strat_tools.engine.key_events`).
+(:mod:`strat_tools.engine.events.key_events`).
 
 >>> list(EVENT_KINDS)[:2]
 ['battle', 'first_capture']
@@ -27,4 +27,4 @@ EVENT_KINDS: Final[dict[str, str]] = {
     "end": "the game's end and its reason (or why the replay stopped)",
 }
 """Every event kind and what it means; a ply's rows come in the
-order of ``strat_tools.engine.key_events``'s ``_ORDER``."""
+order of ``strat_tools.engine.events.key_events``'s ``_ORDER``."""
