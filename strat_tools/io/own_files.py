@@ -89,16 +89,23 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _depth(text: str) -> int:
-    """How deep ``text``'s brackets nest (outside strings), without building anything."""
-    deepest = depth = 0
-    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
-        mark = token.group()
-        if mark in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif mark in "]}":
-            depth -= 1
+def _depth(value: Any) -> int:
+    """How deep a parsed value's objects and lists nest (a number or text: 0), walked without
+    recursion and left as soon as it is past :data:`MAX_DEPTH`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                break
+        stack.extend((inner, depth) for inner in item if isinstance(inner, (dict, list)))
     return deepest
 
 
@@ -110,16 +117,14 @@ def loads(text: str) -> Any:
     ...
     strat_tools.io.own_files.FieldError: the key 'a' is given twice
     """
-    if _depth(text) > MAX_DEPTH:
-        raise FieldError(f"nested more than {MAX_DEPTH} deep")
     try:
-        return json.loads(
+        value = json.loads(
             text,
             parse_constant=_no_constant,
             parse_int=_bounded_int,
             object_pairs_hook=_no_repeats,
         )
-    except RecursionError:  # pragma: no cover - _depth refused it first
+    except RecursionError:  # deeper than the interpreter's limit: the parser stops itself
         raise FieldError(f"nested more than {MAX_DEPTH} deep") from None
     except json.JSONDecodeError as exc:
         raise FieldError(f"not JSON: {exc}") from None
@@ -127,6 +132,9 @@ def loads(text: str) -> Any:
         if isinstance(exc, FieldError):
             raise
         raise FieldError(str(exc)) from None
+    if _depth(value) > MAX_DEPTH:
+        raise FieldError(f"nested more than {MAX_DEPTH} deep")
+    return value
 
 
 def load_json(path: str, *, limit: int) -> Any:
