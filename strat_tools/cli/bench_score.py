@@ -12,7 +12,7 @@ from strat_tools.cli.options import format_option
 from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render
 
-POLICY_NAMES = ("uniform", "counts", "counts-last")
+POLICY_NAMES = ("uniform", "counts", "counts-last", "human-v1")
 """The shipped policies (:data:`strat_tools.benchmark.baselines.POLICIES`, repeated here
 so that ``--help`` loads no NumPy; a test holds the two equal)."""
 
@@ -40,7 +40,8 @@ SHOWN = (
     type=click.Choice(POLICY_NAMES),
     required=True,
     help="A shipped policy: uniform, counts (a kind of move's rate of being chosen when "
-    "legal) or counts-last (the same, split by 'moves the piece it moved last turn').",
+    "legal), counts-last (the same, split by 'moves the piece it moved last turn') or "
+    "human-v1 (the shipped human-move model, docs/human-model.md).",
 )
 @click.option(
     "--counts",
@@ -49,9 +50,24 @@ SHOWN = (
     default=None,
     help="Count tables to use instead of the shipped ones (the library's save_counts).",
 )
+@click.option(
+    "--model",
+    "model_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --policy human-v1: a model file written by bench train (MODEL.npz and its "
+    "MODEL.json card) instead of the shipped one.",
+)
 @click.option("-o", "--output", required=True, help="The new folder of the submission.")
 @library_errors
-def predict(bench_dir: str, split: str, policy: str, counts_path: str | None, output: str) -> None:
+def predict(
+    bench_dir: str,
+    split: str,
+    policy: str,
+    counts_path: str | None,
+    model_path: str | None,
+    output: str,
+) -> None:
     """Write the submission of a shipped policy for a split: PRED/part-00000.parquet
     (game_id, ply, log_probs over the row's legal moves, ascending ids) and
     PRED/card.json. Any model does the same through the library's MovePolicy.
@@ -65,7 +81,8 @@ def predict(bench_dir: str, split: str, policy: str, counts_path: str | None, ou
     from strat_tools.benchmark.baselines import policy_by_name
     from strat_tools.benchmark.predict import predict as write_predictions
 
-    summary = write_predictions(bench_dir, split, policy_by_name(policy, counts_path), output)
+    chosen = policy_by_name(policy, counts_path, model_path)
+    summary = write_predictions(bench_dir, split, chosen, output)
     message(str(summary))
 
 
