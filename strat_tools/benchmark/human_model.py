@@ -68,6 +68,8 @@ SHIPPED: Final = "human-v1"
 """The shipped model's name (``strat_tools/benchmark/data/human-v1.npz`` and ``.json``)."""
 CHUNK: Final = 64
 """Rows the NumPy forward pass works on at a time."""
+SLICE: Final = 4096
+"""Rows whose inputs :class:`HumanPolicy` makes at a time."""
 HEAD_MOVES: Final = 36
 """Logits a square: 4 directions x 9 distances."""
 PROVENANCE: Final = {
@@ -191,11 +193,15 @@ class HumanPolicy:
         self.name = str(model.card["name"])
 
     def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float32]:
-        """Log-softmax of the model's logits over each row's legal moves."""
-        planes, scalars = model_inputs(batch)
-        logits = forward(self.model, planes, scalars)
+        """Log-softmax of the model's logits over each row's legal moves (the inputs made
+        :data:`SLICE` rows at a time, so memory stays small whatever the batch)."""
         ids = np.asarray(batch["legal_ids"])
-        chosen = np.take_along_axis(logits, legal_heads(ids), axis=1)
+        chosen = np.empty(ids.shape, dtype=np.float32)
+        for start in range(0, len(ids), SLICE):
+            rows = slice(start, start + SLICE)
+            planes, scalars = model_inputs({name: batch[name][rows] for name in self.fields})
+            logits = forward(self.model, planes, scalars)
+            chosen[rows] = np.take_along_axis(logits, legal_heads(ids[rows]), axis=1)
         legal = np.arange(ids.shape[1]) < np.asarray(batch["legal_count"])[:, None]
         chosen = np.where(legal, chosen, -np.inf).astype(np.float32)
         top = chosen.max(axis=1, keepdims=True)

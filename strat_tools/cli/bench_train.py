@@ -20,18 +20,18 @@ from strat_tools.cli.render import message
     help="The model file: MODEL.npz (float32 weights) and its card MODEL.json.",
 )
 @click.option("--name", default="human-v1", show_default=True, help="The model's name.")
-@click.option("--channels", default=48, show_default=True, type=click.IntRange(1, 1024))
-@click.option("--blocks", default=4, show_default=True, type=click.IntRange(0, 64))
-@click.option("--steps", default=16_000, show_default=True, type=click.IntRange(1))
+@click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 1024))
+@click.option("--blocks", default=3, show_default=True, type=click.IntRange(0, 64))
+@click.option("--steps", default=4_000, show_default=True, type=click.IntRange(1))
 @click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1))
 @click.option("--lr", "learning_rate", default=2e-3, show_default=True, type=float)
-@click.option("--warmup", default=500, show_default=True, type=click.IntRange(0))
+@click.option("--warmup", default=300, show_default=True, type=click.IntRange(0))
 @click.option("--seed", default=0, show_default=True, type=int)
-@click.option("--threads", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1))
 @click.option(
-    "--eval-every", default=1_000, show_default=True, type=click.IntRange(1), help="Steps."
+    "--eval-every", default=500, show_default=True, type=click.IntRange(1), help="Steps."
 )
-@click.option("--val-rows", default=40_000, show_default=True, type=click.IntRange(1))
+@click.option("--val-rows", default=20_000, show_default=True, type=click.IntRange(1))
 @click.option(
     "--max-minutes",
     default=None,
