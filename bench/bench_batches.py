@@ -67,15 +67,19 @@ def main() -> int:
         folder = args.from_export
         if folder is None:
             folder = Path(scratch) / "obs"
-            summary = export_observations(args.paths or default_paths(), folder, jobs=1)
+            summary = export_observations(args.paths or default_paths(), folder, run=1)
             print(f"export: {summary}")
         rows = observation_batches(folder).rows
         size = args.batch_size
         print(f"{rows:,} rows; batches of {size:,}, rows per CPU second (wall beside it)")
         runs = {
-            "board+action+legal_mask": {},
+            "board+action+legal_mask": {"fields": ("board", "action", "legal_mask")},
             "planes+action+legal_mask": {"fields": ("planes", "action", "legal_mask")},
-            "shuffled, board+action+legal_mask": {"shuffle": True, "seed": 0},
+            "shuffled, board+action+legal_mask": {
+                "fields": ("board", "action", "legal_mask"),
+                "shuffle": True,
+                "seed": 0,
+            },
         }
         rates = {}
         for name, options in runs.items():

@@ -2,7 +2,8 @@
 
 The shipped definition names the archive's 23 zips; here three tiny zips cut from the
 sample month (``data/strados2026-10.zip``: its classic games, 60 for train, 10 for val,
-40 for test plus 5 copied from train, which are seen) stand in for train, val and test:
+40 for test plus 5 copied from train, which are seen) stand in for train, val and test,
+and 20 more make an extra test set, ``later``:
 :func:`sample_splits` is the definition to patch in (``patch_definition``) wherever the
 folder is built or read.
 """
@@ -24,6 +25,8 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "data" / "strados2026-10.zip"
 NAMES = ("strados2030-0.zip", "strados2030-1.zip", "strados2030-2.zip")
 SIZES = (60, 10, 40)
+EXTRA = "strados2031-0.zip"
+"""An extra test set (``--extra later=...``): 20 more classic games."""
 SEEN = 5
 
 
@@ -33,8 +36,9 @@ def _write_zips(folder: Path) -> None:
         starts = [0, SIZES[0], SIZES[0] + SIZES[1]]
         parts = [classic[s : s + n] for s, n in zip(starts, SIZES, strict=True)]
         parts[2] += parts[0][:SEEN]
+        parts.append(classic[sum(SIZES) : sum(SIZES) + 20])
         folder.mkdir()
-        for name, part in zip(NAMES, parts, strict=True):
+        for name, part in zip((*NAMES, EXTRA), parts, strict=True):
             with zipfile.ZipFile(folder / name, "w") as out:
                 for member in part:
                     info = zipfile.ZipInfo(member, date_time=(2030, 1, 1, 0, 0, 0))
@@ -61,4 +65,5 @@ def make_bench(folder: Path) -> None:
     _write_zips(folder / "gravon")
     with pytest.MonkeyPatch.context() as monkeypatch:
         patch_definition(monkeypatch, folder / "gravon")
-        build_benchmark(folder / "gravon", folder / "bench", run=1)
+        extras = {"later": [str(folder / "gravon" / EXTRA)]}
+        build_benchmark(folder / "gravon", folder / "bench", extras=extras, run=1)

@@ -127,6 +127,10 @@ DAMAGE = {
         "another kinds version",
     ),
     "one table only": (lambda t: t["tables"].pop(), "forms"),
+    "a zero-based month": (
+        lambda t: t["tables"][0]["provenance"]["months"].__setitem__(0, "2014-00"),
+        "not YYYY-MM",
+    ),
     "rows not the moves chosen": (
         lambda t: t["tables"][0]["provenance"].__setitem__("rows", 5),
         "chosen moves are not the rows",
@@ -232,3 +236,21 @@ def test_the_count_models_never_see_a_hidden_rank(bench: Path) -> None:
     counts = load_counts()
     for policy in (CountPolicy(counts["counts"]), CountPolicy(counts["counts-last"])):
         assert set(policy.fields) <= set(POLICY_FIELDS)
+
+
+def test_predict_takes_count_tables_from_a_file(bench: Path, tmp_path: Path) -> None:
+    save_counts(fit_count_tables(bench), tmp_path / "mine.json")
+    args = ["bench", "predict", str(bench), "--policy", "counts", "-o"]
+    mine = CliRunner().invoke(
+        main, [*args, str(tmp_path / "a"), "--counts", str(tmp_path / "mine.json")]
+    )
+    shipped = CliRunner().invoke(main, [*args, str(tmp_path / "b")])
+    assert (mine.exit_code, shipped.exit_code) == (0, 0), mine.output + shipped.output
+    card = json.loads((tmp_path / "a" / "card.json").read_text())
+    assert card["training_months"] == ["2030-01"]
+    assert (tmp_path / "a" / "part-00000.parquet").read_bytes() != (
+        tmp_path / "b" / "part-00000.parquet"
+    ).read_bytes()
+    wrong = ["bench", "predict", str(bench), "--policy", "uniform", "--counts", "x.json"]
+    result = CliRunner().invoke(main, [*wrong, "-o", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "--counts is for the count policies" in result.output

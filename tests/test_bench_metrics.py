@@ -63,3 +63,19 @@ def test_a_group_without_rows_has_no_value_and_no_interval() -> None:
     assert (full["rows"], empty["rows"]) == (2, 0)
     assert np.isnan(empty["nll"]) and np.isnan(empty["nll_low"])
     assert full["ece_low"] is None and full["top1"] == 0.5
+
+
+def test_rows_worked_in_blocks_give_what_one_block_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    from strat_tools.benchmark import metrics
+
+    rng = np.random.default_rng(11)
+    counts = rng.integers(1, 6, 3 * metrics.BLOCK_ROWS + 17)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    values = np.round(rng.normal(size=offsets[-1]), 1).astype(np.float32)  # ties happen
+    played = (rng.random(len(counts)) * counts).astype(np.int64)
+    blocked = row_metrics(values, offsets, played)
+    monkeypatch.setattr(metrics, "BLOCK_ROWS", len(counts))
+    whole = row_metrics(values, offsets, played)
+    for name in ("nll", "top1", "top3", "confidence"):
+        assert (getattr(blocked, name) == getattr(whole, name)).all(), name
+    assert (blocked.top1 % 1).sum() > 0  # split ties are in the sample

@@ -130,16 +130,22 @@ def test_a_uniform_submission_scores_the_mean_log_of_the_legal_moves(
     )
     assert data["predictions_sha256"] == hashlib.sha256(lines.encode()).hexdigest()
     groups = {(row["view"], row["by"], row["group"]) for row in data["by"]}
-    assert {("all", "ply", "1-10"), ("fresh", "side", "blue"), ("all", "ending", "unknown")} <= (
-        groups | {("all", "ending", "unknown")}
-    )
+    assert {("all", "ply", "1-10"), ("fresh", "side", "blue"), ("all", "ending", "board")} <= groups
+    for view in ("all", "fresh", "seen"):
+        for by in ("ply", "side", "legal_moves", "plies_since_battle", "ending"):
+            rows = [r for r in data["by"] if (r["view"], r["by"]) == (view, by)]
+            assert sum(r["rows"] for r in rows) == data["views"][view]["rows"], (view, by)
 
 
 def test_rows_in_any_order_and_files_score_the_same(
     bench: Path, truth: pa.Table, tmp_path: Path
 ) -> None:
     ids, plies, lists = columns(truth)
-    lists = [[v + (0.3 if i == 0 else 0.0) for i, v in enumerate(x)] for x in lists]
+    # each row favours another move (its ply's), so rows put in the wrong place score apart
+    lists = [
+        [v + (0.7 if i == ply % len(x) else 0.0) for i, v in enumerate(x)]
+        for x, ply in zip(lists, plies, strict=True)
+    ]
     lists = [list(np.log(np.exp(x) / np.exp(x).sum())) for x in lists]
     one = write_submission(tmp_path / "one", ids, plies, lists)
     order = np.random.default_rng(5).permutation(len(ids))
@@ -163,6 +169,15 @@ def test_val_has_one_view_and_an_unknown_split_is_refused(
     assert result.exit_code == 2 and "no split 'nope'" in result.output, result.output
     for fmt in ("table", "csv", "jsonl"):
         assert score(bench, pred, "--format", fmt).exit_code == 0
+
+
+def test_an_extra_split_scores_with_its_views(bench: Path, tmp_path: Path) -> None:
+    later = split_truth(bench, "later")
+    pred = write_submission(tmp_path / "pred", *columns(later))
+    result = score(bench, pred, "--split", "later", "--format", "json")
+    assert result.exit_code == 0, result.output
+    views = json.loads(result.output)["views"]
+    assert sorted(views) == ["all", "fresh", "seen"] and views["all"]["rows"] == later.num_rows
 
 
 def first_row(truth: pa.Table, i: int = 0) -> str:

@@ -8,6 +8,7 @@ into test so that the test split has a seen game. The archive-wide counts are
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zipfile
 from pathlib import Path
@@ -20,7 +21,12 @@ from strat_tools.benchmark import build as build_module
 from strat_tools.benchmark import manifest as manifest_module
 from strat_tools.benchmark.build import MissingZip, ZipMismatch, build_benchmark
 from strat_tools.benchmark.definition import Split, Zip
-from strat_tools.benchmark.manifest import ManifestError, manifest_of, read_manifest
+from strat_tools.benchmark.manifest import (
+    ManifestError,
+    manifest_of,
+    read_manifest,
+    split_folder,
+)
 from strat_tools.cli import main
 from strat_tools.core.errors import UsageError
 from strat_tools.exports.observation_files import observation_games, read_observations
@@ -110,6 +116,10 @@ def test_a_tiny_benchmark_holds_each_splits_classic_games_and_the_seen_one(
     assert all(g.view is None for g in manifest.games if g.split != "test")
     games = observation_games(out / "test")
     assert {"period", "ending", "red_mirror_fingerprint"} <= set(games.column_names)
+    assert split_folder(out, manifest, "test") == out / "test"
+    fewer = dataclasses.replace(manifest, games=manifest.games[1:])
+    with pytest.raises(ManifestError, match="not in the manifest's train but gave rows"):
+        split_folder(out, fewer, "train")
 
 
 def test_a_build_into_its_own_folder_again_replaces_it_and_refuses_a_stranger(

@@ -375,3 +375,29 @@ def test_a_real_month_in_a_dataloader_gives_each_row_once_and_the_docs_lines_run
         loader = torch.utils.data.DataLoader(batches, batch_size=None, num_workers=workers)
         seen = keys_of(loader)
         assert len(seen) == len(rows) and sorted(seen) == sorted(rows), workers
+
+
+def test_shuffled_batches_hold_each_rows_own_legal_ids_and_label(export: Path) -> None:
+    """The shuffled path makes a buffer's arrays at once and cuts batches by indexing them:
+    every row keeps its own legal ids (narrowed to its batch's largest count) and action."""
+    names = ["game_id", "ply", "action", "legal_actions", "board_view", "board"]
+    table = read_observations(export, columns=names)
+    truth = {
+        (g, p): (a, legal, view, board)
+        for g, p, a, legal, view, board in zip(*(table[c].to_pylist() for c in names), strict=True)
+    }
+    fields = ("game_id", "ply", "action", "legal_ids", "legal_count", "planes", "board_view")
+    batches = observation_batches(export, 64, fields=fields, shuffle=True, seed=4, shuffle_rows=300)
+    seen = 0
+    for batch in batches:
+        assert list(batch) == list(fields)
+        assert batch["legal_ids"].shape[1] == batch["legal_count"].max()
+        for i, key in enumerate(zip(batch["game_id"].tolist(), batch["ply"].tolist(), strict=True)):
+            action, legal, view, board = truth[key]
+            assert batch["board_view"][i].tobytes() == view != board
+            count = batch["legal_count"][i]
+            assert batch["action"][i] == action and count == len(legal)
+            assert batch["legal_ids"][i, :count].tolist() == legal
+            seen += 1
+        assert np.array_equal(batch["planes"], to_planes(batch["board_view"], contiguous=True))
+    assert seen == table.num_rows

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from strat_tools.core.board import parse_square
-from strat_tools.core.errors import OptionError
+from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.actions import action_id
@@ -350,3 +350,33 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
     assert len(games) == 30 and len(failed) == 1
     assert failed[0]["status"] == "invalid" and failed[0]["observations"] == 0
     assert "IndexError: a bug" in failed[0]["reason"]
+
+
+def test_an_export_of_an_older_schema_is_refused_not_read_as_nulls(
+    tmp_path: Path, thirty_games: Path
+) -> None:
+    """A version 2 shard has no board_view: pyarrow would read it as nulls (the readers
+    give their schema), so the readers refuse it by name."""
+    import hashlib
+    import json
+
+    from strat_tools.exports.observation_batches import observation_batches
+
+    export_observations([thirty_games], tmp_path / "obs", run=1)
+    shard = next((tmp_path / "obs" / "observations").glob("*.parquet"))
+    old = pq.read_table(shard).drop_columns(["board_view"])
+    old = old.replace_schema_metadata({**old.schema.metadata, b"version": b"2"})
+    pq.write_table(old, shard)
+    marker_path = tmp_path / "obs" / ".strat-tools-export.json"
+    marker = json.loads(marker_path.read_text())
+    data = shard.read_bytes()
+    marker["files"][f"observations/{shard.name}"] = {
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+    }
+    marker_path.write_text(json.dumps(marker))
+    with pytest.raises(InputError, match=r"no column 'board_view'.*schema version 2"):
+        read_observations(tmp_path / "obs")
+    assert read_observations(tmp_path / "obs", columns=["action"]).num_rows > 0
+    with pytest.raises(InputError, match="no column 'board_view'"):
+        observation_batches(tmp_path / "obs")

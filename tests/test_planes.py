@@ -12,12 +12,14 @@ from strat_tools.engine.planes import (
     LAKE_KIND,
     OPPONENT,
     PLANE_TABLE,
+    UNKNOWN_KIND,
     board_diagram,
     encode_boards,
     hidden_truth,
     to_planes,
 )
 from strat_tools.engine.planes import KNOWN as BYTE_KNOWN
+from strat_tools.engine.planes import MOVED as BYTE_MOVED
 
 
 def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # type: ignore[no-untyped-def]
@@ -35,6 +37,10 @@ def one_board(pieces: dict[str, int], flags: dict[str, int] | None = None):  # t
 def test_every_piece_square_sets_exactly_one_of_the_first_29_channels() -> None:
     for byte in range(256):
         kind1 = byte & 0x0F
+        if kind1 == UNKNOWN_KIND and byte & OPPONENT and not byte & BYTE_KNOWN:  # a board view's
+            moved = "opponent_unknown_moved" if byte & BYTE_MOVED else "opponent_unknown_unmoved"
+            assert np.flatnonzero(PLANE_TABLE[byte]).tolist() == [CHANNELS.index(moved)]
+            continue
         if kind1 > LAKE_KIND:
             assert not PLANE_TABLE[byte].any()
             continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -56,6 +57,7 @@ __all__ = [
     "shipped_policies",
 ]
 
+_MONTH: Final = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 SMOOTHING: Final = 1.0
 """Pseudo-rows pulling a kind's rate towards the overall rate (a kind seldom legal)."""
 SHIPPED_COUNTS: Final = "counts.json"
@@ -269,7 +271,13 @@ def _table(entry: Any, where: str) -> CountTable:
         f"{form}: not counted on {NAME} train",
     )
     _need(isinstance(about["strat_tools"], str), where, f"{form}: no strat-tools version")
-    _need(isinstance(about["months"], list) and bool(about["months"]), where, "no months")
+    months = about["months"]
+    _need(isinstance(months, list) and bool(months), where, f"{form}: no months")
+    _need(
+        all(isinstance(m, str) and _MONTH.match(m) for m in months),
+        where,
+        f"{form}: a month that is not YYYY-MM in {months!r}",
+    )
     for count in ("games", "rows"):
         _need(isinstance(about[count], int) and about[count] > 0, where, f"no count of {count}")
     _need(int(chosen.sum()) == about["rows"], where, f"{form}: chosen moves are not the rows")

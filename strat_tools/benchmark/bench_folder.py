@@ -22,7 +22,7 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.manifest import MANIFEST, Manifest, read_manifest
+from strat_tools.benchmark.manifest import MANIFEST, Manifest, read_manifest, split_folder
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.exports.observation_files import ObservationExport, observation_folder
 from strat_tools.io.owned import file_digest
@@ -63,9 +63,9 @@ class BenchFolder:
         """The split names, in the manifest's order (train, val, test, then extras)."""
         return list(self.manifest.splits)
 
-    def split_folder(self, split: str) -> Path:
+    def check_split(self, split: str) -> Path:
         """``DIR/<split>``, once ``split`` is one of the manifest's (else a usage error
-        naming them)."""
+        naming them: the caller's choice, before any reading)."""
         if split not in self.manifest.splits:
             raise UsageError(
                 f"no split {split!r} in {self.directory / MANIFEST} (it has "
@@ -76,7 +76,7 @@ class BenchFolder:
 
     def games(self, split: str) -> SplitGames:
         """The games of ``split`` and their views, as the manifest lists them."""
-        self.split_folder(split)
+        self.check_split(split)
         entries = [g for g in self.manifest.games if g.split == split]
         ids = np.array([g.game_id for g in entries], dtype=object)
         views = np.array([g.view or "" for g in entries], dtype=object)
@@ -97,9 +97,14 @@ def open_bench(directory: str | os.PathLike[str]) -> BenchFolder:
 
 
 def split_export(folder: BenchFolder, split: str) -> ObservationExport:
-    """``DIR/<split>``, an observation export, checked against its marker (every file's
-    size and SHA-256) once: read its rows and games table through it."""
-    return observation_folder(folder.split_folder(split))
+    """``DIR/<split>``, an observation export, checked against the manifest (its games
+    with rows and its row count: :func:`~strat_tools.benchmark.manifest.split_folder`)
+    and against its marker (every file's size and SHA-256): read its rows and games table
+    through it."""
+    folder.check_split(split)
+    # the split's games and rows checked against the manifest (which reads the games table
+    # through the export's own check), then the export held for reading
+    return observation_folder(split_folder(folder.directory, folder.manifest, split))
 
 
 def iter_split_rows(

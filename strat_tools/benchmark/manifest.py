@@ -8,7 +8,8 @@ calendar month, each SHA-256; the shipped splits' zips exactly the definition's)
 counts against the games listed, each game's split, view and fingerprints. Whatever is
 wrong raises :class:`ManifestError` naming the field (``splits.test.zips[1].sha256``).
 Given the benchmark folder, the file is first checked against the folder's marker (size
-and SHA-256, :func:`~strat_tools.io.owned.verify_folder`).
+and SHA-256, :func:`~strat_tools.io.owned.verify_folder`); :func:`split_folder` checks a
+split's folder against the manifest (its games and rows).
 
 This module reads one file and writes none.
 """
@@ -25,6 +26,7 @@ from typing import Any, Final, NoReturn
 
 from strat_tools.benchmark.definition import MONTH_NOTE, NAME, SPLITS, VERSION, calendar_month
 from strat_tools.core.errors import InputError
+from strat_tools.exports.observation_files import observation_games
 from strat_tools.io.output import OutputError
 from strat_tools.io.owned import verify_folder
 
@@ -39,6 +41,7 @@ __all__ = [
     "ZipEntry",
     "manifest_data",
     "read_manifest",
+    "split_folder",
 ]
 
 MANIFEST: Final = "manifest.json"
@@ -308,3 +311,31 @@ def _count(value: object, field: str, where: str) -> int:
 
 def _fail(where: str, field: str, what: str) -> NoReturn:
     raise ManifestError(f"{where}: {field} {what}")
+
+
+def split_folder(directory: str | os.PathLike[str], manifest: Manifest, split: str) -> Path:
+    """The folder of ``split`` in the benchmark folder ``directory``, checked against the
+    manifest: an observation export (checked against its own marker,
+    :func:`~strat_tools.exports.observation_files.observation_games`) whose games that gave
+    rows are exactly the split's games in the manifest, with its row count. Raises
+    :class:`ManifestError` naming what differs."""
+    if split not in manifest.splits:
+        raise ManifestError(f"no split {split!r}; the manifest has {', '.join(manifest.splits)}")
+    folder = Path(directory) / split
+    games = observation_games(folder)
+    rows = dict(zip(games["game_id"].to_pylist(), games["observations"].to_pylist(), strict=True))
+    kept = {game_id for game_id, count in rows.items() if count}
+    listed = set(manifest.game_ids(split))
+    if kept != listed:
+        odd = sorted(kept ^ listed)[0]
+        raise ManifestError(
+            f"{folder}: game {odd!r} is {'not ' if odd in kept else ''}in the manifest's "
+            f"{split} but {'gave rows' if odd in kept else 'gave none here'}"
+        )
+    total = sum(rows[game_id] for game_id in kept)
+    if total != manifest.splits[split].rows:
+        raise ManifestError(
+            f"{folder}: {total:,} rows, the manifest's splits.{split}.rows says "
+            f"{manifest.splits[split].rows:,}"
+        )
+    return folder

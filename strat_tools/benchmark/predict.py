@@ -3,14 +3,14 @@
 :func:`predict` feeds the split's rows to the policy in batches
 (:func:`~strat_tools.benchmark.batches.split_batches`: only the truth-free fields it
 names), normalises each row's log-probabilities over its legal moves (in float64), and
-writes ``PRED/part-NNNNN.parquet`` (``game_id``, ``ply``, ``log_probs`` as a list of
-float32, one file a shard of the split) and ``PRED/card.json`` (the policy's card, with
+writes ``PRED/part-00000.parquet`` (``game_id``, ``ply``, ``log_probs`` as a list of
+float32; a row group a batch) and ``PRED/card.json`` (the policy's card, with
 any fields the caller gives, checked before any work). ``PRED`` must be new or an empty
 folder; it appears only when the whole submission is written.
 
 >>> from strat_tools.benchmark.baselines import UniformPolicy
 >>> predict("bench-v1", "test", UniformPolicy(), "pred")  # doctest: +SKIP
-PredictSummary(rows=1018973, files=2, ...)
+PredictSummary(rows=1018973, files=1, ...)
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ def predict(
     """Write ``policy``'s submission for ``split`` of the benchmark folder ``bench`` to the
     new folder ``output``; ``card`` adds to or replaces fields of the policy's card."""
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
-    folder.split_folder(split)
+    folder.check_split(split)
     check_fields(policy.fields, f"policy {policy.name!r}")
     the_card = check_card({**policy.card(), **(card or {})}, f"the card of {policy.name!r}")
     rows = files = 0

@@ -77,6 +77,8 @@ def predict(
       strat-tools bench predict bench-v1 --split test --policy counts -o pred
       strat-tools bench score bench-v1 pred --split test
     """
+    if counts_path is not None and policy == "uniform":
+        raise click.UsageError("--counts is for the count policies (counts, counts-last)")
     check_output([bench_dir], output, folder=True)
     from strat_tools.benchmark.baselines import policy_by_name
     from strat_tools.benchmark.predict import predict as write_predictions

@@ -25,11 +25,13 @@ from strat_tools.exports.observation_rows import LAST_MOVES
 from strat_tools.exports.observations import boards_of
 
 __all__ = [
+    "BOARD_FIELDS",
     "COLUMNS",
     "DEFAULT_FIELDS",
     "FIELDS",
     "LABEL_FIELDS",
     "batch_arrays",
+    "board_arrays",
     "legal_ids",
 ]
 
@@ -127,21 +129,22 @@ def legal_ids(
     with more legal moves than ``width`` is an :class:`~strat_tools.core.errors.OptionError`
     (never cut silently).
 
-    >>> from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
     >>> table = pa.table({"legal_actions": pa.array([[3, 7], [5]], pa.list_(pa.int16()))})
     >>> ids, counts = legal_ids(table)
     >>> ids.tolist(), counts.tolist()
     ([[3, 7], [5, -1]], [2, 1])
     """
-    rows, within, values = _list_parts(table, "legal_actions")
-    counts = np.bincount(rows, minlength=table.num_rows).astype(np.int64)
+    column = table.column("legal_actions").combine_chunks()
+    offsets = column.offsets.to_numpy()
+    values = column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
+    counts = np.diff(offsets).astype(np.int64)
     most = int(counts.max()) if len(counts) else 0
     if width is None:
         width = most
     elif most > width:
         raise OptionError(f"a row has {most} legal moves, more than legal_width {width}")
     out = np.full((table.num_rows, width), -1, dtype=np.int16)
-    out[rows, within] = values
+    out[np.arange(width) < counts[:, None]] = values  # row by row, in order: the lists
     return out, counts
 
 
@@ -170,6 +173,48 @@ def _boards(table: pa.Table, name: str) -> npt.NDArray[np.uint8]:
     return boards_of(table, name).copy() if table.num_rows else np.zeros((0, 100), np.uint8)
 
 
+BOARD_FIELDS: Final = {
+    "board_view": "board_view",
+    "planes": "board_view",
+    "board": "board",
+    "hidden": "board",
+    "kinds": "board",
+}
+"""The fields made from a board column, and that column (:func:`board_arrays`)."""
+
+
+def board_arrays(
+    view: npt.NDArray[np.uint8] | None,
+    truth: npt.NDArray[np.uint8] | None,
+    fields: Sequence[str],
+) -> dict[str, npt.NDArray[Any]]:
+    """The board fields among ``fields`` (:data:`BOARD_FIELDS`) of rows whose
+    ``board_view`` and ``board`` columns are ``view`` and ``truth`` (``[n, 100]`` uint8, each
+    ``None`` when no field asked needs it): the boards as given, the planes of the view, the
+    hidden-truth mask and kinds of the truth."""
+    out: dict[str, npt.NDArray[Any]] = {}
+    hidden = kinds = None
+    if truth is not None and {"hidden", "kinds"} & set(fields):
+        hidden, kinds = hidden_truth(truth)
+    for name in fields:
+        if name == "board_view":
+            assert view is not None
+            out[name] = view
+        elif name == "planes":
+            assert view is not None
+            out[name] = to_planes(view, contiguous=True)
+        elif name == "board":
+            assert truth is not None
+            out[name] = truth
+        elif name == "hidden":
+            assert hidden is not None
+            out[name] = hidden
+        elif name == "kinds":
+            assert kinds is not None
+            out[name] = kinds.astype(np.int64)
+    return out
+
+
 def batch_arrays(
     table: pa.Table,
     fields: Sequence[str] = DEFAULT_FIELDS,
@@ -190,26 +235,11 @@ def batch_arrays(
     wanted = set(fields)
     view = _boards(table, "board_view") if {"board_view", "planes"} & wanted else None
     truth = _boards(table, "board") if {"board", "hidden", "kinds"} & wanted else None
-    hidden = kinds = None
-    if truth is not None and {"hidden", "kinds"} & wanted:
-        hidden, kinds = hidden_truth(truth)
+    boards = board_arrays(view, truth, [name for name in fields if name in BOARD_FIELDS])
     ids = legal_ids(table, legal_width) if {"legal_ids", "legal_count"} & wanted else None
     for name in fields:
-        if name == "board_view":
-            assert view is not None
-            out[name] = view
-        elif name == "planes":
-            assert view is not None
-            out[name] = to_planes(view, contiguous=True)
-        elif name == "board":
-            assert truth is not None
-            out[name] = truth
-        elif name == "hidden":
-            assert hidden is not None
-            out[name] = hidden
-        elif name == "kinds":
-            assert kinds is not None
-            out[name] = kinds.astype(np.int64)
+        if name in boards:
+            out[name] = boards[name]
         elif name in ("legal_ids", "legal_count"):
             assert ids is not None
             out[name] = ids[0] if name == "legal_ids" else ids[1]

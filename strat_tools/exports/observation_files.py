@@ -21,7 +21,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
-from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
+from strat_tools.exports.observation_rows import (
+    LAST_MOVES,
+    OBSERVATIONS_SCHEMA,
+    OBSERVATIONS_VERSION,
+)
 from strat_tools.exports.observations import (
     GAMES,
     GAMES_FILE,
@@ -51,6 +55,7 @@ __all__ = [
     "observation_games",
     "observation_shards",
     "read_observations",
+    "require_columns",
 ]
 
 
@@ -388,6 +393,8 @@ def read_observations(
     export = observation_folder(directory)
 
     def one(handle: Any) -> pa.Table:
+        require_columns(pq.ParquetFile(handle).schema_arrow, needed, directory)
+        handle.seek(0)
         table = pq.read_table(handle, columns=needed, schema=OBSERVATIONS_SCHEMA)
         table = table.select(needed).cast(schema)
         return (table if keep is None else table.filter(keep)).select(names)
@@ -396,6 +403,21 @@ def read_observations(
     if not parts:
         return pa.schema([OBSERVATIONS_SCHEMA.field(name) for name in names]).empty_table()
     return pa.concat_tables(parts)
+
+
+def require_columns(
+    schema: pa.Schema, columns: Sequence[str], directory: str | os.PathLike[str]
+) -> None:
+    """Refuse (:class:`~strat_tools.core.errors.InputError`) a shard without one of
+    ``columns``: an export of an older schema version (``board_view`` came with version
+    3), which a reader would otherwise fill with nulls, silently."""
+    missing = [name for name in columns if name not in schema.names]
+    if missing:
+        version = (schema.metadata or {}).get(b"version", b"?").decode()
+        raise InputError(
+            f"{directory} has no column {missing[0]!r}: it is an export of observations "
+            f"schema version {version}, this is version {OBSERVATIONS_VERSION}; export again"
+        )
 
 
 def _referenced(expression: pc.Expression) -> set[str]:
