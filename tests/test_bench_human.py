@@ -134,7 +134,8 @@ def test_numpy_inference_equals_the_pytorch_model(bench: Path) -> None:
         theirs = torch.log_softmax(
             torch.from_numpy(np.where(legal, theirs, -np.inf)), dim=1
         ).numpy()
-        assert np.abs(np.where(legal, mine - theirs, 0.0)).max() < 1e-5
+        assert np.abs(np.where(legal, np.exp(mine) - np.exp(theirs), 0.0)).max() < 1e-5
+        assert np.abs(np.where(legal, mine - theirs, 0.0)).max() < 1e-4  # logits down to -30
 
 
 def test_training_writes_a_model_that_predicts_and_scores(bench: Path, tmp_path: Path) -> None:
@@ -157,6 +158,8 @@ def test_training_writes_a_model_that_predicts_and_scores(bench: Path, tmp_path:
     result = CliRunner().invoke(main, ["bench", "score", str(bench), str(pred), "--format", "json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["views"]["all"]["nll"] > 0
+    again = CliRunner().invoke(main, ["bench", "train", str(bench), "-o", str(out)])
+    assert again.exit_code == 2 and "exists" in again.output  # never over a file
 
 
 def test_the_shipped_model_carries_its_provenance() -> None:
@@ -165,7 +168,7 @@ def test_the_shipped_model_carries_its_provenance() -> None:
     train = next(s for s in SPLITS if s.name == "train")
     assert about["months"] == [calendar_month(z.name) for z in train.zips]
     assert about["benchmark"] == "strat-bench-move-v1" and about["split"] == "train"
-    assert about["games"] > 7_000 and about["rows_seen"] > 1_000_000
+    assert about["games"] > 7_000 and about["rows_seen"] > 500_000
     assert model.card["name"] == "human-v1" and model.card["parameters"] < 1_000_000
     assert isinstance(policy_by_name("human-v1"), HumanPolicy)
 

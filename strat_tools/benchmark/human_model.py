@@ -192,9 +192,10 @@ class HumanPolicy:
         self.model = model
         self.name = str(model.card["name"])
 
-    def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float32]:
-        """Log-softmax of the model's logits over each row's legal moves (the inputs made
-        :data:`SLICE` rows at a time, so memory stays small whatever the batch)."""
+    def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
+        """Log-softmax (in float64) of the model's logits over each row's legal moves
+        (the inputs made :data:`SLICE` rows at a time: memory stays small whatever the
+        batch)."""
         ids = np.asarray(batch["legal_ids"])
         chosen = np.empty(ids.shape, dtype=np.float32)
         for start in range(0, len(ids), SLICE):
@@ -203,12 +204,12 @@ class HumanPolicy:
             logits = forward(self.model, planes, scalars)
             chosen[rows] = np.take_along_axis(logits, legal_heads(ids[rows]), axis=1)
         legal = np.arange(ids.shape[1]) < np.asarray(batch["legal_count"])[:, None]
-        chosen = np.where(legal, chosen, -np.inf).astype(np.float32)
-        top = chosen.max(axis=1, keepdims=True)
+        wide = np.where(legal, chosen.astype(np.float64), -np.inf)
+        top = wide.max(axis=1, keepdims=True)
         top = np.where(np.isfinite(top), top, 0.0)
         with np.errstate(under="ignore", divide="ignore"):
-            total = np.log(np.exp(chosen - top).sum(axis=1, keepdims=True))
-        result: npt.NDArray[np.float32] = (chosen - top - total).astype(np.float32)
+            total = np.log(np.exp(wide - top).sum(axis=1, keepdims=True))
+        result: npt.NDArray[np.float64] = wide - top - total
         return result
 
     def card(self) -> dict[str, Any]:

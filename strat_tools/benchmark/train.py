@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
+from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_export
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.human_inputs import (
     INPUT_FIELDS,
@@ -40,7 +40,7 @@ from strat_tools.benchmark.human_inputs import (
     model_inputs,
 )
 from strat_tools.benchmark.human_model import HumanModel, save_model, weight_shapes
-from strat_tools.core.errors import InputError, OptionError
+from strat_tools.core.errors import InputError, OptionError, UsageError
 from strat_tools.exports.observation_batches import observation_batches
 
 __all__ = ["HumanNet", "TrainSummary", "row_losses", "to_torch", "train"]
@@ -156,7 +156,7 @@ def _val_batches(folder: BenchFolder, rows: int, batch: int, seed: int) -> list[
     found: list[dict[str, Any]] = []
     taken = 0
     reader = observation_batches(
-        folder.split_folder("val"), batch, fields=TRAIN_FIELDS, shuffle=True, seed=seed
+        split_export(folder, "val").directory, batch, fields=TRAIN_FIELDS, shuffle=True, seed=seed
     )
     for part in reader:
         found.append(part)
@@ -182,7 +182,7 @@ def _evaluate(net: HumanNet, batches: list[dict[str, Any]]) -> tuple[float, floa
 
 def _endless(folder: BenchFolder, batch: int, seed: int) -> Iterator[dict[str, Any]]:
     reader = observation_batches(
-        folder.split_folder("train"),
+        split_export(folder, "train").directory,
         batch,
         fields=TRAIN_FIELDS,
         shuffle=True,
@@ -214,10 +214,17 @@ def train(
     log: Callable[[str], None] | None = None,
 ) -> TrainSummary:
     """Train on ``bench``'s train split, choose on val, write the best model to
-    ``output`` (``.npz`` and ``.json``); ``max_minutes`` stops early (the best model so
-    far stays written)."""
+    ``output`` (``.npz`` and ``.json``, both new: an existing file is refused, a usage
+    error); ``max_minutes`` stops early (the best model so far stays written)."""
     if steps < 1 or batch_size < 1 or eval_every < 1 or val_rows < 1 or threads < 1:
         raise OptionError("steps, batch_size, eval_every, val_rows and threads must be positive")
+    stem = os.fspath(output).removesuffix(".npz")
+    for made in (f"{stem}.npz", f"{stem}.json"):
+        if os.path.lexists(made):
+            raise UsageError(
+                f"{made} exists: bench train writes a new model (choose another name)",
+                option="output",
+            )
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)

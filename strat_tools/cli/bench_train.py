@@ -28,9 +28,7 @@ from strat_tools.cli.render import message
 @click.option("--warmup", default=300, show_default=True, type=click.IntRange(0))
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1))
-@click.option(
-    "--eval-every", default=500, show_default=True, type=click.IntRange(1), help="Steps."
-)
+@click.option("--eval-every", default=500, show_default=True, type=click.IntRange(1), help="Steps.")
 @click.option("--val-rows", default=20_000, show_default=True, type=click.IntRange(1))
 @click.option(
     "--max-minutes",
