@@ -33,7 +33,7 @@ from strat_tools.benchmark.human_model import (
 from strat_tools.benchmark.policy import POLICY_FIELDS
 from strat_tools.cli import main
 from strat_tools.core.errors import InputError, UsageError
-from strat_tools.engine.planes import CHANNELS, UNKNOWN_KIND
+from strat_tools.engine.planes import CHANNELS, UNKNOWN_KIND, board_views
 
 
 @pytest.fixture(scope="session")
@@ -232,7 +232,7 @@ def test_damaged_weights_are_refused(kind: str, tmp_path: Path) -> None:
         weights["head.bias"] = weights["head.bias"].copy()
         weights["head.bias"][3] = np.nan
     elif kind == "float64":
-        weights["other"] = weights["other"].astype(np.float64)  # type: ignore[assignment]
+        weights["other"] = weights["other"].astype(np.float64)
     elif kind == "shape":
         weights["head.bias"] = weights["head.bias"][:35]
     elif kind == "missing":
@@ -262,3 +262,57 @@ def test_a_missing_model_file_is_an_input_error(tmp_path: Path) -> None:
     shutil.copy(tmp_path / "m.npz", tmp_path / "lone.npz")
     with pytest.raises(InputError, match="cannot read"):
         load_model(tmp_path / "lone.npz")
+
+
+OPPONENT, KNOWN = 0x10, 0x20
+
+# Bytes 50..69 of the truth board in the mover's view (rows 6 and 7 from its seat):
+# '+2' an own scout, '-?' an opponent piece the mover never identified.
+TRUTH = """
+7  -?  -?  .   .   .   .   .   .   .   .
+6  +2  .   ~~  ~~  .   .   ~~  ~~  .   .
+"""
+
+
+def truth_board(hidden: dict[int, int], known: bool = False) -> np.ndarray:
+    """A [1, 100] truth board from :data:`TRUTH`; ``hidden`` the true kind byte (bits 0-3)
+    of each opponent piece by square; ``known``: the mover has identified them."""
+    board = np.zeros((1, 100), np.uint8)
+    for line in TRUTH.strip().splitlines():
+        row, *cells = line.split()
+        for column, cell in enumerate(cells):
+            square = (int(row) - 1) * 10 + column
+            if cell == "+2":
+                board[0, square] = 3
+            elif cell == "-?":
+                board[0, square] = OPPONENT | (KNOWN if known else 0) | hidden[square]
+            elif cell == "~~":
+                board[0, square] = 13
+    return board
+
+
+def _row(board: np.ndarray) -> dict[str, Any]:
+    return {
+        "board_view": board,
+        "last_moves": np.full((1, 8), -1),
+        "unseen": np.array([[6, 1, 8, 5, 4, 4, 4, 3, 2, 1, 1, 1]], np.uint8),
+        "own_repetition": np.array([0]),
+        "opponent_repetition": np.array([0]),
+        "plies_since_battle": np.array([3]),
+        "ply": np.array([40]),
+        "legal_ids": np.array([[5040, 5051, 5060]], np.int16),  # A6-A5, A6-B6, A6xA7
+        "legal_count": np.array([3]),
+    }
+
+
+def test_the_model_never_sees_a_hidden_rank() -> None:
+    policy = HumanPolicy(_random_model())
+    flag_and_marshal = truth_board({60: 12, 61: 11})
+    swapped = truth_board({60: 11, 61: 12})  # the two unidentified pieces swapped
+    assert (flag_and_marshal != swapped).any()
+    mine = policy.log_probs(_row(board_views(flag_and_marshal)))
+    assert np.array_equal(mine, policy.log_probs(_row(board_views(swapped))))
+    # the control: the same swap where the mover knows the ranks changes the probabilities
+    known = policy.log_probs(_row(board_views(truth_board({60: 12, 61: 11}, known=True))))
+    swapped_known = truth_board({60: 11, 61: 12}, known=True)
+    assert not np.allclose(known, policy.log_probs(_row(board_views(swapped_known))))
