@@ -35,6 +35,7 @@ import numpy.typing as npt
 from strat_tools.benchmark.batches import BATCH_ROWS, split_batches
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.definition import NAME, VERSION
+from strat_tools.benchmark.human_model import SHIPPED, HumanPolicy, load_model
 from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, same_piece
 from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import InputError, UsageError
@@ -61,8 +62,9 @@ SMOOTHING: Final = 1.0
 """Pseudo-rows pulling a kind's rate towards the overall rate (a kind seldom legal)."""
 SHIPPED_COUNTS: Final = "counts.json"
 """The shipped count tables, in ``strat_tools/benchmark/data/``."""
-POLICIES: Final = ("uniform", "counts", "counts-last")
-"""The shipped policies' names."""
+POLICIES: Final = ("uniform", "counts", "counts-last", SHIPPED)
+"""The shipped policies' names: the baselines and the human-move model
+(:mod:`strat_tools.benchmark.human_model`)."""
 FORMS: Final = {"counts": KINDS, "counts-last": 2 * KINDS}
 """Each count model's number of cells: the kinds, or the kinds times same piece or not."""
 PROVENANCE: Final = ("benchmark", "version", "split", "months", "games", "rows", "strat_tools")
@@ -311,13 +313,24 @@ def shipped_policies() -> list[MovePolicy]:
     return [UniformPolicy(), CountPolicy(tables["counts"]), CountPolicy(tables["counts-last"])]
 
 
-def policy_by_name(name: str, counts: str | os.PathLike[str] | None = None) -> MovePolicy:
+def policy_by_name(
+    name: str,
+    counts: str | os.PathLike[str] | None = None,
+    model: str | os.PathLike[str] | None = None,
+) -> MovePolicy:
     """A shipped policy by name (:data:`POLICIES`); ``counts`` a count table file to use
-    instead of the shipped one."""
+    instead of the shipped one, ``model`` a human-move model file (``.npz`` with its
+    ``.json`` card, as ``bench train`` writes) instead of the shipped ``human-v1``."""
     if name not in POLICIES:
         raise UsageError(
             f"unknown policy {name!r} (the shipped ones: {', '.join(POLICIES)})", option="policy"
         )
+    if model is not None and name != SHIPPED:
+        raise UsageError(f"a model file is for policy {SHIPPED!r}, not {name!r}", option="model")
+    if counts is not None and name not in FORMS:
+        raise UsageError(f"count tables are for a count policy, not {name!r}", option="counts")
     if name == "uniform":
         return UniformPolicy()
+    if name == SHIPPED:
+        return HumanPolicy(load_model(model))
     return CountPolicy(load_counts(counts)[name])

@@ -1,7 +1,8 @@
 """``strat-tools bench``: the benchmark of human play (``docs/benchmark.md``).
 
 ``bench build`` writes the benchmark folder from a Gravon folder; ``bench predict`` writes a
-submission of a shipped policy; ``bench score`` checks and scores a submission. The work is
+submission of a shipped policy; ``bench score`` checks and scores a submission; ``bench
+train`` trains the human-move model (PyTorch, optional). The work is
 the library's (:mod:`strat_tools.benchmark`); this module parses options and renders.
 """
 
@@ -11,6 +12,7 @@ import click
 
 from strat_tools.cli import bench_score
 from strat_tools.cli.bench_build import build
+from strat_tools.cli.bench_train import train_command
 
 
 @click.group()
@@ -32,3 +34,7 @@ bench.add_command(build)
 # bench predict, bench score: added here.
 bench.add_command(bench_score.predict)
 bench.add_command(bench_score.score)
+
+
+# bench train: added here.
+bench.add_command(train_command)

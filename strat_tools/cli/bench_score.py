@@ -12,7 +12,7 @@ from strat_tools.cli.options import format_option
 from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render
 
-POLICY_NAMES = ("uniform", "counts", "counts-last")
+POLICY_NAMES = ("uniform", "counts", "counts-last", "human-v1")
 """The shipped policies (:data:`strat_tools.benchmark.baselines.POLICIES`, repeated here
 so that ``--help`` loads no NumPy; a test holds the two equal)."""
 BELIEF_POLICY_NAMES = ("belief-counts", "belief-prior")
@@ -67,9 +67,9 @@ SHOWN = (
     type=click.Choice(POLICY_NAMES + BELIEF_POLICY_NAMES),
     required=True,
     help="A shipped policy: uniform, counts (a kind of move's rate of being chosen when "
-    "legal) or counts-last (the same, split by 'moves the piece it moved last turn'); for "
-    "--task belief: belief-counts (the counts left) or belief-prior (a setup prior by "
-    "square).",
+    "legal), counts-last (the same, split by 'moves the piece it moved last turn') or "
+    "human-v1 (the shipped human-move model, docs/human-model.md); for --task belief: "
+    "belief-counts (the counts left) or belief-prior (a setup prior by square).",
 )
 @click.option(
     "--counts",
@@ -78,10 +78,24 @@ SHOWN = (
     default=None,
     help="Count tables to use instead of the shipped ones (the library's save_counts).",
 )
+@click.option(
+    "--model",
+    "model_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --policy human-v1: a model file written by bench train (MODEL.npz and its "
+    "MODEL.json card) instead of the shipped one.",
+)
 @click.option("-o", "--output", required=True, help="The new folder of the submission.")
 @library_errors
 def predict(
-    bench_dir: str, split: str, task: str, policy: str, counts_path: str | None, output: str
+    bench_dir: str,
+    split: str,
+    task: str,
+    policy: str,
+    counts_path: str | None,
+    model_path: str | None,
+    output: str,
 ) -> None:
     """Write the submission of a shipped policy for a split: PRED/part-00000.parquet
     (game_id, ply, log_probs over the row's legal moves, ascending ids; for --task belief
@@ -103,8 +117,10 @@ def predict(
             f"--policy {policy} is not a policy of --task {task} (belief: "
             f"{', '.join(BELIEF_POLICY_NAMES)}; move: {', '.join(POLICY_NAMES)})"
         )
-    if task == "belief" and counts_path is not None:
-        raise click.UsageError("--counts is the move task's count tables: not for --task belief")
+    if task == "belief" and (counts_path is not None or model_path is not None):
+        raise click.UsageError(
+            "--counts and --model are the move task's count tables and model: not for --task belief"
+        )
     if task == "belief":
         from strat_tools.benchmark.belief_baselines import belief_by_name
         from strat_tools.benchmark.belief_predict import predict_beliefs
@@ -114,7 +130,8 @@ def predict(
     from strat_tools.benchmark.baselines import policy_by_name
     from strat_tools.benchmark.predict import predict as write_predictions
 
-    summary = write_predictions(bench_dir, split, policy_by_name(policy, counts_path), output)
+    chosen = policy_by_name(policy, counts_path, model_path)
+    summary = write_predictions(bench_dir, split, chosen, output)
     message(str(summary))
 
 

@@ -1,0 +1,342 @@
+"""The shipped human-move model (``human-v1``): its weights file and its NumPy inference.
+
+A small residual convolutional network over the 10 x 10 board (docs/human-model.md):
+
+- a stem: a 3 x 3 convolution of the input planes
+  (:func:`~strat_tools.benchmark.human_inputs.model_inputs`) plus a linear map of the
+  input scalars added to every square, then ReLU;
+- ``blocks`` residual blocks, ``h = relu(h + conv(relu(conv(h))))`` (3 x 3, ``channels``
+  wide);
+- a policy head: a 1 x 1 convolution to 36 logits a square, the moves from that square
+  (4 directions x 9 distances, the action head's order), and one learned logit for any move
+  that is not a straight line; a row's log-probabilities are the log-softmax of its legal
+  moves' logits.
+
+A model file is ``NAME.npz`` (float32 arrays, :func:`weight_shapes`) and ``NAME.json``
+(its card: the architecture, the inputs' version, the SHA-256 of the ``.npz`` and the
+provenance, :data:`PROVENANCE`); :func:`load_model` checks every field of both.
+:class:`HumanPolicy` is the :class:`~strat_tools.benchmark.policy.MovePolicy` that
+``bench predict --policy human-v1`` runs: NumPy only, no PyTorch.
+
+>>> shapes = weight_shapes(8, 1)
+>>> shapes["stem.weight"], shapes["head.weight"], shapes["other"]
+((8, 40, 3, 3), (36, 8), (1,))
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from strat_tools.benchmark.definition import NAME, VERSION
+from strat_tools.benchmark.human_inputs import (
+    INPUT_FIELDS,
+    INPUTS_VERSION,
+    PLANES,
+    SCALARS,
+    legal_heads,
+    model_inputs,
+)
+from strat_tools.core.errors import InputError
+from strat_tools.io.output import write_file_atomically
+
+__all__ = [
+    "KIND",
+    "PROVENANCE",
+    "SHIPPED",
+    "HumanModel",
+    "HumanPolicy",
+    "forward",
+    "load_model",
+    "save_model",
+    "weight_shapes",
+]
+
+KIND: Final = "strat-tools human-move model"
+"""The ``kind`` of a model card."""
+SHIPPED: Final = "human-v1"
+"""The shipped model's name (``strat_tools/benchmark/data/human-v1.npz`` and ``.json``)."""
+CHUNK: Final = 64
+"""Rows the NumPy forward pass works on at a time."""
+SLICE: Final = 4096
+"""Rows whose inputs :class:`HumanPolicy` makes at a time."""
+HEAD_MOVES: Final = 36
+"""Logits a square: 4 directions x 9 distances."""
+PROVENANCE: Final = {
+    "benchmark": str,
+    "benchmark_version": int,
+    "split": str,
+    "months": list,
+    "games": int,
+    "rows": int,
+    "rows_seen": int,
+    "strat_tools": str,
+    "training_seconds": float,
+    "hardware": str,
+    "seed": int,
+    "steps": int,
+    "batch_size": int,
+    "val_rows": int,
+    "val_nll": float,
+    "val_top1": float,
+    "torch": str,
+}
+"""The provenance a model card carries, with each field's type: what it was trained on
+(the benchmark's train split: calendar months, games, rows; rows seen in training), by
+which strat-tools and PyTorch, how long on what, the seed, and its score on the val rows
+that chose it."""
+CARD_FIELDS: Final = ("kind", "name", "channels", "blocks", "inputs_version", "parameters")
+
+
+def weight_shapes(channels: int, blocks: int) -> dict[str, tuple[int, ...]]:
+    """Every array of a model file and its shape."""
+    shapes: dict[str, tuple[int, ...]] = {
+        "stem.weight": (channels, PLANES, 3, 3),
+        "stem.bias": (channels,),
+        "scalars.weight": (channels, SCALARS),
+    }
+    for block in range(blocks):
+        for conv in ("conv1", "conv2"):
+            shapes[f"block{block}.{conv}.weight"] = (channels, channels, 3, 3)
+            shapes[f"block{block}.{conv}.bias"] = (channels,)
+    shapes["head.weight"] = (HEAD_MOVES, channels)
+    shapes["head.bias"] = (HEAD_MOVES,)
+    shapes["other"] = (1,)
+    return shapes
+
+
+@dataclass(frozen=True)
+class HumanModel:
+    """A model's weights (float32, by name) and its card."""
+
+    weights: dict[str, npt.NDArray[np.float32]]
+    card: dict[str, Any]
+
+    @property
+    def channels(self) -> int:
+        return int(self.card["channels"])
+
+    @property
+    def blocks(self) -> int:
+        return int(self.card["blocks"])
+
+
+def _conv3(
+    x: npt.NDArray[np.float32], weight: npt.NDArray[np.float32], bias: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """A 3 x 3 convolution, zero padding 1, of ``x`` ``[n, 10, 10, c]`` (channels last):
+    the nine shifted boards side by side, times the weights as one matrix."""
+    n, _h, _w, c = x.shape
+    padded = np.zeros((n, 12, 12, c), dtype=np.float32)
+    padded[:, 1:11, 1:11] = x
+    patches = np.empty((n, 10, 10, 9, c), dtype=np.float32)
+    for dy in range(3):
+        for dx in range(3):
+            patches[:, :, :, dy * 3 + dx] = padded[:, dy : dy + 10, dx : dx + 10]
+    matrix = weight.transpose(2, 3, 1, 0).reshape(9 * c, -1)
+    out: npt.NDArray[np.float32] = patches.reshape(n * 100, 9 * c) @ matrix
+    out += bias
+    return out.reshape(n, 10, 10, -1)
+
+
+def forward(
+    model: HumanModel, planes: npt.NDArray[np.float32], scalars: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """The logits ``[n, HEAD_COUNT + 1]`` of the inputs (the action head's, then the one
+    for any other move), :data:`CHUNK` rows at a time (so each layer's work stays in the
+    processor's cache)."""
+    n = planes.shape[0]
+    logits = np.empty((n, 100 * HEAD_MOVES + 1), dtype=np.float32)
+    logits[:, -1] = model.weights["other"][0]
+    for start in range(0, n, CHUNK):
+        rows = slice(start, start + CHUNK)
+        logits[rows, :-1] = _head_logits(model, planes[rows], scalars[rows])
+    return logits
+
+
+def _head_logits(
+    model: HumanModel, planes: npt.NDArray[np.float32], scalars: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    w = model.weights
+    x = np.ascontiguousarray(planes.transpose(0, 2, 3, 1))
+    h = _conv3(x, w["stem.weight"], w["stem.bias"])
+    h += (scalars @ w["scalars.weight"].T)[:, None, None, :]
+    np.maximum(h, 0.0, out=h)
+    for block in range(model.blocks):
+        inner = _conv3(h, w[f"block{block}.conv1.weight"], w[f"block{block}.conv1.bias"])
+        np.maximum(inner, 0.0, out=inner)
+        h += _conv3(inner, w[f"block{block}.conv2.weight"], w[f"block{block}.conv2.bias"])
+        np.maximum(h, 0.0, out=h)
+    n = h.shape[0]
+    found: npt.NDArray[np.float32] = (h.reshape(n * 100, -1) @ w["head.weight"].T).reshape(n, -1)
+    found += np.tile(w["head.bias"], 100)
+    return found
+
+
+class HumanPolicy:
+    """The human-move model as a :class:`~strat_tools.benchmark.policy.MovePolicy`."""
+
+    fields: tuple[str, ...] = INPUT_FIELDS
+
+    def __init__(self, model: HumanModel) -> None:
+        self.model = model
+        self.name = str(model.card["name"])
+
+    def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
+        """Log-softmax (in float64) of the model's logits over each row's legal moves
+        (the inputs made :data:`SLICE` rows at a time: memory stays small whatever the
+        batch)."""
+        ids = np.asarray(batch["legal_ids"])
+        chosen = np.empty(ids.shape, dtype=np.float32)
+        for start in range(0, len(ids), SLICE):
+            rows = slice(start, start + SLICE)
+            planes, scalars = model_inputs({name: batch[name][rows] for name in self.fields})
+            logits = forward(self.model, planes, scalars)
+            chosen[rows] = np.take_along_axis(logits, legal_heads(ids[rows]), axis=1)
+        legal = np.arange(ids.shape[1]) < np.asarray(batch["legal_count"])[:, None]
+        wide = np.where(legal, chosen.astype(np.float64), -np.inf)
+        top = wide.max(axis=1, keepdims=True)
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(under="ignore", divide="ignore"):
+            total = np.log(np.exp(wide - top).sum(axis=1, keepdims=True))
+        result: npt.NDArray[np.float64] = wide - top - total
+        return result
+
+    def card(self) -> dict[str, Any]:
+        """The submission card: the model, its size and its training data."""
+        about = self.model.card["provenance"]
+        return {
+            "model": self.name,
+            "parameters": int(self.model.card["parameters"]),
+            "training_data": f"{about['benchmark']} v{about['benchmark_version']} train "
+            f"({about['games']:,} games, {about['rows']:,} rows)",
+            "training_months": list(about["months"]),
+            "external_data": "none",
+            "compute": f"{about['training_seconds'] / 60:.0f} minutes on {about['hardware']}",
+            "seed": int(about["seed"]),
+            "trained_on_val": False,
+        }
+
+
+def _need(condition: bool, where: str, what: str) -> None:
+    if not condition:
+        raise InputError(f"{where} is not a human-move model: {what}")
+
+
+def _check_card(card: Any, where: str) -> None:
+    _need(isinstance(card, dict), where, "its card is not a JSON object")
+    _need(card.get("kind") == KIND, where, f"kind is not {KIND!r}")
+    _need(isinstance(card.get("name"), str) and bool(card["name"]), where, "no name")
+    for key in ("channels", "blocks", "parameters"):
+        value = card.get(key)
+        _need(isinstance(value, int) and not isinstance(value, bool), where, f"{key} not an int")
+    _need(1 <= card["channels"] <= 1024 and 0 <= card["blocks"] <= 64, where, "its size")
+    _need(card.get("inputs_version") == INPUTS_VERSION, where, "another inputs version")
+    _need(isinstance(card.get("weights_sha256"), str), where, "no weights_sha256")
+    about = card.get("provenance")
+    _need(isinstance(about, dict), where, "no provenance")
+    for key, kind in PROVENANCE.items():
+        value = about.get(key)
+        ok = isinstance(value, kind) and not isinstance(value, bool)
+        if kind is float:
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        _need(ok, where, f"provenance {key!r} is not a {kind.__name__}")
+    _need(
+        about["benchmark"] == NAME
+        and about["benchmark_version"] == VERSION
+        and about["split"] == "train",
+        where,
+        f"not trained on {NAME} v{VERSION} train",
+    )
+    _need(
+        bool(about["months"]) and all(isinstance(m, str) for m in about["months"]),
+        where,
+        "no training months",
+    )
+    for key in ("games", "rows", "rows_seen", "steps", "batch_size", "val_rows"):
+        _need(about[key] > 0, where, f"provenance {key!r} is not positive")
+    _need(about["val_nll"] > 0.0 and 0.0 <= about["val_top1"] <= 1.0, where, "its val score")
+
+
+def _check_weights(data: Mapping[str, Any], card: dict[str, Any], where: str) -> dict[str, Any]:
+    shapes = weight_shapes(card["channels"], card["blocks"])
+    _need(sorted(data) == sorted(shapes), where, "its arrays are not the architecture's")
+    weights = {}
+    for key, shape in shapes.items():
+        array = data[key]
+        _need(array.dtype == np.float32, where, f"{key} is not float32")
+        _need(array.shape == shape, where, f"{key} has shape {array.shape}, not {shape}")
+        _need(bool(np.isfinite(array).all()), where, f"{key} holds a value that is not finite")
+        weights[key] = array
+    count = sum(int(np.prod(shape)) for shape in shapes.values())
+    _need(card["parameters"] == count, where, f"parameters is not {count}")
+    return weights
+
+
+def load_model(path: str | os.PathLike[str] | None = None) -> HumanModel:
+    """A model from ``PATH.npz`` and ``PATH.json`` (None: the shipped ``human-v1``),
+    every field of both checked; :class:`InputError` names what is wrong."""
+    try:
+        if path is None:
+            data = resources.files("strat_tools.benchmark").joinpath("data")
+            raw = data.joinpath(f"{SHIPPED}.npz").read_bytes()
+            text = data.joinpath(f"{SHIPPED}.json").read_text(encoding="utf-8")
+            where = f"the shipped model {SHIPPED}"
+        else:
+            stem = os.fspath(path).removesuffix(".npz")
+            with open(f"{stem}.npz", "rb") as handle:
+                raw = handle.read()
+            with open(f"{stem}.json", encoding="utf-8") as handle:
+                text = handle.read()
+            where = stem
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the human-move model: {exc}") from None
+    try:
+        card = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{where}: its card is not JSON: {exc}") from None
+    _check_card(card, where)
+    _need(hashlib.sha256(raw).hexdigest() == card["weights_sha256"], where, "weights_sha256")
+    try:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise InputError(f"{where}: its weights cannot be read: {exc}") from None
+    return HumanModel(_check_weights(arrays, card, where), card)
+
+
+def save_model(
+    weights: Mapping[str, npt.ArrayLike],
+    card: Mapping[str, Any],
+    path: str | os.PathLike[str],
+) -> HumanModel:
+    """Write ``PATH.npz`` and ``PATH.json`` (atomically); ``card`` without ``kind``,
+    ``inputs_version``, ``parameters`` and ``weights_sha256``, which this adds. The written
+    model is read back and checked."""
+    stem = os.fspath(path).removesuffix(".npz")
+    buffer = io.BytesIO()
+    arrays = {key: np.asarray(value, dtype=np.float32) for key, value in weights.items()}
+    np.savez(buffer, **arrays)  # type: ignore[arg-type]
+    raw = buffer.getvalue()
+    full = {
+        "kind": KIND,
+        **card,
+        "inputs_version": INPUTS_VERSION,
+        "parameters": sum(int(a.size) for a in arrays.values()),
+        "weights_sha256": hashlib.sha256(raw).hexdigest(),
+    }
+    _check_card(full, stem)
+    _check_weights(arrays, full, stem)
+    write_file_atomically(f"{stem}.npz", raw)
+    write_file_atomically(f"{stem}.json", (json.dumps(full, indent=1) + "\n").encode())
+    return load_model(stem)

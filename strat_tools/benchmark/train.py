@@ -1,0 +1,304 @@
+"""Train the human-move model (:mod:`strat_tools.benchmark.human_model`) with PyTorch.
+
+PyTorch is an optional extra (``pip install -r requirements-torch.lock``); only this
+module imports it, and nothing in the package's plain paths imports this module
+(``strat-tools bench train`` does, when run). One command::
+
+    strat-tools bench train BENCH_DIR -o human-v1.npz
+
+The recipe (docs/human-model.md): the benchmark's train split through the project's loader
+(:func:`~strat_tools.exports.observation_batches.observation_batches`, shuffled across
+the shards, seeded), the inputs of :func:`~strat_tools.benchmark.human_inputs.model_inputs`,
+the cross-entropy of the move played over the row's legal moves, AdamW with a linear
+warm-up and a cosine decay over ``steps``; every ``eval_every`` steps the model is scored
+on ``val_rows`` rows of val (drawn once, seeded) and written when it is the best so far,
+so a run stopped early (``max_minutes``) still leaves the best model. Test is never read.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from importlib.metadata import version as package_version
+from typing import Any, cast
+
+import numpy as np
+import torch
+from torch import nn
+
+from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_export
+from strat_tools.benchmark.definition import NAME, VERSION
+from strat_tools.benchmark.human_inputs import (
+    INPUT_FIELDS,
+    PLANES,
+    SCALARS,
+    legal_heads,
+    model_inputs,
+)
+from strat_tools.benchmark.human_model import HumanModel, save_model, weight_shapes
+from strat_tools.core.errors import InputError, OptionError, UsageError
+from strat_tools.exports.observation_batches import observation_batches
+
+__all__ = ["HumanNet", "TrainSummary", "row_losses", "to_torch", "train"]
+
+TRAIN_FIELDS = (*INPUT_FIELDS, "legal_ids", "legal_count", "action")
+
+
+class HumanNet(nn.Module):
+    """The PyTorch twin of :func:`strat_tools.benchmark.human_model.forward` (same
+    weights' names and shapes: :func:`~strat_tools.benchmark.human_model.weight_shapes`)."""
+
+    def __init__(self, channels: int, blocks: int) -> None:
+        super().__init__()
+        self.channels, self.blocks = channels, blocks
+        self.stem = nn.Conv2d(PLANES, channels, 3, padding=1)
+        self.scalars = nn.Linear(SCALARS, channels, bias=False)
+        self.block = nn.ModuleList(
+            nn.ModuleDict(
+                {
+                    "conv1": nn.Conv2d(channels, channels, 3, padding=1),
+                    "conv2": nn.Conv2d(channels, channels, 3, padding=1),
+                }
+            )
+            for _ in range(blocks)
+        )
+        self.head = nn.Linear(channels, 36)
+        self.other = nn.Parameter(torch.full((1,), -5.0))
+        for layers in self._layers():
+            nn.init.zeros_(
+                cast(nn.Conv2d, layers["conv2"]).weight
+            )  # each block starts as the identity
+
+    def _layers(self) -> list[nn.ModuleDict]:
+        return [cast(nn.ModuleDict, layers) for layers in self.block]
+
+    def forward(self, planes: torch.Tensor, scalars: torch.Tensor) -> torch.Tensor:
+        """Logits ``[n, HEAD_COUNT + 1]``."""
+        h = torch.relu(self.stem(planes) + self.scalars(scalars)[:, :, None, None])
+        for layers in self._layers():
+            h = torch.relu(h + layers["conv2"](torch.relu(layers["conv1"](h))))
+        n = h.shape[0]
+        heads = self.head(h.permute(0, 2, 3, 1)).reshape(n, -1)
+        return torch.cat([heads, self.other.expand(n, 1)], dim=1)
+
+    def numpy_weights(self) -> dict[str, np.ndarray]:
+        """The weights by the model file's names (float32)."""
+        names = {"block.": "block"}
+        found = {}
+        for key, value in self.state_dict().items():
+            for old, new in names.items():
+                if key.startswith(old):
+                    key = new + key[len(old) :]
+            found[key] = value.detach().cpu().numpy().astype(np.float32)
+        expected = weight_shapes(self.channels, self.blocks)
+        found["head.weight"] = found["head.weight"].reshape(expected["head.weight"])
+        return found
+
+
+def to_torch(model: HumanModel) -> HumanNet:
+    """A :class:`HumanNet` holding a model file's weights."""
+    net = HumanNet(model.channels, model.blocks)
+    state = {}
+    for key, value in model.weights.items():
+        name = f"block.{key[len('block') :]}" if key.startswith("block") else key
+        state[name] = torch.from_numpy(np.array(value))
+    net.load_state_dict(state)
+    return net
+
+
+def row_losses(net: HumanNet, batch: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's negative log-likelihood of the move played and whether it was the top
+    move (ties split)."""
+    planes, scalars = model_inputs(batch)
+    logits = net(torch.from_numpy(planes), torch.from_numpy(scalars))
+    ids = np.asarray(batch["legal_ids"])
+    heads = torch.from_numpy(legal_heads(ids))
+    legal = torch.from_numpy(np.arange(ids.shape[1]) < np.asarray(batch["legal_count"])[:, None])
+    chosen = logits.gather(1, heads).masked_fill(~legal, -math.inf)
+    log_probs = torch.log_softmax(chosen, dim=1)
+    hit = np.asarray(batch["action"])[:, None] == ids
+    if not (hit.sum(axis=1) == 1).all():
+        raise InputError("a move played is not once among its row's legal moves")
+    played = torch.from_numpy(np.argmax(hit, axis=1))
+    nll = -log_probs.gather(1, played[:, None])[:, 0]
+    best = log_probs.max(dim=1, keepdim=True).values
+    ties = (log_probs == best).sum(dim=1)
+    top = (log_probs.gather(1, played[:, None])[:, 0] == best[:, 0]).float() / ties
+    return nll, top
+
+
+@dataclass(frozen=True)
+class TrainSummary:
+    """What :func:`train` did: steps, rows seen, seconds, the best val score and where."""
+
+    steps: int
+    rows_seen: int
+    seconds: float
+    val_nll: float
+    val_top1: float
+    best_step: int
+    path: str
+
+    def __str__(self) -> str:
+        return (
+            f"trained {self.steps:,} steps ({self.rows_seen:,} rows) in {self.seconds / 60:.1f} "
+            f"minutes; best val {self.val_nll:.4f} nats, top-1 {self.val_top1:.2%} at step "
+            f"{self.best_step:,}; wrote {self.path}"
+        )
+
+
+def _val_batches(folder: BenchFolder, rows: int, batch: int, seed: int) -> list[dict[str, Any]]:
+    """``rows`` rows of val, drawn once (shuffled across val's shards, seeded)."""
+    found: list[dict[str, Any]] = []
+    taken = 0
+    reader = observation_batches(
+        split_export(folder, "val").directory, batch, fields=TRAIN_FIELDS, shuffle=True, seed=seed
+    )
+    for part in reader:
+        found.append(part)
+        taken += len(part["action"])
+        if taken >= rows:
+            break
+    return found
+
+
+def _evaluate(net: HumanNet, batches: list[dict[str, Any]]) -> tuple[float, float]:
+    net.eval()
+    total = top = 0.0
+    rows = 0
+    with torch.no_grad():
+        for batch in batches:
+            nll, hit = row_losses(net, batch)
+            total += float(nll.double().sum())
+            top += float(hit.double().sum())
+            rows += len(nll)
+    net.train()
+    return total / rows, top / rows
+
+
+def _endless(folder: BenchFolder, batch: int, seed: int) -> Iterator[dict[str, Any]]:
+    reader = observation_batches(
+        split_export(folder, "train").directory,
+        batch,
+        fields=TRAIN_FIELDS,
+        shuffle=True,
+        seed=seed,
+        drop_last=True,
+    )
+    while True:
+        yield from reader
+
+
+def train(
+    bench: str | os.PathLike[str] | BenchFolder,
+    output: str | os.PathLike[str],
+    *,
+    name: str = "human-v1",
+    channels: int = 32,
+    blocks: int = 3,
+    steps: int = 4_000,
+    batch_size: int = 256,
+    learning_rate: float = 2e-3,
+    weight_decay: float = 1e-4,
+    warmup: int = 300,
+    seed: int = 0,
+    threads: int = 1,
+    eval_every: int = 500,
+    val_rows: int = 20_000,
+    max_minutes: float | None = None,
+    hardware: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> TrainSummary:
+    """Train on ``bench``'s train split, choose on val, write the best model to
+    ``output`` (``.npz`` and ``.json``, both new: an existing file is refused, a usage
+    error); ``max_minutes`` stops early (the best model so far stays written)."""
+    if steps < 1 or batch_size < 1 or eval_every < 1 or val_rows < 1 or threads < 1:
+        raise OptionError("steps, batch_size, eval_every, val_rows and threads must be positive")
+    stem = os.fspath(output).removesuffix(".npz")
+    for made in (f"{stem}.npz", f"{stem}.json"):
+        if os.path.lexists(made):
+            raise UsageError(
+                f"{made} exists: bench train writes a new model (choose another name)",
+                option="output",
+            )
+    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    net = HumanNet(channels, blocks)
+    optimiser = torch.optim.AdamW(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
+
+    def rate(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(steps - warmup, 1)))
+
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, rate)
+    val = _val_batches(folder, val_rows, 4096, seed)
+    val_count = sum(len(b["action"]) for b in val)
+    split = folder.manifest.splits["train"]
+    start = time.monotonic()
+    best = (math.inf, 0.0, 0)
+    rows_seen = step = 0
+    for step, batch in enumerate(_endless(folder, batch_size, seed), start=1):
+        nll, _top = row_losses(net, batch)
+        loss = nll.mean()
+        optimiser.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        optimiser.step()
+        schedule.step()
+        rows_seen += len(nll)
+        elapsed = time.monotonic() - start
+        late = max_minutes is not None and elapsed > max_minutes * 60
+        if step % eval_every == 0 or step == steps or late:
+            val_nll, val_top1 = _evaluate(net, val)
+            if log is not None:
+                log(
+                    f"step {step:,} rows {rows_seen:,} {elapsed:.0f} s: train {loss.item():.4f}"
+                    f", val {val_nll:.4f} nats, top-1 {val_top1:.2%}"
+                )
+            if val_nll < best[0]:
+                best = (val_nll, val_top1, step)
+                card = {
+                    "name": name,
+                    "channels": channels,
+                    "blocks": blocks,
+                    "provenance": {
+                        "benchmark": NAME,
+                        "benchmark_version": VERSION,
+                        "split": "train",
+                        "months": folder.months("train"),
+                        "games": split.games,
+                        "rows": split.rows,
+                        "rows_seen": rows_seen,
+                        "strat_tools": package_version("strat-tools"),
+                        "training_seconds": round(elapsed, 1),
+                        "hardware": hardware or _hardware(threads),
+                        "seed": seed,
+                        "steps": step,
+                        "batch_size": batch_size,
+                        "val_rows": val_count,
+                        "val_nll": round(val_nll, 5),
+                        "val_top1": round(val_top1, 5),
+                        "torch": torch.__version__,
+                    },
+                }
+                save_model(net.numpy_weights(), card, output)
+        if step >= steps or late:
+            break
+    return TrainSummary(
+        step,
+        rows_seen,
+        time.monotonic() - start,
+        best[0],
+        best[1],
+        best[2],
+        os.fspath(output),
+    )
+
+
+def _hardware(threads: int) -> str:
+    return f"{platform.machine()} CPU, {threads} PyTorch thread(s)"
