@@ -5,6 +5,7 @@ tables checked field by field, any MovePolicy plugged into predict, the truth re
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +255,28 @@ def test_predict_takes_count_tables_from_a_file(bench: Path, tmp_path: Path) -> 
     wrong = ["bench", "predict", str(bench), "--policy", "uniform", "--counts", "x.json"]
     result = CliRunner().invoke(main, [*wrong, "-o", str(tmp_path / "c")])
     assert result.exit_code == 2 and "--counts is for the count policies" in result.output
+
+
+def test_files_of_ours_named_by_the_user_are_opened_as_inputs(tmp_path: Path) -> None:
+    """Count tables, a belief prior and a human-move model given by path are files of ours
+    read back: a FIFO in their place is refused at once (a plain open would wait for a
+    writer for ever), and so is a file too large to be one."""
+    from strat_tools.benchmark.baselines import load_counts
+    from strat_tools.benchmark.belief_baselines import load_belief_prior
+    from strat_tools.benchmark.human_model import load_model
+    from strat_tools.core.errors import InputError
+
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for load in (load_counts, load_belief_prior):
+        with pytest.raises(InputError, match="not a regular file"):
+            load(fifo)
+    os.mkfifo(tmp_path / "model.npz")
+    (tmp_path / "model.json").write_text("{}")
+    with pytest.raises(InputError, match="not a regular file"):
+        load_model(tmp_path / "model")
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as out:
+        out.truncate((1 << 24) + 1)  # sparse: no disk used
+    with pytest.raises(InputError, match="more than the"):
+        load_counts(huge)

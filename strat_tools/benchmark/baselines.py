@@ -40,6 +40,7 @@ from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, s
 from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.io.output import write_file_atomically
+from strat_tools.io.own_files import FieldError, load_json, loads
 
 __all__ = [
     "POLICIES",
@@ -61,6 +62,9 @@ _MONTH: Final = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 SMOOTHING: Final = 1.0
 """Pseudo-rows pulling a kind's rate towards the overall rate (a kind seldom legal)."""
 SHIPPED_COUNTS: Final = "counts.json"
+MAX_OWN_BYTES: Final = 1 << 24
+"""Count tables written by ``save_counts`` are about 50 KB; a file over 16 MiB is refused
+unread."""
 """The shipped count tables, in ``strat_tools/benchmark/data/``."""
 POLICIES: Final = ("uniform", "counts", "counts-last", SHIPPED)
 """The shipped policies' names: the baselines and the human-move model
@@ -286,19 +290,15 @@ def _table(entry: Any, where: str) -> CountTable:
 
 def load_counts(path: str | os.PathLike[str] | None = None) -> dict[str, CountTable]:
     """Count tables from a file (None: the shipped ones), every field checked."""
-    if path is None:
-        text = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_COUNTS).read_text()
-        where = "the shipped count tables"
-    else:
-        try:
-            text = open(path, encoding="utf-8").read()  # noqa: SIM115 - read whole
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the count tables {path}: {exc}") from None
-        where = os.fspath(path)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{where} is not JSON: {exc}") from None
+    where = "the shipped count tables" if path is None else os.fspath(path)
+    try:  # a file of ours read back as every input is: regular, bounded, strict JSON
+        if path is None:
+            shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_COUNTS)
+            data = loads(shipped.read_text(encoding="utf-8"))
+        else:
+            data = load_json(os.fspath(path), limit=MAX_OWN_BYTES)
+    except FieldError as exc:
+        raise InputError(f"cannot read the count tables {where}: {exc}") from None
     _need(isinstance(data, dict) and data.get("kind") == "strat-tools count tables", where, "kind")
     entries = data.get("tables")
     _need(isinstance(entries, list), where, "no list of tables")

@@ -55,6 +55,7 @@ from strat_tools.engine.information.beliefs import (
 )
 from strat_tools.engine.information.planes import KIND_BITS, OPPONENT
 from strat_tools.io.output import write_file_atomically
+from strat_tools.io.own_files import FieldError, load_json, loads
 
 __all__ = [
     "BELIEF_POLICIES",
@@ -73,6 +74,8 @@ __all__ = [
 BELIEF_POLICIES: Final = ("belief-counts", "belief-prior")
 """The shipped belief baselines' names."""
 SHIPPED_PRIOR: Final = "belief_prior.json"
+MAX_OWN_BYTES: Final = 1 << 24
+"""A belief prior is a few kilobytes; a file over 16 MiB is refused unread."""
 """The shipped setup prior, in ``strat_tools/benchmark/data/``."""
 PRIOR_SMOOTHING: Final = 1.0
 """Pseudo-setups (the army spread evenly over the 40 squares) added to the counts."""
@@ -222,19 +225,15 @@ def _need(condition: bool, where: str, what: str) -> None:
 
 def load_belief_prior(path: str | os.PathLike[str] | None = None) -> BeliefPrior:
     """A setup prior from a file (None: the shipped one), every field checked."""
-    if path is None:
-        text = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_PRIOR).read_text()
-        where = "the shipped belief prior"
-    else:
-        try:
-            text = open(path, encoding="utf-8").read()  # noqa: SIM115 - read whole
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read the belief prior {path}: {exc}") from None
-        where = os.fspath(path)
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{where} is not JSON: {exc}") from None
+    where = "the shipped belief prior" if path is None else os.fspath(path)
+    try:  # a file of ours read back as every input is: regular, bounded, strict JSON
+        if path is None:
+            shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_PRIOR)
+            data = loads(shipped.read_text(encoding="utf-8"))
+        else:
+            data = load_json(os.fspath(path), limit=MAX_OWN_BYTES)
+    except FieldError as exc:
+        raise InputError(f"cannot read the belief prior {where}: {exc}") from None
     _need(isinstance(data, dict) and data.get("kind") == KIND_TAG, where, "kind")
     _need(data.get("kinds") == list(BELIEF_KINDS), where, "the kinds or their order")
     _need(data.get("smoothing") == PRIOR_SMOOTHING, where, "another smoothing")

@@ -49,6 +49,7 @@ from strat_tools.benchmark.human_inputs import (
 )
 from strat_tools.core.errors import InputError
 from strat_tools.io.output import write_file_atomically
+from strat_tools.io.own_files import FieldError, load_json, loads, read_own
 
 __all__ = [
     "KIND",
@@ -65,6 +66,11 @@ __all__ = [
 KIND: Final = "strat-tools human-move model"
 """The ``kind`` of a model card."""
 SHIPPED: Final = "human-v1"
+MAX_MODEL_BYTES: Final = 1 << 26
+"""A model's weights: 280 KB shipped, a few MB at most for a larger one; over 64 MiB is
+refused unread."""
+MAX_CARD_BYTES: Final = 1 << 20
+"""A model's card is about 2 KB; over 1 MiB is refused unread."""
 """The shipped model's name (``strat_tools/benchmark/data/human-v1.npz`` and ``.json``)."""
 CHUNK: Final = 64
 """Rows the NumPy forward pass works on at a time."""
@@ -286,25 +292,18 @@ def _check_weights(data: Mapping[str, Any], card: dict[str, Any], where: str) ->
 def load_model(path: str | os.PathLike[str] | None = None) -> HumanModel:
     """A model from ``PATH.npz`` and ``PATH.json`` (None: the shipped ``human-v1``),
     every field of both checked; :class:`InputError` names what is wrong."""
-    try:
+    try:  # files of ours read back as every input is: regular, bounded, strict JSON
         if path is None:
             data = resources.files("strat_tools.benchmark").joinpath("data")
             raw = data.joinpath(f"{SHIPPED}.npz").read_bytes()
-            text = data.joinpath(f"{SHIPPED}.json").read_text(encoding="utf-8")
+            card = loads(data.joinpath(f"{SHIPPED}.json").read_text(encoding="utf-8"))
             where = f"the shipped model {SHIPPED}"
         else:
-            stem = os.fspath(path).removesuffix(".npz")
-            with open(f"{stem}.npz", "rb") as handle:
-                raw = handle.read()
-            with open(f"{stem}.json", encoding="utf-8") as handle:
-                text = handle.read()
-            where = stem
-    except (OSError, UnicodeDecodeError) as exc:
+            where = os.fspath(path).removesuffix(".npz")
+            raw = read_own(f"{where}.npz", limit=MAX_MODEL_BYTES)
+            card = load_json(f"{where}.json", limit=MAX_CARD_BYTES)
+    except FieldError as exc:
         raise InputError(f"cannot read the human-move model: {exc}") from None
-    try:
-        card = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{where}: its card is not JSON: {exc}") from None
     _check_card(card, where)
     _need(hashlib.sha256(raw).hexdigest() == card["weights_sha256"], where, "weights_sha256")
     try:

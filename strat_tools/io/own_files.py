@@ -47,6 +47,7 @@ __all__ = [
     "expect_text",
     "load_json",
     "loads",
+    "read_own",
 ]
 
 MAX_DEPTH: Final = 64
@@ -137,9 +138,10 @@ def loads(text: str) -> Any:
     return value
 
 
-def load_json(path: str, *, limit: int) -> Any:
-    """The strict JSON of the file at ``path``, read as every input is (a regular file of
-    at most ``limit`` bytes, UTF-8): :class:`FieldError` if it is anything else."""
+def read_own(path: str, *, limit: int) -> bytes:
+    """The bytes of the file at ``path``, read as every input is (a regular file, opened
+    non-blocking, of at most ``limit`` bytes): :class:`FieldError` if it is anything else (a
+    FIFO, a device, a folder, a file too large, one that cannot be read)."""
     try:
         handle, size = open_regular(path)
         with handle:
@@ -152,6 +154,13 @@ def load_json(path: str, *, limit: int) -> Any:
         raise FieldError(f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > limit:
         raise FieldError(f"more than the {limit:,} bytes a file of ours holds")
+    return raw
+
+
+def load_json(path: str, *, limit: int) -> Any:
+    """The strict JSON of the file at ``path``, read as every input is (:func:`read_own`,
+    UTF-8): :class:`FieldError` if it is anything else."""
+    raw = read_own(path, limit=limit)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
