@@ -40,7 +40,7 @@ from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, s
 from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.io.output import write_file_atomically
-from strat_tools.io.own_files import FieldError, load_json, loads
+from strat_tools.io.own_files import FieldError, load_json_or_shipped
 
 __all__ = [
     "POLICIES",
@@ -291,12 +291,10 @@ def _table(entry: Any, where: str) -> CountTable:
 def load_counts(path: str | os.PathLike[str] | None = None) -> dict[str, CountTable]:
     """Count tables from a file (None: the shipped ones), every field checked."""
     where = "the shipped count tables" if path is None else os.fspath(path)
+    shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_COUNTS)
     try:  # a file of ours read back as every input is: regular, bounded, strict JSON
-        if path is None:
-            shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_COUNTS)
-            data = loads(shipped.read_text(encoding="utf-8"))
-        else:
-            data = load_json(os.fspath(path), limit=MAX_OWN_BYTES)
+        mine = None if path is None else os.fspath(path)
+        data = load_json_or_shipped(mine, shipped, limit=MAX_OWN_BYTES)
     except FieldError as exc:
         raise InputError(f"cannot read the count tables {where}: {exc}") from None
     _need(isinstance(data, dict) and data.get("kind") == "strat-tools count tables", where, "kind")

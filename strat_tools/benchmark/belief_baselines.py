@@ -55,7 +55,7 @@ from strat_tools.engine.information.beliefs import (
 )
 from strat_tools.engine.information.planes import KIND_BITS, OPPONENT
 from strat_tools.io.output import write_file_atomically
-from strat_tools.io.own_files import FieldError, load_json, loads
+from strat_tools.io.own_files import FieldError, load_json_or_shipped
 
 __all__ = [
     "BELIEF_POLICIES",
@@ -226,12 +226,10 @@ def _need(condition: bool, where: str, what: str) -> None:
 def load_belief_prior(path: str | os.PathLike[str] | None = None) -> BeliefPrior:
     """A setup prior from a file (None: the shipped one), every field checked."""
     where = "the shipped belief prior" if path is None else os.fspath(path)
+    shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_PRIOR)
     try:  # a file of ours read back as every input is: regular, bounded, strict JSON
-        if path is None:
-            shipped = resources.files("strat_tools.benchmark").joinpath("data", SHIPPED_PRIOR)
-            data = loads(shipped.read_text(encoding="utf-8"))
-        else:
-            data = load_json(os.fspath(path), limit=MAX_OWN_BYTES)
+        mine = None if path is None else os.fspath(path)
+        data = load_json_or_shipped(mine, shipped, limit=MAX_OWN_BYTES)
     except FieldError as exc:
         raise InputError(f"cannot read the belief prior {where}: {exc}") from None
     _need(isinstance(data, dict) and data.get("kind") == KIND_TAG, where, "kind")

@@ -42,6 +42,8 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.core.pieces import KIND_LABELS
+
 __all__ = [
     "DIRECTIONS",
     "KINDS",
@@ -58,20 +60,8 @@ KINDS_VERSION: Final = 2
 (version 1 had no "moved before": ``counts`` scored 2.847 nats and 14.0% top-1 on test,
 against 2.569 and 19.0% with it)."""
 
-RANKS: Final = (
-    "bomb",
-    "spy",
-    "scout",
-    "miner",
-    "sergeant",
-    "lieutenant",
-    "captain",
-    "major",
-    "colonel",
-    "general",
-    "marshal",
-    "flag",
-)
+RANKS: Final = KIND_LABELS
+"""The mover's piece kinds, in the order of ``PieceKind`` (bomb ... marshal, flag)."""
 DIRECTIONS: Final = ("forward", "back", "side")
 TARGETS: Final = (
     "empty",

@@ -29,6 +29,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Mapping
+from importlib.resources.abc import Traversable
 from pathlib import PurePosixPath
 from typing import Any, Final
 
@@ -46,6 +47,7 @@ __all__ = [
     "expect_object",
     "expect_text",
     "load_json",
+    "load_json_or_shipped",
     "loads",
     "read_own",
 ]
@@ -166,6 +168,14 @@ def load_json(path: str, *, limit: int) -> Any:
     except UnicodeDecodeError as exc:
         raise FieldError(f"not UTF-8 text: {exc}") from None
     return loads(text)
+
+
+def load_json_or_shipped(path: str | None, shipped: Traversable, *, limit: int) -> Any:
+    """The strict JSON of the file at ``path`` (:func:`load_json`), or, when ``path`` is
+    None, of ``shipped`` (a file the package ships: ``importlib.resources``)."""
+    if path is None:
+        return loads(shipped.read_text(encoding="utf-8"))
+    return load_json(path, limit=limit)
 
 
 def _shown(value: Any) -> str:

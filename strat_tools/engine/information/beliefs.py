@@ -39,7 +39,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side, view_square
 from strat_tools.core.errors import UsageError
-from strat_tools.core.pieces import PieceKind
+from strat_tools.core.pieces import KIND_LABELS, PieceKind
 from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.information.planes import (
     KIND_BITS,
@@ -64,7 +64,7 @@ __all__ = [
     "unidentified",
 ]
 
-BELIEF_KINDS: Final = tuple(kind.label for kind in PieceKind)
+BELIEF_KINDS: Final = KIND_LABELS
 """The 12 kinds of a belief, in order: ``bomb``, ``spy``, ``scout``, ..., ``marshal``,
 ``flag`` (the names the tables use)."""
 BELIEF_FIELDS: Final = ("board_view", "unseen")
