@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from strat_tools.cli.errors import EXIT_FAILED, EXIT_USAGE, exit_code, library_errors
+from strat_tools.core.startup import EXIT_INTERRUPTED
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -345,3 +346,42 @@ def test_bad_move_text_is_a_notation_error() -> None:
 
     with pytest.raises(NotationError, match="not a move: 'B4B5'"):
         move_squares("B4B5")
+
+
+STOPPED_IN_EXEC = """
+import time
+
+import click
+
+from strat_tools.cli.errors import library_errors
+
+
+@click.command()
+@library_errors
+def run() -> None:
+    # What a dataclass or a named tuple does while a module is imported: code compiled from a
+    # string. The Ctrl-C lands inside it.
+    exec("import os, signal\\nos.kill(os.getpid(), signal.SIGINT)\\nsum(range(1000))")
+    time.sleep(60)  # never reached in full: the Ctrl-C, sent again, lands here
+
+
+run()
+"""
+
+
+def test_ctrl_c_inside_code_compiled_from_a_string_still_exits_130(tmp_path: Path) -> None:
+    """Under ``python -m`` CPython dies by SIGINT at exit (-2) once a ``KeyboardInterrupt``
+    has left ``exec``'d code, even a caught one: the run had printed "Interrupted." and
+    cleaned up, yet its caller saw a killed process (a race CI met, 1 run in 4). The
+    handler sends such a Ctrl-C again once that code has returned."""
+    (tmp_path / "stopped_in_exec.py").write_text(STOPPED_IN_EXEC, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "stopped_in_exec"],
+        cwd=tmp_path,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a terminal
+        timeout=120,
+    )
+    assert done.returncode == EXIT_INTERRUPTED, done.stderr
+    assert done.stderr.decode().strip() == "Interrupted."

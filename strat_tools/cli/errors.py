@@ -355,6 +355,24 @@ def _in_swallowing_frame(frame: Any) -> bool:
     )
 
 
+def _in_code_from_a_string(frame: Any) -> bool:
+    """Whether code compiled from a string by ``exec`` or ``eval`` is running (a dataclass's
+    or a named tuple's methods being made while a module is imported, say).
+
+    CPython marks a ``KeyboardInterrupt`` that leaves such code as unhandled for good, even
+    when a caller catches it (``run_eval_code_obj``, python/cpython gh-128130), and
+    ``python -m strat_tools`` then kills itself with ``SIGINT`` at exit: exit -2 instead of
+    130, though the run was stopped and cleaned up. So the signal is sent again a moment
+    later, once that code has returned. The outermost frame is not counted: it is the
+    program itself under ``python -c``."""
+    while frame is not None and frame.f_back is not None:
+        code = frame.f_code
+        if code.co_filename == "<string>" and code.co_name == "<module>":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _resend_later(signum: int) -> None:
     threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
 
@@ -400,7 +418,7 @@ def _pipe_broke(signum: int, frame: Any) -> None:
 
 
 def _interrupted(signum: int, frame: Any) -> None:
-    if _in_swallowing_frame(frame):
+    if _in_swallowing_frame(frame) or _in_code_from_a_string(frame):
         _resend_later(signum)
         return
     _one_clean_up(pipe_gone=False)
