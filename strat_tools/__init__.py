@@ -96,6 +96,8 @@ _SUBMODULES = {
     "stats": "stats",
     "views": "views",
     "report": "report",
+    "benchmark": "benchmark",
+    "policies": "benchmark.policies",
     "advice": "stats.advice",
     "arrangement": "stats.arrangement",
     "board": "core.board",

@@ -2,8 +2,8 @@
 
 Floor by floor, one subpackage each (:data:`FLOORS`, from which ``docs/architecture.md``'s
 table is generated): core -> setups -> io -> formats -> engine -> tables -> run -> exports ->
-generate -> stats -> views -> report -> cli. No module imports a floor it may not;
-no module imports another module's private (``_name``) name; the imports have no cycle; no
+generate -> env -> stats -> benchmark -> views -> report -> cli. No module imports a floor it
+may not; no module imports another module's private (``_name``) name; the imports have no cycle; no
 module is over 600 lines (the engine's hot loop excepted); no function takes three run
 settings loose (one ``Run`` carries them); no line is excused from ``ruff format``. Each name
 is imported from the module that defines it (only the faces, the ``__init__`` modules,
@@ -73,15 +73,26 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
         "piece values and the win model",
         ("core", "setups", "io", "engine", "tables", "run"),
     ),
+    "benchmark": (
+        "the benchmark of human play: its definition, build, scorer, baselines, the "
+        "move-policy protocol, the shipped models and their registry",
+        ("core", "setups", "io", "formats", "engine", "tables", "run", "exports", "stats"),
+    ),
     "views": (
         "setup heatmaps, charts, board pictures, setup boards, figure files, the document "
-        "builder, the viewer",
-        ("core", "setups", "io", "formats", "engine", "tables", "run", "stats"),
-    ),
-    "benchmark": (
-        "the benchmark of human play: its definition, build, scorer, baselines and the "
-        "move-policy protocol",
-        ("core", "setups", "io", "formats", "engine", "tables", "run", "exports", "stats"),
+        "builder, the viewer (with the shipped models' likely moves and beliefs)",
+        (
+            "core",
+            "setups",
+            "io",
+            "formats",
+            "engine",
+            "tables",
+            "run",
+            "exports",
+            "stats",
+            "benchmark",
+        ),
     ),
     "report": (
         "the report's inputs, sections and page",
