@@ -23,7 +23,7 @@ def test_every_shipped_name_loads_a_model_of_its_task(name: str) -> None:
 
 
 def test_the_command_line_offers_the_registry_s_names() -> None:
-    assert POLICY_NAMES == TASKS["move"] and BELIEF_POLICY_NAMES == TASKS["belief"]
+    assert TASKS["move"] == POLICY_NAMES and TASKS["belief"] == BELIEF_POLICY_NAMES
     assert all(DEFAULTS[task] in TASKS[task] for task in TASKS)
 
 
