@@ -39,9 +39,10 @@ from typing import Any, Final, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.core.errors import UsageError
 from strat_tools.exports.observation_arrays import FIELDS, LABEL_FIELDS
 
-__all__ = ["POLICY_FIELDS", "MovePolicy", "flat_values"]
+__all__ = ["POLICY_FIELDS", "MovePolicy", "flat_values", "normalised_log_probs"]
 
 POLICY_FIELDS: Final = tuple(
     name
@@ -76,3 +77,31 @@ def flat_values(array: npt.NDArray[Any], counts: npt.NDArray[np.integer[Any]]) -
     """The entries of ``[n, L]`` ``array`` before each row's ``counts``, row by row (the
     inverse of :func:`padded_lists`)."""
     return np.asarray(array)[np.arange(array.shape[1]) < np.asarray(counts)[:, None]]
+
+
+def normalised_log_probs(policy: MovePolicy, batch: Mapping[str, Any]) -> np.ndarray:
+    """``policy``'s log-probabilities of a batch, flat (row by row, each row's legal moves
+    in ``legal_ids`` order), normalised over each row in float64; a usage error when the
+    policy gives the wrong shape, a row no finite value or a legal move no probability."""
+    ids, counts = batch["legal_ids"], batch["legal_count"]
+    found = np.asarray(policy.log_probs(batch), dtype=np.float64)
+    if found.shape != ids.shape:
+        raise UsageError(
+            f"policy {policy.name!r} gave log-probabilities of shape {found.shape} for "
+            f"legal_ids of shape {ids.shape}",
+            option="policy",
+        )
+    legal = np.arange(ids.shape[1]) < counts[:, None]
+    found = np.where(legal, found, -np.inf)
+    top = found.max(axis=1, keepdims=True)
+    if not np.isfinite(top).all():
+        raise UsageError(f"policy {policy.name!r} gave a row no finite value", option="policy")
+    with np.errstate(under="ignore"):
+        found = found - top - np.log(np.exp(found - top).sum(axis=1, keepdims=True))
+    values = flat_values(found, counts)
+    if not np.isfinite(values).all():
+        raise UsageError(
+            f"policy {policy.name!r} gave a legal move no probability (or not a number)",
+            option="policy",
+        )
+    return values
