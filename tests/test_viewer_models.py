@@ -15,6 +15,7 @@ from model_swaps import DATA, short_classic_game, swap_pair, swapped
 from strat_tools.benchmark.game_models import game_beliefs, game_move_model
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, PieceKind
+from strat_tools.core.records import GameRecord
 from strat_tools.engine.replays.replay import replay
 from strat_tools.formats.readers import read_records
 from strat_tools.views.viewer import game_data, write_viewer
@@ -142,3 +143,31 @@ def test_view_with_model_on_the_command_line(tmp_path: Any) -> None:
     assert result.exit_code == 0, result.output
     assert '"surprising"' in page.read_text() and "1 game in" in result.output
     assert "--with-model" in CliRunner().invoke(main, ["view", "--help"]).output
+
+
+def test_a_game_too_long_for_the_models_gets_a_note(
+    models: ViewerModels, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import strat_tools.views.viewer_models as viewer_models
+
+    record = short_classic_game()
+    monkeypatch.setattr(viewer_models, "MAX_MODEL_PLIES", record.plies - 1)
+    data = game_data(record, replay(record), models)
+    assert "model" not in data and "beliefs" not in data
+    assert data["model_note"] == (
+        f"No model for a game of {record.plies} plies: the page runs the models on games of "
+        f"up to {record.plies - 1} plies."
+    )
+
+
+def test_a_variant_s_name_from_the_file_is_shown_escaped(models: ViewerModels) -> None:
+    duell = next(r for r in read_records([DATA]) if r.variant == "duell")
+    hostile = GameRecord(
+        duell.source,
+        variant="duell\u202e<b>",
+        setup=duell.setup,
+        sources=list(duell.sources),
+        targets=list(duell.targets),
+    )
+    note = game_data(hostile, replay(hostile, "auto"), models)["model_note"]
+    assert "\u202e" not in note and note.startswith("No model for duell")

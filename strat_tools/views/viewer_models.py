@@ -33,6 +33,7 @@ from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.board import Side
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, PieceKind
+from strat_tools.core.text import printable
 from strat_tools.engine.information.beliefs import BeliefModel
 from strat_tools.views.page_deltas import changes
 
@@ -40,7 +41,15 @@ if TYPE_CHECKING:
     from strat_tools.engine.information.knowledge import Knowledge
     from strat_tools.engine.replays.replay import Replay
 
-__all__ = ["MODEL_VARIANTS", "MOVE_SCALE", "SURPRISES", "TOP_MOVES", "ViewerModels", "game_models"]
+__all__ = [
+    "MAX_MODEL_PLIES",
+    "MODEL_VARIANTS",
+    "MOVE_SCALE",
+    "SURPRISES",
+    "TOP_MOVES",
+    "ViewerModels",
+    "game_models",
+]
 
 TOP_MOVES: Final = 3
 """The likeliest moves the page carries per ply."""
@@ -50,6 +59,10 @@ MODEL_VARIANTS: Final = ("classic",)
 """The variants the shipped models are for."""
 MOVE_SCALE: Final = 100_000
 """A move's probability on the page: hundred-thousandths."""
+MAX_MODEL_PLIES: Final = 20_000
+"""A game longer than this gets no models (``model_note`` says so): the move model's rows of
+a game are observed whole, so its memory grows with the game (the longest archive game
+has a few thousand plies)."""
 WINDOW: Final = 4096
 """Positions whose beliefs are held in memory at once (a long game stays bounded)."""
 _KIND: Final = np.asarray(CODE_KIND, np.int64)
@@ -90,7 +103,13 @@ def game_models(
     """``{"model": ..., "beliefs": ...}`` for the page, or ``{"model_note": why}`` for a
     variant the models are not for."""
     if variant not in MODEL_VARIANTS:
-        return {"model_note": f"No model for {variant}: the shipped models are for classic games."}
+        why = f"No model for {printable(variant)}: the shipped models are for classic games."
+        return {"model_note": why}  # the variant as the file spells it, shown escaped
+    if know.plies > MAX_MODEL_PLIES:
+        return {
+            "model_note": f"No model for a game of {know.plies:,} plies: the page runs the "
+            f"models on games of up to {MAX_MODEL_PLIES:,} plies."
+        }
     moves = game_move_model(result, policy)
     out: dict[str, Any] = {"model": None, "beliefs": _beliefs(result, know, belief)}
     if moves is None:
