@@ -61,7 +61,7 @@ from strat_tools.cli.render import message
 @click.option(
     "--with-model",
     is_flag=True,
-    help="Add the shipped models (off by default: about 25 times the page's time): at each "
+    help="Add the shipped models (off by default: 13 to 40 times the page's CPU): at each "
     "ply the human-move model's likeliest moves (arrows) and the move played's probability "
     "and rank, the game's most surprising moves, and each side's beliefs about the other's "
     "unidentified pieces (g: likeliest ranks, h: where is the flag), each side's only in "
