@@ -134,6 +134,7 @@
       pos = xy(sq, flip);
       svg.appendChild(el("rect", { x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
         fill: hidden ? S["unknown_" + colour] : S[colour], stroke: S[colour], "stroke-width": 2 }));
+      heatCell(svg, pos, sq, who);
       var guess = hidden && state.guesses ? belief(who, sq) : null;
       svg.appendChild(el("text", { "class": guess ? "piece guess" : "piece", x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2 - (guess ? 4 : 0),
         fill: S.label, "font-size": guess ? 13 : 15, "font-weight": "bold", "font-style": guess ? "italic" : "normal",
@@ -186,8 +187,6 @@
     if (state.heat) {
       found.forEach(function (f) {
         pos = xy(f[0], flip);
-        svg.appendChild(el("rect", { "class": "heat", x: pos[0] + 2, y: pos[1] + 2, width: S.cell - 4, height: S.cell - 4, rx: 4,
-          fill: "#ff8c00", "fill-opacity": top ? (0.05 + 0.55 * f[1] / top).toFixed(3) : 0, stroke: "#e06c00", "stroke-width": 2 }));
         svg.appendChild(el("text", { "class": "heat-chance", x: pos[0] + S.cell / 2, y: pos[1] + 9, fill: "#000", "font-size": 9,
           "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, M.permille(f[1])));
       });
@@ -201,6 +200,19 @@
           "font-size": 9, "text-anchor": "middle", "dominant-baseline": "central" }, (right[sq] - 1) + "%"));
       }
     }
+  }
+
+  // The flag heat under a piece's label: its square shaded by the belief that it is the
+  // flag, against the likeliest square of the view's beliefs.
+  function heatCell(svg, pos, sq, who) {
+    var sides = who === 0 ? [1, 2] : [who], top = 0, mine = null, s2, b;
+    if (!state.heat || !state.cache.beliefs) { return; }
+    for (s2 = 0; s2 < 100; s2++) {
+      sides.forEach(function (s) { b = belief(s, s2); if (b) { top = Math.max(top, b[2]); if (s2 === sq) { mine = b; } } });
+    }
+    if (!mine) { return; }
+    svg.appendChild(el("rect", { "class": "heat", x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
+      fill: "#ff7a00", "fill-opacity": top ? (0.08 + 0.8 * mine[2] / top).toFixed(3) : 0, stroke: "#e06c00", "stroke-width": 2 }));
   }
 
   // Who moves at ply `ply` (1 red, 2 blue: red moves first), and whether the view may show
