@@ -59,3 +59,42 @@ def test_the_most_surprising_moves_are_the_least_likely(human: HumanPolicy) -> N
     chances = np.exp(model.played_log_probs())
     assert [chances[p - 1] for p in worst] == sorted(chances)[:5]
     assert model.top(worst[0], 1)[0][1] >= chances[worst[0] - 1]
+
+
+def test_surprising_by_side_keeps_that_side_s_moves(human: HumanPolicy) -> None:
+    from strat_tools.core.board import Side
+
+    model = game_move_model(replay(sample_games(1)[0]), human)
+    assert model is not None
+    chances = np.exp(model.played_log_probs())
+    for side, first in ((Side.RED, 1), (Side.BLUE, 2)):
+        plies = model.surprising(5, side)
+        own = sorted(chances[first - 1 :: 2])[:5]
+        assert all(p % 2 == first % 2 for p in plies)
+        assert [chances[p - 1] for p in plies] == own
+
+
+@pytest.mark.parametrize("name", ["belief-counts", "belief-prior"])
+def test_game_beliefs_are_each_position_s_beliefs_whoever_is_to_move(name: str) -> None:
+    """A side's beliefs at every position of a game are ``known_beliefs`` of the position's
+    knowledge for that side (``Position.beliefs`` for the side to move), at red's and at
+    blue's turns alike."""
+    from strat_tools.benchmark.game_models import game_beliefs
+    from strat_tools.benchmark.policies import load
+    from strat_tools.core.board import Side
+    from strat_tools.engine.information.beliefs import BELIEF_KINDS, BeliefModel, known_beliefs
+
+    record = sample_games(1)[0]
+    result = replay(record)
+    model = load(name)
+    assert isinstance(model, BeliefModel)
+    for side in (Side.RED, Side.BLUE):
+        probs = game_beliefs(result, model, side)
+        assert probs.shape == (result.plies_replayed + 1, 100, 12)
+        for ply, position in enumerate(positions(record)):
+            if ply % 25 not in (0, 1):  # a red and a blue turn every 25 plies
+                continue
+            expected = known_beliefs(position.knowledge(), side, model)
+            assert sorted(expected) == np.flatnonzero(probs[ply].sum(axis=1) > 0).tolist()
+            for square, kinds in expected.items():
+                assert probs[ply, square] == pytest.approx([kinds[k] for k in BELIEF_KINDS])

@@ -9,6 +9,11 @@ their probabilities, the move played, its probability and its rank. The viewer, 
 ``--with-model`` columns of the tables and the notebooks read a game's model this way: one
 definition of "the probability of the move played".
 
+:func:`game_beliefs` is its twin for the belief task: one side's beliefs about the
+opponent's unidentified pieces at every position of a game, from that side's knowledge at
+each position whoever is to move (the batch the engine's belief functions make,
+:func:`~strat_tools.engine.information.beliefs.model_beliefs`).
+
 >>> from strat_tools.core.pieces import letter_code
 >>> from strat_tools.core.records import GameRecord
 >>> from strat_tools.engine.replays.replay import replay
@@ -31,14 +36,17 @@ import numpy as np
 import numpy.typing as npt
 
 from strat_tools.benchmark.policy import MovePolicy, normalised_log_probs
-from strat_tools.core.board import square_name
+from strat_tools.core.board import Side, square_name
+from strat_tools.engine.information.beliefs import BeliefModel, model_beliefs
+from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.information.mover_view import view_keys
+from strat_tools.engine.information.planes import board_views, encode_boards
 from strat_tools.engine.replays.replay import Replay
 from strat_tools.exports.observation_arrays import batch_arrays
 from strat_tools.exports.observation_rows import observations_table
 from strat_tools.exports.observations import observe_game
 
-__all__ = ["GameMoveModel", "game_move_model"]
+__all__ = ["GameMoveModel", "game_beliefs", "game_move_model"]
 
 
 @dataclass(frozen=True)
@@ -105,22 +113,28 @@ class GameMoveModel:
         """The rank of the move played at ``ply`` (1: the likeliest)."""
         return int(self.ranks()[ply - 1])
 
-    def top(self, ply: int, k: int = 3) -> list[tuple[str, float]]:
-        """Ply ``ply``'s ``k`` likeliest moves as ``("A4-A5", probability)``, likeliest
-        first (ties in square order)."""
+    def best(self, ply: int, k: int = 3) -> list[tuple[int, float]]:
+        """Ply ``ply``'s ``k`` likeliest moves as ``(source * 100 + target, probability)``
+        (Gravon squares), likeliest first (ties in square order)."""
         keys, probs = self.legal(ply), self.probs(ply)
         order = np.lexsort((keys, -probs))[:k]
+        return [(int(keys[i]), float(probs[i])) for i in order]
+
+    def top(self, ply: int, k: int = 3) -> list[tuple[str, float]]:
+        """Ply ``ply``'s ``k`` likeliest moves as ``("A4-A5", probability)``, likeliest
+        first (ties in square order): :meth:`best`, named."""
         return [
-            (
-                f"{square_name(int(keys[i]) // 100)}-{square_name(int(keys[i]) % 100)}",
-                float(probs[i]),
-            )
-            for i in order
+            (f"{square_name(key // 100)}-{square_name(key % 100)}", p)
+            for key, p in self.best(ply, k)
         ]
 
-    def surprising(self, k: int = 5) -> list[int]:
-        """The ``k`` plies whose move played was the least likely, least likely first."""
-        order = np.argsort(self.played_log_probs(), kind="stable")[:k]
+    def surprising(self, k: int = 5, side: Side | None = None) -> list[int]:
+        """The ``k`` plies whose move played was the least likely, least likely first
+        (``side``: among that side's moves only)."""
+        played = self.played_log_probs()
+        if side is not None:
+            played = np.where(self.blue == (side == Side.BLUE), played, np.inf)
+        order = np.argsort(played, kind="stable")[: min(k, int(np.isfinite(played).sum()))]
         return [int(i) + 1 for i in order]
 
 
@@ -145,3 +159,26 @@ def game_move_model(result: Replay, policy: MovePolicy) -> GameMoveModel | None:
         played=batch["action"].astype(np.int64),
         blue=batch["side"].astype(np.bool_),
     )
+
+
+def game_beliefs(
+    result: Replay,
+    model: BeliefModel | None,
+    side: Side,
+    *,
+    know: Knowledge | None = None,
+    positions: slice | None = None,
+) -> npt.NDArray[np.float64]:
+    """``side``'s beliefs about the opponent's unidentified pieces at every position of the
+    replayed game ``result`` (position ``p``: after ply ``p``, 0 the setup), whoever is to
+    move there: ``[positions, 100, 12]`` probabilities over
+    :data:`~strat_tools.engine.information.beliefs.BELIEF_KINDS` by Gravon square, zero
+    rows where no such piece stands. Each position's batch is ``side``'s own board view and
+    unidentified counts there, as ``Position.beliefs`` makes it for the side to move
+    (``model`` None: the counts left). ``know``: the game's knowledge when the caller
+    has it; ``positions``: a window of positions (the default all of them)."""
+    know = result.knowledge() if know is None else know
+    rows = np.arange(know.plies + 1)[positions if positions is not None else slice(None)]
+    view = board_views(encode_boards(know.boards[rows], know.flags[rows], [int(side)] * len(rows)))
+    probs = model_beliefs(model, {"board_view": view, "unseen": know.unseen[rows, int(side) - 1]})
+    return probs[:, ::-1] if side == Side.BLUE else probs  # blue's view squares: 99 - square

@@ -58,6 +58,15 @@ from strat_tools.cli.render import message
     help="Keep the result and the events that give the outcome away hidden until the last "
     "ply (for replaying a game to study it); the page's #spoilers=0 does the same.",
 )
+@click.option(
+    "--with-model",
+    is_flag=True,
+    help="Add the shipped models (off by default: 13 to 40 times the page's CPU): at each "
+    "ply the human-move model's likeliest moves (arrows) and the move played's probability "
+    "and rank, the game's most surprising moves, and each side's beliefs about the other's "
+    "unidentified pieces (g: likeliest ranks, h: where is the flag), each side's only in "
+    "its own view. Classic games only.",
+)
 @game_filter_options
 @rules_option
 @run_options
@@ -70,6 +79,7 @@ def view(
     numbering: str,
     limit: int | None,
     no_spoilers: bool,
+    with_model: bool,
     rules: str,
     run: Run,
 ) -> None:
@@ -82,7 +92,9 @@ def view(
     PATHS may be game files, zips or folders: several games get a game picker, and the
     filters choose which (the first --limit of them). The same PATHS and filters as an
     explorer page's give the games its links name. Open a ply and a view directly with
-    #ply=40&view=blue after the file name (&spoilers=0 hides the result).
+    #ply=40&view=blue after the file name (&spoilers=0 hides the result). With
+    --with-model: the model's likely moves (m), the beliefs' guesses (g) and flag heat (h),
+    the next or previous surprising move (s, Shift+S).
 
     \b
     Example:
@@ -95,6 +107,7 @@ def view(
     check_rules(rules)  # a usage error first (exit 2), then the output
     check_output(list(paths), output)
     from strat_tools.views.viewer import MAX_GAMES, write_viewer
+    from strat_tools.views.viewer_models import ViewerModels
 
     summary = write_viewer(  # no such game, nothing readable: NothingToRead, exit 2
         list(paths),
@@ -106,5 +119,6 @@ def view(
         numbering=numbering,
         limit=limit or MAX_GAMES,
         spoilers=not no_spoilers,
+        models=ViewerModels() if with_model else None,
     )
     message(summary.line())

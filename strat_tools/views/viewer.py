@@ -28,9 +28,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
-import numpy.typing as npt
-
 from strat_tools.core.board import LAKES, Side
 from strat_tools.core.errors import NothingKept, NothingToRead
 from strat_tools.core.pieces import CLASSIC_LABELS, CODE_LETTERS, KIND_LABELS, MODERN_LABELS
@@ -49,7 +46,9 @@ from strat_tools.run.options import Run, RunArg, check_select
 from strat_tools.setups.strings import format_setup
 from strat_tools.tables.game_ids import GameIds
 from strat_tools.views.chances import game_chances
+from strat_tools.views.page_deltas import changes
 from strat_tools.views.svg import STYLE
+from strat_tools.views.viewer_models import MOVE_SCALE, ViewerModels, game_models
 
 if TYPE_CHECKING:
     from strat_tools.run.filters import GameFilter
@@ -82,32 +81,14 @@ thousand plies."""
 VIEWS: Final = ("all", "red", "blue")
 
 
-def _deltas(
-    rows: npt.NDArray[np.uint8], extra: npt.NDArray[np.uint8] | None = None
-) -> list[list[int]]:
-    """Per ply from 1: the flat ``[index, value, ...]`` of cells that changed from the row
-    before (with ``extra``: ``[index, value, extra_value, ...]`` where either changed).
-    One vectorised pass; only the final cut into plies is a Python loop over slices."""
-    flat = rows.reshape(rows.shape[0], -1).astype(np.int16)
-    changed = np.diff(flat, axis=0) != 0
-    columns = [flat]
-    if extra is not None:
-        other = extra.reshape(extra.shape[0], -1).astype(np.int16)
-        changed |= np.diff(other, axis=0) != 0
-        columns.append(other)
-    plies, cells = np.nonzero(changed)
-    values = [table[plies + 1, cells] for table in columns]
-    items = np.column_stack([cells, *values]).ravel().tolist()
-    width = 1 + len(columns)
-    ends = np.cumsum(np.bincount(plies, minlength=changed.shape[0]) * width).tolist()
-    starts = [0, *ends][: len(ends)]
-    return [items[start:end] for start, end in zip(starts, ends, strict=True)]
-
-
-def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
+def game_data(
+    record: GameRecord, result: Replay | None, models: ViewerModels | None = None
+) -> dict[str, Any]:
     """One game as the page's script reads it (plain JSON types only); text from the file
     (names, players, reasons) with control and bidi characters shown escaped
-    (:func:`strat_tools.core.text.printable`), as in every other output."""
+    (:func:`strat_tools.core.text.printable`), as in every other output. ``models``: add
+    what the shipped models say of it (:func:`~strat_tools.views.viewer_models.game_models`:
+    each side's likely moves and beliefs)."""
     events = game_events(result, record)
     data: dict[str, Any] = {
         "id": printable(record.game_id),
@@ -130,16 +111,18 @@ def game_data(record: GameRecord, result: Replay | None) -> dict[str, Any]:
     know = result.knowledge()
     n = result.plies_replayed
     data.update(game_chances(result, know, record.variant))
+    if models is not None:
+        data.update(game_models(result, know, record.variant, *models.load()))
     data.update(
         plies=n,
         field="".join(CODE_LETTERS[c] for c in record.setup),
         setups=[_owner_setup(record.setup, side) for side in (Side.RED, Side.BLUE)],
         moves=[s * 100 + t for s, t in zip(record.sources[:n], record.targets[:n], strict=True)],
-        squares=_deltas(know.boards, know.flags),
-        captured=_deltas(know.captured),
-        unseen=_deltas(know.unseen),
+        squares=changes(know.boards, know.flags),
+        captured=changes(know.captured),
+        unseen=changes(know.unseen),
         unseen0=know.unseen[0].ravel().tolist(),
-        lostUnseen=_deltas(know.captured_unseen),
+        lostUnseen=changes(know.captured_unseen),
         armyShown=know.army_shown,
         rescues={
             str(ply): rescue.square
@@ -230,6 +213,7 @@ def viewer_html(
         "lakes": sorted(LAKES),
         "note": note,
         "build": build,
+        "moveScale": MOVE_SCALE,
     }
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -238,7 +222,7 @@ def viewer_html(
         f"{_asset('viewer.html')}"
         f'<script type="application/json" id="viewer-config">{_script_json(config)}</script>'
         f'<script type="application/json" id="viewer-games">{_script_json(list(games))}</script>'
-        f"<script>{_asset('shell.js')}\n{_asset('viewer_parts.js')}</script>"
+        f"<script>{_asset('shell.js')}\n{_asset('viewer_parts.js')}\n{_asset('viewer_models.js')}</script>"
         f"<script>{_asset('viewer.js')}</script></body></html>\n"
     )
 
@@ -299,6 +283,7 @@ class ViewerWork:
     rules: str | None = "auto"
     code: str = FAILED
     check: bool = True
+    models: ViewerModels | None = None
 
     def __call__(self, records: Iterable[GameRecord]) -> list[dict[str, Any]]:
         out = []
@@ -314,7 +299,7 @@ class ViewerWork:
                 result = (
                     replay_safely(record, resolve_rules(self.rules, record)) if replayed else None
                 )
-                data = game_data(record, result)
+                data = game_data(record, result, self.models)
             data["unit"] = [record.source, record.member]  # where: named by the selection
             out.append(data)
         return out
@@ -337,10 +322,13 @@ def write_viewer(
     limit: int = MAX_GAMES,
     run: RunArg = None,
     spoilers: bool = True,
+    models: ViewerModels | None = None,
 ) -> ViewerSummary:
     """Read ``paths``, keep the games ``select`` (and ``game_id``) keeps, up to
     ``limit`` of them and :data:`MAX_PAGE_BYTES`, and write the viewer page to ``output``
-    atomically (``spoilers=False``: the result stays hidden until the last ply). Raises
+    atomically (``spoilers=False``: the result stays hidden until the last ply; ``models``:
+    the shipped models' likely moves and beliefs on the page, computed in the workers,
+    ``view --with-model``). Raises
     ``ValueError`` for a ``limit`` below 1, :class:`~strat_tools.core.errors.NothingToRead` when
     no game is found
     (:class:`~strat_tools.core.errors.NothingReadable` when not one input could be read).
@@ -387,7 +375,9 @@ def write_viewer(
     # The run's ids (NAME#2 for a second file NAME), as the tables and the explorer say.
     where = [(unit.source, unit.member) for unit in first.units()]
     named = dict(zip(where, first.game_ids, strict=True))
-    for batch in map_records(ViewerWork(rules), inputs, select=first.select, run=run):
+    for batch in map_records(
+        ViewerWork(rules, models=models), inputs, select=first.select, run=run
+    ):
         for game in batch:
             source, member = game.pop("unit")
             game["id"] = printable(named.get((source, member), str(game["id"])))
@@ -416,17 +406,23 @@ def write_viewer(
     return ViewerSummary(target, ids, left_out, len(data), tally.dropped, too_long)
 
 
-def notebook_html(item: GameRecord | Replay, *, height: int = 900, spoilers: bool = True) -> str:
+def notebook_html(
+    item: GameRecord | Replay,
+    *,
+    height: int = 900,
+    spoilers: bool = True,
+    models: ViewerModels | None = None,
+) -> str:
     """A stepping viewer of one game for Jupyter: the viewer page in an ``iframe`` as wide
     as the cell (the page reflows to any width; its links stay in the page's memory where
-    the notebook forbids changing the frame's address)."""
+    the notebook forbids changing the frame's address); ``models`` as :func:`game_data`."""
     result: Replay | None
     if isinstance(item, Replay):
         record, result = item.record, item
     else:
         record = item
         result = replay_safely(record) if record.readable else None
-    page = viewer_html([game_data(record, result)], title=record.game_id, spoilers=spoilers)
+    page = viewer_html([game_data(record, result, models)], title=record.game_id, spoilers=spoilers)
     return (
         f'<iframe srcdoc="{escape(page, quote=True)}" style="width:100%;max-width:100%;'
         f'box-sizing:border-box;height:{height}px;border:1px solid #ccc" '

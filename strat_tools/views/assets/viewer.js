@@ -7,10 +7,10 @@
   var games = JSON.parse(document.getElementById("viewer-games").textContent);
   var S = config.style, F = config.flags, LETTERS = config.letters;
   var COLS = "ABCDEFGHIK", NS = "http://www.w3.org/2000/svg";
-  var KINDS = config.kinds, P = StratViewerParts;
+  var KINDS = config.kinds, P = StratViewerParts, M = StratViewerModels;
   var VIEWS = config.views;
   var state = { missing: null, game: 0, ply: 0, view: "all", numbering: config.numbering, timer: null, cache: null,
-    flip: false, spoilers: config.spoilers, info: -1 };
+    flip: false, spoilers: config.spoilers, info: -1, arrows: true, guesses: false, heat: false };
   var $ = function (id) { return document.getElementById(id); };
   var boardEl = $("board");
 
@@ -43,6 +43,9 @@
     }
     var cache = { boards: boards, flags: flags, captured: captured, unseen: unseen, lostUnseen: lost };
     if (game.field) { cache.pieces = P.track(game, cache, F); cache.material = P.material(cache); }
+    if (game.beliefs) {
+      cache.beliefs = { red: M.rows(game.beliefs.red, 3), blue: M.rows(game.beliefs.blue, 3), right: M.rows(game.beliefs.right, 1) };
+    }
     return cache;
   }
 
@@ -131,8 +134,15 @@
       pos = xy(sq, flip);
       svg.appendChild(el("rect", { x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
         fill: hidden ? S["unknown_" + colour] : S[colour], stroke: S[colour], "stroke-width": 2 }));
-      svg.appendChild(el("text", { "class": "piece", x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2, fill: S.label, "font-size": 15,
-        "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, hidden ? "?" : label(code)));
+      heatCell(svg, pos, sq, who);
+      var guess = hidden && state.guesses ? belief(who, sq) : null;
+      svg.appendChild(el("text", { "class": guess ? "piece guess" : "piece", x: pos[0] + S.cell / 2, y: pos[1] + S.cell / 2 - (guess ? 4 : 0),
+        fill: S.label, "font-size": guess ? 13 : 15, "font-weight": "bold", "font-style": guess ? "italic" : "normal",
+        "text-anchor": "middle", "dominant-baseline": "central" }, guess ? config.labels[state.numbering][guess[0]] + "?" : (hidden ? "?" : label(code))));
+      if (guess) {
+        svg.appendChild(el("text", { "class": "guess-chance", x: pos[0] + S.cell / 2, y: pos[1] + S.cell - 10, fill: S.label,
+          "font-size": 9, "text-anchor": "middle", "dominant-baseline": "central" }, guess[1] + "%"));
+      }
       if (hidden && (flags[sq] & F.moved)) {
         svg.appendChild(el("circle", { cx: pos[0] + S.cell - 9, cy: pos[1] + 9, r: 3.5, fill: S[colour] }));
       }
@@ -140,6 +150,8 @@
         svg.appendChild(el("path", { d: "M" + (pos[0] + 4) + " " + (pos[1] + 14) + "v-10h10z", fill: "#fff" }));
       }
     }
+    drawBeliefs(svg, flip, who);
+    drawLikely(svg, flip, who);
     if (battle) {
       var target = xy(game.moves[ply - 1] % 100, flip), text = battleBadge(battle, who);
       var bx = Math.min(Math.max(target[0] - 12, S.margin), S.margin + 10 * S.cell - 64), by = target[1] > 20 ? target[1] - 18 : target[1] + S.cell;
@@ -152,6 +164,141 @@
     boardEl.replaceChildren(svg);
     boardEl.setAttribute("aria-label", "board after ply " + ply);
   }
+
+  // Side `who`'s belief about the piece on `sq` at the shown ply: [likeliest kind, its
+  // percent, the flag's permille], or null where `who` holds none (its own piece, one it
+  // identified, no piece). Only `who`'s own beliefs: made from what `who` knew.
+  function belief(who, sq) {
+    var rows = state.cache.beliefs, row;
+    if (!rows || who === 0) { return null; }
+    row = rows[sideName(who)][state.ply];
+    return row[sq * 3] ? [row[sq * 3] - 1, row[sq * 3 + 1], row[sq * 3 + 2]] : null;
+  }
+
+  // The flag heat (each unidentified opponent piece shaded by the belief that it is the
+  // flag; in the full view each side's pieces by the other's belief) and, in the full view
+  // with the guesses on, how much the opponent's belief put on each piece's true rank.
+  function drawBeliefs(svg, flip, who) {
+    var cache = state.cache, sq, pos, found = [], top = 0, sides = who === 0 ? [1, 2] : [who];
+    if (!cache.beliefs || (!state.heat && !(state.guesses && who === 0))) { return; }
+    for (sq = 0; sq < 100; sq++) {
+      sides.forEach(function (s) { var b = belief(s, sq); if (b) { found.push([sq, b[2]]); top = Math.max(top, b[2]); } });
+    }
+    if (state.heat) {
+      found.forEach(function (f) {
+        pos = xy(f[0], flip);
+        svg.appendChild(el("text", { "class": "heat-chance", x: pos[0] + S.cell / 2, y: pos[1] + 9, fill: "#000", "font-size": 9,
+          "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central" }, M.permille(f[1])));
+      });
+    }
+    if (state.guesses && who === 0) {
+      var right = cache.beliefs.right[state.ply];
+      for (sq = 0; sq < 100; sq++) {
+        if (!right[sq]) { continue; }
+        pos = xy(sq, flip);
+        svg.appendChild(el("text", { "class": "right-chance", x: pos[0] + S.cell / 2, y: pos[1] + S.cell - 10, fill: S.label,
+          "font-size": 9, "text-anchor": "middle", "dominant-baseline": "central" }, (right[sq] - 1) + "%"));
+      }
+    }
+  }
+
+  // The flag heat under a piece's label: its square shaded by the belief that it is the
+  // flag, against the likeliest square of the view's beliefs.
+  function heatCell(svg, pos, sq, who) {
+    var sides = who === 0 ? [1, 2] : [who], top = 0, mine = null, s2, b;
+    if (!state.heat || !state.cache.beliefs) { return; }
+    for (s2 = 0; s2 < 100; s2++) {
+      sides.forEach(function (s) { b = belief(s, s2); if (b) { top = Math.max(top, b[2]); if (s2 === sq) { mine = b; } } });
+    }
+    if (!mine) { return; }
+    svg.appendChild(el("rect", { "class": "heat", x: pos[0] + 4, y: pos[1] + 4, width: S.cell - 8, height: S.cell - 8, rx: 3,
+      fill: "#ff7a00", "fill-opacity": top ? (0.08 + 0.8 * mine[2] / top).toFixed(3) : 0, stroke: "#e06c00", "stroke-width": 2 }));
+  }
+
+  // Who moves at ply `ply` (1 red, 2 blue: red moves first), and whether the view may show
+  // the model's chances for that move (made from the mover's knowledge).
+  function mover(ply) { return ply % 2 === 1 ? 1 : 2; }
+  function modelShown(ply, who) {
+    var model = games[state.game].model;
+    return !!model && ply >= 1 && ply <= model.top.length && (who === 0 || mover(ply) === who);
+  }
+
+  // The model's likeliest next moves as arrows from the shown position.
+  function drawLikely(svg, flip, who) {
+    var model = games[state.game].model, next = state.ply + 1, top, i, a, z, h = S.cell / 2;
+    if (!state.arrows || !modelShown(next, who)) { return; }
+    top = model.top[next - 1];
+    for (i = top.length - 2; i >= 0; i -= 2) {
+      a = xy(Math.floor(top[i] / 100), flip); z = xy(top[i] % 100, flip);
+      var p = top[i + 1] / config.moveScale, dx = z[0] - a[0], dy = z[1] - a[1], len = Math.sqrt(dx * dx + dy * dy) || 1;
+      var ex = z[0] + h - dx / len * 9, ey = z[1] + h - dy / len * 9, nx = -dy / len, ny = dx / len;
+      svg.appendChild(el("path", { "class": "likely", d: "M" + (a[0] + h) + " " + (a[1] + h) + " L" + ex + " " + ey,
+        stroke: "#12753a", "stroke-width": (2 + 7 * p).toFixed(1), "stroke-opacity": 0.8, "stroke-linecap": "round", fill: "none" }));
+      svg.appendChild(el("path", { "class": "likely-head", fill: "#12753a", "fill-opacity": 0.9,
+        d: "M" + (z[0] + h) + " " + (z[1] + h) + " L" + (ex + nx * 7) + " " + (ey + ny * 7) + " L" + (ex - nx * 7) + " " + (ey - ny * 7) + "z" }));
+      svg.appendChild(el("text", { "class": "likely-chance", x: (a[0] + z[0]) / 2 + h + nx * 9, y: (a[1] + z[1]) / 2 + h + ny * 9,
+        fill: "#0b4d26", "font-size": 11, "font-weight": "bold", "text-anchor": "middle", "dominant-baseline": "central",
+        stroke: "#fff", "stroke-width": 3, "paint-order": "stroke" }, M.percent(top[i + 1], config.moveScale)));
+    }
+  }
+
+  function moveName(move) { return sqName(Math.floor(move / 100)) + "\u2013" + sqName(move % 100); }
+
+  // The model's line under the board: the shown ply's move, how likely the model found it,
+  // and the likeliest next moves, each only where the view's side made that move.
+  function modelPanel() {
+    var game = games[state.game], model = game.model, box = $("model"), who = viewSide(), ply = state.ply, line;
+    box.replaceChildren();
+    delete boardEl.dataset.modelPlayed; delete boardEl.dataset.modelTop;
+    $("model-options").hidden = !model && !game.beliefs;
+    if (!model) { box.textContent = game.model_note || ""; return; }
+    function add(text, name) { line = document.createElement("div"); line.className = name; line.textContent = text; box.appendChild(line); }
+    if (ply >= 1 && modelShown(ply, who)) {
+      var odds = M.percent(model.played[ply - 1], config.moveScale);
+      add("Ply " + ply + ", " + sideName(mover(ply)) + " " + moveName(game.moves[ply - 1]) + ": the model (" + model.policy +
+        ") gave it " + odds + ", rank " + model.rank[ply - 1] + " of " + model.legal[ply - 1] + " legal moves.", "played");
+      boardEl.dataset.modelPlayed = String(model.played[ply - 1]);
+    } else if (ply >= 1 && ply <= model.top.length) {
+      add("Ply " + ply + " was " + sideName(mover(ply)) + "'s move: its chances need " + sideName(mover(ply)) +
+        "'s pieces, which " + sideName(who) + " did not see.", "hidden-move");
+    }
+    if (modelShown(ply + 1, who)) {
+      var top = model.top[ply], names = [], i;
+      for (i = 0; i < top.length; i += 2) { names.push(moveName(top[i]) + " " + M.percent(top[i + 1], config.moveScale)); }
+      add("Likely next for " + sideName(mover(ply + 1)) + ": " + names.join(" \u00B7 "), "likely");
+      boardEl.dataset.modelTop = JSON.stringify(top);
+    } else if (ply < model.top.length) {
+      add(sideName(mover(ply + 1)).replace(/^./, function (c) { return c.toUpperCase(); }) + " to move: the model's choices for " +
+        sideName(mover(ply + 1)) + " are not shown in " + sideName(who) + "'s view.", "likely");
+    }
+  }
+
+  // The game's most surprising moves in the view (in a side's view only its own), up to
+  // the plies shown: each a link to its ply.
+  function fillSurprises() {
+    var game = games[state.game], list = $("surprises"), model = game.model, upto = shownUpTo();
+    list.replaceChildren();
+    $("surprises-head").hidden = !model;
+    if (!model) { return; }
+    model.surprising[state.view].forEach(function (ply) {
+      if (ply > upto) { return; }
+      var li = document.createElement("li"), a = document.createElement("a");
+      a.href = hashFor(ply);
+      a.textContent = "ply " + ply + ": " + sideName(mover(ply)) + " " + moveName(game.moves[ply - 1]) + ", " +
+        M.percent(model.played[ply - 1], config.moveScale) + " (rank " + model.rank[ply - 1] + " of " + model.legal[ply - 1] + ")";
+      li.dataset.ply = String(ply);
+      li.appendChild(a);
+      list.appendChild(li);
+    });
+  }
+
+  function surprisePlies() {
+    var model = games[state.game].model, upto = shownUpTo();
+    return model ? model.surprising[state.view].filter(function (p) { return p <= upto; }).sort(function (a, b) { return a - b; }) : [];
+  }
+  function nextSurprise() { var p = surprisePlies().filter(function (q) { return q > state.ply; }); if (p.length) { go(p[0]); } }
+  function prevSurprise() { var p = surprisePlies().filter(function (q) { return q < state.ply; }); if (p.length) { go(p[p.length - 1]); } }
+  function toggle(name) { state[name] = !state[name]; render(); }
 
   function pointAt(event, flip, tapped) {
     var svg = event.currentTarget, box = svg.getBoundingClientRect(), scale = box.width / svg.viewBox.baseVal.width;
@@ -195,6 +342,14 @@
       if (e[1] === "rescued") { lines.push("ply " + e[0] + ": brought back by a rescue"); }
     });
     lines.unshift(moves.length ? "moved " + moves.length + "\u00D7, at ply " + moves.join(", ") : "has not moved");
+    var guess = hidden ? belief(who, sq) : null, right = who === 0 && cache.beliefs ? cache.beliefs.right[ply][sq] : 0;
+    if (guess) {
+      lines.push(sideName(who) + "'s belief: probably " + (guess[0] === 11 ? "the " : "a ") + KINDS[guess[0]] + " (" +
+        config.labels[state.numbering][guess[0]] + ", " + guess[1] + "%); the flag: " + M.permille(guess[2]));
+    }
+    if (right) {
+      lines.push(sideName(3 - P.side(piece.code)) + "'s belief put " + (right - 1) + "% on its true rank (" + KINDS[kind(piece.code)] + ")");
+    }
     lines.forEach(function (text) { var d = document.createElement("div"); d.textContent = text; box.appendChild(d); });
   }
 
@@ -431,7 +586,7 @@
     var selector = 'li[data-ply="' + state.ply + '"]';
     (state.marked || []).forEach(function (item) { item.classList.remove("current"); });
     state.marked = [];
-    ["moves", "events"].forEach(function (id) {
+    ["moves", "events", "surprises"].forEach(function (id) {
       var list = $(id), items = list.querySelectorAll(selector), i;
       for (i = 0; i < items.length; i++) { items[i].classList.add("current"); state.marked.push(items[i]); }
       if (items.length) {
@@ -450,10 +605,11 @@
 
   function render() {
     var game = games[state.game], who = viewSide(), cache = state.cache;
-    if (state.listed !== shownUpTo() + state.view) { fillLists(); }
+    if (state.listed !== shownUpTo() + state.view) { fillLists(); fillSurprises(); }
     draw(); panels(); status(); highlight(); meta();
     if (game.field) { remainingPanel(); } else { $("remaining").replaceChildren(); }
-    drawGraph(); drawChance(); copyOut(); pieceInfo();
+    drawGraph(); drawChance(); modelPanel(); copyOut(); pieceInfo();
+    ["arrows", "guesses", "heat"].forEach(function (name) { $("show-" + name).checked = state[name]; boardEl.dataset[name] = String(state[name]); });
     boardEl.dataset.flipped = String(flipped());
     boardEl.dataset.spoilers = String(state.spoilers);
     boardEl.dataset.ply = String(state.ply);
@@ -572,11 +728,15 @@
     box.appendChild(open);
   }
 
-  function writeHash() {
-    if (state.missing !== null) { return; }
-    var hash = "#ply=" + state.ply + (state.view !== "all" ? "&view=" + state.view : "") +
+  function hashFor(ply) {
+    return "#ply=" + ply + (state.view !== "all" ? "&view=" + state.view : "") +
       (state.flip ? "&flip=1" : "") + (state.spoilers === config.spoilers ? "" : "&spoilers=" + (state.spoilers ? "1" : "0")) +
       (games.length > 1 ? "&game=" + encodeURIComponent(games[state.game].id) : "");
+  }
+
+  function writeHash() {
+    if (state.missing !== null) { return; }
+    var hash = hashFor(state.ply);
     if (location.hash === hash) { return; }
     // Jupyter's sandboxed srcdoc frame refuses a new address: the state stays in the page.
     try { history.replaceState(null, "", hash); } catch (err) { state.unlinked = true; }
@@ -590,6 +750,8 @@
       Home: function () { go(0); }, End: function () { go(games[state.game].plies); },
       PageDown: function () { go(state.ply + 10); }, PageUp: function () { go(state.ply - 10); },
       " ": play, b: nextBattle, e: nextEvent, B: prevBattle, E: prevEvent, f: flip,
+      s: nextSurprise, S: prevSurprise, m: function () { toggle("arrows"); },
+      g: function () { toggle("guesses"); }, h: function () { toggle("heat"); },
       v: function () { setView(VIEWS[(VIEWS.indexOf(state.view) + 1) % 3]); }
     };
     var action = actions[event.key];
@@ -656,6 +818,13 @@
         var ply = P.plyAt((event.clientX - rect.left) * width / rect.width, width, games[state.game].plies);
         go(Math.min(ply, shownUpTo()));
       });
+    });
+    $("surprises").addEventListener("click", function (event) {  // also in a frame that keeps its address
+      var item = event.target.closest("li");
+      if (item && item.dataset.ply) { event.preventDefault(); go(parseInt(item.dataset.ply, 10)); }
+    });
+    ["arrows", "guesses", "heat"].forEach(function (name) {
+      $("show-" + name).addEventListener("change", function (event) { state[name] = event.target.checked; event.target.blur(); render(); });
     });
     $("game-filter").addEventListener("input", filterGames);
     $("game-filter").addEventListener("keydown", function (event) {
