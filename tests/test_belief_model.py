@@ -12,7 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_sample import make_bench, patch_definition
+from click.testing import CliRunner
 
+from conftest import shared_once
 from strat_tools.benchmark.belief_baselines import belief_by_name
 from strat_tools.benchmark.belief_inputs import WIDTH, piece_inputs
 from strat_tools.benchmark.belief_model import (
@@ -24,6 +27,7 @@ from strat_tools.benchmark.belief_model import (
     weight_shapes,
 )
 from strat_tools.benchmark.policies import load
+from strat_tools.cli import main
 from strat_tools.core.errors import InputError
 from strat_tools.core.pieces import CODE_SIDE
 from strat_tools.core.records import Status
@@ -206,3 +210,37 @@ def test_a_saved_model_reads_back_as_written(tmp_path: Path) -> None:
     assert np.array_equal(
         load_belief_model(tmp_path / "mine").weights["l1.bias"], made.weights["l1.bias"]
     )
+
+
+@pytest.fixture(scope="session")
+def sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_once(tmp_path_factory, "bench-sample", make_bench)
+
+
+def test_training_writes_a_belief_model_that_predicts_and_scores(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("torch", reason="PyTorch is optional (requirements-torch.lock)")
+    patch_definition(monkeypatch, sample / "gravon")
+    bench, out = sample / "bench", tmp_path / "tiny.npz"
+    args = ["bench", "train", str(bench), "--task", "belief", "-o", str(out), "--hidden", "8"]
+    args += ["--steps", "10", "--batch-size", "64", "--eval-every", "5", "--train-share", "0.5"]
+    result = CliRunner().invoke(main, [*args, "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    model = load_belief_model(out)
+    about = model.card["provenance"]
+    assert about["months"] == ["2030-01"] and about["seed"] == 3 and about["steps"] in (5, 10)
+    pred = tmp_path / "pred"
+    args = ["bench", "predict", str(bench), "--task", "belief", "--split", "val"]
+    args += ["--policy", "belief-v1", "--model", str(out), "-o", str(pred)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((pred / "card.json").read_text())["seed"] == 3
+    scored = CliRunner().invoke(
+        main, ["bench", "score", str(bench), str(pred), "--task", "belief", "--split", "val"]
+    )
+    assert scored.exit_code == 0, scored.output
+    again = CliRunner().invoke(
+        main, ["bench", "train", str(bench), "--task", "belief", "-o", str(out)]
+    )
+    assert again.exit_code == 2 and "exists" in again.output  # never over a file

@@ -37,7 +37,7 @@ __all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
 Task = Literal["move", "belief"]
 TASKS: Final[dict[Task, tuple[str, ...]]] = {"move": POLICIES, "belief": BELIEF_POLICIES}
 """Each task's shipped models, in the order the docs list them (baselines first)."""
-DEFAULTS: Final[dict[Task, str]] = {"move": "human-v1", "belief": "belief-prior"}
+DEFAULTS: Final[dict[Task, str]] = {"move": "human-v1", "belief": "belief-v1"}
 """The model a caller gets when it names none: the best shipped one of each task on the
 benchmark's test split (``docs/benchmark.md``)."""
 
