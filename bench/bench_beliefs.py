@@ -6,11 +6,13 @@
 Takes the sample month's classic games (``data/strados2026-10.zip``) long enough, pushes
 each to every ply asked for, and alternates, in one process, ``observe()`` (the truth-free
 view: one knowledge model of the moves pushed) with ``beliefs()`` (the counts left) and
-``beliefs(model=SetupPriorBelief)`` (the shipped setup prior) at those positions. Prints the
-best mean milliseconds a call of each over the rounds, and each belief's ratio to
-``observe()`` (the best of alternated rounds, because the machine may be shared). The
-issue's target compares ``beliefs()`` with the human-move model's probabilities, which this
-branch does not have; ``observe()`` is the floor either must pay.
+``beliefs(model=SetupPriorBelief)`` (the shipped setup prior) and ``beliefs(belief-v1)``
+(the learned model, which replays the pieces' histories from the move stack) at those
+positions. Prints the best mean milliseconds a call of each over the rounds, and each
+one's ratio to ``observe()`` (the best of alternated rounds, because the machine may be
+shared). The issue's target compares a belief with the human-move model's probabilities for
+the same position, which ``Position`` does not give on this branch; ``observe()`` is the
+floor either must pay.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from strat_tools.benchmark.belief_baselines import SetupPriorBelief, load_belief_prior
+    from strat_tools.benchmark.policies import load
     from strat_tools.engine.position.position import Position
     from strat_tools.engine.replays.replay import replay
     from strat_tools.formats.readers import read_records
@@ -48,10 +51,12 @@ def main() -> int:
         if len(positions) >= 20:
             break
     prior = SetupPriorBelief(load_belief_prior())
+    learned = load("belief-v1")
     work = {
         "observe()": lambda p: p.observe(),
         "beliefs()": lambda p: p.beliefs(),
         "beliefs(prior)": lambda p: p.beliefs(prior),
+        "beliefs(belief-v1)": lambda p: p.beliefs(learned),
     }
     best = dict.fromkeys(work, float("inf"))
     for _ in range(args.rounds):

@@ -21,7 +21,7 @@ The prior is fitted on train only (:func:`fit_belief_prior`) and ships as
 :func:`load_belief_prior` checks every field when reading one back. Both read only
 ``board_view`` and ``unseen``, so ``Position.beliefs(model=...)`` takes them as they are.
 
->>> [m.name for m in belief_baselines()]
+>>> [m.name for m in belief_baselines()]  # belief-v1 is belief_by_name's too
 ['belief-counts', 'belief-prior']
 """
 
@@ -38,6 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from strat_tools.benchmark.belief_model import LearnedBelief, load_belief_model
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     iter_split_rows,
@@ -48,7 +49,7 @@ from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.core.pieces import ARMIES
 from strat_tools.engine.information.beliefs import (
-    BELIEF_FIELDS,
+    BASE_FIELDS,
     BELIEF_KINDS,
     counts_left,
     unidentified,
@@ -71,8 +72,9 @@ __all__ = [
     "save_belief_prior",
 ]
 
-BELIEF_POLICIES: Final = ("belief-counts", "belief-prior")
-"""The shipped belief baselines' names."""
+BELIEF_POLICIES: Final = ("belief-counts", "belief-prior", "belief-v1")
+"""The shipped belief models' names: the two baselines and the learned model
+(:mod:`~strat_tools.benchmark.belief_model`)."""
 SHIPPED_PRIOR: Final = "belief_prior.json"
 MAX_OWN_BYTES: Final = 1 << 24
 """A belief prior is a few kilobytes; a file over 16 MiB is refused unread."""
@@ -109,7 +111,7 @@ class CountsLeftBelief:
     (:func:`~strat_tools.engine.information.beliefs.counts_left`)."""
 
     name = "belief-counts"
-    fields: tuple[str, ...] = BELIEF_FIELDS
+    fields: tuple[str, ...] = BASE_FIELDS
 
     def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
         """``log`` of the counts left (-inf where a kind has no mass)."""
@@ -153,7 +155,7 @@ class SetupPriorBelief:
     counts left for one seen moving (the module's docstring)."""
 
     name = "belief-prior"
-    fields: tuple[str, ...] = BELIEF_FIELDS
+    fields: tuple[str, ...] = BASE_FIELDS
 
     def __init__(self, prior: BeliefPrior) -> None:
         self.prior = prior
@@ -273,15 +275,20 @@ def belief_baselines() -> list[CountsLeftBelief | SetupPriorBelief]:
 
 
 def belief_by_name(
-    name: str, prior: str | os.PathLike[str] | None = None
-) -> CountsLeftBelief | SetupPriorBelief:
-    """A shipped belief baseline by name (:data:`BELIEF_POLICIES`); ``prior`` a prior file
-    to use instead of the shipped one."""
+    name: str, path: str | os.PathLike[str] | None = None
+) -> CountsLeftBelief | SetupPriorBelief | LearnedBelief:
+    """A shipped belief model by name (:data:`BELIEF_POLICIES`); ``path`` a file to use
+    instead of the shipped one: a prior for ``belief-prior``, ``MODEL.npz`` (with its
+    card) for ``belief-v1``."""
     if name not in BELIEF_POLICIES:
         raise UsageError(
             f"unknown belief policy {name!r} (the shipped ones: {', '.join(BELIEF_POLICIES)})",
             option="policy",
         )
     if name == "belief-counts":
+        if path is not None:
+            raise UsageError("belief-counts reads no file", option="policy")
         return CountsLeftBelief()
-    return SetupPriorBelief(load_belief_prior(prior))
+    if name == "belief-v1":
+        return LearnedBelief(load_belief_model(path))
+    return SetupPriorBelief(load_belief_prior(path))

@@ -32,6 +32,7 @@ from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_ex
 from strat_tools.benchmark.predict import PredictSummary
 from strat_tools.benchmark.submission import CARD, check_card
 from strat_tools.engine.information.beliefs import BeliefModel, model_beliefs, unidentified
+from strat_tools.engine.information.history import HISTORY_FIELDS
 from strat_tools.io.output import atomic_folder
 
 __all__ = ["BELIEF_SCHEMA", "NO_MASS_LOG", "predict_beliefs"]
@@ -69,7 +70,8 @@ def predict_beliefs(
         with pq.ParquetWriter(
             building / "part-00000.parquet", BELIEF_SCHEMA, compression="zstd"
         ) as writer:
-            for ids, arrays in iter_belief_chunks(split_export(folder, split)):
+            wants = bool(set(HISTORY_FIELDS) & set(chosen.fields))
+            for ids, arrays in iter_belief_chunks(split_export(folder, split), history=wants):
                 probs = model_beliefs(chosen, arrays)
                 row, square = np.nonzero(unidentified(arrays["board_view"])[0])
                 with np.errstate(divide="ignore"):

@@ -26,14 +26,26 @@ from strat_tools.benchmark.bench_folder import iter_split_rows
 from strat_tools.benchmark.submission import game_codes
 from strat_tools.core.errors import InputError
 from strat_tools.engine.information.beliefs import kinds_allowed, unidentified
+from strat_tools.engine.information.history import RowHistory
 from strat_tools.engine.information.planes import hidden_truth
 from strat_tools.exports.observation_arrays import batch_arrays
 from strat_tools.exports.observation_files import ObservationExport
 
-__all__ = ["BELIEF_COLUMNS", "CHUNK_ROWS", "BeliefRows", "belief_rows", "iter_belief_chunks"]
+__all__ = [
+    "BELIEF_COLUMNS",
+    "CHUNK_ROWS",
+    "HISTORY_COLUMNS",
+    "BeliefRows",
+    "belief_rows",
+    "history_arrays",
+    "iter_belief_chunks",
+]
 
 BELIEF_COLUMNS: Final = ["game_id", "ply", "board_view", "board", "unseen"]
 """The only observation columns the belief task reads (``board`` for the label only)."""
+HISTORY_COLUMNS: Final = ["side", "last_moves"]
+"""The truth-free columns the pieces' histories are made from (with ``ply`` and
+``board_view``): the side to move and the ply before each row's."""
 CHUNK_ROWS: Final = 8192
 """Plies a chunk (a chunk's beliefs are ``[rows, 100, 12]`` floats)."""
 
@@ -53,16 +65,28 @@ class BeliefRows:
 
 
 def iter_belief_chunks(
-    export: ObservationExport, chunk_rows: int = CHUNK_ROWS, *, labels: bool = False
+    export: ObservationExport,
+    chunk_rows: int = CHUNK_ROWS,
+    *,
+    labels: bool = False,
+    history: bool = False,
 ) -> Iterator[tuple[pa.Table, dict[str, npt.NDArray[np.generic]]]]:
     """The split's plies a chunk at a time: ``game_id``/``ply`` (a table) and the arrays
     ``board_view`` and ``unseen`` (and, with ``labels``, ``kinds``: the true kind of every
-    square, from the ``board`` label)."""
+    square, from the ``board`` label; with ``history``, the pieces' histories,
+    :data:`~strat_tools.engine.information.history.HISTORY_FIELDS`, from each game's
+    earlier rows: the ``last_moves`` and board views both players saw, through
+    :class:`~strat_tools.engine.information.history.RowHistory`)."""
     columns = BELIEF_COLUMNS if labels else [c for c in BELIEF_COLUMNS if c != "board"]
+    if history:
+        columns = [*columns, *HISTORY_COLUMNS]
+    walker = RowHistory()
     for shard in iter_split_rows(export, columns, dictionary=("game_id",)):
         for start in range(0, shard.num_rows, chunk_rows):
             part = shard.slice(start, chunk_rows)
             arrays = batch_arrays(part, ["board_view", "unseen"])
+            if history:
+                arrays.update(history_arrays(walker, part, arrays["board_view"]))
             if labels:
                 board = batch_arrays(part, ["board"])["board"]
                 mask, kinds = hidden_truth(board)
@@ -70,6 +94,18 @@ def iter_belief_chunks(
                     raise InputError("the board label and board_view disagree on a piece")
                 arrays["kinds"] = kinds
             yield part.select(["game_id", "ply"]), arrays
+
+
+def history_arrays(
+    walker: RowHistory,
+    part: pa.Table,
+    board_view: npt.NDArray[np.uint8],
+    wanted: npt.NDArray[np.bool_] | None = None,
+) -> dict[str, npt.NDArray[np.uint8]]:
+    """The pieces' histories of a slice of a split's rows (:data:`HISTORY_COLUMNS` read),
+    the walker carried from the slice before it; ``wanted`` only those rows'."""
+    more = batch_arrays(part, ["side", "ply", "last_moves"], last_moves=1)
+    return walker.rows(board_view, more["side"] + 1, more["ply"], more["last_moves"][:, -1], wanted)
 
 
 def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> BeliefRows:

@@ -14,7 +14,9 @@ A small residual convolutional network over the 10 x 10 board (docs/human-model.
 
 A model file is ``NAME.npz`` (float32 arrays, :func:`weight_shapes`) and ``NAME.json``
 (its card: the architecture, the inputs' version, the SHA-256 of the ``.npz`` and the
-provenance, :data:`PROVENANCE`); :func:`load_model` checks every field of both.
+provenance, :data:`~strat_tools.benchmark.model_files.PROVENANCE`), written and read back
+through :mod:`~strat_tools.benchmark.model_files`; :func:`load_model` checks every field of
+both.
 :class:`HumanPolicy` is the :class:`~strat_tools.benchmark.policy.MovePolicy` that
 ``bench predict --policy human-v1`` runs: NumPy only, no PyTorch.
 
@@ -26,19 +28,14 @@ provenance, :data:`PROVENANCE`); :func:`load_model` checks every field of both.
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import os
-import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.human_inputs import (
     INPUT_FIELDS,
     INPUTS_VERSION,
@@ -47,13 +44,18 @@ from strat_tools.benchmark.human_inputs import (
     legal_heads,
     model_inputs,
 )
+from strat_tools.benchmark.model_files import (
+    check_arrays,
+    check_trained,
+    model_bytes,
+    read_arrays,
+    read_model_files,
+    write_model_files,
+)
 from strat_tools.core.errors import InputError
-from strat_tools.io.output import write_file_atomically
-from strat_tools.io.own_files import FieldError, load_json, loads, read_own
 
 __all__ = [
     "KIND",
-    "PROVENANCE",
     "SHIPPED",
     "HumanModel",
     "HumanPolicy",
@@ -66,11 +68,6 @@ __all__ = [
 KIND: Final = "strat-tools human-move model"
 """The ``kind`` of a model card."""
 SHIPPED: Final = "human-v1"
-MAX_MODEL_BYTES: Final = 1 << 26
-"""A model's weights: 280 KB shipped, a few MB at most for a larger one; over 64 MiB is
-refused unread."""
-MAX_CARD_BYTES: Final = 1 << 20
-"""A model's card is about 2 KB; over 1 MiB is refused unread."""
 """The shipped model's name (``strat_tools/benchmark/data/human-v1.npz`` and ``.json``)."""
 CHUNK: Final = 64
 """Rows the NumPy forward pass works on at a time."""
@@ -78,29 +75,6 @@ SLICE: Final = 4096
 """Rows whose inputs :class:`HumanPolicy` makes at a time."""
 HEAD_MOVES: Final = 36
 """Logits a square: 4 directions x 9 distances."""
-PROVENANCE: Final = {
-    "benchmark": str,
-    "benchmark_version": int,
-    "split": str,
-    "months": list,
-    "games": int,
-    "rows": int,
-    "rows_seen": int,
-    "strat_tools": str,
-    "training_seconds": float,
-    "hardware": str,
-    "seed": int,
-    "steps": int,
-    "batch_size": int,
-    "val_rows": int,
-    "val_nll": float,
-    "val_top1": float,
-    "torch": str,
-}
-"""The provenance a model card carries, with each field's type: what it was trained on
-(the benchmark's train split: calendar months, games, rows; rows seen in training), by
-which strat-tools and PyTorch, how long on what, the seed, and its score on the val rows
-that chose it."""
 CARD_FIELDS: Final = ("kind", "name", "channels", "blocks", "inputs_version", "parameters")
 
 
@@ -249,41 +223,12 @@ def _check_card(card: Any, where: str) -> None:
     _need(1 <= card["channels"] <= 1024 and 0 <= card["blocks"] <= 64, where, "its size")
     _need(card.get("inputs_version") == INPUTS_VERSION, where, "another inputs version")
     _need(isinstance(card.get("weights_sha256"), str), where, "no weights_sha256")
-    about = card.get("provenance")
-    _need(isinstance(about, dict), where, "no provenance")
-    for key, kind in PROVENANCE.items():
-        value = about.get(key)
-        ok = isinstance(value, kind) and not isinstance(value, bool)
-        if kind is float:
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        _need(ok, where, f"provenance {key!r} is not a {kind.__name__}")
-    _need(
-        about["benchmark"] == NAME
-        and about["benchmark_version"] == VERSION
-        and about["split"] == "train",
-        where,
-        f"not trained on {NAME} v{VERSION} train",
-    )
-    _need(
-        bool(about["months"]) and all(isinstance(m, str) for m in about["months"]),
-        where,
-        "no training months",
-    )
-    for key in ("games", "rows", "rows_seen", "steps", "batch_size", "val_rows"):
-        _need(about[key] > 0, where, f"provenance {key!r} is not positive")
-    _need(about["val_nll"] > 0.0 and 0.0 <= about["val_top1"] <= 1.0, where, "its val score")
+    check_trained(card.get("provenance"), where, _need)
 
 
 def _check_weights(data: Mapping[str, Any], card: dict[str, Any], where: str) -> dict[str, Any]:
     shapes = weight_shapes(card["channels"], card["blocks"])
-    _need(sorted(data) == sorted(shapes), where, "its arrays are not the architecture's")
-    weights = {}
-    for key, shape in shapes.items():
-        array = data[key]
-        _need(array.dtype == np.float32, where, f"{key} is not float32")
-        _need(array.shape == shape, where, f"{key} has shape {array.shape}, not {shape}")
-        _need(bool(np.isfinite(array).all()), where, f"{key} holds a value that is not finite")
-        weights[key] = array
+    weights = check_arrays(data, shapes, where, _need)
     count = sum(int(np.prod(shape)) for shape in shapes.values())
     _need(card["parameters"] == count, where, f"parameters is not {count}")
     return weights
@@ -292,25 +237,9 @@ def _check_weights(data: Mapping[str, Any], card: dict[str, Any], where: str) ->
 def load_model(path: str | os.PathLike[str] | None = None) -> HumanModel:
     """A model from ``PATH.npz`` and ``PATH.json`` (None: the shipped ``human-v1``),
     every field of both checked; :class:`InputError` names what is wrong."""
-    try:  # files of ours read back as every input is: regular, bounded, strict JSON
-        if path is None:
-            data = resources.files("strat_tools.benchmark").joinpath("data")
-            raw = data.joinpath(f"{SHIPPED}.npz").read_bytes()
-            card = loads(data.joinpath(f"{SHIPPED}.json").read_text(encoding="utf-8"))
-            where = f"the shipped model {SHIPPED}"
-        else:
-            where = os.fspath(path).removesuffix(".npz")
-            raw = read_own(f"{where}.npz", limit=MAX_MODEL_BYTES)
-            card = load_json(f"{where}.json", limit=MAX_CARD_BYTES)
-    except FieldError as exc:
-        raise InputError(f"cannot read the human-move model: {exc}") from None
+    raw, card, where = read_model_files(path, SHIPPED, "human-move model")
     _check_card(card, where)
-    _need(hashlib.sha256(raw).hexdigest() == card["weights_sha256"], where, "weights_sha256")
-    try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as archive:
-            arrays = {key: archive[key] for key in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        raise InputError(f"{where}: its weights cannot be read: {exc}") from None
+    arrays = read_arrays(raw, card["weights_sha256"], where, _need)
     return HumanModel(_check_weights(arrays, card, where), card)
 
 
@@ -323,10 +252,7 @@ def save_model(
     ``inputs_version``, ``parameters`` and ``weights_sha256``, which this adds. The written
     model is read back and checked."""
     stem = os.fspath(path).removesuffix(".npz")
-    buffer = io.BytesIO()
-    arrays = {key: np.asarray(value, dtype=np.float32) for key, value in weights.items()}
-    np.savez(buffer, **arrays)  # type: ignore[arg-type]
-    raw = buffer.getvalue()
+    arrays, raw = model_bytes(weights)
     full = {
         "kind": KIND,
         **card,
@@ -336,6 +262,5 @@ def save_model(
     }
     _check_card(full, stem)
     _check_weights(arrays, full, stem)
-    write_file_atomically(f"{stem}.npz", raw)
-    write_file_atomically(f"{stem}.json", (json.dumps(full, indent=1) + "\n").encode())
+    write_model_files(raw, full, stem)
     return load_model(stem)

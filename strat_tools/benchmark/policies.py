@@ -6,6 +6,7 @@ In a notebook::
     import strat_tools as st
     human = st.policies.load("human-v1")        # a MovePolicy, NumPy inference
     prior = st.policies.load("belief-prior")    # a BeliefModel
+    beliefs = st.policies.load("belief-v1")     # the learned one, NumPy inference
     st.policies.names("belief")                 # what bench predict --task belief takes
 
 :func:`load` is the one way from a name to a model: ``bench predict --policy``, the
@@ -36,7 +37,7 @@ __all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
 Task = Literal["move", "belief"]
 TASKS: Final[dict[Task, tuple[str, ...]]] = {"move": POLICIES, "belief": BELIEF_POLICIES}
 """Each task's shipped models, in the order the docs list them (baselines first)."""
-DEFAULTS: Final[dict[Task, str]] = {"move": "human-v1", "belief": "belief-prior"}
+DEFAULTS: Final[dict[Task, str]] = {"move": "human-v1", "belief": "belief-v1"}
 """The model a caller gets when it names none: the best shipped one of each task on the
 benchmark's test split (``docs/benchmark.md``)."""
 
@@ -63,7 +64,8 @@ def task_of(name: str) -> Task:
 def load(name: str, path: str | os.PathLike[str] | None = None) -> MovePolicy | BeliefModel:
     """The shipped model ``name``; ``path`` a file of the same kind to load instead of the
     shipped one (count tables for ``counts``/``counts-last``, ``MODEL.npz`` with its card
-    for a trained model, a prior for ``belief-prior``), every field checked."""
+    for a trained model: ``human-v1``, ``belief-v1``; a prior for ``belief-prior``), every
+    field checked."""
     if task_of(name) == "belief":
         return belief_by_name(name, path)
     if name in ("counts", "counts-last"):

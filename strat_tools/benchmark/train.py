@@ -43,7 +43,7 @@ from strat_tools.benchmark.human_model import HumanModel, save_model, weight_sha
 from strat_tools.core.errors import InputError, OptionError, UsageError
 from strat_tools.exports.observation_batches import observation_batches
 
-__all__ = ["HumanNet", "TrainSummary", "row_losses", "to_torch", "train"]
+__all__ = ["HumanNet", "TrainSummary", "hardware_of", "row_losses", "to_torch", "train"]
 
 TRAIN_FIELDS = (*INPUT_FIELDS, "legal_ids", "legal_count", "action")
 
@@ -276,7 +276,7 @@ def train(
                         "rows_seen": rows_seen,
                         "strat_tools": package_version("strat-tools"),
                         "training_seconds": round(elapsed, 1),
-                        "hardware": hardware or _hardware(threads),
+                        "hardware": hardware or hardware_of(threads),
                         "seed": seed,
                         "steps": step,
                         "batch_size": batch_size,
@@ -300,5 +300,6 @@ def train(
     )
 
 
-def _hardware(threads: int) -> str:
+def hardware_of(threads: int) -> str:
+    """The hardware a card names: the machine and the PyTorch threads."""
     return f"{platform.machine()} CPU, {threads} PyTorch thread(s)"

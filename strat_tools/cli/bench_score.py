@@ -15,7 +15,7 @@ from strat_tools.cli.render import message, render
 POLICY_NAMES = ("uniform", "counts", "counts-last", "human-v1")
 """The shipped policies (:data:`strat_tools.benchmark.baselines.POLICIES`, repeated here
 so that ``--help`` loads no NumPy; a test holds the two equal)."""
-BELIEF_POLICY_NAMES = ("belief-counts", "belief-prior")
+BELIEF_POLICY_NAMES = ("belief-counts", "belief-prior", "belief-v1")
 """The shipped belief baselines (:data:`strat_tools.benchmark.belief_baselines.
 BELIEF_POLICIES`, repeated for the same reason; a test holds the two equal)."""
 TASK_OPTION = click.option(
@@ -69,7 +69,8 @@ SHOWN = (
     help="A shipped policy: uniform, counts (a kind of move's rate of being chosen when "
     "legal), counts-last (the same, split by 'moves the piece it moved last turn') or "
     "human-v1 (the shipped human-move model, docs/human-model.md); for --task belief: "
-    "belief-counts (the counts left) or belief-prior (a setup prior by square).",
+    "belief-counts (the counts left), belief-prior (a setup prior by square) or belief-v1 "
+    "(the learned belief model, which also reads how each piece has moved).",
 )
 @click.option(
     "--counts",
@@ -83,8 +84,8 @@ SHOWN = (
     "model_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="With --policy human-v1: a model file written by bench train (MODEL.npz and its "
-    "MODEL.json card) instead of the shipped one.",
+    help="With --policy human-v1 or belief-v1: a model file written by bench train "
+    "(MODEL.npz and its MODEL.json card) instead of the shipped one.",
 )
 @click.option("-o", "--output", required=True, help="The new folder of the submission.")
 @library_errors
@@ -117,15 +118,16 @@ def predict(
             f"--policy {policy} is not a policy of --task {task} (belief: "
             f"{', '.join(BELIEF_POLICY_NAMES)}; move: {', '.join(POLICY_NAMES)})"
         )
-    if task == "belief" and (counts_path is not None or model_path is not None):
-        raise click.UsageError(
-            "--counts and --model are the move task's count tables and model: not for --task belief"
-        )
+    if task == "belief" and counts_path is not None:
+        raise click.UsageError("--counts is the move task's count tables: not for --task belief")
+    if model_path is not None and policy not in ("human-v1", "belief-v1"):
+        raise click.UsageError("--model is for the trained models (human-v1, belief-v1)")
     if task == "belief":
         from strat_tools.benchmark.belief_baselines import belief_by_name
         from strat_tools.benchmark.belief_predict import predict_beliefs
 
-        message(str(predict_beliefs(bench_dir, split, belief_by_name(policy), output)))
+        model = belief_by_name(policy, model_path)
+        message(str(predict_beliefs(bench_dir, split, model, output)))
         return
     from strat_tools.benchmark.baselines import policy_by_name
     from strat_tools.benchmark.predict import predict as write_predictions

@@ -1,11 +1,14 @@
-"""``strat-tools bench train``: train the human-move model on a benchmark's train split
-(options only; the work is :func:`strat_tools.benchmark.train.train`, which needs the
-optional PyTorch: ``pip install -r requirements-torch.lock``)."""
+"""``strat-tools bench train``: train the human-move model (or, with ``--task belief``, the
+learned belief model) on a benchmark's train split (options only; the work is
+:func:`strat_tools.benchmark.train.train` or
+:func:`strat_tools.benchmark.belief_train.train_belief`, which need the optional PyTorch:
+``pip install -r requirements-torch.lock``)."""
 
 from __future__ import annotations
 
 import click
 
+from strat_tools.cli.bench_score import TASK_OPTION
 from strat_tools.cli.errors import library_errors
 from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message
@@ -19,11 +22,24 @@ from strat_tools.cli.render import message
     required=True,
     help="The model file: MODEL.npz (float32 weights) and its card MODEL.json.",
 )
-@click.option("--name", default="human-v1", show_default=True, help="The model's name.")
+@TASK_OPTION
+@click.option("--name", default=None, help="The model's name  [default: human-v1, belief-v1].")
 @click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 1024))
 @click.option("--blocks", default=3, show_default=True, type=click.IntRange(0, 64))
-@click.option("--steps", default=4_000, show_default=True, type=click.IntRange(1))
-@click.option("--batch-size", default=256, show_default=True, type=click.IntRange(1))
+@click.option(
+    "--hidden", default=128, show_default=True, type=click.IntRange(1, 4096), help="belief."
+)
+@click.option(
+    "--train-share",
+    default=0.15,
+    show_default=True,
+    type=click.FloatRange(0, 1, min_open=True),
+    help="belief: the share of train's plies whose pieces are the examples.",
+)
+@click.option("--steps", default=None, type=click.IntRange(1), help="[default: 4000; 120000].")
+@click.option(
+    "--batch-size", default=None, type=click.IntRange(1), help="[default: 256; 1024 pieces]."
+)
 @click.option("--lr", "learning_rate", default=2e-3, show_default=True, type=float)
 @click.option("--warmup", default=300, show_default=True, type=click.IntRange(0))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -41,11 +57,14 @@ from strat_tools.cli.render import message
 def train_command(
     bench_dir: str,
     output: str,
-    name: str,
+    task: str,
+    name: str | None,
     channels: int,
     blocks: int,
-    steps: int,
-    batch_size: int,
+    hidden: int,
+    train_share: float,
+    steps: int | None,
+    batch_size: int | None,
     learning_rate: float,
     warmup: int,
     seed: int,
@@ -55,32 +74,55 @@ def train_command(
     max_minutes: float | None,
     hardware: str | None,
 ) -> None:
-    """Train the human-move model on BENCH_DIR's train split (val chooses the model; test
-    is never read) and write MODEL.npz and MODEL.json, the best model on val so far, each
-    time it improves. Needs PyTorch (pip install -r requirements-torch.lock).
+    """Train the human-move model (--task belief: the learned belief model) on BENCH_DIR's
+    train split (val chooses the model; test is never read) and write MODEL.npz and
+    MODEL.json, the best model on val so far, each time it improves. Needs PyTorch (pip
+    install -r requirements-torch.lock). --channels and --blocks are the move model's,
+    --hidden and --train-share the belief model's.
 
     \b
     Example:
       strat-tools bench train bench-v1 -o my-model.npz --max-minutes 45
+      strat-tools bench train bench-v1 --task belief -o my-beliefs.npz --max-minutes 20
       strat-tools bench predict bench-v1 --split test --policy human-v1 \\
           --model my-model.npz -o pred
     """
     check_output([bench_dir], output)
     try:
+        from strat_tools.benchmark.belief_train import train_belief
         from strat_tools.benchmark.train import train
     except ImportError as exc:
         raise click.UsageError(
             f"bench train needs PyTorch ({exc}): pip install -r requirements-torch.lock"
         ) from None
 
+    if task == "belief":
+        summary = train_belief(
+            bench_dir,
+            output,
+            name=name or "belief-v1",
+            hidden=hidden,
+            steps=steps or 120_000,
+            batch_size=batch_size or 1024,
+            learning_rate=learning_rate,
+            train_share=train_share,
+            seed=seed,
+            threads=threads,
+            eval_every=eval_every,
+            max_minutes=max_minutes,
+            hardware=hardware,
+            log=message,
+        )
+        message(str(summary))
+        return
     summary = train(
         bench_dir,
         output,
-        name=name,
+        name=name or "human-v1",
         channels=channels,
         blocks=blocks,
-        steps=steps,
-        batch_size=batch_size,
+        steps=steps or 4_000,
+        batch_size=batch_size or 256,
         learning_rate=learning_rate,
         warmup=warmup,
         seed=seed,

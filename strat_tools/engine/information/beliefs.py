@@ -5,9 +5,10 @@ distribution over the opponent's 12 kinds in :data:`BELIEF_KINDS`' order (bomb, 
 miner, sergeant, lieutenant, captain, major, colonel, general, marshal, flag: the kind
 order of ``PieceKind``, of the observations' ``captured`` and ``unseen`` and of the board
 code). It reads only truth-free inputs (:data:`BELIEF_FIELDS`): the mover's board view
-(``planes.board_views``: an unidentified piece keeps only "moved / not moved") and
+(``planes.board_views``: an unidentified piece keeps only "moved / not moved"),
 ``unseen``, the opponent's pieces of each kind the mover has not identified (under classic
-rules the army is public, so this is a count the mover knows).
+rules the army is public, so this is a count the mover knows), and how each piece has
+moved (:mod:`~strat_tools.engine.information.history`: both players see every move).
 
 Two rules bind every belief (:func:`allowed_kinds`): no mass on a kind of which no
 unidentified piece is left (``unseen == 0``), and none on a bomb or the flag for a piece
@@ -39,7 +40,8 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side, view_square
 from strat_tools.core.errors import UsageError
-from strat_tools.core.pieces import KIND_LABELS, PieceKind
+from strat_tools.core.pieces import CODE_SIDE, KIND_LABELS, PieceKind
+from strat_tools.engine.information.history import HISTORY_FIELDS, stack_history
 from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.information.planes import (
     KIND_BITS,
@@ -51,6 +53,7 @@ from strat_tools.engine.information.planes import (
 )
 
 __all__ = [
+    "BASE_FIELDS",
     "BELIEF_FIELDS",
     "BELIEF_KINDS",
     "NO_MASS",
@@ -67,9 +70,13 @@ __all__ = [
 BELIEF_KINDS: Final = KIND_LABELS
 """The 12 kinds of a belief, in order: ``bomb``, ``spy``, ``scout``, ..., ``marshal``,
 ``flag`` (the names the tables use)."""
-BELIEF_FIELDS: Final = ("board_view", "unseen")
-"""The truth-free inputs a belief reads: ``board_view`` uint8 ``[n, 100]`` (mover's view)
-and ``unseen`` uint8 ``[n, 12]``."""
+BASE_FIELDS: Final = ("board_view", "unseen")
+"""The truth-free inputs every belief has: ``board_view`` uint8 ``[n, 100]`` (mover's
+view) and ``unseen`` uint8 ``[n, 12]`` (the rules of a belief read only these)."""
+BELIEF_FIELDS: Final = (*BASE_FIELDS, *HISTORY_FIELDS)
+"""The truth-free inputs a belief may read: :data:`BASE_FIELDS` and how each piece has
+moved (:data:`~strat_tools.engine.information.history.HISTORY_FIELDS`, uint8 ``[n, 100]``
+each, mover's view)."""
 NO_MASS: Final = 1e-6
 """A probability at most this is "no mass" (a kind that cannot be there)."""
 _STILL: Final = np.array([k.movable for k in PieceKind])
@@ -171,13 +178,25 @@ def belief_map(
 
 
 def known_beliefs(
-    know: Knowledge, side: Side, model: BeliefModel | None = None
+    know: Knowledge,
+    side: Side,
+    model: BeliefModel | None = None,
+    moves: list[tuple[int, int]] | None = None,
 ) -> dict[int, dict[str, float]]:
     """``Position.beliefs``: ``side``'s beliefs after the last row of ``know`` (its board
     view, as ``Position.observe()``, and its unidentified counts; Gravon squares), from
-    ``model`` (None: the counts left). The knowledge model is asked once."""
+    ``model`` (None: the counts left). ``moves``: the Gravon source and target of each ply
+    of ``know`` (its pieces' histories, read only when ``model`` asks for them; None: no
+    ply played). The knowledge model is asked once."""
     board = encode_boards(know.boards[-1:], know.flags[-1:], [int(side)])
     view = board_views(board)
     unseen = know.unseen[-1:, int(side) - 1]
-    probs = model_beliefs(model, {"board_view": view, "unseen": unseen})
+    batch: dict[str, Any] = {"board_view": view, "unseen": unseen}
+    if model is not None and set(HISTORY_FIELDS) & set(model.fields):
+        played = moves or []
+        if len(played) != know.plies:
+            raise UsageError(f"{len(played)} moves for a knowledge of {know.plies} plies")
+        owners = np.asarray(CODE_SIDE, np.uint8)[know.boards]
+        batch.update(stack_history(owners, played, int(side)))
+    probs = model_beliefs(model, batch)
     return belief_map(probs[0], view[0], [view_square(v, side) for v in range(100)])

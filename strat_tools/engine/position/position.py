@@ -430,7 +430,8 @@ class Position(ReferenceMoves, StateView):
         (:mod:`strat_tools.engine.information.beliefs`)."""
         from strat_tools.engine.information.beliefs import known_beliefs
 
-        return known_beliefs(self.knowledge(), self.side, model)
+        moves = [(m.source, m.target) for m in self.move_stack]
+        return known_beliefs(self.knowledge(), self.side, model, moves)
 
     def observation_with_truth(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board *with the hidden truth* (the rank of every
