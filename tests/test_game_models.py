@@ -74,11 +74,12 @@ def test_surprising_by_side_keeps_that_side_s_moves(human: HumanPolicy) -> None:
         assert [chances[p - 1] for p in plies] == own
 
 
-@pytest.mark.parametrize("name", ["belief-counts", "belief-prior"])
+@pytest.mark.parametrize("name", ["belief-counts", "belief-prior", "belief-v1"])
 def test_game_beliefs_are_each_position_s_beliefs_whoever_is_to_move(name: str) -> None:
     """A side's beliefs at every position of a game are ``known_beliefs`` of the position's
     knowledge for that side (``Position.beliefs`` for the side to move), at red's and at
-    blue's turns alike."""
+    blue's turns alike; for a model reading the pieces' histories (belief-v1), with the
+    histories of that position's own move stack."""
     from strat_tools.benchmark.game_models import game_beliefs
     from strat_tools.benchmark.policies import load
     from strat_tools.core.board import Side
@@ -94,7 +95,11 @@ def test_game_beliefs_are_each_position_s_beliefs_whoever_is_to_move(name: str) 
         for ply, position in enumerate(positions(record)):
             if ply % 25 not in (0, 1):  # a red and a blue turn every 25 plies
                 continue
-            expected = known_beliefs(position.knowledge(), side, model)
+            moves = [(m.source, m.target) for m in position.move_stack]  # belief-v1's history
+            expected = known_beliefs(position.knowledge(), side, model, moves)
             assert sorted(expected) == np.flatnonzero(probs[ply].sum(axis=1) > 0).tolist()
             for square, kinds in expected.items():
-                assert probs[ply, square] == pytest.approx([kinds[k] for k in BELIEF_KINDS])
+                # float32 inference, one position against a game's batch: 1e-6 apart at most
+                assert probs[ply, square] == pytest.approx(
+                    [kinds[k] for k in BELIEF_KINDS], abs=1e-6
+                )

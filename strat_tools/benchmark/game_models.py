@@ -37,10 +37,9 @@ import numpy.typing as npt
 
 from strat_tools.benchmark.policy import MovePolicy, normalised_log_probs
 from strat_tools.core.board import Side, square_name
-from strat_tools.engine.information.beliefs import BeliefModel, model_beliefs
+from strat_tools.engine.information.beliefs import BeliefModel, belief_batch, model_beliefs
 from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.information.mover_view import view_keys
-from strat_tools.engine.information.planes import board_views, encode_boards
 from strat_tools.engine.replays.replay import Replay
 from strat_tools.exports.observation_arrays import batch_arrays
 from strat_tools.exports.observation_rows import observations_table
@@ -179,6 +178,8 @@ def game_beliefs(
     has it; ``positions``: a window of positions (the default all of them)."""
     know = result.knowledge() if know is None else know
     rows = np.arange(know.plies + 1)[positions if positions is not None else slice(None)]
-    view = board_views(encode_boards(know.boards[rows], know.flags[rows], [int(side)] * len(rows)))
-    probs = model_beliefs(model, {"board_view": view, "unseen": know.unseen[rows, int(side) - 1]})
+    record = result.record
+    played = list(zip(record.sources[: know.plies], record.targets[: know.plies], strict=True))
+    batch = belief_batch(know, side, model, played, rows)
+    probs = model_beliefs(model, batch)
     return probs[:, ::-1] if side == Side.BLUE else probs  # blue's view squares: 99 - square

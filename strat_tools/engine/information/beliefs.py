@@ -41,7 +41,7 @@ import numpy.typing as npt
 from strat_tools.core.board import Side, view_square
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import CODE_SIDE, KIND_LABELS, PieceKind
-from strat_tools.engine.information.history import HISTORY_FIELDS, stack_history
+from strat_tools.engine.information.history import HISTORY_FIELDS, game_histories
 from strat_tools.engine.information.knowledge import Knowledge
 from strat_tools.engine.information.planes import (
     KIND_BITS,
@@ -59,6 +59,7 @@ __all__ = [
     "NO_MASS",
     "BeliefModel",
     "allowed_kinds",
+    "belief_batch",
     "belief_map",
     "counts_left",
     "kinds_allowed",
@@ -177,6 +178,30 @@ def belief_map(
     }
 
 
+def belief_batch(
+    know: Knowledge,
+    side: Side,
+    model: BeliefModel | None,
+    moves: list[tuple[int, int]] | None,
+    rows: npt.ArrayLike | None = None,
+) -> dict[str, Any]:
+    """The batch a belief model reads for ``side`` at positions ``rows`` of ``know`` (0:
+    before the first ply; None: every one), whoever is to move there: ``side``'s board
+    view and unidentified counts, and the pieces' histories
+    (:func:`~strat_tools.engine.information.history.game_histories`) when ``model`` asks for
+    them (``moves``: the Gravon source and target of each ply of ``know``)."""
+    at = np.arange(know.plies + 1) if rows is None else np.asarray(rows, np.int64)
+    view = board_views(encode_boards(know.boards[at], know.flags[at], [int(side)] * len(at)))
+    batch: dict[str, Any] = {"board_view": view, "unseen": know.unseen[at, int(side) - 1]}
+    if model is not None and set(HISTORY_FIELDS) & set(model.fields):
+        played = moves or []
+        if len(played) != know.plies:
+            raise UsageError(f"{len(played)} moves for a knowledge of {know.plies} plies")
+        owners = np.asarray(CODE_SIDE, np.uint8)[know.boards]
+        batch.update(game_histories(owners, played, int(side), at))
+    return batch
+
+
 def known_beliefs(
     know: Knowledge,
     side: Side,
@@ -188,15 +213,7 @@ def known_beliefs(
     ``model`` (None: the counts left). ``moves``: the Gravon source and target of each ply
     of ``know`` (its pieces' histories, read only when ``model`` asks for them; None: no
     ply played). The knowledge model is asked once."""
-    board = encode_boards(know.boards[-1:], know.flags[-1:], [int(side)])
-    view = board_views(board)
-    unseen = know.unseen[-1:, int(side) - 1]
-    batch: dict[str, Any] = {"board_view": view, "unseen": unseen}
-    if model is not None and set(HISTORY_FIELDS) & set(model.fields):
-        played = moves or []
-        if len(played) != know.plies:
-            raise UsageError(f"{len(played)} moves for a knowledge of {know.plies} plies")
-        owners = np.asarray(CODE_SIDE, np.uint8)[know.boards]
-        batch.update(stack_history(owners, played, int(side)))
+    batch = belief_batch(know, side, model, moves, [know.plies])
+    view = batch["board_view"]
     probs = model_beliefs(model, batch)
     return belief_map(probs[0], view[0], [view_square(v, side) for v in range(100)])

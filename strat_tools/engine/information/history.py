@@ -48,7 +48,14 @@ import numpy.typing as npt
 
 from strat_tools.core.errors import InputError
 
-__all__ = ["HISTORY_FIELDS", "PieceHistory", "RowHistory", "owners_of_view", "stack_history"]
+__all__ = [
+    "HISTORY_FIELDS",
+    "PieceHistory",
+    "RowHistory",
+    "game_histories",
+    "owners_of_view",
+    "stack_history",
+]
 
 HISTORY_FIELDS: Final = ("piece_start", "piece_moves", "piece_idle", "piece_back", "piece_near")
 """The per-piece history fields, each ``uint8`` ``[n, 100]`` in the mover's view."""
@@ -185,8 +192,34 @@ def stack_history(
     """:data:`HISTORY_FIELDS` ``[1, 100]`` in ``side``'s view after ``moves`` (Gravon
     source and target of each ply) from ``boards`` (``[len(moves) + 1, 100]`` owners:
     row 0 before the first ply, row ``p`` after ply ``p``): ``Position.beliefs``'s."""
+    return game_histories(boards, moves, side, [len(moves)])
+
+
+def game_histories(
+    boards: npt.ArrayLike,
+    moves: list[tuple[int, int]],
+    side: int,
+    positions: npt.ArrayLike | None = None,
+) -> dict[str, npt.NDArray[np.uint8]]:
+    """:data:`HISTORY_FIELDS` ``[len(positions), 100]`` in ``side``'s view at each of
+    ``positions`` (0: before the first ply, ``p``: after ply ``p``; None: every one), from
+    ``boards`` and ``moves`` as :func:`stack_history` takes them: one pass over the game,
+    whoever is to move at each position (the viewer's beliefs of one side at every ply)."""
     owners = np.asarray(boards, np.uint8)
+    wanted = np.arange(len(moves) + 1) if positions is None else np.asarray(positions, np.int64)
+    out = {name: np.zeros((len(wanted), 100), np.uint8) for name in HISTORY_FIELDS}
+    rows: dict[int, list[int]] = {}
+    for row, position in enumerate(wanted.tolist()):
+        if not 0 <= position <= len(moves):
+            raise InputError(f"position {position} is not in 0..{len(moves)}")
+        rows.setdefault(position, []).append(row)
     history = PieceHistory(owners[0])
-    for ply, (source, target) in enumerate(moves, start=1):
-        history.play(source, target, owners[ply])
-    return {name: value[None] for name, value in history.fields(side).items()}
+    for ply in range(len(moves) + 1):
+        if ply:
+            history.play(*moves[ply - 1], owners[ply])
+        if ply in rows:
+            for name, value in history.fields(side).items():
+                out[name][rows[ply]] = value
+        if ply >= max(rows, default=-1):
+            break
+    return out
