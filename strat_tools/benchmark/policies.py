@@ -27,9 +27,9 @@ from typing import Final, Literal
 
 from strat_tools.benchmark.baselines import POLICIES, policy_by_name
 from strat_tools.benchmark.belief_baselines import BELIEF_POLICIES, belief_by_name
-from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import BeliefModel
+from strat_tools.engine.information.move_policy import MovePolicy
 
 __all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
 

@@ -1,6 +1,9 @@
-"""The move-policy protocol: what any model implements to be scored on the benchmark.
+"""The move-policy protocol's fields: what any model may read to be scored on the benchmark.
 
-A :class:`MovePolicy` is given a batch of observation rows as NumPy arrays (a ``dict``, as
+The protocol itself, :class:`~strat_tools.engine.information.move_policy.MovePolicy`, lives
+on the engine floor (``pos.move_probabilities(policy)`` takes any model that implements it,
+and the engine imports nothing above it). A policy is given a batch of observation rows as
+NumPy arrays (a ``dict``, as
 :func:`~strat_tools.exports.observation_arrays.batch_arrays` makes them): ``legal_ids``
 (int16 ``[n, L]``, each row's legal action ids ascending, padded with -1), ``legal_count``
 (int64 ``[n]``) and the truth-free fields it names in ``fields``
@@ -33,15 +36,14 @@ identified keeps "moved / not moved", never its rank).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from strat_tools.exports.observation_arrays import FIELDS, LABEL_FIELDS
 
-__all__ = ["POLICY_FIELDS", "MovePolicy", "flat_values"]
+__all__ = ["POLICY_FIELDS", "flat_values"]
 
 POLICY_FIELDS: Final = tuple(
     name
@@ -51,25 +53,6 @@ POLICY_FIELDS: Final = tuple(
 """The batch fields a policy may ask for besides ``legal_ids`` and ``legal_count`` (always
 given): what the mover knew. The labels (the move played, the result, the hidden-truth
 board) and the game's id are never in a batch."""
-
-
-@runtime_checkable
-class MovePolicy(Protocol):
-    """A model of the move a player chooses: log-probabilities over each row's legal moves."""
-
-    name: str
-    """A short name (``uniform``, ``counts``, ``my-net``)."""
-    fields: tuple[str, ...]
-    """The truth-free fields it reads (:data:`POLICY_FIELDS`)."""
-
-    def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.floating[Any]]:
-        """``[n, L]`` log-probabilities aligned with ``batch["legal_ids"]`` (padding ignored;
-        each row is normalised again over its legal moves before it is written)."""
-        ...
-
-    def card(self) -> dict[str, Any]:
-        """The submission card's fields (:data:`strat_tools.benchmark.submission.CARD_FIELDS`)."""
-        ...
 
 
 def flat_values(array: npt.NDArray[Any], counts: npt.NDArray[np.integer[Any]]) -> npt.NDArray[Any]:

@@ -28,9 +28,9 @@ import pyarrow.parquet as pq
 
 from strat_tools.benchmark.batches import BATCH_ROWS, check_fields, split_batches
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
-from strat_tools.benchmark.policy import MovePolicy, flat_values
+from strat_tools.benchmark.policy import flat_values
 from strat_tools.benchmark.submission import CARD, check_card
-from strat_tools.core.errors import UsageError
+from strat_tools.engine.information.move_policy import MovePolicy, normalised_log_probs
 from strat_tools.io.output import atomic_folder
 
 __all__ = ["PREDICTIONS_SCHEMA", "PredictSummary", "predict"]
@@ -62,29 +62,9 @@ class PredictSummary:
 
 
 def _normalised(policy: MovePolicy, batch: Mapping[str, Any]) -> np.ndarray:
-    """The policy's log-probabilities of a batch, flat, normalised over each row."""
-    ids, counts = batch["legal_ids"], batch["legal_count"]
-    found = np.asarray(policy.log_probs(batch), dtype=np.float64)
-    if found.shape != ids.shape:
-        raise UsageError(
-            f"policy {policy.name!r} gave log-probabilities of shape {found.shape} for "
-            f"legal_ids of shape {ids.shape}",
-            option="policy",
-        )
-    legal = np.arange(ids.shape[1]) < counts[:, None]
-    found = np.where(legal, found, -np.inf)
-    top = found.max(axis=1, keepdims=True)
-    if not np.isfinite(top).all():
-        raise UsageError(f"policy {policy.name!r} gave a row no finite value", option="policy")
-    with np.errstate(under="ignore"):
-        found = found - top - np.log(np.exp(found - top).sum(axis=1, keepdims=True))
-    values = flat_values(found, counts)
-    if not np.isfinite(values).all():
-        raise UsageError(
-            f"policy {policy.name!r} gave a legal move no probability (or not a number)",
-            option="policy",
-        )
-    return values
+    """The policy's log-probabilities of a batch, flat, normalised over each row (as
+    ``pos.move_probabilities`` normalises its one row)."""
+    return flat_values(normalised_log_probs(policy, batch), batch["legal_count"])
 
 
 def predict(
