@@ -75,7 +75,11 @@ class KnowledgeCursor:
         old = self.state
         state.board, state.flags = bytearray(old.board), bytearray(old.flags)
         state.captured, state.unseen = bytearray(old.captured), bytearray(old.unseen)
-        state.hidden, state.army_shown, state.proves = list(old.hidden), old.army_shown, old.proves
+        state.hidden, state.army_shown, state.proves = (
+            bytearray(old.hidden),
+            old.army_shown,
+            old.proves,
+        )
         other = KnowledgeCursor(state, self.entry)
         other.depth, other.last_battle = self.depth, self.last_battle
         return other
