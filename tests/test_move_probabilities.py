@@ -25,7 +25,7 @@ from strat_tools.core.board import Side
 from strat_tools.core.errors import UsageError
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.information.cursor import KnowledgeCursor, advanced, position_rows
-from strat_tools.engine.information.knowledge import KNOWN, MOVED
+from strat_tools.engine.information.knowledge import KNOWN, MOVED, KnowledgeState
 from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.engine.information.mover_rows import ROW_FIELDS
 from strat_tools.engine.information.planes import board_views
@@ -254,3 +254,29 @@ def test_red_sees_the_same_when_blues_unidentified_pieces_are_swapped() -> None:
     changed = control.move_probabilities(HUMAN)
     assert changed.ids.tolist() == mine.ids.tolist()
     assert np.abs(changed.log_probs - mine.log_probs).max() > 1e-4
+
+
+def test_a_game_loop_plays_each_ply_into_the_knowledge_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Linear, counted rather than timed: a game loop that pushes and observes at every ply
+    plays each ply into the knowledge model once (the whole stack's knowledge at every ply,
+    the old way, played the square of the game's length over)."""
+    record = next(r for r in sample_games(every=5) if r.plies > 300)
+    played = 0
+    real = KnowledgeState.play_plies
+
+    def counted(self: KnowledgeState, plies: Any, rows: Any = None) -> None:
+        nonlocal played
+        plies = list(plies)
+        played += len(plies)
+        real(self, plies, rows)
+
+    monkeypatch.setattr(KnowledgeState, "play_plies", counted)
+    n = 0
+    for n, pos in game_loop(record):
+        pos.observe()
+        if n % 50 == 0:
+            pos.move_probabilities(UniformPolicy())
+            pos.beliefs()
+    assert n > 300 and played == n
