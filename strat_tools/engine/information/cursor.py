@@ -133,9 +133,10 @@ def cursor_knowledge(cursor: KnowledgeCursor) -> Knowledge:
 def cursor_board(cursor: KnowledgeCursor, side: Side | int) -> npt.NDArray[np.uint8]:
     """``side``'s observation board now, *with the hidden truth*
     (``Position.observation_with_truth``; its board view is ``Position.observe``)."""
-    board = np.frombuffer(bytes(cursor.state.board), np.uint8)[None]
-    flags = np.frombuffer(bytes(cursor.state.flags), np.uint8)[None]
-    return np.asarray(encode_boards(board, flags, [int(side)])[0], dtype=np.uint8)
+    board = np.frombuffer(cursor.state.board, np.uint8)
+    flags = np.frombuffer(cursor.state.flags, np.uint8)
+    found: npt.NDArray[np.uint8] = encode_boards(board, flags, (int(side),))[0]
+    return found
 
 
 def position_rows(pos: Position, cursor: KnowledgeCursor) -> MoverRows:
