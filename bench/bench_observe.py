@@ -10,8 +10,9 @@ agent runs, one :class:`~strat_tools.engine.position.position.Position` from the
 each ply ``pos.observe()`` (the mover's truth-free ``board_view``, its knowledge brought
 forward one push at a time) then ``pos.push(move)``; and the same loop with the whole
 truth-free row of each ply (``position_rows``: the board, counts, counters, last moves and
-legal ids a move policy reads). The best CPU seconds of ``--rounds`` alternated rounds
-count (the machine may be shared). Linear in plies: the time a ply of the game loop is
+legal ids a move policy reads); and a whole game at once: its replay and every ply's board
+view, or its replay and ``Replay.observations()`` (every ply's whole row). The best CPU
+seconds of ``--rounds`` alternated rounds count (the machine may be shared). Linear in plies: the time a ply of the game loop is
 printed for short and long games apart. ``--old`` adds the quadratic path it replaced (the
 knowledge of the whole move stack at every ply, ``pushed_knowledge``), on a few games.
 """
@@ -121,13 +122,18 @@ def main() -> int:
         for record in records:
             replay(record, RULES[record.game_id])  # type: ignore[arg-type]
 
-    replay_s = push_s = observe_s = rows_s = whole_s = float("inf")
+    def observations() -> None:
+        for record in records:
+            replay(record, RULES[record.game_id]).observations()  # type: ignore[arg-type]
+
+    replay_s = push_s = observe_s = rows_s = whole_s = all_rows_s = float("inf")
     for _ in range(args.rounds):
         replay_s = min(replay_s, _best(replays, 1))
         push_s = min(push_s, _best(lambda: _loop(records, rows=None), 1))
         observe_s = min(observe_s, _best(lambda: _loop(records, rows=False), 1))
         rows_s = min(rows_s, _best(lambda: _loop(records, rows=True), 1))
         whole_s = min(whole_s, _best(lambda: _whole(records), 1))
+        all_rows_s = min(all_rows_s, _best(observations, 1))
     print(f"{len(records)} valid games, {plies:,} plies (CPU seconds, best of {args.rounds})")
     print(f"{'replay':28} {replay_s:8.3f} s  {replay_s / plies * 1e6:7.1f} us a ply")
     for label, seconds in (
@@ -135,6 +141,7 @@ def main() -> int:
         ("game loop: push, observe()", observe_s),
         ("game loop: push, whole rows", rows_s),
         ("whole game: replay + views", whole_s),
+        ("whole game: .observations()", all_rows_s),
     ):
         ratio = seconds / replay_s
         print(

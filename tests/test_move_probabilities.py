@@ -27,7 +27,7 @@ from strat_tools.core.records import GameRecord
 from strat_tools.engine.information.cursor import KnowledgeCursor, advanced, position_rows
 from strat_tools.engine.information.knowledge import KNOWN, MOVED, KnowledgeState
 from strat_tools.engine.information.move_policy import MovePolicy
-from strat_tools.engine.information.mover_rows import ROW_FIELDS
+from strat_tools.engine.information.mover_rows import ROW_FIELDS, row_batch
 from strat_tools.engine.information.planes import board_views
 from strat_tools.engine.moves.games import game_legal_ids
 from strat_tools.engine.position.position import Position
@@ -77,17 +77,24 @@ def test_the_row_fields_are_the_policy_fields() -> None:
 
 def test_a_game_loops_rows_are_the_exports_rows_every_ply() -> None:
     """The game loop's row (its knowledge brought forward one push at a time) equals the
-    export's row of the same ply, column by column, on every ply of sample games of every
-    variant; and ``observe()`` is the export's ``board_view``."""
+    export's row of the same ply, column by column, and the batch row of
+    ``replay(record).observations()`` (the whole game in one pass), on every ply of sample
+    games of every variant; and ``observe()`` is the export's ``board_view``."""
     plies = 0
     for record in sample_games(every=9):
         result = replay(record)
         know = result.knowledge()
         export = game_columns(result, know, game_legal_ids(result, know.boards[:-1]))
+        whole = row_batch(result.observations())  # the whole game at once
         cursor: KnowledgeCursor | None = None
         for index, pos in game_loop(record):
             cursor = advanced(cursor, pos)
             row = position_rows(pos, cursor)
+            one = row_batch(row)
+            for name, array in one.items():
+                width = array.shape[1] if array.ndim > 1 else 0
+                same = whole[name][index, :width] if width else whole[name][index]
+                assert (array[0] == same).all(), (record.game_id, index, name)
             at = slice(index, index + 1)
             assert (row.boards == export.boards[at]).all(), (record.game_id, index)
             assert (pos.observe() == board_views(export.boards[index])).all()
