@@ -12,8 +12,8 @@ forward one push at a time) then ``pos.push(move)``; and the same loop with the 
 truth-free row of each ply (``position_rows``: the board, counts, counters, last moves and
 legal ids a move policy reads); and a whole game at once: its replay and every ply's board
 view, or its replay and ``Replay.observations()`` (every ply's whole row). The best CPU
-seconds of ``--rounds`` alternated rounds count (the machine may be shared). Linear in plies: the time a ply of the game loop is
-printed for short and long games apart. ``--old`` adds the quadratic path it replaced (the
+seconds of ``--rounds`` alternated rounds count (the machine may be shared). Linear in
+plies: the time a ply of the game loop is printed for short and long games apart. ``--old`` adds the quadratic path it replaced (the
 knowledge of the whole move stack at every ply, ``pushed_knowledge``), on a few games.
 """
 
