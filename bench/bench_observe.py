@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
-"""A game loop's truth-free observations against the game's replay (issue 47): the target
-is at most 3x the replay's CPU time, and linear in the game's plies.
+"""A game loop's truth-free observations against the game's replay (issue 47): the target is at
+most 3x the replay's CPU time, and linear in the game's plies.
 
     python bench/bench_observe.py [PATHS ...] [--rounds 5] [--games N]
 
 PATHS default to the project's sample month (``data/``). For each valid game: ``replay``
-(the yardstick: every move checked, in the hot loop), and the game loop a player or an
-agent runs, one :class:`~strat_tools.engine.position.position.Position` from the setup,
-each ply ``pos.observe()`` (the mover's truth-free ``board_view``, its knowledge brought
-forward one push at a time) then ``pos.push(move)``; and the same loop with the whole
-truth-free row of each ply (``position_rows``: the board, counts, counters, last moves and
-legal ids a move policy reads); and a whole game at once: its replay and every ply's board
-view, or its replay and ``Replay.observations()`` (every ply's whole row). The best CPU
-seconds of ``--rounds`` alternated rounds count (the machine may be shared). Linear in
-plies: the time a ply of the game loop is printed for short and long games apart. ``--old`` adds the quadratic path it replaced (the
-knowledge of the whole move stack at every ply, ``pushed_knowledge``), on a few games.
+(the yardstick: every move checked, in the hot loop), and the game loop a player or an agent
+runs, one :class:`~strat_tools.engine.position.position.Position` from the setup, each ply
+``pos.observe()`` (the mover's truth-free ``board_view``, its knowledge brought forward one
+push at a time) then ``pos.push(move)``; and the same loop with the whole truth-free row of
+each ply (``position_rows``: the board, counts, counters, last moves and legal ids a move
+policy reads); and a whole game at once: its replay and every ply's board view, or its
+replay and ``Replay.observations()`` (every ply's whole row). The best CPU seconds of
+``--rounds`` alternated rounds count (the machine may be shared). Linear in plies: the time
+a ply of the game loop is printed for short and long games apart. ``--old`` adds the
+quadratic path it replaced (the knowledge of the whole move stack at every ply,
+``pushed_knowledge``), on a few games.
 """
 
 from __future__ import annotations
