@@ -28,10 +28,11 @@ from strat_tools.engine.information.cursor import KnowledgeCursor, advanced, pos
 from strat_tools.engine.information.knowledge import KNOWN, MOVED, KnowledgeState
 from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.engine.information.mover_rows import ROW_FIELDS, row_batch
-from strat_tools.engine.information.planes import board_views
+from strat_tools.engine.information.planes import board_views, encode_boards
 from strat_tools.engine.moves.games import game_legal_ids
 from strat_tools.engine.position.position import Position
 from strat_tools.engine.replays.replay import replay
+from strat_tools.engine.replays.stepping import positions
 from strat_tools.exports.observation_rows import game_columns
 from strat_tools.formats.readers import read_records
 
@@ -287,3 +288,34 @@ def test_a_game_loop_plays_each_ply_into_the_knowledge_once(
             pos.move_probabilities(UniformPolicy())
             pos.beliefs()
     assert n > 300 and played == n
+
+
+def test_observing_every_position_of_a_game_plays_each_ply_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``st.positions(record)`` yields copies that share one knowledge cursor: observing
+    each costs the game's length (counted), and what each observes is its own ply's."""
+    record = next(r for r in sample_games(every=5) if r.plies > 300)
+    result = replay(record)
+    know = result.knowledge()
+    views = board_views(
+        encode_boards(know.boards, know.flags, (np.arange(len(know.boards)) % 2) + 1)
+    )
+    played = 0
+    real = KnowledgeState.play_plies
+
+    def counted(self: KnowledgeState, plies: Any, rows: Any = None) -> None:
+        nonlocal played
+        plies = list(plies)
+        played += len(plies)
+        real(self, plies, rows)
+
+    monkeypatch.setattr(KnowledgeState, "play_plies", counted)
+    kept = []
+    for ply, pos in enumerate(positions(record)):
+        assert (pos.observe() == views[ply]).all(), ply
+        if ply in (10, 200):
+            kept.append((ply, pos))
+    assert played == result.plies_replayed
+    for ply, pos in kept:  # observed again after the walk went on: still its own ply's
+        assert (pos.observe() == views[ply]).all()
