@@ -30,7 +30,7 @@ from strat_tools.benchmark.batches import BATCH_ROWS, check_fields, split_batche
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.policy import flat_values
 from strat_tools.benchmark.submission import CARD, check_card
-from strat_tools.engine.information.move_policy import MovePolicy, normalised_log_probs
+from strat_tools.engine.information.move_policy import MovePolicy, normalised_rows
 from strat_tools.io.output import atomic_folder
 
 __all__ = ["PREDICTIONS_SCHEMA", "PredictSummary", "predict"]
@@ -64,7 +64,7 @@ class PredictSummary:
 def _normalised(policy: MovePolicy, batch: Mapping[str, Any]) -> np.ndarray:
     """The policy's log-probabilities of a batch, flat, normalised over each row (as
     ``pos.move_probabilities`` normalises its one row)."""
-    return flat_values(normalised_log_probs(policy, batch), batch["legal_count"])
+    return flat_values(normalised_rows(policy, batch), batch["legal_count"])
 
 
 def predict(

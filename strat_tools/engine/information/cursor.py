@@ -29,7 +29,7 @@ from strat_tools.engine.information.knowledge import Knowledge, KnowledgeState
 from strat_tools.engine.information.move_policy import (
     MovePolicy,
     MoveProbabilities,
-    normalised_log_probs,
+    normalised_rows,
 )
 from strat_tools.engine.information.mover_rows import (
     LAST_MOVES,
@@ -200,7 +200,7 @@ def move_probabilities(
     batch = row_batch(rows, chosen.fields)
     count = int(batch["legal_count"][0])
     ids = batch["legal_ids"][0, :count]
-    log_probs = normalised_log_probs(chosen, batch)[0, :count]
+    log_probs = normalised_rows(chosen, batch)[0, :count]
     keys = view_keys(ids.astype(np.int64), pos.side == Side.BLUE)
     moves = tuple(Move(int(key) // 100, int(key) % 100) for key in keys)
     return MoveProbabilities(moves, ids, log_probs, chosen.name, Side(pos.side))

@@ -7,7 +7,7 @@ batch of truth-free observation rows as NumPy arrays (``legal_ids``, int16 ``[n,
 row's legal action ids ascending, padded with -1; ``legal_count``; and the fields it names
 in ``fields``), it returns ``[n, L]`` log-probabilities aligned with ``legal_ids``. The
 benchmark's predictor (``bench predict``), this API and the viewer all call it the same
-way, through :func:`normalised_log_probs`.
+way, through :func:`normalised_rows`.
 
 This floor defines the protocol and never imports a model (the engine imports nothing above
 it): the default model, when a caller names none, comes through the hook
@@ -22,7 +22,7 @@ shipped registry's default (``strat_tools.benchmark.policies.DEFAULTS["move"]``)
 ...     def card(self):
 ...         return {}
 >>> batch = {"legal_ids": np.array([[5, 9, -1]]), "legal_count": np.array([2])}
->>> np.exp(normalised_log_probs(Uniform(), batch)).round(2).tolist()
+>>> np.exp(normalised_rows(Uniform(), batch)).round(2).tolist()
 [[0.5, 0.5, 0.0]]
 """
 
@@ -38,7 +38,7 @@ from strat_tools.core.board import Side
 from strat_tools.core.errors import UsageError
 from strat_tools.core.move import Move
 
-__all__ = ["MovePolicy", "MoveProbabilities", "normalised_log_probs"]
+__all__ = ["MovePolicy", "MoveProbabilities", "normalised_rows"]
 
 
 @runtime_checkable
@@ -75,7 +75,7 @@ class MovePolicy(Protocol):
         ...
 
 
-def normalised_log_probs(policy: MovePolicy, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
+def normalised_rows(policy: MovePolicy, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
     """``policy``'s log-probabilities of ``batch``, ``[n, L]`` float64, normalised over each
     row's legal moves (-inf at the padding); a :class:`UsageError` for a shape that is not
     ``legal_ids``'s, a row with no finite value or a legal move with no probability."""
