@@ -11,7 +11,7 @@ In a notebook::
 :func:`load` is the one way from a name to a model: ``bench predict --policy``, the
 ``Position`` API's default models and the viewer all go through it, so a model shipped
 here is usable everywhere at once. A user's own model needs no registration: anything that
-implements :class:`~strat_tools.benchmark.policy.MovePolicy` (or
+implements :class:`~strat_tools.engine.information.move_policy.MovePolicy` (or
 :class:`~strat_tools.engine.information.beliefs.BeliefModel`) is passed in directly.
 
 >>> names("move")

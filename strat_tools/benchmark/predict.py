@@ -1,4 +1,4 @@
-"""Write a submission: any :class:`~strat_tools.benchmark.policy.MovePolicy` over a split.
+"""Write a submission: any move policy (``MovePolicy``, the engine's protocol) over a split.
 
 :func:`predict` feeds the split's rows to the policy in batches
 (:func:`~strat_tools.benchmark.batches.split_batches`: only the truth-free fields it
