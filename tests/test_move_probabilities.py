@@ -286,7 +286,6 @@ def test_a_game_loop_plays_each_ply_into_the_knowledge_once(
         pos.observe()
         if n % 50 == 0:
             pos.move_probabilities(UniformPolicy())
-            pos.beliefs()
     assert n > 300 and played == n
 
 

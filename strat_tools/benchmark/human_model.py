@@ -15,7 +15,7 @@ A small residual convolutional network over the 10 x 10 board (docs/human-model.
 A model file is ``NAME.npz`` (float32 arrays, :func:`weight_shapes`) and ``NAME.json``
 (its card: the architecture, the inputs' version, the SHA-256 of the ``.npz`` and the
 provenance, :data:`PROVENANCE`); :func:`load_model` checks every field of both.
-:class:`HumanPolicy` is the :class:`~strat_tools.engine.information.move_policy.MovePolicy` that
+:class:`HumanPolicy` is the :class:`~strat_tools.benchmark.policy.MovePolicy` that
 ``bench predict --policy human-v1`` runs: NumPy only, no PyTorch.
 
 >>> shapes = weight_shapes(8, 1)
@@ -190,7 +190,7 @@ def _head_logits(
 
 
 class HumanPolicy:
-    """The human-move model as a :class:`~strat_tools.engine.information.move_policy.MovePolicy`."""
+    """The human-move model as a :class:`~strat_tools.benchmark.policy.MovePolicy`."""
 
     fields: tuple[str, ...] = INPUT_FIELDS
 

@@ -436,9 +436,8 @@ class Position(ReferenceMoves, StateView):
         the unidentified counts): the counts left, or ``model``'s
         (:mod:`strat_tools.engine.information.beliefs`)."""
         from strat_tools.engine.information.beliefs import known_beliefs
-        from strat_tools.engine.information.cursor import cursor_knowledge
 
-        return known_beliefs(cursor_knowledge(self._cursor()), self.side, model)
+        return known_beliefs(self.knowledge(), self.side, model)
 
     def move_probabilities(self, policy: MovePolicy | None = None) -> MoveProbabilities:
         """A move policy's distribution over exactly :attr:`legal_moves` (``dist[move]``,
