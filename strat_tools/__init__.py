@@ -26,6 +26,8 @@ from strat_tools.core.startup import guard_startup
 
 guard_startup()  # before any other import: Ctrl-C while the command line starts up
 
+from strat_tools.core.defaults import set_default_loader  # noqa: E402
+
 # Every name is bound on first use, ``replay`` and ``validate`` too: they live in
 # ``engine.replays.replay`` and ``exports.validate``, so no submodule of this package shares their
 # names and shadows them, and ``strat-tools --version`` need not import the engine.
@@ -196,3 +198,14 @@ def enable_notebook_display() -> None:
 
 
 enable_notebook_display()
+
+
+def _default_move_policy() -> object:
+    from strat_tools.benchmark.policies import DEFAULTS, load
+
+    return load(DEFAULTS["move"])
+
+
+# The engine's ``pos.move_probabilities()`` with no policy: the shipped registry's default,
+# loaded on first use (the engine sits below the benchmark and never imports it).
+set_default_loader("move", _default_move_policy)

@@ -25,12 +25,13 @@ from strat_tools.benchmark.baselines import (
 )
 from strat_tools.benchmark.definition import SPLITS
 from strat_tools.benchmark.move_kinds import kind_name, move_kinds, same_piece
-from strat_tools.benchmark.policy import POLICY_FIELDS, MovePolicy
+from strat_tools.benchmark.policy import POLICY_FIELDS
 from strat_tools.benchmark.predict import predict
 from strat_tools.benchmark.score import score
 from strat_tools.cli import main
 from strat_tools.cli.bench_score import POLICY_NAMES
 from strat_tools.core.errors import InputError, UsageError
+from strat_tools.engine.information.move_policy import MovePolicy
 
 OPPONENT, KNOWN, MOVED = 16, 32, 64
 

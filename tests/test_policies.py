@@ -8,10 +8,10 @@ import pytest
 
 import strat_tools as st
 from strat_tools.benchmark.policies import DEFAULTS, TASKS, load, names, task_of
-from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.cli.bench_score import BELIEF_POLICY_NAMES, POLICY_NAMES
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import BeliefModel
+from strat_tools.engine.information.move_policy import MovePolicy
 
 
 @pytest.mark.parametrize("name", names())

@@ -28,7 +28,7 @@ FLOORS: dict[str, tuple[str, tuple[str, ...]]] = {
     "core": (
         "the board and squares, pieces, the move, game records, the record-format registry, "
         "rule sets, "
-        "record checks, errors, text helpers, text board diagrams",
+        "record checks, errors, text helpers, text board diagrams, the default models' hook",
         (),
     ),
     "setups": (
@@ -290,8 +290,9 @@ ENGINE_PARTS: dict[str, str] = {
     "position": "`Position` (one board, one `RuleState`) and what a push returns",
     "replays": "a record replayed and checked (`replay`), the `Replayed` protocol, the positions "
     "of a game (steps, stepping)",
-    "information": "what each side knows and sees: knowledge, material, the mover's view, "
-    "observation boards and planes",
+    "information": "what each side knows and sees: knowledge (kept up to date as moves are "
+    "pushed), material, the mover's view, observation boards and planes, the mover's truth-free "
+    "rows, beliefs, the move-policy protocol and a position's move probabilities",
     "moves": "the batch move generator: legal moves of many positions at once, and the bans",
     "encodings": "a move as an action id (ours, OpenSpiel yorktown's), a position as StraDos3",
     "events": "key events of replayed games, their kinds and their words",

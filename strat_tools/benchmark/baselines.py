@@ -37,8 +37,8 @@ from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.human_model import SHIPPED, HumanPolicy, load_model
 from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, same_piece
-from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import InputError, UsageError
+from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.io.output import write_file_atomically
 from strat_tools.io.own_files import FieldError, load_json_or_shipped
 

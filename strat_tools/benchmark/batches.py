@@ -1,4 +1,4 @@
-"""A split's rows as the batches a :class:`~strat_tools.benchmark.policy.MovePolicy` reads.
+"""A split's rows as the batches a move policy (``MovePolicy``, the engine's protocol) reads.
 
 :func:`split_batches` reads only the columns the fields need (and ``game_id``, ``ply``,
 ``legal_actions``), a shard at a time, and cuts each shard into batches of NumPy arrays

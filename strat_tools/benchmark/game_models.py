@@ -35,10 +35,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.benchmark.policy import MovePolicy, normalised_log_probs
+from strat_tools.benchmark.policy import normalised_log_probs
 from strat_tools.core.board import Side, square_name
 from strat_tools.engine.information.beliefs import BeliefModel, belief_batch, model_beliefs
 from strat_tools.engine.information.knowledge import Knowledge
+from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.replays.replay import Replay
 from strat_tools.exports.observation_arrays import batch_arrays

@@ -12,7 +12,7 @@ In a notebook::
 :func:`load` is the one way from a name to a model: ``bench predict --policy``, the
 ``Position`` API's default models and the viewer all go through it, so a model shipped
 here is usable everywhere at once. A user's own model needs no registration: anything that
-implements :class:`~strat_tools.benchmark.policy.MovePolicy` (or
+implements :class:`~strat_tools.engine.information.move_policy.MovePolicy` (or
 :class:`~strat_tools.engine.information.beliefs.BeliefModel`) is passed in directly.
 
 >>> names("move")
@@ -28,9 +28,9 @@ from typing import Final, Literal
 
 from strat_tools.benchmark.baselines import POLICIES, policy_by_name
 from strat_tools.benchmark.belief_baselines import BELIEF_POLICIES, belief_by_name
-from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import BeliefModel
+from strat_tools.engine.information.move_policy import MovePolicy
 
 __all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
 

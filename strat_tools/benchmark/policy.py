@@ -34,15 +34,15 @@ identified keeps "moved / not moved", never its rank).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
-from strat_tools.core.errors import UsageError
+from strat_tools.engine.information.move_policy import MovePolicy, normalised_rows
 from strat_tools.exports.observation_arrays import FIELDS, LABEL_FIELDS
 
-__all__ = ["POLICY_FIELDS", "MovePolicy", "flat_values", "normalised_log_probs"]
+__all__ = ["POLICY_FIELDS", "flat_values", "normalised_log_probs"]
 
 POLICY_FIELDS: Final = tuple(
     name
@@ -54,25 +54,6 @@ given): what the mover knew. The labels (the move played, the result, the hidden
 board) and the game's id are never in a batch."""
 
 
-@runtime_checkable
-class MovePolicy(Protocol):
-    """A model of the move a player chooses: log-probabilities over each row's legal moves."""
-
-    name: str
-    """A short name (``uniform``, ``counts``, ``my-net``)."""
-    fields: tuple[str, ...]
-    """The truth-free fields it reads (:data:`POLICY_FIELDS`)."""
-
-    def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.floating[Any]]:
-        """``[n, L]`` log-probabilities aligned with ``batch["legal_ids"]`` (padding ignored;
-        each row is normalised again over its legal moves before it is written)."""
-        ...
-
-    def card(self) -> dict[str, Any]:
-        """The submission card's fields (:data:`strat_tools.benchmark.submission.CARD_FIELDS`)."""
-        ...
-
-
 def flat_values(array: npt.NDArray[Any], counts: npt.NDArray[np.integer[Any]]) -> npt.NDArray[Any]:
     """The entries of ``[n, L]`` ``array`` before each row's ``counts``, row by row (the
     inverse of :func:`padded_lists`)."""
@@ -81,27 +62,8 @@ def flat_values(array: npt.NDArray[Any], counts: npt.NDArray[np.integer[Any]]) -
 
 def normalised_log_probs(policy: MovePolicy, batch: Mapping[str, Any]) -> np.ndarray:
     """``policy``'s log-probabilities of a batch, flat (row by row, each row's legal moves
-    in ``legal_ids`` order), normalised over each row in float64; a usage error when the
-    policy gives the wrong shape, a row no finite value or a legal move no probability."""
-    ids, counts = batch["legal_ids"], batch["legal_count"]
-    found = np.asarray(policy.log_probs(batch), dtype=np.float64)
-    if found.shape != ids.shape:
-        raise UsageError(
-            f"policy {policy.name!r} gave log-probabilities of shape {found.shape} for "
-            f"legal_ids of shape {ids.shape}",
-            option="policy",
-        )
-    legal = np.arange(ids.shape[1]) < counts[:, None]
-    found = np.where(legal, found, -np.inf)
-    top = found.max(axis=1, keepdims=True)
-    if not np.isfinite(top).all():
-        raise UsageError(f"policy {policy.name!r} gave a row no finite value", option="policy")
-    with np.errstate(under="ignore"):
-        found = found - top - np.log(np.exp(found - top).sum(axis=1, keepdims=True))
-    values = flat_values(found, counts)
-    if not np.isfinite(values).all():
-        raise UsageError(
-            f"policy {policy.name!r} gave a legal move no probability (or not a number)",
-            option="policy",
-        )
-    return values
+    in ``legal_ids`` order), normalised over each row in float64 (the engine's
+    :func:`~strat_tools.engine.information.move_policy.normalised_rows`, which
+    ``pos.move_probabilities`` uses too); a usage error when the policy gives the wrong
+    shape, a row no finite value or a legal move no probability."""
+    return flat_values(normalised_rows(policy, batch), batch["legal_count"])

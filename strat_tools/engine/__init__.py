@@ -9,8 +9,10 @@ lists its modules, and ``tests/test_structure.py``'s ENGINE_PARTS is this plan):
   (``legal_moves``, ``push``, ``pop``, ``outcome``), and what a push returns;
 - ``replays/``: a game record replayed under its rules with every move checked (``replay``,
   ``board_at``, ``show``), and the positions of a game, ply by ply (``positions``);
-- ``information/``: what each side knows and sees: the knowledge model, material counts,
-  the mover's view, observation boards and planes, beliefs about unidentified pieces;
+- ``information/``: what each side knows and sees: the knowledge model (and its cursor, kept
+  up to date as moves are pushed), material counts, the mover's view, observation boards and
+  planes, the mover's truth-free rows (the export's and a position's), beliefs about
+  unidentified pieces, the move-policy protocol and a position's move probabilities;
 - ``moves/``: the batch move generator, legal moves of many positions at once (NumPy, or
   compiled), with the two-squares bans;
 - ``encodings/``: a move as one int (our action ids, OpenSpiel yorktown's) and a position

@@ -20,8 +20,8 @@ import pyarrow as pa
 
 from strat_tools.core.errors import OptionError
 from strat_tools.engine.encodings.actions import ACTION_COUNT, action_heads
+from strat_tools.engine.information.mover_rows import LAST_MOVES, latest_ids, padded_ids
 from strat_tools.engine.information.planes import hidden_truth, to_planes
-from strat_tools.exports.observation_rows import LAST_MOVES
 from strat_tools.exports.observations import boards_of
 
 __all__ = [
@@ -135,17 +135,15 @@ def legal_ids(
     ([[3, 7], [5, -1]], [2, 1])
     """
     column = table.column("legal_actions").combine_chunks()
-    offsets = column.offsets.to_numpy()
-    values = column.values.to_numpy(zero_copy_only=False)[offsets[0] : offsets[-1]]
-    counts = np.diff(offsets).astype(np.int64)
+    offsets = column.offsets.to_numpy().astype(np.int64)
+    counts = np.diff(offsets)
     most = int(counts.max()) if len(counts) else 0
     if width is None:
         width = most
     elif most > width:
         raise OptionError(f"a row has {most} legal moves, more than legal_width {width}")
-    out = np.full((table.num_rows, width), -1, dtype=np.int16)
-    out[np.arange(width) < counts[:, None]] = values  # row by row, in order: the lists
-    return out, counts
+    values = column.values.to_numpy(zero_copy_only=False)
+    return padded_ids(offsets, values, width), counts
 
 
 def _legal_mask(table: pa.Table) -> npt.NDArray[np.bool_]:
@@ -156,13 +154,9 @@ def _legal_mask(table: pa.Table) -> npt.NDArray[np.bool_]:
 
 
 def _last_moves(table: pa.Table, width: int) -> npt.NDArray[np.int64]:
-    rows, within, values = _list_parts(table, "last_moves")
-    counts = np.bincount(rows, minlength=table.num_rows)
-    column = width - counts[rows] + within  # left-padded: the latest ply in the last column
-    keep = column >= 0  # a row with more earlier plies than width keeps the latest ones
-    out = np.full((table.num_rows, width), -1, dtype=np.int64)
-    out[rows[keep], column[keep]] = values[keep]
-    return out
+    column = table.column("last_moves").combine_chunks()
+    values = column.values.to_numpy(zero_copy_only=False)
+    return latest_ids(column.offsets.to_numpy(), values, width)
 
 
 def _integers(table: pa.Table, name: str) -> npt.NDArray[np.int64]:

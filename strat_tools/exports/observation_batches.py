@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import OptionError
+from strat_tools.engine.information.mover_rows import LAST_MOVES
 from strat_tools.exports.observation_arrays import (
     BOARD_FIELDS,
     COLUMNS,
@@ -46,7 +47,7 @@ from strat_tools.exports.observation_arrays import (
     board_arrays,
 )
 from strat_tools.exports.observation_files import observation_folder, require_columns
-from strat_tools.exports.observation_rows import LAST_MOVES, OBSERVATIONS_SCHEMA
+from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import boards_of
 from strat_tools.io.verified import VerifiedFile
 

@@ -21,11 +21,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import InputError, OptionError
-from strat_tools.exports.observation_rows import (
-    LAST_MOVES,
-    OBSERVATIONS_SCHEMA,
-    OBSERVATIONS_VERSION,
-)
+from strat_tools.engine.information.mover_rows import LAST_MOVES
+from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA, OBSERVATIONS_VERSION
 from strat_tools.exports.observations import (
     GAMES,
     GAMES_FILE,

@@ -25,23 +25,21 @@ import numpy.typing as npt
 import pyarrow as pa
 
 from strat_tools.engine.information.knowledge import Knowledge, knowledge_windows
+from strat_tools.engine.information.mover_rows import LAST_MOVES, mover_rows
 from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.information.planes import (
     CHANNELS,
     CHANNELS_VERSION,
     CODE_VERSION,
     board_views,
-    encode_boards,
 )
-from strat_tools.engine.moves import Moves, game_sides
+from strat_tools.engine.moves import Moves
 from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
 from strat_tools.engine.replays.replay import Replay
 from strat_tools.tables.columns import dictionary_column, labels_column
 
 OBSERVATIONS_VERSION: Final = 3
 """Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
-LAST_MOVES: Final = 8
-"""Default number of earlier plies kept in ``last_moves``."""
 WINDOW_PLIES: Final = 65_536
 """A game of more plies than this is observed and kept a window of this many plies at a
 time (:func:`packed_game`); the games of the archive are far shorter (their rows are made
@@ -166,38 +164,39 @@ def game_columns(
     knowledge and its legal moves before each ply. With ``start``, of a window of it: the
     plies ``start + 1`` on, as many as ``legal`` has rows (``know``'s first rows are the
     positions before them; ``last_battle`` the index of the last ply before ``start`` that
-    was a battle, -1 if none)."""
+    was a battle, -1 if none). The truth-free columns are
+    :func:`~strat_tools.engine.information.mover_rows.mover_rows`' (the one definition a
+    ``Position``'s row shares); this adds the record's labels."""
     record = result.record
     n = len(legal[0]) - 1
     stop = start + n
-    sides = game_sides(n + start % 2)[start % 2 :]
-    blue = sides == 2
-    # The mover's own losses as they are; the opponent's only as the mover saw them go
-    # (a piece taken unseen under silent defense is in no kind).
-    captured = know.captured[:n].copy()
-    rows = np.arange(n)
-    opponent = 2 - sides  # index of the opponent's half
-    captured[rows, opponent] -= know.captured_unseen[:n][rows, opponent]
-    captured[blue] = captured[blue, ::-1]
     first = max(start - last_moves, 0)
     absolute = np.asarray(record.sources[first:stop], np.int64) * 100 + np.asarray(
         record.targets[first:stop], np.int64
     )
-    own_rep, opp_rep = _counters(result, start, stop)
-    if max(int(own_rep.max()), int(opp_rep.max())) > 127:
-        raise OverflowError("a two-squares counter past 127 does not fit the int8 column")
     battles = np.flatnonzero(np.asarray(result.defenders[start:stop]) != 0) + start
+    rows = mover_rows(
+        know,
+        legal,
+        absolute,
+        result.chains[max(start - 2, 0) : stop],
+        battles,
+        start=start,
+        last_battle=last_battle,
+        last_moves=last_moves,
+    )
+    blue = rows.sides == 2
     return GameObservations(
         variant=record.variant,
         rules=result.rules.name,
         winner=record.result.winner if record.result is not None else None,
-        boards=encode_boards(know.boards[:n], know.flags[:n], sides),
-        captured=captured.reshape(n, 24),
-        unseen=np.ascontiguousarray(know.unseen[np.arange(n), sides - 1]),
-        own_repetition=own_rep,
-        opponent_repetition=opp_rep,
-        plies_since_battle=_plies_since(battles, start, stop, last_battle),
-        last_moves=_last_moves(absolute, blue, last_moves, start - first),
+        boards=rows.boards,
+        captured=rows.captured,
+        unseen=rows.unseen,
+        own_repetition=rows.own_repetition,
+        opponent_repetition=rows.opponent_repetition,
+        plies_since_battle=rows.plies_since_battle,
+        last_moves=rows.last_moves,
         actions=view_keys(absolute[start - first :], blue).astype(np.int16),
         legal=legal,
     )
@@ -266,58 +265,12 @@ def _lists(parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]]) -> 
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values), type=_ACTIONS)
 
 
-def _counters(
-    result: Replay, start: int, stop: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """Both sides' two-squares counters before each of the plies ``start`` to ``stop - 1``
-    (from 0), from the replay's own :attr:`~strat_tools.engine.replays.replay.Replay.chains` (a
-    side's counter before ply ``i`` is its chain after ply ``i - 2``)."""
-    low = max(start - 2, 0)
-    chains = np.asarray(result.chains[low:stop], np.int64)
-    rows = np.arange(start, stop)
-    own = np.zeros(stop - start, np.int64)
-    opponent = np.zeros(stop - start, np.int64)
-    own[rows >= 2] = chains[rows[rows >= 2] - 2 - low]
-    opponent[rows >= 1] = chains[rows[rows >= 1] - 1 - low]
-    return own, opponent
-
-
 def _fixed(rows: npt.NDArray[np.uint8], width: int) -> pa.Array:
     """A ``binary(width)`` column of the rows of a ``[n, width]`` uint8 array."""
     data = np.ascontiguousarray(rows, dtype=np.uint8)
     return pa.FixedSizeBinaryArray.from_buffers(
         pa.binary(width), len(data), [None, pa.py_buffer(data.tobytes())]
     )
-
-
-def _plies_since(
-    battles: npt.NDArray[np.intp], start: int, stop: int, before: int = -1
-) -> npt.NDArray[np.int32]:
-    """Per row (position before ply ``i + 1``, ``i`` from ``start`` to ``stop - 1``): plies
-    since the last battle before it (``battles``: the battle plies' indices from ``start``
-    on; ``before``: the last one before ``start``, -1 if none)."""
-    last = np.full(stop - start, before, dtype=np.int64)
-    inside = battles[battles + 1 < stop]
-    last[inside + 1 - start] = inside
-    last = np.maximum.accumulate(last)
-    rows = np.arange(start, stop)
-    return np.where(last < 0, rows, rows - last - 1).astype(np.int32)
-
-
-def _last_moves(
-    absolute: npt.NDArray[np.int64], blue: npt.NDArray[np.bool_], k: int, skip: int = 0
-) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]:
-    """Per row: the ids of up to ``k`` earlier plies, oldest first, in the mover's view
-    (the rows are the plies of ``absolute`` after its first ``skip``, the earlier plies a
-    window needs)."""
-    n = len(absolute) - skip
-    plies = np.arange(skip, skip + n)
-    counts = np.minimum(plies, k) if skip < k else np.full(n, k)  # skip < k: from ply 0
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    row = np.repeat(np.arange(n), counts)
-    earlier = plies[row] - counts[row] + (np.arange(len(row)) - offsets[row])
-    ids = absolute[earlier]
-    return offsets, view_keys(ids, blue[row]).astype(np.int16)
 
 
 def packed_game(

@@ -41,11 +41,11 @@ import pyarrow.compute as pc
 from strat_tools.core.errors import OptionError
 from strat_tools.core.records import GameRecord, Severity, Status, Termination
 from strat_tools.engine.information.knowledge import Knowledge
+from strat_tools.engine.information.mover_rows import LAST_MOVES
 from strat_tools.engine.moves import Moves, compiled_pays
 from strat_tools.engine.moves.games import games_legal_ids_of
 from strat_tools.engine.replays.replay import Replay, replay_safely
 from strat_tools.exports.observation_rows import (
-    LAST_MOVES,
     OBSERVATIONS_SCHEMA,
     WINDOW_PLIES,
     GameObservations,

@@ -29,12 +29,12 @@ import numpy as np
 
 from strat_tools.benchmark.game_models import game_beliefs, game_move_model
 from strat_tools.benchmark.policies import DEFAULTS, load, task_of
-from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.core.board import Side
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, PieceKind
 from strat_tools.core.text import printable
 from strat_tools.engine.information.beliefs import BeliefModel
+from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.views.page_deltas import changes
 
 if TYPE_CHECKING:

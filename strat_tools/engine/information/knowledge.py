@@ -297,7 +297,7 @@ class Rows:
         self.flags += state.flags
         self.captured += state.captured
         self.unseen += state.unseen
-        self.lost_unseen += bytes(state.hidden)
+        self.lost_unseen += state.hidden
         self.army_shown = state.army_shown
         self.count += 1
 
@@ -346,7 +346,7 @@ class KnowledgeState:
         """Knowledge bits of the piece on each square, as its opponent has them."""
         self.captured = bytearray(24)
         """Pieces removed, per side - 1 * 12 + kind."""
-        self.hidden = [0] * 24
+        self.hidden = bytearray(24)
         """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
         army = rules.army  # what each player was shown of the other's army (None: nothing)
         self.unseen = bytearray(list(army) * 2 if army is not None else 24)
@@ -405,9 +405,10 @@ class KnowledgeState:
                 rows.flags += flags
                 rows.captured += captured
                 rows.unseen += unseen
-                rows.lost_unseen += bytes(hidden)
-                rows.army_shown = self.army_shown
+                rows.lost_unseen += hidden
                 rows.count += 1
+        if rows is not None:
+            rows.army_shown = self.army_shown
 
 
 def _window(
@@ -443,7 +444,7 @@ def _identify(bits: int, code: int, unseen: bytearray) -> int:
     return bits | KNOWN
 
 
-def _capture(code: int, bits: int, captured: bytearray, hidden: list[int]) -> None:
+def _capture(code: int, bits: int, captured: bytearray, hidden: bytearray) -> None:
     """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
     slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
     captured[slot] += 1

@@ -53,7 +53,9 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
     from strat_tools.engine.information.beliefs import BeliefModel
+    from strat_tools.engine.information.cursor import KnowledgeCursor
     from strat_tools.engine.information.knowledge import Knowledge
+    from strat_tools.engine.information.move_policy import MovePolicy, MoveProbabilities
 
 __all__ = [
     "Position",
@@ -87,6 +89,7 @@ class Position(ReferenceMoves, StateView):
         "history",
         "limit",
         "rules",
+        "seen",
         "spans",
         "state",
         "steps",
@@ -123,6 +126,8 @@ class Position(ReferenceMoves, StateView):
         )
         self.history: History | None = None
         """What :meth:`pop` restores: the board and state before each :meth:`push`."""
+        self.seen: KnowledgeCursor | None = None
+        """What each side knows after the moves on the stack, kept up to date on use."""
 
     def piece_at(self, square: int) -> int | None:
         """The board code on ``square`` (``pieces.py``: 1..12 red, 13..24 blue), ``None``
@@ -164,8 +169,10 @@ class Position(ReferenceMoves, StateView):
         other.limit = self.limit
         other.tables = self.tables
         other.spans = self.spans
+        other.seen = None
         if stack is True:
             other.history = self.history
+            other.seen = self.seen.copy() if self.seen is not None else None
         elif stack is False:
             other.history = None
         elif isinstance(stack, int) and stack >= 0:
@@ -433,17 +440,31 @@ class Position(ReferenceMoves, StateView):
         moves = [(m.source, m.target) for m in self.move_stack]
         return known_beliefs(self.knowledge(), self.side, model, moves)
 
+    def move_probabilities(self, policy: MovePolicy | None = None) -> MoveProbabilities:
+        """A move policy's distribution over exactly :attr:`legal_moves` (``dist[move]``,
+        ``top(k)``, ``log_prob``, ``entropy``, ``sample``; ``ids`` and ``probs`` in the
+        benchmark's layout), from what the side to move knows only: its truth-free row, the
+        one ``bench predict`` reads for this ply. ``policy`` is any
+        :class:`~strat_tools.engine.information.move_policy.MovePolicy` (None: the shipped
+        default, ``human-v1``); docs/human-model.md."""
+        from strat_tools.engine.information.cursor import move_probabilities
+
+        return move_probabilities(self, self._cursor(), policy)
+
     def observation_with_truth(self) -> npt.NDArray[np.uint8]:
         """The side to move's observation board *with the hidden truth* (the rank of every
         opponent piece; the export's ``board`` label column), for analysis and the belief
         task: never what a player of this side may read (that is :meth:`observe`)."""
-        import numpy as np
+        from strat_tools.engine.information.cursor import cursor_board
 
-        from strat_tools.engine.information.planes import encode_boards
+        return cursor_board(self._cursor(), self.side)
 
-        know = self.knowledge()
-        boards = encode_boards(know.boards[-1:], know.flags[-1:], [int(self.side)])
-        return np.asarray(boards[0], dtype=np.uint8)
+    def _cursor(self) -> KnowledgeCursor:
+        """The knowledge after the stack's moves, brought past those pushed since."""
+        from strat_tools.engine.information.cursor import advanced
+
+        self.seen = advanced(self.seen, self)
+        return self.seen
 
     # -- move generation --------------------------------------------------------------
 

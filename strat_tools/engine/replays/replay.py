@@ -48,6 +48,7 @@ from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 
 if TYPE_CHECKING:
     from strat_tools.engine.information.knowledge import Knowledge
+    from strat_tools.engine.information.mover_rows import MoverRows
 
 __all__ = [
     "Replay",
@@ -110,6 +111,25 @@ class Replay:
         from strat_tools.engine.information.knowledge import knowledge
 
         return knowledge(self)
+
+    def observations(self, last_moves: int = 8) -> MoverRows:
+        """Every replayed ply's truth-free row in one pass: the position before each ply as
+        its mover knew it (the observation export's columns less the labels, made by the same
+        :func:`~strat_tools.engine.information.mover_rows.mover_rows`; a game loop's
+        ``position_rows`` at each ply are its rows). ``row_batch(rows)`` is the batch a move
+        policy reads for the whole game at once. A record without a setup has none."""
+        from strat_tools.engine.information.knowledge import knowledge
+        from strat_tools.engine.information.mover_rows import mover_rows
+        from strat_tools.engine.moves.games import game_legal_ids
+
+        record, n = self.record, self.plies_replayed
+        if record.setup is None:
+            raise RecordError(f"{record.game_id}: the record has no setup to observe")
+        know = knowledge(self)
+        keys = [s * 100 + t for s, t in zip(record.sources[:n], record.targets[:n], strict=True)]
+        battles = [i for i, defender in enumerate(self.defenders[:n]) if defender]
+        legal = game_legal_ids(self, know.boards[:n])
+        return mover_rows(know, legal, keys, self.chains[:n], battles, last_moves=last_moves)
 
     def outcome(self) -> Outcome | None:
         """How the game ended: the ending the board shows (:meth:`Position.outcome

@@ -19,11 +19,15 @@ reports (equal positions have equal outcomes, as in python-chess).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from strat_tools.core.move import MoveError
 from strat_tools.core.records import RecordError
 from strat_tools.engine.position.position import Position
 from strat_tools.engine.replays.replayed import Replayed
+
+if TYPE_CHECKING:
+    from strat_tools.engine.information.cursor import KnowledgeCursor
 
 __all__ = ["position_of", "walk"]
 
@@ -34,17 +38,31 @@ def walk(result: Replayed, upto: int | None = None) -> Iterator[Position]:
     record = result.record
     if record.setup is None:
         raise RecordError(f"{record.game_id}: the record has no setup to step through")
+    from strat_tools.engine.information.cursor import advanced
+
     n = result.plies_replayed if upto is None else min(upto, result.plies_replayed)
     pos = Position(record.setup, result.rules)
+    # One knowledge cursor for the copies: each brings it past the moves since the copy
+    # before it, so observing every position of a game costs its length, not its square
+    # (a copy that goes its own way starts its own, correct either way).
+    shared = advanced(None, pos)
     for index in range(n):
-        yield pos.copy()
+        yield _sharing(pos, shared)
         rescue = None
         if index + 1 in result.rescued:
             square = record.rescues[index + 1].square
             assert square is not None  # the replay played this rescue
             rescue = (square, result.rescued[index + 1])
         pos.push(record.sources[index], record.targets[index], rescue)
+    pos.seen = shared
     yield pos
+
+
+def _sharing(pos: Position, cursor: KnowledgeCursor) -> Position:
+    """A copy of ``pos`` (which keeps no cursor of its own) reading ``cursor``."""
+    other = pos.copy()
+    other.seen = cursor
+    return other
 
 
 def position_of(result: Replayed, ply: int) -> Position:
