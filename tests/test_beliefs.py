@@ -198,3 +198,34 @@ def test_no_belief_breaks_a_rule_in_real_games(gravon_dir: Path) -> None:
     board, batch = rows_of(records)
     assert len(board) > 5_000
     check_rows(board, batch)
+
+
+def test_a_game_loop_s_beliefs_are_the_whole_stack_s_after_pushes_pops_and_copies() -> None:
+    """``Position.beliefs`` with a model that reads the pieces' histories keeps them up to
+    date move by move (a constant cost a ply): at every ply of a sample game, and after a
+    pop and a copy, the beliefs equal those made from the whole move stack at once."""
+    from strat_tools.engine.information.beliefs import known_beliefs
+    from strat_tools.engine.replays.stepping import board_at
+
+    model = LearnedBelief(load_belief_model())
+    record = next(r for r in read_records(SAMPLE) if r.variant == "classic" and len(r.sources) > 40)
+    start = board_at(record, 0)
+    pos = start.copy()
+
+    def whole(p: Position) -> dict[int, dict[str, float]]:
+        moves = [(m.source, m.target) for m in p.move_stack]
+        return known_beliefs(p.knowledge(), p.side, model, moves)
+
+    def same(a: dict[int, dict[str, float]], b: dict[int, dict[str, float]]) -> bool:
+        return a.keys() == b.keys() and all(
+            math.isclose(a[s][k], b[s][k], abs_tol=1e-6) for s in a for k in a[s]
+        )
+
+    for ply in range(40):
+        assert same(pos.beliefs(model), whole(pos)), ply
+        pos.push(record.sources[ply], record.targets[ply])
+    pos.pop()
+    assert same(pos.beliefs(model), whole(pos))
+    other = pos.copy()
+    other.push(record.sources[39], record.targets[39])
+    assert same(other.beliefs(model), whole(other)) and same(pos.beliefs(model), whole(pos))

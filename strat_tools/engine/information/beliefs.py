@@ -184,16 +184,20 @@ def belief_batch(
     model: BeliefModel | None,
     moves: list[tuple[int, int]] | None,
     rows: npt.ArrayLike | None = None,
+    histories: Mapping[str, npt.NDArray[np.uint8]] | None = None,
 ) -> dict[str, Any]:
     """The batch a belief model reads for ``side`` at positions ``rows`` of ``know`` (0:
     before the first ply; None: every one), whoever is to move there: ``side``'s board
     view and unidentified counts, and the pieces' histories
     (:func:`~strat_tools.engine.information.history.game_histories`) when ``model`` asks for
-    them (``moves``: the Gravon source and target of each ply of ``know``)."""
+    them (``moves``: the Gravon source and target of each ply of ``know``; or
+    ``histories``, those fields already made for ``rows``)."""
     at = np.arange(know.plies + 1) if rows is None else np.asarray(rows, np.int64)
     view = board_views(encode_boards(know.boards[at], know.flags[at], [int(side)] * len(at)))
     batch: dict[str, Any] = {"board_view": view, "unseen": know.unseen[at, int(side) - 1]}
-    if model is not None and set(HISTORY_FIELDS) & set(model.fields):
+    if model is not None and set(HISTORY_FIELDS) & set(model.fields) and histories is not None:
+        batch.update(histories)
+    elif model is not None and set(HISTORY_FIELDS) & set(model.fields):
         played = moves or []
         if len(played) != know.plies:
             raise UsageError(f"{len(played)} moves for a knowledge of {know.plies} plies")
@@ -207,13 +211,15 @@ def known_beliefs(
     side: Side,
     model: BeliefModel | None = None,
     moves: list[tuple[int, int]] | None = None,
+    histories: Mapping[str, npt.NDArray[np.uint8]] | None = None,
 ) -> dict[int, dict[str, float]]:
     """``Position.beliefs``: ``side``'s beliefs after the last row of ``know`` (its board
     view, as ``Position.observe()``, and its unidentified counts; Gravon squares), from
     ``model`` (None: the counts left). ``moves``: the Gravon source and target of each ply
     of ``know`` (its pieces' histories, read only when ``model`` asks for them; None: no
-    ply played). The knowledge model is asked once."""
-    batch = belief_batch(know, side, model, moves, [know.plies])
+    ply played; or ``histories``, those fields made already). The knowledge model is
+    asked once."""
+    batch = belief_batch(know, side, model, moves, [know.plies], histories)
     view = batch["board_view"]
     probs = model_beliefs(model, batch)
     return belief_map(probs[0], view[0], [view_square(v, side) for v in range(100)])

@@ -25,6 +25,9 @@ from strat_tools.core.board import Side
 from strat_tools.core.defaults import default_model
 from strat_tools.core.errors import UsageError
 from strat_tools.core.move import Move
+from strat_tools.core.pieces import CODE_SIDE
+from strat_tools.engine.information.beliefs import BeliefModel, known_beliefs
+from strat_tools.engine.information.history import HISTORY_FIELDS, PieceHistory
 from strat_tools.engine.information.knowledge import Knowledge, KnowledgeState
 from strat_tools.engine.information.move_policy import (
     MovePolicy,
@@ -48,17 +51,21 @@ if TYPE_CHECKING:
 __all__ = [
     "KnowledgeCursor",
     "advanced",
+    "cursor_beliefs",
     "cursor_board",
     "cursor_knowledge",
     "move_probabilities",
     "position_rows",
+    "with_history",
 ]
+
+_CODE_SIDE = np.asarray(CODE_SIDE, np.uint8)
 
 
 class KnowledgeCursor:
     """The knowledge after a position's moves (see the module docstring)."""
 
-    __slots__ = ("depth", "entry", "last_battle", "state")
+    __slots__ = ("depth", "entry", "history", "last_battle", "state")
 
     def __init__(self, state: KnowledgeState, entry: History | None) -> None:
         self.state = state
@@ -68,6 +75,9 @@ class KnowledgeCursor:
         """How many moves were played into ``state``."""
         self.last_battle = -1
         """The index (0-based, from the oldest position) of the last battle, -1 if none."""
+        self.history: PieceHistory | None = None
+        """The pieces' histories after the same moves, once a belief model asked for them
+        (:func:`with_history`; None until then: a plain game loop does not pay for them)."""
 
     def copy(self) -> KnowledgeCursor:
         """An independent copy (a position's copy gets one)."""
@@ -82,12 +92,18 @@ class KnowledgeCursor:
         )
         other = KnowledgeCursor(state, self.entry)
         other.depth, other.last_battle = self.depth, self.last_battle
+        other.history = self.history.copy() if self.history is not None else None
         return other
 
     def play(self, entries: list[History]) -> None:
         """Bring the state past ``entries`` (oldest first), pushed after :attr:`entry`."""
         plies = [(e.move.source, e.move.target, *e.event, e.move.rescue) for e in entries]
-        self.state.play_plies(plies)
+        if self.history is None:
+            self.state.play_plies(plies)
+        else:  # a ply at a time: each history step reads who stands where after it
+            for ply in plies:
+                self.state.play_plies((ply,))
+                self.history.play(ply[0], ply[1], _owners(self.state.board))
         for index, entry in enumerate(entries, self.depth):
             if entry.event[1]:
                 self.last_battle = index
@@ -111,6 +127,46 @@ def advanced(cursor: KnowledgeCursor | None, pos: Position) -> KnowledgeCursor:
         cursor = KnowledgeCursor(KnowledgeState(start, pos.rules), None)
     cursor.play(newer)
     return cursor
+
+
+def _owners(board: bytes | bytearray) -> npt.NDArray[np.uint8]:
+    return _CODE_SIDE[np.frombuffer(bytes(board), np.uint8)]
+
+
+def with_history(cursor: KnowledgeCursor, pos: Position) -> KnowledgeCursor:
+    """``cursor`` brought to ``pos`` (:func:`advanced`) and keeping the pieces' histories
+    (:class:`~strat_tools.engine.information.history.PieceHistory`): the first time, a new
+    cursor played from the oldest position on the stack (the game's length once); later,
+    only the moves pushed since. ``Position.beliefs`` of a model that reads them."""
+    cursor = advanced(cursor, pos)
+    if cursor.history is not None:
+        return cursor
+    entries: list[History] = []
+    entry = pos.history
+    while entry is not None:
+        entries.append(entry)
+        entry = entry.previous
+    entries.reverse()
+    start = entries[0].board if entries else pos.board
+    fresh = KnowledgeCursor(KnowledgeState(start, pos.rules), None)
+    fresh.history = PieceHistory(_owners(fresh.state.board))
+    fresh.play(entries)
+    return fresh
+
+
+def cursor_beliefs(
+    pos: Position, cursor: KnowledgeCursor, model: BeliefModel | None
+) -> tuple[KnowledgeCursor, dict[int, dict[str, float]]]:
+    """``pos.beliefs(model)``: the side to move's beliefs from its knowledge ``cursor``,
+    and the cursor to keep (one keeping the pieces' histories when ``model`` reads them,
+    :func:`with_history`: a game loop's beliefs cost a constant time a ply too)."""
+    histories = None
+    if model is not None and set(HISTORY_FIELDS) & set(model.fields):
+        cursor = with_history(cursor, pos)
+        assert cursor.history is not None
+        histories = {k: v[None] for k, v in cursor.history.fields(int(pos.side)).items()}
+    know = cursor_knowledge(cursor)
+    return cursor, known_beliefs(know, pos.side, model, histories=histories)
 
 
 def cursor_knowledge(cursor: KnowledgeCursor) -> Knowledge:

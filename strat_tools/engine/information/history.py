@@ -95,6 +95,14 @@ class PieceHistory:
         self.near = np.zeros(100, np.int64)
         self.ply = 0
 
+    def copy(self) -> PieceHistory:
+        """An independent copy (a position's copy gets one)."""
+        other = PieceHistory.__new__(PieceHistory)
+        other.owners, other.piece = self.owners.copy(), self.piece.copy()
+        other.moves, other.last = self.moves.copy(), self.last.copy()
+        other.back, other.near, other.ply = self.back.copy(), self.near.copy(), self.ply
+        return other
+
     def play(self, source: int, target: int, owners: npt.ArrayLike) -> None:
         """One ply: the piece on ``source`` moved to ``target``; ``owners`` after it."""
         after = np.asarray(owners, np.uint8)

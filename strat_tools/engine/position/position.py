@@ -435,10 +435,10 @@ class Position(ReferenceMoves, StateView):
         kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
         the unidentified counts): the counts left, or ``model``'s
         (:mod:`strat_tools.engine.information.beliefs`)."""
-        from strat_tools.engine.information.beliefs import known_beliefs
+        from strat_tools.engine.information.cursor import cursor_beliefs
 
-        moves = [(m.source, m.target) for m in self.move_stack]
-        return known_beliefs(self.knowledge(), self.side, model, moves)
+        self.seen, found = cursor_beliefs(self, self._cursor(), model)
+        return found
 
     def move_probabilities(self, policy: MovePolicy | None = None) -> MoveProbabilities:
         """A move policy's distribution over exactly :attr:`legal_moves` (``dist[move]``,
