@@ -31,10 +31,12 @@ import numpy.typing as npt
 from strat_tools.benchmark.belief_inputs import INPUT_FIELDS, INPUTS_VERSION, WIDTH, piece_inputs
 from strat_tools.benchmark.model_files import (
     check_arrays,
+    check_card_head,
     check_trained,
     model_bytes,
     read_arrays,
     read_model_files,
+    submission_card,
     write_model_files,
 )
 from strat_tools.core.errors import InputError
@@ -118,17 +120,7 @@ class LearnedBelief:
     def card(self) -> dict[str, Any]:
         """The submission card: the model, its size and its training data."""
         about = self.net.card["provenance"]
-        return {
-            "model": self.name,
-            "parameters": int(self.net.card["parameters"]),
-            "training_data": f"{about['benchmark']} v{about['benchmark_version']} train "
-            f"({about['games']:,} games, {about['rows_seen']:,} pieces seen)",
-            "training_months": list(about["months"]),
-            "external_data": "none",
-            "compute": f"{about['training_seconds'] / 60:.0f} minutes on {about['hardware']}",
-            "seed": int(about["seed"]),
-            "trained_on_val": False,
-        }
+        return submission_card(self.name, self.net.card, f"{about['rows_seen']:,} pieces seen")
 
 
 def _need(condition: bool, where: str, what: str) -> None:
@@ -137,14 +129,8 @@ def _need(condition: bool, where: str, what: str) -> None:
 
 
 def _check_card(card: Any, where: str) -> None:
-    _need(isinstance(card, dict), where, "its card is not a JSON object")
-    _need(card.get("kind") == KIND, where, f"kind is not {KIND!r}")
-    _need(isinstance(card.get("name"), str) and bool(card["name"]), where, "no name")
-    for key in ("hidden", "parameters"):
-        value = card.get(key)
-        _need(isinstance(value, int) and not isinstance(value, bool), where, f"{key} not an int")
+    check_card_head(card, where, _need, KIND, ("hidden", "parameters"), INPUTS_VERSION)
     _need(1 <= card["hidden"] <= 4096, where, "its size")
-    _need(card.get("inputs_version") == INPUTS_VERSION, where, "another inputs version")
     _need(card.get("kinds") == list(BELIEF_KINDS), where, "the kinds or their order")
     check_trained(card.get("provenance"), where, _need)
 

@@ -46,10 +46,12 @@ from strat_tools.benchmark.human_inputs import (
 )
 from strat_tools.benchmark.model_files import (
     check_arrays,
+    check_card_head,
     check_trained,
     model_bytes,
     read_arrays,
     read_model_files,
+    submission_card,
     write_model_files,
 )
 from strat_tools.core.errors import InputError
@@ -195,17 +197,7 @@ class HumanPolicy:
     def card(self) -> dict[str, Any]:
         """The submission card: the model, its size and its training data."""
         about = self.model.card["provenance"]
-        return {
-            "model": self.name,
-            "parameters": int(self.model.card["parameters"]),
-            "training_data": f"{about['benchmark']} v{about['benchmark_version']} train "
-            f"({about['games']:,} games, {about['rows']:,} rows)",
-            "training_months": list(about["months"]),
-            "external_data": "none",
-            "compute": f"{about['training_seconds'] / 60:.0f} minutes on {about['hardware']}",
-            "seed": int(about["seed"]),
-            "trained_on_val": False,
-        }
+        return submission_card(self.name, self.model.card, f"{about['rows']:,} rows")
 
 
 def _need(condition: bool, where: str, what: str) -> None:
@@ -214,15 +206,8 @@ def _need(condition: bool, where: str, what: str) -> None:
 
 
 def _check_card(card: Any, where: str) -> None:
-    _need(isinstance(card, dict), where, "its card is not a JSON object")
-    _need(card.get("kind") == KIND, where, f"kind is not {KIND!r}")
-    _need(isinstance(card.get("name"), str) and bool(card["name"]), where, "no name")
-    for key in ("channels", "blocks", "parameters"):
-        value = card.get(key)
-        _need(isinstance(value, int) and not isinstance(value, bool), where, f"{key} not an int")
+    check_card_head(card, where, _need, KIND, ("channels", "blocks", "parameters"), INPUTS_VERSION)
     _need(1 <= card["channels"] <= 1024 and 0 <= card["blocks"] <= 64, where, "its size")
-    _need(card.get("inputs_version") == INPUTS_VERSION, where, "another inputs version")
-    _need(isinstance(card.get("weights_sha256"), str), where, "no weights_sha256")
     check_trained(card.get("provenance"), where, _need)
 
 

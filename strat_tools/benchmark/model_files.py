@@ -37,11 +37,13 @@ __all__ = [
     "PROVENANCE",
     "Need",
     "check_arrays",
+    "check_card_head",
     "check_provenance",
     "check_trained",
     "model_bytes",
     "read_arrays",
     "read_model_files",
+    "submission_card",
     "write_model_files",
 ]
 
@@ -118,6 +120,39 @@ PROVENANCE: Final = {
 trained on (the benchmark's train split: calendar months, games, rows; rows seen in
 training), by which strat-tools and PyTorch, how long on what, the seed, and its score on
 the val rows that chose it (``val_nll``: its mean negative log-likelihood there)."""
+
+
+def check_card_head(
+    card: Any, where: str, need: Need, kind: str, int_keys: tuple[str, ...], inputs: int
+) -> None:
+    """The fields every model card starts with: a JSON object of ``kind``, a name, each of
+    ``int_keys`` an integer (its size, its parameters), the model's ``inputs`` version and
+    its weights' SHA-256; the provenance is :func:`check_trained`'s."""
+    need(isinstance(card, dict), where, "its card is not a JSON object")
+    need(card.get("kind") == kind, where, f"kind is not {kind!r}")
+    need(isinstance(card.get("name"), str) and bool(card["name"]), where, "no name")
+    for key in int_keys:
+        value = card.get(key)
+        need(isinstance(value, int) and not isinstance(value, bool), where, f"{key} not an int")
+    need(card.get("inputs_version") == inputs, where, "another inputs version")
+    need(isinstance(card.get("weights_sha256"), str), where, "no weights_sha256")
+
+
+def submission_card(name: str, card: Mapping[str, Any], seen: str) -> dict[str, Any]:
+    """A trained model's submission card (``bench predict``'s ``card.json``) from its
+    checked model card; ``seen`` says what training went through (``"1,024,000 rows"``)."""
+    about = card["provenance"]
+    return {
+        "model": name,
+        "parameters": int(card["parameters"]),
+        "training_data": f"{about['benchmark']} v{about['benchmark_version']} train "
+        f"({about['games']:,} games, {seen})",
+        "training_months": list(about["months"]),
+        "external_data": "none",
+        "compute": f"{about['training_seconds'] / 60:.0f} minutes on {about['hardware']}",
+        "seed": int(about["seed"]),
+        "trained_on_val": False,
+    }
 
 
 def check_trained(about: Any, where: str, need: Need) -> dict[str, Any]:
