@@ -25,7 +25,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import version as package_version
 
 import numpy as np
 import numpy.typing as npt
@@ -36,9 +35,8 @@ from strat_tools.benchmark.belief_inputs import WIDTH, piece_inputs
 from strat_tools.benchmark.belief_model import BeliefNetwork, save_belief_model
 from strat_tools.benchmark.belief_rows import iter_belief_chunks
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_export
-from strat_tools.benchmark.definition import NAME, VERSION
-from strat_tools.benchmark.train import TrainSummary, hardware_of
-from strat_tools.core.errors import InputError, OptionError, UsageError
+from strat_tools.benchmark.train import TrainSummary, hardware_of, provenance, refuse_existing
+from strat_tools.core.errors import InputError, OptionError
 
 __all__ = ["BeliefNet", "Examples", "examples", "to_torch_belief", "train_belief"]
 
@@ -160,13 +158,8 @@ def train_belief(
         raise OptionError("steps, batch_size, eval_every, threads and hidden must be positive")
     if not (0 < train_share <= 1 and 0 < val_share <= 1):
         raise OptionError("train_share and val_share must be in (0, 1]")
+    refuse_existing(output)
     stem = os.fspath(output).removesuffix(".npz")
-    for made in (f"{stem}.npz", f"{stem}.json"):
-        if os.path.lexists(made):
-            raise UsageError(
-                f"{made} exists: bench train writes a new model (choose another name)",
-                option="output",
-            )
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -210,32 +203,18 @@ def train_belief(
                 )
             if val_ce < best[0]:
                 best = (val_ce, val_top1, step)
-                split = folder.manifest.splits["train"]
-                card = {
-                    "name": name,
-                    "hidden": hidden,
-                    "provenance": {
-                        "benchmark": NAME,
-                        "benchmark_version": VERSION,
-                        "split": "train",
-                        "months": folder.months("train"),
-                        "games": split.games,
-                        "rows": split.rows,
-                        "rows_seen": seen,
-                        "strat_tools": package_version("strat-tools"),
-                        "training_seconds": round(elapsed, 1),
-                        "hardware": hardware or hardware_of(threads),
-                        "seed": seed,
-                        "steps": step,
-                        "batch_size": batch_size,
-                        "val_rows": len(val.truth),
-                        "val_nll": round(val_ce, 5),
-                        "val_top1": round(val_top1, 5),
-                        "torch": torch.__version__,
-                        "train_plies": data.plies,
-                        "train_pieces": len(data.truth),
-                    },
-                }
+                about = provenance(
+                    folder,
+                    seen,
+                    elapsed,
+                    hardware or hardware_of(threads),
+                    seed,
+                    step,
+                    batch_size,
+                    (len(val.truth), val_ce, val_top1),
+                )
+                about.update(train_plies=data.plies, train_pieces=len(data.truth))
+                card = {"name": name, "hidden": hidden, "provenance": about}
                 save_belief_model(net.numpy_weights(), card, output)
         if late:
             break

@@ -43,7 +43,16 @@ from strat_tools.benchmark.human_model import HumanModel, save_model, weight_sha
 from strat_tools.core.errors import InputError, OptionError, UsageError
 from strat_tools.exports.observation_batches import observation_batches
 
-__all__ = ["HumanNet", "TrainSummary", "hardware_of", "row_losses", "to_torch", "train"]
+__all__ = [
+    "HumanNet",
+    "TrainSummary",
+    "hardware_of",
+    "provenance",
+    "refuse_existing",
+    "row_losses",
+    "to_torch",
+    "train",
+]
 
 TRAIN_FIELDS = (*INPUT_FIELDS, "legal_ids", "legal_count", "action")
 
@@ -218,13 +227,7 @@ def train(
     error); ``max_minutes`` stops early (the best model so far stays written)."""
     if steps < 1 or batch_size < 1 or eval_every < 1 or val_rows < 1 or threads < 1:
         raise OptionError("steps, batch_size, eval_every, val_rows and threads must be positive")
-    stem = os.fspath(output).removesuffix(".npz")
-    for made in (f"{stem}.npz", f"{stem}.json"):
-        if os.path.lexists(made):
-            raise UsageError(
-                f"{made} exists: bench train writes a new model (choose another name)",
-                option="output",
-            )
+    refuse_existing(output)
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
@@ -239,7 +242,6 @@ def train(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, rate)
     val = _val_batches(folder, val_rows, 4096, seed)
     val_count = sum(len(b["action"]) for b in val)
-    split = folder.manifest.splits["train"]
     start = time.monotonic()
     best = (math.inf, 0.0, 0)
     rows_seen = step = 0
@@ -266,25 +268,16 @@ def train(
                     "name": name,
                     "channels": channels,
                     "blocks": blocks,
-                    "provenance": {
-                        "benchmark": NAME,
-                        "benchmark_version": VERSION,
-                        "split": "train",
-                        "months": folder.months("train"),
-                        "games": split.games,
-                        "rows": split.rows,
-                        "rows_seen": rows_seen,
-                        "strat_tools": package_version("strat-tools"),
-                        "training_seconds": round(elapsed, 1),
-                        "hardware": hardware or hardware_of(threads),
-                        "seed": seed,
-                        "steps": step,
-                        "batch_size": batch_size,
-                        "val_rows": val_count,
-                        "val_nll": round(val_nll, 5),
-                        "val_top1": round(val_top1, 5),
-                        "torch": torch.__version__,
-                    },
+                    "provenance": provenance(
+                        folder,
+                        rows_seen,
+                        elapsed,
+                        hardware or hardware_of(threads),
+                        seed,
+                        step,
+                        batch_size,
+                        (val_count, val_nll, val_top1),
+                    ),
                 }
                 save_model(net.numpy_weights(), card, output)
         if step >= steps or late:
@@ -298,6 +291,53 @@ def train(
         best[2],
         os.fspath(output),
     )
+
+
+def refuse_existing(output: str | os.PathLike[str]) -> None:
+    """A usage error when ``output``'s ``.npz`` or ``.json`` exists: training writes a new
+    model, never over a file."""
+    stem = os.fspath(output).removesuffix(".npz")
+    for made in (f"{stem}.npz", f"{stem}.json"):
+        if os.path.lexists(made):
+            raise UsageError(
+                f"{made} exists: bench train writes a new model (choose another name)",
+                option="output",
+            )
+
+
+def provenance(
+    folder: BenchFolder,
+    seen: int,
+    elapsed: float,
+    hardware: str,
+    seed: int,
+    step: int,
+    batch_size: int,
+    val: tuple[int, float, float],
+) -> dict[str, Any]:
+    """A trained model's provenance (``model_files.PROVENANCE``): ``folder``'s train split,
+    ``seen`` rows (or pieces) gone through, the time, hardware, seed, steps and batch, and
+    ``val``: the val rows, and the model's mean NLL and top-1 there."""
+    split = folder.manifest.splits["train"]
+    return {
+        "benchmark": NAME,
+        "benchmark_version": VERSION,
+        "split": "train",
+        "months": folder.months("train"),
+        "games": split.games,
+        "rows": split.rows,
+        "rows_seen": seen,
+        "strat_tools": package_version("strat-tools"),
+        "training_seconds": round(elapsed, 1),
+        "hardware": hardware,
+        "seed": seed,
+        "steps": step,
+        "batch_size": batch_size,
+        "val_rows": val[0],
+        "val_nll": round(val[1], 5),
+        "val_top1": round(val[2], 5),
+        "torch": torch.__version__,
+    }
 
 
 def hardware_of(threads: int) -> str:
