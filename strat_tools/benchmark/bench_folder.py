@@ -30,6 +30,7 @@ from strat_tools.io.owned import file_digest
 __all__ = [
     "BenchFolder",
     "SplitGames",
+    "iter_split_batches",
     "iter_split_rows",
     "open_bench",
     "split_export",
@@ -118,6 +119,25 @@ def iter_split_rows(
             name,
             lambda handle: pq.read_table(handle, columns=columns, read_dictionary=dictionary),
         )
+
+
+def iter_split_batches(
+    export: ObservationExport,
+    columns: list[str],
+    *,
+    dictionary: tuple[str, ...] = (),
+    batch_rows: int = 65_536,
+) -> Iterator[pa.Table]:
+    """:func:`iter_split_rows` a row group (or ``batch_rows`` rows of one) at a time, each
+    read through the very file checked and confirmed unchanged before it is given on: memory
+    holds a row group, whatever the size of the shards."""
+    for name in export.shards:
+        with export.folder.open(name) as file:
+            # not pre-buffered: pyarrow would hold every row group's bytes at once
+            shard = pq.ParquetFile(file.handle, read_dictionary=dictionary, pre_buffer=False)
+            for batch in shard.iter_batches(batch_size=batch_rows, columns=columns):
+                file.confirm()
+                yield pa.Table.from_batches([batch])
 
 
 def split_rows(
