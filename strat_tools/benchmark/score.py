@@ -47,6 +47,7 @@ from strat_tools.benchmark.metrics import (
     calibration_sums,
     game_sums,
     row_metrics,
+    spread_by_game,
     summarise,
 )
 from strat_tools.benchmark.submission import (
@@ -211,7 +212,8 @@ def score(
             table, codes = _truth(export, split, games)
             sub = predictions
         else:
-            reading = pool.submit(read_submission, predictions)
+            # on one thread: the split's rows are read beside it, the two cores are busy
+            reading = pool.submit(read_submission, predictions, threads=False)
             table, codes = _truth(export, split, games)
             sub = reading.result()
     offsets, played = _played(table, split)
@@ -219,9 +221,9 @@ def score(
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)
     metrics = row_metrics(values, offsets, played)
-    endings = _endings(export, games)[codes]
-    groupings = _groupings(table, counts, endings)
     present, game_of_row = np.unique(codes, return_inverse=True)
+    ending_of_game = _endings(export, games)[present]
+    groupings = _groupings(table, counts, ending_of_game[game_of_row])
     views = {"all": np.ones(len(present), bool)}
     if listed.has_views:
         for view in ("fresh", "seen"):
@@ -229,7 +231,13 @@ def score(
     result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
     (_, whole, _), *breakdowns = groupings
     overall = game_sums(metrics, game_of_row, whole, 1)
-    parts = [game_sums(metrics, game_of_row, g, len(n), bins=False) for _, g, n in breakdowns]
+    parts = [
+        # a game's ending is the same in each of its rows: its sums are the game's own
+        spread_by_game(overall, ending_of_game, len(n))
+        if name == "ending"
+        else game_sums(metrics, game_of_row, g, len(n), bins=False)
+        for name, g, n in breakdowns
+    ]
     # every breakdown's groups side by side: one product with the draws for all of them
     together = {name: np.hstack([part[name] for part in parts]) for name in parts[0]}
     labels = [label for _, _, names in breakdowns for label in names]
