@@ -22,7 +22,12 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.manifest import MANIFEST, Manifest, read_manifest, split_folder
+from strat_tools.benchmark.manifest import (
+    MANIFEST,
+    Manifest,
+    check_split_games,
+    read_manifest,
+)
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.exports.observation_files import ObservationExport, observation_folder
 from strat_tools.io.owned import file_digest
@@ -33,6 +38,7 @@ __all__ = [
     "iter_split_batches",
     "iter_split_rows",
     "open_bench",
+    "open_split",
     "split_export",
     "split_games_table",
     "split_rows",
@@ -102,10 +108,19 @@ def split_export(folder: BenchFolder, split: str) -> ObservationExport:
     with rows and its row count: :func:`~strat_tools.benchmark.manifest.split_folder`)
     and against its marker (every file's size and SHA-256): read its rows and games table
     through it."""
-    folder.check_split(split)
-    # the split's games and rows checked against the manifest (which reads the games table
-    # through the export's own check), then the export held for reading
-    return observation_folder(split_folder(folder.directory, folder.manifest, split))
+    return open_split(folder, split)[0]
+
+
+def open_split(folder: BenchFolder, split: str) -> tuple[ObservationExport, pa.Table]:
+    """:func:`split_export` and the split's games table it was checked with (every file
+    verified once, the games table read once)."""
+    directory = folder.check_split(split)
+    export = observation_folder(directory)
+    games = export.folder.read(
+        export.games, lambda handle: pq.read_table(handle, page_checksum_verification=True)
+    )
+    check_split_games(folder.manifest, split, games, directory)
+    return export, games
 
 
 def iter_split_rows(

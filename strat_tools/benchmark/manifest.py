@@ -24,6 +24,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
+import pyarrow as pa
+
 from strat_tools.benchmark.definition import MONTH_NOTE, NAME, SPLITS, VERSION, calendar_month
 from strat_tools.core.errors import InputError
 from strat_tools.exports.observation_files import observation_games
@@ -40,6 +42,7 @@ __all__ = [
     "ManifestError",
     "SplitEntry",
     "SplitZip",
+    "check_split_games",
     "manifest_data",
     "read_manifest",
     "split_folder",
@@ -364,7 +367,13 @@ def split_folder(directory: str | os.PathLike[str], manifest: Manifest, split: s
     if split not in manifest.splits:
         raise ManifestError(f"no split {split!r}; the manifest has {', '.join(manifest.splits)}")
     folder = Path(directory) / split
-    games = observation_games(folder)
+    check_split_games(manifest, split, observation_games(folder), folder)
+    return folder
+
+
+def check_split_games(manifest: Manifest, split: str, games: pa.Table, folder: Path) -> None:
+    """Check the games table ``games`` of ``split``'s folder ``folder`` against the manifest
+    (:func:`split_folder`'s check, for a reader that read the table itself)."""
     rows = dict(zip(games["game_id"].to_pylist(), games["observations"].to_pylist(), strict=True))
     kept = {game_id for game_id, count in rows.items() if count}
     listed = set(manifest.game_ids(split))
@@ -380,4 +389,3 @@ def split_folder(directory: str | os.PathLike[str], manifest: Manifest, split: s
             f"{folder}: {total:,} rows, the manifest's splits.{split}.rows says "
             f"{manifest.splits[split].rows:,}"
         )
-    return folder

@@ -33,8 +33,7 @@ import pyarrow.compute as pc
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
-    split_export,
-    split_games_table,
+    open_split,
     split_rows,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
@@ -126,6 +125,14 @@ class BenchScore:
         }
 
 
+def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
+    """The submission, read on the calling thread alone (a reader beside the split's: the
+    two cores are busy) unless it was read already."""
+    if isinstance(predictions, Submission):
+        return predictions
+    return read_submission(predictions, threads=False)
+
+
 def _truth(
     export: ObservationExport, split: str, games: pa.Array
 ) -> tuple[pa.Table, npt.NDArray[Any]]:
@@ -156,10 +163,9 @@ def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDA
     return offsets, hit - offsets[:-1]
 
 
-def _endings(export: ObservationExport, games: pa.Array) -> npt.NDArray[np.int64]:
+def _endings(table: pa.Table, games: pa.Array) -> npt.NDArray[np.int64]:
     """Each game's ending as an index into :data:`ENDING_ORDER` (``unknown`` where the
-    games table has none)."""
-    table = split_games_table(export)
+    split's games table ``table`` has none)."""
     out = np.full(len(games), ENDING_ORDER.index("unknown"), dtype=np.int64)
     if "ending" not in table.column_names:
         return out
@@ -171,12 +177,23 @@ def _endings(export: ObservationExport, games: pa.Array) -> npt.NDArray[np.int64
     return out
 
 
+def _games_present(
+    codes: npt.NDArray[np.int64], games: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``numpy.unique(codes, return_inverse=True)`` of game indices below ``games``: the
+    games with rows, ascending, and each row's game among them (counted, not sorted)."""
+    present = np.flatnonzero(np.bincount(codes, minlength=games))
+    rank = np.zeros(games, np.int64)
+    rank[present] = np.arange(len(present))
+    return present, rank[codes]
+
+
 def _groupings(
     table: pa.Table, counts: npt.NDArray[np.int64], endings: npt.NDArray[np.int64]
 ) -> list[tuple[str, npt.NDArray[np.int64], list[str]]]:
     """Each breakdown: its name, each row's group and the groups' labels."""
     ply = table.column("ply").to_numpy()
-    blue = pc.equal(table.column("side").cast(pa.string()), "blue")
+    blue = pc.equal(table.column("side"), "blue")  # (a dictionary: each chunk's two words)
     since = table.column("plies_since_battle").to_numpy()
     return [
         ("all", np.zeros(len(ply), np.int64), ["all"]),
@@ -206,23 +223,19 @@ def score(
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
     games = pa.array(listed.game_ids.tolist(), pa.string())
-    export = split_export(folder, split)
-    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's rows
-        if isinstance(predictions, Submission):
-            table, codes = _truth(export, split, games)
-            sub = predictions
-        else:
-            # on one thread: the split's rows are read beside it, the two cores are busy
-            reading = pool.submit(read_submission, predictions, threads=False)
-            table, codes = _truth(export, split, games)
-            sub = reading.result()
+    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's files
+        # (its refusal, if any, raised after theirs, as when it was read after them)
+        reading = pool.submit(_submission, predictions)
+        export, games_table = open_split(folder, split)
+        table, codes = _truth(export, split, games)
+        sub = reading.result()
     offsets, played = _played(table, split)
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)
     metrics = row_metrics(values, offsets, played)
-    present, game_of_row = np.unique(codes, return_inverse=True)
-    ending_of_game = _endings(export, games)[present]
+    present, game_of_row = _games_present(codes, len(games))
+    ending_of_game = _endings(games_table, games)[present]
     groupings = _groupings(table, counts, ending_of_game[game_of_row])
     views = {"all": np.ones(len(present), bool)}
     if listed.has_views:
