@@ -9,7 +9,7 @@ bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test 
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in under a second, 2.5 to 3.8 times a read of its observations
+scored in about a second, 2.2 to 2.7 times a read of its observations on a busy machine
 (``bench/bench_score.py``; the issue's target, 2x, is not met: docs/benchmark.md).
 
 >>> from strat_tools.benchmark.score import band_labels
