@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,18 @@ from bench_sample import make_bench, patch_definition
 from click.testing import CliRunner
 
 from conftest import shared_once
+from strat_tools.benchmark import belief_score
 from strat_tools.benchmark.belief_baselines import (
     BELIEF_POLICIES,
     SetupPriorBelief,
     load_belief_prior,
+)
+from strat_tools.benchmark.belief_score import score_beliefs
+from strat_tools.benchmark.bench_folder import open_bench
+from strat_tools.benchmark.submission import (
+    aligned_log_probs,
+    read_submission,
+    submission_sha256,
 )
 from strat_tools.cli import main
 from strat_tools.cli.bench_score import BELIEF_POLICY_NAMES
@@ -298,3 +307,75 @@ def prior_text() -> str:
     return (
         resources.files("strat_tools.benchmark").joinpath("data", "belief_prior.json").read_text()
     )
+
+
+def _in_two_files(folder: Path, rows: dict[str, list[Any]], cut: int) -> Path:
+    """``rows`` in the split's order, in two files cut at row ``cut`` (mid-game)."""
+    folder.mkdir()
+    for i, part in enumerate((slice(0, cut), slice(cut, None))):
+        some = {key: values[part] for key, values in rows.items()}
+        write(folder / f"f{i}", some)
+        (folder / f"f{i}" / "part-0.parquet").rename(folder / f"part-{i}.parquet")
+        shutil.rmtree(folder / f"f{i}")
+    (folder / "card.json").write_text(json.dumps(CARD))
+    return folder
+
+
+def test_a_submission_in_the_splits_order_streams_to_the_last_digit(
+    bench: Path, hand: dict[str, list[Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scored 7 plies at a time (games cut across chunks, rows across files), never read
+    whole: the very numbers of the whole submission read at once, intervals included."""
+    pred = _in_two_files(tmp_path / "pred", hand, len(hand["ply"]) // 3)
+    whole = score_beliefs(bench, read_submission(pred, "belief"), "test").to_json()
+
+    def never(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("read whole")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(belief_score, "read_submission", never)
+        patched.setattr(belief_score, "belief_rows", never)
+        streamed = score_beliefs(bench, pred, "test", chunk_rows=7).to_json()
+    assert streamed == whole
+    assert streamed["predictions_sha256"] == submission_sha256(pred)
+    # rows in another order are read whole: the same score
+    backwards = {key: values[::-1] for key, values in hand.items()}
+    assert (
+        score_beliefs(bench, write(tmp_path / "back", backwards), "test").to_json()["views"]
+        == (whole["views"])
+    )
+
+
+def _held_while_checked(folder: Any, pred: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The most memory Python and NumPy hold (tracemalloc) when a chunk's (or the whole
+    split's) log-probabilities have been checked and lined up with its rows."""
+    held = [0]
+
+    def measured(*args: Any, **kwargs: Any) -> Any:
+        out = aligned_log_probs(*args, **kwargs)
+        held[0] = max(held[0], tracemalloc.get_traced_memory()[0])
+        return out
+
+    with monkeypatch.context() as patched:
+        patched.setattr(belief_score, "aligned_log_probs", measured)
+        tracemalloc.start()
+        try:
+            score_beliefs(folder, pred, "test", chunk_rows=16)
+        finally:
+            tracemalloc.stop()
+    return held[0]
+
+
+def test_the_streamed_belief_scorer_holds_a_chunk_not_the_split(
+    bench: Path, hand: dict[str, list[Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Streamed, the scorer holds a chunk's arrays: far less than one float32 copy of the
+    submission's values; read whole (the same rows reversed), more than that copy. (The
+    memory held, not the peak: reading a file of ours sets aside a buffer of the largest
+    size allowed, which tracemalloc counts.)"""
+    values = len(hand["ply"]) * 12 * 4
+    folder = open_bench(bench)
+    streamed = _held_while_checked(folder, write(tmp_path / "pred", hand), monkeypatch)
+    backwards = {key: values[::-1] for key, values in hand.items()}
+    whole = _held_while_checked(folder, write(tmp_path / "back", backwards), monkeypatch)
+    assert streamed < values / 4 < values < whole, (streamed, values, whole)

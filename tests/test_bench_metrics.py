@@ -8,9 +8,12 @@ import pytest
 
 from strat_tools.benchmark.metrics import (
     BINS,
+    RowMetrics,
     bootstrap_draws,
+    draw_percentile,
     game_sums,
     row_metrics,
+    spread_by_game,
     summarise,
 )
 
@@ -79,3 +82,32 @@ def test_rows_worked_in_blocks_give_what_one_block_gives(monkeypatch: pytest.Mon
     for name in ("nll", "top1", "top3", "confidence"):
         assert (getattr(blocked, name) == getattr(whole, name)).all(), name
     assert (blocked.top1 % 1).sum() > 0  # split ties are in the sample
+
+
+def test_the_percentile_over_draws_is_nanpercentiles_to_the_last_digit() -> None:
+    """Columns missing from some draws (NaN), from none, and from all: the very numbers of
+    numpy.nanpercentile (which the intervals used to be made with)."""
+    rng = np.random.default_rng(3)
+    values = rng.normal(size=(1000, 40)) * rng.uniform(0.1, 10, size=40)
+    values[rng.random((1000, 40)) < rng.uniform(0, 1, size=40)] = np.nan
+    values[:, 0] = np.nan
+    values[:, 1] = rng.normal(size=1000)
+    for q in (2.5, 97.5):
+        with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+            expected = np.nanpercentile(values, q, axis=0)
+        assert np.array_equal(draw_percentile(values, q), expected, equal_nan=True)
+
+
+def test_sums_of_a_grouping_fixed_per_game_are_the_games_own() -> None:
+    """spread_by_game places each game's sums in its group's column: game_sums' numbers
+    with the grouping given row by row, to the last digit."""
+    rng = np.random.default_rng(4)
+    games = np.sort(rng.integers(0, 30, size=5000))
+    games = np.unique(games, return_inverse=True)[1]
+    metrics = RowMetrics(*(rng.random(5000) for _ in range(4)))
+    group_of_game = rng.integers(0, 6, size=games.max() + 1)
+    overall = game_sums(metrics, games, np.zeros(5000, np.int64), 1)
+    by_row = game_sums(metrics, games, group_of_game[games], 6, bins=False)
+    spread = spread_by_game(overall, group_of_game, 6)
+    assert spread.keys() == by_row.keys()
+    assert all(np.array_equal(spread[k], by_row[k]) for k in by_row)

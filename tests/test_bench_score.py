@@ -20,7 +20,10 @@ from bench_sample import make_bench, patch_definition
 from click.testing import CliRunner
 
 from conftest import shared_once
+from strat_tools.benchmark.bench_folder import open_bench, open_split, split_export
 from strat_tools.cli import main
+from strat_tools.io import verified
+from strat_tools.io.owned import verify_file
 
 CARD = {
     "model": "outside",
@@ -296,3 +299,23 @@ def test_files_of_another_form_are_refused(bench: Path, truth: pa.Table, tmp_pat
     (empty / "card.json").write_text(json.dumps(CARD))
     result = score(bench, empty)
     assert result.exit_code == 2 and "holds no Parquet file" in result.output
+
+
+def test_a_split_is_verified_once_for_scoring(bench: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Opening a split hashes each of its files once (it hashed every shard twice: once to
+    check the games against the manifest, once more to read the rows) and hands back the
+    games table it checked."""
+    hashed: list[str] = []
+
+    def counted(directory: Path, marker: Any, name: str, *rest: Any) -> Any:
+        hashed.append(name)
+        return verify_file(directory, marker, name, *rest)
+
+    folder = open_bench(bench)
+    monkeypatch.setattr(verified, "verify_file", counted)
+    export = split_export(folder, "test")
+    assert sorted(hashed) == sorted([*export.shards, export.games])
+    hashed.clear()
+    export, games = open_split(folder, "test")
+    assert sorted(hashed) == sorted([*export.shards, export.games])
+    assert set(folder.manifest.game_ids("test")) <= set(games.column("game_id").to_pylist())

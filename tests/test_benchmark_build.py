@@ -228,6 +228,13 @@ def test_every_field_of_the_manifest_is_checked_and_named(tiny: Path, tmp_path: 
     refused(lambda d: d["games"][0].update(red_fingerprint="X"), r"games\[0\]\.red_fingerprint")
     refused(lambda d: d["games"][1].update(game_id=d["games"][0]["game_id"]), "listed twice")
     refused(lambda d: d["games"][0].update(split="nope"), r"games\[0\]\.split")
+    # (the checks made in bulk leave any doubt to the game-by-game ones, which name it)
+    upper = "0123456789ABCDEF"
+    refused(
+        lambda d: d["games"][2].update(blue_mirror_fingerprint=upper), r"games\[2\]\.blue_mirror"
+    )
+    refused(lambda d: d["games"][3].update(game_id=""), r"games\[3\]\.game_id")
+    refused(lambda d: d["games"].append(5), r"games\[\d+\] is not an object")
     (out / "manifest.json").write_text(json.dumps(good))  # same fields, other bytes
     with pytest.raises(ManifestError, match="not a finished benchmark build"):
         read_manifest(out)

@@ -15,14 +15,14 @@ hidden-truth ``board`` label column only, never from an input column.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Final
 
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 
-from strat_tools.benchmark.bench_folder import iter_split_rows
+from strat_tools.benchmark.bench_folder import iter_split_batches
 from strat_tools.benchmark.submission import game_codes
 from strat_tools.core.errors import InputError
 from strat_tools.engine.information.beliefs import kinds_allowed, unidentified
@@ -39,6 +39,7 @@ __all__ = [
     "belief_rows",
     "history_arrays",
     "iter_belief_chunks",
+    "iter_belief_rows",
 ]
 
 BELIEF_COLUMNS: Final = ["game_id", "ply", "board_view", "board", "unseen"]
@@ -81,19 +82,17 @@ def iter_belief_chunks(
     if history:
         columns = [*columns, *HISTORY_COLUMNS]
     walker = RowHistory()
-    for shard in iter_split_rows(export, columns, dictionary=("game_id",)):
-        for start in range(0, shard.num_rows, chunk_rows):
-            part = shard.slice(start, chunk_rows)
-            arrays = batch_arrays(part, ["board_view", "unseen"])
-            if history:
-                arrays.update(history_arrays(walker, part, arrays["board_view"]))
-            if labels:
-                board = batch_arrays(part, ["board"])["board"]
-                mask, kinds = hidden_truth(board)
-                if not np.array_equal(mask, unidentified(arrays["board_view"])[0]):
-                    raise InputError("the board label and board_view disagree on a piece")
-                arrays["kinds"] = kinds
-            yield part.select(["game_id", "ply"]), arrays
+    for part in iter_split_batches(export, columns, dictionary=("game_id",), batch_rows=chunk_rows):
+        arrays = batch_arrays(part, ["board_view", "unseen"])
+        if history:
+            arrays.update(history_arrays(walker, part, arrays["board_view"]))
+        if labels:
+            board = batch_arrays(part, ["board"])["board"]
+            mask, kinds = hidden_truth(board)
+            if not np.array_equal(mask, unidentified(arrays["board_view"])[0]):
+                raise InputError("the board label and board_view disagree on a piece")
+            arrays["kinds"] = kinds
+        yield part.select(["game_id", "ply"]), arrays
 
 
 def history_arrays(
@@ -108,12 +107,13 @@ def history_arrays(
     return walker.rows(board_view, more["side"] + 1, more["ply"], more["last_moves"][:, -1], wanted)
 
 
-def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> BeliefRows:
-    """Every belief row of a split (``games``: the manifest's game ids of the split)."""
-    parts: dict[str, list[npt.NDArray[np.generic]]] = {
-        k: [] for k in ("codes", "ply", "square", "moved", "allowed", "truth")
-    }
-    for ids, arrays in iter_belief_chunks(export, labels=True):
+def iter_belief_rows(
+    export: ObservationExport, games: pa.Array, split: str, chunk_rows: int = CHUNK_ROWS
+) -> Iterator[BeliefRows]:
+    """The belief rows of a split (``games``: the manifest's game ids of the split), the
+    pieces of ``chunk_rows`` plies at a time, in the split's order: memory holds a chunk,
+    whatever the size of the split."""
+    for ids, arrays in iter_belief_chunks(export, chunk_rows, labels=True):
         view, unseen = arrays["board_view"], arrays["unseen"]
         hidden, moved = unidentified(view)
         row, square = np.nonzero(hidden)
@@ -125,13 +125,21 @@ def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> Belie
         allowed = kinds_allowed(unseen[row], moved[row, square])
         if not allowed[np.arange(len(row)), truth].all():
             raise InputError(f"split {split!r}: a piece's true kind is not among those left")
-        parts["codes"].append(codes[row])
-        parts["ply"].append(ids.column("ply").to_numpy().astype(np.int64)[row])
-        parts["square"].append(square.astype(np.int16))
-        parts["moved"].append(moved[row, square])
-        parts["allowed"].append(allowed)
-        parts["truth"].append(truth)
-    if not parts["codes"]:
+        yield BeliefRows(
+            codes[row],
+            ids.column("ply").to_numpy().astype(np.int64)[row],
+            square.astype(np.int16),
+            moved[row, square],
+            allowed,
+            truth,
+        )
+
+
+def belief_rows(export: ObservationExport, games: pa.Array, split: str) -> BeliefRows:
+    """Every belief row of a split (:func:`iter_belief_rows` as one)."""
+    parts = list(iter_belief_rows(export, games, split))
+    if not parts:
         raise InputError(f"split {split!r} holds no observation rows")
-    joined = {k: np.concatenate(v) for k, v in parts.items()}
-    return BeliefRows(**joined)
+    return BeliefRows(
+        *(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(BeliefRows))
+    )

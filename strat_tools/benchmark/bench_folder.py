@@ -22,7 +22,12 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.manifest import MANIFEST, Manifest, read_manifest, split_folder
+from strat_tools.benchmark.manifest import (
+    MANIFEST,
+    Manifest,
+    check_split_games,
+    read_manifest,
+)
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.exports.observation_files import ObservationExport, observation_folder
 from strat_tools.io.owned import file_digest
@@ -30,8 +35,10 @@ from strat_tools.io.owned import file_digest
 __all__ = [
     "BenchFolder",
     "SplitGames",
+    "iter_split_batches",
     "iter_split_rows",
     "open_bench",
+    "open_split",
     "split_export",
     "split_games_table",
     "split_rows",
@@ -101,10 +108,19 @@ def split_export(folder: BenchFolder, split: str) -> ObservationExport:
     with rows and its row count: :func:`~strat_tools.benchmark.manifest.split_folder`)
     and against its marker (every file's size and SHA-256): read its rows and games table
     through it."""
-    folder.check_split(split)
-    # the split's games and rows checked against the manifest (which reads the games table
-    # through the export's own check), then the export held for reading
-    return observation_folder(split_folder(folder.directory, folder.manifest, split))
+    return open_split(folder, split)[0]
+
+
+def open_split(folder: BenchFolder, split: str) -> tuple[ObservationExport, pa.Table]:
+    """:func:`split_export` and the split's games table it was checked with (every file
+    verified once, the games table read once)."""
+    directory = folder.check_split(split)
+    export = observation_folder(directory)
+    games = export.folder.read(
+        export.games, lambda handle: pq.read_table(handle, page_checksum_verification=True)
+    )
+    check_split_games(folder.manifest, split, games, directory)
+    return export, games
 
 
 def iter_split_rows(
@@ -118,6 +134,25 @@ def iter_split_rows(
             name,
             lambda handle: pq.read_table(handle, columns=columns, read_dictionary=dictionary),
         )
+
+
+def iter_split_batches(
+    export: ObservationExport,
+    columns: list[str],
+    *,
+    dictionary: tuple[str, ...] = (),
+    batch_rows: int = 65_536,
+) -> Iterator[pa.Table]:
+    """:func:`iter_split_rows` a row group (or ``batch_rows`` rows of one) at a time, each
+    read through the very file checked and confirmed unchanged before it is given on: memory
+    holds a row group, whatever the size of the shards."""
+    for name in export.shards:
+        with export.folder.open(name) as file:
+            # not pre-buffered: pyarrow would hold every row group's bytes at once
+            shard = pq.ParquetFile(file.handle, read_dictionary=dictionary, pre_buffer=False)
+            for batch in shard.iter_batches(batch_size=batch_rows, columns=columns):
+                file.confirm()
+                yield pa.Table.from_batches([batch])
 
 
 def split_rows(

@@ -9,7 +9,7 @@ bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test 
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in under a second, 2.5 to 3.8 times a read of its observations
+scored in about a second, 2.2 to 2.7 times a read of its observations on a busy machine
 (``bench/bench_score.py``; the issue's target, 2x, is not met: docs/benchmark.md).
 
 >>> from strat_tools.benchmark.score import band_labels
@@ -33,8 +33,7 @@ import pyarrow.compute as pc
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
-    split_export,
-    split_games_table,
+    open_split,
     split_rows,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
@@ -47,6 +46,7 @@ from strat_tools.benchmark.metrics import (
     calibration_sums,
     game_sums,
     row_metrics,
+    spread_by_game,
     summarise,
 )
 from strat_tools.benchmark.submission import (
@@ -125,6 +125,14 @@ class BenchScore:
         }
 
 
+def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
+    """The submission, read on the calling thread alone (a reader beside the split's: the
+    two cores are busy) unless it was read already."""
+    if isinstance(predictions, Submission):
+        return predictions
+    return read_submission(predictions, threads=False)
+
+
 def _truth(
     export: ObservationExport, split: str, games: pa.Array
 ) -> tuple[pa.Table, npt.NDArray[Any]]:
@@ -155,10 +163,9 @@ def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDA
     return offsets, hit - offsets[:-1]
 
 
-def _endings(export: ObservationExport, games: pa.Array) -> npt.NDArray[np.int64]:
+def _endings(table: pa.Table, games: pa.Array) -> npt.NDArray[np.int64]:
     """Each game's ending as an index into :data:`ENDING_ORDER` (``unknown`` where the
-    games table has none)."""
-    table = split_games_table(export)
+    split's games table ``table`` has none)."""
     out = np.full(len(games), ENDING_ORDER.index("unknown"), dtype=np.int64)
     if "ending" not in table.column_names:
         return out
@@ -170,12 +177,23 @@ def _endings(export: ObservationExport, games: pa.Array) -> npt.NDArray[np.int64
     return out
 
 
+def _games_present(
+    codes: npt.NDArray[np.int64], games: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """``numpy.unique(codes, return_inverse=True)`` of game indices below ``games``: the
+    games with rows, ascending, and each row's game among them (counted, not sorted)."""
+    present = np.flatnonzero(np.bincount(codes, minlength=games))
+    rank = np.zeros(games, np.int64)
+    rank[present] = np.arange(len(present))
+    return present, rank[codes]
+
+
 def _groupings(
     table: pa.Table, counts: npt.NDArray[np.int64], endings: npt.NDArray[np.int64]
 ) -> list[tuple[str, npt.NDArray[np.int64], list[str]]]:
     """Each breakdown: its name, each row's group and the groups' labels."""
     ply = table.column("ply").to_numpy()
-    blue = pc.equal(table.column("side").cast(pa.string()), "blue")
+    blue = pc.equal(table.column("side"), "blue")  # (a dictionary: each chunk's two words)
     since = table.column("plies_since_battle").to_numpy()
     return [
         ("all", np.zeros(len(ply), np.int64), ["all"]),
@@ -205,23 +223,20 @@ def score(
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
     games = pa.array(listed.game_ids.tolist(), pa.string())
-    export = split_export(folder, split)
-    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's rows
-        if isinstance(predictions, Submission):
-            table, codes = _truth(export, split, games)
-            sub = predictions
-        else:
-            reading = pool.submit(read_submission, predictions)
-            table, codes = _truth(export, split, games)
-            sub = reading.result()
+    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's files
+        # (its refusal, if any, raised after theirs, as when it was read after them)
+        reading = pool.submit(_submission, predictions)
+        export, games_table = open_split(folder, split)
+        table, codes = _truth(export, split, games)
+        sub = reading.result()
     offsets, played = _played(table, split)
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)
     metrics = row_metrics(values, offsets, played)
-    endings = _endings(export, games)[codes]
-    groupings = _groupings(table, counts, endings)
-    present, game_of_row = np.unique(codes, return_inverse=True)
+    present, game_of_row = _games_present(codes, len(games))
+    ending_of_game = _endings(games_table, games)[present]
+    groupings = _groupings(table, counts, ending_of_game[game_of_row])
     views = {"all": np.ones(len(present), bool)}
     if listed.has_views:
         for view in ("fresh", "seen"):
@@ -229,7 +244,13 @@ def score(
     result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
     (_, whole, _), *breakdowns = groupings
     overall = game_sums(metrics, game_of_row, whole, 1)
-    parts = [game_sums(metrics, game_of_row, g, len(n), bins=False) for _, g, n in breakdowns]
+    parts = [
+        # a game's ending is the same in each of its rows: its sums are the game's own
+        spread_by_game(overall, ending_of_game, len(n))
+        if name == "ending"
+        else game_sums(metrics, game_of_row, g, len(n), bins=False)
+        for name, g, n in breakdowns
+    ]
     # every breakdown's groups side by side: one product with the draws for all of them
     together = {name: np.hstack([part[name] for part in parts]) for name in parts[0]}
     labels = [label for _, _, names in breakdowns for label in names]

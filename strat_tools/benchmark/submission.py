@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import NO_MASS
-from strat_tools.io.owned import file_digest
+from strat_tools.io.owned import FileStamp, file_digest, handle_digest
 
 __all__ = [
     "CARD",
@@ -46,6 +46,7 @@ __all__ = [
     "TOLERANCE",
     "Submission",
     "SubmissionError",
+    "SubmissionStream",
     "aligned_log_probs",
     "check_card",
     "game_codes",
@@ -129,16 +130,28 @@ def _digest_lines(digests: list[tuple[str, str]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def _read_file(data: bytes, name: str, task: str = "move") -> pa.Table:
+def _read_file(data: bytes, name: str, task: str = "move", threads: bool = True) -> pa.Table:
     """A predictions file's key columns and ``log_probs`` from its bytes (read once: hashed,
-    then parsed)."""
+    then parsed; with pyarrow's threads or on this one)."""
     columns = [*TASK_KEYS[task], "log_probs"]
     try:
-        table = pq.read_table(pa.BufferReader(data), columns=columns, read_dictionary=["game_id"])
+        table = pq.read_table(
+            pa.BufferReader(data),
+            columns=columns,
+            read_dictionary=["game_id"],
+            use_threads=threads,
+        )
     except (OSError, pa.ArrowException, KeyError) as exc:
         raise SubmissionError(
             f"{name} is not a predictions file ({', '.join(columns)}): {exc}"
         ) from None
+    return _checked(table, name, task)
+
+
+def _checked(table: pa.Table, name: str, task: str) -> pa.Table:
+    """A predictions file's rows (all or some) once their types are checked: game ids text
+    (a dictionary), the keys integers (made int64), ``log_probs`` a list of floats."""
+    columns = [*TASK_KEYS[task], "log_probs"]
     kinds = {f.name: f.type for f in table.schema}
     values = kinds["log_probs"]
     if not (pa.types.is_list(values) or pa.types.is_large_list(values)) or not (
@@ -155,10 +168,8 @@ def _read_file(data: bytes, name: str, task: str = "move") -> pa.Table:
     return pa.table({"game_id": ids, **keys, "log_probs": table.column("log_probs")})
 
 
-def read_submission(directory: str | os.PathLike[str], task: str = "move") -> Submission:
-    """The submission in ``directory``: its card checked, every Parquet file read (only
-    the task's key columns and ``log_probs``, :data:`TASK_KEYS`), and its SHA-256."""
-    root = Path(directory)
+def _card_and_files(root: Path) -> tuple[dict[str, Any], bytes, list[Path]]:
+    """A submission folder's card (checked), its bytes and its Parquet files in path order."""
     if not root.is_dir():
         raise SubmissionError(f"{root} is not a folder of predictions")
     try:
@@ -171,6 +182,18 @@ def read_submission(directory: str | os.PathLike[str], task: str = "move") -> Su
     paths = _parquet_files(root)
     if not paths:
         raise SubmissionError(f"{root} holds no Parquet file of predictions")
+    return card, card_bytes, paths
+
+
+def read_submission(
+    directory: str | os.PathLike[str], task: str = "move", *, threads: bool = True
+) -> Submission:
+    """The submission in ``directory``: its card checked, every Parquet file read (only
+    the task's key columns and ``log_probs``, :data:`TASK_KEYS`), and its SHA-256.
+    ``threads=False`` decodes on the calling thread only (a reader beside other work: a
+    quarter less CPU)."""
+    root = Path(directory)
+    card, card_bytes, paths = _card_and_files(root)
     names = [p.relative_to(root).as_posix() for p in paths]
     digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
     tables = []
@@ -180,12 +203,97 @@ def read_submission(directory: str | os.PathLike[str], task: str = "move") -> Su
         except OSError as exc:
             raise SubmissionError(f"cannot read {name}: {exc}") from None
         digests.append((hashlib.sha256(data).hexdigest(), name))
-        tables.append(_read_file(data, name, task))
+        tables.append(_read_file(data, name, task, threads))
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     table = pa.concat_tables(tables).combine_chunks()
     return Submission(card, table, names, file_of_row, row_in_file, _digest_lines(digests))
+
+
+class SubmissionStream:
+    """A submission read a row group at a time, for a scorer that walks the split in order:
+    :meth:`take` gives the next rows (file by file in path order, as :func:`read_submission`
+    concatenates them) as a :class:`Submission` of those rows only. Each file is hashed
+    through the handle it is then parsed from, and that handle's ``fstat`` must not change
+    while it is read (the bytes scored are the bytes hashed); :attr:`sha256` is the
+    submission's once every file was read (:meth:`finished`). Memory holds a row group and
+    the rows taken, whatever the size of the files."""
+
+    def __init__(self, directory: str | os.PathLike[str], task: str, batch_rows: int) -> None:
+        root = Path(directory)
+        self.card, card_bytes, paths = _card_and_files(root)
+        self.task = task
+        self.files = [p.relative_to(root).as_posix() for p in paths]
+        self._paths = paths
+        self._digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
+        self._batches = self._read(batch_rows)
+        self._held: list[tuple[int, int, pa.Table]] = []
+        self.sha256 = ""
+
+    def _read(self, batch_rows: int) -> Generator[tuple[int, int, pa.Table], None, None]:
+        columns = [*TASK_KEYS[self.task], "log_probs"]
+        for index, (path, name) in enumerate(zip(self._paths, self.files, strict=True)):
+            with open(path, "rb") as handle:
+                stamp = FileStamp.of(os.fstat(handle.fileno()))
+                self._digests.append((handle_digest(handle), name))
+                try:
+                    # not pre-buffered: pyarrow would hold every row group's bytes at once
+                    parquet = pq.ParquetFile(handle, read_dictionary=["game_id"], pre_buffer=False)
+                    batches = parquet.iter_batches(batch_size=batch_rows, columns=columns)
+                    start = 0
+                    for batch in batches:
+                        if FileStamp.of(os.fstat(handle.fileno())) != stamp:
+                            raise SubmissionError(f"{name} was written while it was read")
+                        table = _checked(pa.Table.from_batches([batch]), name, self.task)
+                        yield index, start, table
+                        start += batch.num_rows
+                except (pa.ArrowException, KeyError) as exc:
+                    raise SubmissionError(
+                        f"{name} is not a predictions file ({', '.join(columns)}): {exc}"
+                    ) from None
+        self.sha256 = _digest_lines(self._digests)
+
+    def take(self, rows: int) -> Submission | None:
+        """The next ``rows`` rows (at least one), or None when fewer are left."""
+        held = sum(t.num_rows for _, _, t in self._held)
+        while held < rows:
+            got = next(self._batches, None)
+            if got is None:
+                return None
+            self._held.append(got)
+            held += got[2].num_rows
+        parts, file_of_row, row_in_file = [], [], []
+        need = rows
+        while need:
+            index, start, table = self._held[0]
+            part = table.slice(0, need)
+            parts.append(part)
+            file_of_row.append(np.full(part.num_rows, index, np.int64))
+            row_in_file.append(np.arange(start, start + part.num_rows, dtype=np.int64))
+            need -= part.num_rows
+            if part.num_rows == table.num_rows:
+                self._held.pop(0)
+            else:
+                self._held[0] = (index, start + part.num_rows, table.slice(part.num_rows))
+        return Submission(
+            self.card,
+            pa.concat_tables(parts),
+            self.files,
+            np.concatenate(file_of_row),
+            np.concatenate(row_in_file),
+            "",
+        )
+
+    def finished(self) -> bool:
+        """Whether every row was taken (every file then read to its end and hashed)."""
+        if any(t.num_rows for _, _, t in self._held):
+            return False
+        return all(got[2].num_rows == 0 for got in self._batches)
+
+    def close(self) -> None:
+        """Close the file being read (a stream left before its end)."""
+        self._batches.close()
 
 
 def _rows_text(
@@ -362,12 +470,16 @@ def aligned_log_probs(
         _refuse_rows(sub, "rows with a null value in log_probs", np.sort(rows[bad]))
     raw = flat.to_numpy(zero_copy_only=False)
     values = raw if take is None else raw[take]
-    strange = np.unique(np.searchsorted(ends, np.flatnonzero(~np.isfinite(values)), side="right"))
-    _refuse_rows(sub, "rows with a non-finite value in log_probs", np.sort(rows[strange]))
     # summed in the values' own precision: float32 errs by ~1e-5 on a row's ~100 terms, far
     # inside the tolerance, and a conversion to float64 would cost ten times the sum
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         total = np.add.reduceat(np.exp(values), ends - counts) if len(counts) else np.zeros(0)
+    # a NaN or +inf makes its row's sum so, a -inf the minimum: only then are they looked for
+    if not np.isfinite(total).all() or (len(values) and np.isneginf(values.min())):
+        strange = np.unique(
+            np.searchsorted(ends, np.flatnonzero(~np.isfinite(values)), side="right")
+        )
+        _refuse_rows(sub, "rows with a non-finite value in log_probs", np.sort(rows[strange]))
     off = np.flatnonzero(np.abs(total - 1) > TOLERANCE)
     _refuse_rows(
         sub,

@@ -34,6 +34,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from strat_tools.core.errors import OptionError
@@ -325,16 +326,21 @@ class ObservationBatches:
             arrays = batch_arrays(table, whole, self.last_moves, self.legal_width)
             boards = {c: boards_of(table, c) for c in {BOARD_FIELDS[n] for n in per_batch}}
             counts = None
-            if "legal_ids" in arrays and self.legal_width is None:
-                counts = (arrays["legal_ids"] >= 0).sum(axis=1)
+            if "legal_ids" in arrays and self.legal_width is None:  # the lists' lengths
+                counts = pc.list_value_length(table.column("legal_actions")).to_numpy()
             order = rng.permutation(table.num_rows)
             stop = len(order) if not self.drop_last else len(order) - len(order) % size
             for start in range(0, stop, size):
                 rows = order[start : start + size]
-                batch = {name: values[rows] for name, values in arrays.items()}
-                if counts is not None:  # legal_ids as wide as this batch's largest count
+                batch = {
+                    name: values[rows]
+                    for name, values in arrays.items()
+                    if counts is None or name != "legal_ids"
+                }
+                if counts is not None:  # legal_ids as wide as this batch's largest count,
+                    # gathered at that width (not gathered whole, then narrowed)
                     width = int(counts[rows].max(initial=0))
-                    batch["legal_ids"] = np.ascontiguousarray(batch["legal_ids"][:, :width])
+                    batch["legal_ids"] = arrays["legal_ids"][rows, :width]
                 if per_batch:
                     view, truth = (boards[c][rows] if c in boards else None for c in COLUMN_PAIR)
                     batch.update(board_arrays(view, truth, per_batch))
