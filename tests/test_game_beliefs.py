@@ -92,3 +92,22 @@ def test_a_marshal_s_belief_is_the_opponent_s_before_its_first_battle(tmp_path: 
 def test_a_move_policy_is_no_belief_model() -> None:
     with pytest.raises(UsageError, match="not a belief model"):
         marshal_beliefs(SHORT, model="human-v1", run=1)
+
+
+def test_values_prints_the_marshals_by_belief_and_refuses_other_jobs(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from strat_tools.cli import main
+
+    with zipfile.ZipFile(SAMPLE) as archive:
+        for name in ("classic-2026.10-1.xml", "classic-2026.10-2.xml"):
+            (tmp_path / name).write_bytes(archive.read(name))
+    runner = CliRunner()
+    args = ["values", str(tmp_path), "--secrecy", "--belief-model", "belief-prior"]
+    done = runner.invoke(main, [*args, "-j", "1", "--format", "csv"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines()[0].startswith("role,belief,marshals,mean_belief")
+    lone = runner.invoke(main, ["values", str(tmp_path), "--belief-model", "belief-prior"])
+    assert lone.exit_code == 2 and lone.stdout == ""
+    wrong = runner.invoke(main, ["values", str(tmp_path), "--secrecy", "--belief-model", "x"])
+    assert wrong.exit_code == 2 and wrong.stdout == ""

@@ -86,7 +86,7 @@ def belief_model(name: str | None = None) -> str:
     work: a usage error for a move policy's or an unknown name."""
     chosen = DEFAULTS["belief"] if name is None else name
     if task_of(chosen) != "belief":
-        raise UsageError(f"{chosen!r} is a move policy, not a belief model", option="model")
+        raise UsageError(f"{chosen!r} is a move policy, not a belief model", option="belief-model")
     return chosen
 
 
