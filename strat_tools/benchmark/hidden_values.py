@@ -4,7 +4,8 @@ The secrecy model of ``values`` (``docs/values.md``) splits a rank into pieces t
 has identified or not; "not identified" says nothing of how sure the opponent already was.
 Here a belief model of the registry (:func:`~strat_tools.benchmark.policies.load`,
 ``DEFAULTS["belief"]`` unless named: a learned one plugs in by name) measures it: for
-each side's marshal in a classic game, the probability the opponent's belief put on
+each side's marshal in a classic game that replays valid to its end (the secrecy model's
+games), the probability the opponent's belief put on
 "marshal" on its square at the opponent's last turn before the marshal's **first battle**
 (when it attacked, the opponent's turn just before; when it was attacked, the attacker's own
 turn: how sure the attacker was of what it attacked). :func:`marshal_beliefs` gives one row
@@ -35,7 +36,7 @@ from strat_tools.benchmark.game_beliefs import game_beliefs
 from strat_tools.benchmark.policies import DEFAULTS, load, task_of
 from strat_tools.core.errors import UsageError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, PieceKind
-from strat_tools.core.records import GameRecord
+from strat_tools.core.records import GameRecord, Status
 from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.information.beliefs import BeliefModel
 from strat_tools.engine.replays.replay import Replay, replay_safely
@@ -115,8 +116,10 @@ def _marshal_rows(record: GameRecord, name: str, rules: str | None) -> list[dict
     if not record.readable or record.variant != "classic":
         return []
     result = replay_safely(record, resolve_rules(rules, record))
-    beliefs = None if result is None else game_beliefs(result, _loaded(name))
-    if result is None or beliefs is None:
+    if result is None or result.status != Status.VALID or result.stopped_at is not None:
+        return []  # the secrecy model's games: those that replay valid to their end
+    beliefs = game_beliefs(result, _loaded(name))
+    if beliefs is None:
         return []
     winner = record.result.winner if record.result is not None else None
     rows = []
@@ -174,9 +177,9 @@ def marshal_beliefs(
     select: GameFilter | None = None,
     run: RunArg = None,
 ) -> pd.DataFrame:
-    """One row per marshal of every classic game under ``paths`` that ``select`` keeps
-    (:data:`MARSHAL_SCHEMA`), the belief from ``model`` (a registry name; None: the
-    default belief model)."""
+    """One row per marshal (:data:`MARSHAL_SCHEMA`) of every classic game under ``paths``
+    that ``select`` keeps and that replays valid to its end (the secrecy model's games), the
+    belief from ``model`` (a registry name; None: the default belief model)."""
     work = MarshalBeliefsWork(belief_model(model), rules)
     table = work.combine(list(map_records(work, paths, select=select, run=run)))
     frame: pd.DataFrame = table.to_pandas()
