@@ -80,6 +80,15 @@ SHOWN = (
     default=None,
     help="The win model --calibrate scores (default: the one the package ships).",
 )
+@click.option(
+    "--belief-model",
+    "belief",
+    metavar="NAME",
+    default=None,
+    help="With --secrecy: instead of the regression, each marshal by how sure the opponent's "
+    "belief (this registry model; 'default' for the shipped default) was of it before its "
+    "first battle: its side's wins and its survival, per band (classic; docs/values.md).",
+)
 @click.option("-o", "--output", default=None, help="--fit: the model file to write (.json).")
 @format_option()
 @game_filter_options_but("--variant")
@@ -95,6 +104,7 @@ def values(
     fit: bool,
     calibrate: bool,
     model_path: str | None,
+    belief: str | None,
     output: str | None,
     fmt: str,
     game_filter: GameFilter,
@@ -139,6 +149,10 @@ def values(
         raise click.UsageError("-o is for --fit (the model file) or --calibrate (a figure)")
     if model_path is not None and not calibrate:
         raise click.UsageError("--model is the win model --calibrate scores")
+    if belief is not None:
+        flags = (secrecy, by, quiet, fit or calibrate)
+        _belief_secrecy(paths, belief, flags, variant, fmt, game_filter, rules, run)
+        return
     from strat_tools.core.rules import check_rules
 
     check_rules(rules)  # a usage error first (exit 2), then the output
@@ -167,6 +181,50 @@ def values(
         )
         return
     render(table, fmt)
+
+
+def _belief_secrecy(
+    paths: tuple[str, ...],
+    belief: str,
+    flags: tuple[bool, str | None, bool, bool],
+    variant: str,
+    fmt: str,
+    game_filter: GameFilter,
+    rules: str,
+    run: Run,
+) -> None:
+    """``--secrecy --belief-model NAME``: the marshals by the opponent's belief."""
+    secrecy, by, quiet, win_model = flags
+    if not secrecy or by or quiet or win_model or variant != "classic":
+        raise click.UsageError(
+            "--belief-model goes with --secrecy alone, on classic games (no --by, --quiet, "
+            "--fit or --calibrate)"
+        )
+    from strat_tools.benchmark.hidden_values import (
+        belief_model,
+        marshal_beliefs,
+        marshal_secrecy,
+    )
+
+    name = belief_model(None if belief == "default" else belief)
+    rows, _ = read_through(
+        paths,
+        run,
+        lambda run: marshal_beliefs(
+            list(paths), model=name, rules=rules, select=game_filter, run=run
+        ),
+        label="values",
+    )
+    if rows.empty:
+        raise NoInput("no classic game with a marshal to value")
+    table = marshal_secrecy(rows)
+    render(table.round(3) if fmt == "table" else table, fmt)
+    if fmt == "table":
+        message(
+            f"Each marshal by {name}'s belief on 'marshal' at the opponent's last turn before "
+            "its first battle; won: its side's share of the decided games; survived: of that "
+            "battle; 95% Wilson intervals. Associations, not causes (docs/values.md)."
+        )
 
 
 def _model(path: str | None, variant: str) -> WinModel:

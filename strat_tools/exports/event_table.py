@@ -33,7 +33,7 @@ from strat_tools.engine.events.event_kinds import EVENT_KINDS
 from strat_tools.engine.events.key_events import EventBatch
 from strat_tools.engine.replays.replay import replay_safely
 from strat_tools.io.sources import Unit
-from strat_tools.run.batch_work import failure_of, records_batch
+from strat_tools.run.batch_work import RecordWork, failure_of, records_batch
 from strat_tools.run.driver import map_records
 from strat_tools.run.inputs import Inputs, InputsArg
 from strat_tools.run.options import Run, RunArg
@@ -105,17 +105,21 @@ def iter_events(
     kinds: Iterable[str] | None = None,
     select: GameFilter | None = None,
     run: RunArg = None,
+    work: RecordWork[pa.Table] | None = None,
 ) -> Iterator[pa.Table]:
     """The events of every game under ``paths`` that ``select`` keeps (``kinds``:
     only these), one Arrow table per batch, in input order: memory stays flat however
-    many games. Nothing is yielded before a game could be read, so when not one input can
+    many games. ``work`` makes each batch's table instead of ``EventsWork(rules)``: one
+    that adds columns to it (the benchmark's ``ModelEventsWork``, ``events --with-model``).
+    Nothing is yielded before a game could be read, so when not one input can
     be (and no filter left any out) :class:`~strat_tools.core.errors.NothingReadable` is raised
     with nothing given out."""
     wanted = _kinds(kinds)
     inputs = Inputs.of(paths)
     run, seen = Run.of(run).counting()
     held: list[pa.Table] = []
-    for table in map_records(EventsWork(rules), inputs, select=select, run=run):
+    work = EventsWork(rules) if work is None else work
+    for table in map_records(work, inputs, select=select, run=run):
         if wanted is not None:
             table = table.filter(pc.is_in(table.column("kind").cast(pa.string()), value_set=wanted))
         held.append(table)
