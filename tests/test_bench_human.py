@@ -24,6 +24,7 @@ from strat_tools.benchmark.bench_folder import open_bench
 from strat_tools.benchmark.definition import SPLITS, calendar_month
 from strat_tools.benchmark.human_inputs import INPUT_FIELDS, PLANES, legal_heads, model_inputs
 from strat_tools.benchmark.human_model import (
+    SHIPPED_MODELS,
     HumanModel,
     HumanPolicy,
     load_model,
@@ -123,7 +124,7 @@ def test_numpy_inference_equals_the_pytorch_model(bench: Path) -> None:
     from strat_tools.benchmark.train import to_torch
 
     batch = _batch(bench)
-    for model in (_random_model(), load_model()):
+    for model in (_random_model(), *(load_model(name=n) for n in SHIPPED_MODELS)):
         mine = HumanPolicy(model).log_probs(batch)
         net = to_torch(model)
         planes, scalars = model_inputs(batch)
@@ -162,15 +163,16 @@ def test_training_writes_a_model_that_predicts_and_scores(bench: Path, tmp_path:
     assert again.exit_code == 2 and "exists" in again.output  # never over a file
 
 
-def test_the_shipped_model_carries_its_provenance() -> None:
-    model = load_model()
+@pytest.mark.parametrize("name", SHIPPED_MODELS)
+def test_the_shipped_model_carries_its_provenance(name: str) -> None:
+    model = load_model(name=name)
     about = model.card["provenance"]
     train = next(s for s in SPLITS if s.name == "train")
     assert about["months"] == [calendar_month(z.name) for z in train.zips]
     assert about["benchmark"] == "strat-bench-move-v1" and about["split"] == "train"
     assert about["games"] > 7_000 and about["rows_seen"] > 500_000
-    assert model.card["name"] == "human-v1" and model.card["parameters"] < 1_000_000
-    assert isinstance(policy_by_name("human-v1"), HumanPolicy)
+    assert model.card["name"] == name and model.card["parameters"] < 1_000_000
+    assert isinstance(policy_by_name(name), HumanPolicy)
 
 
 def test_a_model_file_is_for_the_human_policy_only(tmp_path: Path) -> None:

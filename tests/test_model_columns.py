@@ -20,7 +20,7 @@ from strat_tools.benchmark.model_columns import (
     iter_model_events,
     read_move_model,
 )
-from strat_tools.benchmark.policies import load
+from strat_tools.benchmark.policies import DEFAULTS, load
 from strat_tools.benchmark.policy import MovePolicy
 from strat_tools.cli import main
 from strat_tools.engine.replays.replay import replay
@@ -52,7 +52,7 @@ def per_ply(mixed: Path) -> pa.Table:
 def test_each_ply_s_row_is_the_game_model_s(mixed: Path, per_ply: pa.Table) -> None:
     table = per_ply
     assert table.schema.equals(MOVE_MODEL_SCHEMA)
-    human = load("human-v1")
+    human = load(DEFAULTS["move"])
     assert isinstance(human, MovePolicy)
     classic = [r for r in read_records(mixed) if r.variant == "classic"]
     assert set(table.column("game_id").to_pylist()) == {r.game_id for r in classic}

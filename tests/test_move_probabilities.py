@@ -18,7 +18,7 @@ from bench_sample import SAMPLE, make_bench, patch_definition
 
 from conftest import shared_once
 from strat_tools.benchmark.baselines import UniformPolicy
-from strat_tools.benchmark.policies import load
+from strat_tools.benchmark.policies import DEFAULTS, load
 from strat_tools.benchmark.policy import POLICY_FIELDS
 from strat_tools.benchmark.predict import predict
 from strat_tools.core.board import Side
@@ -148,8 +148,10 @@ def test_the_default_is_the_shipped_model_and_the_distribution_reads_like_python
     (record, *_) = sample_games(every=50)
     pos = Position(record.setup or (), replay(record).rules)
     dist = pos.move_probabilities()
-    assert dist.policy == "human-v1"
-    assert dist.log_probs.tolist() == pos.move_probabilities(HUMAN).log_probs.tolist()
+    assert dist.policy == DEFAULTS["move"]
+    shipped = load(DEFAULTS["move"])
+    assert isinstance(shipped, MovePolicy)
+    assert dist.log_probs.tolist() == pos.move_probabilities(shipped).log_probs.tolist()
     assert sorted(map(str, dist)) == sorted(map(str, pos.legal_moves)) and len(dist) == len(
         pos.legal_moves
     )
@@ -162,7 +164,8 @@ def test_the_default_is_the_shipped_model_and_the_distribution_reads_like_python
     assert dist.log_prob(best) == pytest.approx(np.log(p))
     assert 0.0 < dist.entropy() <= np.log(len(dist))
     assert dist.sample(7) == dist.sample(np.random.default_rng(7)) and dist.sample(7) in dist
-    assert repr(dist).startswith(f"<MoveProbabilities human-v1, red to move, {len(dist)} legal")
+    shown = f"<MoveProbabilities {DEFAULTS['move']}, red to move, {len(dist)} legal"
+    assert repr(dist).startswith(shown)
     with pytest.raises(KeyError, match="not a legal move"):
         dist["A1-A2"]
     assert "A1-A2" not in dist

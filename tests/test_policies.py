@@ -35,7 +35,7 @@ def test_the_face_reaches_the_registry() -> None:
     ("call", "said"),
     [
         (lambda: load("human-v9"), "unknown model 'human-v9'"),
-        (lambda: load("uniform", "x.npz"), "a model file is for policy"),
+        (lambda: load("uniform", "x.npz"), "a model file is for a human-move policy"),
         (lambda: names("play"), "unknown task 'play'"),  # type: ignore[arg-type]
     ],
 )

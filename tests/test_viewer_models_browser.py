@@ -21,7 +21,7 @@ from strat_tools.core.pieces import KIND_LABELS
 from strat_tools.core.records import GameRecord
 from strat_tools.engine.replays.replay import replay
 from strat_tools.views.viewer import game_data, viewer_html
-from strat_tools.views.viewer_models import ViewerModels
+from strat_tools.views.viewer_models import MOVE_SCALE, ViewerModels
 
 pytestmark = [pytest.mark.browser]
 
@@ -77,8 +77,9 @@ def point_at(chrome: Any, square: int) -> str:
 
 
 def percent(p: float) -> str:
-    """A probability as the page writes it."""
-    value = 100 * p
+    """A probability as the page writes it (stored to 1 / MOVE_SCALE first, as the page
+    stores it: 0.008949 is kept as 0.00895 and shown as 0.90%)."""
+    value = 100 * round(p * MOVE_SCALE) / MOVE_SCALE
     if 0 < value < 0.01:
         return "<0.01%"
     return (

@@ -35,7 +35,7 @@ import numpy.typing as npt
 from strat_tools.benchmark.batches import BATCH_ROWS, split_batches
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.definition import NAME, VERSION
-from strat_tools.benchmark.human_model import SHIPPED, HumanPolicy, load_model
+from strat_tools.benchmark.human_model import SHIPPED_MODELS, HumanPolicy, load_model
 from strat_tools.benchmark.move_kinds import KINDS, KINDS_VERSION, move_kinds, same_piece
 from strat_tools.core.errors import InputError, UsageError
 from strat_tools.engine.information.move_policy import MovePolicy
@@ -66,7 +66,7 @@ MAX_OWN_BYTES: Final = 1 << 24
 """Count tables written by ``save_counts`` are about 50 KB; a file over 16 MiB is refused
 unread."""
 """The shipped count tables, in ``strat_tools/benchmark/data/``."""
-POLICIES: Final = ("uniform", "counts", "counts-last", SHIPPED)
+POLICIES: Final = ("uniform", "counts", "counts-last", *SHIPPED_MODELS)
 """The shipped policies' names: the baselines and the human-move model
 (:mod:`strat_tools.benchmark.human_model`)."""
 FORMS: Final = {"counts": KINDS, "counts-last": 2 * KINDS}
@@ -318,17 +318,20 @@ def policy_by_name(
 ) -> MovePolicy:
     """A shipped policy by name (:data:`POLICIES`); ``counts`` a count table file to use
     instead of the shipped one, ``model`` a human-move model file (``.npz`` with its
-    ``.json`` card, as ``bench train`` writes) instead of the shipped ``human-v1``."""
+    ``.json`` card, as ``bench train`` writes) instead of a shipped human-move model."""
     if name not in POLICIES:
         raise UsageError(
             f"unknown policy {name!r} (the shipped ones: {', '.join(POLICIES)})", option="policy"
         )
-    if model is not None and name != SHIPPED:
-        raise UsageError(f"a model file is for policy {SHIPPED!r}, not {name!r}", option="model")
+    if model is not None and name not in SHIPPED_MODELS:
+        raise UsageError(
+            f"a model file is for a human-move policy ({', '.join(SHIPPED_MODELS)}), not {name!r}",
+            option="model",
+        )
     if counts is not None and name not in FORMS:
         raise UsageError(f"count tables are for a count policy, not {name!r}", option="counts")
     if name == "uniform":
         return UniformPolicy()
-    if name == SHIPPED:
-        return HumanPolicy(load_model(model))
+    if name in SHIPPED_MODELS:
+        return HumanPolicy(load_model(model, name))
     return CountPolicy(load_counts(counts)[name])

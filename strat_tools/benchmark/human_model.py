@@ -59,6 +59,7 @@ from strat_tools.core.errors import InputError
 __all__ = [
     "KIND",
     "SHIPPED",
+    "SHIPPED_MODELS",
     "HumanModel",
     "HumanPolicy",
     "forward",
@@ -69,8 +70,12 @@ __all__ = [
 
 KIND: Final = "strat-tools human-move model"
 """The ``kind`` of a model card."""
-SHIPPED: Final = "human-v1"
-"""The shipped model's name (``strat_tools/benchmark/data/human-v1.npz`` and ``.json``)."""
+SHIPPED_MODELS: Final = ("human-v1", "human-v2")
+"""The shipped models' names (``strat_tools/benchmark/data/NAME.npz`` and ``.json``):
+``human-v1``, the first (32 channels, 3 blocks), and ``human-v2``, larger and trained
+longer (docs/human-model.md); the registry's default is the better on val."""
+SHIPPED: Final = SHIPPED_MODELS[0]
+"""The model :func:`load_model` loads when given neither a file nor a name."""
 CHUNK: Final = 64
 """Rows the NumPy forward pass works on at a time."""
 SLICE: Final = 4096
@@ -219,10 +224,13 @@ def _check_weights(data: Mapping[str, Any], card: dict[str, Any], where: str) ->
     return weights
 
 
-def load_model(path: str | os.PathLike[str] | None = None) -> HumanModel:
-    """A model from ``PATH.npz`` and ``PATH.json`` (None: the shipped ``human-v1``),
-    every field of both checked; :class:`InputError` names what is wrong."""
-    raw, card, where = read_model_files(path, SHIPPED, "human-move model")
+def load_model(path: str | os.PathLike[str] | None = None, name: str = SHIPPED) -> HumanModel:
+    """A model from ``PATH.npz`` and ``PATH.json`` (None: the shipped model ``name``, one
+    of :data:`SHIPPED_MODELS`), every field of both checked; :class:`InputError` names
+    what is wrong."""
+    if name not in SHIPPED_MODELS:
+        raise InputError(f"no shipped human-move model {name!r} ({', '.join(SHIPPED_MODELS)})")
+    raw, card, where = read_model_files(path, name, "human-move model")
     _check_card(card, where)
     arrays = read_arrays(raw, card["weights_sha256"], where, _need)
     return HumanModel(_check_weights(arrays, card, where), card)

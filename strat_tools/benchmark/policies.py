@@ -16,9 +16,9 @@ implements :class:`~strat_tools.engine.information.move_policy.MovePolicy` (or
 :class:`~strat_tools.engine.information.beliefs.BeliefModel`) is passed in directly.
 
 >>> names("move")
-('uniform', 'counts', 'counts-last', 'human-v1')
+('uniform', 'counts', 'counts-last', 'human-v1', 'human-v2')
 >>> task_of("belief-prior"), DEFAULTS["move"]
-('belief', 'human-v1')
+('belief', 'human-v2')
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
 Task = Literal["move", "belief"]
 TASKS: Final[dict[Task, tuple[str, ...]]] = {"move": POLICIES, "belief": BELIEF_POLICIES}
 """Each task's shipped models, in the order the docs list them (baselines first)."""
-DEFAULTS: Final[dict[Task, str]] = {"move": "human-v1", "belief": "belief-v1"}
+DEFAULTS: Final[dict[Task, str]] = {"move": "human-v2", "belief": "belief-v1"}
 """The model a caller gets when it names none: the best shipped one of each task on the
 benchmark's test split (``docs/benchmark.md``)."""
 
@@ -64,8 +64,8 @@ def task_of(name: str) -> Task:
 def load(name: str, path: str | os.PathLike[str] | None = None) -> MovePolicy | BeliefModel:
     """The shipped model ``name``; ``path`` a file of the same kind to load instead of the
     shipped one (count tables for ``counts``/``counts-last``, ``MODEL.npz`` with its card
-    for a trained model: ``human-v1``, ``belief-v1``; a prior for ``belief-prior``), every
-    field checked."""
+    for a trained model, ``human-v1``, ``human-v2`` or ``belief-v1``; a prior for
+    ``belief-prior``), every field checked."""
     if task_of(name) == "belief":
         return belief_by_name(name, path)
     if name in ("counts", "counts-last"):
