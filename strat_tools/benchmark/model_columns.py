@@ -138,7 +138,7 @@ def _game_rows(record: GameRecord, rules: str | None, code: str, policy: str) ->
 class MoveModelWork:
     """The per-ply model rows of a batch of records (a ``RecordWork``)."""
 
-    policy: str = "human-v1"
+    policy: str = DEFAULTS["move"]
     rules: str | None = "auto"
     code: str = "internal.model"
     check: bool = True
@@ -200,7 +200,7 @@ class ModelEventsWork:
     (the move played at that ply): :class:`~strat_tools.exports.event_table.EventsWork`'s
     table, joined in the worker."""
 
-    policy: str = "human-v1"
+    policy: str = DEFAULTS["move"]
     rules: str | None = "auto"
     code: str = "internal.model"
     check: bool = True
