@@ -242,6 +242,7 @@ NOT_LIBRARY_ERRORS: dict[str, str] = {
     "Terminated": "SIGTERM in the main thread (a BaseException, like KeyboardInterrupt)",
     "RemoteTraceback": "a worker's traceback text, set as a cause, never raised",
     "ReaderGone": "stdout's reader went away: a quiet end (a BaseException, never shown)",
+    "_NotStreamed": "a belief submission read whole instead of streamed: caught, never shown",
 }
 """The package's exception classes that are not deliberate library errors, and why."""
 

@@ -16,7 +16,8 @@ sample's games).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +27,7 @@ from strat_tools.core.defaults import default_model
 from strat_tools.core.errors import UsageError
 from strat_tools.core.move import Move
 from strat_tools.core.pieces import CODE_SIDE
+from strat_tools.core.rules import RuleSet
 from strat_tools.engine.information.beliefs import BeliefModel, known_beliefs
 from strat_tools.engine.information.history import HISTORY_FIELDS, PieceHistory
 from strat_tools.engine.information.knowledge import Knowledge, KnowledgeState
@@ -43,10 +45,7 @@ from strat_tools.engine.information.mover_rows import (
 )
 from strat_tools.engine.information.mover_view import view_keys
 from strat_tools.engine.information.planes import encode_boards
-from strat_tools.engine.rules.rule_state import History
-
-if TYPE_CHECKING:
-    from strat_tools.engine.position.position import Position
+from strat_tools.engine.rules.rule_state import History, RuleState
 
 __all__ = [
     "KnowledgeCursor",
@@ -60,6 +59,24 @@ __all__ = [
 ]
 
 _CODE_SIDE = np.asarray(CODE_SIDE, np.uint8)
+
+
+class StackedPosition(Protocol):
+    """What the cursor reads of a position (``engine/position/position.Position``, which
+    imports this module: a protocol keeps the imports one way)."""
+
+    @property
+    def board(self) -> list[int]: ...
+    @property
+    def rules(self) -> RuleSet: ...
+    @property
+    def history(self) -> History | None: ...
+    @property
+    def state(self) -> RuleState: ...
+    @property
+    def side(self) -> Side: ...
+    @property
+    def legal_moves(self) -> Sequence[Move]: ...
 
 
 class KnowledgeCursor:
@@ -112,7 +129,7 @@ class KnowledgeCursor:
             self.entry = entries[-1]
 
 
-def advanced(cursor: KnowledgeCursor | None, pos: Position) -> KnowledgeCursor:
+def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeCursor:
     """``cursor`` brought to ``pos``'s last move (a new one when ``cursor`` is None or is
     not on ``pos``'s move stack)."""
     newer: list[History] = []
@@ -133,7 +150,7 @@ def _owners(board: bytes | bytearray) -> npt.NDArray[np.uint8]:
     return _CODE_SIDE[np.frombuffer(bytes(board), np.uint8)]
 
 
-def with_history(cursor: KnowledgeCursor, pos: Position) -> KnowledgeCursor:
+def with_history(cursor: KnowledgeCursor, pos: StackedPosition) -> KnowledgeCursor:
     """``cursor`` brought to ``pos`` (:func:`advanced`) and keeping the pieces' histories
     (:class:`~strat_tools.engine.information.history.PieceHistory`): the first time, a new
     cursor played from the oldest position on the stack (the game's length once); later,
@@ -155,7 +172,7 @@ def with_history(cursor: KnowledgeCursor, pos: Position) -> KnowledgeCursor:
 
 
 def cursor_beliefs(
-    pos: Position, cursor: KnowledgeCursor, model: BeliefModel | None
+    pos: StackedPosition, cursor: KnowledgeCursor, model: BeliefModel | None
 ) -> tuple[KnowledgeCursor, dict[int, dict[str, float]]]:
     """``pos.beliefs(model)``: the side to move's beliefs from its knowledge ``cursor``,
     and the cursor to keep (one keeping the pieces' histories when ``model`` reads them,
@@ -195,7 +212,7 @@ def cursor_board(cursor: KnowledgeCursor, side: Side | int) -> npt.NDArray[np.ui
     return found
 
 
-def position_rows(pos: Position, cursor: KnowledgeCursor) -> MoverRows:
+def position_rows(pos: StackedPosition, cursor: KnowledgeCursor) -> MoverRows:
     """``pos``'s truth-free row (the export's row of the ply about to be played), from its
     knowledge ``cursor`` and its last moves. The position must be reached from a game's
     start: its move stack goes back to ply 0 (a record's position, or one set up and
@@ -232,7 +249,7 @@ def position_rows(pos: Position, cursor: KnowledgeCursor) -> MoverRows:
 
 
 def move_probabilities(
-    pos: Position, cursor: KnowledgeCursor, policy: MovePolicy | None = None
+    pos: StackedPosition, cursor: KnowledgeCursor, policy: MovePolicy | None = None
 ) -> MoveProbabilities:
     """``pos.move_probabilities(policy)``: ``policy``'s distribution (None: the shipped
     default, :func:`~strat_tools.core.defaults.default_model`) over ``pos``'s legal moves,
