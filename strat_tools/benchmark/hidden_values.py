@@ -24,7 +24,6 @@ the decided games and the marshal's survival of that battle, each with a Wilson 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -33,8 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from strat_tools.benchmark.game_beliefs import game_beliefs
-from strat_tools.benchmark.policies import DEFAULTS, load, task_of
-from strat_tools.core.errors import UsageError
+from strat_tools.benchmark.policies import chosen, loaded
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, PieceKind
 from strat_tools.core.records import GameRecord, Status
 from strat_tools.core.rules import resolve_rules
@@ -85,15 +83,11 @@ and whether its side won (null for a draw or no recorded winner)."""
 def belief_model(name: str | None = None) -> str:
     """A belief model's registry name (None: ``DEFAULTS["belief"]``), checked before any
     work: a usage error for a move policy's or an unknown name."""
-    chosen = DEFAULTS["belief"] if name is None else name
-    if task_of(chosen) != "belief":
-        raise UsageError(f"{chosen!r} is a move policy, not a belief model", option="belief-model")
-    return chosen
+    return chosen("belief", name, "belief-model")
 
 
-@functools.lru_cache(maxsize=4)
 def _loaded(name: str) -> BeliefModel:
-    model = load(name)
+    model = loaded(name)
     assert isinstance(model, BeliefModel)
     return model
 

@@ -27,7 +27,6 @@ game's ``end``) have no model row: their columns are **null**, never a made-up z
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -38,8 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from strat_tools.benchmark.game_models import game_move_model
-from strat_tools.benchmark.policies import DEFAULTS, load, task_of
-from strat_tools.core.errors import UsageError
+from strat_tools.benchmark.policies import DEFAULTS, chosen, loaded
 from strat_tools.core.records import GameRecord
 from strat_tools.core.rules import resolve_rules
 from strat_tools.engine.information.move_policy import MovePolicy
@@ -91,15 +89,11 @@ MODELLED_VARIANT: Final = "classic"
 def move_policy(name: str | None = None) -> str:
     """The name of a move policy of the registry (None: ``DEFAULTS["move"]``), checked
     before any work: a usage error for a belief model's or an unknown name."""
-    chosen = DEFAULTS["move"] if name is None else name
-    if task_of(chosen) != "move":
-        raise UsageError(f"{chosen!r} is a belief model, not a move policy", option="policy")
-    return chosen
+    return chosen("move", name, "policy")
 
 
-@functools.lru_cache(maxsize=4)
 def _loaded(name: str) -> MovePolicy:
-    policy = load(name)
+    policy = loaded(name)
     assert isinstance(policy, MovePolicy)
     return policy
 

@@ -23,6 +23,7 @@ implements :class:`~strat_tools.engine.information.move_policy.MovePolicy` (or
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Final, Literal
 
@@ -32,7 +33,7 @@ from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import BeliefModel
 from strat_tools.engine.information.move_policy import MovePolicy
 
-__all__ = ["DEFAULTS", "TASKS", "Task", "load", "names", "task_of"]
+__all__ = ["DEFAULTS", "TASKS", "Task", "chosen", "load", "loaded", "names", "task_of"]
 
 Task = Literal["move", "belief"]
 TASKS: Final[dict[Task, tuple[str, ...]]] = {"move": POLICIES, "belief": BELIEF_POLICIES}
@@ -71,3 +72,27 @@ def load(name: str, path: str | os.PathLike[str] | None = None) -> MovePolicy | 
     if name in ("counts", "counts-last"):
         return policy_by_name(name, counts=path)
     return policy_by_name(name, model=path)
+
+
+_NAMED: Final[dict[Task, str]] = {"move": "move policy", "belief": "belief model"}
+
+
+def chosen(task: Task, name: str | None = None, option: str = "policy") -> str:
+    """``name`` (None: ``DEFAULTS[task]``) checked, before any work, to be a shipped model
+    of ``task``: a usage error naming ``option`` for an unknown name or another task's.
+
+    >>> chosen("move"), chosen("belief", "belief-prior")
+    ('human-v2', 'belief-prior')
+    """
+    picked = DEFAULTS[task] if name is None else name
+    found = task_of(picked)
+    if found != task:
+        raise UsageError(f"{picked!r} is a {_NAMED[found]}, not a {_NAMED[task]}", option=option)
+    return picked
+
+
+@functools.lru_cache(maxsize=8)
+def loaded(name: str) -> MovePolicy | BeliefModel:
+    """The shipped model ``name`` (:func:`load`), loaded once a process: a worker running
+    a model over game after game reads its file once."""
+    return load(name)
