@@ -129,6 +129,11 @@ def with_piece(record: GameRecord, square: str, letter: str) -> GameRecord:
     assert record.setup is not None
     setup = list(record.setup)
     setup[parse_square(square)] = letter_code(letter)
+    return with_setup(record, setup)
+
+
+def with_setup(record: GameRecord, setup: list[int]) -> GameRecord:
+    """A copy of ``record`` (its moves, rescues and result) on another ``setup``."""
     return GameRecord(
         record.source,
         variant=record.variant,

@@ -8,6 +8,8 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from hand_games import with_setup
+
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE
 from strat_tools.core.records import GameRecord
@@ -39,17 +41,7 @@ def swapped(record: GameRecord, pair: tuple[int, int]) -> GameRecord:
     setup = list(record.setup)
     a, b = pair
     setup[a], setup[b] = setup[b], setup[a]
-    return GameRecord(
-        record.source,
-        variant=record.variant,
-        year=record.year,
-        month=record.month,
-        setup=tuple(setup),
-        sources=list(record.sources),
-        targets=list(record.targets),
-        rescues=dict(record.rescues),
-        result=record.result,
-    )
+    return with_setup(record, setup)
 
 
 @lru_cache(maxsize=1)
