@@ -370,6 +370,52 @@ run()
 """
 
 
+STOPPED_IN_SET_NAME = """
+import os
+import signal
+import time
+
+import click
+
+from strat_tools.cli.errors import library_errors
+
+
+class Field:
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # as a dataclass field while a module loads
+        sum(range(1000))
+
+
+@click.command()
+@library_errors
+def run() -> None:
+    class Made:
+        files = Field()
+
+    time.sleep(60)  # never reached in full: the Ctrl-C, sent again, lands here
+
+
+run()
+"""
+
+
+def test_ctrl_c_inside_a_set_name_still_exits_130(tmp_path: Path) -> None:
+    """CPython 3.11 turns an exception raised in ``__set_name__`` into a ``RuntimeError``:
+    a Ctrl-C landing there (a dataclass being made during an import: a CI run met it)
+    printed a traceback and exited 1. It is sent again once the class is made."""
+    (tmp_path / "stopped_in_set_name.py").write_text(STOPPED_IN_SET_NAME, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "stopped_in_set_name"],
+        cwd=tmp_path,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a terminal
+        timeout=120,
+    )
+    assert done.returncode == EXIT_INTERRUPTED, done.stderr
+    assert done.stderr.decode().strip() == "Interrupted."
+
+
 def test_ctrl_c_inside_code_compiled_from_a_string_still_exits_130(tmp_path: Path) -> None:
     """Under ``python -m`` CPython dies by SIGINT at exit (-2) once a ``KeyboardInterrupt``
     has left ``exec``'d code, even a caught one: the run had printed "Interrupted." and

@@ -363,11 +363,15 @@ def _in_code_from_a_string(frame: Any) -> bool:
     when a caller catches it (``run_eval_code_obj``, python/cpython gh-128130), and
     ``python -m strat_tools`` then kills itself with ``SIGINT`` at exit: exit -2 instead of
     130, though the run was stopped and cleaned up. So the signal is sent again a moment
-    later, once that code has returned. The outermost frame is not counted: it is the
-    program itself under ``python -c``."""
+    later, once that code has returned. The same for a class being made whose attribute's
+    ``__set_name__`` runs (a dataclass field): CPython 3.11 turns any exception there into
+    a ``RuntimeError``, a traceback instead of exit 130. The outermost frame is not
+    counted: it is the program itself under ``python -c``."""
     while frame is not None and frame.f_back is not None:
         code = frame.f_code
         if code.co_filename == "<string>" and code.co_name == "<module>":
+            return True
+        if code.co_name == "__set_name__":  # CPython 3.11 wraps its error in RuntimeError
             return True
         frame = frame.f_back
     return False
