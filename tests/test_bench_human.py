@@ -163,6 +163,43 @@ def test_training_writes_a_model_that_predicts_and_scores(bench: Path, tmp_path:
     assert again.exit_code == 2 and "exists" in again.output  # never over a file
 
 
+def test_continued_training_starts_from_the_model_and_counts_both_runs(
+    bench: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("torch", reason="PyTorch is optional (requirements-torch.lock)")
+    start = _random_model(channels=8, blocks=1, seed=4)
+    start = save_model(start.weights, start.card, tmp_path / "start.npz")
+    out = tmp_path / "more.npz"
+    args = ["bench", "train", str(bench), "-o", str(out), "--init", str(tmp_path / "start.npz")]
+    args += ["--steps", "8", "--batch-size", "64", "--eval-every", "4", "--val-rows", "200"]
+    result = CliRunner().invoke(main, [*args, "--warmup", "1", "--lr", "0.01"])
+    assert result.exit_code == 0, result.output
+    assert "step 0 (random): val" in result.output
+    model = load_model(out)
+    assert (model.channels, model.blocks) == (8, 1)
+    about = model.card["provenance"]
+    assert about["continued_from"] == {
+        "name": "random",
+        "weights_sha256": start.card["weights_sha256"],
+        "steps": 3,
+        "rows_seen": 600,
+        "training_seconds": 1.5,
+    }
+    assert about["steps"] in (3 + 4, 3 + 8) and about["rows_seen"] == 600 + 64 * (
+        about["steps"] - 3
+    )
+    at_start = float(result.output.split("step 0 (random): val ")[1].split()[0])
+    assert about["val_nll"] < at_start  # written only when it beats the start on val
+    elsewhere = ["bench", "train", str(bench), "-o", str(tmp_path / "other.npz")]
+    other = CliRunner().invoke(main, [*elsewhere, "--init", "human-v1", "--channels", "64"])
+    assert other.exit_code == 2 and "channels 64: the start human-v1 has 32" in other.output
+    card = json.loads((tmp_path / "more.json").read_text())
+    card["provenance"]["continued_from"]["steps"] = 99
+    (tmp_path / "more.json").write_text(json.dumps(card))
+    with pytest.raises(InputError, match="continued_from"):
+        load_model(out)
+
+
 @pytest.mark.parametrize("name", SHIPPED_MODELS)
 def test_the_shipped_model_carries_its_provenance(name: str) -> None:
     model = load_model(name=name)

@@ -32,6 +32,7 @@ from strat_tools.io.output import write_file_atomically
 from strat_tools.io.own_files import FieldError, load_json, loads, read_own
 
 __all__ = [
+    "CONTINUED_FROM",
     "MAX_CARD_BYTES",
     "MAX_MODEL_BYTES",
     "PROVENANCE",
@@ -120,6 +121,15 @@ PROVENANCE: Final = {
 trained on (the benchmark's train split: calendar months, games, rows; rows seen in
 training), by which strat-tools and PyTorch, how long on what, the seed, and its score on
 the val rows that chose it (``val_nll``: its mean negative log-likelihood there)."""
+CONTINUED_FROM: Final = {
+    "name": str,
+    "weights_sha256": str,
+    "steps": int,
+    "rows_seen": int,
+    "training_seconds": float,
+}
+"""A continued model's start (``provenance.continued_from``, optional): its name and
+weights' hash, and how much of the card's totals (steps, rows seen, seconds) it had."""
 
 
 def check_card_head(
@@ -174,6 +184,14 @@ def check_trained(about: Any, where: str, need: Need) -> dict[str, Any]:
     for key in ("games", "rows", "rows_seen", "steps", "batch_size", "val_rows"):
         need(found[key] > 0, where, f"provenance {key!r} is not positive")
     need(found["val_nll"] > 0.0 and 0.0 <= found["val_top1"] <= 1.0, where, "its val score")
+    if "continued_from" in found:
+        start = check_provenance(found["continued_from"], CONTINUED_FROM, where, need)
+        need(
+            all(0 < start[key] < found[key] for key in ("steps", "rows_seen"))
+            and 0 <= start["training_seconds"] <= found["training_seconds"],
+            where,
+            "continued_from counts more than the model's own totals",
+        )
     return found
 
 

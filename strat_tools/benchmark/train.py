@@ -13,6 +13,11 @@ the cross-entropy of the move played over the row's legal moves, AdamW with a li
 warm-up and a cosine decay over ``steps``; every ``eval_every`` steps the model is scored
 on ``val_rows`` rows of val (drawn once, seeded) and written when it is the best so far,
 so a run stopped early (``max_minutes``) still leaves the best model. Test is never read.
+
+``init`` continues the training of a model file (or a shipped model, by name): its weights
+are the start, its size the network's, and a model is written only when it beats the start
+on val (scored on the same val rows at step 0); the card counts steps, rows and seconds of
+both runs together and names the start (``continued_from``).
 """
 
 from __future__ import annotations
@@ -39,13 +44,20 @@ from strat_tools.benchmark.human_inputs import (
     legal_heads,
     model_inputs,
 )
-from strat_tools.benchmark.human_model import HumanModel, save_model, weight_shapes
-from strat_tools.core.errors import InputError, OptionError, UsageError
+from strat_tools.benchmark.human_model import (
+    SHIPPED_MODELS,
+    HumanModel,
+    load_model,
+    save_model,
+    weight_shapes,
+)
+from strat_tools.core.errors import InputError, OptionError, RunError, UsageError
 from strat_tools.exports.observation_batches import observation_batches
 
 __all__ = [
     "HumanNet",
     "TrainSummary",
+    "continued_from",
     "hardware_of",
     "provenance",
     "refuse_existing",
@@ -207,8 +219,9 @@ def train(
     output: str | os.PathLike[str],
     *,
     name: str = "human-v1",
-    channels: int = 32,
-    blocks: int = 3,
+    channels: int | None = None,
+    blocks: int | None = None,
+    init: str | os.PathLike[str] | None = None,
     steps: int = 4_000,
     batch_size: int = 256,
     learning_rate: float = 2e-3,
@@ -224,14 +237,21 @@ def train(
 ) -> TrainSummary:
     """Train on ``bench``'s train split, choose on val, write the best model to
     ``output`` (``.npz`` and ``.json``, both new: an existing file is refused, a usage
-    error); ``max_minutes`` stops early (the best model so far stays written)."""
+    error); ``max_minutes`` stops early (the best model so far stays written). ``channels``
+    and ``blocks``: 32 and 3 unless ``init`` (a model file or a shipped model's name) gives
+    the start; a :class:`RunError` when no step of a continued run beats its start on val."""
     if steps < 1 or batch_size < 1 or eval_every < 1 or val_rows < 1 or threads < 1:
         raise OptionError("steps, batch_size, eval_every, val_rows and threads must be positive")
     refuse_existing(output)
+    start_model = _start_model(init, channels, blocks)
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
-    net = HumanNet(channels, blocks)
+    if start_model is None:
+        net = HumanNet(channels or 32, 3 if blocks is None else blocks)
+    else:
+        net = to_torch(start_model)
+    before = continued_from(start_model)
     optimiser = torch.optim.AdamW(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
 
     def rate(step: int) -> float:
@@ -242,8 +262,12 @@ def train(
     schedule = torch.optim.lr_scheduler.LambdaLR(optimiser, rate)
     val = _val_batches(folder, val_rows, 4096, seed)
     val_count = sum(len(b["action"]) for b in val)
-    start = time.monotonic()
     best = (math.inf, 0.0, 0)
+    if start_model is not None:
+        best = (*_evaluate(net, val), 0)
+        if log is not None:
+            log(f"step 0 ({start_model.card['name']}): val {best[0]:.4f} nats, top-1 {best[1]:.2%}")
+    start = time.monotonic()
     rows_seen = step = 0
     for step, batch in enumerate(_endless(folder, batch_size, seed), start=1):
         nll, _top = row_losses(net, batch)
@@ -264,24 +288,32 @@ def train(
                 )
             if val_nll < best[0]:
                 best = (val_nll, val_top1, step)
+                about = provenance(
+                    folder,
+                    rows_seen + (before["rows_seen"] if before else 0),
+                    elapsed + (before["training_seconds"] if before else 0.0),
+                    hardware or hardware_of(threads),
+                    seed,
+                    step + (before["steps"] if before else 0),
+                    batch_size,
+                    (val_count, val_nll, val_top1),
+                )
+                if before:
+                    about["continued_from"] = before
                 card = {
                     "name": name,
-                    "channels": channels,
-                    "blocks": blocks,
-                    "provenance": provenance(
-                        folder,
-                        rows_seen,
-                        elapsed,
-                        hardware or hardware_of(threads),
-                        seed,
-                        step,
-                        batch_size,
-                        (val_count, val_nll, val_top1),
-                    ),
+                    "channels": net.channels,
+                    "blocks": net.blocks,
+                    "provenance": about,
                 }
                 save_model(net.numpy_weights(), card, output)
         if step >= steps or late:
             break
+    if best[2] == 0:
+        raise RunError(
+            f"no step bettered the start ({before['name'] if before else '-'}) on val "
+            f"({best[0]:.4f} nats); nothing written"
+        )
     return TrainSummary(
         step,
         rows_seen,
@@ -291,6 +323,38 @@ def train(
         best[2],
         os.fspath(output),
     )
+
+
+def _start_model(
+    init: str | os.PathLike[str] | None, channels: int | None, blocks: int | None
+) -> HumanModel | None:
+    if init is None:
+        return None
+    given = os.fspath(init)
+    model = load_model(None, given) if given in SHIPPED_MODELS else load_model(given)
+    for option, value, size in (
+        ("channels", channels, model.channels),
+        ("blocks", blocks, model.blocks),
+    ):
+        if value is not None and value != size:
+            raise UsageError(f"{option} {value}: the start {given} has {size}", option=option)
+    return model
+
+
+def continued_from(model: HumanModel | None) -> dict[str, Any] | None:
+    """What a continued model's card says of its start (``provenance.continued_from``):
+    its name, weights' SHA-256, and the steps, rows and seconds of its training (None
+    without a start)."""
+    if model is None:
+        return None
+    about = model.card["provenance"]
+    return {
+        "name": model.card["name"],
+        "weights_sha256": model.card["weights_sha256"],
+        "steps": about["steps"],
+        "rows_seen": about["rows_seen"],
+        "training_seconds": about["training_seconds"],
+    }
 
 
 def refuse_existing(output: str | os.PathLike[str]) -> None:

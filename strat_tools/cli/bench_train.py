@@ -24,8 +24,15 @@ from strat_tools.cli.render import message
 )
 @TASK_OPTION
 @click.option("--name", default=None, help="The model's name  [default: human-v1, belief-v1].")
-@click.option("--channels", default=32, show_default=True, type=click.IntRange(1, 1024))
-@click.option("--blocks", default=3, show_default=True, type=click.IntRange(0, 64))
+@click.option("--channels", default=None, type=click.IntRange(1, 1024), help="[default: 32].")
+@click.option("--blocks", default=None, type=click.IntRange(0, 64), help="[default: 3].")
+@click.option(
+    "--init",
+    default=None,
+    help="Continue training this model (MODEL.npz, or a shipped model's name: human-v2): "
+    "its weights start, its size is kept, and a model is written only when it beats the "
+    "start on val.",
+)
 @click.option(
     "--hidden", default=128, show_default=True, type=click.IntRange(1, 4096), help="belief."
 )
@@ -59,8 +66,9 @@ def train_command(
     output: str,
     task: str,
     name: str | None,
-    channels: int,
-    blocks: int,
+    channels: int | None,
+    blocks: int | None,
+    init: str | None,
     hidden: int,
     train_share: float,
     steps: int | None,
@@ -83,6 +91,7 @@ def train_command(
     \b
     Example:
       strat-tools bench train bench-v1 -o my-model.npz --max-minutes 45
+      strat-tools bench train bench-v1 --init human-v2 --lr 0.001 -o longer.npz
       strat-tools bench train bench-v1 --task belief -o my-beliefs.npz --max-minutes 20
       strat-tools bench predict bench-v1 --split test --policy human-v1 \\
           --model my-model.npz -o pred
@@ -121,6 +130,7 @@ def train_command(
         name=name or "human-v1",
         channels=channels,
         blocks=blocks,
+        init=init,
         steps=steps or 4_000,
         batch_size=batch_size or 256,
         learning_rate=learning_rate,
