@@ -22,7 +22,14 @@ from strat_tools.benchmark.baselines import policy_by_name
 from strat_tools.benchmark.batches import split_batches
 from strat_tools.benchmark.bench_folder import open_bench
 from strat_tools.benchmark.definition import SPLITS, calendar_month
-from strat_tools.benchmark.human_inputs import INPUT_FIELDS, PLANES, legal_heads, model_inputs
+from strat_tools.benchmark.human_inputs import (
+    INPUT_FIELDS,
+    PLANES,
+    legal_heads,
+    mirror_ids,
+    mirrored,
+    model_inputs,
+)
 from strat_tools.benchmark.human_model import (
     SHIPPED_MODELS,
     HumanModel,
@@ -124,19 +131,50 @@ def test_numpy_inference_equals_the_pytorch_model(bench: Path) -> None:
     from strat_tools.benchmark.train import to_torch
 
     batch = _batch(bench)
-    for model in (_random_model(), *(load_model(name=n) for n in SHIPPED_MODELS)):
+    plain = _random_model()
+    averaged = HumanModel(plain.weights, {**plain.card, "mirror_average": True})
+    for model in (plain, averaged, *(load_model(name=n) for n in SHIPPED_MODELS)):
         mine = HumanPolicy(model).log_probs(batch)
         net = to_torch(model)
-        planes, scalars = model_inputs(batch)
-        with torch.no_grad():
-            logits = net(torch.from_numpy(planes), torch.from_numpy(scalars)).numpy()
-        theirs = np.take_along_axis(logits, legal_heads(batch["legal_ids"]), axis=1)
-        legal = np.arange(theirs.shape[1]) < batch["legal_count"][:, None]
-        theirs = torch.log_softmax(
-            torch.from_numpy(np.where(legal, theirs, -np.inf)), dim=1
-        ).numpy()
+        views = (batch, mirrored(batch)) if model.mirror_average else (batch,)
+        found = []
+        for view in views:
+            planes, scalars = model_inputs(view)
+            with torch.no_grad():
+                logits = net(torch.from_numpy(planes), torch.from_numpy(scalars)).numpy()
+            chosen = np.take_along_axis(logits, legal_heads(view["legal_ids"]), axis=1)
+            legal = np.arange(chosen.shape[1]) < batch["legal_count"][:, None]
+            found.append(
+                torch.log_softmax(torch.from_numpy(np.where(legal, chosen, -np.inf)), dim=1)
+            )
+        theirs = torch.logsumexp(torch.stack(found), dim=0).numpy() - np.log(len(found))
         assert np.abs(np.exp(mine[legal]) - np.exp(theirs[legal])).max() < 1e-5
         assert np.abs(mine[legal] - theirs[legal]).max() < 1e-4  # log-probabilities down to -30
+
+
+def test_the_mirror_turns_the_files_and_twice_is_the_same(bench: Path) -> None:
+    batch = _batch(bench, rows=50)
+    batch["action"] = batch["legal_ids"][:, 0]
+    once = mirrored(batch)
+    assert once["board_view"][:, 0].tolist() == batch["board_view"][:, 9].tolist()  # A1 <-> K1
+    assert mirror_ids(np.array([1, 2030, -1])).tolist() == [908, 2939, -1]  # A1-B1: K1-J1
+    assert once["ply"] is batch["ply"] and once["unseen"] is batch["unseen"]  # counts stay
+    twice = mirrored(once)
+    for name in (*INPUT_FIELDS, "legal_ids", "action"):
+        assert np.array_equal(twice[name], batch[name]), name
+
+
+def test_a_mirror_averaged_model_gives_a_position_and_its_mirror_the_same_moves(
+    bench: Path,
+) -> None:
+    batch = _batch(bench, rows=200)
+    plain = _random_model()
+    averaged = HumanModel(plain.weights, {**plain.card, "mirror_average": True})
+    for model, same in ((plain, False), (averaged, True)):
+        here = HumanPolicy(model).log_probs(batch)
+        there = HumanPolicy(model).log_probs(mirrored(batch))
+        legal = np.isfinite(here)
+        assert np.allclose(here[legal], there[legal], atol=1e-9) is same
 
 
 def test_training_writes_a_model_that_predicts_and_scores(bench: Path, tmp_path: Path) -> None:
@@ -176,7 +214,7 @@ def test_continued_training_starts_from_the_model_and_counts_both_runs(
     assert result.exit_code == 0, result.output
     assert "step 0 (random): val" in result.output
     model = load_model(out)
-    assert (model.channels, model.blocks) == (8, 1)
+    assert (model.channels, model.blocks) == (8, 1) and not model.mirror_average
     about = model.card["provenance"]
     assert about["continued_from"] == {
         "name": "random",

@@ -13,13 +13,19 @@ inference alike, so the two see the same numbers:
   (``/ 5``), plies since the last battle (``/ 50``) and the ply (``/ 500``), each clipped
   at 2.
 
-and the rows' legal moves as indices of the action head
+:func:`mirrored` is the same batch seen in a mirror (the board's files reversed, the lakes
+and both armies' rules unchanged: Stratego's one symmetry a side's view keeps); a model
+with ``mirror_average`` on its card averages its probabilities over the two.
+
+And the rows' legal moves as indices of the action head
 (:data:`~strat_tools.engine.encodings.actions.HEAD_COUNT` logits: from square, direction, distance
 in the mover's view), :data:`OTHER_HEAD` for a move that is not a straight line.
 
 >>> import numpy as np
 >>> legal_heads(np.array([[3141, 3132, -1]], np.int16)).tolist()
 [[1116, 1143, 3600]]
+>>> mirror_ids(np.array([[3141, 3132, -1]], np.int16)).tolist()
+[[3848, 3837, -1]]
 """
 
 from __future__ import annotations
@@ -38,10 +44,13 @@ __all__ = [
     "INPUTS_VERSION",
     "INPUT_FIELDS",
     "LAST_PLIES",
+    "MIRRORED_FIELDS",
     "OTHER_HEAD",
     "PLANES",
     "SCALARS",
     "legal_heads",
+    "mirror_ids",
+    "mirrored",
     "model_inputs",
 ]
 
@@ -67,6 +76,11 @@ INPUT_FIELDS: Final = (
     "ply",
 )
 """The truth-free batch fields the model reads."""
+MIRRORED_FIELDS: Final = ("board_view", "last_moves", "legal_ids", "action")
+"""The fields :func:`mirrored` turns (squares or moves); the model's other inputs are
+counts and counters, the same in the mirror."""
+MIRROR_SQUARE: Final = np.array([row * 10 + 9 - col for row in range(10) for col in range(10)])
+"""Each square's mirror image (its file reversed: A1 <-> K1)."""
 
 
 def model_inputs(
@@ -108,3 +122,27 @@ def legal_heads(legal_ids: npt.ArrayLike) -> npt.NDArray[np.int64]:
     heads: npt.NDArray[np.int64] = HEAD_OF_ACTION[np.clip(ids, 0, None)].astype(np.int64)
     heads[(ids < 0) | (heads < 0)] = OTHER_HEAD
     return heads
+
+
+def mirror_ids(ids: npt.ArrayLike) -> npt.NDArray[Any]:
+    """Move ids (``source * 100 + target``, the mover's view) of the mirror image; -1
+    (padding, no move) stays -1; the dtype is kept."""
+    found = np.asarray(ids)
+    wide = found.astype(np.int64)
+    source, target = np.divmod(np.where(wide >= 0, wide, 0), 100)
+    turned = np.where(wide >= 0, MIRROR_SQUARE[source] * 100 + MIRROR_SQUARE[target], wide)
+    return turned.astype(found.dtype)
+
+
+def mirrored(batch: Mapping[str, Any]) -> dict[str, Any]:
+    """``batch`` seen in a mirror: :data:`MIRRORED_FIELDS` turned (each row's legal ids
+    keep their places, so a log-probability of the mirror lines up with the original's
+    move), the other fields as they are."""
+    found = dict(batch)
+    if "board_view" in found:
+        boards = np.asarray(found["board_view"])
+        found["board_view"] = boards[:, MIRROR_SQUARE]
+    for name in MIRRORED_FIELDS[1:]:
+        if name in found:
+            found[name] = mirror_ids(found[name])
+    return found

@@ -42,6 +42,7 @@ from strat_tools.benchmark.human_inputs import (
     PLANES,
     SCALARS,
     legal_heads,
+    mirrored,
     model_inputs,
 )
 from strat_tools.benchmark.model_files import (
@@ -117,6 +118,12 @@ class HumanModel:
     def blocks(self) -> int:
         return int(self.card["blocks"])
 
+    @property
+    def mirror_average(self) -> bool:
+        """Whether the model's probabilities are the mean of the network's over the
+        position and its mirror image (``mirror_average`` on the card; absent: no)."""
+        return bool(self.card.get("mirror_average", False))
+
 
 def _conv3(
     x: npt.NDArray[np.float32], weight: npt.NDArray[np.float32], bias: npt.NDArray[np.float32]
@@ -182,7 +189,16 @@ class HumanPolicy:
     def log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
         """Log-softmax (in float64) of the model's logits over each row's legal moves
         (the inputs made :data:`SLICE` rows at a time: memory stays small whatever the
-        batch)."""
+        batch); a ``mirror_average`` model's the log of the mean of the probabilities of
+        the position and of its mirror image."""
+        found = self._network_log_probs(batch)
+        if self.model.mirror_average:
+            other = self._network_log_probs(mirrored(batch))
+            with np.errstate(invalid="ignore"):
+                found = np.logaddexp(found, other) - np.log(2.0)
+        return found
+
+    def _network_log_probs(self, batch: Mapping[str, Any]) -> npt.NDArray[np.float64]:
         ids = np.asarray(batch["legal_ids"])
         chosen = np.empty(ids.shape, dtype=np.float32)
         for start in range(0, len(ids), SLICE):
@@ -213,6 +229,7 @@ def _need(condition: bool, where: str, what: str) -> None:
 def _check_card(card: Any, where: str) -> None:
     check_card_head(card, where, _need, KIND, ("channels", "blocks", "parameters"), INPUTS_VERSION)
     _need(1 <= card["channels"] <= 1024 and 0 <= card["blocks"] <= 64, where, "its size")
+    _need(isinstance(card.get("mirror_average", False), bool), where, "mirror_average not a bool")
     check_trained(card.get("provenance"), where, _need)
 
 

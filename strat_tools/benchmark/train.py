@@ -42,6 +42,7 @@ from strat_tools.benchmark.human_inputs import (
     PLANES,
     SCALARS,
     legal_heads,
+    mirrored,
     model_inputs,
 )
 from strat_tools.benchmark.human_model import (
@@ -59,6 +60,7 @@ __all__ = [
     "TrainSummary",
     "continued_from",
     "hardware_of",
+    "network_log_probs",
     "provenance",
     "refuse_existing",
     "row_losses",
@@ -131,16 +133,29 @@ def to_torch(model: HumanModel) -> HumanNet:
     return net
 
 
-def row_losses(net: HumanNet, batch: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each row's negative log-likelihood of the move played and whether it was the top
-    move (ties split)."""
+def network_log_probs(net: HumanNet, batch: Mapping[str, Any]) -> torch.Tensor:
+    """The network's log-softmax over each row's legal moves (``-inf`` in the padding)."""
     planes, scalars = model_inputs(batch)
     logits = net(torch.from_numpy(planes), torch.from_numpy(scalars))
     ids = np.asarray(batch["legal_ids"])
     heads = torch.from_numpy(legal_heads(ids))
     legal = torch.from_numpy(np.arange(ids.shape[1]) < np.asarray(batch["legal_count"])[:, None])
     chosen = logits.gather(1, heads).masked_fill(~legal, -math.inf)
-    log_probs = torch.log_softmax(chosen, dim=1)
+    return torch.log_softmax(chosen, dim=1)
+
+
+def row_losses(
+    net: HumanNet, batch: Mapping[str, Any], mirror_average: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each row's negative log-likelihood of the move played and whether it was the top
+    move (ties split); ``mirror_average``: of the mean of the probabilities over the
+    position and its mirror image (:func:`~strat_tools.benchmark.human_inputs.mirrored`),
+    as the model file's NumPy inference does."""
+    log_probs = network_log_probs(net, batch)
+    if mirror_average:
+        log_probs = torch.logaddexp(log_probs, network_log_probs(net, mirrored(batch)))
+        log_probs = log_probs - math.log(2.0)
+    ids = np.asarray(batch["legal_ids"])
     hit = np.asarray(batch["action"])[:, None] == ids
     if not (hit.sum(axis=1) == 1).all():
         raise InputError("a move played is not once among its row's legal moves")
@@ -187,13 +202,15 @@ def _val_batches(folder: BenchFolder, rows: int, batch: int, seed: int) -> list[
     return found
 
 
-def _evaluate(net: HumanNet, batches: list[dict[str, Any]]) -> tuple[float, float]:
+def _evaluate(
+    net: HumanNet, batches: list[dict[str, Any]], mirror_average: bool
+) -> tuple[float, float]:
     net.eval()
     total = top = 0.0
     rows = 0
     with torch.no_grad():
         for batch in batches:
-            nll, hit = row_losses(net, batch)
+            nll, hit = row_losses(net, batch, mirror_average)
             total += float(nll.double().sum())
             top += float(hit.double().sum())
             rows += len(nll)
@@ -222,6 +239,7 @@ def train(
     channels: int | None = None,
     blocks: int | None = None,
     init: str | os.PathLike[str] | None = None,
+    mirror_average: bool | None = None,
     steps: int = 4_000,
     batch_size: int = 256,
     learning_rate: float = 2e-3,
@@ -239,7 +257,10 @@ def train(
     ``output`` (``.npz`` and ``.json``, both new: an existing file is refused, a usage
     error); ``max_minutes`` stops early (the best model so far stays written). ``channels``
     and ``blocks``: 32 and 3 unless ``init`` (a model file or a shipped model's name) gives
-    the start; a :class:`RunError` when no step of a continued run beats its start on val."""
+    the start; a :class:`RunError` when no step of a continued run beats its start on val.
+    ``mirror_average`` (None: the start's, else no) makes the model the mean of the
+    network over the position and its mirror image: written on the card, and val scores
+    that mean (training itself sees each position once, as it is)."""
     if steps < 1 or batch_size < 1 or eval_every < 1 or val_rows < 1 or threads < 1:
         raise OptionError("steps, batch_size, eval_every, val_rows and threads must be positive")
     refuse_existing(output)
@@ -252,6 +273,8 @@ def train(
     else:
         net = to_torch(start_model)
     before = continued_from(start_model)
+    if mirror_average is None:
+        mirror_average = start_model is not None and start_model.mirror_average
     optimiser = torch.optim.AdamW(net.parameters(), lr=learning_rate, weight_decay=weight_decay)
 
     def rate(step: int) -> float:
@@ -264,7 +287,7 @@ def train(
     val_count = sum(len(b["action"]) for b in val)
     best = (math.inf, 0.0, 0)
     if start_model is not None:
-        best = (*_evaluate(net, val), 0)
+        best = (*_evaluate(net, val, mirror_average), 0)
         if log is not None:
             log(f"step 0 ({start_model.card['name']}): val {best[0]:.4f} nats, top-1 {best[1]:.2%}")
     start = time.monotonic()
@@ -280,7 +303,7 @@ def train(
         elapsed = time.monotonic() - start
         late = max_minutes is not None and elapsed > max_minutes * 60
         if step % eval_every == 0 or step == steps or late:
-            val_nll, val_top1 = _evaluate(net, val)
+            val_nll, val_top1 = _evaluate(net, val, mirror_average)
             if log is not None:
                 log(
                     f"step {step:,} rows {rows_seen:,} {elapsed:.0f} s: train {loss.item():.4f}"
@@ -304,6 +327,7 @@ def train(
                     "name": name,
                     "channels": net.channels,
                     "blocks": net.blocks,
+                    "mirror_average": mirror_average,
                     "provenance": about,
                 }
                 save_model(net.numpy_weights(), card, output)

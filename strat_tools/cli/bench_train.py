@@ -34,6 +34,12 @@ from strat_tools.cli.render import message
     "start on val.",
 )
 @click.option(
+    "--mirror-average/--no-mirror-average",
+    default=None,
+    help="The model's probabilities the mean over the position and its mirror image (val "
+    "scores that mean)  [default: the --init model's, else no].",
+)
+@click.option(
     "--hidden", default=128, show_default=True, type=click.IntRange(1, 4096), help="belief."
 )
 @click.option(
@@ -69,6 +75,7 @@ def train_command(
     channels: int | None,
     blocks: int | None,
     init: str | None,
+    mirror_average: bool | None,
     hidden: int,
     train_share: float,
     steps: int | None,
@@ -131,6 +138,7 @@ def train_command(
         channels=channels,
         blocks=blocks,
         init=init,
+        mirror_average=mirror_average,
         steps=steps or 4_000,
         batch_size=batch_size or 256,
         learning_rate=learning_rate,
