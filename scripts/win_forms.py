@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).parent))
-from win_trees import rows_of
+from win_trees import bootstrap, log_loss_rows, rows_of
 
 from strat_tools.benchmark.definition import SPLITS
 from strat_tools.stats.logit import fit_logit, predict_logit
@@ -192,14 +192,24 @@ def main() -> None:
     print("| form | columns | " + " | ".join(held) + " |")
     print("|---|---|" + "---|" * len(held))
     scores = {}
+    per_row: dict[str, dict[str, Array]] = {}  # the first two forms' and the shipped's
     for name, names in forms(args.variant).items():
         fit = fit_logit(columns(tv, train.ply, names), tv.y, train.game)
-        cells = [
-            log_loss(predict_logit(columns(views[m], r.ply, names), fit.coef), views[m].y)
-            for m, r in held.items()
-        ]
+        chances = {
+            m: predict_logit(columns(views[m], r.ply, names), fit.coef) for m, r in held.items()
+        }
+        cells = [log_loss(chances[m], views[m].y) for m in held]
+        if name == list(forms(args.variant))[1] or "(shipped)" in name:
+            per_row[name] = {m: log_loss_rows(chances[m], views[m].y) for m in held}
         scores[name] = (cells[0], len(names))
         print(f"| {name} | {len(names)} | " + " | ".join(f"{c:.4f}" for c in cells) + " |")
+    if len(per_row) == 2:  # classic: the shipped form against the previous, 95% by games
+        new, old = (per_row[n] for n in sorted(per_row, key=lambda n: "(shipped)" not in n))
+        intervals = [bootstrap(new[m], old[m], r.game) for m, r in held.items()]
+        print("\nshipped minus previous, 95% interval by a bootstrap over games:")
+        print(
+            "| " + " | ".join(f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]" for d, lo, hi in intervals) + " |"
+        )
     best = min(v for v, _ in scores.values())
     near = {n: k for n, (v, k) in scores.items() if v <= best + 0.001}
     print(
