@@ -1,7 +1,7 @@
 """Gradient-boosted trees against the shipped win model, on the benchmark's months.
 
 The question of issue 46, point 3: does a model with more freedom than the shipped
-per-rank logistic form (``stats/win_model.py``) predict "the side to move wins" better on
+logistic form (``stats/win_model.py``) predict "the side to move wins" better on
 months it was not fitted on? The trees here are histogram-based gradient boosting of the
 log-loss written in NumPy (no new dependency): features binned into at most 64 bins on the
 training rows, trees grown level by level to a fixed depth, each leaf's value the Newton
@@ -330,9 +330,7 @@ def main() -> None:
     for m, r in months.items():
         chances = logit.chances(views[m], r.ply)
         losses[m]["material only"] = log_loss_rows(chances["material only"], views[m].y)
-        losses[m]["per-rank logistic (shipped form)"] = log_loss_rows(
-            chances["win model"], views[m].y
-        )
+        losses[m]["shipped logistic form"] = log_loss_rows(chances["win model"], views[m].y)
     raw = {m: features(views[m], r.ply) for m, r in months.items()}
     for spec in args.tries:
         kind, depth, lr = spec.split(":")
@@ -375,9 +373,7 @@ def main() -> None:
     for model in list(losses["val"])[2:]:
         cells = []
         for m, r in months.items():
-            d, lo, hi = bootstrap(
-                losses[m][model], losses[m]["per-rank logistic (shipped form)"], r.game
-            )
+            d, lo, hi = bootstrap(losses[m][model], losses[m]["shipped logistic form"], r.game)
             cells.append(f"{d:+.4f} [{lo:+.4f}, {hi:+.4f}]")
         print(f"| {model} | " + " | ".join(cells) + " |")
     print(f"({time.time() - t0:.0f}s)", file=sys.stderr)

@@ -104,16 +104,27 @@ def test_the_win_model_equals_statsmodels_on_columns_made_from_the_raw_counts(
     y = ((r.winner[r.game] == 1) == red).astype(float)
     moved = own[:, 1:].sum(1) - opp[:, 1:].sum(1)
     both = np.maximum(own[:, 1:].sum(1) + opp[:, 1:].sum(1), 1)
-    late = ["captain", "major", "colonel", "general", "marshal"]
+
+    def line(side: np.ndarray) -> list[int]:  # movable ranks, strongest first, 7 long
+        ranks = sorted((k for k in range(1, 11) for _ in range(int(side[k]))), reverse=True)
+        return (ranks + [0] * 7)[:7]
+
+    ladder = np.sign(
+        np.array([line(o) for o in own], dtype=float) - [line(q) for q in opp]
+    )  # per row the 7 strongest of each side compared, one by one
+    spy, marshal = kinds.index("spy"), kinds.index("marshal")
+    safe = ((own[:, marshal] > 0) & (opp[:, spy] == 0)) * 1.0 - (
+        (opp[:, marshal] > 0) & (own[:, spy] == 0)
+    )
     x = np.column_stack(
         [
             np.ones(len(y)),
-            np.where(red, 1.0, -1.0),
             own - opp,
             own_k - opp_k,
             moved / both,
-            moved * r.ply / 100,
-            *((own - opp)[:, kinds.index(k)] * r.ply / 100 for k in late),
+            ladder,
+            ladder.sum(1) * r.ply / 100,
+            safe,
         ]
     )
     theirs = sm.Logit(y, x).fit(disp=0, tol=1e-12, maxiter=200)

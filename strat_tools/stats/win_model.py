@@ -5,18 +5,32 @@ wins" on the rows of :mod:`strat_tools.stats.value_rows` taken after every 5th p
 sides to move) of decided games of that variant, while both flags stand. Its columns, by
 name (a rank the variant's army lacks gives no column: barrage has no colonel):
 
-- ``intercept``; ``red_to_move`` (+1 red, -1 blue: the first mover's edge);
+- ``intercept``;
 - ``bomb`` .. ``marshal``: the count differences (the side to move's minus the opponent's);
 - ``known_bomb`` .. ``known_marshal``: per rank, the side to move's pieces of it the
   opponent has identified minus the opponent's it has identified ("identified": has fought,
   or moved as only that rank can; ``engine/information/knowledge.py``);
 - ``movable_share``: (own movable - opponent's movable) / (both);
-- ``movable_by_ply``: the movable difference times ply / 100;
-- ``captain_by_ply`` .. ``marshal_by_ply``: those ranks' differences times ply / 100.
+- ``strongest_1`` .. ``strongest_7`` (:data:`STRONGEST`): each side's movable pieces lined
+  up from the strongest down (marshal, general, ... scout, spy), the k-th of each compared:
+  +1 when the side to move's k-th strongest outranks the opponent's, -1 when it is
+  outranked, 0 when they are of one rank (a side with fewer than k movable pieces has no
+  k-th and is outranked by any; neither has one: 0). ``strongest_1``: who holds the
+  highest piece;
+- ``strongest_by_ply``: the sum of the seven times ply / 100;
+- ``safe_marshal``: +1 when the side to move has a marshal and the opponent no spy (the
+  marshal is safe), -1 when the opponent has one and the side to move no spy, else 0.
 
-Classic (and every variant but barrage) uses all of them; barrage, chosen on its held-out
-months, ``intercept``, the differences, ``movable_share`` and the known differences
-(``red_to_move`` and the ply terms made it worse there). docs/values.md has the comparison.
+Every column is public in classic: a capture shows both pieces and the army is fixed, so
+each side's count per rank is known to both players. Classic (and every variant but
+barrage: a rank its army lacks gives no column; no model is shipped for them) uses all of
+them (33), chosen on the held-out months (docs/values.md has the comparison). Barrage,
+chosen on its own, ``intercept``, the differences, ``movable_share`` and the known
+differences (the ``strongest_k`` made it worse there).
+
+:func:`win_features` also makes the columns of the forms compared before (not in a shipped
+form): ``red_to_move`` (+1 red, -1 blue), ``movable_by_ply`` (the movable difference times
+ply / 100) and ``RANK_by_ply`` (a rank's difference times ply / 100).
 
 :func:`fit_win_model` fits it (and, beside it, the material-only model: ``intercept`` and
 the count differences on the same rows; and the training rate: red's share of the training
@@ -54,6 +68,7 @@ __all__ = [
     "features_of",
     "fit_win_model",
     "form_of",
+    "kth_strongest",
     "material_features_of",
     "red_chances",
     "win_features",
@@ -62,10 +77,11 @@ __all__ = [
 
 KINDS: Final = tuple(k.label for k in MATERIAL_KINDS)
 """Every kind a count is kept of: bomb, spy, scout, ... marshal."""
-LATE: Final = ("captain", "major", "colonel", "general", "marshal")
-"""The ranks whose difference also enters times the ply (``RANK_by_ply``)."""
 WIN_VARIANTS: Final = ("classic", "barrage")
 """The variants whose win model the package ships (the others have too few games)."""
+STRONGEST: Final = 7
+"""How many of each side's strongest movable pieces are compared (``strongest_1`` ..)."""
+SAFE: Final = "safe_marshal"
 BASELINES: Final = ("material only", "training rate")
 BINS: Final = 10
 MAX_COEF: Final = 50.0
@@ -87,14 +103,14 @@ def features_of(variant: str) -> tuple[str, ...]:
     ('intercept', 'bomb', 'spy', 'scout', 'miner', 'general', 'marshal', 'movable_share',
      'known_bomb', 'known_spy', 'known_scout', 'known_miner', 'known_general', 'known_marshal')
     >>> len(features_of("classic"))
-    31
+    33
     """
     kinds = army_kinds(variant)
     known = tuple(f"known_{k}" for k in kinds)
     if variant == "barrage":
         return ("intercept", *kinds, "movable_share", *known)
-    late = tuple(f"{k}_by_ply" for k in LATE if k in kinds)
-    return ("intercept", "red_to_move", *kinds, *known, "movable_share", "movable_by_ply", *late)
+    strongest = tuple(f"strongest_{k}" for k in range(1, STRONGEST + 1))
+    return ("intercept", *kinds, *known, "movable_share", *strongest, "strongest_by_ply", SAFE)
 
 
 def material_features_of(variant: str) -> tuple[str, ...]:
@@ -103,18 +119,50 @@ def material_features_of(variant: str) -> tuple[str, ...]:
 
 
 def form_of(variant: str) -> str:
-    """The model of ``variant`` in one line (saved with it, checked when read back)."""
+    """The model of ``variant`` in one line (saved with it, checked when read back): its
+    columns and the definitions of those it uses (a form without the ``strongest_k`` says
+    what it said before they came, so barrage's saved model reads back unchanged)."""
+    names = features_of(variant)
+    terms = "X_by_ply: X difference x ply / 100"
+    if "strongest_1" in names:
+        terms = (
+            "strongest_k: sign of (rank of own k-th strongest movable piece - opponent's "
+            "k-th; none ranks below the spy), strongest_by_ply: their sum x ply / 100, "
+            "safe_marshal: (own marshal and no opponent's spy) - (opponent's marshal and no "
+            "own spy)"
+        )
     return (
-        f"logit P(side to move wins) = b . [{', '.join(features_of(variant))}]; count "
+        f"logit P(side to move wins) = b . [{', '.join(names)}]; count "
         "differences own minus opponent's, known_R: own pieces of rank R the opponent has "
         "identified minus the opponent's identified, movable_share (own - opp) / (own + opp) "
-        "movable, X_by_ply: X difference x ply / 100; rows after every 5th ply of decided "
+        f"movable, {terms}; rows after every 5th ply of decided "
         f"{variant} games while both flags stand; fitted by Newton's method"
     )
 
 
+def kth_strongest(counts: npt.NDArray[Any], k: int) -> npt.NDArray[np.int64]:
+    """Per row of per-kind counts (:data:`KINDS` order), the rank of each of the ``k``
+    strongest movable pieces (spy 1, scout 2, ... marshal 10; 0: fewer pieces than that),
+    counts rounded to whole pieces.
+
+    >>> row = np.zeros((1, len(KINDS)))
+    >>> row[0, KINDS.index("marshal")], row[0, KINDS.index("major")] = 1, 2
+    >>> row[0, KINDS.index("bomb")] = 6  # bombs do not move: never in the line
+    >>> kth_strongest(row, 5).tolist()
+    [[10, 7, 7, 0, 0]]
+    """
+    whole = np.rint(np.asarray(counts, dtype=np.float64)[:, 1:])  # spy .. marshal
+    down = np.cumsum(whole[:, ::-1], axis=1)  # pieces of rank marshal, >= general, ...
+    ranks = np.zeros((len(whole), k), dtype=np.int64)
+    for i in range(k):
+        has = down > i
+        ranks[:, i] = np.where(has.any(axis=1), whole.shape[1] - np.argmax(has, axis=1), 0)
+    return ranks
+
+
 def win_features(view: MoverView, ply: npt.ArrayLike, names: tuple[str, ...]) -> npt.NDArray[Any]:
-    """The columns ``names`` (of :func:`features_of`) for rows seen from the side to move."""
+    """The columns ``names`` (of :func:`features_of`, or the earlier forms' of the module
+    docstring) for rows seen from the side to move."""
     diff = view.own - view.opp
     known = view.own_known - view.opp_known
     plies = np.asarray(ply, dtype=np.float64)
@@ -122,6 +170,9 @@ def win_features(view: MoverView, ply: npt.ArrayLike, names: tuple[str, ...]) ->
     movable = [i for i in range(len(KINDS)) if i != bomb]
     own_m, opp_m = view.own[:, movable].sum(axis=1), view.opp[:, movable].sum(axis=1)
     columns: list[npt.NDArray[np.float64]] = []
+    ladder = np.zeros((len(diff), STRONGEST))
+    if any(name.startswith("strongest_") for name in names):
+        ladder = np.sign(kth_strongest(view.own, STRONGEST) - kth_strongest(view.opp, STRONGEST))
     for name in names:
         if name == "intercept":
             columns.append(np.ones(len(diff)))
@@ -129,6 +180,15 @@ def win_features(view: MoverView, ply: npt.ArrayLike, names: tuple[str, ...]) ->
             columns.append(np.where(view.red, 1.0, -1.0))
         elif name == "movable_share":
             columns.append((own_m - opp_m) / np.maximum(own_m + opp_m, 1.0))
+        elif name == "strongest_by_ply":
+            columns.append(ladder.sum(axis=1) * plies / 100.0)
+        elif name.startswith("strongest_"):
+            columns.append(ladder[:, int(name.removeprefix("strongest_")) - 1])
+        elif name == SAFE:
+            spy, marshal = KINDS.index("spy"), KINDS.index("marshal")
+            own_safe = (view.own[:, marshal] > 0.5) & (view.opp[:, spy] < 0.5)
+            opp_safe = (view.opp[:, marshal] > 0.5) & (view.own[:, spy] < 0.5)
+            columns.append(own_safe.astype(np.float64) - opp_safe)
         elif name == "movable_by_ply":
             columns.append((own_m - opp_m) * plies / 100.0)
         elif name.startswith("known_"):
