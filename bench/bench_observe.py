@@ -35,7 +35,11 @@ import numpy as np  # noqa: E402
 
 from strat_tools.core.records import GameRecord, Status  # noqa: E402
 from strat_tools.engine.information.cursor import advanced, position_rows  # noqa: E402
-from strat_tools.engine.information.planes import board_views, encode_boards  # noqa: E402
+from strat_tools.engine.information.planes import (  # noqa: E402
+    board_views,
+    encode_boards,
+    encode_views,
+)
 from strat_tools.engine.position.position import Position  # noqa: E402
 from strat_tools.engine.replays.replay import replay  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402
@@ -82,7 +86,7 @@ def _whole(records: list[GameRecord]) -> None:
         result = replay(record, RULES[record.game_id])  # type: ignore[arg-type]
         know = result.knowledge()
         n = result.plies_replayed
-        board_views(encode_boards(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1))
+        encode_views(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1)
 
 
 def _old(records: list[GameRecord]) -> None:

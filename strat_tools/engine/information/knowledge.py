@@ -283,32 +283,36 @@ class Rows:
     """Knowledge rows as they are made (byte rows appended as they are each ply, no
     conversion: counts stay below 256), and the :class:`Knowledge` window they make."""
 
-    __slots__ = ("army_shown", "boards", "captured", "count", "flags", "lost_unseen", "unseen")
+    __slots__ = ("army_shown", "boards", "counts", "flags")
 
     def __init__(self) -> None:
-        self.boards, self.flags = bytearray(), bytearray()
-        self.captured, self.unseen, self.lost_unseen = bytearray(), bytearray(), bytearray()
-        self.count = 0
+        self.boards, self.flags, self.counts = bytearray(), bytearray(), bytearray()
+        """Each row's board, flags and :attr:`KnowledgeState.counts`, one after another."""
         self.army_shown = True
+
+    @property
+    def count(self) -> int:
+        """How many rows were appended."""
+        return len(self.boards) // _ROW
 
     def add(self, state: KnowledgeState) -> None:
         """Append ``state``'s current row."""
         self.boards += state.board
         self.flags += state.flags
-        self.captured += state.captured
-        self.unseen += state.unseen
-        self.lost_unseen += state.hidden
+        self.counts += state.counts
         self.army_shown = state.army_shown
-        self.count += 1
 
     def window(self) -> Knowledge:
         """The rows appended, as one :class:`Knowledge` window."""
-        return _window(
-            self.boards,
-            self.flags,
-            self.captured,
-            self.unseen,
-            self.lost_unseen,
+        rows = self.count
+        counts = np.frombuffer(bytes(self.counts), dtype=np.uint8).reshape(rows, 3, 2, 12)
+        captured, unseen, hidden = (np.ascontiguousarray(counts[:, i]) for i in range(3))
+        return Knowledge(
+            np.frombuffer(bytes(self.boards), dtype=np.uint8).reshape(rows, _ROW),
+            np.frombuffer(bytes(self.flags), dtype=np.uint8).reshape(rows, _ROW),
+            captured,
+            unseen,
+            hidden,
             self.army_shown,
         )
 
@@ -325,8 +329,9 @@ class KnowledgeState:
     through it; a caller stepping a position, such as the environment of
     :mod:`strat_tools.env`, plays each move as it is pushed, at a constant cost a ply).
 
-    ``board``, ``flags``, ``captured`` and ``unseen`` are the current row of
-    :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played).
+    ``board``, ``flags``, ``captured``, ``unseen`` and ``hidden`` are the current row of
+    :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played; the three
+    counts are views of one 72-byte ``counts`` row, which a knowledge row appends at once).
 
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.rules import get_rules
@@ -337,31 +342,58 @@ class KnowledgeState:
     True
     """
 
-    __slots__ = ("army_shown", "board", "captured", "flags", "hidden", "proves", "unseen")
+    __slots__ = ("army_shown", "board", "counts", "flags", "proves")
 
     def __init__(self, setup: Sequence[int], rules: RuleSet) -> None:
         self.board = bytearray(setup)
         """Board codes now."""
         self.flags = bytearray(100)
         """Knowledge bits of the piece on each square, as its opponent has them."""
-        self.captured = bytearray(24)
-        """Pieces removed, per side - 1 * 12 + kind."""
-        self.hidden = bytearray(24)
-        """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
         army = rules.army  # what each player was shown of the other's army (None: nothing)
-        self.unseen = bytearray(list(army) * 2 if army is not None else 24)
-        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified,
-        counted down from the army the rules show (all zero where they show none)."""
+        unseen = list(army) * 2 if army is not None else [0] * 24
+        self.counts = bytearray([0] * 24 + unseen + [0] * 24)
+        """:attr:`captured`, :attr:`unseen` and :attr:`hidden` in one row of 72 bytes (a
+        knowledge row appends them at once)."""
         self.army_shown = army is not None
         """Whether the rules showed each player the other's army (not in free setup)."""
         self.proves = _proving_distance(rules)
         """The shortest straight move only a scout can make under the rules."""
 
+    @property
+    def captured(self) -> memoryview:
+        """Pieces removed, per side - 1 * 12 + kind (a view of :attr:`counts`)."""
+        return memoryview(self.counts)[_CAPTURED : _CAPTURED + 24]
+
+    @property
+    def unseen(self) -> memoryview:
+        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified,
+        counted down from the army the rules show (all zero where they show none)."""
+        return memoryview(self.counts)[_UNSEEN : _UNSEEN + 24]
+
+    @property
+    def hidden(self) -> memoryview:
+        """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
+        return memoryview(self.counts)[_HIDDEN : _HIDDEN + 24]
+
+    def copy(self) -> KnowledgeState:
+        """An independent copy."""
+        other = KnowledgeState.__new__(KnowledgeState)
+        other.board, other.flags = bytearray(self.board), bytearray(self.flags)
+        other.counts, other.army_shown, other.proves = (
+            bytearray(self.counts),
+            self.army_shown,
+            self.proves,
+        )
+        return other
+
     def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
         """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
         after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
-        board, flags, unseen = self.board, self.flags, self.unseen
-        captured, hidden, proves = self.captured, self.hidden, self.proves
+        board, flags, counts, proves = self.board, self.flags, self.counts, self.proves
+        keep = rows is not None
+        if rows is not None:  # appended to in place, from locals: no attribute a ply
+            out_boards, out_flags, out_counts = rows.boards, rows.flags, rows.counts
+            rows.army_shown = self.army_shown
         for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
             mover_flags = flags[source] | MOVED
             if distance > 1:
@@ -369,87 +401,76 @@ class KnowledgeState:
                 if distance >= proves or (
                     piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
                 ):
-                    mover_flags = _identify(mover_flags, piece, unseen)
+                    mover_flags = _identify(mover_flags, piece, counts)
             board[source] = EMPTY
             flags[source] = 0
             if defender == EMPTY:
                 board[target], flags[target] = piece, mover_flags
             else:
                 if revealed & 1:
-                    mover_flags = _identify(mover_flags | REVEALED, piece, unseen)
+                    mover_flags = _identify(mover_flags | REVEALED, piece, counts)
                 defender_flags = flags[target]
                 if revealed & 2:
-                    defender_flags = _identify(defender_flags | REVEALED, defender, unseen)
+                    defender_flags = _identify(defender_flags | REVEALED, defender, counts)
                 if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
                     board[target], flags[target] = piece, mover_flags
-                    _capture(defender, defender_flags, captured, hidden)
+                    _capture(defender, defender_flags, counts)
                 elif outcome == OUTCOME_DEFENDER:
                     flags[target] = defender_flags
-                    _capture(piece, mover_flags, captured, hidden)
+                    _capture(piece, mover_flags, counts)
                 elif outcome == OUTCOME_BOTH:
                     board[target], flags[target] = EMPTY, 0
-                    _capture(piece, mover_flags, captured, hidden)
-                    _capture(defender, defender_flags, captured, hidden)
+                    _capture(piece, mover_flags, counts)
+                    _capture(defender, defender_flags, counts)
             if rescue is not None:
                 square, code = rescue
-                slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
-                captured[slot] -= 1
+                slot = _OWN_SLOT[code]
+                counts[_CAPTURED + slot] -= 1
                 # Identified at its capture, the piece is not unseen again; else it is now.
-                seen_before = KNOWN if not hidden[slot] else 0
+                seen_before = KNOWN if not counts[_HIDDEN + slot] else 0
                 if not seen_before:
-                    hidden[slot] -= 1
+                    counts[_HIDDEN + slot] -= 1
                 board[square] = code
-                flags[square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
-            if rows is not None:
-                rows.boards += board
-                rows.flags += flags
-                rows.captured += captured
-                rows.unseen += unseen
-                rows.lost_unseen += hidden
-                rows.count += 1
-        if rows is not None:
-            rows.army_shown = self.army_shown
+                flags[square] = _identify(REVEALED | RESCUED | seen_before, code, counts)
+            if keep:
+                out_boards += board
+                out_flags += flags
+                out_counts += counts
 
 
-def _window(
-    boards: bytearray,
-    flags: bytearray,
-    captured: bytearray,
-    unseen: bytearray,
-    lost_unseen: bytearray,
-    army_shown: bool,
-) -> Knowledge:
-    """One window of :func:`knowledge_windows` from its byte rows."""
-    rows = len(boards) // _ROW
-
-    def counts(data: bytearray) -> npt.NDArray[np.uint8]:
-        return np.frombuffer(bytes(data), dtype=np.uint8).reshape(rows, 2, 12)
-
-    return Knowledge(
-        np.frombuffer(bytes(boards), dtype=np.uint8).reshape(rows, _ROW),
-        np.frombuffer(bytes(flags), dtype=np.uint8).reshape(rows, _ROW),
-        counts(captured),
-        counts(unseen),
-        counts(lost_unseen),
-        army_shown,
-    )
+_CAPTURED: Final = 0
+"""Where :attr:`KnowledgeState.captured` starts in its ``counts``."""
+_UNSEEN: Final = 24
+"""Where :attr:`KnowledgeState.unseen` starts."""
+_HIDDEN: Final = 48
+"""Where :attr:`KnowledgeState.hidden` starts."""
+_OWN_SLOT: Final = tuple(
+    (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code] if 1 <= code <= 24 else 0 for code in range(26)
+)
+"""Per board code of a piece: its owner's slot (side - 1) * 12 + kind in a count row."""
+_VIEWER_SLOT: Final = tuple(
+    _UNSEEN + (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code] if 1 <= code <= 24 else 0
+    for code in range(26)
+)
+"""Per board code of a piece: the opponent's (the viewer's) slot in ``unseen``, within
+``counts``."""
 
 
-def _identify(bits: int, code: int, unseen: bytearray) -> int:
+def _identify(bits: int, code: int, counts: bytearray) -> int:
     """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
     if not bits & KNOWN:
-        slot = (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code]
-        if unseen[slot]:
-            unseen[slot] -= 1
+        slot = _VIEWER_SLOT[code]
+        if counts[slot]:
+            counts[slot] -= 1
     return bits | KNOWN
 
 
-def _capture(code: int, bits: int, captured: bytearray, hidden: bytearray) -> None:
+def _capture(code: int, bits: int, counts: bytearray) -> None:
     """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
-    slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
-    captured[slot] += 1
+    slot = _OWN_SLOT[code]
+    counts[_CAPTURED + slot] += 1
     if not bits & KNOWN:
-        hidden[slot] += 1
+        counts[_HIDDEN + slot] += 1
 
 
 def _proving_distance(rules: RuleSet) -> int:

@@ -80,7 +80,10 @@ def _lookup(
     table: npt.NDArray[np.uint8], boards: npt.NDArray[np.uint8], *, turned: bool
 ) -> npt.NDArray[np.uint8]:
     """``table[boards]``, each row turned when ``turned``: by ``bytes.translate``, a
-    byte-to-byte map several times faster than NumPy's gather with byte indices."""
-    data = np.ascontiguousarray(boards, np.uint8).tobytes().translate(table.tobytes())
-    found = np.frombuffer(data, np.uint8).reshape(-1, 100)
-    return found[:, ::-1] if turned else found
+    byte-to-byte map several times faster than NumPy's gather with byte indices (``tobytes``
+    copies any strides in C order; a turned block is the bytes reversed, rows in reverse
+    order, read back in order)."""
+    data = np.asarray(boards, np.uint8).tobytes().translate(table.tobytes())
+    if turned:
+        return np.frombuffer(data[::-1], np.uint8).reshape(-1, 100)[::-1]
+    return np.frombuffer(data, np.uint8).reshape(-1, 100)
