@@ -118,19 +118,20 @@ class KnowledgeCursor:
 
     def play(self, entries: list[History]) -> None:
         """Bring the state past ``entries`` (oldest first), pushed after :attr:`entry`."""
-        plies = [(e.move.source, e.move.target, *e.event, e.move.rescue) for e in entries]
-        if self.history is None:
-            self.state.play_plies(plies)
-        else:  # a ply at a time: each history step reads who stands where after it
-            for ply in plies:
-                self.state.play_plies((ply,))
-                self.history.play(ply[0], ply[1], _owners(self.state.board))
-        for index, entry in enumerate(entries, self.depth):
-            if entry.event[1]:
-                self.last_battle = index
-        self.depth += len(entries)
-        if entries:
-            self.entry = entries[-1]
+        for entry in entries:
+            self.step(entry)
+
+    def step(self, entry: History) -> None:
+        """Bring the state past ``entry``, the move pushed after :attr:`entry` (a game
+        loop's ply: one call)."""
+        move, event = entry.move, entry.event
+        self.state.play_plies(((move.source, move.target, *event, move.rescue),))
+        if self.history is not None:  # each history step reads who stands where after it
+            self.history.play(move.source, move.target, _owners(self.state.board))
+        if event[1]:
+            self.last_battle = self.depth
+        self.depth += 1
+        self.entry = entry
 
 
 def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeCursor:
@@ -141,7 +142,7 @@ def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeC
         if entry is cursor.entry:
             return cursor
         if entry is not None and entry.previous is cursor.entry:
-            cursor.play([entry])
+            cursor.step(entry)
             return cursor
     newer: list[History] = []
     target = cursor.entry if cursor is not None else None
