@@ -157,7 +157,7 @@ def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeC
     return cursor
 
 
-def _owners(board: bytes | bytearray) -> npt.NDArray[np.uint8]:
+def _owners(board: bytes | bytearray | memoryview) -> npt.NDArray[np.uint8]:
     return _CODE_SIDE[np.frombuffer(bytes(board), np.uint8)]
 
 

@@ -287,35 +287,31 @@ class Rows:
     """Knowledge rows as they are made (byte rows appended as they are each ply, no
     conversion: counts stay below 256), and the :class:`Knowledge` window they make."""
 
-    __slots__ = ("army_shown", "boards", "counts", "flags")
+    __slots__ = ("army_shown", "rows")
 
     def __init__(self) -> None:
-        self.boards, self.flags, self.counts = bytearray(), bytearray(), bytearray()
-        """Each row's board, flags and :attr:`KnowledgeState.counts`, one after another."""
+        self.rows = bytearray()
+        """Each :attr:`KnowledgeState.row` appended, one after another."""
         self.army_shown = True
 
     @property
     def count(self) -> int:
         """How many rows were appended."""
-        return len(self.boards) // _ROW
+        return len(self.rows) // _WIDTH
 
     def add(self, state: KnowledgeState) -> None:
         """Append ``state``'s current row."""
-        self.boards += state.board
-        self.flags += state.flags
-        self.counts += state.counts
+        self.rows += state.row
         self.army_shown = state.army_shown
 
     def window(self) -> Knowledge:
-        """The rows appended, as one :class:`Knowledge` window."""
-        rows = self.count
-        counts = np.frombuffer(self.counts, dtype=np.uint8).reshape(rows, 3, 2, 12)
-        boards = np.frombuffer(self.boards, dtype=np.uint8).reshape(rows, _ROW)
-        flags = np.frombuffer(self.flags, dtype=np.uint8).reshape(rows, _ROW)
-        captured, unseen, hidden = (counts[:, i].copy() for i in range(3))
-        for array in (boards, flags, captured, unseen, hidden):
-            array.flags.writeable = False  # as ever (the boards and flags are not copied)
-        return Knowledge(boards, flags, captured, unseen, hidden, self.army_shown)
+        """The rows appended, as one :class:`Knowledge` window: read-only views of them,
+        uncopied (each array's rows 272 bytes apart)."""
+        rows = np.frombuffer(self.rows, dtype=np.uint8).reshape(-1, _WIDTH)
+        rows.flags.writeable = False
+        counts = rows[:, _COUNTS:].reshape(-1, 3, 2, 12)
+        boards, flags = rows[:, :_ROW], rows[:, _ROW:_COUNTS]
+        return Knowledge(boards, flags, counts[:, 0], counts[:, 1], counts[:, 2], self.army_shown)
 
 
 Ply = tuple[int, int, int, int, int, int, int, "tuple[int, int] | None"]
@@ -332,7 +328,8 @@ class KnowledgeState:
 
     ``board``, ``flags``, ``captured``, ``unseen`` and ``hidden`` are the current row of
     :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played; the three
-    counts are views of one 72-byte ``counts`` row, which a knowledge row appends at once).
+    counts are views of one ``counts``; all are views of one 272-byte :attr:`row`, which a
+    knowledge row appends at once: one append a ply).
 
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.rules import get_rules
@@ -343,18 +340,14 @@ class KnowledgeState:
     True
     """
 
-    __slots__ = ("army_shown", "board", "counts", "flags", "proves")
+    __slots__ = ("army_shown", "board", "counts", "flags", "proves", "row")
 
     def __init__(self, setup: Sequence[int], rules: RuleSet) -> None:
-        self.board = bytearray(setup)
-        """Board codes now."""
-        self.flags = bytearray(100)
-        """Knowledge bits of the piece on each square, as its opponent has them."""
         army = rules.army  # what each player was shown of the other's army (None: nothing)
         unseen = list(army) * 2 if army is not None else [0] * 24
-        self.counts = bytearray([0] * 24 + unseen + [0] * 24)
-        """:attr:`captured`, :attr:`unseen` and :attr:`hidden` in one row of 72 bytes (a
-        knowledge row appends them at once)."""
+        self.row = bytearray(setup) + bytearray(_ROW + 24) + bytearray(unseen + [0] * 24)
+        """The board, the flags and the counts, one row of 272 bytes."""
+        self.board, self.flags, self.counts = _parts(self.row)
         self.army_shown = army is not None
         """Whether the rules showed each player the other's army (not in free setup)."""
         self.proves = _proving_distance(rules)
@@ -379,21 +372,19 @@ class KnowledgeState:
     def copy(self) -> KnowledgeState:
         """An independent copy."""
         other = KnowledgeState.__new__(KnowledgeState)
-        other.board, other.flags = bytearray(self.board), bytearray(self.flags)
-        other.counts, other.army_shown, other.proves = (
-            bytearray(self.counts),
-            self.army_shown,
-            self.proves,
-        )
+        other.row = bytearray(self.row)
+        other.board, other.flags, other.counts = _parts(other.row)
+        other.army_shown, other.proves = self.army_shown, self.proves
         return other
 
     def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
         """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
         after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
         board, flags, counts, proves = self.board, self.flags, self.counts, self.proves
+        row = self.row
         keep = rows is not None
-        if rows is not None:  # appended to in place, from locals: no attribute a ply
-            out_boards, out_flags, out_counts = rows.boards, rows.flags, rows.counts
+        if rows is not None:  # appended to in place, from a local: no attribute a ply
+            out = rows.rows
             rows.army_shown = self.army_shown
         for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
             mover_flags = flags[source] | MOVED
@@ -422,9 +413,19 @@ class KnowledgeState:
                 board[square] = code
                 flags[square] = _identify(REVEALED | RESCUED | seen_before, code, counts)
             if keep:
-                out_boards += board
-                out_flags += flags
-                out_counts += counts
+                out += row
+
+
+_COUNTS: Final = 2 * _ROW
+"""Where :attr:`KnowledgeState.counts` starts in its ``row``."""
+_WIDTH: Final = _COUNTS + 72
+"""The bytes of a :attr:`KnowledgeState.row`: the board, the flags, the counts."""
+
+
+def _parts(row: bytearray) -> tuple[memoryview, memoryview, memoryview]:
+    """The board, the flags and the counts of a :attr:`KnowledgeState.row`, as views."""
+    view = memoryview(row)
+    return view[:_ROW], view[_ROW:_COUNTS], view[_COUNTS:]
 
 
 _CAPTURED: Final = 0
@@ -446,9 +447,9 @@ _VIEWER_SLOT: Final = tuple(
 
 
 def _battle(
-    board: bytearray,
-    flags: bytearray,
-    counts: bytearray,
+    board: memoryview,
+    flags: memoryview,
+    counts: memoryview,
     target: int,
     piece: int,
     defender: int,
@@ -484,7 +485,7 @@ def _battle(
         _capture(defender, defender_flags, counts)
 
 
-def _identify(bits: int, code: int, counts: bytearray) -> int:
+def _identify(bits: int, code: int, counts: memoryview) -> int:
     """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
     if not bits & KNOWN:
         slot = _VIEWER_SLOT[code]
@@ -493,7 +494,7 @@ def _identify(bits: int, code: int, counts: bytearray) -> int:
     return bits | KNOWN
 
 
-def _capture(code: int, bits: int, counts: bytearray) -> None:
+def _capture(code: int, bits: int, counts: memoryview) -> None:
     """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
     slot = _OWN_SLOT[code]
     counts[_CAPTURED + slot] += 1

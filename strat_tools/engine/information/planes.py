@@ -152,6 +152,11 @@ _BYTE_OF_CODE[0, :26] |= np.where(_SIDE_OF_CODE == 2, OPPONENT, 0).astype(np.uin
 _BYTE_OF_CODE[1, :26] |= np.where(_SIDE_OF_CODE == 1, OPPONENT, 0).astype(np.uint8)
 
 
+_Bytes = bytes | bytearray | memoryview
+"""A row of bytes as the knowledge state keeps it (its board and flags are views of one
+row)."""
+
+
 def encode_boards(
     boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8], sides: npt.ArrayLike
 ) -> npt.NDArray[np.uint8]:
@@ -215,7 +220,7 @@ _LOW_BITS: Final = np.uint32(0x01010101 * (KNOWLEDGE_MOVED | KNOWLEDGE_REVEALED)
 _KNOWN_BITS: Final = np.uint32(0x01010101 * KNOWLEDGE_KNOWN)
 
 
-def _pair_row(board: bytes | bytearray, bits: bytes | bytearray, side: int, table: bytes) -> bytes:
+def _pair_row(board: _Bytes, bits: bytes, side: int, table: bytes) -> bytes:
     """One row of :func:`_encoded`, as bytes: the pair bytes OR-ed as one integer (written
     back in the other byte order for blue: its turned row), looked up in ``table`` (the
     side's) by ``bytes.translate``."""
@@ -223,11 +228,11 @@ def _pair_row(board: bytes | bytearray, bits: bytes | bytearray, side: int, tabl
     return pair.to_bytes(100, "big" if side == 2 else "little").translate(table)
 
 
-def view_row(board: bytes | bytearray, flags: bytes | bytearray, side: int) -> bytes:
+def view_row(board: _Bytes, flags: _Bytes, side: int) -> bytes:
     """One position's board view as 100 bytes (:func:`encode_views` of one row, without
     NumPy): what a game loop's ``observe()`` returns, from the knowledge state's board and
     flags rows and the side to move (1 red, 2 blue)."""
-    return _pair_row(board, flags.translate(_FLAG_BYTES), side, _VIEW_ROWS[side - 1])
+    return _pair_row(board, bytes(flags).translate(_FLAG_BYTES), side, _VIEW_ROWS[side - 1])
 
 
 _FLAG_BYTES: Final = _BITS_OF_FLAGS.tobytes()
