@@ -15,6 +15,7 @@ import pytest
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, LAKE
 from strat_tools.core.records import GameRecord, Status
 from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.engine.information.mover_view import view_boards
 from strat_tools.engine.information.planes import KNOWN as BYTE_KNOWN
 from strat_tools.engine.information.planes import (
     LAKE_KIND,
@@ -124,3 +125,16 @@ def test_the_fused_lookups_are_the_layout_for_every_code_and_knowledge() -> None
             assert (one == expected[row]).all()
             views = encode_views(boards[row : row + 1], flags[row : row + 1], [side])
             assert (views == VIEW_OF_BYTE[expected[row]]).all()
+
+
+def test_view_boards_turns_blue_rows_whatever_the_strides() -> None:
+    """Blue's rows are turned four bytes at a time: rows read from a wider buffer, in
+    Fortran order or backwards come out as a plain lookup and reversal gives them."""
+    tables = np.stack([np.arange(256), (np.arange(256) + 7) % 256]).astype(np.uint8)
+    wide = np.random.default_rng(47).integers(0, 256, (6, 101)).astype(np.uint8)
+    for boards in (wide[:, :100], np.asfortranarray(wide[:, 1:]), wide[:, 100:0:-1]):
+        for sides in ([1, 2, 1, 2, 1, 2], [2, 2, 1, 1, 2, 1], [2] * 6):
+            side = np.array(sides, np.uint8)
+            blue = (side == 2)[:, None]
+            expected = np.where(blue, tables[1][boards][:, ::-1], tables[0][boards])
+            assert (view_boards(tables, boards, side) == expected).all()

@@ -216,7 +216,7 @@ def cursor_knowledge(cursor: KnowledgeCursor) -> Knowledge:
 
 def cursor_board(cursor: KnowledgeCursor, side: Side | int) -> npt.NDArray[np.uint8]:
     """``side``'s observation board now, *with the hidden truth*
-    (``Position.observation_with_truth``; its board view is :func:`cursor_view`)."""
+    (``Position.observation_with_truth``; its board view is :meth:`KnowledgeCursor.view`)."""
     board = np.frombuffer(cursor.state.board, np.uint8)
     flags = np.frombuffer(cursor.state.flags, np.uint8)
     found: npt.NDArray[np.uint8] = encode_boards(board, flags, (int(side),))[0]

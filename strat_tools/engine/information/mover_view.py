@@ -85,6 +85,8 @@ def _lookup(
     byte-to-byte map several times faster than NumPy's gather with byte indices (``tobytes``
     copies any strides in C order; a row is turned four bytes at a time)."""
     rows = np.asarray(boards, np.uint8).reshape(-1, 100)
+    if turned and rows.strides[1] != 1:
+        rows = np.ascontiguousarray(rows)  # (words need each row's bytes side by side)
     # Turned: each row's 25 words in reverse order, each word's bytes swapped.
     data = rows.view(np.uint32)[:, ::-1].byteswap().tobytes() if turned else rows.tobytes()
     return np.frombuffer(data.translate(table.tobytes()), np.uint8).reshape(-1, 100)
