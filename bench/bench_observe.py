@@ -2,7 +2,7 @@
 """A game loop's truth-free observations against the game's replay (issue 47): the target is at
 most 3x the replay's CPU time, and linear in the game's plies.
 
-    python bench/bench_observe.py [PATHS ...] [--rounds 5] [--games N]
+    python bench/bench_observe.py [PATHS ...] [--rounds 5] [--games N] [--old] [--parts]
 
 PATHS default to the project's sample month (``data/``). For each valid game: ``replay``
 (the yardstick: every move checked, in the hot loop), and the game loop a player or an agent
@@ -10,12 +10,15 @@ runs, one :class:`~strat_tools.engine.position.position.Position` from the setup
 ``pos.observe()`` (the mover's truth-free ``board_view``, its knowledge brought forward one
 push at a time) then ``pos.push(move)``; and the same loop with the whole truth-free row of
 each ply (``position_rows``: the board, counts, counters, last moves and legal ids a move
-policy reads); and a whole game at once: its replay and every ply's board view, or its
+policy reads); and a whole game at once: its replay, its knowledge pass and every ply's
+board view (``encode_views``: the export's ``board_view``, one lookup a square), or its
 replay and ``Replay.observations()`` (every ply's whole row). The best CPU seconds of
 ``--rounds`` alternated rounds count (the machine may be shared). Linear in plies: the time
 a ply of the game loop is printed for short and long games apart. ``--old`` adds the
 quadratic path it replaced (the knowledge of the whole move stack at every ply,
-``pushed_knowledge``), on a few games.
+``pushed_knowledge``), on a few games; ``--parts`` the game loop with the knowledge step
+only (no view) and the whole game's knowledge pass and views, each alone. The numbers,
+what bounds them and their history: docs/human-model.md, "A game loop's observations".
 """
 
 from __future__ import annotations
@@ -35,7 +38,11 @@ import numpy as np  # noqa: E402
 
 from strat_tools.core.records import GameRecord, Status  # noqa: E402
 from strat_tools.engine.information.cursor import advanced, position_rows  # noqa: E402
-from strat_tools.engine.information.planes import board_views, encode_boards  # noqa: E402
+from strat_tools.engine.information.planes import (  # noqa: E402
+    board_views,
+    encode_boards,
+    encode_views,
+)
 from strat_tools.engine.position.position import Position  # noqa: E402
 from strat_tools.engine.replays.replay import replay  # noqa: E402
 from strat_tools.formats.readers import read_records  # noqa: E402
@@ -82,7 +89,40 @@ def _whole(records: list[GameRecord]) -> None:
         result = replay(record, RULES[record.game_id])  # type: ignore[arg-type]
         know = result.knowledge()
         n = result.plies_replayed
-        board_views(encode_boards(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1))
+        encode_views(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1)
+
+
+def _stepped(records: list[GameRecord]) -> None:
+    """The game loop with the knowledge step of ``observe()`` and no view."""
+    for record in records:
+        pos = Position(record.setup or (), RULES[record.game_id])
+        cursor = None
+        for source, target in zip(record.sources, record.targets, strict=True):
+            cursor = advanced(cursor, pos)
+            pos.push(source, target)
+
+
+def _parts(records: list[GameRecord], rounds: int, replay_s: float) -> None:
+    """The lines' parts, each alone: the game loop's knowledge step; the knowledge pass of
+    replays made before, and the views of knowledge made before (what bounds the lines:
+    docs/human-model.md)."""
+    seconds = _best(lambda: _stepped(records), rounds)
+    print(f"  game loop, push and the knowledge step only: {seconds / replay_s:5.2f}x replay")
+    results = [replay(r, RULES[r.game_id]) for r in records]  # type: ignore[arg-type]
+    knows = [result.knowledge() for result in results]
+
+    def knowledge() -> None:
+        for result in results:
+            result.knowledge()
+
+    def views() -> None:
+        for result, know in zip(results, knows, strict=True):
+            n = result.plies_replayed
+            encode_views(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1)
+
+    for label, work in (("its knowledge pass alone", knowledge), ("its views alone", views)):
+        seconds = _best(work, rounds)
+        print(f"  whole game, {label:26}: {seconds / replay_s:5.2f}x replay")
 
 
 def _old(records: list[GameRecord]) -> None:
@@ -103,6 +143,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--games", type=int, default=0, help="at most this many games")
     parser.add_argument("--old", action="store_true", help="time the quadratic path too")
+    parser.add_argument("--parts", action="store_true", help="time the whole game's parts")
     args = parser.parse_args()
     records = []
     for record in read_records(args.paths):
@@ -157,6 +198,8 @@ def main() -> int:
                 f"  observe(), games {label:18}: {len(part):4} games, "
                 f"{seconds / count * 1e6:6.1f} us a ply"
             )
+    if args.parts:
+        _parts(records, args.rounds, replay_s)
     if args.old:
         few = records[:20]
         count = sum(r.plies for r in few)

@@ -44,7 +44,7 @@ from strat_tools.engine.information.mover_rows import (
     row_batch,
 )
 from strat_tools.engine.information.mover_view import view_keys
-from strat_tools.engine.information.planes import encode_boards
+from strat_tools.engine.information.planes import encode_boards, view_row
 from strat_tools.engine.rules.rule_state import History, RuleState
 
 __all__ = [
@@ -98,42 +98,53 @@ class KnowledgeCursor:
 
     def copy(self) -> KnowledgeCursor:
         """An independent copy (a position's copy gets one)."""
-        state = KnowledgeState.__new__(KnowledgeState)
-        old = self.state
-        state.board, state.flags = bytearray(old.board), bytearray(old.flags)
-        state.captured, state.unseen = bytearray(old.captured), bytearray(old.unseen)
-        state.hidden, state.army_shown, state.proves = (
-            bytearray(old.hidden),
-            old.army_shown,
-            old.proves,
-        )
-        other = KnowledgeCursor(state, self.entry)
+        other = KnowledgeCursor(self.state.copy(), self.entry)
         other.depth, other.last_battle = self.depth, self.last_battle
         other.history = self.history.copy() if self.history is not None else None
         return other
 
+    def brought_to(self, pos: StackedPosition) -> KnowledgeCursor:
+        """:func:`advanced` of this cursor: what a position calls each time it is asked
+        what it knows (a method: the position's module loads this one only on first use)."""
+        return advanced(self, pos)
+
+    def view(self, side: Side | int) -> npt.NDArray[np.uint8]:
+        """``side``'s board view now (``Position.observe``: the board view of
+        :func:`cursor_board`, one row of
+        :func:`~strat_tools.engine.information.planes.encode_views`), from the state's bytes
+        without NumPy but for the array returned."""
+        state = self.state
+        return np.frombuffer(bytearray(view_row(state.board, state.flags, int(side))), np.uint8)
+
     def play(self, entries: list[History]) -> None:
         """Bring the state past ``entries`` (oldest first), pushed after :attr:`entry`."""
-        plies = [(e.move.source, e.move.target, *e.event, e.move.rescue) for e in entries]
-        if self.history is None:
-            self.state.play_plies(plies)
-        else:  # a ply at a time: each history step reads who stands where after it
-            for ply in plies:
-                self.state.play_plies((ply,))
-                self.history.play(ply[0], ply[1], _owners(self.state.board))
-        for index, entry in enumerate(entries, self.depth):
-            if entry.event[1]:
-                self.last_battle = index
-        self.depth += len(entries)
-        if entries:
-            self.entry = entries[-1]
+        for entry in entries:
+            self.step(entry)
+
+    def step(self, entry: History) -> None:
+        """Bring the state past ``entry``, the move pushed after :attr:`entry` (a game
+        loop's ply: one call)."""
+        move, event = entry.move, entry.event
+        self.state.play_plies(((move.source, move.target, *event, move.rescue),))
+        if self.history is not None:  # each history step reads who stands where after it
+            self.history.play(move.source, move.target, _owners(self.state.board))
+        if event[1]:
+            self.last_battle = self.depth
+        self.depth += 1
+        self.entry = entry
 
 
 def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeCursor:
     """``cursor`` brought to ``pos``'s last move (a new one when ``cursor`` is None or is
     not on ``pos``'s move stack)."""
-    newer: list[History] = []
     entry = pos.history
+    if cursor is not None:  # a game loop's ply: nothing or one move pushed since
+        if entry is cursor.entry:
+            return cursor
+        if entry is not None and entry.previous is cursor.entry:
+            cursor.step(entry)
+            return cursor
+    newer: list[History] = []
     target = cursor.entry if cursor is not None else None
     while entry is not None and entry is not target:
         newer.append(entry)
@@ -146,7 +157,7 @@ def advanced(cursor: KnowledgeCursor | None, pos: StackedPosition) -> KnowledgeC
     return cursor
 
 
-def _owners(board: bytes | bytearray) -> npt.NDArray[np.uint8]:
+def _owners(board: bytes | bytearray | memoryview) -> npt.NDArray[np.uint8]:
     return _CODE_SIDE[np.frombuffer(bytes(board), np.uint8)]
 
 
@@ -190,7 +201,7 @@ def cursor_knowledge(cursor: KnowledgeCursor) -> Knowledge:
     """The cursor's state as a :class:`Knowledge` of one row."""
     state = cursor.state
 
-    def row(data: bytes | bytearray | list[int], shape: tuple[int, ...]) -> npt.NDArray[np.uint8]:
+    def row(data: bytes | bytearray | memoryview, shape: tuple[int, ...]) -> npt.NDArray[np.uint8]:
         return np.frombuffer(bytes(data), np.uint8).reshape(shape)
 
     return Knowledge(
@@ -205,7 +216,7 @@ def cursor_knowledge(cursor: KnowledgeCursor) -> Knowledge:
 
 def cursor_board(cursor: KnowledgeCursor, side: Side | int) -> npt.NDArray[np.uint8]:
     """``side``'s observation board now, *with the hidden truth*
-    (``Position.observation_with_truth``; its board view is ``Position.observe``)."""
+    (``Position.observation_with_truth``; its board view is :meth:`KnowledgeCursor.view`)."""
     board = np.frombuffer(cursor.state.board, np.uint8)
     flags = np.frombuffer(cursor.state.flags, np.uint8)
     found: npt.NDArray[np.uint8] = encode_boards(board, flags, (int(side),))[0]

@@ -249,6 +249,10 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
     )
     out = Rows()
     out.add(state)
+    if rows > n:  # one window, the whole game: no slice to pass each ply through
+        state.play_plies(plies, out)
+        yield out.window()
+        return
     state.play_plies(islice(plies, rows - 1), out)
     while True:
         yield out.window()
@@ -283,34 +287,31 @@ class Rows:
     """Knowledge rows as they are made (byte rows appended as they are each ply, no
     conversion: counts stay below 256), and the :class:`Knowledge` window they make."""
 
-    __slots__ = ("army_shown", "boards", "captured", "count", "flags", "lost_unseen", "unseen")
+    __slots__ = ("army_shown", "rows")
 
     def __init__(self) -> None:
-        self.boards, self.flags = bytearray(), bytearray()
-        self.captured, self.unseen, self.lost_unseen = bytearray(), bytearray(), bytearray()
-        self.count = 0
+        self.rows = bytearray()
+        """Each :attr:`KnowledgeState.row` appended, one after another."""
         self.army_shown = True
+
+    @property
+    def count(self) -> int:
+        """How many rows were appended."""
+        return len(self.rows) // _WIDTH
 
     def add(self, state: KnowledgeState) -> None:
         """Append ``state``'s current row."""
-        self.boards += state.board
-        self.flags += state.flags
-        self.captured += state.captured
-        self.unseen += state.unseen
-        self.lost_unseen += state.hidden
+        self.rows += state.row
         self.army_shown = state.army_shown
-        self.count += 1
 
     def window(self) -> Knowledge:
-        """The rows appended, as one :class:`Knowledge` window."""
-        return _window(
-            self.boards,
-            self.flags,
-            self.captured,
-            self.unseen,
-            self.lost_unseen,
-            self.army_shown,
-        )
+        """The rows appended, as one :class:`Knowledge` window: read-only views of them,
+        uncopied (each array's rows 272 bytes apart)."""
+        rows = np.frombuffer(self.rows, dtype=np.uint8).reshape(-1, _WIDTH)
+        rows.flags.writeable = False
+        counts = rows[:, _COUNTS:].reshape(-1, 3, 2, 12)
+        boards, flags = rows[:, :_ROW], rows[:, _ROW:_COUNTS]
+        return Knowledge(boards, flags, counts[:, 0], counts[:, 1], counts[:, 2], self.army_shown)
 
 
 Ply = tuple[int, int, int, int, int, int, int, "tuple[int, int] | None"]
@@ -325,8 +326,10 @@ class KnowledgeState:
     through it; a caller stepping a position, such as the environment of
     :mod:`strat_tools.env`, plays each move as it is pushed, at a constant cost a ply).
 
-    ``board``, ``flags``, ``captured`` and ``unseen`` are the current row of
-    :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played).
+    ``board``, ``flags``, ``captured``, ``unseen`` and ``hidden`` are the current row of
+    :class:`Knowledge`'s arrays, as bytes (changed in place as plies are played; the three
+    counts are views of one ``counts``; all are views of one 272-byte :attr:`row`, which a
+    knowledge row appends at once: one append a ply).
 
     >>> from strat_tools.core.pieces import letter_code
     >>> from strat_tools.core.rules import get_rules
@@ -337,31 +340,52 @@ class KnowledgeState:
     True
     """
 
-    __slots__ = ("army_shown", "board", "captured", "flags", "hidden", "proves", "unseen")
+    __slots__ = ("army_shown", "board", "counts", "flags", "proves", "row")
 
     def __init__(self, setup: Sequence[int], rules: RuleSet) -> None:
-        self.board = bytearray(setup)
-        """Board codes now."""
-        self.flags = bytearray(100)
-        """Knowledge bits of the piece on each square, as its opponent has them."""
-        self.captured = bytearray(24)
-        """Pieces removed, per side - 1 * 12 + kind."""
-        self.hidden = bytearray(24)
-        """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
         army = rules.army  # what each player was shown of the other's army (None: nothing)
-        self.unseen = bytearray(list(army) * 2 if army is not None else 24)
-        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified,
-        counted down from the army the rules show (all zero where they show none)."""
+        unseen = list(army) * 2 if army is not None else [0] * 24
+        self.row = bytearray(setup) + bytearray(_ROW + 24) + bytearray(unseen + [0] * 24)
+        """The board, the flags and the counts, one row of 272 bytes."""
+        self.board, self.flags, self.counts = _parts(self.row)
         self.army_shown = army is not None
         """Whether the rules showed each player the other's army (not in free setup)."""
         self.proves = _proving_distance(rules)
         """The shortest straight move only a scout can make under the rules."""
 
+    @property
+    def captured(self) -> memoryview:
+        """Pieces removed, per side - 1 * 12 + kind (a view of :attr:`counts`)."""
+        return memoryview(self.counts)[_CAPTURED : _CAPTURED + 24]
+
+    @property
+    def unseen(self) -> memoryview:
+        """Per viewer side - 1 * 12 + kind: the opponent's pieces it has not identified,
+        counted down from the army the rules show (all zero where they show none)."""
+        return memoryview(self.counts)[_UNSEEN : _UNSEEN + 24]
+
+    @property
+    def hidden(self) -> memoryview:
+        """Captured pieces the opponent never identified, per side - 1 * 12 + kind."""
+        return memoryview(self.counts)[_HIDDEN : _HIDDEN + 24]
+
+    def copy(self) -> KnowledgeState:
+        """An independent copy."""
+        other = KnowledgeState.__new__(KnowledgeState)
+        other.row = bytearray(self.row)
+        other.board, other.flags, other.counts = _parts(other.row)
+        other.army_shown, other.proves = self.army_shown, self.proves
+        return other
+
     def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
         """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
         after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
-        board, flags, unseen = self.board, self.flags, self.unseen
-        captured, hidden, proves = self.captured, self.hidden, self.proves
+        board, flags, counts, proves = self.board, self.flags, self.counts, self.proves
+        row = self.row
+        keep = rows is not None
+        if rows is not None:  # appended to in place, from a local: no attribute a ply
+            out = rows.rows
+            rows.army_shown = self.army_shown
         for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
             mover_flags = flags[source] | MOVED
             if distance > 1:
@@ -369,87 +393,113 @@ class KnowledgeState:
                 if distance >= proves or (
                     piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
                 ):
-                    mover_flags = _identify(mover_flags, piece, unseen)
+                    mover_flags = _identify(mover_flags, piece, counts)
             board[source] = EMPTY
             flags[source] = 0
             if defender == EMPTY:
                 board[target], flags[target] = piece, mover_flags
             else:
-                if revealed & 1:
-                    mover_flags = _identify(mover_flags | REVEALED, piece, unseen)
-                defender_flags = flags[target]
-                if revealed & 2:
-                    defender_flags = _identify(defender_flags | REVEALED, defender, unseen)
-                if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
-                    board[target], flags[target] = piece, mover_flags
-                    _capture(defender, defender_flags, captured, hidden)
-                elif outcome == OUTCOME_DEFENDER:
-                    flags[target] = defender_flags
-                    _capture(piece, mover_flags, captured, hidden)
-                elif outcome == OUTCOME_BOTH:
-                    board[target], flags[target] = EMPTY, 0
-                    _capture(piece, mover_flags, captured, hidden)
-                    _capture(defender, defender_flags, captured, hidden)
+                _battle(
+                    board, flags, counts, target, piece, defender, outcome, revealed, mover_flags
+                )
             if rescue is not None:
                 square, code = rescue
-                slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
-                captured[slot] -= 1
+                slot = _OWN_SLOT[code]
+                counts[_CAPTURED + slot] -= 1
                 # Identified at its capture, the piece is not unseen again; else it is now.
-                seen_before = KNOWN if not hidden[slot] else 0
+                seen_before = KNOWN if not counts[_HIDDEN + slot] else 0
                 if not seen_before:
-                    hidden[slot] -= 1
+                    counts[_HIDDEN + slot] -= 1
                 board[square] = code
-                flags[square] = _identify(REVEALED | RESCUED | seen_before, code, unseen)
-            if rows is not None:
-                rows.boards += board
-                rows.flags += flags
-                rows.captured += captured
-                rows.unseen += unseen
-                rows.lost_unseen += hidden
-                rows.count += 1
-        if rows is not None:
-            rows.army_shown = self.army_shown
+                flags[square] = _identify(REVEALED | RESCUED | seen_before, code, counts)
+            if keep:
+                out += row
 
 
-def _window(
-    boards: bytearray,
-    flags: bytearray,
-    captured: bytearray,
-    unseen: bytearray,
-    lost_unseen: bytearray,
-    army_shown: bool,
-) -> Knowledge:
-    """One window of :func:`knowledge_windows` from its byte rows."""
-    rows = len(boards) // _ROW
-
-    def counts(data: bytearray) -> npt.NDArray[np.uint8]:
-        return np.frombuffer(bytes(data), dtype=np.uint8).reshape(rows, 2, 12)
-
-    return Knowledge(
-        np.frombuffer(bytes(boards), dtype=np.uint8).reshape(rows, _ROW),
-        np.frombuffer(bytes(flags), dtype=np.uint8).reshape(rows, _ROW),
-        counts(captured),
-        counts(unseen),
-        counts(lost_unseen),
-        army_shown,
-    )
+_COUNTS: Final = 2 * _ROW
+"""Where :attr:`KnowledgeState.counts` starts in its ``row``."""
+_WIDTH: Final = _COUNTS + 72
+"""The bytes of a :attr:`KnowledgeState.row`: the board, the flags, the counts."""
 
 
-def _identify(bits: int, code: int, unseen: bytearray) -> int:
+def _parts(row: bytearray) -> tuple[memoryview, memoryview, memoryview]:
+    """The board, the flags and the counts of a :attr:`KnowledgeState.row`, as views."""
+    view = memoryview(row)
+    return view[:_ROW], view[_ROW:_COUNTS], view[_COUNTS:]
+
+
+_CAPTURED: Final = 0
+"""Where :attr:`KnowledgeState.captured` starts in its ``counts``."""
+_UNSEEN: Final = 24
+"""Where :attr:`KnowledgeState.unseen` starts."""
+_HIDDEN: Final = 48
+"""Where :attr:`KnowledgeState.hidden` starts."""
+_OWN_SLOT: Final = tuple(
+    (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code] if 1 <= code <= 24 else 0 for code in range(26)
+)
+"""Per board code of a piece: its owner's slot (side - 1) * 12 + kind in a count row."""
+_VIEWER_SLOT: Final = tuple(
+    _UNSEEN + (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code] if 1 <= code <= 24 else 0
+    for code in range(26)
+)
+"""Per board code of a piece: the opponent's (the viewer's) slot in ``unseen``, within
+``counts``."""
+
+
+def _battle(
+    board: memoryview,
+    flags: memoryview,
+    counts: memoryview,
+    target: int,
+    piece: int,
+    defender: int,
+    outcome: int,
+    revealed: int,
+    mover_flags: int,
+) -> None:
+    """A battle on ``target``: what it showed (the replay's ``revealed`` bits), who stays
+    and what was removed (one call a battle: :func:`_identify` and :func:`_capture`'s steps
+    written out, about a sixth of the plies are battles)."""
+    defender_flags = flags[target]
+    if revealed & 1:
+        if not mover_flags & KNOWN:
+            slot = _VIEWER_SLOT[piece]
+            if counts[slot]:
+                counts[slot] -= 1
+        mover_flags |= REVEALED | KNOWN
+    if revealed & 2:
+        if not defender_flags & KNOWN:
+            slot = _VIEWER_SLOT[defender]
+            if counts[slot]:
+                counts[slot] -= 1
+        defender_flags |= REVEALED | KNOWN
+    if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+        board[target], flags[target] = piece, mover_flags
+        _capture(defender, defender_flags, counts)
+    elif outcome == OUTCOME_DEFENDER:
+        flags[target] = defender_flags
+        _capture(piece, mover_flags, counts)
+    elif outcome == OUTCOME_BOTH:
+        board[target], flags[target] = EMPTY, 0
+        _capture(piece, mover_flags, counts)
+        _capture(defender, defender_flags, counts)
+
+
+def _identify(bits: int, code: int, counts: memoryview) -> int:
     """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
     if not bits & KNOWN:
-        slot = (2 - CODE_SIDE[code]) * 12 + CODE_KIND[code]
-        if unseen[slot]:
-            unseen[slot] -= 1
+        slot = _VIEWER_SLOT[code]
+        if counts[slot]:
+            counts[slot] -= 1
     return bits | KNOWN
 
 
-def _capture(code: int, bits: int, captured: bytearray, hidden: bytearray) -> None:
+def _capture(code: int, bits: int, counts: memoryview) -> None:
     """Count ``code`` as captured (and as hidden when its opponent never identified it)."""
-    slot = (CODE_SIDE[code] - 1) * 12 + CODE_KIND[code]
-    captured[slot] += 1
+    slot = _OWN_SLOT[code]
+    counts[_CAPTURED + slot] += 1
     if not bits & KNOWN:
-        hidden[slot] += 1
+        counts[_HIDDEN + slot] += 1
 
 
 def _proving_distance(rules: RuleSet) -> int:

@@ -66,7 +66,9 @@ def view_boards(
     if n == 1:  # one position (the stepping API): no alternation to look for
         out[:] = _lookup(tables[first - 1], boards, turned=first == 2)
         return out
-    if (sides[0::2] == first).all() and (sides[1::2] == 3 - first).all():
+    if np.asarray(sides, np.uint8).tobytes() == bytes((first, 3 - first)) * (n // 2) + bytes(
+        (first,) * (n % 2)
+    ):  # the sides alternate: compared as bytes, a tenth of NumPy's compare's cost
         for start, side in ((0, first), (1, 3 - first)):
             out[start::2] = _lookup(tables[side - 1], boards[start::2], turned=side == 2)
         return out
@@ -80,7 +82,11 @@ def _lookup(
     table: npt.NDArray[np.uint8], boards: npt.NDArray[np.uint8], *, turned: bool
 ) -> npt.NDArray[np.uint8]:
     """``table[boards]``, each row turned when ``turned``: by ``bytes.translate``, a
-    byte-to-byte map several times faster than NumPy's gather with byte indices."""
-    data = np.ascontiguousarray(boards, np.uint8).tobytes().translate(table.tobytes())
-    found = np.frombuffer(data, np.uint8).reshape(-1, 100)
-    return found[:, ::-1] if turned else found
+    byte-to-byte map several times faster than NumPy's gather with byte indices (``tobytes``
+    copies any strides in C order; a row is turned four bytes at a time)."""
+    rows = np.asarray(boards, np.uint8).reshape(-1, 100)
+    if turned and rows.strides[1] != 1:
+        rows = np.ascontiguousarray(rows)  # (words need each row's bytes side by side)
+    # Turned: each row's 25 words in reverse order, each word's bytes swapped.
+    data = rows.view(np.uint32)[:, ::-1].byteswap().tobytes() if turned else rows.tobytes()
+    return np.frombuffer(data.translate(table.tobytes()), np.uint8).reshape(-1, 100)

@@ -150,42 +150,91 @@ _BYTE_OF_CODE: Final = np.zeros((2, 256), np.uint8)
 _BYTE_OF_CODE[:, :26] = _KIND1_OF_CODE
 _BYTE_OF_CODE[0, :26] |= np.where(_SIDE_OF_CODE == 2, OPPONENT, 0).astype(np.uint8)
 _BYTE_OF_CODE[1, :26] |= np.where(_SIDE_OF_CODE == 1, OPPONENT, 0).astype(np.uint8)
-_BYTE_OF_FLAGS: Final = np.stack([_BITS_OF_FLAGS, _BITS_OF_FLAGS])
-"""Per side to move and knowledge flags: the knowledge bits (the same for both sides)."""
+
+
+_Bytes = bytes | bytearray | memoryview
+"""A row of bytes as the knowledge state keeps it (its board and flags are views of one
+row)."""
 
 
 def encode_boards(
     boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8], sides: npt.ArrayLike
 ) -> npt.NDArray[np.uint8]:
     """Observation boards ``[n, 100]`` from the knowledge model's ``boards`` and ``flags``
-    rows (absolute squares) and the side to move of each row (1 red, 2 blue).
+    rows (absolute squares, board codes 0..25) and the side to move of each row (1 red,
+    2 blue).
 
     >>> from strat_tools.core.pieces import letter_code
     >>> board = np.zeros((1, 100), np.uint8); board[0, 0], board[0, 99] = 12, 24
     >>> encode_boards(board, np.zeros_like(board), [2])[0, [0, 99]].tolist()  # blue to move
     [12, 28]
     """
+    return _encoded(_TRUTH_OF_PAIR, boards, flags, sides)
+
+
+def encode_views(
+    boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8], sides: npt.ArrayLike
+) -> npt.NDArray[np.uint8]:
+    """The board views of :func:`encode_boards`' boards (``board_views(encode_boards(...))``,
+    from the same tables composed: one lookup a square): the truth-free boards of a
+    game's plies at once.
+
+    >>> board = np.zeros((2, 100), np.uint8); board[:, 99] = 24  # blue's flag, never seen
+    >>> encode_views(board, np.zeros_like(board), [1, 2])[:, [0, 99]].tolist()
+    [[0, 30], [12, 0]]
+    """
+    return _encoded(_VIEW_OF_PAIR, boards, flags, sides)
+
+
+def _encoded(
+    tables: npt.NDArray[np.uint8],
+    boards: npt.NDArray[np.uint8],
+    flags: npt.NDArray[np.uint8],
+    sides: npt.ArrayLike,
+) -> npt.NDArray[np.uint8]:
+    """``tables[side - 1][pair]`` per square and row, each row in its side's view, where a
+    square's *pair* byte is its board code OR its knowledge bits as an observation board
+    holds them (bits 5-7: codes fit bits 0-4, so the two share one byte)."""
     side = np.asarray(sides, dtype=np.uint8).reshape(-1)
     if len(side) == 1:  # one position (a game loop's): bytes, without NumPy's per-call costs
         board = np.ascontiguousarray(boards, dtype=np.uint8).tobytes()
-        found = _encoded_row(board, np.ascontiguousarray(flags, dtype=np.uint8).tobytes(), side)
-        return np.frombuffer(found, np.uint8).reshape(1, 100).copy()
-    out = view_boards(_BYTE_OF_CODE, np.asarray(boards, dtype=np.uint8), side)
-    out |= view_boards(_BYTE_OF_FLAGS, np.asarray(flags, dtype=np.uint8), side)
-    return out
+        bits = np.ascontiguousarray(flags, dtype=np.uint8).tobytes().translate(_FLAG_BYTES)
+        which = int(side[0])
+        found = _pair_row(board, bits, which, tables[which - 1].tobytes())
+        return np.frombuffer(bytearray(found), np.uint8).reshape(1, 100)
+    return view_boards(tables, _pairs(boards, flags), side)
 
 
-def _encoded_row(board: bytes, flags: bytes, side: npt.NDArray[np.uint8]) -> bytes:
-    """:func:`encode_boards` of one row, as bytes: the same tables, looked up by
-    ``bytes.translate``, OR-ed as one integer, turned for blue."""
-    which = int(side[0]) - 1
-    codes = int.from_bytes(board.translate(_CODE_BYTES[which]), "little")
-    bits = int.from_bytes(flags.translate(_FLAG_BYTES), "little")
-    found = (codes | bits).to_bytes(100, "little")
-    return found[::-1] if which else found
+def _pairs(boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The pair bytes of :func:`_encoded` of many rows: the knowledge bits moved into
+    place four squares at a time (``uint32`` words: the shifts stay inside each byte),
+    OR-ed with the codes; the same bits as :data:`_FLAG_BYTES` gives one square."""
+    words = np.ascontiguousarray(flags, dtype=np.uint8).reshape(-1).view(np.uint32)
+    pairs = (words & _LOW_BITS) << 6  # MOVED (1), REVEALED (2) -> 0x40, 0x80
+    pairs |= (words & _KNOWN_BITS) << 2  # KNOWN (8) -> 0x20
+    pairs |= np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1).view(np.uint32)
+    return pairs.view(np.uint8).reshape(-1, 100)
 
 
-_CODE_BYTES: Final = (_BYTE_OF_CODE[0].tobytes(), _BYTE_OF_CODE[1].tobytes())
+_LOW_BITS: Final = np.uint32(0x01010101 * (KNOWLEDGE_MOVED | KNOWLEDGE_REVEALED))
+_KNOWN_BITS: Final = np.uint32(0x01010101 * KNOWLEDGE_KNOWN)
+
+
+def _pair_row(board: _Bytes, bits: bytes, side: int, table: bytes) -> bytes:
+    """One row of :func:`_encoded`, as bytes: the pair bytes OR-ed as one integer (written
+    back in the other byte order for blue: its turned row), looked up in ``table`` (the
+    side's) by ``bytes.translate``."""
+    pair = int.from_bytes(board, "little") | int.from_bytes(bits, "little")
+    return pair.to_bytes(100, "big" if side == 2 else "little").translate(table)
+
+
+def view_row(board: _Bytes, flags: _Bytes, side: int) -> bytes:
+    """One position's board view as 100 bytes (:func:`encode_views` of one row, without
+    NumPy): what a game loop's ``observe()`` returns, from the knowledge state's board and
+    flags rows and the side to move (1 red, 2 blue)."""
+    return _pair_row(board, bytes(flags).translate(_FLAG_BYTES), side, _VIEW_ROWS[side - 1])
+
+
 _FLAG_BYTES: Final = _BITS_OF_FLAGS.tobytes()
 
 
@@ -200,6 +249,23 @@ def _view_of_byte() -> npt.NDArray[np.uint8]:
 
 VIEW_OF_BYTE: Final = _view_of_byte()
 """``VIEW_OF_BYTE[byte]``: the one definition of what a board view keeps of a square."""
+
+
+def _pair_tables(of_byte: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """``[side - 1, pair]``: ``of_byte`` of the observation byte of a square whose pair
+    byte (:func:`_encoded`) is ``pair``: the kind and opponent bits of its code, and its
+    knowledge bits as they are."""
+    pair = np.arange(256)
+    byte = _BYTE_OF_CODE[:, pair & 0x1F] | (pair & (KNOWN | MOVED | REVEALED))
+    return np.ascontiguousarray(of_byte[byte], dtype=np.uint8)
+
+
+_TRUTH_OF_PAIR: Final = _pair_tables(np.arange(256, dtype=np.uint8))
+"""Per side to move and pair byte: the observation byte (with the hidden truth)."""
+_VIEW_OF_PAIR: Final = _pair_tables(VIEW_OF_BYTE)
+"""Per side to move and pair byte: the board view's byte."""
+_VIEW_ROWS: Final = (_VIEW_OF_PAIR[0].tobytes(), _VIEW_OF_PAIR[1].tobytes())
+""":data:`_VIEW_OF_PAIR` as ``bytes.translate`` tables, per side to move."""
 
 
 def board_views(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:

@@ -40,6 +40,7 @@ from strat_tools.core.rules import (
     get_rules,
 )
 from strat_tools.engine.position.move import Battle, LegalMoves
+from strat_tools.engine.position.observing import Observing
 from strat_tools.engine.rules.board_check import PositionError, refuse_another_army
 from strat_tools.engine.rules.chains import CHAIN_KEPT, scout_chain
 from strat_tools.engine.rules.hotloop import play_span
@@ -49,13 +50,8 @@ from strat_tools.engine.rules.rule_state import OTHER_SIDE, Chain, History, Rule
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES, STEP, rule_tables
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-    from strat_tools.engine.information.beliefs import BeliefModel
     from strat_tools.engine.information.cursor import KnowledgeCursor
     from strat_tools.engine.information.knowledge import Knowledge
-    from strat_tools.engine.information.move_policy import MovePolicy, MoveProbabilities
 
 __all__ = [
     "Position",
@@ -65,7 +61,7 @@ DEFAULT_RULES: Final = "gravon-2013"
 """The rule set a position takes when none is given, for a board of the classic army."""
 
 
-class Position(ReferenceMoves, StateView):
+class Position(ReferenceMoves, StateView, Observing):
     """A board and its rule state (side to move, repetition, captures, rescues).
 
     ``Position(setup, rules)`` starts from a board of codes (a record's setup), red to move;
@@ -261,6 +257,11 @@ class Position(ReferenceMoves, StateView):
     def check(self, source: int, target: int) -> int:
         """Raise :class:`IllegalMove` naming the rule unless the move is legal; return the
         distance travelled."""
+        return self._checked(source, target)[0]
+
+    def _checked(self, source: int, target: int) -> tuple[int, tuple[int, int, int]]:
+        """:meth:`check`, returning the distance and the move's :meth:`repetition` (a push
+        plays the move with it: found once)."""
         board, side = self.board, self.state.side
         if self.state.winner:
             raise IllegalMove("rule.after_end", "the game already ended: the flag was captured")
@@ -280,14 +281,14 @@ class Position(ReferenceMoves, StateView):
         if CODE_SIDE[board[target]] == side:
             raise IllegalMove("rule.own_piece", f"{square_name(target)} holds an own piece")
         distance = self._check_path(source, target, piece)
-        count = self.repetition(source, target)[0]
-        if count > self.limit:
+        repeated = self.repetition(source, target)
+        if repeated[0] > self.limit:
             raise IllegalMove(
                 "rule.two_squares",
-                f"move {count} in a row back and forth between the same squares "
+                f"move {repeated[0]} in a row back and forth between the same squares "
                 f"(limit {self.rules.two_squares_limit})",
             )
-        return distance
+        return distance, repeated
 
     def check_rescue(self, source: int, target: int, square: int, code: int) -> None:
         """Raise :class:`IllegalMove` unless this move may rescue ``code`` onto ``square``."""
@@ -327,30 +328,29 @@ class Position(ReferenceMoves, StateView):
         rule if the move is not legal, :class:`~strat_tools.core.move.MoveError` saying
         what was expected if it is no move.
         """
-        found = Move.of(move, target, rescue)
-        recorded = getattr(move, "rescue", None) if target is None else None
-        if recorded is not None and found.rescue is None and not isinstance(move, Move):
-            what = "square" if recorded.square is None else "piece"
-            raise IllegalMove("rule.rescue", f"the record's rescue {what} does not read")
+        if type(move) is int and type(target) is int and 0 <= move < 100 > target >= 0:
+            found = Move.of(move, target, rescue) if rescue else _new(Move, (move, target, None))
+        else:  # (two squares on the board, a game loop's move: no NamedTuple arguments)
+            found = Move.of(move, target, rescue)
+            recorded = getattr(move, "rescue", None) if target is None else None
+            if recorded is not None and found.rescue is None and not isinstance(move, Move):
+                what = "square" if recorded.square is None else "piece"
+                raise IllegalMove("rule.rescue", f"the record's rescue {what} does not read")
         source, target_square = found.source, found.target
-        distance = self.check(source, target_square)
+        distance, repeated = self._checked(source, target_square)
         if found.rescue is not None:
             self.check_rescue(source, target_square, *found.rescue)
-        piece, defender = self.board[source], self.board[target_square]
+        board = self.board
+        piece, defender = board[source], board[target_square]
         shown = 0
         if defender:
             shown = 1 if self.rules.silent_defense and piece not in SCOUT_CODES else 3
         elif distance > 1:
             shown = 1
         outcome = self.battle[piece * 26 + defender] if defender else 0
-        self.history = History(
-            found,
-            self.board[:],
-            self.state,
-            (piece, defender, outcome, distance, shown),
-            self.history,
-        )
-        return BATTLES[play_known(self, source, target_square, found.rescue)]
+        event = (piece, defender, outcome, distance, shown)
+        self.history = _new(History, (found, board[:], self.state, event, self.history))
+        return BATTLES[play_known(self, source, target_square, found.rescue, repeated)]
 
     def push_uci(self, text: str) -> Move:
         """python-chess's ``board.push_uci``: push the move ``text`` names (``"B4-B5"``) and
@@ -420,52 +420,6 @@ class Position(ReferenceMoves, StateView):
         moves = [(e.move.source, e.move.target, e.move.rescue) for e in entries]
         return pushed_knowledge(start, self.rules, moves, [e.event for e in entries])
 
-    def observe(self) -> npt.NDArray[np.uint8]:
-        """What the side to move sees (100 bytes, its view): the truth-free board view the
-        observation export writes as ``board_view`` for this ply (an opponent piece it has
-        not identified keeps only whether it moved; :func:`~strat_tools.engine.information.planes.
-        board_views`); ``to_planes(pos.observe()[None])`` its planes."""
-        from strat_tools.engine.information.planes import board_views
-
-        return board_views(self.observation_with_truth())
-
-    def beliefs(self, model: BeliefModel | None = None) -> dict[int, dict[str, float]]:
-        """For each square holding an opponent piece the side to move has not identified,
-        a distribution over its kind (``{square: {kind: probability}}``, Gravon squares,
-        kinds ``bomb`` .. ``flag``), from what that side knows only (:meth:`observe` and
-        the unidentified counts): the counts left, or ``model``'s
-        (:mod:`strat_tools.engine.information.beliefs`)."""
-        from strat_tools.engine.information.cursor import cursor_beliefs
-
-        self.seen, found = cursor_beliefs(self, self._cursor(), model)
-        return found
-
-    def move_probabilities(self, policy: MovePolicy | None = None) -> MoveProbabilities:
-        """A move policy's distribution over exactly :attr:`legal_moves` (``dist[move]``,
-        ``top(k)``, ``log_prob``, ``entropy``, ``sample``; ``ids`` and ``probs`` in the
-        benchmark's layout), from what the side to move knows only: its truth-free row, the
-        one ``bench predict`` reads for this ply. ``policy`` is any
-        :class:`~strat_tools.engine.information.move_policy.MovePolicy` (None: the shipped
-        default, ``human-v2``); docs/human-model.md."""
-        from strat_tools.engine.information.cursor import move_probabilities
-
-        return move_probabilities(self, self._cursor(), policy)
-
-    def observation_with_truth(self) -> npt.NDArray[np.uint8]:
-        """The side to move's observation board *with the hidden truth* (the rank of every
-        opponent piece; the export's ``board`` label column), for analysis and the belief
-        task: never what a player of this side may read (that is :meth:`observe`)."""
-        from strat_tools.engine.information.cursor import cursor_board
-
-        return cursor_board(self._cursor(), self.side)
-
-    def _cursor(self) -> KnowledgeCursor:
-        """The knowledge after the stack's moves, brought past those pushed since."""
-        from strat_tools.engine.information.cursor import advanced
-
-        self.seen = advanced(self.seen, self)
-        return self.seen
-
     # -- move generation --------------------------------------------------------------
 
     @property
@@ -523,15 +477,20 @@ class Position(ReferenceMoves, StateView):
 
 
 def play_known(
-    pos: Position, source: int, target: int, rescue: tuple[int, int] | None = None
+    pos: Position,
+    source: int,
+    target: int,
+    rescue: tuple[int, int] | None = None,
+    repeated: tuple[int, int, int] | None = None,
 ) -> int:
     """Play a move known to be legal on ``pos`` without recording it; returns the battle
     outcome code. The engine's own loops use it (the replay's slow ply, the generator, the
     observation export), which check or generate every move themselves; a caller steps
-    with :meth:`Position.push`, which checks and records (and calls this)."""
+    with :meth:`Position.push`, which checks and records (and calls this with the
+    ``repeated`` its check found, the move's :meth:`~Position.repetition`)."""
     board, state = pos.board, pos.state
     side = state.side
-    count, lo, hi = pos.repetition(source, target)
+    count, lo, hi = pos.repetition(source, target) if repeated is None else repeated
     red, blue = state.chains
     if count == 1:
         path: tuple[int, ...] = (source, target)

@@ -1,0 +1,140 @@
+"""What a position's side to move sees, three ways that must agree byte for byte (issue 47):
+the game loop's ``pos.observe()`` after each push (the knowledge cursor brought forward one
+move at a time, the view read from its bytes), the whole game at once (its knowledge pass
+and :func:`encode_views`, the fused lookup) and the observation export's ``board_view``
+column; and the fused tables against the byte layout they compose."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, LAKE
+from strat_tools.core.records import GameRecord, Status
+from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.engine.information.mover_view import view_boards
+from strat_tools.engine.information.planes import KNOWN as BYTE_KNOWN
+from strat_tools.engine.information.planes import (
+    LAKE_KIND,
+    OPPONENT,
+    VIEW_OF_BYTE,
+    board_views,
+    encode_boards,
+    encode_views,
+)
+from strat_tools.engine.information.planes import MOVED as BYTE_MOVED
+from strat_tools.engine.information.planes import REVEALED as BYTE_REVEALED
+from strat_tools.engine.position.position import Position
+from strat_tools.engine.replays.replay import replay
+from strat_tools.exports.observations import observe
+from strat_tools.formats.readers import read_records
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _three_ways(record: GameRecord, *, export: bool) -> int:
+    """Assert the three paths agree on every ply of ``record`` (with ``export``, the export
+    too, and the observation boards with the hidden truth); return its plies."""
+    result = replay(record)
+    n = result.plies_replayed
+    if result.status is not Status.VALID or not n or record.setup is None:
+        return 0
+    know = result.knowledge()
+    sides = (np.arange(n) % 2) + 1
+    whole = encode_views(know.boards[:n], know.flags[:n], sides)
+    truth = encode_boards(know.boards[:n], know.flags[:n], sides)
+    assert (whole == board_views(truth)).all(), record.game_id  # fused = composed
+    pos = Position(record.setup, result.rules)
+    for ply, move in enumerate(record.moves[:n]):
+        seen = pos.observe()
+        assert seen.tobytes() == whole[ply].tobytes(), (record.game_id, ply)
+        if export:
+            assert pos.observation_with_truth().tobytes() == truth[ply].tobytes()
+        pos.push(move)
+    if export:
+        rows = observe(result, record.game_id)
+        assert b"".join(rows.column("board_view").to_pylist()) == whole.tobytes()
+        assert b"".join(rows.column("board").to_pylist()) == truth.tobytes()
+    return n
+
+
+def test_the_game_loop_the_whole_game_and_the_export_see_the_same_every_ply() -> None:
+    """Every ply of every valid game of the sample month (every variant); the export, which
+    costs the most, on every fourth game."""
+    plies = games = 0
+    for index, record in enumerate(read_records([DATA])):
+        found = _three_ways(record, export=index % 4 == 0)
+        plies += found
+        games += bool(found)
+    assert games >= 390 and plies > 80_000
+
+
+@pytest.mark.archive
+def test_rescues_are_seen_the_same_three_ways(gravon_dir: Path) -> None:
+    """Ultimate lightning games that made rescues (a piece comes back, revealed), from the
+    real archive: the cursor's path through a rescue is the whole game's."""
+    records = [
+        r
+        for r in read_records([str(gravon_dir / "strados2005-5.zip")])
+        if r.variant == "ultimate lightning" and r.rescues
+    ]
+    assert sum(_three_ways(r, export=True) > 0 for r in records) >= 2
+
+
+def _byte(code: int, flags: int, side: int) -> int:
+    """The observation byte of the piece ``code`` with knowledge ``flags`` for ``side``
+    to move, from the layout's definition (docs: planes.py)."""
+    if code == 0:
+        kind1 = 0
+    elif code == LAKE:
+        kind1 = LAKE_KIND
+    else:
+        kind1 = CODE_KIND[code] + 1
+    other = CODE_SIDE[code] not in (0, side) and code != LAKE
+    return (
+        kind1
+        | (OPPONENT if other else 0)
+        | (BYTE_KNOWN if flags & KNOWN else 0)
+        | (BYTE_MOVED if flags & MOVED else 0)
+        | (BYTE_REVEALED if flags & REVEALED else 0)
+    )
+
+
+def test_the_fused_lookups_are_the_layout_for_every_code_and_knowledge() -> None:
+    """Every board code with every combination of the knowledge bits, for both sides to
+    move, many rows at once (the whole game's path) and one row (the game loop's)."""
+    bits = [0, MOVED, LONG, KNOWN, REVEALED, RESCUED]
+    combos = [sum(c) for r in range(len(bits) + 1) for c in itertools.combinations(bits, r)]
+    cells = [(code, flags) for code in range(26) for flags in sorted(set(combos))]
+    cells += [(0, 0)] * (-len(cells) % 100)
+    boards = np.array([c for c, _ in cells], np.uint8).reshape(-1, 100)
+    flags = np.array([f for _, f in cells], np.uint8).reshape(-1, 100)
+    for side in (1, 2):
+        sides = [side] * len(boards)
+        expected = np.array([_byte(c, f, side) for c, f in cells], np.uint8).reshape(-1, 100)
+        if side == 2:
+            expected = expected[:, ::-1]  # blue's view: turned
+        many = encode_boards(boards, flags, sides)
+        assert (many == expected).all()
+        assert (encode_views(boards, flags, sides) == VIEW_OF_BYTE[expected]).all()
+        for row in range(len(boards)):
+            one = encode_boards(boards[row : row + 1], flags[row : row + 1], [side])
+            assert (one == expected[row]).all()
+            views = encode_views(boards[row : row + 1], flags[row : row + 1], [side])
+            assert (views == VIEW_OF_BYTE[expected[row]]).all()
+
+
+def test_view_boards_turns_blue_rows_whatever_the_strides() -> None:
+    """Blue's rows are turned four bytes at a time: rows read from a wider buffer, in
+    Fortran order or backwards come out as a plain lookup and reversal gives them."""
+    tables = np.stack([np.arange(256), (np.arange(256) + 7) % 256]).astype(np.uint8)
+    wide = np.random.default_rng(47).integers(0, 256, (6, 101)).astype(np.uint8)
+    for boards in (wide[:, :100], np.asfortranarray(wide[:, 1:]), wide[:, 100:0:-1]):
+        for sides in ([1, 2, 1, 2, 1, 2], [2, 2, 1, 1, 2, 1], [2] * 6):
+            side = np.array(sides, np.uint8)
+            blue = (side == 2)[:, None]
+            expected = np.where(blue, tables[1][boards][:, ::-1], tables[0][boards])
+            assert (view_boards(tables, boards, side) == expected).all()
