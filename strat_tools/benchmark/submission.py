@@ -130,13 +130,34 @@ def _digest_lines(digests: list[tuple[str, str]]) -> str:
     return hashlib.sha256(lines.encode()).hexdigest()
 
 
-def _read_file(data: bytes, name: str, task: str = "move", threads: bool = True) -> pa.Table:
+def _file_bytes(path: Path, name: str) -> npt.NDArray[np.uint8]:
+    """A file's bytes, read once into one NumPy array: NumPy asks for huge pages for an
+    array this large, so that a 78 MB file costs some 200 page faults instead of the 19,000
+    of a ``bytes`` (a tenth of the scorer's CPU on a busy machine). A file whose size
+    changes while it is read is refused."""
+    try:
+        with open(path, "rb", buffering=0) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = np.empty(size, np.uint8)
+            view, got = data.data, 0
+            while got < size and (count := handle.readinto(view[got:])):
+                got += count
+            if got != size or handle.read(1):
+                raise SubmissionError(f"{name} was written while it was read")
+    except OSError as exc:
+        raise SubmissionError(f"cannot read {name}: {exc}") from None
+    return data
+
+
+def _read_file(
+    data: npt.NDArray[np.uint8], name: str, task: str = "move", threads: bool = True
+) -> pa.Table:
     """A predictions file's key columns and ``log_probs`` from its bytes (read once: hashed,
     then parsed; with pyarrow's threads or on this one)."""
     columns = [*TASK_KEYS[task], "log_probs"]
     try:
         table = pq.read_table(
-            pa.BufferReader(data),
+            pa.BufferReader(pa.py_buffer(data)),
             columns=columns,
             read_dictionary=["game_id"],
             use_threads=threads,
@@ -198,11 +219,8 @@ def read_submission(
     digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
     tables = []
     for path, name in zip(paths, names, strict=True):
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise SubmissionError(f"cannot read {name}: {exc}") from None
-        digests.append((hashlib.sha256(data).hexdigest(), name))
+        data = _file_bytes(path, name)
+        digests.append((hashlib.sha256(data.data).hexdigest(), name))
         tables.append(_read_file(data, name, task, threads))
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
