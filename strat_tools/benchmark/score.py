@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -126,8 +125,8 @@ class BenchScore:
 
 
 def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
-    """The submission, read on the calling thread alone (a reader beside the split's: the
-    two cores are busy) unless it was read already."""
+    """The submission, read on the calling thread alone (pyarrow's threads cost a quarter
+    more CPU) unless it was read already."""
     if isinstance(predictions, Submission):
         return predictions
     return read_submission(predictions, threads=False)
@@ -241,12 +240,12 @@ def score(
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
     games = pa.array(listed.game_ids.tolist(), pa.string())
-    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's files
-        # (its refusal, if any, raised after theirs, as when it was read after them)
-        reading = pool.submit(_submission, predictions)
-        export, games_table = open_split(folder, split)
-        table, codes = _truth(export, split, games)
-        sub = reading.result()
+    export, games_table = open_split(folder, split)
+    table, codes = _truth(export, split, games)
+    # then the submission (its refusal, if any, raised after the split's), on this thread:
+    # a reader beside the split's cost a tenth more CPU (page faults and unmappings of two
+    # threads at once) for little time saved on a busy machine
+    sub = _submission(predictions)
     offsets, played = _played(table, split)
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
