@@ -10,11 +10,12 @@ ones, hardly compress: 78 MB on test against 2.5 MB). Then it alternates, in one
 ``read_observations`` of the split (every column, the marker check included) and
 ``strat_tools.benchmark.score.score`` of the submission (the manifest, the submission and
 the split checked, every metric and every bootstrap), and prints the best wall and CPU
-seconds of each and their ratio: the best of several alternated rounds, because the
-machine may be shared. A third timing, alternated with them, is the scorer's reading
-alone (the manifest checked, the split's folder verified and its scored columns read, the
-submission hashed and decoded: what ``score`` reads, nothing computed): the floor no
-arithmetic can go under, and what is left of the score above it.
+seconds of each and their ratios (the target met when both are at most 2): the best of
+several alternated rounds, because the machine may be shared. A third timing, alternated
+with them, is the scorer's reading alone (the manifest checked, the split's folder
+verified and its scored columns read, the submission hashed and decoded: what ``score``
+reads, nothing computed): the floor no arithmetic can go under, and what is left of the
+score above it.
 """
 
 from __future__ import annotations
@@ -77,9 +78,10 @@ def main() -> int:
         f"({floor_cpu / read_cpu:.2f}x a read; the rest, {score_cpu - floor_cpu:.2f} s CPU, "
         f"is {(score_cpu - floor_cpu) / read_cpu:.2f}x a read)"
     )
-    ratio = score_wall / read_wall
-    verdict = "meets" if ratio <= 2 else "misses"
-    print(f"ratio (wall): {ratio:.2f}x, CPU {score_cpu / read_cpu:.2f}x; {verdict} the 2x target")
+    ratio, cpu_ratio = score_wall / read_wall, score_cpu / read_cpu
+    # both: on a shared machine a slow read's wall time alone can make a miss look met
+    verdict = "meets" if max(ratio, cpu_ratio) <= 2 else "misses"
+    print(f"ratio (wall): {ratio:.2f}x, CPU {cpu_ratio:.2f}x; {verdict} the 2x target")
     return 0
 
 
