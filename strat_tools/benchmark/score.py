@@ -126,8 +126,8 @@ class BenchScore:
 
 
 def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
-    """The submission, read on the calling thread alone (pyarrow's threads cost a quarter
-    more CPU) unless it was read already."""
+    """The submission, decoded on the calling thread alone (pyarrow's threads saved no CPU
+    after the split's rows: docs/benchmark.md, *Speed*) unless it was read already."""
     if isinstance(predictions, Submission):
         return predictions
     return read_submission(predictions, threads=False)
