@@ -10,8 +10,12 @@ ones, hardly compress: 78 MB on test against 2.5 MB). Then it alternates, in one
 ``read_observations`` of the split (every column, the marker check included) and
 ``strat_tools.benchmark.score.score`` of the submission (the manifest, the submission and
 the split checked, every metric and every bootstrap), and prints the best wall and CPU
-seconds of each and their ratio: the best of several alternated rounds, because the
-machine may be shared.
+seconds of each and their ratios (the target met when both are at most 2): the best of
+several alternated rounds, because the machine may be shared. A third timing, alternated
+with them, is the scorer's reading alone (the manifest checked, the split's folder
+verified and its scored columns read, the submission hashed and decoded: what ``score``
+reads, nothing computed): the floor no arithmetic can go under, and what is left of the
+score above it.
 """
 
 from __future__ import annotations
@@ -44,25 +48,40 @@ def main() -> int:
     args = parser.parse_args()
 
     from strat_tools.benchmark.baselines import policy_by_name
+    from strat_tools.benchmark.bench_folder import open_bench, open_split, split_rows
     from strat_tools.benchmark.predict import predict
-    from strat_tools.benchmark.score import score
+    from strat_tools.benchmark.score import SCORED_COLUMNS, score
+    from strat_tools.benchmark.submission import read_submission
     from strat_tools.exports.observation_files import read_observations
+
+    def reading(pred: Path) -> None:
+        export, _ = open_split(open_bench(args.bench_dir), args.split)
+        split_rows(export, SCORED_COLUMNS, dictionary=("game_id",))
+        read_submission(pred, threads=False)
 
     split_dir = Path(args.bench_dir) / args.split
     with tempfile.TemporaryDirectory() as tmp:
         pred = Path(tmp) / "pred"
         predict(args.bench_dir, args.split, policy_by_name(args.policy), pred)
-        reads, scores = [], []
+        reads, scores, floors = [], [], []
         for _ in range(args.rounds):
             reads.append(_timed(lambda: read_observations(split_dir)))
             scores.append(_timed(lambda: score(args.bench_dir, pred, args.split)))
+            floors.append(_timed(lambda: reading(pred)))
     read_wall, read_cpu = min(r[0] for r in reads), min(r[1] for r in reads)
     score_wall, score_cpu = min(s[0] for s in scores), min(s[1] for s in scores)
+    floor_wall, floor_cpu = min(f[0] for f in floors), min(f[1] for f in floors)
     print(f"read_observations({args.split}): {read_wall:.2f} s wall, {read_cpu:.2f} s CPU")
     print(f"bench score ({args.split}):      {score_wall:.2f} s wall, {score_cpu:.2f} s CPU")
-    ratio = score_wall / read_wall
-    verdict = "meets" if ratio <= 2 else "misses"
-    print(f"ratio (wall): {ratio:.2f}x, CPU {score_cpu / read_cpu:.2f}x; {verdict} the 2x target")
+    print(
+        f"its reading alone:      {floor_wall:.2f} s wall, {floor_cpu:.2f} s CPU "
+        f"({floor_cpu / read_cpu:.2f}x a read; the rest, {score_cpu - floor_cpu:.2f} s CPU, "
+        f"is {(score_cpu - floor_cpu) / read_cpu:.2f}x a read)"
+    )
+    ratio, cpu_ratio = score_wall / read_wall, score_cpu / read_cpu
+    # both: on a shared machine a slow read's wall time alone can make a miss look met
+    verdict = "meets" if max(ratio, cpu_ratio) <= 2 else "misses"
+    print(f"ratio (wall): {ratio:.2f}x, CPU {cpu_ratio:.2f}x; {verdict} the 2x target")
     return 0
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -319,3 +320,26 @@ def test_a_split_is_verified_once_for_scoring(bench: Path, monkeypatch: pytest.M
     export, games = open_split(folder, "test")
     assert sorted(hashed) == sorted([*export.shards, export.games])
     assert set(folder.manifest.game_ids("test")) <= set(games.column("game_id").to_pylist())
+
+
+def test_a_submission_file_that_grows_while_read_is_refused(
+    truth: pa.Table, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file is read into one array of the size it had when opened: bytes past that size
+    (a writer still appending) refuse it, rather than score bytes that were not hashed."""
+    from strat_tools.benchmark import submission
+
+    pred = write_submission(tmp_path / "pred", *columns(truth))
+    assert submission.read_submission(pred).table.num_rows == truth.num_rows
+    real = os.fstat
+
+    class Shrunk:  # the size the file had when opened: a byte less than it holds now
+        def __init__(self, stat: os.stat_result) -> None:
+            self.stat, self.st_size = stat, stat.st_size - 1
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.stat, name)
+
+    monkeypatch.setattr(submission.os, "fstat", lambda fd: Shrunk(real(fd)))
+    with pytest.raises(submission.SubmissionError, match=r"part-0\.parquet was written while"):
+        submission.read_submission(pred)

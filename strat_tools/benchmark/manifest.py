@@ -272,7 +272,8 @@ def _games_at_once(
         return None
     ids, of, views, *columns = zip(*rows, strict=True)
     prints = [text for column in columns for text in column]
-    if not all(type(x) is str and x for x in ids) or not all(type(x) is str for x in of):
+    # types and lengths gathered by map (in C), then compared as sets
+    if set(map(type, ids)) != {str} or not all(ids) or set(map(type, of)) != {str}:
         return None
     if not set(of) <= splits.keys() or len(set(zip(of, ids, strict=True))) != len(ids):
         return None
@@ -281,7 +282,7 @@ def _games_at_once(
     viewed = {name: entry.viewed for name, entry in splits.items()}
     if not all((v in VIEWED) if viewed[x] else v is None for x, v in zip(of, views, strict=True)):
         return None
-    if not all(type(x) is str and len(x) == 16 for x in prints):
+    if set(map(type, prints)) != {str} or set(map(len, prints)) != {16}:
         return None
     if "".join(prints).strip(_HEX_DIGITS):  # a character left: not a hex digit
         return None

@@ -9,8 +9,9 @@ bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test 
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in about a second, 2.2 to 2.7 times a read of its observations on a busy machine
-(``bench/bench_score.py``; the issue's target, 2x, is not met: docs/benchmark.md).
+scored in about a second, 2.4 to 2.5 times the CPU of a read of its observations on a busy
+machine, its reading alone 1.3x to 1.5x (``bench/bench_score.py``; the issue's target, 2x,
+is not met: docs/benchmark.md).
 
 >>> from strat_tools.benchmark.score import band_labels
 >>> band_labels(PLY_BANDS)
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -126,8 +126,8 @@ class BenchScore:
 
 
 def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
-    """The submission, read on the calling thread alone (a reader beside the split's: the
-    two cores are busy) unless it was read already."""
+    """The submission, decoded on the calling thread alone (pyarrow's threads saved no CPU
+    after the split's rows: docs/benchmark.md, *Speed*) unless it was read already."""
     if isinstance(predictions, Submission):
         return predictions
     return read_submission(predictions, threads=False)
@@ -146,21 +146,30 @@ def _truth(
 
 
 def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The legal lists' offsets and each row's played move's index among its legal moves."""
-    lists = table.column("legal_actions").combine_chunks()
-    offsets = lists.offsets.to_numpy().astype(np.int64)
-    offsets = offsets - offsets[0]
-    legal = lists.flatten().to_numpy()
-    counts = np.diff(offsets)
-    action = table.column("action").to_numpy().astype(legal.dtype)
-    hit = np.flatnonzero(legal == np.repeat(action, counts))
-    # once in each row: as many hits as rows, the i-th inside row i
-    once = len(hit) == len(counts) and bool(((hit >= offsets[:-1]) & (hit < offsets[1:])).all())
-    if not once:
-        raise InputError(
-            f"split {split!r} has rows whose move played is not once among its legal moves"
-        )
-    return offsets, hit - offsets[:-1]
+    """The legal lists' offsets and each row's played move's index among its legal moves,
+    worked a chunk (a row group) at a time: its values never copied into one array and its
+    passes in the cache."""
+    action = table.column("action").to_numpy()
+    counts, played, start = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], 0
+    for lists in table.column("legal_actions").chunks:
+        offsets = lists.offsets.to_numpy().astype(np.int64)
+        offsets = offsets - offsets[0]
+        legal = lists.flatten().to_numpy()
+        count = np.diff(offsets)
+        mine = action[start : start + len(count)].astype(legal.dtype)
+        hit = np.flatnonzero(legal == np.repeat(mine, count))
+        # once in each row: as many hits as rows, the i-th inside row i
+        once = len(hit) == len(count) and bool(((hit >= offsets[:-1]) & (hit < offsets[1:])).all())
+        if not once:
+            raise InputError(
+                f"split {split!r} has rows whose move played is not once among its legal moves"
+            )
+        counts.append(count)
+        played.append(hit - offsets[:-1])
+        start += len(count)
+    every = np.zeros(start + 1, np.int64)
+    np.cumsum(np.concatenate(counts), out=every[1:])
+    return every, np.concatenate(played)
 
 
 def _endings(table: pa.Table, games: pa.Array) -> npt.NDArray[np.int64]:
@@ -188,6 +197,15 @@ def _games_present(
     return present, rank[codes]
 
 
+def _bands(values: npt.NDArray[Any], uppers: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Each value's band of :func:`band_labels` (``numpy.searchsorted(uppers, values)``:
+    the upper ends below it counted, a pass each, ten times faster over a million rows)."""
+    out = np.zeros(len(values), np.int64)
+    for upper in uppers:
+        out += values > upper
+    return out
+
+
 def _groupings(
     table: pa.Table, counts: npt.NDArray[np.int64], endings: npt.NDArray[np.int64]
 ) -> list[tuple[str, npt.NDArray[np.int64], list[str]]]:
@@ -197,10 +215,10 @@ def _groupings(
     since = table.column("plies_since_battle").to_numpy()
     return [
         ("all", np.zeros(len(ply), np.int64), ["all"]),
-        ("ply", np.searchsorted(PLY_BANDS, ply), band_labels(PLY_BANDS)),
+        ("ply", _bands(ply, PLY_BANDS), band_labels(PLY_BANDS)),
         ("side", blue.to_numpy().astype(np.int64), ["red", "blue"]),
-        ("legal_moves", np.searchsorted(LEGAL_BANDS, counts), band_labels(LEGAL_BANDS)),
-        ("plies_since_battle", np.searchsorted(BATTLE_BANDS, since), band_labels(BATTLE_BANDS, 0)),
+        ("legal_moves", _bands(counts, LEGAL_BANDS), band_labels(LEGAL_BANDS)),
+        ("plies_since_battle", _bands(since, BATTLE_BANDS), band_labels(BATTLE_BANDS, 0)),
         ("ending", endings, list(ENDING_ORDER)),
     ]
 
@@ -223,12 +241,12 @@ def score(
     folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
     listed = folder.games(split)
     games = pa.array(listed.game_ids.tolist(), pa.string())
-    with ThreadPoolExecutor(1) as pool:  # the submission read beside the split's files
-        # (its refusal, if any, raised after theirs, as when it was read after them)
-        reading = pool.submit(_submission, predictions)
-        export, games_table = open_split(folder, split)
-        table, codes = _truth(export, split, games)
-        sub = reading.result()
+    export, games_table = open_split(folder, split)
+    table, codes = _truth(export, split, games)
+    # then the submission (its refusal, if any, raised after the split's), on this thread:
+    # a reader beside the split's cost a tenth more CPU (page faults and unmappings of two
+    # threads at once) for little time saved on a busy machine
+    sub = _submission(predictions)
     offsets, played = _played(table, split)
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)

@@ -84,31 +84,33 @@ def _bounded_int(digits: str) -> int | LongInteger:
 
 
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise FieldError(f"the key {key!r} is given twice")
-        found[key] = value
+    found = dict(pairs)
+    if len(found) != len(pairs):  # a key twice: the first one repeated named
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise FieldError(f"the key {key!r} is given twice")
+            seen.add(key)
     return found
 
 
 def _depth(value: Any) -> int:
-    """How deep a parsed value's objects and lists nest (a number or text: 0), walked without
-    recursion and left as soon as it is past :data:`MAX_DEPTH`."""
+    """How deep a parsed value's objects and lists nest (a number or text: 0), walked a
+    level at a time without recursion and left as soon as it is past :data:`MAX_DEPTH`.
+
+    >>> _depth(1), _depth([]), _depth({"a": [1, {"b": []}]})
+    (0, 1, 4)
+    """
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = item.values()
-        elif not isinstance(item, list):
-            continue
-        depth += 1
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_DEPTH:
-                break
-        stack.extend((inner, depth) for inner in item if isinstance(inner, (dict, list)))
+    level = [value] if isinstance(value, (dict, list)) else []
+    while level and deepest <= MAX_DEPTH:
+        deepest += 1
+        level = [
+            inner
+            for item in level
+            for inner in (item.values() if isinstance(item, dict) else item)
+            if isinstance(inner, (dict, list))
+        ]
     return deepest
 
 
