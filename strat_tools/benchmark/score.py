@@ -9,7 +9,7 @@ bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test 
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in about a second, 2.4 to 2.5 times the CPU of a read of its observations on a busy
+scored in about a second, 2.3 to 2.7 times the CPU of a read of its observations on a busy
 machine, its reading alone 1.3x to 1.5x (``bench/bench_score.py``; the issue's target, 2x,
 is not met: docs/benchmark.md).
 
