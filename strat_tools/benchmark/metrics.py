@@ -150,7 +150,7 @@ def game_sums(
     size-1``. A view (a subset of the games) takes the rows of these arrays. ``bins=False``
     leaves the bins out (their ECE then comes from :func:`calibration_sums`)."""
     n_games = int(games.max()) + 1 if len(games) else 0
-    cell = games * size + groups
+    cell = games if size == 1 else games * size + groups  # (one group: every row's is 0)
     cells = n_games * size
 
     def total(weights: Floats | None, where: npt.NDArray[np.int64], length: int) -> Floats:
