@@ -71,10 +71,11 @@ __all__ = [
 
 KIND: Final = "strat-tools human-move model"
 """The ``kind`` of a model card."""
-SHIPPED_MODELS: Final = ("human-v1", "human-v2")
+SHIPPED_MODELS: Final = ("human-v1", "human-v2", "human-v3")
 """The shipped models' names (``strat_tools/benchmark/data/NAME.npz`` and ``.json``):
-``human-v1``, the first (32 channels, 3 blocks), and ``human-v2``, larger and trained
-longer (docs/human-model.md); the registry's default is the better on val."""
+``human-v1``, the first (32 channels, 3 blocks), ``human-v2``, larger and trained longer,
+and ``human-v3``, ``human-v2`` trained further and averaged over the mirror image
+(docs/human-model.md); the registry's default is the best on val."""
 SHIPPED: Final = SHIPPED_MODELS[0]
 """The model :func:`load_model` loads when given neither a file nor a name."""
 CHUNK: Final = 64

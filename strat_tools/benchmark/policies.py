@@ -16,9 +16,9 @@ implements :class:`~strat_tools.engine.information.move_policy.MovePolicy` (or
 :class:`~strat_tools.engine.information.beliefs.BeliefModel`) is passed in directly.
 
 >>> names("move")
-('uniform', 'counts', 'counts-last', 'human-v1', 'human-v2')
+('uniform', 'counts', 'counts-last', 'human-v1', 'human-v2', 'human-v3')
 >>> task_of("belief-prior"), DEFAULTS["move"]
-('belief', 'human-v2')
+('belief', 'human-v3')
 """
 
 from __future__ import annotations
@@ -38,9 +38,9 @@ __all__ = ["DEFAULTS", "TASKS", "Task", "chosen", "load", "loaded", "names", "ta
 Task = Literal["move", "belief"]
 TASKS: Final[dict[Task, tuple[str, ...]]] = {"move": POLICIES, "belief": BELIEF_POLICIES}
 """Each task's shipped models, in the order the docs list them (baselines first)."""
-DEFAULTS: Final[dict[Task, str]] = {"move": "human-v2", "belief": "belief-v1"}
+DEFAULTS: Final[dict[Task, str]] = {"move": "human-v3", "belief": "belief-v1"}
 """The model a caller gets when it names none: the best shipped one of each task on the
-benchmark's test split (``docs/benchmark.md``)."""
+benchmark's val split, which chose it (its test scores: ``docs/benchmark.md``)."""
 
 
 def names(task: Task | None = None) -> tuple[str, ...]:
@@ -65,7 +65,7 @@ def task_of(name: str) -> Task:
 def load(name: str, path: str | os.PathLike[str] | None = None) -> MovePolicy | BeliefModel:
     """The shipped model ``name``; ``path`` a file of the same kind to load instead of the
     shipped one (count tables for ``counts``/``counts-last``, ``MODEL.npz`` with its card
-    for a trained model, ``human-v1``, ``human-v2`` or ``belief-v1``; a prior for
+    for a trained model, ``human-v1`` .. ``human-v3`` or ``belief-v1``; a prior for
     ``belief-prior``), every field checked."""
     if task_of(name) == "belief":
         return belief_by_name(name, path)
@@ -82,7 +82,7 @@ def chosen(task: Task, name: str | None = None, option: str = "policy") -> str:
     of ``task``: a usage error naming ``option`` for an unknown name or another task's.
 
     >>> chosen("move"), chosen("belief", "belief-prior")
-    ('human-v2', 'belief-prior')
+    ('human-v3', 'belief-prior')
     """
     picked = DEFAULTS[task] if name is None else name
     found = task_of(picked)

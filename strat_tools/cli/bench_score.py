@@ -12,12 +12,15 @@ from strat_tools.cli.options import format_option
 from strat_tools.cli.outputs import check_output
 from strat_tools.cli.render import message, render
 
-POLICY_NAMES = ("uniform", "counts", "counts-last", "human-v1", "human-v2")
+POLICY_NAMES = ("uniform", "counts", "counts-last", "human-v1", "human-v2", "human-v3")
 """The shipped policies (:data:`strat_tools.benchmark.baselines.POLICIES`, repeated here
 so that ``--help`` loads no NumPy; a test holds the two equal)."""
 BELIEF_POLICY_NAMES = ("belief-counts", "belief-prior", "belief-v1")
 """The shipped belief baselines (:data:`strat_tools.benchmark.belief_baselines.
 BELIEF_POLICIES`, repeated for the same reason; a test holds the two equal)."""
+TRAINED_NAMES = (*POLICY_NAMES[3:], BELIEF_POLICY_NAMES[2])
+"""The shipped policies that are trained models, which ``--model`` may replace: the move
+models after the three baselines, and the learned belief model."""
 TASK_OPTION = click.option(
     "--task",
     type=click.Choice(("move", "belief")),
@@ -68,7 +71,7 @@ SHOWN = (
     required=True,
     help="A shipped policy: uniform, counts (a kind of move's rate of being chosen when "
     "legal), counts-last (the same, split by 'moves the piece it moved last turn') or "
-    "human-v1 or human-v2 (the shipped human-move models, docs/human-model.md); for "
+    "human-v1, human-v2 or human-v3 (the shipped human-move models, docs/human-model.md); for "
     "--task belief: "
     "belief-counts (the counts left), belief-prior (a setup prior by square) or belief-v1 "
     "(the learned belief model, which also reads how each piece has moved).",
@@ -85,7 +88,8 @@ SHOWN = (
     "model_path",
     type=click.Path(dir_okay=False),
     default=None,
-    help="With --policy human-v1, human-v2 or belief-v1: a model file written by bench train "
+    help="With --policy human-v1, human-v2, human-v3 or belief-v1: a model file written by "
+    "bench train "
     "(MODEL.npz and its MODEL.json card) instead of the shipped one.",
 )
 @click.option("-o", "--output", required=True, help="The new folder of the submission.")
@@ -121,8 +125,8 @@ def predict(
         )
     if task == "belief" and counts_path is not None:
         raise click.UsageError("--counts is the move task's count tables: not for --task belief")
-    if model_path is not None and policy not in ("human-v1", "human-v2", "belief-v1"):
-        raise click.UsageError("--model is for the trained models (human-v1, human-v2, belief-v1)")
+    if model_path is not None and policy not in TRAINED_NAMES:
+        raise click.UsageError(f"--model is for the trained models ({', '.join(TRAINED_NAMES)})")
     if task == "belief":
         from strat_tools.benchmark.belief_baselines import belief_by_name
         from strat_tools.benchmark.belief_predict import predict_beliefs

@@ -29,7 +29,7 @@ from strat_tools.cli.render import message
 @click.option(
     "--init",
     default=None,
-    help="Continue training this model (MODEL.npz, or a shipped model's name: human-v2): "
+    help="Continue training this model (MODEL.npz, or a shipped model's name: human-v3): "
     "its weights start, its size is kept, and a model is written only when it beats the "
     "start on val.",
 )

@@ -64,7 +64,7 @@ class Observing:
         benchmark's layout), from what the side to move knows only: its truth-free row, the
         one ``bench predict`` reads for this ply. ``policy`` is any
         :class:`~strat_tools.engine.information.move_policy.MovePolicy` (None: the shipped
-        default, ``human-v2``); docs/human-model.md."""
+        default, ``human-v3``); docs/human-model.md."""
         from strat_tools.engine.information.cursor import move_probabilities
 
         return move_probabilities(self, self._cursor(), policy)
