@@ -66,6 +66,19 @@ def wait_for_workers(proc: subprocess.Popen[bytes], count: int, timeout: float =
     pytest.fail("the workers never started")
 
 
+def set_up_workers(proc: subprocess.Popen[bytes], count: int, timeout: float = 60) -> set[int]:
+    """``count`` of ``proc``'s children that ran their setup (they ignore SIGINT, the last
+    thing :func:`worker_init` does)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = {p for p in children(proc.pid) if ignores_sigint(p)}
+        if len(found) >= count:
+            return found
+        assert proc.poll() is None, "the run ended before its workers were set up"
+        time.sleep(0.02)
+    pytest.fail("the workers never ran their setup")
+
+
 def wait_gone(pids: set[int], timeout: float = 10) -> set[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and any(alive(p) for p in pids):
@@ -128,7 +141,10 @@ def test_jobs_are_capped_at_the_cores_and_the_cap_is_said(tmp_path: Path) -> Non
 def test_ctrl_c_exits_130_and_stops_the_workers(many_games: Path, tmp_path: Path) -> None:
     out = tmp_path / "tables"
     proc = start("export", str(many_games), "-o", str(out), "--jobs", "2")
-    workers = wait_for_workers(proc, 2)
+    wait_for_workers(proc, 2)
+    workers = set_up_workers(proc, 2)
+    for pid in workers:  # stopped, they cannot finish the run before the Ctrl-C is handled
+        os.kill(pid, signal.SIGSTOP)
     proc.send_signal(signal.SIGINT)  # the parent only: workers ignore SIGINT anyway
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()[-2000:]
@@ -151,7 +167,7 @@ def dask_workers(pid: int) -> set[int]:
 
 
 def ignores_sigint(pid: int) -> bool:
-    """Whether ``pid`` ignores SIGINT: the first thing :func:`worker_init` does."""
+    """Whether ``pid`` ignores SIGINT: the last thing :func:`worker_init` does."""
     try:
         status = Path(f"/proc/{pid}/status").read_text()
     except OSError:

@@ -90,14 +90,17 @@ def _watch_parent(parent_pid: int, interval: float = 0.5) -> None:
 
 
 def worker_init(parent_pid: int) -> None:
-    """Make this worker die with process ``parent_pid`` (see the module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    """Make this worker die with process ``parent_pid`` (see the module docstring). The
+    death signal comes first and ignoring SIGINT last, so a worker seen to ignore SIGINT
+    (``/proc/PID/status``) is one whose parent's death ends it: stopped (Ctrl-Z) before
+    that, it would have outlived a killed parent."""
     if not _set_death_signal():  # pragma: no cover - not on Linux
         threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
     if os.getppid() != parent_pid:  # the parent died before the death signal was set
         os._exit(1)
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def dask_worker_options(parent_pid: int | None = None) -> dict[str, Any]:
