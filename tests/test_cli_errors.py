@@ -19,8 +19,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from strat_tools.cli.errors import EXIT_FAILED, EXIT_USAGE, exit_code, library_errors
-from strat_tools.core.startup import EXIT_INTERRUPTED
+from strat_tools.cli.errors import EXIT_FAILED, EXIT_USAGE, Terminated, exit_code, library_errors
+from strat_tools.core.startup import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -432,3 +432,24 @@ def test_ctrl_c_inside_code_compiled_from_a_string_still_exits_130(tmp_path: Pat
     )
     assert done.returncode == EXIT_INTERRUPTED, done.stderr
     assert done.stderr.decode().strip() == "Interrupted."
+
+
+@pytest.mark.parametrize(
+    ("stop", "code"), [(KeyboardInterrupt, EXIT_INTERRUPTED), (Terminated, EXIT_TERMINATED)]
+)
+def test_a_run_stopped_in_the_callers_process_leaves_its_signal_handlers(
+    stop: type[BaseException], code: int
+) -> None:
+    """In a notebook or a test, a command stopped by Ctrl-C must not leave SIGINT ignored:
+    Ctrl-C would stop nothing after it, and every process started later would inherit the
+    ignored signal (an export's child kept running to exit 0 under a Ctrl-C)."""
+
+    @library_errors
+    def stopped() -> None:
+        raise stop
+
+    before = {signum: signal.getsignal(signum) for signum in (signal.SIGINT, signal.SIGTERM)}
+    with pytest.raises(SystemExit) as exited:
+        stopped()
+    assert exited.value.code == code
+    assert {signum: signal.getsignal(signum) for signum in before} == before

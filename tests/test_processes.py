@@ -45,6 +45,15 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
+def as_from_a_terminal() -> None:
+    """A ``preexec_fn``: SIGINT and SIGTERM as a command typed at a terminal gets them
+    (default, unblocked), whatever the test process runs with: a disposition of SIG_IGN
+    would be inherited and kept (a background job's), and Ctrl-C would stop nothing."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def start(*args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "strat_tools", *args],
@@ -52,6 +61,7 @@ def start(*args: str) -> subprocess.Popen[bytes]:
         stderr=subprocess.PIPE,
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
+        preexec_fn=as_from_a_terminal,
     )
 
 

@@ -185,10 +185,12 @@ def _stop_behind(gone: BaseException) -> BaseException | None:
 
 
 def _ending(text: str) -> None:
-    """The last words of a stopped run: later stop signals are ignored (one clean-up, it is
-    done), stdout is silenced if its reader is gone, and the message is dropped if stderr
-    cannot take it."""
-    if threading.current_thread() is threading.main_thread():
+    """The last words of a stopped run: later stop signals are ignored by the command line
+    (one clean-up, it is done; the process exits next), stdout is silenced if its reader is
+    gone, and the message is dropped if stderr cannot take it. A caller running a command
+    in its own process (a notebook, a test) keeps its own handlers: ignoring would outlive
+    the run there, and every process it starts would inherit the ignored Ctrl-C."""
+    if threading.current_thread() is threading.main_thread() and startup.is_command_line():
         for signum in (signal.SIGINT, signal.SIGTERM):
             if signal.getsignal(signum) is not signal.SIG_IGN:
                 signal.signal(signum, signal.SIG_IGN)
