@@ -399,31 +399,23 @@ run()
 """
 
 
-def test_ctrl_c_inside_a_set_name_still_exits_130(tmp_path: Path) -> None:
-    """CPython 3.11 turns an exception raised in ``__set_name__`` into a ``RuntimeError``:
-    a Ctrl-C landing there (a dataclass being made during an import: a CI run met it)
-    printed a traceback and exited 1. It is sent again once the class is made."""
-    (tmp_path / "stopped_in_set_name.py").write_text(STOPPED_IN_SET_NAME, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "stopped_in_set_name"],
-        cwd=tmp_path,
-        capture_output=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a terminal
-        timeout=120,
-    )
-    assert done.returncode == EXIT_INTERRUPTED, done.stderr
-    assert done.stderr.decode().strip() == "Interrupted."
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [("stopped_in_set_name", STOPPED_IN_SET_NAME), ("stopped_in_exec", STOPPED_IN_EXEC)],
+)
+def test_ctrl_c_inside_code_python_will_not_let_raise_still_exits_130(
+    module: str, source: str, tmp_path: Path
+) -> None:
+    """A Ctrl-C landing in code CPython will not let a ``KeyboardInterrupt`` leave cleanly
+    is sent again once that code has returned (races CI met):
 
-
-def test_ctrl_c_inside_code_compiled_from_a_string_still_exits_130(tmp_path: Path) -> None:
-    """Under ``python -m`` CPython dies by SIGINT at exit (-2) once a ``KeyboardInterrupt``
-    has left ``exec``'d code, even a caught one: the run had printed "Interrupted." and
-    cleaned up, yet its caller saw a killed process (a race CI met, 1 run in 4). The
-    handler sends such a Ctrl-C again once that code has returned."""
-    (tmp_path / "stopped_in_exec.py").write_text(STOPPED_IN_EXEC, encoding="utf-8")
+    - ``__set_name__`` (a dataclass being made during an import): CPython 3.11 turns the
+      exception into a ``RuntimeError``, a traceback and exit 1;
+    - ``exec``'d code, even when the interrupt is caught: under ``python -m`` CPython dies
+      by SIGINT at exit (-2) though the run printed "Interrupted." and cleaned up."""
+    (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "stopped_in_exec"],
+        [sys.executable, "-m", module],
         cwd=tmp_path,
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},

@@ -151,7 +151,6 @@ def test_jobs_are_capped_at_the_cores_and_the_cap_is_said(tmp_path: Path) -> Non
 def test_ctrl_c_exits_130_and_stops_the_workers(many_games: Path, tmp_path: Path) -> None:
     out = tmp_path / "tables"
     proc = start("export", str(many_games), "-o", str(out), "--jobs", "2")
-    wait_for_workers(proc, 2)
     workers = set_up_workers(proc, 2)
     for pid in workers:  # stopped, they cannot finish the run before the Ctrl-C is handled
         os.kill(pid, signal.SIGSTOP)
