@@ -57,7 +57,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
-from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
+from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE
 from strat_tools.core.records import GameRecord, RecordError, Rescue
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
@@ -379,32 +379,62 @@ class KnowledgeState:
 
     def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
         """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
-        after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
+        after each to ``rows`` if given (one loop for a whole game: no call a ply).
+
+        The loop is a game's every ply (what bounds a whole game's observations, see
+        docs/human-model.md): a battle's steps are written out in it (about a sixth of the
+        plies are battles: a call each cost a tenth of the pass), as are the flag bits
+        (``1`` :data:`MOVED`, ``4`` :data:`LONG`, ``8`` :data:`KNOWN`, ``10``
+        :data:`REVEALED` | :data:`KNOWN`) and the empty square (``0``)."""
         board, flags, counts, proves = self.board, self.flags, self.counts, self.proves
         row = self.row
-        keep = rows is not None
-        if rows is not None:  # appended to in place, from a local: no attribute a ply
-            out = rows.rows
+        # Without rows, a throwaway one: no test of ``rows`` a ply.
+        out = bytearray() if rows is None else rows.rows
+        if rows is not None:
             rows.army_shown = self.army_shown
+        viewer, owner = _VIEWER_SLOT, _OWN_SLOT
         for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
-            mover_flags = flags[source] | MOVED
+            mover_flags = flags[source] | 1  # MOVED
+            board[source] = 0
+            flags[source] = 0
             if distance > 1:
-                mover_flags |= LONG
+                mover_flags |= 4  # LONG
                 if distance >= proves or (
                     piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
                 ):
                     mover_flags = _identify(mover_flags, piece, counts)
-            board[source] = EMPTY
-            flags[source] = 0
-            if defender == EMPTY:
-                board[target], flags[target] = piece, mover_flags
-            else:
-                _battle(
-                    board, flags, counts, target, piece, defender, outcome, revealed, mover_flags
-                )
+            if not defender:
+                board[target] = piece
+                flags[target] = mover_flags
+            else:  # a battle: what it showed (the replay's ``revealed`` bits), then who stays
+                defender_flags = flags[target]
+                if revealed & 1:
+                    if not mover_flags & 8 and counts[viewer[piece]]:
+                        counts[viewer[piece]] -= 1
+                    mover_flags |= 10
+                if revealed & 2:
+                    if not defender_flags & 8 and counts[viewer[defender]]:
+                        counts[viewer[defender]] -= 1
+                    defender_flags |= 10
+                if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+                    board[target] = piece
+                    flags[target] = mover_flags
+                    counts[_CAPTURED + owner[defender]] += 1  # _capture, written out
+                    if not defender_flags & 8:
+                        counts[_HIDDEN + owner[defender]] += 1
+                elif outcome == OUTCOME_DEFENDER:
+                    flags[target] = defender_flags
+                    counts[_CAPTURED + owner[piece]] += 1
+                    if not mover_flags & 8:
+                        counts[_HIDDEN + owner[piece]] += 1
+                elif outcome == OUTCOME_BOTH:
+                    board[target] = 0
+                    flags[target] = 0
+                    _capture(piece, mover_flags, counts)
+                    _capture(defender, defender_flags, counts)
             if rescue is not None:
                 square, code = rescue
-                slot = _OWN_SLOT[code]
+                slot = owner[code]
                 counts[_CAPTURED + slot] -= 1
                 # Identified at its capture, the piece is not unseen again; else it is now.
                 seen_before = KNOWN if not counts[_HIDDEN + slot] else 0
@@ -412,8 +442,7 @@ class KnowledgeState:
                     counts[_HIDDEN + slot] -= 1
                 board[square] = code
                 flags[square] = _identify(REVEALED | RESCUED | seen_before, code, counts)
-            if keep:
-                out += row
+            out += row
 
 
 _COUNTS: Final = 2 * _ROW
@@ -444,45 +473,6 @@ _VIEWER_SLOT: Final = tuple(
 )
 """Per board code of a piece: the opponent's (the viewer's) slot in ``unseen``, within
 ``counts``."""
-
-
-def _battle(
-    board: memoryview,
-    flags: memoryview,
-    counts: memoryview,
-    target: int,
-    piece: int,
-    defender: int,
-    outcome: int,
-    revealed: int,
-    mover_flags: int,
-) -> None:
-    """A battle on ``target``: what it showed (the replay's ``revealed`` bits), who stays
-    and what was removed (one call a battle: :func:`_identify` and :func:`_capture`'s steps
-    written out, about a sixth of the plies are battles)."""
-    defender_flags = flags[target]
-    if revealed & 1:
-        if not mover_flags & KNOWN:
-            slot = _VIEWER_SLOT[piece]
-            if counts[slot]:
-                counts[slot] -= 1
-        mover_flags |= REVEALED | KNOWN
-    if revealed & 2:
-        if not defender_flags & KNOWN:
-            slot = _VIEWER_SLOT[defender]
-            if counts[slot]:
-                counts[slot] -= 1
-        defender_flags |= REVEALED | KNOWN
-    if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
-        board[target], flags[target] = piece, mover_flags
-        _capture(defender, defender_flags, counts)
-    elif outcome == OUTCOME_DEFENDER:
-        flags[target] = defender_flags
-        _capture(piece, mover_flags, counts)
-    elif outcome == OUTCOME_BOTH:
-        board[target], flags[target] = EMPTY, 0
-        _capture(piece, mover_flags, counts)
-        _capture(defender, defender_flags, counts)
 
 
 def _identify(bits: int, code: int, counts: memoryview) -> int:

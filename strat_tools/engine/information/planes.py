@@ -46,7 +46,7 @@ from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MOD
 from strat_tools.engine.information.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.information.knowledge import MOVED as KNOWLEDGE_MOVED
 from strat_tools.engine.information.knowledge import REVEALED as KNOWLEDGE_REVEALED
-from strat_tools.engine.information.mover_view import view_boards
+from strat_tools.engine.information.mover_view import view_boards, view_plies
 
 CODE_VERSION: Final = 1
 """Version of the byte layout of an observation board."""
@@ -184,6 +184,21 @@ def encode_views(
     [[0, 30], [12, 0]]
     """
     return _encoded(_VIEW_OF_PAIR, boards, flags, sides)
+
+
+def game_views(
+    boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8]
+) -> npt.NDArray[np.uint8]:
+    """:func:`encode_views` of a game's consecutive positions from its setup (red to move
+    first, then the sides in turn: no sides to pass or read): every ply's truth-free board
+    view at once, what :meth:`Replay.views <strat_tools.engine.replays.replay.Replay.views>`
+    returns.
+
+    >>> board = np.zeros((2, 100), np.uint8); board[:, 99] = 24  # blue's flag, never seen
+    >>> game_views(board, np.zeros_like(board))[:, [0, 99]].tolist()
+    [[0, 30], [12, 0]]
+    """
+    return view_plies(_VIEW_OF_PAIR, _pairs(boards, flags), 1)
 
 
 def _encoded(

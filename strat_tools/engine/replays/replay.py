@@ -47,6 +47,9 @@ from strat_tools.engine.rules.outcome import Outcome, board_ending
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from strat_tools.engine.information.knowledge import Knowledge
     from strat_tools.engine.information.mover_rows import MoverRows
 
@@ -111,6 +114,31 @@ class Replay:
         from strat_tools.engine.information.knowledge import knowledge
 
         return knowledge(self)
+
+    def views(self) -> npt.NDArray[np.uint8]:
+        """Every replayed ply's truth-free board view in one pass, ``[plies_replayed, 100]``
+        uint8: row ``i`` is what the side to move saw before ply ``i + 1``, its
+        :meth:`Position.observe() <strat_tools.engine.position.observing.Observing.observe>`
+        there (``self.position(i).observe()``) and the observation export's ``board_view``;
+        a game loop's observations at a replay's cost (docs/human-model.md). The
+        knowledge pass and the views of every ply, one lookup a square
+        (:func:`~strat_tools.engine.information.planes.game_views`); a record without a setup
+        has none.
+
+        >>> from strat_tools.formats.readers import read_records
+        >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+        >>> game = replay(record)
+        >>> views = game.views()
+        >>> views.shape, bool((views[2] == game.position(2).observe()).all())
+        ((3, 100), True)
+        """
+        from strat_tools.engine.information.knowledge import knowledge
+        from strat_tools.engine.information.planes import game_views
+
+        if self.record.setup is None:
+            raise RecordError(f"{self.record.game_id}: the record has no setup to observe")
+        know, n = knowledge(self), self.plies_replayed
+        return game_views(know.boards[:n], know.flags[:n])
 
     def observations(self, last_moves: int = 8) -> MoverRows:
         """Every replayed ply's truth-free row in one pass: the position before each ply as
