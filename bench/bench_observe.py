@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO))
 
 from strat_tools.core.records import GameRecord, Status  # noqa: E402
 from strat_tools.engine.information.cursor import advanced, position_rows  # noqa: E402
+from strat_tools.engine.information.knowledge import knowledge_rows  # noqa: E402
 from strat_tools.engine.information.planes import (  # noqa: E402
     board_views,
     encode_boards,
@@ -100,21 +101,22 @@ def _stepped(records: list[GameRecord]) -> None:
 
 def _parts(records: list[GameRecord], rounds: int, replay_s: float) -> None:
     """The lines' parts, each alone: the game loop's knowledge step; the knowledge pass of
-    replays made before, and the views of knowledge made before (what bounds the lines:
+    replays made before (``knowledge_rows``, as ``Replay.views()`` makes it), and the views
+    of knowledge rows made before (``game_views``; what bounds the lines:
     docs/human-model.md)."""
     seconds = _best(lambda: _stepped(records), rounds)
     print(f"  game loop, push and the knowledge step only: {seconds / replay_s:5.2f}x replay")
     results = [replay(r, RULES[r.game_id]) for r in records]  # type: ignore[arg-type]
-    knows = [result.knowledge() for result in results]
+    knows = [knowledge_rows(result) for result in results]
 
     def knowledge() -> None:
         for result in results:
-            result.knowledge()
+            knowledge_rows(result)
 
     def views() -> None:
         for result, know in zip(results, knows, strict=True):
             n = result.plies_replayed
-            game_views(know.boards[:n], know.flags[:n])
+            game_views(know, n)
 
     for label, work in (("its knowledge pass alone", knowledge), ("its views alone", views)):
         seconds = _best(work, rounds)

@@ -19,7 +19,15 @@ from model_swaps import short_classic_game, swap_pair, swapped
 from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, LAKE
 from strat_tools.core.records import GameRecord, RecordError, Status
-from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.engine.information.knowledge import (
+    KNOWN,
+    LONG,
+    MOVED,
+    RESCUED,
+    REVEALED,
+    ROW_LAYOUT,
+    Rows,
+)
 from strat_tools.engine.information.mover_view import view_boards
 from strat_tools.engine.information.planes import KNOWN as BYTE_KNOWN
 from strat_tools.engine.information.planes import (
@@ -29,6 +37,7 @@ from strat_tools.engine.information.planes import (
     board_views,
     encode_boards,
     encode_views,
+    game_views,
 )
 from strat_tools.engine.information.planes import MOVED as BYTE_MOVED
 from strat_tools.engine.information.planes import REVEALED as BYTE_REVEALED
@@ -193,6 +202,31 @@ def test_the_fused_lookups_are_the_layout_for_every_code_and_knowledge() -> None
             assert (one == expected[row]).all()
             views = encode_views(boards[row : row + 1], flags[row : row + 1], [side])
             assert (views == VIEW_OF_BYTE[expected[row]]).all()
+
+
+def test_game_views_are_encode_views_for_every_code_and_knowledge() -> None:
+    """The whole game's path from the knowledge pass's own bytes (``game_views``: the bits
+    moved by one multiplication, two squares a lookup), red first then in turn, against
+    ``encode_views``: every board code with every combination of the knowledge bits, on
+    both sides' rows, for an even, an odd, one and no row."""
+    bits = [0, MOVED, LONG, KNOWN, REVEALED, RESCUED]
+    combos = sorted({sum(c) for r in range(len(bits) + 1) for c in itertools.combinations(bits, r)})
+    cells = [(code, flags) for code in range(26) for flags in combos] * 2
+    cells += [(0, 0)] * (-len(cells) % 100)
+    cells += [(0, 0)] * (100 if len(cells) // 100 % 2 == 0 else 0)  # an odd number of rows
+    boards = np.array([c for c, _ in cells], np.uint8).reshape(-1, 100)
+    flags = np.array([f for _, f in cells], np.uint8).reshape(-1, 100)
+    assert len(boards) % 2
+    rows = Rows()
+    for board, flag in zip(boards, flags, strict=True):
+        rows.rows += board.tobytes() + flag.tobytes() + bytes(ROW_LAYOUT[0] - 200)
+    rows.rows += bytes(ROW_LAYOUT[0])  # the row after the last ply
+    sides = [1 + i % 2 for i in range(len(boards))]
+    expected = encode_views(boards, flags, sides)
+    for plies in (len(boards), len(boards) - 1, 1, 0):
+        found = game_views(rows, plies)
+        assert found.shape == (plies, 100) and found.dtype == np.uint8
+        assert (found == expected[:plies]).all(), plies
 
 
 def test_view_boards_turns_blue_rows_whatever_the_strides() -> None:

@@ -69,33 +69,47 @@ def view_boards(
     if np.asarray(sides, np.uint8).tobytes() == bytes((first, 3 - first)) * (n // 2) + bytes(
         (first,) * (n % 2)
     ):  # the sides alternate: compared as bytes, a tenth of NumPy's compare's cost
-        return view_plies(tables, boards, first, out)
+        for start, side in ((0, first), (1, 3 - first)):
+            out[start::2] = _lookup(tables[side - 1], boards[start::2], turned=side == 2)
+        return out
     blue = sides == 2
     out[~blue] = _lookup(tables[0], boards[~blue], turned=False)
     out[blue] = _lookup(tables[1], boards[blue], turned=True)
     return out
 
 
+def square_pair_tables(tables: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint16]:
+    """``[2, 65536]`` tables of :func:`view_plies`: per side to move (index side - 1), the
+    value of two neighbouring squares at once (a ``uint16`` of their bytes) as they come out
+    in that side's view: red's in place, blue's swapped (its row is turned)."""
+    if tables.shape != (2, 256) or tables.dtype != np.uint8:
+        raise ValueError(f"square pair tables come from [2, 256] uint8 tables, got {tables.shape}")
+    pair = np.arange(65536)
+    low, high = tables[:, pair & 0xFF].astype(np.uint16), tables[:, pair >> 8].astype(np.uint16)
+    red = low[0] | high[0] << 8  # little-endian words: the first square is the low byte
+    blue = high[1] | low[1] << 8
+    return np.ascontiguousarray(np.stack([red, blue]), dtype=np.uint16)
+
+
 def view_plies(
-    tables: npt.NDArray[np.uint8],
-    boards: npt.NDArray[np.uint8],
-    first: int = 1,
-    out: npt.NDArray[np.uint8] | None = None,
+    pair_tables: npt.NDArray[np.uint16], boards: npt.NDArray[np.uint8]
 ) -> npt.NDArray[np.uint8]:
-    """:func:`view_boards` of a game's consecutive positions, whose sides to move alternate
-    from ``first`` (1 red, 2 blue): each side's rows looked up by a slice, without a copy of
-    either half (no sides to read: a whole game's rows at once).
+    """:func:`view_boards` of a game's consecutive positions from its setup (red to move
+    first, then the sides in turn: no sides to read), with the :func:`square_pair_tables`
+    of its tables: two squares a lookup, straight into each side's rows of the result (a
+    whole game's rows at once; ``boards`` may be any view whose rows are contiguous).
 
     >>> tables = np.stack([np.arange(256), np.arange(256) + 1]).astype(np.uint8)
-    >>> view_plies(tables, np.arange(300, dtype=np.uint8).reshape(3, 100) % 100)[:, 0].tolist()
-    [0, 100, 0]
+    >>> rows = (np.arange(300) % 100).astype(np.uint8).reshape(3, 100)
+    >>> view_plies(square_pair_tables(tables), rows)[:, [0, 99]].tolist()
+    [[0, 99], [100, 1], [0, 99]]
     """
-    if out is None:
-        out = np.empty((len(boards), 100), np.uint8)
-    for start, side in ((0, first), (1, 3 - first)):
-        if start < len(boards):
-            out[start::2] = _lookup(tables[side - 1], boards[start::2], turned=side == 2)
-    return out
+    pairs = boards.view(np.uint16)  # [n, 50]: needs each row's bytes side by side
+    out = np.empty(pairs.shape, np.uint16)
+    # ``wrap``: no bounds to check (a uint16 is in range), and ``out`` written unbuffered.
+    np.take(pair_tables[0], pairs[0::2], out=out[0::2], mode="wrap")
+    np.take(pair_tables[1], pairs[1::2, ::-1], out=out[1::2], mode="wrap")  # turned
+    return out.view(np.uint8)
 
 
 def _lookup(

@@ -132,13 +132,12 @@ class Replay:
         >>> views.shape, bool((views[2] == game.position(2).observe()).all())
         ((3, 100), True)
         """
-        from strat_tools.engine.information.knowledge import knowledge
+        from strat_tools.engine.information.knowledge import knowledge_rows
         from strat_tools.engine.information.planes import game_views
 
         if self.record.setup is None:
             raise RecordError(f"{self.record.game_id}: the record has no setup to observe")
-        know, n = knowledge(self), self.plies_replayed
-        return game_views(know.boards[:n], know.flags[:n])
+        return game_views(knowledge_rows(self), self.plies_replayed)
 
     def observations(self, last_moves: int = 8) -> MoverRows:
         """Every replayed ply's truth-free row in one pass: the position before each ply as
