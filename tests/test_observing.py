@@ -227,6 +227,8 @@ def test_game_views_are_encode_views_for_every_code_and_knowledge() -> None:
         found = game_views(rows, plies)
         assert found.shape == (plies, 100) and found.dtype == np.uint8
         assert (found == expected[:plies]).all(), plies
+    with pytest.raises(ValueError, match="rows"):
+        game_views(rows, rows.count + 1)  # more plies than rows: refused, not garbage
 
 
 def test_view_boards_turns_blue_rows_whatever_the_strides() -> None:

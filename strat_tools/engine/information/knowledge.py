@@ -414,8 +414,8 @@ class KnowledgeState:
         flags, counts, proves = self.flags, self.counts, self.proves
         row = self.row
         board = row  # the row's first 100 bytes: a bytearray's items are set faster than a view's
-        # Without rows, a throwaway one: no test of ``rows`` a ply.
-        out = bytearray() if rows is None else rows.rows
+        keep = rows is not None
+        out = rows.rows if rows is not None else bytearray()  # appended to from a local
         if rows is not None:
             rows.army_shown = self.army_shown
         viewer, owner = _VIEWER_SLOT, _OWN_SLOT
@@ -470,7 +470,8 @@ class KnowledgeState:
                     counts[_HIDDEN + slot] -= 1
                 board[square] = code
                 flags[square] = _identify(REVEALED | RESCUED | seen_before, code, counts)
-            out += row
+            if keep:
+                out += row
 
 
 _COUNTS: Final = 2 * _ROW

@@ -204,7 +204,9 @@ def game_views(rows: Rows, plies: int) -> npt.NDArray[np.uint8]:
     >>> game_views(rows, 2)[:, [0, 99]].tolist()
     [[0, 30], [12, 0]]
     """
-    if plies <= 0:
+    if not 0 <= plies <= rows.count:
+        raise ValueError(f"the views of {plies} plies need as many rows, not {rows.count}")
+    if not plies:
         return np.empty((0, 100), np.uint8)
     width, board_at, flags_at = (part // 4 for part in ROW_LAYOUT)  # in words
     words = np.frombuffer(rows.rows, np.uint32)
