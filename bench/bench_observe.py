@@ -10,11 +10,11 @@ runs, one :class:`~strat_tools.engine.position.position.Position` from the setup
 ``pos.observe()`` (the mover's truth-free ``board_view``, its knowledge brought forward one
 push at a time) then ``pos.push(move)``; and the same loop with the whole truth-free row of
 each ply (``position_rows``: the board, counts, counters, last moves and legal ids a move
-policy reads); and a whole game at once: its replay, its knowledge pass and every ply's
-board view (``encode_views``: the export's ``board_view``, one lookup a square), or its
-replay and ``Replay.observations()`` (every ply's whole row). The best CPU seconds of
-``--rounds`` alternated rounds count (the machine may be shared). Linear in plies: the time
-a ply of the game loop is printed for short and long games apart. ``--old`` adds the
+policy reads); and a whole game at once: its replay and ``Replay.views()`` (its knowledge
+pass and every ply's board view, ``game_views``: each ply's ``observe()``, one lookup a
+square), or its replay and ``Replay.observations()`` (every ply's whole row). The best CPU
+seconds of ``--rounds`` alternated rounds count (the machine may be shared). Linear in
+plies: the time a ply of the game loop is printed for short and long games apart. ``--old`` adds the
 quadratic path it replaced (the knowledge of the whole move stack at every ply,
 ``pushed_knowledge``), on a few games; ``--parts`` the game loop with the knowledge step
 only (no view) and the whole game's knowledge pass and views, each alone. The numbers,
@@ -34,14 +34,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import numpy as np  # noqa: E402
 
 from strat_tools.core.records import GameRecord, Status  # noqa: E402
 from strat_tools.engine.information.cursor import advanced, position_rows  # noqa: E402
+from strat_tools.engine.information.knowledge import knowledge_rows  # noqa: E402
 from strat_tools.engine.information.planes import (  # noqa: E402
     board_views,
     encode_boards,
-    encode_views,
+    game_views,
 )
 from strat_tools.engine.position.position import Position  # noqa: E402
 from strat_tools.engine.replays.replay import replay  # noqa: E402
@@ -83,13 +83,10 @@ def _loop(records: list[GameRecord], rows: bool | None) -> None:
 
 
 def _whole(records: list[GameRecord]) -> None:
-    """Each game's truth-free board views at once: its replay, then the knowledge pass and
-    the views of every ply in one go (what the observation export does)."""
+    """Each game's truth-free board views at once: its replay, then ``Replay.views()`` (the
+    knowledge pass and the views of every ply in one go)."""
     for record in records:
-        result = replay(record, RULES[record.game_id])  # type: ignore[arg-type]
-        know = result.knowledge()
-        n = result.plies_replayed
-        encode_views(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1)
+        replay(record, RULES[record.game_id]).views()  # type: ignore[arg-type]
 
 
 def _stepped(records: list[GameRecord]) -> None:
@@ -104,21 +101,22 @@ def _stepped(records: list[GameRecord]) -> None:
 
 def _parts(records: list[GameRecord], rounds: int, replay_s: float) -> None:
     """The lines' parts, each alone: the game loop's knowledge step; the knowledge pass of
-    replays made before, and the views of knowledge made before (what bounds the lines:
+    replays made before (``knowledge_rows``, as ``Replay.views()`` makes it), and the views
+    of knowledge rows made before (``game_views``; what bounds the lines:
     docs/human-model.md)."""
     seconds = _best(lambda: _stepped(records), rounds)
     print(f"  game loop, push and the knowledge step only: {seconds / replay_s:5.2f}x replay")
     results = [replay(r, RULES[r.game_id]) for r in records]  # type: ignore[arg-type]
-    knows = [result.knowledge() for result in results]
+    knows = [knowledge_rows(result) for result in results]
 
     def knowledge() -> None:
         for result in results:
-            result.knowledge()
+            knowledge_rows(result)
 
     def views() -> None:
         for result, know in zip(results, knows, strict=True):
             n = result.plies_replayed
-            encode_views(know.boards[:n], know.flags[:n], (np.arange(n) % 2) + 1)
+            game_views(know, n)
 
     for label, work in (("its knowledge pass alone", knowledge), ("its views alone", views)):
         seconds = _best(work, rounds)
@@ -182,7 +180,7 @@ def main() -> int:
         ("game loop: push only", push_s),
         ("game loop: push, observe()", observe_s),
         ("game loop: push, whole rows", rows_s),
-        ("whole game: replay + views", whole_s),
+        ("whole game: replay .views()", whole_s),
         ("whole game: .observations()", all_rows_s),
     ):
         ratio = seconds / replay_s
@@ -207,7 +205,10 @@ def main() -> int:
         old = _best(lambda: _old(few), 1)
         print(f"  20 games, the whole stack's knowledge every ply: {old / new:.1f}x the cursor")
     print(f"observe() adds {(observe_s - push_s) / plies * 1e6:.1f} us a ply to the loop's push")
-    for label, ratio in (("game loop", observe_s / replay_s), ("whole game", whole_s / replay_s)):
+    for label, ratio in (
+        ("game loop, push then observe()", observe_s / replay_s),
+        ("whole game, replay(record).views()", whole_s / replay_s),
+    ):
         print(
             f"{time.strftime('%Y-%m-%d')}: {label}, target at most {TARGET}x the replay: "
             f"{'met' if ratio <= TARGET else 'NOT met'} ({ratio:.2f}x)"

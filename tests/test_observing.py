@@ -1,20 +1,33 @@
 """What a position's side to move sees, three ways that must agree byte for byte (issue 47):
 the game loop's ``pos.observe()`` after each push (the knowledge cursor brought forward one
 move at a time, the view read from its bytes), the whole game at once (its knowledge pass
-and :func:`encode_views`, the fused lookup) and the observation export's ``board_view``
-column; and the fused tables against the byte layout they compose."""
+and :func:`encode_views`, the fused lookup; ``Replay.views()``, the one call for it) and the
+observation export's ``board_view`` column; that ``Replay.views()`` keeps no rank of a
+piece its mover never identified; and the fused tables against the byte layout they
+compose."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from pathlib import Path
 
 import numpy as np
 import pytest
+from model_swaps import short_classic_game, swap_pair, swapped
 
+from strat_tools.core.board import Side
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, LAKE
-from strat_tools.core.records import GameRecord, Status
-from strat_tools.engine.information.knowledge import KNOWN, LONG, MOVED, RESCUED, REVEALED
+from strat_tools.core.records import GameRecord, RecordError, Status
+from strat_tools.engine.information.knowledge import (
+    KNOWN,
+    LONG,
+    MOVED,
+    RESCUED,
+    REVEALED,
+    ROW_LAYOUT,
+    Rows,
+)
 from strat_tools.engine.information.mover_view import view_boards
 from strat_tools.engine.information.planes import KNOWN as BYTE_KNOWN
 from strat_tools.engine.information.planes import (
@@ -24,6 +37,7 @@ from strat_tools.engine.information.planes import (
     board_views,
     encode_boards,
     encode_views,
+    game_views,
 )
 from strat_tools.engine.information.planes import MOVED as BYTE_MOVED
 from strat_tools.engine.information.planes import REVEALED as BYTE_REVEALED
@@ -47,6 +61,7 @@ def _three_ways(record: GameRecord, *, export: bool) -> int:
     whole = encode_views(know.boards[:n], know.flags[:n], sides)
     truth = encode_boards(know.boards[:n], know.flags[:n], sides)
     assert (whole == board_views(truth)).all(), record.game_id  # fused = composed
+    assert result.views().tobytes() == whole.tobytes(), record.game_id  # the one call
     pos = Position(record.setup, result.rules)
     for ply, move in enumerate(record.moves[:n]):
         seen = pos.observe()
@@ -82,6 +97,68 @@ def test_rescues_are_seen_the_same_three_ways(gravon_dir: Path) -> None:
         if r.variant == "ultimate lightning" and r.rescues
     ]
     assert sum(_three_ways(r, export=True) > 0 for r in records) >= 2
+
+
+def _eventful(record: GameRecord) -> bool:
+    """Whether ``record`` has battles and a scout's long move (what the knowledge pass
+    treats apart from a plain step)."""
+    moves = list(zip(record.sources, record.targets, strict=True))
+    long = any(abs(s - t) not in (1, 10) for s, t in moves if s >= 0 and t >= 0)
+    return long and record.setup is not None and record.plies > 20
+
+
+def _stopped(record: GameRecord, at: int) -> GameRecord:
+    """``record``'s first ``at`` plies, then a move onto its own square (illegal)."""
+    source = record.sources[at]
+    lines = record.lines[: at + 1] if record.lines else record.lines
+    return dataclasses.replace(
+        record,
+        sources=[*record.sources[:at], source],
+        targets=[*record.targets[:at], source],
+        lines=lines,
+        result=None,
+    )
+
+
+def test_views_are_observe_at_every_ply_of_games_with_battles_and_scouts() -> None:
+    """``Replay.views()`` row by row against a game loop's ``observe()``, on three sample
+    games with battles and a scout's long move, and on one stopped by an illegal move
+    (rows for the plies replayed only)."""
+    games = [r for r in itertools.islice(read_records([DATA]), 40) if _eventful(r)][:3]
+    results = [replay(r) for r in (*games, _stopped(games[0], 31))]
+    assert [r.status for r in results] == [Status.VALID] * 3 + [Status.INVALID]
+    assert results[3].plies_replayed == 31
+    for result in results:
+        record, n = result.record, result.plies_replayed
+        assert record.setup is not None
+        views = result.views()
+        assert views.shape == (n, 100) and views.dtype == np.uint8
+        pos = Position(record.setup, result.rules)
+        for ply, move in enumerate(record.moves[:n]):
+            assert views[ply].tobytes() == pos.observe().tobytes(), (record.game_id, ply)
+            pos.push(move)
+    assert sum(1 for r in results[:3] for d in r.defenders if d) > 10
+
+
+def test_views_of_a_record_without_a_setup_are_refused() -> None:
+    record = GameRecord("nosetup.xml", variant="classic", sources=[31], targets=[41])
+    with pytest.raises(RecordError, match="no setup"):
+        replay(record).views()
+
+
+@pytest.mark.parametrize("swapped_side", [Side.BLUE, Side.RED])
+def test_views_keep_no_rank_the_mover_never_identified(swapped_side: Side) -> None:
+    """Two of blue's pieces red never identified (they never move, nothing attacks them),
+    swapped: none of red's rows of ``Replay.views()`` changes, and blue's do (blue sees its
+    own pieces, so the test can fail); the control swaps two of red's: red's rows change."""
+    record = short_classic_game()
+    pair = swap_pair(record, swapped_side)
+    assert pair is not None
+    views, twin = replay(record).views(), replay(swapped(record, pair)).views()
+    assert views.shape == twin.shape and len(views) >= 40
+    unchanged, changed = (0, 1) if swapped_side is Side.BLUE else (1, 0)
+    assert np.array_equal(views[unchanged::2], twin[unchanged::2])
+    assert not np.array_equal(views[changed::2], twin[changed::2])
 
 
 def _byte(code: int, flags: int, side: int) -> int:
@@ -125,6 +202,33 @@ def test_the_fused_lookups_are_the_layout_for_every_code_and_knowledge() -> None
             assert (one == expected[row]).all()
             views = encode_views(boards[row : row + 1], flags[row : row + 1], [side])
             assert (views == VIEW_OF_BYTE[expected[row]]).all()
+
+
+def test_game_views_are_encode_views_for_every_code_and_knowledge() -> None:
+    """The whole game's path from the knowledge pass's own bytes (``game_views``: the bits
+    moved by one multiplication, two squares a lookup), red first then in turn, against
+    ``encode_views``: every board code with every combination of the knowledge bits, on
+    both sides' rows, for an even, an odd, one and no row."""
+    bits = [0, MOVED, LONG, KNOWN, REVEALED, RESCUED]
+    combos = sorted({sum(c) for r in range(len(bits) + 1) for c in itertools.combinations(bits, r)})
+    cells = [(code, flags) for code in range(26) for flags in combos] * 2
+    cells += [(0, 0)] * (-len(cells) % 100)
+    cells += [(0, 0)] * (100 if len(cells) // 100 % 2 == 0 else 0)  # an odd number of rows
+    boards = np.array([c for c, _ in cells], np.uint8).reshape(-1, 100)
+    flags = np.array([f for _, f in cells], np.uint8).reshape(-1, 100)
+    assert len(boards) % 2
+    rows = Rows()
+    for board, flag in zip(boards, flags, strict=True):
+        rows.rows += board.tobytes() + flag.tobytes() + bytes(ROW_LAYOUT[0] - 200)
+    rows.rows += bytes(ROW_LAYOUT[0])  # the row after the last ply
+    sides = [1 + i % 2 for i in range(len(boards))]
+    expected = encode_views(boards, flags, sides)
+    for plies in (len(boards), len(boards) - 1, 1, 0):
+        found = game_views(rows, plies)
+        assert found.shape == (plies, 100) and found.dtype == np.uint8
+        assert (found == expected[:plies]).all(), plies
+    with pytest.raises(ValueError, match="rows"):
+        game_views(rows, rows.count + 1)  # more plies than rows: refused, not garbage
 
 
 def test_view_boards_turns_blue_rows_whatever_the_strides() -> None:

@@ -57,7 +57,7 @@ import numpy.typing as npt
 
 from strat_tools.core.board import Side
 from strat_tools.core.diagrams import BoardNumbering, board_diagram, cell_text
-from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE, EMPTY
+from strat_tools.core.pieces import CODE_KIND, CODE_LETTERS, CODE_SIDE
 from strat_tools.core.records import GameRecord, RecordError, Rescue
 from strat_tools.core.rules import (
     OUTCOME_ATTACKER,
@@ -75,6 +75,7 @@ __all__ = [
     "MOVED",
     "RESCUED",
     "REVEALED",
+    "ROW_LAYOUT",
     "UNKNOWN",
     "UNKNOWN_LETTER",
     "Knowledge",
@@ -83,6 +84,7 @@ __all__ = [
     "Rows",
     "board_after",
     "knowledge",
+    "knowledge_rows",
     "knowledge_windows",
 ]
 
@@ -201,8 +203,20 @@ def knowledge(result: Replayed) -> Knowledge:
         return Knowledge(
             empty, empty.copy(), counts, counts.copy(), counts.copy(), result.rules.army is not None
         )
-    (whole,) = knowledge_windows(result, result.plies_replayed + 1)
-    return whole
+    return knowledge_rows(result).window()
+
+
+def knowledge_rows(result: Replayed) -> Rows:
+    """:func:`knowledge`'s rows as its one pass makes them (the setup's, then one after each
+    replayed ply: :class:`Rows`, bytes), before any array is made of them: what a caller
+    that reads the bytes themselves takes (``Replay.views()``:
+    :func:`~strat_tools.engine.information.planes.game_views`). The record must have a
+    setup."""
+    state, plies = _game_plies(result)
+    out = Rows()
+    out.add(state)
+    state.play_plies(plies, out)
+    return out
 
 
 def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
@@ -223,6 +237,27 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
     """
     if rows < 1:
         raise ValueError(f"a knowledge window holds at least one row, got {rows}")
+    state, plies = _game_plies(result)
+    out = Rows()
+    out.add(state)
+    if rows > result.plies_replayed:  # one window, the whole game: no slice a ply
+        state.play_plies(plies, out)
+        yield out.window()
+        return
+    state.play_plies(islice(plies, rows - 1), out)
+    while True:
+        yield out.window()
+        if out.count < rows:  # the plies ran out before this window was full
+            return
+        out = Rows()
+        state.play_plies(islice(plies, rows), out)
+        if not out.count:
+            return
+
+
+def _game_plies(result: Replayed) -> tuple[KnowledgeState, Iterator[Ply]]:
+    """The knowledge state at a replayed game's setup and the game's replayed plies, as
+    :meth:`KnowledgeState.play_plies` takes them."""
     record = result.record
     setup = record.setup
     if setup is None or len(setup) != 100:
@@ -236,9 +271,12 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
             found = record.rescues.get(ply)
             if found is not None and found.square is not None and ply <= n:
                 rescues[ply - 1] = (found.square, code)
+    sources, targets = record.sources, record.targets
+    if len(sources) != n:  # a game stopped early (else the lists themselves: no copy)
+        sources, targets = sources[:n], targets[:n]
     plies = zip(
-        record.sources[:n],
-        record.targets[:n],
+        sources,
+        targets,
         result.movers,
         result.defenders,
         result.outcomes,
@@ -247,21 +285,7 @@ def knowledge_windows(result: Replayed, rows: int) -> Iterator[Knowledge]:
         rescues,
         strict=False,  # ``rescues`` may be an endless repeat of None
     )
-    out = Rows()
-    out.add(state)
-    if rows > n:  # one window, the whole game: no slice to pass each ply through
-        state.play_plies(plies, out)
-        yield out.window()
-        return
-    state.play_plies(islice(plies, rows - 1), out)
-    while True:
-        yield out.window()
-        if out.count < rows:  # the plies ran out before this window was full
-            return
-        out = Rows()
-        state.play_plies(islice(plies, rows), out)
-        if not out.count:
-            return
+    return state, plies
 
 
 def board_after(result: Replayed, ply: int) -> list[int]:
@@ -379,32 +403,66 @@ class KnowledgeState:
 
     def play_plies(self, plies: Iterable[Ply], rows: Rows | None = None) -> None:
         """Bring the state past each of ``plies`` (:data:`Ply`) in turn, appending the row
-        after each to ``rows`` if given (one loop for a whole game: no call a ply)."""
-        board, flags, counts, proves = self.board, self.flags, self.counts, self.proves
+        after each to ``rows`` if given (one loop for a whole game: no call a ply).
+
+        The loop is a game's every ply (what bounds a whole game's observations, see
+        docs/human-model.md): a battle's steps are written out in it (about a sixth of the
+        plies are battles: a call each cost a tenth of the pass) and a move's that proves a
+        scout (:func:`_identify`), as are the flag bits
+        (``1`` :data:`MOVED`, ``4`` :data:`LONG`, ``8`` :data:`KNOWN`, ``10``
+        :data:`REVEALED` | :data:`KNOWN`) and the empty square (``0``)."""
+        flags, counts, proves = self.flags, self.counts, self.proves
         row = self.row
+        board = row  # the row's first 100 bytes: a bytearray's items are set faster than a view's
         keep = rows is not None
-        if rows is not None:  # appended to in place, from a local: no attribute a ply
-            out = rows.rows
+        out = rows.rows if rows is not None else bytearray()  # appended to from a local
+        if rows is not None:
             rows.army_shown = self.army_shown
+        viewer, owner = _VIEWER_SLOT, _OWN_SLOT
         for source, target, piece, defender, outcome, distance, revealed, rescue in plies:
-            mover_flags = flags[source] | MOVED
+            mover_flags = flags[source] | 1  # MOVED
+            board[source] = 0
+            flags[source] = 0
             if distance > 1:
-                mover_flags |= LONG
+                mover_flags |= 4  # LONG
                 if distance >= proves or (
                     piece in CAPTAIN_CODES and DISTANCE[source * 100 + target] == 0
-                ):
-                    mover_flags = _identify(mover_flags, piece, counts)
-            board[source] = EMPTY
-            flags[source] = 0
-            if defender == EMPTY:
-                board[target], flags[target] = piece, mover_flags
-            else:
-                _battle(
-                    board, flags, counts, target, piece, defender, outcome, revealed, mover_flags
-                )
+                ):  # identified by its move (:func:`_identify`, written out)
+                    if not mover_flags & 8 and counts[viewer[piece]]:
+                        counts[viewer[piece]] -= 1
+                    mover_flags |= 8
+            if not defender:
+                board[target] = piece
+                flags[target] = mover_flags
+            else:  # a battle: what it showed (the replay's ``revealed`` bits), then who stays
+                defender_flags = flags[target]
+                if revealed & 1:
+                    if not mover_flags & 8 and counts[viewer[piece]]:
+                        counts[viewer[piece]] -= 1
+                    mover_flags |= 10
+                if revealed & 2:
+                    if not defender_flags & 8 and counts[viewer[defender]]:
+                        counts[viewer[defender]] -= 1
+                    defender_flags |= 10
+                if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
+                    board[target] = piece
+                    flags[target] = mover_flags
+                    counts[_CAPTURED + owner[defender]] += 1  # _capture, written out
+                    if not defender_flags & 8:
+                        counts[_HIDDEN + owner[defender]] += 1
+                elif outcome == OUTCOME_DEFENDER:
+                    flags[target] = defender_flags
+                    counts[_CAPTURED + owner[piece]] += 1
+                    if not mover_flags & 8:
+                        counts[_HIDDEN + owner[piece]] += 1
+                elif outcome == OUTCOME_BOTH:
+                    board[target] = 0
+                    flags[target] = 0
+                    _capture(piece, mover_flags, counts)
+                    _capture(defender, defender_flags, counts)
             if rescue is not None:
                 square, code = rescue
-                slot = _OWN_SLOT[code]
+                slot = owner[code]
                 counts[_CAPTURED + slot] -= 1
                 # Identified at its capture, the piece is not unseen again; else it is now.
                 seen_before = KNOWN if not counts[_HIDDEN + slot] else 0
@@ -420,6 +478,10 @@ _COUNTS: Final = 2 * _ROW
 """Where :attr:`KnowledgeState.counts` starts in its ``row``."""
 _WIDTH: Final = _COUNTS + 72
 """The bytes of a :attr:`KnowledgeState.row`: the board, the flags, the counts."""
+ROW_LAYOUT: Final = (_WIDTH, 0, _ROW)
+"""A row of :class:`Rows` (a :attr:`KnowledgeState.row`) as bytes: its width (272), and
+where its board and its flags (100 bytes each) start in it: what a reader of the bytes
+themselves needs (:func:`~strat_tools.engine.information.planes.game_views`)."""
 
 
 def _parts(row: bytearray) -> tuple[memoryview, memoryview, memoryview]:
@@ -446,45 +508,6 @@ _VIEWER_SLOT: Final = tuple(
 ``counts``."""
 
 
-def _battle(
-    board: memoryview,
-    flags: memoryview,
-    counts: memoryview,
-    target: int,
-    piece: int,
-    defender: int,
-    outcome: int,
-    revealed: int,
-    mover_flags: int,
-) -> None:
-    """A battle on ``target``: what it showed (the replay's ``revealed`` bits), who stays
-    and what was removed (one call a battle: :func:`_identify` and :func:`_capture`'s steps
-    written out, about a sixth of the plies are battles)."""
-    defender_flags = flags[target]
-    if revealed & 1:
-        if not mover_flags & KNOWN:
-            slot = _VIEWER_SLOT[piece]
-            if counts[slot]:
-                counts[slot] -= 1
-        mover_flags |= REVEALED | KNOWN
-    if revealed & 2:
-        if not defender_flags & KNOWN:
-            slot = _VIEWER_SLOT[defender]
-            if counts[slot]:
-                counts[slot] -= 1
-        defender_flags |= REVEALED | KNOWN
-    if outcome in (OUTCOME_ATTACKER, OUTCOME_FLAG):
-        board[target], flags[target] = piece, mover_flags
-        _capture(defender, defender_flags, counts)
-    elif outcome == OUTCOME_DEFENDER:
-        flags[target] = defender_flags
-        _capture(piece, mover_flags, counts)
-    elif outcome == OUTCOME_BOTH:
-        board[target], flags[target] = EMPTY, 0
-        _capture(piece, mover_flags, counts)
-        _capture(defender, defender_flags, counts)
-
-
 def _identify(bits: int, code: int, counts: memoryview) -> int:
     """``bits`` with :data:`KNOWN` set; the first time, the viewer's unseen count drops."""
     if not bits & KNOWN:
@@ -504,11 +527,18 @@ def _capture(code: int, bits: int, counts: memoryview) -> None:
 
 def _proving_distance(rules: RuleSet) -> int:
     """The shortest straight move only a scout can make under ``rules``: one square more
-    than the longest reach of any other movable kind."""
+    than the longest reach of any other movable kind (kept per reach table: a game's
+    knowledge pass asks once)."""
     steps = rules.steps
-    scout = CODE_KIND[SCOUT_CODES[0]]
-    others = [s for kind, s in enumerate(steps) if kind != scout]
-    return max(others) + 1
+    found = _PROVING.get(steps)
+    if found is None:
+        scout = CODE_KIND[SCOUT_CODES[0]]
+        found = _PROVING[steps] = max(s for kind, s in enumerate(steps) if kind != scout) + 1
+    return found
+
+
+_PROVING: dict[tuple[int, ...], int] = {}
+""":func:`_proving_distance` per reach table (``RuleSet.steps``: a handful of them)."""
 
 
 @dataclass(frozen=True, slots=True)

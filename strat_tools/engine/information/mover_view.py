@@ -78,6 +78,40 @@ def view_boards(
     return out
 
 
+def square_pair_tables(tables: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint16]:
+    """``[2, 65536]`` tables of :func:`view_plies`: per side to move (index side - 1), the
+    value of two neighbouring squares at once (a ``uint16`` of their bytes) as they come out
+    in that side's view: red's in place, blue's swapped (its row is turned)."""
+    if tables.shape != (2, 256) or tables.dtype != np.uint8:
+        raise ValueError(f"square pair tables come from [2, 256] uint8 tables, got {tables.shape}")
+    pair = np.arange(65536)
+    low, high = tables[:, pair & 0xFF].astype(np.uint16), tables[:, pair >> 8].astype(np.uint16)
+    red = low[0] | high[0] << 8  # little-endian words: the first square is the low byte
+    blue = high[1] | low[1] << 8
+    return np.ascontiguousarray(np.stack([red, blue]), dtype=np.uint16)
+
+
+def view_plies(
+    pair_tables: npt.NDArray[np.uint16], boards: npt.NDArray[np.uint8]
+) -> npt.NDArray[np.uint8]:
+    """:func:`view_boards` of a game's consecutive positions from its setup (red to move
+    first, then the sides in turn: no sides to read), with the :func:`square_pair_tables`
+    of its tables: two squares a lookup, straight into each side's rows of the result (a
+    whole game's rows at once; ``boards`` may be any view whose rows are contiguous).
+
+    >>> tables = np.stack([np.arange(256), np.arange(256) + 1]).astype(np.uint8)
+    >>> rows = (np.arange(300) % 100).astype(np.uint8).reshape(3, 100)
+    >>> view_plies(square_pair_tables(tables), rows)[:, [0, 99]].tolist()
+    [[0, 99], [100, 1], [0, 99]]
+    """
+    pairs = boards.view(np.uint16)  # [n, 50]: needs each row's bytes side by side
+    out = np.empty(pairs.shape, np.uint16)
+    # ``wrap``: no bounds to check (a uint16 is in range), and ``out`` written unbuffered.
+    np.take(pair_tables[0], pairs[0::2], out=out[0::2], mode="wrap")
+    np.take(pair_tables[1], pairs[1::2, ::-1], out=out[1::2], mode="wrap")  # turned
+    return out.view(np.uint8)
+
+
 def _lookup(
     table: npt.NDArray[np.uint8], boards: npt.NDArray[np.uint8], *, turned: bool
 ) -> npt.NDArray[np.uint8]:

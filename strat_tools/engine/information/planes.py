@@ -46,7 +46,8 @@ from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, KIND_LABELS, LAKE, MOD
 from strat_tools.engine.information.knowledge import KNOWN as KNOWLEDGE_KNOWN
 from strat_tools.engine.information.knowledge import MOVED as KNOWLEDGE_MOVED
 from strat_tools.engine.information.knowledge import REVEALED as KNOWLEDGE_REVEALED
-from strat_tools.engine.information.mover_view import view_boards
+from strat_tools.engine.information.knowledge import ROW_LAYOUT, Rows
+from strat_tools.engine.information.mover_view import square_pair_tables, view_boards, view_plies
 
 CODE_VERSION: Final = 1
 """Version of the byte layout of an observation board."""
@@ -186,6 +187,36 @@ def encode_views(
     return _encoded(_VIEW_OF_PAIR, boards, flags, sides)
 
 
+def game_views(rows: Rows, plies: int) -> npt.NDArray[np.uint8]:
+    """The board views (:func:`encode_views`) of a game's first ``plies`` positions from its
+    setup, red to move first and then the sides in turn (no sides to pass or read), from
+    the knowledge pass's own bytes (:func:`~strat_tools.engine.information.knowledge.
+    knowledge_rows`): every ply's truth-free board view at once, what :meth:`Replay.views
+    <strat_tools.engine.replays.replay.Replay.views>` returns.
+
+    The pair bytes of every row are made in one go over the rows' words (the counts
+    between them made too, and dropped: one contiguous pass is cheaper than a strided one),
+    then each side's rows are looked up two squares at a time (``view_plies``).
+
+    >>> from strat_tools.engine.information.knowledge import ROW_LAYOUT, Rows
+    >>> rows = Rows(); board = bytearray(100); board[99] = 24  # blue's flag, never seen
+    >>> rows.rows += (board + bytes(ROW_LAYOUT[0] - 100)) * 2
+    >>> game_views(rows, 2)[:, [0, 99]].tolist()
+    [[0, 30], [12, 0]]
+    """
+    if not 0 <= plies <= rows.count:
+        raise ValueError(f"the views of {plies} plies need as many rows, not {rows.count}")
+    if not plies:
+        return np.empty((0, 100), np.uint8)
+    width, board_at, flags_at = (part // 4 for part in ROW_LAYOUT)  # in words
+    words = np.frombuffer(rows.rows, np.uint32)
+    span = (plies - 1) * width + 25  # from the first row's board to the last row's end
+    pairs = np.empty((plies, width), np.uint32)
+    head = pairs.reshape(-1)[:span]
+    _pair_words(words[board_at : board_at + span], words[flags_at : flags_at + span], head)
+    return view_plies(_VIEW_OF_SQUARE_PAIRS, pairs[:, :25].view(np.uint8))
+
+
 def _encoded(
     tables: npt.NDArray[np.uint8],
     boards: npt.NDArray[np.uint8],
@@ -206,18 +237,38 @@ def _encoded(
 
 
 def _pairs(boards: npt.NDArray[np.uint8], flags: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
-    """The pair bytes of :func:`_encoded` of many rows: the knowledge bits moved into
-    place four squares at a time (``uint32`` words: the shifts stay inside each byte),
-    OR-ed with the codes; the same bits as :data:`_FLAG_BYTES` gives one square."""
-    words = np.ascontiguousarray(flags, dtype=np.uint8).reshape(-1).view(np.uint32)
-    pairs = (words & _LOW_BITS) << 6  # MOVED (1), REVEALED (2) -> 0x40, 0x80
-    pairs |= (words & _KNOWN_BITS) << 2  # KNOWN (8) -> 0x20
-    pairs |= np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1).view(np.uint32)
+    """The pair bytes of :func:`_encoded` of many rows (:func:`_pair_words`)."""
+    pairs = np.empty(boards.size // 4, np.uint32)
+    _pair_words(
+        np.ascontiguousarray(boards, dtype=np.uint8).reshape(-1).view(np.uint32),
+        np.ascontiguousarray(flags, dtype=np.uint8).reshape(-1).view(np.uint32),
+        pairs,
+    )
     return pairs.view(np.uint8).reshape(-1, 100)
 
 
-_LOW_BITS: Final = np.uint32(0x01010101 * (KNOWLEDGE_MOVED | KNOWLEDGE_REVEALED))
-_KNOWN_BITS: Final = np.uint32(0x01010101 * KNOWLEDGE_KNOWN)
+def _pair_words(
+    boards: npt.NDArray[np.uint32], flags: npt.NDArray[np.uint32], out: npt.NDArray[np.uint32]
+) -> None:
+    """Pair bytes four squares at a time (``uint32`` words) into ``out``: the knowledge bits
+    moved into place by one multiplication, OR-ed with the codes; the same bits as
+    :data:`_FLAG_BYTES` gives one square. ``flags & 0x0B`` (MOVED 1, REVEALED 2, KNOWN 8)
+    times 68 is ``<< 2`` plus ``<< 6``, bits 2, 3, 5 and 6, 7, 9 of each byte (no carry:
+    none shared): KNOWN lands on 0x20, MOVED on 0x40, REVEALED on 0x80, and the mask drops
+    the rest (bit 9 is the next byte's bit 1; the top byte's goes past the word)."""
+    np.bitwise_and(flags, _SPREAD_BITS, out=out)
+    out *= _SPREAD
+    out &= _PAIR_BITS
+    out |= boards
+
+
+# 0-d arrays, not NumPy scalars: a ufunc takes them as they are (a scalar is converted on
+# each call, a third of a small array's operation).
+_SPREAD_BITS: Final = np.array(
+    0x01010101 * (KNOWLEDGE_MOVED | KNOWLEDGE_REVEALED | KNOWLEDGE_KNOWN), np.uint32
+)
+_SPREAD: Final = np.array(4 + 64, np.uint32)
+_PAIR_BITS: Final = np.array(0x01010101 * (KNOWN | MOVED | REVEALED), np.uint32)
 
 
 def _pair_row(board: _Bytes, bits: bytes, side: int, table: bytes) -> bytes:
@@ -266,6 +317,8 @@ _VIEW_OF_PAIR: Final = _pair_tables(VIEW_OF_BYTE)
 """Per side to move and pair byte: the board view's byte."""
 _VIEW_ROWS: Final = (_VIEW_OF_PAIR[0].tobytes(), _VIEW_OF_PAIR[1].tobytes())
 """:data:`_VIEW_OF_PAIR` as ``bytes.translate`` tables, per side to move."""
+_VIEW_OF_SQUARE_PAIRS: Final = square_pair_tables(_VIEW_OF_PAIR)
+""":data:`_VIEW_OF_PAIR` two squares at a time (256 KiB), for :func:`game_views`."""
 
 
 def board_views(boards: npt.ArrayLike) -> npt.NDArray[np.uint8]:

@@ -47,6 +47,9 @@ from strat_tools.engine.rules.outcome import Outcome, board_ending
 from strat_tools.engine.rules.rule_tables import SCOUT_CODES
 
 if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
     from strat_tools.engine.information.knowledge import Knowledge
     from strat_tools.engine.information.mover_rows import MoverRows
 
@@ -112,12 +115,38 @@ class Replay:
 
         return knowledge(self)
 
+    def views(self) -> npt.NDArray[np.uint8]:
+        """Every replayed ply's truth-free board view in one pass, ``[plies_replayed, 100]``
+        uint8: row ``i`` is what the side to move saw before ply ``i + 1``, its
+        :meth:`Position.observe() <strat_tools.engine.position.observing.Observing.observe>`
+        there (``self.position(i).observe()``) and the observation export's ``board_view``;
+        a game loop's observations at a replay's cost (docs/human-model.md). The
+        knowledge pass and the views of every ply, one lookup a square
+        (:func:`~strat_tools.engine.information.planes.game_views`); a record without a setup
+        has none.
+
+        >>> from strat_tools.formats.readers import read_records
+        >>> (record,) = read_records(["tests/fixtures/gravon/classic-2014.4-17.xml"])
+        >>> game = replay(record)
+        >>> views = game.views()
+        >>> views.shape, bool((views[2] == game.position(2).observe()).all())
+        ((3, 100), True)
+        """
+        from strat_tools.engine.information.knowledge import knowledge_rows
+        from strat_tools.engine.information.planes import game_views
+
+        if self.record.setup is None:
+            raise RecordError(f"{self.record.game_id}: the record has no setup to observe")
+        return game_views(knowledge_rows(self), self.plies_replayed)
+
     def observations(self, last_moves: int = 8) -> MoverRows:
         """Every replayed ply's truth-free row in one pass: the position before each ply as
         its mover knew it (the observation export's columns less the labels, made by the same
         :func:`~strat_tools.engine.information.mover_rows.mover_rows`; a game loop's
         ``position_rows`` at each ply are its rows). ``row_batch(rows)`` is the batch a move
         policy reads for the whole game at once. A record without a setup has none."""
+        import numpy as np
+
         from strat_tools.engine.information.knowledge import knowledge
         from strat_tools.engine.information.mover_rows import mover_rows
         from strat_tools.engine.moves.games import game_legal_ids
@@ -126,8 +155,12 @@ class Replay:
         if record.setup is None:
             raise RecordError(f"{record.game_id}: the record has no setup to observe")
         know = knowledge(self)
-        keys = [s * 100 + t for s, t in zip(record.sources[:n], record.targets[:n], strict=True)]
-        battles = [i for i, defender in enumerate(self.defenders[:n]) if defender]
+        # The plies' keys and battles as the export makes them (a NumPy pass each, where
+        # Python's a ply cost about half the replay).
+        keys = np.asarray(record.sources[:n], np.int64) * 100 + np.asarray(
+            record.targets[:n], np.int64
+        )
+        battles = np.flatnonzero(np.asarray(self.defenders[:n]) != 0)
         legal = game_legal_ids(self, know.boards[:n])
         return mover_rows(know, legal, keys, self.chains[:n], battles, last_moves=last_moves)
 
