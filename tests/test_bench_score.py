@@ -225,6 +225,12 @@ def test_a_bench_built_before_the_action_index_scores_the_same(
     rewrite_shards(wrong / "test", past_the_last)
     result = score(wrong, pred)
     assert result.exit_code == 3 and "not among its legal moves" in result.output, result.output
+    # the split's refusal comes first, though the submission is read beside its checks
+    (tmp_path / "no-files").mkdir()
+    (tmp_path / "no-files" / "card.json").write_text(json.dumps(CARD))
+    result = score(wrong, tmp_path / "no-files")
+    assert result.exit_code == 3 and "not among its legal moves" in result.output, result.output
+    assert "holds no Parquet file" in score(bench, tmp_path / "no-files").output
 
 
 def first_row(truth: pa.Table, i: int = 0) -> str:

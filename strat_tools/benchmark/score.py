@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -141,8 +142,8 @@ class BenchScore:
 
 
 def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
-    """The submission, decoded on the calling thread alone (pyarrow's threads saved no CPU
-    after the split's rows: docs/benchmark.md, *Speed*) unless it was read already."""
+    """The submission, decoded on one thread (pyarrow's threads saved no CPU: docs/
+    benchmark.md, *Speed*) unless it was read already."""
     if isinstance(predictions, Submission):
         return predictions
     return read_submission(predictions, threads=False)
@@ -284,16 +285,24 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
-    listed = folder.games(split)
-    games = pa.array(listed.game_ids.tolist(), pa.string())
-    export, games_table = open_split(folder, split)
-    table, codes = _truth(export, split, games)
-    # then the submission (its refusal, if any, raised after the split's), on this thread:
-    # a reader beside the split's cost a tenth more CPU (page faults and unmappings of two
-    # threads at once) for little time saved on a busy machine
-    sub = _submission(predictions)
-    offsets, played = _played(table, split)
+    with ThreadPoolExecutor(1, thread_name_prefix="submission") as beside:
+        # the submission read (its file hashed, its lists decoded: pyarrow and hashlib, off
+        # the interpreter's lock) beside the manifest's and the split's checks (Python,
+        # mostly); its refusal, if any, raised after the split's. (Dropped once when the
+        # split's rows held the legal lists: two readers faulting pages at once cost a tenth
+        # more CPU. Its rows are now a few scalar columns: the same CPU, less wall time.)
+        reading = beside.submit(_submission, predictions)
+        try:
+            folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
+            listed = folder.games(split)
+            games = pa.array(listed.game_ids.tolist(), pa.string())
+            export, games_table = open_split(folder, split)
+            table, codes = _truth(export, split, games)
+            offsets, played = _played(table, split)
+        except BaseException:
+            reading.cancel()
+            raise
+        sub = reading.result()
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)
