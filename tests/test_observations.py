@@ -388,6 +388,32 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
     assert "IndexError: a bug" in failed[0]["reason"]
 
 
+def test_a_game_whose_move_is_not_among_its_legal_moves_is_an_invalid_row(
+    monkeypatch: pytest.MonkeyPatch, thirty_games: Path
+) -> None:
+    """The label action_index is made a game at a time: a game whose played move is not
+    among the legal moves given (here, none of its ids kept) is that game's invalid row with
+    the reason, not a batch lost."""
+    import strat_tools.exports.observations as observations
+
+    real = observations.game_columns
+    calls = []
+
+    def no_ids(result, know, legal, last_moves=8):  # type: ignore[no-untyped-def]
+        calls.append(result.record.game_id)
+        if len(calls) == 2:
+            legal = (legal[0], np.full_like(legal[1], -1))
+        return real(result, know, legal, last_moves)
+
+    monkeypatch.setattr(observations, "game_columns", no_ids)
+    games = [
+        row for b in iter_observations([thirty_games], run=1) for row in b["games"].to_pylist()
+    ]
+    failed = [g for g in games if g["status"] != "valid"]
+    assert len(games) == 30 and [g["game_id"] for g in failed] == [calls[1]]
+    assert "not once among the legal moves" in failed[0]["reason"]
+
+
 def test_an_export_of_an_older_schema_is_refused_not_read_as_nulls(
     tmp_path: Path, thirty_games: Path
 ) -> None:

@@ -140,6 +140,8 @@ class GameObservations:
     actions: npt.NDArray[np.int16]
     legal: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
     """``(offsets, ids)`` of each row's ``legal_actions`` list."""
+    action_index: npt.NDArray[np.int64]
+    """Each row's ``action_index`` (:func:`action_indices`)."""
 
     @property
     def plies(self) -> int:
@@ -193,6 +195,10 @@ def game_columns(
         last_moves=last_moves,
     )
     blue = rows.sides == 2
+    actions = view_keys(absolute[start - first :], blue).astype(np.int16)
+    index = action_indices(legal[0], legal[1], actions)
+    if index is None:  # a valid game's move is legal: the replay and its legal moves disagree
+        raise ValueError("a move played is not once among the legal moves of its ply")
     return GameObservations(
         variant=record.variant,
         rules=result.rules.name,
@@ -204,8 +210,9 @@ def game_columns(
         opponent_repetition=rows.opponent_repetition,
         plies_since_battle=rows.plies_since_battle,
         last_moves=rows.last_moves,
-        actions=view_keys(absolute[start - first :], blue).astype(np.int16),
+        actions=actions,
         legal=legal,
+        action_index=index,
     )
 
 
@@ -225,12 +232,7 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
     known = (winners == 1) | (winners == 2)
     value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
     boards = np.concatenate([g.boards for g in parts])
-    actions = np.concatenate([g.actions for g in parts])
     legal = _lists([g.legal for g in parts])
-    offsets = legal.offsets.to_numpy()
-    index = action_indices(offsets, legal.values.to_numpy(), actions)
-    if index is None:  # a valid game's move is legal: a replay and its legal moves disagree
-        raise ValueError("a row's move played is not once among its legal moves")
     columns: list[Any] = [
         _repeated([game_id for game_id, _ in games], which),
         pa.array(ply),
@@ -247,10 +249,10 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
         pa.array(np.concatenate([g.opponent_repetition for g in parts]), pa.int8()),
         pa.array(np.concatenate([g.plies_since_battle for g in parts])),
         _lists([g.last_moves for g in parts]),
-        pa.array(actions),
+        pa.array(np.concatenate([g.actions for g in parts])),
         legal,
-        pa.array(np.diff(offsets).astype(np.int16)),
-        pa.array(index.astype(np.int16)),
+        pa.array(np.diff(legal.offsets.to_numpy()).astype(np.int16)),
+        pa.array(np.concatenate([g.action_index for g in parts]).astype(np.int16)),
     ]
     return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
 
