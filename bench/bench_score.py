@@ -48,15 +48,15 @@ def main() -> int:
     args = parser.parse_args()
 
     from strat_tools.benchmark.baselines import policy_by_name
-    from strat_tools.benchmark.bench_folder import open_bench, open_split, split_rows
+    from strat_tools.benchmark.bench_folder import open_bench, open_split
     from strat_tools.benchmark.predict import predict
-    from strat_tools.benchmark.score import SCORED_COLUMNS, score
+    from strat_tools.benchmark.score import score, scored_rows
     from strat_tools.benchmark.submission import read_submission
     from strat_tools.exports.observation_files import read_observations
 
     def reading(pred: Path) -> None:
         export, _ = open_split(open_bench(args.bench_dir), args.split)
-        split_rows(export, SCORED_COLUMNS, dictionary=("game_id",))
+        scored_rows(export, args.split)
         read_submission(pred, threads=False)
 
     split_dir = Path(args.bench_dir) / args.split

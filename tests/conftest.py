@@ -13,7 +13,7 @@ import pickle
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -97,3 +97,37 @@ def many_games(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copy(REPO / "data" / "strados2026-10.zip", folder / f"strados2026-{k}.zip")
 
     return shared_once(tmp_path_factory, "many-games", make)
+
+
+def rewrite_shards(export: Path, change: Callable[[Any], Any]) -> None:
+    """Rewrite every shard of the observation export ``export`` as ``change`` makes its table
+    (a ``pyarrow.Table`` in, one out), the export's marker updated so that the folder still
+    verifies: a folder an earlier strat-tools wrote, or one whose rows are wrong."""
+    import hashlib
+    import json
+
+    import pyarrow.parquet as pq
+
+    marker_path = export / ".strat-tools-export.json"
+    marker = json.loads(marker_path.read_text())
+    for shard in sorted((export / "observations").glob("*.parquet")):
+        pq.write_table(change(pq.read_table(shard)), shard)
+        data = shard.read_bytes()
+        marker["files"][f"observations/{shard.name}"] = {
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
+    marker_path.write_text(json.dumps(marker))
+
+
+def older_shards(export: Path, dropped: list[str], version: str) -> None:
+    """Rewrite the shards of ``export`` as an export of the older observations schema
+    ``version`` would have written them: without the columns ``dropped``."""
+
+    def older(table: Any) -> Any:
+        table = table.drop_columns(dropped)
+        return table.replace_schema_metadata(
+            {**table.schema.metadata, b"version": version.encode()}
+        )
+
+    rewrite_shards(export, older)

@@ -20,7 +20,7 @@ import pytest
 from bench_sample import make_bench, patch_definition
 from click.testing import CliRunner
 
-from conftest import shared_once
+from conftest import older_shards, rewrite_shards, shared_once
 from strat_tools.benchmark.bench_folder import open_bench, open_split, split_export
 from strat_tools.benchmark.score import BATTLE_BANDS, LEGAL_BANDS, PLY_BANDS, _bands
 from strat_tools.cli import main
@@ -142,16 +142,21 @@ def test_a_uniform_submission_scores_the_mean_log_of_the_legal_moves(
             assert sum(r["rows"] for r in rows) == data["views"][view]["rows"], (view, by)
 
 
-def test_rows_in_any_order_and_files_score_the_same(
-    bench: Path, truth: pa.Table, tmp_path: Path
-) -> None:
-    ids, plies, lists = columns(truth)
-    # each row favours another move (its ply's), so rows put in the wrong place score apart
+def tilted(plies: list[Any], lists: list[Any]) -> list[Any]:
+    """Each row's uniform log-probabilities tilted towards one move (its ply's): rows put in
+    the wrong place, or a played move taken for another, score apart."""
     lists = [
         [v + (0.7 if i == ply % len(x) else 0.0) for i, v in enumerate(x)]
         for x, ply in zip(lists, plies, strict=True)
     ]
-    lists = [list(np.log(np.exp(x) / np.exp(x).sum())) for x in lists]
+    return [list(np.log(np.exp(x) / np.exp(x).sum())) for x in lists]
+
+
+def test_rows_in_any_order_and_files_score_the_same(
+    bench: Path, truth: pa.Table, tmp_path: Path
+) -> None:
+    ids, plies, lists = columns(truth)
+    lists = tilted(plies, lists)
     one = write_submission(tmp_path / "one", ids, plies, lists)
     order = np.random.default_rng(5).permutation(len(ids))
     shuffled = [[column[i] for i in order] for column in (ids, plies, lists)]
@@ -183,6 +188,49 @@ def test_an_extra_split_scores_with_its_views(bench: Path, tmp_path: Path) -> No
     assert result.exit_code == 0, result.output
     views = json.loads(result.output)["views"]
     assert sorted(views) == ["all", "fresh", "seen"] and views["all"]["rows"] == later.num_rows
+
+
+def test_a_bench_built_before_the_action_index_scores_the_same(
+    bench: Path, truth: pa.Table, tmp_path: Path
+) -> None:
+    """A folder an earlier strat-tools built (observations schema 3: no ``legal_count``, no
+    ``action_index``) is scored from its legal lists, to the same bytes of JSON; one whose
+    ``action_index`` is not among a row's legal moves is refused, not scored."""
+    ids, plies, lists = columns(truth)
+    pred = write_submission(tmp_path / "pred", ids, plies, tilted(plies, lists))
+    old = tmp_path / "old"
+    shutil.copytree(bench, old)
+    older_shards(old / "test", ["legal_count", "action_index"], "3")
+    new_result, old_result = (
+        score(bench, pred, "--format", "json"),
+        score(old, pred, "--format", "json"),
+    )
+    assert new_result.exit_code == old_result.exit_code == 0, old_result.output
+    assert old_result.output == new_result.output
+    data = json.loads(new_result.output)  # the played move counts: not the uniform's score
+    counts = np.array([len(x) for x in truth.column("legal_actions").to_pylist()])
+    assert abs(data["views"]["all"]["nll"] - float(np.log(counts).mean())) > 1e-3
+
+    def past_the_last(table: pa.Table) -> pa.Table:
+        index = table.column("action_index").to_numpy().copy()
+        index[0] = table.column("legal_count")[0].as_py()
+        return table.set_column(
+            table.schema.get_field_index("action_index"),
+            table.schema.field("action_index"),
+            pa.array(index, pa.int16()),
+        )
+
+    wrong = tmp_path / "wrong"
+    shutil.copytree(bench, wrong)
+    rewrite_shards(wrong / "test", past_the_last)
+    result = score(wrong, pred)
+    assert result.exit_code == 3 and "not among its legal moves" in result.output, result.output
+    # the split's refusal comes first, though the submission is read beside its checks
+    (tmp_path / "no-files").mkdir()
+    (tmp_path / "no-files" / "card.json").write_text(json.dumps(CARD))
+    result = score(wrong, tmp_path / "no-files")
+    assert result.exit_code == 3 and "not among its legal moves" in result.output, result.output
+    assert "holds no Parquet file" in score(bench, tmp_path / "no-files").output
 
 
 def first_row(truth: pa.Table, i: int = 0) -> str:

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import older_shards
 from strat_tools.core.board import parse_square, view_square
 from strat_tools.core.errors import InputError, OptionError
 from strat_tools.core.pieces import CODE_KIND, CODE_SIDE, letter_code
@@ -19,7 +20,11 @@ from strat_tools.engine.information.planes import CHANNELS, board_diagram, hidde
 from strat_tools.engine.position.position import Position, play_known
 from strat_tools.engine.replays.replay import replay
 from strat_tools.engine.rules.rule_tables import DISTANCE
-from strat_tools.exports.observation_files import export_observations, read_observations
+from strat_tools.exports.observation_files import (
+    ObservationsSummary,
+    export_observations,
+    read_observations,
+)
 from strat_tools.exports.observation_rows import OBSERVATIONS_SCHEMA
 from strat_tools.exports.observations import (
     ENDINGS,
@@ -116,6 +121,7 @@ def test_each_row_is_the_movers_view_of_a_hand_made_game() -> None:
     # Blue's E7-E6 from its own seat is F4-F5, red's E4-E6 from blue's seat F7-F5.
     assert rows[1]["action"] == 3545 and rows[1]["last_moves"] == [6545]
     assert rows[1]["legal_actions"] == [3525, 3534, 3536, 3545]
+    assert rows[1]["legal_count"] == 4 and rows[1]["action_index"] == 3  # the last, 3545
     assert rows[2]["last_moves"] == [3454, 6454]
     assert [r["plies_since_battle"] for r in rows] == [0, 1, 0, 1, 2]
     assert rows[2]["captured"][2] == 1 and rows[3]["captured"][12 + 2] == 1  # the scout
@@ -133,8 +139,17 @@ def test_hidden_truth_holds_the_pieces_the_mover_cannot_see() -> None:
     assert hidden == {parse_square("K7"): 0, parse_square("K10"): 11}
 
 
-def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> None:
-    summary = export_observations([DATA], tmp_path / "obs", run=1, shard_rows=40_000)
+@pytest.fixture(scope="module")
+def sample_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[ObservationsSummary, Path]:
+    """The sample's 400 games (data/) exported in shards of 40,000 rows, and the summary."""
+    folder = tmp_path_factory.mktemp("sample") / "obs"
+    return export_observations([DATA], folder, run=1, shard_rows=40_000), folder.parent
+
+
+def test_export_writes_shards_and_accounts_for_every_input(
+    sample_export: tuple[ObservationsSummary, Path],
+) -> None:
+    summary, tmp_path = sample_export
     games = pq.read_table(tmp_path / "obs" / "games").to_pylist()
     assert summary.games == len(games) == 400 and summary.valid == 400
     table = read_observations(tmp_path / "obs")
@@ -163,6 +178,28 @@ def test_export_writes_shards_and_accounts_for_every_input(tmp_path: Path) -> No
     assert one.column_names == ["action"] and one.num_rows == first["observations"]
     with pytest.raises(OptionError, match="no column 'bord'"):
         read_observations(tmp_path / "obs", columns=["bord"])
+
+
+def test_the_action_index_is_where_the_move_played_stands_among_the_legal_ones(
+    sample_export: tuple[ObservationsSummary, Path],
+) -> None:
+    """On the sample's rows: ``legal_count`` is each row's number of legal moves and the
+    label ``action_index`` the index of ``action`` in its ascending ``legal_actions`` (the
+    legal ids below the played one, counted, where the played one is there once)."""
+    table = read_observations(
+        sample_export[1] / "obs", columns=["action", "legal_actions", "legal_count", "action_index"]
+    )
+    lists = table.column("legal_actions").combine_chunks()
+    counts = np.diff(lists.offsets.to_numpy())
+    values = lists.values.to_numpy()
+    row = np.repeat(np.arange(table.num_rows), counts)
+    played = table.column("action").to_numpy()[row]
+    n = table.num_rows
+    assert (np.bincount(row, values == played, n) == 1).all()  # once among the legal moves
+    below = np.bincount(row, values < played, n).astype(np.int64)
+    assert table.column("legal_count").to_numpy().tolist() == counts.tolist()
+    assert table.column("action_index").to_numpy().tolist() == below.tolist()
+    assert len(set(below.tolist())) > 20  # not all first or last: the test can fail
 
 
 def test_an_unreadable_input_is_a_games_row_with_its_reason(
@@ -351,29 +388,41 @@ def test_a_game_the_observer_fails_on_is_an_invalid_row_not_a_crash(
     assert "IndexError: a bug" in failed[0]["reason"]
 
 
+def test_a_game_whose_move_is_not_among_its_legal_moves_is_an_invalid_row(
+    monkeypatch: pytest.MonkeyPatch, thirty_games: Path
+) -> None:
+    """The label action_index is made a game at a time: a game whose played move is not
+    among the legal moves given (here, none of its ids kept) is that game's invalid row with
+    the reason, not a batch lost."""
+    import strat_tools.exports.observations as observations
+
+    real = observations.game_columns
+    calls = []
+
+    def no_ids(result, know, legal, last_moves=8):  # type: ignore[no-untyped-def]
+        calls.append(result.record.game_id)
+        if len(calls) == 2:
+            legal = (legal[0], np.full_like(legal[1], -1))
+        return real(result, know, legal, last_moves)
+
+    monkeypatch.setattr(observations, "game_columns", no_ids)
+    games = [
+        row for b in iter_observations([thirty_games], run=1) for row in b["games"].to_pylist()
+    ]
+    failed = [g for g in games if g["status"] != "valid"]
+    assert len(games) == 30 and [g["game_id"] for g in failed] == [calls[1]]
+    assert "not once among the legal moves" in failed[0]["reason"]
+
+
 def test_an_export_of_an_older_schema_is_refused_not_read_as_nulls(
     tmp_path: Path, thirty_games: Path
 ) -> None:
     """A version 2 shard has no board_view: pyarrow would read it as nulls (the readers
     give their schema), so the readers refuse it by name."""
-    import hashlib
-    import json
-
     from strat_tools.exports.observation_batches import observation_batches
 
     export_observations([thirty_games], tmp_path / "obs", run=1)
-    shard = next((tmp_path / "obs" / "observations").glob("*.parquet"))
-    old = pq.read_table(shard).drop_columns(["board_view"])
-    old = old.replace_schema_metadata({**old.schema.metadata, b"version": b"2"})
-    pq.write_table(old, shard)
-    marker_path = tmp_path / "obs" / ".strat-tools-export.json"
-    marker = json.loads(marker_path.read_text())
-    data = shard.read_bytes()
-    marker["files"][f"observations/{shard.name}"] = {
-        "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-    }
-    marker_path.write_text(json.dumps(marker))
+    older_shards(tmp_path / "obs", ["board_view"], "2")
     with pytest.raises(InputError, match=r"no column 'board_view'.*schema version 2"):
         read_observations(tmp_path / "obs")
     assert read_observations(tmp_path / "obs", columns=["action"]).num_rows > 0

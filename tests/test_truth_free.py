@@ -91,7 +91,7 @@ def test_swapping_two_pieces_red_never_identified_changes_none_of_reds_inputs() 
 
 
 def test_the_label_columns_are_the_only_ones_that_carry_truth() -> None:
-    assert set(LABEL_COLUMNS) == {"winner", "value", "board", "action"}
+    assert set(LABEL_COLUMNS) == {"winner", "value", "board", "action", "action_index"}
     assert "board_view" in TRUTH_FREE_COLUMNS and "board" not in TRUTH_FREE_COLUMNS
 
 

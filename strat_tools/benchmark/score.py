@@ -1,17 +1,19 @@
 """The scorer: a submission's metrics on a split of a built benchmark.
 
-:func:`score` reads the split's rows (only ``game_id``, ``ply``, ``side``, ``action``,
-``legal_actions`` and ``plies_since_battle``), the split's games' views (the manifest)
-and endings (the split's games table), and the submission
+:func:`score` reads the split's rows (only :data:`SCORED_COLUMNS`: ``game_id``, ``ply``,
+``side``, ``plies_since_battle``, ``legal_count`` and the label ``action_index``, never the
+legal lists; a folder built before they were written has them worked out from ``action``
+and ``legal_actions``, the same values: :func:`scored_rows`), the split's games' views
+(the manifest) and endings (the split's games table), and the submission
 (:mod:`strat_tools.benchmark.submission`, which refuses a malformed one naming the rows),
 then gives each metric (:mod:`strat_tools.benchmark.metrics`) with its 95% interval from a
 bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test or extra
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in about a second, 2.3 to 2.7 times the CPU of a read of its observations on a busy
-machine, its reading alone 1.3x to 1.5x (``bench/bench_score.py``; the issue's target, 2x,
-is not met: docs/benchmark.md).
+scored in under a second, 1.7 to 1.9 times the CPU of a read of its observations, its
+reading alone about 1.0x (``bench/bench_score.py``; the issue's 2x target is met in CPU, in
+wall time only on a busy machine: docs/benchmark.md, *Speed*).
 
 >>> from strat_tools.benchmark.score import band_labels
 >>> band_labels(PLY_BANDS)
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -29,12 +32,12 @@ import numpy as np
 import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
     open_split,
-    split_rows,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
 from strat_tools.benchmark.metrics import (
@@ -57,6 +60,7 @@ from strat_tools.benchmark.submission import (
 )
 from strat_tools.core.errors import InputError
 from strat_tools.exports.observation_files import ObservationExport
+from strat_tools.exports.observation_rows import action_indices
 
 __all__ = [
     "BATTLE_BANDS",
@@ -67,6 +71,7 @@ __all__ = [
     "BenchScore",
     "band_labels",
     "score",
+    "scored_rows",
 ]
 
 PLY_BANDS: Final = (10, 50, 200)
@@ -80,8 +85,19 @@ ENDING_ORDER: Final = ("board", "resigned", "agreed", "clock", "missing", "unkno
 agreed, on the clock, a player gone, unknown."""
 VIEW_CODE: Final = {"fresh": 0, "seen": 1}
 """A test game's view as a number (a split without views: all 0)."""
-SCORED_COLUMNS: Final = ["game_id", "ply", "side", "action", "legal_actions", "plies_since_battle"]
-"""The only observation columns the scorer reads."""
+SCORED_COLUMNS: Final = [
+    "game_id",
+    "ply",
+    "side",
+    "plies_since_battle",
+    "legal_count",
+    "action_index",
+]
+"""The only observation columns the scorer reads (from a shard of observations schema 3 or
+before, without the last two: ``action`` and ``legal_actions`` in their place,
+:func:`scored_rows`)."""
+_DERIVED: Final = ("legal_count", "action_index")
+"""The scored columns an older shard lacks (observations schema version 4 added them)."""
 
 
 def band_labels(uppers: Sequence[int], first: int = 1) -> list[str]:
@@ -126,18 +142,59 @@ class BenchScore:
 
 
 def _submission(predictions: str | os.PathLike[str] | Submission) -> Submission:
-    """The submission, decoded on the calling thread alone (pyarrow's threads saved no CPU
-    after the split's rows: docs/benchmark.md, *Speed*) unless it was read already."""
+    """The submission, decoded on one thread (pyarrow's threads saved no CPU: docs/
+    benchmark.md, *Speed*) unless it was read already."""
     if isinstance(predictions, Submission):
         return predictions
     return read_submission(predictions, threads=False)
+
+
+def _shard_rows(handle: Any, split: str) -> pa.Table:
+    """One shard's :data:`SCORED_COLUMNS` (``game_id`` as a dictionary); a shard written
+    before ``legal_count`` and ``action_index`` were (observations schema 3) has them
+    worked out from its ``action`` and ``legal_actions`` (the export's own definition,
+    :func:`~strat_tools.exports.observation_rows.action_indices`): the same values, a
+    tenth of a second more on the test split."""
+    shard = pq.ParquetFile(handle, read_dictionary=["game_id"])
+    if set(_DERIVED) <= set(shard.schema_arrow.names):
+        return shard.read(columns=SCORED_COLUMNS)
+    scalar = SCORED_COLUMNS[: -len(_DERIVED)]
+    table = shard.read(columns=[*scalar, "action", "legal_actions"])
+    action = table.column("action").to_numpy()
+    counts, played, start = [np.zeros(0, np.int16)], [np.zeros(0, np.int16)], 0
+    for lists in table.column("legal_actions").chunks:  # a row group at a time, in the cache
+        offsets = lists.offsets.to_numpy()
+        found = action_indices(offsets, lists.flatten().to_numpy(), action[start:][: len(lists)])
+        if found is None:
+            raise InputError(
+                f"split {split!r} has rows whose move played is not once among its legal moves"
+            )
+        counts.append(np.diff(offsets).astype(np.int16))
+        played.append(found.astype(np.int16))
+        start += len(lists)
+    derived = [pa.array(np.concatenate(counts)), pa.array(np.concatenate(played))]
+    return (
+        table.select(scalar)
+        .append_column("legal_count", derived[0])
+        .append_column("action_index", derived[1])
+    )
+
+
+def scored_rows(export: ObservationExport, split: str) -> pa.Table:
+    """The :data:`SCORED_COLUMNS` of a split's rows, a shard at a time through the very file
+    checked (``game_id`` as a dictionary, never one string a row), whichever schema version
+    wrote each shard (:func:`_shard_rows`)."""
+    parts = [export.folder.read(name, lambda h: _shard_rows(h, split)) for name in export.shards]
+    if not parts:
+        raise InputError(f"{export.directory} holds no observation rows")
+    return pa.concat_tables(parts)
 
 
 def _truth(
     export: ObservationExport, split: str, games: pa.Array
 ) -> tuple[pa.Table, npt.NDArray[Any]]:
     """The split's rows and each one's game index in ``games`` (the manifest's)."""
-    table = split_rows(export, SCORED_COLUMNS, dictionary=("game_id",))
+    table = scored_rows(export, split)
     codes = game_codes(table.column("game_id"), games)
     if (codes < 0).any():
         first = table.column("game_id")[int(np.flatnonzero(codes < 0)[0])]
@@ -146,30 +203,16 @@ def _truth(
 
 
 def _played(table: pa.Table, split: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The legal lists' offsets and each row's played move's index among its legal moves,
-    worked a chunk (a row group) at a time: its values never copied into one array and its
-    passes in the cache."""
-    action = table.column("action").to_numpy()
-    counts, played, start = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)], 0
-    for lists in table.column("legal_actions").chunks:
-        offsets = lists.offsets.to_numpy().astype(np.int64)
-        offsets = offsets - offsets[0]
-        legal = lists.flatten().to_numpy()
-        count = np.diff(offsets)
-        mine = action[start : start + len(count)].astype(legal.dtype)
-        hit = np.flatnonzero(legal == np.repeat(mine, count))
-        # once in each row: as many hits as rows, the i-th inside row i
-        once = len(hit) == len(count) and bool(((hit >= offsets[:-1]) & (hit < offsets[1:])).all())
-        if not once:
-            raise InputError(
-                f"split {split!r} has rows whose move played is not once among its legal moves"
-            )
-        counts.append(count)
-        played.append(hit - offsets[:-1])
-        start += len(count)
-    every = np.zeros(start + 1, np.int64)
-    np.cumsum(np.concatenate(counts), out=every[1:])
-    return every, np.concatenate(played)
+    """The legal lists' offsets (from ``legal_count``) and each row's played move's index
+    among its legal moves (the label ``action_index``), both checked: a row has a legal
+    move, and its played one is one of them."""
+    counts = table.column("legal_count").to_numpy().astype(np.int64)
+    played = table.column("action_index").to_numpy().astype(np.int64)
+    if not ((played >= 0) & (played < counts)).all():
+        raise InputError(f"split {split!r} has rows whose move played is not among its legal moves")
+    offsets = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets, played
 
 
 def _endings(table: pa.Table, games: pa.Array) -> npt.NDArray[np.int64]:
@@ -242,16 +285,24 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
-    listed = folder.games(split)
-    games = pa.array(listed.game_ids.tolist(), pa.string())
-    export, games_table = open_split(folder, split)
-    table, codes = _truth(export, split, games)
-    # then the submission (its refusal, if any, raised after the split's), on this thread:
-    # a reader beside the split's cost a tenth more CPU (page faults and unmappings of two
-    # threads at once) for little time saved on a busy machine
-    sub = _submission(predictions)
-    offsets, played = _played(table, split)
+    with ThreadPoolExecutor(1, thread_name_prefix="submission") as beside:
+        # the submission read (its file hashed, its lists decoded: pyarrow and hashlib, off
+        # the interpreter's lock) beside the manifest's and the split's checks (Python,
+        # mostly); its refusal, if any, raised after the split's. (Dropped once when the
+        # split's rows held the legal lists: two readers faulting pages at once cost a tenth
+        # more CPU. Its rows are now a few scalar columns: the same CPU, less wall time.)
+        reading = beside.submit(_submission, predictions)
+        try:
+            folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
+            listed = folder.games(split)
+            games = pa.array(listed.game_ids.tolist(), pa.string())
+            export, games_table = open_split(folder, split)
+            table, codes = _truth(export, split, games)
+            offsets, played = _played(table, split)
+        except BaseException:
+            reading.cancel()
+            raise
+        sub = reading.result()
     counts = np.diff(offsets)
     ply = table.column("ply").to_numpy().astype(np.int64)
     values = aligned_log_probs(sub, games, codes, ply, counts)

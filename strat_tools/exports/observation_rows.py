@@ -38,14 +38,19 @@ from strat_tools.engine.moves.games import ReplayWalk, game_legal_ids
 from strat_tools.engine.replays.replay import Replay
 from strat_tools.tables.columns import dictionary_column, labels_column
 
-OBSERVATIONS_VERSION: Final = 3
-"""Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes)."""
+OBSERVATIONS_VERSION: Final = 4
+"""Version of :data:`OBSERVATIONS_SCHEMA` (and of the files an export writes; 4 added
+``legal_count`` and ``action_index``)."""
 WINDOW_PLIES: Final = 65_536
 """A game of more plies than this is observed and kept a window of this many plies at a
 time (:func:`packed_game`); the games of the archive are far shorter (their rows are made
 and written as before)."""
 
 _ACTIONS = pa.list_(pa.int16())
+
+LABEL_COLUMNS: Final = ("winner", "value", "board", "action", "action_index")
+"""The columns that carry what the mover could not know: the result, the hidden truth, the
+move played (its id and its index among the legal moves)."""
 
 OBSERVATIONS_SCHEMA: Final = pa.schema(
     [
@@ -66,6 +71,8 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
         pa.field("last_moves", _ACTIONS, nullable=False),
         pa.field("action", pa.int16(), nullable=False),
         pa.field("legal_actions", _ACTIONS, nullable=False),
+        pa.field("legal_count", pa.int16(), nullable=False),
+        pa.field("action_index", pa.int16(), nullable=False),
     ],
     metadata={
         "version": str(OBSERVATIONS_VERSION),
@@ -74,7 +81,7 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
         "channels": ",".join(CHANNELS),
         "doc": "One row per ply of a valid game, from the side to move's view; squares and "
         "action ids in that side's own view. See docs/observations.md.",
-        "labels": ",".join(("winner", "value", "board", "action")),
+        "labels": ",".join(LABEL_COLUMNS),
     },
 )
 """The observations table:
@@ -98,16 +105,16 @@ OBSERVATIONS_SCHEMA: Final = pa.schema(
 - ``plies_since_battle``: plies since the last battle (since the start if none);
 - ``last_moves``: the ids of the last plies of both sides (up to ``last_moves``, oldest
   first); ``action``: the id of the move played; ``legal_actions``: the ids of every legal
-  move, ascending.
+  move, ascending; ``legal_count``: how many (the length of ``legal_actions``);
+- ``action_index``: a **label**, the index of ``action`` in ``legal_actions`` (0 the
+  smallest id; :func:`action_indices`): the position of the played move in a prediction
+  aligned with the legal moves, what the scorer reads instead of the lists (version 4).
 
 The label columns (:data:`LABEL_COLUMNS`: what the scorer and the belief task read, never a
-model's input) are ``winner``, ``value``, ``board`` and ``action``; every other column is
-what the mover could know at that ply (:data:`TRUTH_FREE_COLUMNS`).
+model's input) are ``winner``, ``value``, ``board``, ``action`` and ``action_index``; every
+other column is what the mover could know at that ply (:data:`TRUTH_FREE_COLUMNS`).
 """
 
-LABEL_COLUMNS: Final = ("winner", "value", "board", "action")
-"""The columns that carry what the mover could not know: the result, the hidden truth, the
-move played."""
 TRUTH_FREE_COLUMNS: Final = tuple(n for n in OBSERVATIONS_SCHEMA.names if n not in LABEL_COLUMNS)
 """The columns a model of the mover may read (``captured`` counts opponent pieces removed,
 each shown in its battle under every rule set without silent defense)."""
@@ -133,6 +140,8 @@ class GameObservations:
     actions: npt.NDArray[np.int16]
     legal: tuple[npt.NDArray[np.int32], npt.NDArray[np.int16]]
     """``(offsets, ids)`` of each row's ``legal_actions`` list."""
+    action_index: npt.NDArray[np.int64]
+    """Each row's ``action_index`` (:func:`action_indices`)."""
 
     @property
     def plies(self) -> int:
@@ -186,6 +195,10 @@ def game_columns(
         last_moves=last_moves,
     )
     blue = rows.sides == 2
+    actions = view_keys(absolute[start - first :], blue).astype(np.int16)
+    index = action_indices(legal[0], legal[1], actions)
+    if index is None:  # a valid game's move is legal: the replay and its legal moves disagree
+        raise ValueError("a move played is not once among the legal moves of its ply")
     return GameObservations(
         variant=record.variant,
         rules=result.rules.name,
@@ -197,8 +210,9 @@ def game_columns(
         opponent_repetition=rows.opponent_repetition,
         plies_since_battle=rows.plies_since_battle,
         last_moves=rows.last_moves,
-        actions=view_keys(absolute[start - first :], blue).astype(np.int16),
+        actions=actions,
         legal=legal,
+        action_index=index,
     )
 
 
@@ -218,6 +232,7 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
     known = (winners == 1) | (winners == 2)
     value = np.where(winners == 3, 0, np.where(side_index + 1 == winners, 1, -1))
     boards = np.concatenate([g.boards for g in parts])
+    legal = _lists([g.legal for g in parts])
     columns: list[Any] = [
         _repeated([game_id for game_id, _ in games], which),
         pa.array(ply),
@@ -235,9 +250,32 @@ def observations_table(games: Sequence[tuple[str, GameObservations]]) -> pa.Tabl
         pa.array(np.concatenate([g.plies_since_battle for g in parts])),
         _lists([g.last_moves for g in parts]),
         pa.array(np.concatenate([g.actions for g in parts])),
-        _lists([g.legal for g in parts]),
+        legal,
+        pa.array(np.diff(legal.offsets.to_numpy()).astype(np.int16)),
+        pa.array(np.concatenate([g.action_index for g in parts]).astype(np.int16)),
     ]
     return pa.Table.from_arrays(columns, schema=OBSERVATIONS_SCHEMA)
+
+
+def action_indices(
+    offsets: npt.NDArray[Any], ids: npt.NDArray[Any], actions: npt.NDArray[Any]
+) -> npt.NDArray[np.int64] | None:
+    """Each row's ``action_index``: the index of its ``actions[i]`` among its legal ids
+    ``ids[offsets[i] - offsets[0] : offsets[i + 1] - offsets[0]]`` (a list column's
+    offsets and flat values), or None unless every row holds its action exactly once.
+
+    >>> action_indices(np.array([0, 3, 5]), np.array([4, 7, 9, 1, 2]), np.array([9, 1]))
+    array([2, 0])
+    >>> action_indices(np.array([0, 3, 5]), np.array([4, 7, 9, 1, 2]), np.array([9, 5])) is None
+    True
+    """
+    offsets = np.asarray(offsets, np.int64)
+    offsets = offsets - offsets[0]
+    count = np.diff(offsets)
+    hit = np.flatnonzero(ids == np.repeat(np.asarray(actions).astype(ids.dtype), count))
+    # once in each row: as many hits as rows, the i-th inside row i
+    once = len(hit) == len(count) and bool(((hit >= offsets[:-1]) & (hit < offsets[1:])).all())
+    return hit - offsets[:-1] if once else None
 
 
 def _repeated(values: list[str], which: npt.NDArray[np.int32], *, labels: bool = False) -> pa.Array:
