@@ -181,6 +181,25 @@ def test_val_has_one_view_and_an_unknown_split_is_refused(
         assert score(bench, pred, "--format", fmt).exit_code == 0
 
 
+def test_a_folder_the_manifest_does_not_name_is_refused_as_no_split(
+    bench: Path, truth: pa.Table, tmp_path: Path
+) -> None:
+    """The scorer hashes a split's folder beside the manifest's checks: a folder that is
+    not one of the manifest's splits (here a damaged copy of test) is still refused by its
+    name, a usage error, never read as a split or reported as damaged."""
+    copy = tmp_path / "bench"
+    shutil.copytree(bench, copy)
+    shutil.copytree(copy / "test", copy / "stray")
+    shard = next((copy / "stray").rglob("*.parquet"))
+    shard.write_bytes(shard.read_bytes()[:100])
+    pred = write_submission(tmp_path / "pred", *columns(truth))
+    for name in ("stray", "../bench/test", "."):
+        result = score(copy, pred, "--split", name)
+        assert result.exit_code == 2, (name, result.output)
+        assert f"no split {name!r}" in result.output, result.output
+    assert score(copy, pred).exit_code == 0
+
+
 def test_an_extra_split_scores_with_its_views(bench: Path, tmp_path: Path) -> None:
     later = split_truth(bench, "later")
     pred = write_submission(tmp_path / "pred", *columns(later))

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -37,13 +38,16 @@ import pyarrow.parquet as pq
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
-    open_split,
+    read_split,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
+from strat_tools.benchmark.manifest import check_split_games
 from strat_tools.benchmark.metrics import (
     BINS,
     REPLICATES,
     SEED,
+    Floats,
+    RowMetrics,
     bootstrap_draws,
     calibration_error,
     calibration_sums,
@@ -285,36 +289,70 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="submission") as beside:
+    with ThreadPoolExecutor(2, thread_name_prefix="score") as beside:
         # the submission read (its file hashed, its lists decoded: pyarrow and hashlib, off
         # the interpreter's lock) beside the manifest's and the split's checks (Python,
         # mostly); its refusal, if any, raised after the split's. (Dropped once when the
         # split's rows held the legal lists: two readers faulting pages at once cost a tenth
         # more CPU. Its rows are now a few scalar columns: the same CPU, less wall time.)
         reading = beside.submit(_submission, predictions)
+        # the split's files hashed and its games table read beside the manifest's checks,
+        # for a split named as a folder of the benchmark's; used only once the manifest
+        # has the name (else its usage error, whatever the folder holds)
+        root = bench.directory if isinstance(bench, BenchFolder) else Path(bench)
+        plain = Path(split).name == split and split not in ("", ".", "..")
+        files = beside.submit(read_split, root / split) if plain else None
         try:
             folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
             listed = folder.games(split)
             games = pa.array(listed.game_ids.tolist(), pa.string())
-            export, games_table = open_split(folder, split)
+            directory = folder.check_split(split)
+            export, games_table = files.result() if files else read_split(directory)
+            check_split_games(folder.manifest, split, games_table, directory)
             table, codes = _truth(export, split, games)
             offsets, played = _played(table, split)
         except BaseException:
             reading.cancel()
+            if files is not None:
+                files.cancel()
             raise
         sub = reading.result()
-    counts = np.diff(offsets)
-    ply = table.column("ply").to_numpy().astype(np.int64)
-    values = aligned_log_probs(sub, games, codes, ply, counts)
-    metrics = row_metrics(values, offsets, played)
     present, game_of_row = _games_present(codes, len(games))
-    ending_of_game = _endings(games_table, games)[present]
-    groupings = _groupings(table, ply, counts, ending_of_game[game_of_row])
     views = {"all": np.ones(len(present), bool)}
     if listed.has_views:
         for view in ("fresh", "seen"):
             views[view] = listed.views[present] == view
-    result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
+    with ThreadPoolExecutor(1, thread_name_prefix="draws") as beside:
+        # each view's bootstrap draws (the random stream, off the interpreter's lock) made
+        # beside the rows' metrics and the sums by game, which need none of them
+        drawing = {
+            view: beside.submit(bootstrap_draws, int(keep.sum()), replicates, seed)
+            for view, keep in views.items()
+        }
+        counts = np.diff(offsets)
+        ply = table.column("ply").to_numpy().astype(np.int64)
+        values = aligned_log_probs(sub, games, codes, ply, counts)
+        metrics = row_metrics(values, offsets, played)
+        ending_of_game = _endings(games_table, games)[present]
+        groupings = _groupings(table, ply, counts, ending_of_game[game_of_row])
+        result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
+        games_of = (ending_of_game, listed.views[present])
+        return _summarised(result, metrics, game_of_row, groupings, games_of, views, drawing)
+
+
+def _summarised(
+    result: BenchScore,
+    metrics: RowMetrics,
+    game_of_row: npt.NDArray[np.int64],
+    groupings: list[tuple[str, npt.NDArray[np.int64], list[str]]],
+    games_of: tuple[npt.NDArray[np.int64], npt.NDArray[Any]],
+    views: dict[str, npt.NDArray[np.bool_]],
+    drawing: dict[str, Future[Floats]],
+) -> BenchScore:
+    """``result`` with each view's metrics and intervals, whole and by every breakdown: the
+    sums by game, then their products with the view's bootstrap draws (``drawing``);
+    ``games_of``: each game's ending and view."""
+    ending_of_game, view_of_game = games_of
     (_, whole, _), *breakdowns = groupings
     overall = game_sums(metrics, game_of_row, whole, 1)
     parts = [
@@ -329,7 +367,7 @@ def score(
     labels = [label for _, _, names in breakdowns for label in names]
     by = [name for name, _, names in breakdowns for _ in names]
     # the breakdowns' calibration per view of the row's game (fresh 0, seen 1; 0 without)
-    view_of_row = (listed.views[present] == "seen").astype(np.int64)[game_of_row]
+    view_of_row = (view_of_game == "seen").astype(np.int64)[game_of_row]
     calibration = np.concatenate(
         [
             calibration_sums(metrics, view_of_row * len(n) + g, 2 * len(n)).reshape(
@@ -340,7 +378,7 @@ def score(
         axis=2,
     )
     for view, keep in views.items():
-        draws = bootstrap_draws(int(keep.sum()), replicates, seed)
+        draws = drawing[view].result()
         [found] = summarise({k: v[keep] for k, v in overall.items()}, ["all"], draws)
         result.views[view] = {k: v for k, v in found.items() if k != "group"}
         result.rows.append({"view": view, "by": "all", **found})

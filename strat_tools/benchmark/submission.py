@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 from collections.abc import Generator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -219,10 +220,13 @@ def read_submission(
     names = [p.relative_to(root).as_posix() for p in paths]
     digests = [(hashlib.sha256(card_bytes).hexdigest(), CARD)]
     tables = []
-    for path, name in zip(paths, names, strict=True):
-        data = _file_bytes(path, name)
-        digests.append((hashlib.sha256(data.data).hexdigest(), name))
-        tables.append(_read_file(data, name, task, threads))
+    with ThreadPoolExecutor(1, thread_name_prefix="hash") as beside:
+        # each file hashed (hashlib, off the interpreter's lock) while its bytes are parsed
+        for path, name in zip(paths, names, strict=True):
+            data = _file_bytes(path, name)
+            hashing = beside.submit(hashlib.sha256, data.data)
+            tables.append(_read_file(data, name, task, threads))
+            digests.append((hashing.result().hexdigest(), name))
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
