@@ -184,9 +184,9 @@ def test_val_has_one_view_and_an_unknown_split_is_refused(
 def test_a_folder_the_manifest_does_not_name_is_refused_as_no_split(
     bench: Path, truth: pa.Table, tmp_path: Path
 ) -> None:
-    """The scorer hashes a split's folder beside the manifest's checks: a folder that is
-    not one of the manifest's splits (here a damaged copy of test) is still refused by its
-    name, a usage error, never read as a split or reported as damaged."""
+    """A folder that is not one of the manifest's splits (here a damaged copy of test),
+    or a path that leads to one, is refused by its name, a usage error, never read as a
+    split or reported as damaged."""
     copy = tmp_path / "bench"
     shutil.copytree(bench, copy)
     shutil.copytree(copy / "test", copy / "stray")

@@ -39,7 +39,6 @@ __all__ = [
     "iter_split_rows",
     "open_bench",
     "open_split",
-    "read_split",
     "split_export",
     "split_games_table",
     "split_rows",
@@ -116,21 +115,11 @@ def open_split(folder: BenchFolder, split: str) -> tuple[ObservationExport, pa.T
     """:func:`split_export` and the split's games table it was checked with (every file
     verified once, the games table read once)."""
     directory = folder.check_split(split)
-    export, games = read_split(directory)
-    check_split_games(folder.manifest, split, games, directory)
-    return export, games
-
-
-def read_split(directory: Path) -> tuple[ObservationExport, pa.Table]:
-    """A split's folder verified against its marker (every file's size and SHA-256) and its
-    games table read through the file checked: the part of :func:`open_split` that needs no
-    manifest (a caller that runs it early checks the split's name with
-    :meth:`BenchFolder.check_split` before it uses the result, and the games table with
-    :func:`~strat_tools.benchmark.manifest.check_split_games`)."""
     export = observation_folder(directory)
     games = export.folder.read(
         export.games, lambda handle: pq.read_table(handle, page_checksum_verification=True)
     )
+    check_split_games(folder.manifest, split, games, directory)
     return export, games
 
 

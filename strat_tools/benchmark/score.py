@@ -26,7 +26,6 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -38,10 +37,9 @@ import pyarrow.parquet as pq
 from strat_tools.benchmark.bench_folder import (
     BenchFolder,
     open_bench,
-    read_split,
+    open_split,
 )
 from strat_tools.benchmark.definition import NAME, VERSION
-from strat_tools.benchmark.manifest import check_split_games
 from strat_tools.benchmark.metrics import (
     BINS,
     REPLICATES,
@@ -289,32 +287,22 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    with ThreadPoolExecutor(2, thread_name_prefix="score") as beside:
+    with ThreadPoolExecutor(1, thread_name_prefix="submission") as beside:
         # the submission read (its file hashed, its lists decoded: pyarrow and hashlib, off
         # the interpreter's lock) beside the manifest's and the split's checks (Python,
         # mostly); its refusal, if any, raised after the split's. (Dropped once when the
         # split's rows held the legal lists: two readers faulting pages at once cost a tenth
         # more CPU. Its rows are now a few scalar columns: the same CPU, less wall time.)
         reading = beside.submit(_submission, predictions)
-        # the split's files hashed and its games table read beside the manifest's checks,
-        # for a split named as a folder of the benchmark's; used only once the manifest
-        # has the name (else its usage error, whatever the folder holds)
-        root = bench.directory if isinstance(bench, BenchFolder) else Path(bench)
-        plain = Path(split).name == split and split not in ("", ".", "..")
-        files = beside.submit(read_split, root / split) if plain else None
         try:
             folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
             listed = folder.games(split)
             games = pa.array(listed.game_ids.tolist(), pa.string())
-            directory = folder.check_split(split)
-            export, games_table = files.result() if files else read_split(directory)
-            check_split_games(folder.manifest, split, games_table, directory)
+            export, games_table = open_split(folder, split)
             table, codes = _truth(export, split, games)
             offsets, played = _played(table, split)
         except BaseException:
             reading.cancel()
-            if files is not None:
-                files.cancel()
             raise
         sub = reading.result()
     present, game_of_row = _games_present(codes, len(games))
