@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from conftest import older_shards, rewrite_shards, shared_once
 from strat_tools.benchmark.bench_folder import open_bench, open_split, split_export
-from strat_tools.benchmark.score import BATTLE_BANDS, LEGAL_BANDS, PLY_BANDS, _bands
+from strat_tools.benchmark.score import BATTLE_BANDS, LEGAL_BANDS, PLY_BANDS, band_indices
 from strat_tools.cli import main
 from strat_tools.io import verified
 from strat_tools.io.owned import verify_file
@@ -419,6 +419,6 @@ def test_the_bands_are_searchsorteds_at_every_edge(uppers: tuple[int, ...]) -> N
     # int8 before widening): the band is the count of upper ends below the value
     edges = [v + d for v in uppers for d in (-1, 0, 1)]
     values = np.array([0, 1, *edges, 127, 128, 255, 256, 70_000], np.int32)
-    got = _bands(values, uppers)
+    got = band_indices(values, uppers)
     assert got.dtype == np.int64
     assert got.tolist() == np.searchsorted(np.array(uppers), values, side="left").tolist()

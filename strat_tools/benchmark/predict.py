@@ -93,9 +93,10 @@ def predict(
             )
             if writer is None:
                 # Snappy (Parquet's default codec, which every reader has) and no
-                # dictionary for the probabilities, which rarely repeat (ids and plies in
-                # one): the scorer decodes the file in about two thirds of the time zstd
-                # with dictionaries took, for a file a tenth larger (docs/benchmark.md)
+                # dictionary for the probabilities, which rarely repeat (game ids and plies
+                # keep theirs): the scorer decodes the file in about two thirds of the time
+                # zstd with dictionaries took, for a file an eighth larger (88 MB against
+                # 78 for counts-last on test; docs/benchmark.md)
                 writer = pq.ParquetWriter(
                     building / f"part-{files:05d}.parquet",
                     PREDICTIONS_SCHEMA,

@@ -11,9 +11,10 @@ bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test 
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in under a second, 1.7 to 1.9 times the CPU of a read of its observations, its
-reading alone about 1.0x (``bench/bench_score.py``; the issue's 2x target is met in CPU, in
-wall time only on a busy machine: docs/benchmark.md, *Speed*).
+scored in under half a second, 1.5 to 1.7 times the CPU of a read of its observations,
+its reading alone about 1.0x (``bench/bench_score.py``; the issue's 2x target is met in
+CPU, and in wall time at the line, 1.9x to 2.1x on an idle 2-core machine: docs/
+benchmark.md, *Speed*).
 
 >>> from strat_tools.benchmark.score import band_labels
 >>> band_labels(PLY_BANDS)
@@ -71,6 +72,7 @@ __all__ = [
     "PLY_BANDS",
     "SCORED_COLUMNS",
     "BenchScore",
+    "band_indices",
     "band_labels",
     "score",
     "scored_rows",
@@ -242,10 +244,15 @@ def _games_present(
     return present, rank[codes]
 
 
-def _bands(values: npt.NDArray[Any], uppers: Sequence[int]) -> npt.NDArray[np.int64]:
-    """Each value's band of :func:`band_labels` (``numpy.searchsorted(uppers, values)``:
-    the upper ends below it counted, a pass each, ten times faster over a million rows;
-    counted in bytes, then widened once: a third of the time of counting in int64)."""
+def band_indices(values: npt.NDArray[Any], uppers: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Each value's band, an index into :func:`band_labels` of ``uppers``
+    (``numpy.searchsorted(uppers, values)``: the upper ends below it counted, a pass each,
+    ten times faster over a million rows; counted in bytes, then widened once: a third of
+    the time of counting in int64).
+
+    >>> band_indices(np.array([1, 10, 11, 51, 500]), PLY_BANDS).tolist()
+    [0, 0, 1, 2, 3]
+    """
     out = np.zeros(len(values), np.int8)  # (fewer than 128 bands)
     for upper in uppers:
         out += values > upper
@@ -264,10 +271,10 @@ def _groupings(
     since = table.column("plies_since_battle").to_numpy()
     return [
         ("all", np.zeros(len(ply), np.int64), ["all"]),
-        ("ply", _bands(ply, PLY_BANDS), band_labels(PLY_BANDS)),
+        ("ply", band_indices(ply, PLY_BANDS), band_labels(PLY_BANDS)),
         ("side", blue.to_numpy().astype(np.int64), ["red", "blue"]),
-        ("legal_moves", _bands(counts, LEGAL_BANDS), band_labels(LEGAL_BANDS)),
-        ("plies_since_battle", _bands(since, BATTLE_BANDS), band_labels(BATTLE_BANDS, 0)),
+        ("legal_moves", band_indices(counts, LEGAL_BANDS), band_labels(LEGAL_BANDS)),
+        ("plies_since_battle", band_indices(since, BATTLE_BANDS), band_labels(BATTLE_BANDS, 0)),
         ("ending", endings, list(ENDING_ORDER)),
     ]
 

@@ -328,7 +328,7 @@ class Position(ReferenceMoves, StateView, Observing):
         rule if the move is not legal, :class:`~strat_tools.core.move.MoveError` saying
         what was expected if it is no move.
         """
-        if type(move) is int and type(target) is int and 0 <= move < 100 > target >= 0:
+        if type(move) is int and type(target) is int and 0 <= move < 100 and 0 <= target < 100:
             found = Move.of(move, target, rescue) if rescue else _new(Move, (move, target, None))
         else:  # (two squares on the board, a game loop's move: no NamedTuple arguments)
             found = Move.of(move, target, rescue)
