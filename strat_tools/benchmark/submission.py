@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 from collections.abc import Generator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.metrics import BLOCK_ROWS
+from strat_tools.benchmark.metrics import block_spans
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import NO_MASS
 from strat_tools.io.owned import FileStamp, file_digest, handle_digest
@@ -447,20 +447,28 @@ def _probability_sums(
     values: npt.NDArray[np.floating[Any]],
     ends: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
+    workers: Executor | None = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """Each row's sum of probabilities (``exp`` of its values; row ``i`` ends at
-    ``ends[i]`` after ``counts[i]`` values), :data:`BLOCK_ROWS` rows at a time: each
-    block's exponentials in the cache, never an array as large as the values. Summed in
-    the values' own precision: float32 errs by ~1e-5 on a row's ~100 terms, far inside the
-    tolerance, and a conversion to float64 would cost ten times the sum."""
+    ``ends[i]`` after ``counts[i]`` values), :data:`BLOCK_ROWS` rows at a time (on
+    ``workers`` where given): each block's exponentials in the cache, never an array as
+    large as the values. Summed in the values' own precision: float32 errs by ~1e-5 on a
+    row's ~100 terms, far inside the tolerance, and a conversion to float64 would cost ten
+    times the sum."""
     starts = ends - counts
-    parts = [np.zeros(0, values.dtype)]
-    for a in range(0, len(counts), BLOCK_ROWS):
-        b = min(a + BLOCK_ROWS, len(counts))
+
+    def block(span: tuple[int, int]) -> npt.NDArray[np.floating[Any]]:
+        a, b = span
         with np.errstate(over="ignore", invalid="ignore"):
-            block = np.exp(values[starts[a] : ends[b - 1]])
-        parts.append(np.add.reduceat(block, starts[a:b] - starts[a]))
-    return np.concatenate(parts)
+            exponentials = np.exp(values[starts[a] : ends[b - 1]])
+        summed: npt.NDArray[np.floating[Any]] = np.add.reduceat(
+            exponentials, starts[a:b] - starts[a]
+        )
+        return summed
+
+    spans = block_spans(len(counts))
+    parts = list(workers.map(block, spans) if workers is not None else map(block, spans))
+    return np.concatenate([np.zeros(0, values.dtype), *parts])
 
 
 def aligned_log_probs(
@@ -472,13 +480,15 @@ def aligned_log_probs(
     *,
     squares: npt.NDArray[np.integer[Any]] | None = None,
     forbidden: Sequence[tuple[str, npt.NDArray[np.bool_]]] = (),
+    workers: Executor | None = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """The submission's log-probabilities in the split's row order, flat (row ``i``'s
     ``counts[i]`` values after the rows before it), once every row is checked: the split's
     rows are ``codes`` (each row's game, an index into ``games``), ``plies`` and
     ``counts`` (its number of legal moves; a belief's: 12, and ``squares`` its piece's
     square). ``forbidden``: (what, flat mask aligned with the values) pairs, each refusing
-    the rows with a probability above :data:`NO_MASS` where the mask is set.
+    the rows with a probability above :data:`NO_MASS` where the mask is set;
+    ``workers``: the rows' probability sums made on them, a block at a time.
     :class:`SubmissionError` for the first offending rows (see the module's docstring)."""
     rows = _order(sub, games, _keys(codes, plies, squares))
     column = sub.table.column("log_probs")
@@ -515,7 +525,7 @@ def aligned_log_probs(
         _refuse_rows(sub, "rows with a null value in log_probs", np.sort(rows[bad]))
     raw = flat.to_numpy(zero_copy_only=False)
     values = raw if take is None else raw[take]
-    total = _probability_sums(values, ends, counts)
+    total = _probability_sums(values, ends, counts, workers)
     # a NaN or +inf makes its row's sum so, a -inf the minimum: only then are they looked for
     if not np.isfinite(total).all() or (len(values) and np.isneginf(values.min())):
         strange = np.unique(
