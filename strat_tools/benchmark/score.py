@@ -328,7 +328,8 @@ def score(
             counts = np.diff(offsets)
             ply = table.column("ply").to_numpy().astype(np.int64)
             ending_of_game = _endings(games_table, games)[present]
-            groupings = _groupings(table, ply, counts, ending_of_game[game_of_row])
+            # the breakdowns' bands on the workers too: this thread is the longer one here
+            grouping = workers.submit(_groupings, table, ply, counts, ending_of_game[game_of_row])
         except BaseException:
             reading.cancel()
             raise
@@ -339,6 +340,7 @@ def score(
         metrics = row_metrics(values, offsets, played, workers=workers)
         result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
         games_of = (ending_of_game, listed.views[present])
+        groupings = grouping.result()
         sums = _sums(metrics, game_of_row, groupings, games_of, workers)
         return _summarised(result, sums, groupings, views, drawing, workers)
 
