@@ -230,8 +230,32 @@ def read_submission(
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    table = pa.concat_tables(tables).combine_chunks()
+    table = pa.concat_tables(_one_form(tables, names)).combine_chunks()
     return Submission(card, table, names, file_of_row, row_in_file, _digest_lines(digests))
+
+
+def _one_form(tables: list[pa.Table], names: list[str]) -> list[pa.Table]:
+    """Files' rows (``names``: each one's file) with one type of ``log_probs``, so that
+    they read as one table: as they are where every file has the same; else each cast to
+    a list of the widest float any file holds (float32 at least: a float64 file beside a
+    float32 one, a list with non-null items beside one without, a large list beside a list
+    are one submission, not a crash)."""
+    kinds = [t.schema.field("log_probs").type for t in tables]
+    if all(kind == kinds[0] for kind in kinds):
+        return tables
+    widest = max((kind.value_type for kind in kinds), key=lambda value: value.bit_width)
+    target = pa.list_(widest if widest.bit_width >= 32 else pa.float32())
+    out = []
+    for table, name in zip(tables, names, strict=True):
+        at = table.schema.get_field_index("log_probs")
+        try:
+            column = table.column(at).cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise SubmissionError(
+                f"{name}: its log_probs cannot be read as {target}: {exc}"
+            ) from None
+        out.append(table.set_column(at, "log_probs", column))
+    return out
 
 
 class SubmissionStream:
@@ -286,12 +310,13 @@ class SubmissionStream:
                 return None
             self._held.append(got)
             held += got[2].num_rows
-        parts, file_of_row, row_in_file = [], [], []
+        parts, owners, file_of_row, row_in_file = [], [], [], []
         need = rows
         while need:
             index, start, table = self._held[0]
             part = table.slice(0, need)
             parts.append(part)
+            owners.append(self.files[index])
             file_of_row.append(np.full(part.num_rows, index, np.int64))
             row_in_file.append(np.arange(start, start + part.num_rows, dtype=np.int64))
             need -= part.num_rows
@@ -301,7 +326,7 @@ class SubmissionStream:
                 self._held[0] = (index, start + part.num_rows, table.slice(part.num_rows))
         return Submission(
             self.card,
-            pa.concat_tables(parts),
+            pa.concat_tables(_one_form(parts, owners)),
             self.files,
             np.concatenate(file_of_row),
             np.concatenate(row_in_file),
