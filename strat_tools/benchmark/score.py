@@ -10,10 +10,10 @@ then gives each metric (:mod:`strat_tools.benchmark.metrics`) with its 95% inter
 bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test or extra
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
-values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in under half a second, 1.5 to 1.7 times the CPU of a read of its observations,
-its reading alone about 1.0x (``bench/bench_score.py``; the issue's 2x target is met in
-CPU, and in wall time at the line, 1.9x to 2.1x on an idle 2-core machine: docs/
+values, one matrix product per view for the bootstrap), on two worker threads
+(:data:`WORKERS`) beside the calling thread: the test split's million rows are scored in
+under half a second, 1.7 to 1.8 times the wall time and 1.6 to 1.7 times the CPU of a
+read of its observations (``bench/bench_score.py``; the issue's target is 2x: docs/
 benchmark.md, *Speed*).
 
 >>> from strat_tools.benchmark.score import band_labels
@@ -71,6 +71,7 @@ __all__ = [
     "LEGAL_BANDS",
     "PLY_BANDS",
     "SCORED_COLUMNS",
+    "WORKERS",
     "BenchScore",
     "band_indices",
     "band_labels",

@@ -475,11 +475,11 @@ def _probability_sums(
     workers: Executor | None = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """Each row's sum of probabilities (``exp`` of its values; row ``i`` ends at
-    ``ends[i]`` after ``counts[i]`` values), :data:`BLOCK_ROWS` rows at a time (on
-    ``workers`` where given): each block's exponentials in the cache, never an array as
-    large as the values. Summed in the values' own precision: float32 errs by ~1e-5 on a
-    row's ~100 terms, far inside the tolerance, and a conversion to float64 would cost ten
-    times the sum."""
+    ``ends[i]`` after ``counts[i]`` values), a block of rows at a time (the metrics'
+    ``block_spans``, on ``workers`` where given): each block's exponentials in the cache,
+    never an array as large as the values. Summed in the values' own precision: float32
+    errs by ~1e-5 on a row's ~100 terms, far inside the tolerance, and a conversion to
+    float64 would cost ten times the sum."""
     starts = ends - counts
 
     def block(span: tuple[int, int]) -> npt.NDArray[np.floating[Any]]:
