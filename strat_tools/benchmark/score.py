@@ -12,7 +12,7 @@ split) and, within each view, by ply band, side, number of legal moves, plies si
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
 values, one matrix product per view for the bootstrap), on two worker threads
 (:data:`WORKERS`) beside the calling thread: the test split's million rows are scored in
-under half a second, 1.7 to 1.8 times the wall time and 1.6 to 1.7 times the CPU of a
+under half a second, 1.6 to 1.9 times the wall time and 1.5 to 1.7 times the CPU of a
 read of its observations (``bench/bench_score.py``; the issue's target is 2x: docs/
 benchmark.md, *Speed*).
 
