@@ -6,7 +6,7 @@
 BENCH_DIR is a built benchmark (``strat-tools bench build ../shared/gravon -o BENCH_DIR``).
 The script writes a shipped policy's submission of the split once, into a temporary
 folder (``--policy``; by default ``counts-last``, whose float32 lists, unlike the uniform
-ones, hardly compress: 78 MB on test against 2.5 MB). Then it alternates, in one process,
+ones, hardly compress: 88 MB on test against 2.5 MB). Then it alternates, in one process,
 ``read_observations`` of the split (every column, the marker check included) and
 ``strat_tools.benchmark.score.score`` of the submission (the manifest, the submission and
 the split checked, every metric and every bootstrap), and prints the best wall and CPU

@@ -3,6 +3,8 @@ tie, the calibration error, and the bootstrap over games (seeded, whole games)."
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
@@ -77,11 +79,27 @@ def test_rows_worked_in_blocks_give_what_one_block_gives(monkeypatch: pytest.Mon
     values = np.round(rng.normal(size=offsets[-1]), 1).astype(np.float32)  # ties happen
     played = (rng.random(len(counts)) * counts).astype(np.int64)
     blocked = row_metrics(values, offsets, played)
+    with ThreadPoolExecutor(2) as workers:  # the blocks on two threads, as the scorer has them
+        threaded = row_metrics(values, offsets, played, workers=workers)
     monkeypatch.setattr(metrics, "BLOCK_ROWS", len(counts))
     whole = row_metrics(values, offsets, played)
     for name in ("nll", "top1", "top3", "confidence"):
         assert (getattr(blocked, name) == getattr(whole, name)).all(), name
+        assert (getattr(threaded, name) == getattr(whole, name)).all(), name
     assert (blocked.top1 % 1).sum() > 0  # split ties are in the sample
+
+
+def test_block_spans_cover_the_rows_once_in_order() -> None:
+    from strat_tools.benchmark.metrics import BLOCK_ROWS, block_spans
+
+    assert block_spans(0) == []
+    assert block_spans(5) == [(0, 5)]
+    spans = block_spans(2 * BLOCK_ROWS + 1)
+    assert spans == [
+        (0, BLOCK_ROWS),
+        (BLOCK_ROWS, 2 * BLOCK_ROWS),
+        (2 * BLOCK_ROWS, 2 * BLOCK_ROWS + 1),
+    ]
 
 
 def test_the_percentile_over_draws_is_nanpercentiles_to_the_last_digit() -> None:

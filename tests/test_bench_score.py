@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from conftest import older_shards, rewrite_shards, shared_once
 from strat_tools.benchmark.bench_folder import open_bench, open_split, split_export
 from strat_tools.benchmark.score import BATTLE_BANDS, LEGAL_BANDS, PLY_BANDS, band_indices
+from strat_tools.benchmark.submission import SubmissionStream
 from strat_tools.cli import main
 from strat_tools.io import verified
 from strat_tools.io.owned import verify_file
@@ -164,6 +165,31 @@ def test_rows_in_any_order_and_files_score_the_same(
     first, second = (json.loads(score(bench, p, "--format", "json").output) for p in (one, three))
     assert first["views"] == second["views"] and first["by"] == second["by"]
     assert first["views"]["all"]["top1"] != pytest.approx(second["views"]["all"]["top3"])
+
+
+def test_files_of_other_float_lists_read_as_one_submission(
+    bench: Path, truth: pa.Table, tmp_path: Path
+) -> None:
+    """One file of float32 lists, one of float64 and one whose items are non-null (as
+    another writer makes them): one submission, scored as the one-file one (a crash in
+    pyarrow's concatenation, before), and streamed alike."""
+    ids, plies, lists = columns(truth)
+    lists = tilted(plies, lists)
+    one = write_submission(tmp_path / "one", ids, plies, lists)
+    three = write_submission(tmp_path / "three", ids, plies, lists, parts=3)
+    forms = {
+        "part-1.parquet": pa.list_(pa.float64()),
+        "part-2.parquet": pa.list_(pa.field("element", pa.float32(), nullable=False)),
+    }
+    for name, kind in forms.items():
+        table = pq.read_table(three / name)
+        pq.write_table(table.set_column(2, "log_probs", table.column(2).cast(kind)), three / name)
+    first, second = (json.loads(score(bench, p, "--format", "json").output) for p in (one, three))
+    assert first["views"] == second["views"] and first["by"] == second["by"]
+    stream = SubmissionStream(three, "move", batch_rows=1000)
+    taken = stream.take(truth.num_rows)
+    assert taken is not None and taken.table.column("log_probs").type == pa.list_(pa.float64())
+    assert stream.finished()
 
 
 def test_val_has_one_view_and_an_unknown_split_is_refused(

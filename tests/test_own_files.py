@@ -194,3 +194,24 @@ def test_a_staging_folder_naming_no_possible_process_is_left_alone(tmp_path: Pat
     stranger.mkdir()
     export_dataset(GAME, folder, setups_only=True, run=1)
     assert stranger.is_dir()
+
+
+def test_the_collector_is_put_back_as_it_was_even_after_an_error() -> None:
+    """The manifest is read with the cyclic collector paused: afterwards it is on again if it
+    was on, off if the caller had turned it off, whatever the reading raised."""
+    import gc
+
+    from strat_tools.io.own_files import collector_paused
+
+    assert gc.isenabled()
+    with pytest.raises(ValueError), collector_paused():
+        assert not gc.isenabled()
+        raise ValueError("a manifest that failed its checks")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -30,7 +30,7 @@ from strat_tools.benchmark.definition import MONTH_NOTE, NAME, SPLITS, VERSION, 
 from strat_tools.core.errors import InputError
 from strat_tools.exports.observation_files import observation_games
 from strat_tools.io.output import OutputError
-from strat_tools.io.own_files import FieldError, load_json
+from strat_tools.io.own_files import FieldError, collector_paused, load_json
 from strat_tools.io.owned import verify_folder
 
 __all__ = [
@@ -180,11 +180,12 @@ def read_manifest(path: str | os.PathLike[str]) -> Manifest:
         except OutputError as exc:
             raise ManifestError(f"{where} is not a finished benchmark build: {exc}") from None
         where = where / MANIFEST
-    try:  # opened and parsed as every file of ours read back: regular, bounded, strict
-        data = load_json(str(where), limit=MAX_MANIFEST_BYTES)
-    except FieldError as exc:
-        raise ManifestError(f"cannot read the manifest {where}: {exc}") from None
-    return manifest_of(data, str(where))
+    with collector_paused():  # (a tree of some 100,000 objects, none in a cycle)
+        try:  # opened and parsed as every file of ours read back: regular, bounded, strict
+            data = load_json(str(where), limit=MAX_MANIFEST_BYTES)
+        except FieldError as exc:
+            raise ManifestError(f"cannot read the manifest {where}: {exc}") from None
+        return manifest_of(data, str(where))
 
 
 def manifest_of(data: object, where: str = MANIFEST) -> Manifest:

@@ -10,10 +10,10 @@ then gives each metric (:mod:`strat_tools.benchmark.metrics`) with its 95% inter
 bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test or extra
 split) and, within each view, by ply band, side, number of legal moves, plies since the
 last battle and ending. Everything is vectorised over the rows (NumPy passes over the flat
-values, one matrix product per view for the bootstrap): the test split's million rows are
-scored in under half a second, 1.5 to 1.7 times the CPU of a read of its observations,
-its reading alone about 1.0x (``bench/bench_score.py``; the issue's 2x target is met in
-CPU, and in wall time at the line, 1.9x to 2.1x on an idle 2-core machine: docs/
+values, one matrix product per view for the bootstrap), on two worker threads
+(:data:`WORKERS`) beside the calling thread: the test split's million rows are scored in
+under half a second, 1.6 to 1.9 times the wall time and 1.5 to 1.7 times the CPU of a
+read of its observations (``bench/bench_score.py``; the issue's target is 2x: docs/
 benchmark.md, *Speed*).
 
 >>> from strat_tools.benchmark.score import band_labels
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -71,6 +71,7 @@ __all__ = [
     "LEGAL_BANDS",
     "PLY_BANDS",
     "SCORED_COLUMNS",
+    "WORKERS",
     "BenchScore",
     "band_indices",
     "band_labels",
@@ -87,6 +88,9 @@ BATTLE_BANDS: Final = (1, 4, 10, 30)
 ENDING_ORDER: Final = ("board", "resigned", "agreed", "clock", "missing", "unknown")
 """How games end (the games table's ``ending``): decided on the board, resigned, a draw
 agreed, on the clock, a player gone, unknown."""
+WORKERS: Final = 2
+"""Threads of the scorer's arithmetic (blocks of rows, sums, views): NumPy's passes leave
+the interpreter's lock, so two cores share them."""
 VIEW_CODE: Final = {"fresh": 0, "seen": 1}
 """A test game's view as a number (a split without views: all 0)."""
 SCORED_COLUMNS: Final = [
@@ -294,12 +298,16 @@ def score(
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP
     (2.59..., '...')
     """
-    with ThreadPoolExecutor(1, thread_name_prefix="submission") as beside:
+    with (
+        ThreadPoolExecutor(1, thread_name_prefix="submission") as beside,
+        ThreadPoolExecutor(WORKERS, thread_name_prefix="score") as workers,
+    ):
         # the submission read (its file hashed, its lists decoded: pyarrow and hashlib, off
         # the interpreter's lock) beside the manifest's and the split's checks (Python,
-        # mostly); its refusal, if any, raised after the split's. (Dropped once when the
-        # split's rows held the legal lists: two readers faulting pages at once cost a tenth
-        # more CPU. Its rows are now a few scalar columns: the same CPU, less wall time.)
+        # mostly) and the split's own arithmetic; its refusal, if any, raised after the
+        # split's. (Dropped once when the split's rows held the legal lists: two readers
+        # faulting pages at once cost a tenth more CPU. Its rows are now a few scalar
+        # columns: the same CPU, less wall time.)
         reading = beside.submit(_submission, predictions)
         try:
             folder = bench if isinstance(bench, BenchFolder) else open_bench(bench)
@@ -308,81 +316,123 @@ def score(
             export, games_table = open_split(folder, split)
             table, codes = _truth(export, split, games)
             offsets, played = _played(table, split)
+            present, game_of_row = _games_present(codes, len(games))
+            views = {"all": np.ones(len(present), bool)}
+            if listed.has_views:
+                for view in ("fresh", "seen"):
+                    views[view] = listed.views[present] == view
+            # each view's bootstrap draws (the random stream) on the workers, first
+            drawing = {
+                view: workers.submit(bootstrap_draws, int(keep.sum()), replicates, seed)
+                for view, keep in views.items()
+            }
+            counts = np.diff(offsets)
+            ply = table.column("ply").to_numpy().astype(np.int64)
+            ending_of_game = _endings(games_table, games)[present]
+            # the breakdowns' bands on the workers too: this thread is the longer one here
+            grouping = workers.submit(_groupings, table, ply, counts, ending_of_game[game_of_row])
         except BaseException:
             reading.cancel()
             raise
         sub = reading.result()
-    present, game_of_row = _games_present(codes, len(games))
-    views = {"all": np.ones(len(present), bool)}
-    if listed.has_views:
-        for view in ("fresh", "seen"):
-            views[view] = listed.views[present] == view
-    with ThreadPoolExecutor(1, thread_name_prefix="draws") as beside:
-        # each view's bootstrap draws (the random stream, off the interpreter's lock) made
-        # beside the rows' metrics and the sums by game, which need none of them
-        drawing = {
-            view: beside.submit(bootstrap_draws, int(keep.sum()), replicates, seed)
-            for view, keep in views.items()
-        }
-        counts = np.diff(offsets)
-        ply = table.column("ply").to_numpy().astype(np.int64)
-        values = aligned_log_probs(sub, games, codes, ply, counts)
-        metrics = row_metrics(values, offsets, played)
-        ending_of_game = _endings(games_table, games)[present]
-        groupings = _groupings(table, ply, counts, ending_of_game[game_of_row])
+        # the submission's rows lined up and checked on this thread, the blocks of rows and
+        # the sums on the workers (NumPy's passes leave the interpreter's lock)
+        values = aligned_log_probs(sub, games, codes, ply, counts, workers=workers)
+        metrics = row_metrics(values, offsets, played, workers=workers)
         result = BenchScore(split, sub.card, folder.sha256, sub.sha256, replicates, seed)
         games_of = (ending_of_game, listed.views[present])
-        return _summarised(result, metrics, game_of_row, groupings, games_of, views, drawing)
+        groupings = grouping.result()
+        sums = _sums(metrics, game_of_row, groupings, games_of, workers)
+        return _summarised(result, sums, groupings, views, drawing, workers)
 
 
-def _summarised(
-    result: BenchScore,
+@dataclass(frozen=True)
+class _Sums:
+    """The sums :func:`_summarised` needs: by game (``overall``: one group), every
+    breakdown's by game and group side by side (``together``), and the breakdowns'
+    calibration per view of the row's game (``[3, 2, groups, BINS]``, fresh 0, seen 1)."""
+
+    overall: dict[str, Floats]
+    together: dict[str, Floats]
+    calibration: Floats
+
+
+def _sums(
     metrics: RowMetrics,
     game_of_row: npt.NDArray[np.int64],
     groupings: list[tuple[str, npt.NDArray[np.int64], list[str]]],
     games_of: tuple[npt.NDArray[np.int64], npt.NDArray[Any]],
-    views: dict[str, npt.NDArray[np.bool_]],
-    drawing: dict[str, Future[Floats]],
-) -> BenchScore:
-    """``result`` with each view's metrics and intervals, whole and by every breakdown: the
-    sums by game, then their products with the view's bootstrap draws (``drawing``);
-    ``games_of``: each game's ending and view."""
+    workers: Executor,
+) -> _Sums:
+    """Each breakdown's sums by game and its calibration sums, a pass over the rows each,
+    on ``workers`` (``games_of``: each game's ending and view)."""
     ending_of_game, view_of_game = games_of
     (_, whole, _), *breakdowns = groupings
-    overall = game_sums(metrics, game_of_row, whole, 1)
+    metrics.confidence_bin  # noqa: B018 (worked out once here, not by two threads at once)
+    whole_sums = workers.submit(game_sums, metrics, game_of_row, whole, 1)
+    by_game = {
+        name: workers.submit(game_sums, metrics, game_of_row, g, len(n), bins=False)
+        for name, g, n in breakdowns
+        if name != "ending"
+    }
+    # the breakdowns' calibration per view of the row's game (fresh 0, seen 1; 0 without)
+    view_of_row = (view_of_game == "seen").astype(np.int64)[game_of_row]
+    calibrating = [
+        workers.submit(calibration_sums, metrics, view_of_row * len(n) + g, 2 * len(n))
+        for _, g, n in breakdowns
+    ]
+    overall = whole_sums.result()
     parts = [
         # a game's ending is the same in each of its rows: its sums are the game's own
         spread_by_game(overall, ending_of_game, len(n))
         if name == "ending"
-        else game_sums(metrics, game_of_row, g, len(n), bins=False)
-        for name, g, n in breakdowns
+        else by_game[name].result()
+        for name, _, n in breakdowns
     ]
     # every breakdown's groups side by side: one product with the draws for all of them
     together = {name: np.hstack([part[name] for part in parts]) for name in parts[0]}
-    labels = [label for _, _, names in breakdowns for label in names]
-    by = [name for name, _, names in breakdowns for _ in names]
-    # the breakdowns' calibration per view of the row's game (fresh 0, seen 1; 0 without)
-    view_of_row = (view_of_game == "seen").astype(np.int64)[game_of_row]
     calibration = np.concatenate(
         [
-            calibration_sums(metrics, view_of_row * len(n) + g, 2 * len(n)).reshape(
-                3, 2, len(n), BINS
-            )
-            for _, g, n in breakdowns
+            found.result().reshape(3, 2, len(n), BINS)
+            for found, (_, _, n) in zip(calibrating, breakdowns, strict=True)
         ],
         axis=2,
     )
-    for view, keep in views.items():
+    return _Sums(overall, together, calibration)
+
+
+def _summarised(
+    result: BenchScore,
+    sums: _Sums,
+    groupings: list[tuple[str, npt.NDArray[np.int64], list[str]]],
+    views: dict[str, npt.NDArray[np.bool_]],
+    drawing: dict[str, Future[Floats]],
+    workers: Executor,
+) -> BenchScore:
+    """``result`` with each view's metrics and intervals, whole and by every breakdown:
+    the products of the sums by game (``sums``) with the view's bootstrap draws
+    (``drawing``), a view at a time on ``workers``."""
+    _, *breakdowns = groupings
+    labels = [label for _, _, names in breakdowns for label in names]
+    by = [name for name, _, names in breakdowns for _ in names]
+
+    def view_rows(view: str, keep: npt.NDArray[np.bool_]) -> list[dict[str, Any]]:
+        """The view's rows: its whole (first) and every breakdown's groups with rows."""
         draws = drawing[view].result()
-        [found] = summarise({k: v[keep] for k, v in overall.items()}, ["all"], draws)
-        result.views[view] = {k: v for k, v in found.items() if k != "group"}
-        result.rows.append({"view": view, "by": "all", **found})
-        mine = {name: values[keep] for name, values in together.items()}
+        [found] = summarise({k: v[keep] for k, v in sums.overall.items()}, ["all"], draws)
+        mine = {name: values[keep] for name, values in sums.together.items()}
+        calibration = sums.calibration
         which = calibration.sum(axis=1) if view == "all" else calibration[:, VIEW_CODE[view]]
         rows = summarise(mine, labels, draws, ece_interval=False, ece=calibration_error(which))
-        result.rows.extend(
+        return [{"view": view, "by": "all", **found}] + [
             {"view": view, "by": name, **row}
             for name, row in zip(by, rows, strict=True)
             if row["rows"]
-        )
+        ]
+
+    summaries = {view: workers.submit(view_rows, view, keep) for view, keep in views.items()}
+    for view, summary in summaries.items():
+        rows = summary.result()
+        result.views[view] = {k: v for k, v in rows[0].items() if k not in ("view", "by", "group")}
+        result.rows.extend(rows)
     return result

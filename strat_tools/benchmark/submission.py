@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 from collections.abc import Generator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from strat_tools.benchmark.metrics import BLOCK_ROWS
+from strat_tools.benchmark.metrics import block_spans
 from strat_tools.core.errors import UsageError
 from strat_tools.engine.information.beliefs import NO_MASS
 from strat_tools.io.owned import FileStamp, file_digest, handle_digest
@@ -230,8 +230,32 @@ def read_submission(
     sizes = np.array([t.num_rows for t in tables], dtype=np.int64)
     file_of_row = np.repeat(np.arange(len(tables)), sizes)
     row_in_file = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    table = pa.concat_tables(tables).combine_chunks()
+    table = pa.concat_tables(_one_form(tables, names)).combine_chunks()
     return Submission(card, table, names, file_of_row, row_in_file, _digest_lines(digests))
+
+
+def _one_form(tables: list[pa.Table], names: list[str]) -> list[pa.Table]:
+    """Files' rows (``names``: each one's file) with one type of ``log_probs``, so that
+    they read as one table: as they are where every file has the same; else each cast to
+    a list of the widest float any file holds (float32 at least: a float64 file beside a
+    float32 one, a list with non-null items beside one without, a large list beside a list
+    are one submission, not a crash)."""
+    kinds = [t.schema.field("log_probs").type for t in tables]
+    if all(kind == kinds[0] for kind in kinds):
+        return tables
+    widest = max((kind.value_type for kind in kinds), key=lambda value: value.bit_width)
+    target = pa.list_(widest if widest.bit_width >= 32 else pa.float32())
+    out = []
+    for table, name in zip(tables, names, strict=True):
+        at = table.schema.get_field_index("log_probs")
+        try:
+            column = table.column(at).cast(target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise SubmissionError(
+                f"{name}: its log_probs cannot be read as {target}: {exc}"
+            ) from None
+        out.append(table.set_column(at, "log_probs", column))
+    return out
 
 
 class SubmissionStream:
@@ -286,12 +310,13 @@ class SubmissionStream:
                 return None
             self._held.append(got)
             held += got[2].num_rows
-        parts, file_of_row, row_in_file = [], [], []
+        parts, owners, file_of_row, row_in_file = [], [], [], []
         need = rows
         while need:
             index, start, table = self._held[0]
             part = table.slice(0, need)
             parts.append(part)
+            owners.append(self.files[index])
             file_of_row.append(np.full(part.num_rows, index, np.int64))
             row_in_file.append(np.arange(start, start + part.num_rows, dtype=np.int64))
             need -= part.num_rows
@@ -301,7 +326,7 @@ class SubmissionStream:
                 self._held[0] = (index, start + part.num_rows, table.slice(part.num_rows))
         return Submission(
             self.card,
-            pa.concat_tables(parts),
+            pa.concat_tables(_one_form(parts, owners)),
             self.files,
             np.concatenate(file_of_row),
             np.concatenate(row_in_file),
@@ -447,20 +472,28 @@ def _probability_sums(
     values: npt.NDArray[np.floating[Any]],
     ends: npt.NDArray[np.int64],
     counts: npt.NDArray[np.int64],
+    workers: Executor | None = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """Each row's sum of probabilities (``exp`` of its values; row ``i`` ends at
-    ``ends[i]`` after ``counts[i]`` values), :data:`BLOCK_ROWS` rows at a time: each
-    block's exponentials in the cache, never an array as large as the values. Summed in
-    the values' own precision: float32 errs by ~1e-5 on a row's ~100 terms, far inside the
-    tolerance, and a conversion to float64 would cost ten times the sum."""
+    ``ends[i]`` after ``counts[i]`` values), a block of rows at a time (the metrics'
+    ``block_spans``, on ``workers`` where given): each block's exponentials in the cache,
+    never an array as large as the values. Summed in the values' own precision: float32
+    errs by ~1e-5 on a row's ~100 terms, far inside the tolerance, and a conversion to
+    float64 would cost ten times the sum."""
     starts = ends - counts
-    parts = [np.zeros(0, values.dtype)]
-    for a in range(0, len(counts), BLOCK_ROWS):
-        b = min(a + BLOCK_ROWS, len(counts))
+
+    def block(span: tuple[int, int]) -> npt.NDArray[np.floating[Any]]:
+        a, b = span
         with np.errstate(over="ignore", invalid="ignore"):
-            block = np.exp(values[starts[a] : ends[b - 1]])
-        parts.append(np.add.reduceat(block, starts[a:b] - starts[a]))
-    return np.concatenate(parts)
+            exponentials = np.exp(values[starts[a] : ends[b - 1]])
+        summed: npt.NDArray[np.floating[Any]] = np.add.reduceat(
+            exponentials, starts[a:b] - starts[a]
+        )
+        return summed
+
+    spans = block_spans(len(counts))
+    parts = list(workers.map(block, spans) if workers is not None else map(block, spans))
+    return np.concatenate([np.zeros(0, values.dtype), *parts])
 
 
 def aligned_log_probs(
@@ -472,13 +505,15 @@ def aligned_log_probs(
     *,
     squares: npt.NDArray[np.integer[Any]] | None = None,
     forbidden: Sequence[tuple[str, npt.NDArray[np.bool_]]] = (),
+    workers: Executor | None = None,
 ) -> npt.NDArray[np.floating[Any]]:
     """The submission's log-probabilities in the split's row order, flat (row ``i``'s
     ``counts[i]`` values after the rows before it), once every row is checked: the split's
     rows are ``codes`` (each row's game, an index into ``games``), ``plies`` and
     ``counts`` (its number of legal moves; a belief's: 12, and ``squares`` its piece's
     square). ``forbidden``: (what, flat mask aligned with the values) pairs, each refusing
-    the rows with a probability above :data:`NO_MASS` where the mask is set.
+    the rows with a probability above :data:`NO_MASS` where the mask is set;
+    ``workers``: the rows' probability sums made on them, a block at a time.
     :class:`SubmissionError` for the first offending rows (see the module's docstring)."""
     rows = _order(sub, games, _keys(codes, plies, squares))
     column = sub.table.column("log_probs")
@@ -515,7 +550,7 @@ def aligned_log_probs(
         _refuse_rows(sub, "rows with a null value in log_probs", np.sort(rows[bad]))
     raw = flat.to_numpy(zero_copy_only=False)
     values = raw if take is None else raw[take]
-    total = _probability_sums(values, ends, counts)
+    total = _probability_sums(values, ends, counts, workers)
     # a NaN or +inf makes its row's sum so, a -inf the minimum: only then are they looked for
     if not np.isfinite(total).all() or (len(values) and np.isneginf(values.min())):
         strange = np.unique(
