@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,34 @@ def test_a_clean_end_moves_the_files_in_and_marks_them(tmp_path: Path) -> None:
     marker = read_marker(out)
     assert marker is not None and marker.complete and marker.files == digests
     assert digests["sub/a.bin"][0] == 3
+
+
+def test_a_stop_while_the_files_move_in_comes_after_the_finished_marker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C arriving between the unfinished marker and the finished one (it came there
+    once in CI: a SIGTERM 0.60 s into an export left a folder marked unfinished) is held
+    until the marker is written: the run stops with its output complete."""
+    out = tmp_path / "out"
+    stage = StagedFolder(out, "things", list)
+    stage.open()
+    (stage.staging / "a.bin").write_bytes(b"abc")
+    begin = OwnedFolder.begin
+
+    def interrupted(self: OwnedFolder, names: list[str]) -> None:
+        begin(self, names)
+        os.kill(os.getpid(), signal.SIGINT)  # Python's own handler: KeyboardInterrupt
+
+    monkeypatch.setattr(OwnedFolder, "begin", interrupted)
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)  # whatever the runner's
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stage.finish(["a.bin"])
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+    finally:
+        signal.signal(signal.SIGINT, before)
+    marker = read_marker(out)
+    assert marker is not None and marker.complete and sorted(marker.files) == ["a.bin"]
 
 
 def test_staging_of_a_killed_run_is_removed_a_running_ones_is_kept(tmp_path: Path) -> None:

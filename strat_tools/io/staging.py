@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
 from strat_tools.io.output import PathArg
 from strat_tools.io.owned import OwnedFolder, file_digest
 
-__all__ = ["StagedFolder"]
+__all__ = ["StagedFolder", "stops_held"]
 
 
 MAX_PID: Final = 2**31 - 1
@@ -141,13 +144,41 @@ class StagedFolder:
         }
         self.owned.check_kind()
         present = self.owned.check_replaceable(self._replaces())
-        self.owned.begin(list(digests))
-        for name in names:
-            (self.directory / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(self.staging / name, self.directory / name)
-        for stale in set(present) - set(names):
-            (self.directory / stale).unlink()
-        for name in remove:
-            (self.directory / name).unlink(missing_ok=True)
-        self.owned.commit(digests)
+        with stops_held():  # from the unfinished marker to the finished one, a few renames
+            self.owned.begin(list(digests))
+            for name in names:
+                (self.directory / name).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(self.staging / name, self.directory / name)
+            for stale in set(present) - set(names):
+                (self.directory / stale).unlink()
+            for name in remove:
+                (self.directory / name).unlink(missing_ok=True)
+            self.owned.commit(digests)
         return digests
+
+
+@contextmanager
+def stops_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM held back while a folder's files are moved in: a stop then comes
+    right after the finished marker, with the output complete, never between the unfinished
+    marker and the finished one (a folder refused as unfinished, though the run had all its
+    files). Only on the main thread, where Python runs its signal handlers (elsewhere
+    nothing changes); a signal ignored stays ignored, and the first one caught is raised
+    again on leaving, to the handler there was."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(signum)
+        if handler is not signal.SIG_IGN and handler is not None:
+            held[signum] = handler
+            signal.signal(signum, lambda number, _frame: caught.append(number))
+    try:
+        yield
+    finally:
+        for signum, handler in held.items():
+            signal.signal(signum, handler)
+        if caught:
+            signal.raise_signal(caught[0])
