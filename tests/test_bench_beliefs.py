@@ -28,11 +28,8 @@ from strat_tools.benchmark.belief_baselines import (
 )
 from strat_tools.benchmark.belief_score import score_beliefs
 from strat_tools.benchmark.bench_folder import open_bench
-from strat_tools.benchmark.submission import (
-    aligned_log_probs,
-    read_submission,
-    submission_sha256,
-)
+from strat_tools.benchmark.submission import aligned_log_probs
+from strat_tools.benchmark.submission_files import read_submission, submission_sha256
 from strat_tools.cli import main
 from strat_tools.cli.bench_score import BELIEF_POLICY_NAMES
 from strat_tools.core.errors import InputError

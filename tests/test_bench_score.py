@@ -23,7 +23,11 @@ from click.testing import CliRunner
 from conftest import older_shards, rewrite_shards, shared_once
 from strat_tools.benchmark.bench_folder import open_bench, open_split, split_export
 from strat_tools.benchmark.score import BATTLE_BANDS, LEGAL_BANDS, PLY_BANDS, band_indices
-from strat_tools.benchmark.submission import SubmissionStream
+from strat_tools.benchmark.submission_files import (
+    SubmissionError,
+    SubmissionStream,
+    submission_sha256,
+)
 from strat_tools.cli import main
 from strat_tools.io import verified
 from strat_tools.io.owned import verify_file
@@ -396,6 +400,27 @@ def test_files_of_another_form_are_refused(bench: Path, truth: pa.Table, tmp_pat
     assert result.exit_code == 2 and "holds no Parquet file" in result.output
 
 
+def test_a_fifo_in_the_submission_is_refused_without_blocking(
+    bench: Path, truth: pa.Table, tmp_path: Path
+) -> None:
+    """A card that is a FIFO, or a FIFO named like a Parquet file, is refused by name with
+    exit 2 at once: never opened blocking (the reader thread hung on it, and the scorer
+    with it, past SIGTERM), never left out of the submission."""
+    pred = write_submission(tmp_path / "pred", *columns(truth))
+    (pred / "card.json").unlink()
+    os.mkfifo(pred / "card.json")
+    result = score(bench, pred)
+    assert result.exit_code == 2, result.output
+    assert "cannot read the card" in result.output and "regular file" in result.output
+    (pred / "card.json").unlink()
+    (pred / "card.json").write_text(json.dumps(CARD))
+    os.mkfifo(pred / "part-1.parquet")
+    result = score(bench, pred)
+    assert result.exit_code == 2 and "part-1.parquet is not a regular file" in result.output
+    with pytest.raises(SubmissionError, match=r"part-1\.parquet is not a regular file"):
+        submission_sha256(pred)
+
+
 def test_a_split_is_verified_once_for_scoring(bench: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Opening a split hashes each of its files once (it hashed every shard twice: once to
     check the games against the manifest, once more to read the rows) and hands back the
@@ -421,7 +446,7 @@ def test_a_submission_file_that_grows_while_read_is_refused(
 ) -> None:
     """A file is read into one array of the size it had when opened: bytes past that size
     (a writer still appending) refuse it, rather than score bytes that were not hashed."""
-    from strat_tools.benchmark import submission
+    from strat_tools.benchmark import submission_files as submission
 
     pred = write_submission(tmp_path / "pred", *columns(truth))
     assert submission.read_submission(pred).table.num_rows == truth.num_rows

@@ -264,7 +264,7 @@ def error_samples() -> list[tuple[BaseException, int]]:
     """One instance of each deliberate error class, with the exit code its class means."""
     from strat_tools.benchmark.build import MissingZip, ZipMismatch
     from strat_tools.benchmark.manifest import ManifestError
-    from strat_tools.benchmark.submission import SubmissionError
+    from strat_tools.benchmark.submission_files import SubmissionError
     from strat_tools.core.errors import (
         DatasetError,
         IllegalMove,

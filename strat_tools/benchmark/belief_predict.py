@@ -30,7 +30,7 @@ from strat_tools.benchmark.belief_baselines import CountsLeftBelief
 from strat_tools.benchmark.belief_rows import iter_belief_chunks
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench, split_export
 from strat_tools.benchmark.predict import PredictSummary
-from strat_tools.benchmark.submission import CARD, check_card
+from strat_tools.benchmark.submission_files import CARD, check_card
 from strat_tools.engine.information.beliefs import BeliefModel, model_beliefs, unidentified
 from strat_tools.engine.information.history import HISTORY_FIELDS
 from strat_tools.io.output import atomic_folder

@@ -21,7 +21,7 @@ Each with a 95% interval from the move task's bootstrap over games
 (:func:`~strat_tools.benchmark.metrics.summarise`), for each view and by ply band.
 
 A submission whose rows come in the split's order (as ``bench predict`` writes them) is
-scored a chunk of plies at a time (:class:`~strat_tools.benchmark.submission.SubmissionStream`
+scored a chunk of plies at a time (:class:`~strat_tools.benchmark.submission_files.SubmissionStream`
 beside :func:`~strat_tools.benchmark.belief_rows.iter_belief_rows`): each chunk checked, its
 metrics added to per-game sums in the split's order, so the numbers are those of the whole
 to the last digit, in bounded memory (about 0.4 GB on the test split's 22 million pieces,
@@ -52,12 +52,8 @@ from strat_tools.benchmark.belief_rows import (
 from strat_tools.benchmark.bench_folder import BenchFolder, SplitGames, open_bench, split_export
 from strat_tools.benchmark.metrics import REPLICATES, SEED, bootstrap_draws, summarise
 from strat_tools.benchmark.score import PLY_BANDS, BenchScore, band_labels
-from strat_tools.benchmark.submission import (
-    Submission,
-    SubmissionStream,
-    aligned_log_probs,
-    read_submission,
-)
+from strat_tools.benchmark.submission import aligned_log_probs
+from strat_tools.benchmark.submission_files import Submission, SubmissionStream, read_submission
 from strat_tools.core.errors import StratToolsError
 from strat_tools.core.pieces import PieceKind
 
@@ -237,7 +233,7 @@ def _streamed(
     seed: int,
 ) -> BenchScore:
     """:func:`score_beliefs` a chunk of the split's plies at a time, the submission's rows
-    taken in step (:class:`~strat_tools.benchmark.submission.SubmissionStream`): the sums
+    taken in step (:class:`~strat_tools.benchmark.submission_files.SubmissionStream`): the sums
     per game of the manifest's game indices, kept for the games with pieces."""
     export = split_export(folder, split)
     whole = {name: np.zeros((len(games), 1)) for name in SUMS}

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from strat_tools.benchmark.batches import BATCH_ROWS, check_fields, split_batches
 from strat_tools.benchmark.bench_folder import BenchFolder, open_bench
 from strat_tools.benchmark.policy import normalised_log_probs
-from strat_tools.benchmark.submission import CARD, check_card
+from strat_tools.benchmark.submission_files import CARD, check_card
 from strat_tools.engine.information.move_policy import MovePolicy
 from strat_tools.io.output import atomic_folder
 

@@ -5,7 +5,8 @@
 legal lists; a folder built before they were written has them worked out from ``action``
 and ``legal_actions``, the same values: :func:`scored_rows`), the split's games' views
 (the manifest) and endings (the split's games table), and the submission
-(:mod:`strat_tools.benchmark.submission`, which refuses a malformed one naming the rows),
+(:mod:`strat_tools.benchmark.submission_files` reads it, :mod:`strat_tools.benchmark.
+submission` refuses a malformed one naming the rows),
 then gives each metric (:mod:`strat_tools.benchmark.metrics`) with its 95% interval from a
 bootstrap over games, for each view (``all``; ``fresh`` and ``seen`` for a test or extra
 split) and, within each view, by ply band, side, number of legal moves, plies since the
@@ -55,12 +56,8 @@ from strat_tools.benchmark.metrics import (
     spread_by_game,
     summarise,
 )
-from strat_tools.benchmark.submission import (
-    Submission,
-    aligned_log_probs,
-    game_codes,
-    read_submission,
-)
+from strat_tools.benchmark.submission import aligned_log_probs, game_codes
+from strat_tools.benchmark.submission_files import Submission, read_submission
 from strat_tools.core.errors import InputError
 from strat_tools.exports.observation_files import ObservationExport
 from strat_tools.exports.observation_rows import action_indices
@@ -291,8 +288,8 @@ def score(
     replicates: int = REPLICATES,
     seed: int = SEED,
 ) -> BenchScore:
-    """Score the submission ``predictions`` (a folder, :mod:`~strat_tools.benchmark.submission`)
-    on ``split`` of the benchmark folder ``bench``.
+    """Score the submission ``predictions`` (a folder: :mod:`~strat_tools.benchmark.
+    submission_files`) on ``split`` of the benchmark folder ``bench``.
 
     >>> result = score("bench-v1", "pred", "test")  # doctest: +SKIP
     >>> result.views["fresh"]["nll"], result.to_json()["predictions_sha256"]  # doctest: +SKIP

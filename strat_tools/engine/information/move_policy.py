@@ -71,7 +71,7 @@ class MovePolicy(Protocol):
         ...
 
     def card(self) -> dict[str, Any]:
-        """The submission card's fields (``strat_tools.benchmark.submission.CARD_FIELDS``)."""
+        """The submission card's fields (``strat_tools.benchmark.submission_files.CARD_FIELDS``)."""
         ...
 
 
