@@ -13,6 +13,7 @@ on (issue 39, point 5).
 
 from __future__ import annotations
 
+import os
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -263,6 +264,26 @@ HELD_CASES = [
     ]
     for name, open_ in HELD[kind].items()
 ]
+
+
+def test_a_fifo_in_place_of_a_file_is_refused_without_blocking(
+    good_exports: dict[str, Path], tmp_path: Path
+) -> None:
+    """A FIFO put where an export's file was (in a dataset or an observation export) is
+    refused naming the file, at once: every file of an owned folder is opened non-blocking,
+    a regular file only (it blocked the reader before, on the main thread or a worker)."""
+    from strat_tools.cli import main
+
+    for kind, name in (("dataset", "games/part-00000.parquet"), ("observations", SHARD_1)):
+        folder = tmp_path / kind
+        shutil.copytree(good_exports[kind], folder)
+        (folder / name).unlink()
+        os.mkfifo(folder / name)
+        reader = read_games_table if kind == "dataset" else read_observations
+        with pytest.raises((OutputError, DatasetError), match="not a regular file"):
+            reader(folder)
+    result = CliRunner().invoke(main, ["stats", str(tmp_path / "dataset")])
+    assert result.exit_code == 3 and "not a regular file" in result.stderr
 
 
 @pytest.mark.parametrize(("kind", "bad_file", "damage", "start"), CASES + HELD_CASES)

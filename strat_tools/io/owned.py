@@ -43,6 +43,7 @@ from strat_tools.io.own_files import (
     expect_text,
     load_json,
 )
+from strat_tools.io.sources import SourceError, open_regular
 
 MARKER_NAME: Final = ".strat-tools-export.json"
 """The marker file of a folder written by ``strat-tools export``."""
@@ -73,9 +74,19 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
+def open_file(path: PathArg) -> IO[bytes]:
+    """``path`` open for reading if it is a regular file, opened non-blocking: a FIFO or a
+    device put in the place of a folder's file never blocks its reader (:class:`OSError`
+    naming what it is instead)."""
+    try:
+        return open_regular(os.fspath(path))[0]
+    except SourceError as exc:
+        raise OSError(str(exc)) from None
+
+
 def file_digest(path: PathArg) -> str:
-    """The SHA-256 of a file, in hex, read in 1 MiB blocks."""
-    with open(path, "rb") as handle:
+    """The SHA-256 of a regular file (:func:`open_file`), in hex, read in 1 MiB blocks."""
+    with open_file(path) as handle:
         return handle_digest(handle)
 
 
@@ -216,7 +227,7 @@ def verify_file(
         )
     try:
         if handle is None:
-            with open(path, "rb") as opened:
+            with open_file(path) as opened:
                 return verify_file(directory, marker, name, opened)
         stamp = FileStamp.of(os.fstat(handle.fileno()))
         same = stamp.size == size and handle_digest(handle) == digest

@@ -37,6 +37,7 @@ from strat_tools.io.output import OutputError, PathArg
 from strat_tools.io.owned import (
     FileStamp,
     Marker,
+    open_file,
     read_marker,
     trusted_marker,
     verify_file,
@@ -159,7 +160,7 @@ class VerifiedFolder:
         if name not in self._stamps:
             raise FolderChanged(f"{path} was not verified with {self.directory}; {_AGAIN}")
         try:
-            handle = open(path, "rb")  # noqa: SIM115 (the VerifiedFile owns and closes it)
+            handle = open_file(path)  # (the VerifiedFile owns and closes it)
         except OSError as exc:
             raise FolderChanged(f"{path} is gone or unreadable ({exc}); {_AGAIN}") from None
         try:
