@@ -282,10 +282,12 @@ def open_regular(path: str) -> tuple[BinaryIO, int]:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise SourceError(_NOT_REGULAR)
-        return os.fdopen(fd, "rb"), info.st_size
     except BaseException:
         os.close(fd)
         raise
+    # the descriptor just checked, owned from here by a file object whose ``name`` is the
+    # path (as for any file opened by name), not the descriptor's number
+    return open(path, "rb", opener=lambda _path, _flags: fd), info.st_size
 
 
 def archive_budget(archive_bytes: int, limit: int = MAX_GAME_BYTES) -> int:
