@@ -51,7 +51,7 @@ def main() -> int:
     from strat_tools.benchmark.bench_folder import open_bench, open_split
     from strat_tools.benchmark.predict import predict
     from strat_tools.benchmark.score import score, scored_rows
-    from strat_tools.benchmark.submission import read_submission
+    from strat_tools.benchmark.submission_files import read_submission
     from strat_tools.exports.observation_files import read_observations
 
     def reading(pred: Path) -> None:
