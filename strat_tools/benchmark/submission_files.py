@@ -28,7 +28,7 @@ from collections.abc import Generator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import IO, Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -37,8 +37,7 @@ import pyarrow.parquet as pq
 
 from strat_tools.core.errors import UsageError
 from strat_tools.io.own_files import read_own
-from strat_tools.io.owned import FileStamp, handle_digest
-from strat_tools.io.sources import SourceError, open_regular
+from strat_tools.io.owned import FileStamp, handle_digest, open_file
 
 __all__ = [
     "CARD",
@@ -137,12 +136,12 @@ def submission_sha256(directory: str | os.PathLike[str]) -> str:
     return _digest_lines(digests)
 
 
-def _opened(path: Path, name: str) -> BinaryIO:
-    """The file ``path`` (shown as ``name``) open for reading: a regular file, opened
-    non-blocking (a FIFO put in its place never blocks a reader), else refused."""
+def _opened(path: Path, name: str) -> IO[bytes]:
+    """The file ``path`` (shown as ``name``) open for reading as every file of a folder is
+    (:func:`~strat_tools.io.owned.open_file`: a regular file, non-blocking), else refused."""
     try:
-        return open_regular(str(path))[0]
-    except SourceError as exc:
+        return open_file(path)
+    except OSError as exc:
         raise SubmissionError(f"cannot read {name}: {exc}") from None
 
 
@@ -153,8 +152,8 @@ def _digest_lines(digests: list[tuple[str, str]]) -> str:
 
 def _file_bytes(path: Path, name: str) -> npt.NDArray[np.uint8]:
     """A file's bytes (a regular file, opened non-blocking: never a FIFO), read once into
-    one NumPy array, which NumPy asks huge pages for: an 88 MB file costs some 200 page
-    faults instead of 21,000. A file holding more than its size when opened (still being
+    one NumPy array, which NumPy asks huge pages for: an 88 MB file costs about 130 page
+    faults instead of 21,600. A file holding more than its size when opened (still being
     written) is refused."""
     try:
         with _opened(path, name) as handle, io.FileIO(handle.fileno(), closefd=False) as raw:
